@@ -1,0 +1,11 @@
+"""gongzhu — 拱猪 (Gongzhu, "chasing the pig"), the four-player trick-taking card game.
+
+Layers, inner to outer (each imports only from the ones before it):
+
+- ``gongzhu.rules``   the rules core (R1–R10 of the rule book): no I/O.
+- ``gongzhu.records`` deal records ``gongzhu-deal/1`` (R11): reading, writing, re-checking.
+- ``gongzhu.players`` computer players.
+- ``gongzhu.cli``     the ``gongzhu`` command.
+"""
+
+__version__ = "0.1.0"

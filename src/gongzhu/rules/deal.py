@@ -1,0 +1,688 @@
+"""One deal (一副) from the dealt hands to the last trick: exposure (R4), play (R5), scoring (R6/R7).
+
+:class:`Deal` is mutable, python-chess style: actions change it in place, every refused action
+raises an :class:`~gongzhu.rules.errors.IllegalPlayError` saying why and leaves it exactly as it
+was, and :meth:`Deal.undo` takes back plays for search.  Each action comes as a trio:
+``verify_x`` (raises with the reason), ``can_x`` (bool) and ``x`` (applies).
+
+Inside, a hand is two 52-bit sets — cards held at least once, cards held twice (two decks) — and
+the same for exposed copies still bound by the play restriction of R4.3.  Outside, callers see
+:class:`~gongzhu.rules.cards.Card` objects.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Sequence
+from enum import StrEnum
+from typing import Any
+
+from gongzhu.rules.cards import (
+    ALL_CARDS,
+    EXPOSABLE,
+    JD,
+    QS,
+    SUIT_MASKS,
+    Card,
+    Seat,
+    Suit,
+    parse_card,
+)
+from gongzhu.rules.dealing import deal_hands, next_seat
+from gongzhu.rules.errors import DealError, IllegalPlayError
+from gongzhu.rules.model import Exposure, Play, Trick
+from gongzhu.rules.options import Options
+from gongzhu.rules.scoring import DealScore, is_point_card, score_deal
+
+__all__ = ["Deal", "Phase"]
+
+_C2 = parse_card("2C").index
+_S3 = parse_card("3S").index
+_POINT = [is_point_card(c) for c in ALL_CARDS]
+_SUIT_OF = [i // 13 for i in range(52)]
+_RED = SUIT_MASKS[Suit.HEARTS] | SUIT_MASKS[Suit.DIAMONDS]
+_BLACK = SUIT_MASKS[Suit.SPADES] | SUIT_MASKS[Suit.CLUBS]
+_COLOR_MASK = (_BLACK, _RED, _BLACK, _RED)  # by led suit: the cards of the same colour
+_SINGLE: list[tuple[int, ...]] = [(i,) for i in range(52)]
+_SINGLE_PLAYS: list[Play] = [(c,) for c in ALL_CARDS]
+_SUIT_NAMES = ("spade", "heart", "club", "diamond")
+
+
+class Phase(StrEnum):
+    """Where a deal stands: exposing (亮牌), playing, or over."""
+
+    EXPOSE = "expose"
+    PLAY = "play"
+    OVER = "over"
+
+
+def _bits(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def _plays_text(plays: Iterable[Sequence[int]]) -> str:
+    return ", ".join("".join(ALL_CARDS[c].pretty for c in p) for p in plays)
+
+
+class Deal:
+    """A deal in progress.
+
+    ``hands`` are the four hands as dealt (N, E, S, W), each in the order its cards were
+    received.  ``previous_pig_taker`` is None for the first deal of a match, whose first lead
+    follows ``first_lead`` (R5.1); otherwise that player leads.
+    """
+
+    def __init__(
+        self,
+        options: Options,
+        hands: Sequence[Sequence[Card | str]],
+        *,
+        first_receiver: Seat = Seat.N,
+        deal_index: int = 0,
+        previous_pig_taker: Seat | None = None,
+        seed: int | None = None,
+    ) -> None:
+        self.options = options
+        self.dealt: tuple[tuple[Card, ...], ...] = self._check_hands(options, hands)
+        self.first_receiver = Seat(first_receiver)
+        self.deal_index = deal_index
+        self.previous_pig_taker = None if previous_pig_taker is None else Seat(previous_pig_taker)
+        self.seed = seed
+        self._cw = options.clockwise
+        self._decks = options.decks
+        self._h1 = [0, 0, 0, 0]  # cards held at least once
+        self._h2 = [0, 0, 0, 0]  # cards held twice (two decks)
+        for s, hand in enumerate(self.dealt):
+            for c in hand:
+                bit = 1 << c.index
+                if self._h1[s] & bit:
+                    self._h2[s] |= bit
+                else:
+                    self._h1[s] |= bit
+        self._r1 = [0, 0, 0, 0]  # exposed copies in hand still bound by R4.3 (at least one)
+        self._r2 = [0, 0, 0, 0]  # ... two of them
+        self.exposures: list[Exposure] = []
+        self._declared = [False, False, False, False]
+        self.phase = Phase.EXPOSE
+        self._turn = -1
+        self._leader = -1
+        self._led = -1
+        self._pair = False
+        self._trick: list[tuple[int, tuple[int, ...]]] = []
+        self._offender = -1
+        self._suits_led = 0
+        self._unled_cards = (1 << 52) - 1  # cards of suits not led in a finished trick
+        self._must_lead_c2 = False
+        self.tricks: list[Trick] = []
+        self._captured: list[list[Card]] = [[], [], [], []]
+        self._pig_taker = -1
+        self._undo: list[tuple[Any, ...]] = []
+        self._legal: int | None = None  # one-deck legal set of the position, until it changes
+        self._score: DealScore | None = None
+        if options.exposure in ("none", "all", "all_but_sheep"):
+            # No choice is left to anyone: apply the mandatory exposures (R4.4) and play.
+            for s in range(4):
+                for c in self.required_exposures(Seat(s)):
+                    self._apply_exposure(s, c, "shown")
+            self._start_play()
+
+    @classmethod
+    def new(
+        cls,
+        options: Options,
+        seed: int,
+        *,
+        first_receiver: Seat = Seat.N,
+        deal_index: int = 0,
+        previous_pig_taker: Seat | None = None,
+    ) -> Deal:
+        """Shuffle and deal from ``seed`` (R3), then start the exposure phase."""
+        hands = deal_hands(seed, options.decks, first_receiver, options.clockwise)
+        return cls(options, hands, first_receiver=first_receiver, deal_index=deal_index,
+                   previous_pig_taker=previous_pig_taker, seed=seed)
+
+    @staticmethod
+    def _check_hands(options: Options, hands: Sequence[Sequence[Card | str]]) -> tuple[tuple[Card, ...], ...]:
+        if len(hands) != 4:
+            raise DealError(f"a deal has four hands (N, E, S, W), not {len(hands)}")
+        parsed = tuple(tuple(parse_card(c) for c in h) for h in hands)
+        size = 13 * options.decks
+        for seat, h in zip(Seat, parsed, strict=True):
+            if len(h) != size:
+                raise DealError(f"{seat.english}'s hand has {len(h)} cards: each hand has {size}")
+        counts = [0] * 52
+        for h in parsed:
+            for c in h:
+                counts[c.index] += 1
+        for c in ALL_CARDS:
+            if counts[c.index] != options.decks:
+                raise DealError(
+                    f"{c.code} is dealt {counts[c.index]} times: every card is dealt exactly "
+                    f"{'once' if options.decks == 1 else 'twice'} with {options.decks} deck(s)"
+                )
+        return parsed
+
+    # ------------------------------------------------------------------ reading the position
+
+    @property
+    def turn(self) -> Seat | None:
+        """Who plays next (None outside the play phase)."""
+        return Seat(self._turn) if self.phase == Phase.PLAY else None
+
+    @property
+    def leader(self) -> Seat | None:
+        """Who led (or leads) the current trick."""
+        return Seat(self._leader) if self._leader >= 0 else None
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase == Phase.OVER
+
+    @property
+    def current_trick(self) -> list[tuple[Seat, Play]]:
+        return [(Seat(s), tuple(ALL_CARDS[c] for c in p)) for s, p in self._trick]
+
+    @property
+    def pig_taker(self) -> Seat | None:
+        """Who took the (first captured, two decks) pig so far: the next deal's first receiver
+        and leader (R3, R5.1)."""
+        return Seat(self._pig_taker) if self._pig_taker >= 0 else None
+
+    @property
+    def suits_led(self) -> list[Suit]:
+        """Suits led in finished tricks."""
+        return [s for s in Suit if self._suits_led >> s & 1]
+
+    def hand(self, seat: Seat) -> list[Card]:
+        """The cards ``seat`` still holds, sorted by suit then rank (two decks: copies twice)."""
+        out = [ALL_CARDS[i] for i in _bits(self._h1[seat])] + [ALL_CARDS[i] for i in _bits(self._h2[seat])]
+        return sorted(out, key=lambda c: c.index)
+
+    def captured(self, seat: Seat) -> list[Card]:
+        """Point cards ``seat`` has taken so far (R6)."""
+        return list(self._captured[seat])
+
+    def copies_held(self, seat: Seat, c: Card) -> int:
+        return (self._h1[seat] >> c.index & 1) + (self._h2[seat] >> c.index & 1)
+
+    def restricted_copies(self, seat: Seat, c: Card) -> int:
+        """Exposed copies of ``c`` in ``seat``'s hand still bound by the play restriction (R4.3)."""
+        return (self._r1[seat] >> c.index & 1) + (self._r2[seat] >> c.index & 1)
+
+    # ------------------------------------------------------------------ exposure (R4)
+
+    def exposure_kinds(self, seat: Seat, c: Card) -> tuple[str, ...]:
+        """The kinds in which ``seat`` may declare ``c`` now (R4.4)."""
+        if c not in EXPOSABLE:
+            return ()
+        mode = self.options.exposure
+        if mode == "standard":
+            return ("shown",)
+        if mode == "first_card":
+            return ("shown", "first") if self.dealt[seat][0] == c else ("shown",)
+        if mode == "hidden":
+            return ("hidden",)
+        if mode == "sell_x4_x2":
+            return ("shown", "hidden")
+        return ()  # none / all / all_but_sheep: nothing is chosen
+
+    def exposable(self, seat: Seat) -> list[Card]:
+        """The cards ``seat`` may choose to expose (copies twice with two decks)."""
+        if self.phase != Phase.EXPOSE or self._declared[seat]:
+            return []
+        return [c for c in self.hand(seat) if self.exposure_kinds(seat, c)]
+
+    def required_exposures(self, seat: Seat) -> list[Card]:
+        """Cards that ``seat`` must expose under ``all`` / ``all_but_sheep`` (R4.4)."""
+        mode = self.options.exposure
+        if mode == "all":
+            wanted: tuple[Card, ...] = EXPOSABLE
+        elif mode == "all_but_sheep":
+            wanted = tuple(c for c in EXPOSABLE if c != JD)
+        else:
+            return []
+        return [c for c in self.dealt[seat] if c in wanted]
+
+    @property
+    def undeclared(self) -> list[Seat]:
+        """Seats that have not yet declared their exposures."""
+        if self.phase != Phase.EXPOSE:
+            return []
+        return [Seat(s) for s in range(4) if not self._declared[s]]
+
+    def verify_declare(
+        self, seat: Seat, exposures: Iterable[Card | str | tuple[Card | str, str]]
+    ) -> list[tuple[Card, str]]:
+        """Check ``seat``'s exposure declaration; return it as ``(card, kind)`` pairs.
+
+        Items are cards (the option's usual kind: ``hidden`` under ``hidden``, else ``shown``)
+        or ``(card, kind)`` pairs.
+        """
+        seat = Seat(seat)
+        if self.phase != Phase.EXPOSE:
+            raise IllegalPlayError("the exposure phase (亮牌) is over: cards can no longer be exposed")
+        if self._declared[seat]:
+            raise IllegalPlayError(f"{seat.english} has already declared exposures for this deal")
+        default = "hidden" if self.options.exposure == "hidden" else "shown"
+        out: list[tuple[Card, str]] = []
+        for item in exposures:
+            if isinstance(item, tuple):
+                c, kind = parse_card(item[0]), item[1]
+            else:
+                c, kind = parse_card(item), default
+            if c not in EXPOSABLE:
+                raise IllegalPlayError(f"{c.pretty} cannot be exposed: only ♠Q ♦J ♣10 ♥A can (R4.1)")
+            already = sum(1 for d, _ in out if d == c)
+            if self.copies_held(seat, c) <= already:
+                held = "does not hold" if already == 0 else "does not hold another"
+                raise IllegalPlayError(f"{seat.english} {held} {c.pretty}: only your own cards can be exposed")
+            kinds = self.exposure_kinds(seat, c)
+            if kind not in kinds:
+                if not kinds:
+                    raise IllegalPlayError(
+                        f"exposure={self.options.exposure}: players do not choose exposures (R4.4)"
+                    )
+                if kind == "first":
+                    raise IllegalPlayError(
+                        f"{c.pretty} was not {seat.english}'s first dealt card: 首明 is only for the "
+                        "first card received (R4.4)"
+                    )
+                raise IllegalPlayError(
+                    f"exposure kind {kind!r} is not allowed under exposure={self.options.exposure}: "
+                    f"use {' or '.join(kinds)} (R4.4, R10)"
+                )
+            if kind == "first" and any(k == "first" for d, k in out):
+                raise IllegalPlayError("only one card, the first one dealt, can be 首明 (R4.4)")
+            out.append((c, kind))
+        return out
+
+    def can_declare(self, seat: Seat, exposures: Iterable[Card | str | tuple[Card | str, str]]) -> bool:
+        try:
+            self.verify_declare(seat, exposures)
+        except IllegalPlayError:
+            return False
+        return True
+
+    def declare(self, seat: Seat, exposures: Iterable[Card | str | tuple[Card | str, str]] = ()) -> None:
+        """``seat`` declares the cards it exposes (possibly none).  Each seat declares once, in
+        any order; after the fourth declaration the automatic fourth exposure (逼明, R4.4) is
+        applied and play starts."""
+        items = self.verify_declare(seat, exposures)
+        for c, kind in items:
+            self._apply_exposure(seat, c, kind)
+        self._declared[seat] = True
+        if all(self._declared):
+            if self.options.auto_fourth_applies:
+                shown = {e.card for e in self.exposures}
+                if len(shown) == 3:
+                    (fourth,) = set(EXPOSABLE) - shown
+                    holder = next(s for s in range(4) if self._h1[s] >> fourth.index & 1)
+                    self._apply_exposure(holder, fourth, "auto")
+            self._start_play()
+
+    def _apply_exposure(self, seat: int, c: Card, kind: str) -> None:
+        self.exposures.append(Exposure(Seat(seat), c, kind))
+        if Options.restricted_kind(kind):
+            bit = 1 << c.index
+            if self._r1[seat] & bit:
+                self._r2[seat] |= bit
+            else:
+                self._r1[seat] |= bit
+
+    def _start_play(self) -> None:
+        self.phase = Phase.PLAY
+        if self.previous_pig_taker is not None:
+            leader = int(self.previous_pig_taker)
+        else:
+            target = _S3 if self.options.first_lead == "spade3_any" else _C2
+            leader = self._first_receiver_of(target)
+            self._must_lead_c2 = self.options.first_lead == "club2_must"
+        self._leader = self._turn = leader
+
+    def _first_receiver_of(self, index: int) -> int:
+        """Who received the first copy of a card in dealing order (R5.1)."""
+        s = int(self.first_receiver)
+        order = [s]
+        for _ in range(3):
+            order.append(int(next_seat(order[-1], self._cw)))
+        for j in range(13 * self._decks):
+            for seat in order:
+                if self.dealt[seat][j].index == index:
+                    return seat
+        raise AssertionError("every card is dealt")
+
+    # ------------------------------------------------------------------ legal plays (R4.3, R5)
+
+    def legal_plays(self) -> list[Play]:
+        """Every legal play of the player to move: single cards, and pairs in two-deck play."""
+        if self.phase != Phase.PLAY:
+            return []
+        if self._decks == 1:
+            return [_SINGLE_PLAYS[i] for i in _bits(self._legal_mask())]
+        return [tuple(ALL_CARDS[c] for c in p) for p in self._cascade()[-1][1]]
+
+    def legal_mask(self) -> int:
+        """One deck: the legal cards as a 52-bit set (the fast form of :meth:`legal_plays`)."""
+        if self.phase != Phase.PLAY:
+            return 0
+        if self._decks != 1:
+            raise ValueError("legal_mask is for one-deck deals: use legal_plays")
+        return self._legal_mask()
+
+    def _legal_mask(self) -> int:
+        """R5.2 then R4.3 then discard colour, each only if it leaves a card (R5.2
+        [interpretation]); a bit-set transcription of :meth:`_cascade` for one deck."""
+        if self._legal is not None:
+            return self._legal
+        s = self._turn
+        hand = self._h1[s]
+        restricted = self._r1[s]
+        if not self._trick:
+            if self._must_lead_c2 and not self.tricks:
+                cand = 1 << _C2
+            else:
+                cand = hand
+                x = cand & ~(restricted & self._unled_cards)
+                if x:
+                    cand = x
+        else:
+            led = self._led
+            cand = hand & SUIT_MASKS[led]
+            if cand:
+                if not self._suits_led >> led & 1:
+                    x = cand & ~restricted
+                    if x:
+                        cand = x
+            else:
+                cand = hand
+                if self.options.exposed_discard_before_suit_led:
+                    x = cand & ~(restricted & self._unled_cards)
+                    if x:
+                        cand = x
+                if self.options.discard_color == "enforce":
+                    x = cand & _COLOR_MASK[led]
+                    if x:
+                        cand = x
+        self._legal = cand
+        return cand
+
+    def _cascade(self) -> list[tuple[str, list[tuple[int, ...]]]]:
+        """The candidate plays after each stage of R5.2's restriction order, as
+        ``[(stage, plays), ...]``; the last entry holds the legal plays.  Plays are sorted tuples
+        of card indices."""
+        s = self._turn
+        h1, h2 = self._h1[s], self._h2[s]
+        leading = not self._trick
+        stages: list[tuple[str, list[tuple[int, ...]]]] = []
+        if leading:
+            cand = [_SINGLE[c] for c in _bits(h1)] + [(c, c) for c in _bits(h2)]
+            stages.append(("shape", cand))
+            if self._must_lead_c2 and not self.tricks:
+                cand = [p for p in cand if p[0] == _C2]
+                stages.append(("first_lead", cand))
+        elif not self._pair:
+            cand = [_SINGLE[c] for c in _bits(h1)]
+            stages.append(("shape", cand))
+            follow = [p for p in cand if _SUIT_OF[p[0]] == self._led]
+            if follow:
+                cand = follow
+            stages.append(("follow", cand))
+        else:
+            x = SUIT_MASKS[self._led]
+            multiset = sorted(_bits(h1) + _bits(h2))
+            cand = sorted(set(itertools.combinations(multiset, 2)))
+            stages.append(("shape", cand))
+            if h2 & x:  # a pair in the led suit: answer with a pair of it (R5.3)
+                cand = [p for p in cand if p[0] == p[1] and _SUIT_OF[p[0]] == self._led]
+            elif (h1 & x).bit_count() >= 2:  # two cards of the led suit
+                cand = [p for p in cand if _SUIT_OF[p[0]] == _SUIT_OF[p[1]] == self._led]
+            else:  # every card of the led suit, made up with anything
+                own = _bits(h1 & x)
+                cand = [p for p in cand if all(o in p for o in own)]
+            stages.append(("follow", cand))
+        restricted = [p for p in cand if not self._uses_restricted(s, p)]
+        if restricted:
+            cand = restricted
+        stages.append(("exposure", cand))
+        if not leading and self.options.discard_color == "enforce":
+            best = max(self._same_color_makeups(p) for p in cand)
+            cand = [p for p in cand if self._same_color_makeups(p) == best]
+            stages.append(("color", cand))
+        return stages
+
+    def _restricted_context(self, c: int) -> bool:
+        """Whether card ``c`` played now falls under R4.3: in the first trick of its suit, or
+        (tournament option) discarded before its suit was led."""
+        suit = _SUIT_OF[c]
+        if self._suits_led >> suit & 1:
+            return False
+        if not self._trick or suit == self._led:
+            return True
+        return self.options.exposed_discard_before_suit_led
+
+    def _uses_restricted(self, s: int, play: tuple[int, ...]) -> bool:
+        for c in set(play):
+            if self._restricted_context(c):
+                held = (self._h1[s] >> c & 1) + (self._h2[s] >> c & 1)
+                bound = (self._r1[s] >> c & 1) + (self._r2[s] >> c & 1)
+                if play.count(c) > held - bound:
+                    return True
+        return False
+
+    def _same_color_makeups(self, play: tuple[int, ...]) -> int:
+        """How many cards of a following play are not of the led suit but of its colour."""
+        led = self._led
+        mask = _COLOR_MASK[led] & ~SUIT_MASKS[led]
+        return sum(1 for c in play if mask >> c & 1)
+
+    # ------------------------------------------------------------------ playing
+
+    def _normalize(self, cards: Card | str | Iterable[Card | str]) -> tuple[int, ...]:
+        if isinstance(cards, Card):
+            return (cards.index,)
+        if isinstance(cards, str):
+            parts = cards.replace(",", " ").split()
+            return tuple(sorted(parse_card(p).index for p in parts)) if parts else ()
+        return tuple(sorted(parse_card(c).index for c in cards))
+
+    def verify_play(self, cards: Card | str | Iterable[Card | str], seat: Seat | None = None) -> Play:
+        """Check a play by the player to move (or by ``seat``, which must be that player);
+        raise :class:`IllegalPlayError` saying why it is refused, else return it as cards."""
+        play = self._normalize(cards)
+        as_cards = tuple(ALL_CARDS[c] for c in play)
+        if self.phase == Phase.EXPOSE:
+            waiting = ", ".join(s.english for s in self.undeclared)
+            raise IllegalPlayError(f"the exposure phase (亮牌) is not over: waiting for {waiting}")
+        if self.phase == Phase.OVER:
+            raise IllegalPlayError("the deal is over: no more cards can be played")
+        s = self._turn
+        if seat is not None and Seat(seat) != s:
+            raise IllegalPlayError(f"it is {Seat(s).english}'s turn, not {Seat(seat).english}'s")
+        if self._decks == 1 and len(play) == 1 and self._legal_mask() >> play[0] & 1:
+            return as_cards
+        if self._decks == 2 and play in self._cascade()[-1][1]:
+            return as_cards
+        raise IllegalPlayError(self._explain(s, play))
+
+    def can_play(self, cards: Card | str | Iterable[Card | str], seat: Seat | None = None) -> bool:
+        try:
+            self.verify_play(cards, seat)
+        except (IllegalPlayError, ValueError):
+            return False
+        return True
+
+    def play(self, cards: Card | str | Iterable[Card | str], seat: Seat | None = None) -> None:
+        """Play a card (or a two-deck pair / two-card answer) for the player to move."""
+        if self._decks == 1 and isinstance(cards, Card) and seat is None and self.phase == Phase.PLAY:
+            if self._legal_mask() >> cards.index & 1:  # the hot path of playouts
+                self._apply((cards.index,))
+                return
+        self.verify_play(cards, seat)
+        self._apply(self._normalize(cards))
+
+    def _explain(self, s: int, play: tuple[int, ...]) -> str:
+        who = Seat(s).english
+        text = _plays_text([play]) or "nothing"
+        need = 2 if self._pair and self._trick else None
+        if not play or len(play) > 2 or (need and len(play) != need):
+            if need:
+                return f"a pair was led: {who} must play two cards, not {text} (R5.3)"
+            return f"play one card{' or a pair' if self._decks == 2 else ''}, not {text}"
+        for c in set(play):
+            held = (self._h1[s] >> c & 1) + (self._h2[s] >> c & 1)
+            if play.count(c) > held:
+                return f"{who} does not hold {'two of ' if held else ''}{ALL_CARDS[c].pretty}"
+        if len(play) == 2 and not self._trick and play[0] != play[1]:
+            return f"{text} is not a pair: lead one card or two identical cards (R5.3)"
+        stages = self._cascade()
+        for (_, before), (name, after) in itertools.pairwise(stages):
+            if play in before and play not in after:
+                return self._stage_reason(name, s, play, after)
+        return f"{text} is not a legal play now"
+
+    def _stage_reason(self, stage: str, s: int, play: tuple[int, ...], legal: list[tuple[int, ...]]) -> str:
+        text = _plays_text([play])
+        suit = _SUIT_NAMES[self._led] if self._led >= 0 else ""
+        if stage == "first_lead":
+            return f"the first lead of the match must {'be' if self._decks == 1 else 'contain'} ♣2 (R5.1)"
+        if stage == "follow":
+            if not self._pair:
+                return f"a {suit} was led: you must follow suit with one of {_plays_text(legal)} (R5.2)"
+            if any(p[0] == p[1] for p in legal):
+                return f"a {suit} pair was led and you hold a {suit} pair: play one of {_plays_text(legal)} (R5.3)"
+            return f"a {suit} pair was led: play your {suit}s first ({_plays_text(legal)}) (R5.3)"
+        if stage == "exposure":
+            bad = next(c for c in play if self._restricted_context(c))
+            card_text = ALL_CARDS[bad].pretty
+            if not self._trick or _SUIT_OF[bad] == self._led:
+                return (f"{card_text} was exposed: it cannot be played in the first "
+                        f"{_SUIT_NAMES[_SUIT_OF[bad]]} trick (R4.3)")
+            return (f"{card_text} was exposed: it cannot be discarded before "
+                    f"{_SUIT_NAMES[_SUIT_OF[bad]]}s have been led (R4.3, tournament rule)")
+        if stage == "color":
+            colour = "red" if Suit(self._led).is_red else "black"
+            return (f"a {colour} suit was led: discard a {colour} card while you hold one, e.g. "
+                    f"{_plays_text(legal[:4])} (R5.2 discard_color)")
+        return f"{text} is not a legal play now"
+
+    def _apply(self, play: tuple[int, ...]) -> None:
+        s = self._turn
+        self._undo.append((
+            s, self._h1[s], self._h2[s], self._r1[s], self._r2[s], self._trick, self._leader,
+            self._led, self._pair, self._offender, self._suits_led, self._unled_cards,
+            self._pig_taker, len(self.tricks), [len(c) for c in self._captured], self.phase,
+        ))
+        self._legal = None
+        leading = not self._trick
+        if leading:
+            self._led = _SUIT_OF[play[0]]
+            self._pair = len(play) == 2
+        elif self.options.discard_color == "penalty" and self._offender < 0:
+            if _SUIT_OF[play[0]] != self._led or _SUIT_OF[play[-1]] != self._led:
+                # The offence is judged against the plays left by the earlier stages (R5.2).
+                allowed = self._cascade()[-1][1]
+                best = max(self._same_color_makeups(p) for p in allowed)
+                if self._same_color_makeups(play) < best:
+                    self._offender = s
+        h1, h2, r1, r2 = self._h1[s], self._h2[s], self._r1[s], self._r2[s]
+        for c in set(play):
+            bit = 1 << c
+            k = play.count(c)
+            held = (h1 >> c & 1) + (h2 >> c & 1) - k
+            bound = (r1 >> c & 1) + (r2 >> c & 1)
+            # R4.5: where the restriction binds, the free copy leaves; elsewhere the exposed one.
+            bound = min(bound, held) if self._restricted_context(c) else max(0, bound - k)
+            h1 = h1 | bit if held >= 1 else h1 & ~bit
+            h2 = h2 | bit if held >= 2 else h2 & ~bit
+            r1 = r1 | bit if bound >= 1 else r1 & ~bit
+            r2 = r2 | bit if bound >= 2 else r2 & ~bit
+        self._h1[s], self._h2[s], self._r1[s], self._r2[s] = h1, h2, r1, r2
+        self._trick = [*self._trick, (s, play)]
+        if len(self._trick) < 4:
+            self._turn = (s + 1) % 4 if self._cw else (s + 3) % 4
+            return
+        self._finish_trick()
+
+    def _finish_trick(self) -> None:
+        led = self._led
+        best_seat, best = self._trick[0]
+        if not self._pair:
+            hi = best[0]
+            for seat, p in self._trick[1:]:
+                c = p[0]
+                if c > hi and _SUIT_OF[c] == led:  # identical copies: the first played wins
+                    hi, best_seat = c, seat
+        else:
+            key = self._pair_key(best)
+            for seat, p in self._trick[1:]:
+                if _SUIT_OF[p[0]] == led and _SUIT_OF[p[1]] == led:
+                    k = self._pair_key(p)
+                    if k > key:
+                        key, best_seat = k, seat
+        taker = self._offender if self._offender >= 0 else best_seat
+        cards = [c for _, p in self._trick for c in p]
+        for c in cards:
+            if _POINT[c]:
+                self._captured[taker].append(ALL_CARDS[c])
+                if c == QS.index and self._pig_taker < 0:
+                    self._pig_taker = taker
+        self.tricks.append(Trick(
+            Seat(self._leader),
+            tuple((Seat(seat), tuple(ALL_CARDS[c] for c in p)) for seat, p in self._trick),
+            Seat(best_seat),
+            Seat(taker),
+        ))
+        self._suits_led |= 1 << led
+        self._unled_cards &= ~SUIT_MASKS[led]
+        self._trick = []
+        self._leader = self._turn = best_seat
+        self._led = -1
+        self._pair = False
+        self._offender = -1
+        if not self._h1[best_seat]:
+            self.phase = Phase.OVER
+
+    def _pair_key(self, p: tuple[int, ...]) -> tuple[int, int, int]:
+        """R5.3 ranking of a two-card play in the led suit: in ♠♥♣ any two non-pair cards beat
+        any pair; in ♦ any pair beats any two non-pair cards; then by the higher, lower card."""
+        is_pair = p[0] == p[1]
+        top = 1 if (is_pair == (self._led == Suit.DIAMONDS)) else 0
+        return (top, max(p), min(p))
+
+    def undo(self) -> None:
+        """Take back the last play (for search); exposures cannot be taken back."""
+        if not self._undo:
+            raise IllegalPlayError("there is no play to take back")
+        (s, self._h1[s], self._h2[s], self._r1[s], self._r2[s], self._trick, self._leader,
+         self._led, self._pair, self._offender, self._suits_led, self._unled_cards,
+         self._pig_taker, n_tricks, lengths, self.phase) = self._undo.pop()
+        del self.tricks[n_tricks:]
+        for seat, n in enumerate(lengths):
+            del self._captured[seat][n:]
+        self._turn = s
+        self._legal = None
+        self._score = None
+
+    # ------------------------------------------------------------------ the end (R6, R7)
+
+    @property
+    def score(self) -> DealScore:
+        """Raw scores (R6), results and finals (R7) once the deal is over."""
+        if self.phase != Phase.OVER:
+            raise IllegalPlayError("the deal is not over yet: it has no score")
+        if self._score is None:
+            self._score = score_deal(self.options, self._captured, self.exposures, self.dealt)
+        return self._score
+
+    @property
+    def sheep_taker(self) -> Seat | None:
+        return next((Seat(s) for s in range(4) if JD in self._captured[s]), None)
+
+    def __repr__(self) -> str:
+        return (f"<Deal {self.phase.value} deal_index={self.deal_index} tricks={len(self.tricks)} "
+                f"turn={self.turn.name if self.turn is not None else '-'}>")

@@ -1,0 +1,49 @@
+"""Shuffling and dealing (R3).
+
+The deck is shuffled by Fisher–Yates (``random.Random.shuffle``, unbiased and reproducible from
+a seed) and dealt one card at a time in play direction, starting with ``first_receiver``; each
+hand keeps the order its cards were received in.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+
+from gongzhu.rules.cards import ALL_CARDS, Card, Seat
+
+__all__ = ["deal_hands", "deal_seed", "dealing_order", "next_seat"]
+
+
+def next_seat(seat: int, clockwise: bool) -> Seat:
+    """The next player in play direction (R1): cw N→E→S→W, ccw N→W→S→E."""
+    return Seat((seat + (1 if clockwise else -1)) % 4)
+
+
+def dealing_order(first_receiver: Seat, clockwise: bool) -> tuple[Seat, Seat, Seat, Seat]:
+    """The four seats in the order they receive cards."""
+    order = [Seat(first_receiver)]
+    for _ in range(3):
+        order.append(next_seat(order[-1], clockwise))
+    return (order[0], order[1], order[2], order[3])
+
+
+def deal_hands(
+    seed: int | random.Random, decks: int = 1, first_receiver: Seat = Seat.N, clockwise: bool = False
+) -> list[list[Card]]:
+    """Shuffle ``decks`` decks and deal them; returns the four hands (N, E, S, W), each in the
+    order its cards were received (R3, R11 ``hands``)."""
+    rng = seed if isinstance(seed, random.Random) else random.Random(seed)
+    deck = list(ALL_CARDS) * decks
+    rng.shuffle(deck)
+    hands: list[list[Card]] = [[], [], [], []]
+    order = dealing_order(first_receiver, clockwise)
+    for i, c in enumerate(deck):
+        hands[order[i % 4]].append(c)
+    return hands
+
+
+def deal_seed(match_seed: int, deal_index: int) -> int:
+    """A 63-bit seed for one deal of a seeded match, so every deal can be re-dealt on its own."""
+    digest = hashlib.sha256(f"gongzhu:{match_seed}:{deal_index}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1

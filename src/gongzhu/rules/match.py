@@ -1,0 +1,131 @@
+"""A match (局) of several deals, its end, and lifetime titles (R8).
+
+Match totals add each deal's result *without* the one-deck factor; lifetime scores add the
+finals *with* it (R10).  Each later deal is dealt first to, and led by, the player who took the
+pig in the previous deal (R3, R5.1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gongzhu.rules.cards import Seat
+from gongzhu.rules.deal import Deal
+from gongzhu.rules.dealing import deal_seed
+from gongzhu.rules.errors import IllegalPlayError
+from gongzhu.rules.options import Options
+
+__all__ = ["TITLES", "Match", "MatchOutcome", "match_over", "title_for"]
+
+#: R8 online titles: (threshold, title).  Negative thresholds are reached at or below them,
+#: positive ones at or above; in between −100,000 and 10,000 the title is 猪小弟.
+TITLES: tuple[tuple[int, str], ...] = (
+    (-50_000_000, "八戒"),
+    (-10_000_000, "猪圣"),
+    (-5_000_000, "猪神"),
+    (-1_000_000, "猪王"),
+    (-700_000, "乳猪格格"),
+    (-500_000, "野猪"),
+    (-300_000, "架子猪"),
+    (-100_000, "微型猪"),
+    (100_000_000, "帝王"),
+    (50_000_000, "王爷"),
+    (10_000_000, "宰相"),
+    (7_000_000, "大学士"),
+    (5_000_000, "巡抚"),
+    (3_000_000, "知府"),
+    (1_000_000, "知州"),
+    (800_000, "知县"),
+    (600_000, "地主"),
+    (400_000, "养猪专业户"),
+    (300_000, "优秀饲养员"),
+    (200_000, "饲养员"),
+    (100_000, "屠夫"),
+    (50_000, "猎人"),
+    (10_000, "猪倌"),
+)
+
+
+def title_for(lifetime_score: int) -> str:
+    """The title of a lifetime score (R8): the furthest threshold reached."""
+    for threshold, title in TITLES:
+        if (threshold < 0 and lifetime_score <= threshold) or (threshold > 0 and lifetime_score >= threshold):
+            return title
+    return "猪小弟"
+
+
+def match_over(options: Options, totals: list[int] | tuple[int, ...], deals_played: int) -> bool:
+    """Whether a match with these totals (without the one-deck factor) has ended (R8)."""
+    limit = options.match_limit
+    fixed = options.deals_limit
+    if fixed is not None:
+        return deals_played >= fixed
+    if options.match_end == "either":
+        return any(t >= limit or t <= -limit for t in totals)
+    return any(t <= -limit for t in totals)
+
+
+@dataclass(frozen=True, slots=True)
+class MatchOutcome:
+    """The end of a match: the winners (highest total) and the pigs (当猪: the lowest total;
+    with ``double_pig`` the highest too, R8)."""
+
+    totals: tuple[int, int, int, int]
+    winners: tuple[Seat, ...]
+    pigs: tuple[Seat, ...]
+
+
+class Match:
+    """Deals played one after another until the match ends (R8)."""
+
+    def __init__(self, options: Options, seed: int = 0, match_id: str = "match") -> None:
+        self.options = options
+        self.seed = seed
+        self.match_id = match_id
+        self.totals = [0, 0, 0, 0]
+        self.lifetime = [0, 0, 0, 0]
+        self.deals: list[Deal] = []
+        self.current: Deal | None = None
+
+    @property
+    def is_over(self) -> bool:
+        return match_over(self.options, self.totals, len(self.deals))
+
+    def new_deal(self) -> Deal:
+        """Deal the next deal from the match seed: first to the previous pig-taker (R3), who
+        also leads (R5.1)."""
+        if self.current is not None and not self.current.is_over:
+            raise IllegalPlayError("the current deal is not over yet")
+        if self.is_over:
+            raise IllegalPlayError("the match is over")
+        previous = self.deals[-1].pig_taker if self.deals else None
+        index = len(self.deals)
+        self.current = Deal.new(
+            self.options,
+            deal_seed(self.seed, index),
+            first_receiver=previous if previous is not None else Seat.N,
+            deal_index=index,
+            previous_pig_taker=previous,
+        )
+        return self.current
+
+    def finish_deal(self) -> None:
+        """Add the finished current deal to the match totals."""
+        deal = self.current
+        if deal is None or not deal.is_over:
+            raise IllegalPlayError("there is no finished deal to add")
+        score = deal.score
+        for s in range(4):
+            self.totals[s] += score.result[s]
+            self.lifetime[s] += score.final[s]
+        self.deals.append(deal)
+        self.current = None
+
+    def outcome(self) -> MatchOutcome:
+        t = self.totals
+        top, bottom = max(t), min(t)
+        winners = tuple(Seat(s) for s in range(4) if t[s] == top)
+        pigs = [Seat(s) for s in range(4) if t[s] == bottom]
+        if self.options.double_pig:
+            pigs += [w for w in winners if w not in pigs]
+        return MatchOutcome((t[0], t[1], t[2], t[3]), winners, tuple(pigs))

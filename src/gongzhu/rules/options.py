@@ -1,0 +1,229 @@
+"""Rule options (R10) and presets (R9).
+
+:class:`Options` is a frozen value holding every key of R10.  Presets are named instances
+(:data:`PRESETS`); any key can be overridden on top of one with :meth:`Options.replace` or
+:func:`resolve_options`.  A combination the rule book does not define is refused with an
+:class:`~gongzhu.rules.errors.OptionError` when the object is built, so no other module ever has
+to wonder whether its options make sense.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from gongzhu.rules.errors import OptionError
+
+__all__ = [
+    "EXPOSURE_KINDS",
+    "OPTION_KEYS",
+    "PRESETS",
+    "Options",
+    "parse_option_assignment",
+    "resolve_options",
+]
+
+_CHOICES: dict[str, tuple[Any, ...]] = {
+    "decks": (1, 2),
+    "direction": ("ccw", "cw"),
+    "heart_values": ("standard", "book"),
+    "exposure": ("standard", "first_card", "hidden", "sell_x4_x2", "all_but_sheep", "all", "none"),
+    "auto_expose_fourth": (True, False),
+    "exposed_discard_before_suit_led": (True, False),
+    "first_lead": ("club2_must", "club2_any", "spade3_any"),
+    "discard_color": ("off", "enforce", "penalty"),
+    "self_catch": (True, False),
+    "scoring": ("raw", "zero_sum", "partners", "pig_sheep"),
+    "double_pig": (True, False),
+}
+_INTEGERS = ("one_deck_factor", "match_limit")
+
+#: Per-card exposure kinds as they appear in records (R10).
+EXPOSURE_KINDS = ("shown", "first", "hidden", "auto")
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """Every option key of R10.  The defaults are the base of R9 (= the ``online`` preset)."""
+
+    decks: int = 1
+    direction: str = "ccw"
+    heart_values: str = "standard"
+    exposure: str = "standard"
+    auto_expose_fourth: bool = True
+    exposed_discard_before_suit_led: bool = False
+    first_lead: str = "club2_must"
+    discard_color: str = "off"
+    self_catch: bool = False
+    scoring: str = "zero_sum"
+    one_deck_factor: int = 12
+    match_limit: int = 1000
+    match_end: str = "loser"
+    double_pig: bool = False
+
+    def __post_init__(self) -> None:
+        for key, choices in _CHOICES.items():
+            value = getattr(self, key)
+            # bool is an int subclass: keep True from passing as decks=1 and 1 as True.
+            if value not in choices or type(value) is not type(choices[0]):
+                shown = ", ".join(_text(c) for c in choices)
+                raise OptionError(f"option {key} cannot be {_text(value)}: choose one of {shown}")
+        for key in _INTEGERS:
+            value = getattr(self, key)
+            if type(value) is not int or value < 1:
+                raise OptionError(f"option {key} must be a positive integer, not {_text(value)}")
+        if self.match_end not in ("loser", "either"):
+            n = self.match_end.removeprefix("deals:") if isinstance(self.match_end, str) else ""
+            if not (self.match_end.startswith("deals:") and n.isdigit() and int(n) > 0):
+                raise OptionError(
+                    f"option match_end cannot be {_text(self.match_end)}: "
+                    "choose loser, either or deals:N with N a positive integer"
+                )
+        self._check_combination()
+
+    def _check_combination(self) -> None:
+        """Refuse what the rule book does not define (R10), naming the rule that is missing."""
+        if self.decks == 2:
+            if self.exposure == "first_card":
+                raise OptionError(
+                    "exposure=first_card (首明) is defined for one deck only (R4.4): "
+                    "with decks=2 choose another exposure"
+                )
+            if self.exposure == "sell_x4_x2":
+                raise OptionError(
+                    "exposure=sell_x4_x2 uses one-deck value factors (R4.4, R10); two-deck values "
+                    "depend only on how many copies are exposed (R4.5): not defined with decks=2"
+                )
+            if self.self_catch:
+                raise OptionError(
+                    "self_catch (自得, R6.1) is a one-deck tournament rule: identical copies make "
+                    "'a card dealt to them' undefined with decks=2"
+                )
+            if self.scoring == "pig_sheep":
+                raise OptionError(
+                    "scoring=pig_sheep (猪羊一家, R7.4) is defined for one deck only: with two pigs "
+                    "and two sheep the teams are not defined"
+                )
+        if self.scoring == "pig_sheep" and self.exposure != "none":
+            raise OptionError(
+                "scoring=pig_sheep (猪羊一家) does not allow exposure (R7.4): set exposure=none"
+            )
+
+    # --- derived facts the engine asks about -------------------------------------------------
+
+    @property
+    def clockwise(self) -> bool:
+        return self.direction == "cw"
+
+    @property
+    def auto_fourth_applies(self) -> bool:
+        """逼明: the automatic fourth exposure applies to one deck, under the exposure kinds that
+        leave players a choice (R4.4); elsewhere ``auto_expose_fourth`` has no effect."""
+        return (
+            self.auto_expose_fourth
+            and self.decks == 1
+            and self.exposure in ("standard", "first_card", "hidden", "sell_x4_x2")
+        )
+
+    @property
+    def deals_limit(self) -> int | None:
+        """The fixed number of deals of ``match_end=deals:N``, else None (R8)."""
+        return int(self.match_end[6:]) if self.match_end.startswith("deals:") else None
+
+    def exposure_factor(self, kind: str) -> int:
+        """Value factor f of one exposed card of this kind, one deck (R10)."""
+        if kind == "first":
+            return 4
+        if kind in ("shown", "auto"):
+            return 4 if self.exposure == "sell_x4_x2" else 2
+        if kind == "hidden":
+            return 2
+        raise OptionError(f"unknown exposure kind {kind!r}: expected one of {EXPOSURE_KINDS}")
+
+    @staticmethod
+    def restricted_kind(kind: str) -> bool:
+        """Whether an exposed card of this kind is bound by the play restriction of R4.3
+        (首明 and 暗卖 cards are exempt, R4.4)."""
+        return kind in ("shown", "auto")
+
+    # --- conversions -------------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every key of R10 with its resolved value, as written in records (R11)."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
+    def replace(self, **changes: Any) -> Options:
+        """A copy with some keys changed; unknown keys and bad values are refused."""
+        unknown = sorted(set(changes) - set(OPTION_KEYS))
+        if unknown:
+            raise OptionError(f"unknown option {unknown[0]!r}: known options are {', '.join(OPTION_KEYS)}")
+        return dataclasses.replace(self, **{k: _coerce(k, v) for k, v in changes.items()})
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Options:
+        return cls().replace(**dict(data))
+
+
+OPTION_KEYS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Options))
+
+#: The presets of R9, as named option sets.
+PRESETS: dict[str, Options] = {
+    "online": Options(),
+    "online2": Options(decks=2, auto_expose_fourth=False),
+    "partners": Options(scoring="partners"),
+    "partners2": Options(decks=2, auto_expose_fourth=False, scoring="partners"),
+    "pig_sheep": Options(exposure="none", auto_expose_fourth=False, scoring="pig_sheep"),
+    "tournament": Options(
+        exposure="first_card",
+        auto_expose_fourth=False,
+        exposed_discard_before_suit_led=True,
+        self_catch=True,
+        scoring="raw",
+        match_end="either",
+    ),
+    "classic": Options(direction="cw", auto_expose_fourth=False, scoring="raw"),
+}
+
+
+def resolve_options(preset: str | None = "online", overrides: Mapping[str, Any] | None = None) -> Options:
+    """A preset (R9) with any keys of R10 overridden on top of it."""
+    name = preset or "online"
+    if name not in PRESETS:
+        raise OptionError(f"unknown preset {name!r}: choose one of {', '.join(PRESETS)}")
+    # Overrides are applied together, so two keys that only make sense side by side can be set.
+    return PRESETS[name].replace(**dict(overrides or {}))
+
+
+def parse_option_assignment(text: str) -> tuple[str, Any]:
+    """Read ``key=value`` as written on a command line, e.g. ``decks=2``, ``self_catch=true``."""
+    if "=" not in text:
+        raise OptionError(f"expected key=value, got {text!r}")
+    key, _, value = text.partition("=")
+    key = key.strip()
+    if key not in OPTION_KEYS:
+        raise OptionError(f"unknown option {key!r}: known options are {', '.join(OPTION_KEYS)}")
+    return key, _coerce(key, value.strip())
+
+
+def _coerce(key: str, value: Any) -> Any:
+    """Turn text (from a command line or JSON) into the option's type, leaving bad values for the
+    validator to explain."""
+    if not isinstance(value, str):
+        return value
+    if key in ("decks", *_INTEGERS):
+        return int(value) if value.strip().lstrip("-").isdigit() else value
+    if key in ("auto_expose_fourth", "exposed_discard_before_suit_led", "self_catch", "double_pig"):
+        low = value.strip().lower()
+        if low in ("true", "1", "yes", "on"):
+            return True
+        if low in ("false", "0", "no", "off"):
+            return False
+    return value
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value) if not isinstance(value, int) else str(value)

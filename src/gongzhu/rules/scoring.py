@@ -1,0 +1,191 @@
+"""Scoring a deal (R6, R6.1, R6.2) and turning raw scores into results (R7.1–R7.4).
+
+Everything here is a pure function of what each player took, what was exposed and (for 自得,
+self-catch) who was dealt what; the played deal (:class:`gongzhu.rules.deal.Deal`) and the
+table scorekeeper (``gongzhu score``) both call it, so there is one scoring rule in the code.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from gongzhu.rules.cards import AH, JD, QS, TC, Card, Rank, Seat, Suit
+from gongzhu.rules.model import Exposure
+from gongzhu.rules.options import Options
+
+__all__ = [
+    "DealScore",
+    "heart_value",
+    "is_point_card",
+    "raw_scores",
+    "results",
+    "round_half_away",
+    "score_deal",
+]
+
+#: R2: hearts, standard table and the ``book`` table (♥4 = −10, as the source stresses).
+_HEARTS_STANDARD = {14: -50, 13: -40, 12: -30, 11: -20, 10: -10, 9: -10, 8: -10, 7: -10, 6: -10,
+                    5: -10, 4: 0, 3: 0, 2: 0}
+_HEARTS_BOOK = _HEARTS_STANDARD | {9: -9, 8: -8, 7: -7, 6: -6, 5: -5, 4: -10, 3: -3, 2: -2}
+
+#: R4.5: the transformer's multiplier with two decks, by (copies exposed, copies taken).
+_TC_MULT_TWO_DECKS = {(0, 1): 2, (0, 2): 4, (1, 1): 4, (1, 2): 8, (2, 1): 4, (2, 2): 16}
+
+
+def heart_value(rank: int, table: str = "standard") -> int:
+    """Base value of a heart (R2)."""
+    return (_HEARTS_BOOK if table == "book" else _HEARTS_STANDARD)[rank]
+
+
+def is_point_card(c: Card) -> bool:
+    """分牌: ♠Q, ♦J, ♣10 and every heart (R2)."""
+    return c.suit == Suit.HEARTS or c in (QS, JD, TC)
+
+
+@dataclass(frozen=True, slots=True)
+class DealScore:
+    """The outcome of one deal.
+
+    ``raw`` is R6 per seat (N, E, S, W); ``result`` is R7 before any one-deck factor (what match
+    totals add, R8/R10); ``final`` is R7 with the one-deck factor (records, lifetime scores).
+    ``events`` lists ``(seat, name)`` for 满红 ``all_hearts``, 满贯 ``grand_slam``,
+    ``transformer_alone`` and 自得 ``self_catch:<card>``.
+    """
+
+    raw: tuple[int, int, int, int]
+    result: tuple[int, int, int, int]
+    final: tuple[int, int, int, int]
+    events: tuple[tuple[Seat, str], ...]
+
+
+def round_half_away(numerator: int, denominator: int) -> int:
+    """Integer division rounded to the nearest integer, halves away from zero (R10)."""
+    q, r = divmod(abs(numerator), denominator)
+    if 2 * r >= denominator:
+        q += 1
+    return q if numerator >= 0 else -q
+
+
+def raw_scores(
+    options: Options,
+    captured: Sequence[Iterable[Card]],
+    exposures: Iterable[Exposure],
+    dealt: Sequence[Sequence[Card]] | None = None,
+) -> tuple[tuple[int, int, int, int], tuple[tuple[Seat, str], ...]]:
+    """R6 raw score of each seat from the cards it took (only point cards matter).
+
+    ``dealt`` (the hands as dealt) is needed only with ``self_catch`` (R6.1).
+    """
+    decks = options.decks
+    exposures = list(exposures)
+    # Per special card: one deck uses the exposure's value factor f (R10); two decks the number
+    # of exposed copies e, with factor 2**e (R4.5).
+    factor: dict[Card, int] = {}
+    copies_exposed: Counter[Card] = Counter(e.card for e in exposures)
+    for special in (QS, JD, TC, AH):
+        if decks == 1:
+            kinds = [e.kind for e in exposures if e.card == special]
+            factor[special] = options.exposure_factor(kinds[0]) if kinds else 1
+        else:
+            factor[special] = 2 ** copies_exposed[special]
+    heart_mult = factor[AH]
+    self_caught: set[tuple[int, Card]] = set()
+    if options.self_catch:
+        if dealt is None:
+            raise ValueError("self_catch scoring (R6.1) needs the hands as dealt")
+        for s, hand in enumerate(dealt):
+            for special in (QS, JD, TC, AH):
+                if special in hand:
+                    self_caught.add((s, special))
+
+    raws: list[int] = []
+    events: list[tuple[Seat, str]] = []
+    for s in range(4):
+        took = Counter(c for c in captured[s] if is_point_card(c))
+        seat = Seat(s)
+        caught = {c for c in (QS, JD, TC, AH) if took[c] and (s, c) in self_caught}
+        for c in (QS, JD, TC, AH):
+            if c in caught:
+                events.append((seat, f"self_catch:{c.code}"))
+        hearts = [c for c in took.elements() if c.suit == Suit.HEARTS]
+        h = heart_mult * sum(heart_value(c.rank, options.heart_values) for c in hearts)
+        if AH in caught:  # R6.1 [interpretation]: doubles ♥A's own value only
+            h += heart_mult * heart_value(Rank.ACE, options.heart_values)
+        p = -100 * factor[QS] * took[QS] * (2 if QS in caught else 1)
+        sheep = 100 * factor[JD] * took[JD] * (2 if JD in caught else 1)
+        all_hearts = len(hearts) == 13 * decks
+        if all_hearts:  # 满红: the hearts part counts positive (R6 step 4)
+            h = -h
+            events.append((seat, "all_hearts"))
+        grand_slam = all_hearts and took[QS] == decks and took[JD] == decks and took[TC] == decks
+        if grand_slam:  # 满贯: the pig counts positive too (R6 step 5)
+            p = -p
+            events.append((seat, "grand_slam"))
+        t = took[TC]
+        if not t:
+            raws.append(h + p + sheep)
+            continue
+        tc_self = 2 if TC in caught else 1
+        if not hearts and not took[QS] and not took[JD]:  # transformer alone (R6 step 7)
+            raws.append(50 * t * factor[TC] * tc_self)
+            events.append((seat, "transformer_alone"))
+            continue
+        if decks == 1:
+            mult = 2 * factor[TC] * tc_self
+        elif grand_slam:  # R6.2 [interpretation]: ×2, doubled once more per exposed ♣10
+            mult = 2 * factor[TC]
+        else:
+            mult = _TC_MULT_TWO_DECKS[(copies_exposed[TC], t)]
+        raws.append((h + p + sheep) * mult)
+    return (raws[0], raws[1], raws[2], raws[3]), tuple(events)
+
+
+def results(
+    options: Options,
+    raw: Sequence[int],
+    pig_taker: Seat | None = None,
+    sheep_taker: Seat | None = None,
+) -> tuple[tuple[int, int, int, int], tuple[int, int, int, int]]:
+    """R7: ``(result, final)`` from raw scores — ``result`` before and ``final`` after the
+    one-deck factor.  ``pig_sheep`` scoring needs who took the pig and the sheep (R7.4)."""
+    scoring = options.scoring
+    if scoring == "raw":  # R7.1
+        res = list(raw)
+    elif scoring == "zero_sum":  # R7.2
+        total = sum(raw)
+        res = [round_half_away(3 * r - (total - r), 3) for r in raw]
+    elif scoring == "partners":  # R7.3
+        team = [raw[0] + raw[2], raw[1] + raw[3]]
+        res = [round_half_away(team[s % 2] - team[1 - s % 2], 2) for s in range(4)]
+    else:  # R7.4 pig_sheep
+        if pig_taker is None or sheep_taker is None:
+            raise ValueError("pig_sheep scoring (R7.4) needs who took the pig and the sheep")
+        members = {int(pig_taker), int(sheep_taker)}
+        t1 = sum(raw[s] for s in members)
+        t2 = sum(raw) - t1
+        res = [
+            round_half_away(t1 - t2, len(members)) if s in members
+            else round_half_away(t2 - t1, 4 - len(members))
+            for s in range(4)
+        ]
+    # The one-deck factor applies to the online scorings (R7.2, R7.3, R7.4 "scored as R7.3").
+    f = options.one_deck_factor if options.decks == 1 and scoring != "raw" else 1
+    final = [r * f for r in res]
+    return (res[0], res[1], res[2], res[3]), (final[0], final[1], final[2], final[3])
+
+
+def score_deal(
+    options: Options,
+    captured: Sequence[Iterable[Card]],
+    exposures: Iterable[Exposure],
+    dealt: Sequence[Sequence[Card]] | None = None,
+) -> DealScore:
+    """R6 then R7 for one deal, from the cards each seat took."""
+    captured = [list(c) for c in captured]
+    raw, events = raw_scores(options, captured, exposures, dealt)
+    pig = next((Seat(s) for s in range(4) if QS in captured[s]), None)
+    sheep = next((Seat(s) for s in range(4) if JD in captured[s]), None)
+    result, final = results(options, raw, pig, sheep)
+    return DealScore(raw, result, final, events)
