@@ -1,1 +1,982 @@
+/*
+ * gongzhu.rules._fastplay: the C fast path for ONE-DECK deals (search and benchmarks).
+ *
+ * A position (FpPos) is a small plain struct: four hands as 52-bit masks, the exposed cards
+ * still bound by the play restriction of R4.3, the point cards each seat has taken, the trick in
+ * progress and every one-deck option that changes play or scoring.  Python sees it as an opaque
+ * bytes blob (see gongzhu/rules/fast.py, which builds it from a Deal).
+ *
+ * Card index = suit * 13 + (rank - 2), suits S H C D = 0 1 2 3 (cards.py, R1).
+ * Legal moves are a transcription of Deal._legal_mask (R5.2 -> R4.3 -> discard colour, each
+ * only if it leaves a card); scoring is a transcription of scoring.raw_scores for one deck (R6,
+ * R6.1, R4.2, R10 exposure factors).
+ *
+ * Playouts take a policy (fp_policy_fn): only the uniform random policy exists now; a smarter
+ * one (the expert AI's simulated continuations) is added by writing another function with the
+ * same signature and listing it in FP_POLICIES.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
 
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ cards (R1, R2) */
+
+#define SUIT_BITS 0x1FFFULL
+#define SUIT_MASK(s) (SUIT_BITS << (13 * (s)))
+#define ALL_CARDS_MASK ((1ULL << 52) - 1)
+#define CARD_QS 10 /* 0 * 13 + (12 - 2) */
+#define CARD_AH 25 /* 1 * 13 + (14 - 2) */
+#define CARD_TC 34 /* 2 * 13 + (10 - 2) */
+#define CARD_JD 48 /* 3 * 13 + (11 - 2) */
+#define CARD_C2 26 /* 2 * 13 + (2 - 2) */
+#define CARD_S3 1  /* 0 * 13 + (3 - 2) */
+#define HEARTS_MASK SUIT_MASK(1)
+#define POINT_MASK (HEARTS_MASK | (1ULL << CARD_QS) | (1ULL << CARD_JD) | (1ULL << CARD_TC))
+#define BLACK_MASK (SUIT_MASK(0) | SUIT_MASK(2))
+#define RED_MASK (SUIT_MASK(1) | SUIT_MASK(3))
+
+/* Index into FpPos.factor / dealt_to: the four exposable cards in R4.1 order. */
+enum { SP_QS = 0, SP_JD = 1, SP_TC = 2, SP_AH = 3 };
+static const int SPECIAL_CARD[4] = {CARD_QS, CARD_JD, CARD_TC, CARD_AH};
+
+/* R5.2 discard_color: by led suit, the cards of the same colour. */
+static const uint64_t COLOR_OF_SUIT[4] = {BLACK_MASK, RED_MASK, BLACK_MASK, RED_MASK};
+
+/* R2 heart values by rank 2..A: standard table and the book table (heart_values=book). */
+static const int HEART_STANDARD[13] = {0, 0, 0, -10, -10, -10, -10, -10, -10, -20, -30, -40, -50};
+static const int HEART_BOOK[13] = {-2, -3, -10, -5, -6, -7, -8, -9, -10, -20, -30, -40, -50};
+
+enum { COLOR_OFF = 0, COLOR_ENFORCE = 1, COLOR_PENALTY = 2 };
+
+/* ------------------------------------------------------------------ the position */
+
+#define FP_MAGIC 0x31445A47u /* "GZD1" */
+
+typedef struct {
+    /* --- state --- */
+    uint64_t hand[4];     /* cards held */
+    uint64_t restr[4];    /* exposed cards in hand still bound by R4.3 (kinds shown/auto) */
+    uint64_t captured[4]; /* point cards taken (R6) */
+    /* --- per-deal constants --- */
+    int32_t factor[4];    /* exposure value factor of QS JD TC AH, 1 when not exposed (R10) */
+    uint32_t magic;
+    /* --- state --- */
+    uint8_t trick_card[4]; /* plays of the trick in progress, in playing order */
+    int8_t n_trick;        /* cards in the trick in progress, 0..3 */
+    int8_t leader;         /* leader of the trick in progress (or next leader) */
+    int8_t turn;           /* who plays next */
+    int8_t led;            /* suit led in the trick in progress, -1 when none */
+    int8_t offender;       /* R5.2 penalty: first offender of this trick, -1 when none */
+    uint8_t suits_led;     /* bit per suit led in a finished trick */
+    uint8_t must_c2;       /* R5.1 club2_must: the next lead must be the ♣2 */
+    /* --- one-deck options and per-deal constants --- */
+    uint8_t step;          /* next seat = (seat + step) % 4: 1 clockwise, 3 counter-clockwise (R1) */
+    uint8_t edbsl;         /* exposed_discard_before_suit_led (R4.3 tournament rule) */
+    uint8_t discard_color; /* COLOR_OFF / COLOR_ENFORCE / COLOR_PENALTY (R5.2) */
+    uint8_t heart_book;    /* heart_values=book (R2) */
+    uint8_t self_catch;    /* R6.1 */
+    int8_t dealt_to[4];    /* who was dealt QS JD TC AH (for self-catch) */
+} FpPos;
+
+/* No padding: a blob's bytes are all meaningful, so equal positions give equal bytes. */
+_Static_assert(sizeof(FpPos) == 136, "FpPos has no padding");
+
+/* ------------------------------------------------------------------ PRNG */
+
+/* xoshiro256++ seeded through splitmix64 (Blackman & Vigna). */
+typedef struct {
+    uint64_t s[4];
+} FpRng;
+
+static inline uint64_t splitmix64_next(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+static inline uint64_t mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+/* The stream of one playout / one deal: a function of (seed, index) only, so results do not
+ * depend on how work is split over threads. */
+static void rng_seed(FpRng *r, uint64_t seed, uint64_t index)
+{
+    uint64_t x = mix64(seed ^ mix64(index + 0x632BE59BD9B4E019ULL));
+    for (int i = 0; i < 4; i++)
+        r->s[i] = splitmix64_next(&x);
+}
+
+static inline uint64_t rotl64(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+static inline uint64_t rng_next(FpRng *r)
+{
+    uint64_t *s = r->s;
+    uint64_t result = rotl64(s[0] + s[3], 23) + s[0];
+    uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl64(s[3], 45);
+    return result;
+}
+
+/* Unbiased integer in [0, k), k >= 1 (Lemire's multiply-and-reject). */
+static inline uint32_t rng_bounded(FpRng *r, uint32_t k)
+{
+    uint64_t m = (rng_next(r) >> 32) * (uint64_t)k;
+    uint32_t l = (uint32_t)m;
+    if (l < k) {
+        uint32_t t = (uint32_t)(-k) % k;
+        while (l < t) {
+            m = (rng_next(r) >> 32) * (uint64_t)k;
+            l = (uint32_t)m;
+        }
+    }
+    return (uint32_t)(m >> 32);
+}
+
+/* Index of the k-th (0-based) set bit of m; k < popcount(m). */
+static inline int kth_bit(uint64_t m, uint32_t k)
+{
+    for (; k; k--)
+        m &= m - 1;
+    return __builtin_ctzll(m);
+}
+
+/* ------------------------------------------------------------------ rules */
+
+/* R5.2 then R4.3 then discard colour, each only if it leaves a card (Deal._legal_mask). */
+static inline uint64_t fp_legal(const FpPos *p)
+{
+    int s = p->turn;
+    uint64_t hand = p->hand[s];
+    uint64_t restricted = p->restr[s];
+    uint64_t cand, x;
+    if (p->n_trick == 0) {
+        if (p->must_c2) /* R5.1 club2_must */
+            return hand & (1ULL << CARD_C2);
+        uint64_t unled = 0;
+        for (int u = 0; u < 4; u++)
+            if (!(p->suits_led >> u & 1))
+                unled |= SUIT_MASK(u);
+        cand = hand;
+        x = cand & ~(restricted & unled); /* R4.3: not in the first trick of its suit */
+        return x ? x : cand;
+    }
+    int led = p->led;
+    cand = hand & SUIT_MASK(led); /* R5.2 follow suit */
+    if (cand) {
+        if (!(p->suits_led >> led & 1)) {
+            x = cand & ~restricted; /* R4.3 */
+            if (x)
+                cand = x;
+        }
+        return cand;
+    }
+    cand = hand; /* 断门: a discard */
+    if (p->edbsl) { /* R4.3 tournament rule: no exposed discard before its suit was led */
+        uint64_t unled = 0;
+        for (int u = 0; u < 4; u++)
+            if (!(p->suits_led >> u & 1))
+                unled |= SUIT_MASK(u);
+        x = cand & ~(restricted & unled);
+        if (x)
+            cand = x;
+    }
+    if (p->discard_color == COLOR_ENFORCE) { /* R5.2 discard_color=enforce */
+        x = cand & COLOR_OF_SUIT[led];
+        if (x)
+            cand = x;
+    }
+    return cand;
+}
+
+static inline int fp_is_over(const FpPos *p) { return p->n_trick == 0 && p->hand[p->turn] == 0; }
+
+/* Play card c (which must be in `legal`, the legal set of the position) for the player to move. */
+static inline void fp_apply(FpPos *p, int c, uint64_t legal)
+{
+    int s = p->turn;
+    uint64_t bit = 1ULL << c;
+    if (p->n_trick == 0) {
+        p->led = (int8_t)(c / 13);
+        p->leader = (int8_t)s;
+        p->must_c2 = 0;
+    } else if (p->discard_color == COLOR_PENALTY && p->offender < 0 && c / 13 != p->led) {
+        /* R5.2 penalty: a discard not of the led colour while the legal set held one. */
+        uint64_t colour = COLOR_OF_SUIT[(int)p->led];
+        if ((legal & colour) && !(bit & colour))
+            p->offender = (int8_t)s;
+    }
+    p->hand[s] &= ~bit;
+    p->restr[s] &= ~bit;
+    p->trick_card[(int)p->n_trick] = (uint8_t)c;
+    p->n_trick++;
+    if (p->n_trick < 4) {
+        p->turn = (int8_t)((s + p->step) & 3);
+        return;
+    }
+    /* The trick is complete: the highest card of the led suit wins (R5.2). */
+    int led = p->led;
+    int best_i = 0, best_c = p->trick_card[0];
+    uint64_t points = 0;
+    for (int i = 0; i < 4; i++) {
+        int ci = p->trick_card[i];
+        points |= 1ULL << ci;
+        if (ci / 13 == led && ci > best_c) {
+            best_c = ci;
+            best_i = i;
+        }
+    }
+    int winner = (p->leader + best_i * p->step) & 3;
+    int taker = p->offender >= 0 ? p->offender : winner;
+    p->captured[taker] |= points & POINT_MASK;
+    p->suits_led |= (uint8_t)(1u << led);
+    memset(p->trick_card, 0, sizeof p->trick_card); /* equal positions, equal bytes */
+    p->n_trick = 0;
+    p->led = -1;
+    p->offender = -1;
+    p->leader = p->turn = (int8_t)winner;
+}
+
+/* R6 (one deck) with R6.1 self-catch, R2 heart tables and R10 exposure factors;
+ * a transcription of scoring.raw_scores for decks=1. */
+static void fp_raw_scores(const FpPos *p, int64_t out[4])
+{
+    const int *hv = p->heart_book ? HEART_BOOK : HEART_STANDARD;
+    int64_t fqs = p->factor[SP_QS], fjd = p->factor[SP_JD];
+    int64_t ftc = p->factor[SP_TC], fah = p->factor[SP_AH];
+    for (int s = 0; s < 4; s++) {
+        uint64_t cap = p->captured[s];
+        int caught[4];
+        for (int k = 0; k < 4; k++)
+            caught[k] = p->self_catch && p->dealt_to[k] == s && (cap >> SPECIAL_CARD[k] & 1);
+        uint32_t hearts = (uint32_t)((cap >> 13) & SUIT_BITS);
+        int hsum = 0;
+        for (uint32_t m = hearts; m; m &= m - 1)
+            hsum += hv[__builtin_ctz(m)];
+        int64_t h = fah * hsum;
+        if (caught[SP_AH]) /* R6.1 [interpretation]: doubles ♥A's own value only */
+            h += fah * hv[12];
+        int took_qs = (int)(cap >> CARD_QS & 1), took_jd = (int)(cap >> CARD_JD & 1);
+        int took_tc = (int)(cap >> CARD_TC & 1);
+        int64_t pig = took_qs ? -100 * fqs * (caught[SP_QS] ? 2 : 1) : 0;
+        int64_t sheep = took_jd ? 100 * fjd * (caught[SP_JD] ? 2 : 1) : 0;
+        int all_hearts = hearts == SUIT_BITS;
+        if (all_hearts) /* 满红 (R6 step 4) */
+            h = -h;
+        if (all_hearts && took_qs && took_jd && took_tc) /* 满贯 (R6 step 5) */
+            pig = -pig;
+        if (!took_tc) {
+            out[s] = h + pig + sheep;
+            continue;
+        }
+        int64_t tc_self = caught[SP_TC] ? 2 : 1;
+        if (!hearts && !took_qs && !took_jd) /* transformer alone (R6 step 7) */
+            out[s] = 50 * ftc * tc_self;
+        else
+            out[s] = (h + pig + sheep) * 2 * ftc * tc_self;
+    }
+}
+
+/* ------------------------------------------------------------------ playout policies */
+
+/* A playout policy picks one card of `legal` (non-empty) for the player to move in `p`. */
+typedef int (*fp_policy_fn)(const FpPos *p, uint64_t legal, FpRng *rng, void *ctx);
+
+/* Uniform over the legal cards (policy 0). */
+static int policy_uniform(const FpPos *p, uint64_t legal, FpRng *rng, void *ctx)
+{
+    (void)p;
+    (void)ctx;
+    return kth_bit(legal, rng_bounded(rng, (uint32_t)__builtin_popcountll(legal)));
+}
+
+static const fp_policy_fn FP_POLICIES[] = {policy_uniform};
+#define FP_N_POLICIES ((int)(sizeof(FP_POLICIES) / sizeof(FP_POLICIES[0])))
+
+/* Play to the end of the deal with `policy`; optionally record the cards and the legal sets.
+ * Returns the number of plays, or -1 if the position is inconsistent (no legal card). */
+static int fp_playout(FpPos *p, fp_policy_fn policy, void *ctx, FpRng *rng, uint8_t *cards,
+                      uint64_t *legals)
+{
+    int n = 0;
+    while (!fp_is_over(p)) {
+        uint64_t legal = fp_legal(p);
+        if (!legal || n >= 52)
+            return -1;
+        int c = policy(p, legal, rng, ctx);
+        if (cards)
+            cards[n] = (uint8_t)c;
+        if (legals)
+            legals[n] = legal;
+        n++;
+        fp_apply(p, c, legal);
+    }
+    return n;
+}
+
+/* ------------------------------------------------------------------ fresh random deals */
+
+typedef struct {
+    FpPos base;            /* options and factors; hands etc. are filled per deal */
+    int first_lead;        /* 0 club2_must, 1 club2_any, 2 spade3_any (R5.1) */
+    int mandatory;         /* bit k: special k is always exposed as shown (all / all_but_sheep) */
+    uint64_t opt_threshold; /* optional exposure of each special with probability thr / 2^53 */
+    int32_t opt_factor;    /* value factor of an optional exposure (the option's usual kind) */
+    int opt_restricted;    /* whether that kind is bound by R4.3 */
+    int32_t shown_factor;  /* factor of kind shown / auto */
+    int auto_fourth;       /* R4.4 逼明 applies */
+    fp_policy_fn policy;
+    uint64_t seed;
+    Py_ssize_t start, stop;
+    int64_t sums[4];
+    int64_t deals;
+    int error;
+} FpDealJob;
+
+static void deal_one(const FpDealJob *job, FpPos *p, FpRng *rng)
+{
+    uint8_t deck[52];
+    *p = job->base;
+    for (int i = 0; i < 52; i++)
+        deck[i] = (uint8_t)i;
+    for (int i = 51; i > 0; i--) { /* Fisher-Yates (R3) */
+        int j = (int)rng_bounded(rng, (uint32_t)(i + 1));
+        uint8_t t = deck[i];
+        deck[i] = deck[j];
+        deck[j] = t;
+    }
+    for (int s = 0; s < 4; s++) {
+        uint64_t h = 0;
+        for (int i = 13 * s; i < 13 * s + 13; i++)
+            h |= 1ULL << deck[i];
+        p->hand[s] = h;
+        p->restr[s] = 0;
+        p->captured[s] = 0;
+    }
+    for (int k = 0; k < 4; k++) {
+        int c = SPECIAL_CARD[k];
+        int holder = 0;
+        while (!(p->hand[holder] >> c & 1))
+            holder++;
+        p->dealt_to[k] = (int8_t)holder;
+        p->factor[k] = 1;
+    }
+    /* Exposures (R4): mandatory ones, then optional ones, then the automatic fourth. */
+    int shown = 0;
+    for (int k = 0; k < 4; k++) {
+        int c = SPECIAL_CARD[k], holder = p->dealt_to[k];
+        if (job->mandatory >> k & 1) {
+            p->factor[k] = job->shown_factor;
+            p->restr[holder] |= 1ULL << c;
+            shown |= 1 << k;
+        } else if (job->opt_threshold && (rng_next(rng) >> 11) < job->opt_threshold) {
+            p->factor[k] = job->opt_factor;
+            if (job->opt_restricted)
+                p->restr[holder] |= 1ULL << c;
+            shown |= 1 << k;
+        }
+    }
+    if (job->auto_fourth && __builtin_popcount((unsigned)shown) == 3) {
+        int k = __builtin_ctz((unsigned)(~shown & 15));
+        p->factor[k] = job->shown_factor;
+        p->restr[(int)p->dealt_to[k]] |= 1ULL << SPECIAL_CARD[k];
+    }
+    /* First deal of a match: the holder of ♣2 (or ♠3) leads (R5.1). */
+    int target = job->first_lead == 2 ? CARD_S3 : CARD_C2;
+    int leader = 0;
+    while (!(p->hand[leader] >> target & 1))
+        leader++;
+    p->leader = p->turn = (int8_t)leader;
+    p->must_c2 = job->first_lead == 0;
+    p->n_trick = 0;
+    p->led = -1;
+    p->offender = -1;
+    p->suits_led = 0;
+}
+
+static void *deal_worker(void *arg)
+{
+    FpDealJob *job = (FpDealJob *)arg;
+    FpRng rng;
+    FpPos p;
+    int64_t raw[4];
+    for (Py_ssize_t i = job->start; i < job->stop; i++) {
+        rng_seed(&rng, job->seed, (uint64_t)i);
+        deal_one(job, &p, &rng);
+        if (fp_playout(&p, job->policy, NULL, &rng, NULL, NULL) < 0) {
+            job->error = 1;
+            return NULL;
+        }
+        fp_raw_scores(&p, raw);
+        for (int s = 0; s < 4; s++)
+            job->sums[s] += raw[s];
+        job->deals++;
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ Python glue */
+
+static fp_policy_fn get_policy(int policy)
+{
+    if (policy < 0 || policy >= FP_N_POLICIES) {
+        PyErr_Format(PyExc_ValueError, "unknown playout policy %d: 0 (uniform) is the only one",
+                     policy);
+        return NULL;
+    }
+    return FP_POLICIES[policy];
+}
+
+/* Read a position blob, checking that it is one (and consistent enough to play safely). */
+static int get_pos(PyObject *blob, FpPos *p)
+{
+    char *buf;
+    Py_ssize_t len;
+    if (!PyBytes_Check(blob)) {
+        PyErr_SetString(PyExc_TypeError, "a fast position is a bytes object made by encode()");
+        return -1;
+    }
+    if (PyBytes_AsStringAndSize(blob, &buf, &len) < 0)
+        return -1;
+    if (len != (Py_ssize_t)sizeof(FpPos)) {
+        PyErr_SetString(PyExc_ValueError, "not a fast position (wrong size)");
+        return -1;
+    }
+    memcpy(p, buf, sizeof(FpPos));
+    int ok = p->magic == FP_MAGIC && p->turn >= 0 && p->turn < 4 && p->leader >= 0 &&
+             p->leader < 4 && p->n_trick >= 0 && p->n_trick < 4 && p->offender >= -1 &&
+             p->offender < 4 && (p->step == 1 || p->step == 3) && p->discard_color <= 2 &&
+             (p->n_trick == 0 || (p->led >= 0 && p->led < 4));
+    uint64_t seen = 0;
+    int total = 0;
+    for (int s = 0; s < 4 && ok; s++) {
+        ok = !(p->hand[s] & ~ALL_CARDS_MASK) && !(seen & p->hand[s]) && p->dealt_to[s] >= 0 &&
+             p->dealt_to[s] < 4;
+        seen |= p->hand[s];
+        total += __builtin_popcountll(p->hand[s]);
+    }
+    for (int i = 0; i < p->n_trick && ok; i++)
+        ok = p->trick_card[i] < 52 && !(seen >> p->trick_card[i] & 1);
+    ok = ok && (total + p->n_trick) % 4 == 0 && p->turn == ((p->leader + p->n_trick * p->step) & 3);
+    /* Every seat must hold the cards it still has to play. */
+    for (int s = 0; s < 4 && ok; s++) {
+        int played = 0; /* has s played to the trick in progress? */
+        for (int i = 0; i < p->n_trick; i++)
+            if (((p->leader + i * p->step) & 3) == s)
+                played = 1;
+        ok = __builtin_popcountll(p->hand[s]) == (total + p->n_trick) / 4 - played;
+    }
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "not a consistent fast position");
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *pos_to_bytes(const FpPos *p)
+{
+    return PyBytes_FromStringAndSize((const char *)p, (Py_ssize_t)sizeof(FpPos));
+}
+
+static PyObject *scores_tuple(const int64_t v[4])
+{
+    return Py_BuildValue("(LLLL)", (long long)v[0], (long long)v[1], (long long)v[2],
+                         (long long)v[3]);
+}
+
+static int get_mask4(PyObject *obj, uint64_t out[4], const char *what)
+{
+    if (!PyArg_ParseTuple(obj, "KKKK", &out[0], &out[1], &out[2], &out[3])) {
+        PyErr_Format(PyExc_TypeError, "%s: expected a tuple of four masks", what);
+        return -1;
+    }
+    for (int i = 0; i < 4; i++)
+        if (out[i] & ~ALL_CARDS_MASK) {
+            PyErr_Format(PyExc_ValueError, "%s: a card mask has 52 bits", what);
+            return -1;
+        }
+    return 0;
+}
+
+PyDoc_STRVAR(encode_doc,
+             "encode(hands, restricted, captured, factors, dealt_to, trick, leader, turn, led,\n"
+             "       offender, suits_led, must_c2, clockwise, edbsl, discard_color, heart_book,\n"
+             "       self_catch) -> bytes\n\n"
+             "Build a one-deck position blob.  hands/restricted/captured: 4 card masks; factors:\n"
+             "value factors of QS JD TC AH; dealt_to: seats dealt QS JD TC AH; trick: cards of the\n"
+             "trick in progress in playing order; discard_color: 0 off, 1 enforce, 2 penalty.");
+
+static PyObject *py_encode(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *hands, *restr, *captured, *factors, *dealt, *trick;
+    int leader, turn, led, offender, suits_led, must_c2, clockwise, edbsl, dcolor, book, selfc;
+    if (!PyArg_ParseTuple(args, "OOOOOOiiiiiippipp:encode", &hands, &restr, &captured, &factors,
+                          &dealt, &trick, &leader, &turn, &led, &offender, &suits_led, &must_c2,
+                          &clockwise, &edbsl, &dcolor, &book, &selfc))
+        return NULL;
+    FpPos p;
+    memset(&p, 0, sizeof p);
+    p.magic = FP_MAGIC;
+    if (get_mask4(hands, p.hand, "hands") < 0 || get_mask4(restr, p.restr, "restricted") < 0 ||
+        get_mask4(captured, p.captured, "captured") < 0)
+        return NULL;
+    int f[4], d[4];
+    if (!PyArg_ParseTuple(factors, "iiii", &f[0], &f[1], &f[2], &f[3]) ||
+        !PyArg_ParseTuple(dealt, "iiii", &d[0], &d[1], &d[2], &d[3]))
+        return NULL;
+    for (int k = 0; k < 4; k++) {
+        if (f[k] < 1 || f[k] > 64 || d[k] < 0 || d[k] > 3) {
+            PyErr_SetString(PyExc_ValueError, "bad exposure factor or dealt_to seat");
+            return NULL;
+        }
+        p.factor[k] = f[k];
+        p.dealt_to[k] = (int8_t)d[k];
+    }
+    PyObject *seq = PySequence_Fast(trick, "trick: expected a sequence of card indices");
+    if (!seq)
+        return NULL;
+    Py_ssize_t nt = PySequence_Fast_GET_SIZE(seq);
+    if (nt > 3) {
+        Py_DECREF(seq);
+        PyErr_SetString(PyExc_ValueError, "trick: at most three cards in a trick in progress");
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < nt; i++) {
+        long c = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+        if (c == -1 && PyErr_Occurred()) {
+            Py_DECREF(seq);
+            return NULL;
+        }
+        if (c < 0 || c > 51) {
+            Py_DECREF(seq);
+            PyErr_SetString(PyExc_ValueError, "trick: card indices are 0..51");
+            return NULL;
+        }
+        p.trick_card[i] = (uint8_t)c;
+    }
+    Py_DECREF(seq);
+    if (leader < 0 || leader > 3 || turn < 0 || turn > 3 || led < -1 || led > 3 ||
+        offender < -1 || offender > 3 || suits_led < 0 || suits_led > 15 || dcolor < 0 ||
+        dcolor > 2) {
+        PyErr_SetString(PyExc_ValueError, "seat, suit or option out of range");
+        return NULL;
+    }
+    p.n_trick = (int8_t)nt;
+    p.leader = (int8_t)leader;
+    p.turn = (int8_t)turn;
+    p.led = (int8_t)(nt ? led : -1);
+    p.offender = (int8_t)offender;
+    p.suits_led = (uint8_t)suits_led;
+    p.must_c2 = (uint8_t)(must_c2 && nt == 0);
+    p.step = clockwise ? 1 : 3;
+    p.edbsl = (uint8_t)edbsl;
+    p.discard_color = (uint8_t)dcolor;
+    p.heart_book = (uint8_t)book;
+    p.self_catch = (uint8_t)selfc;
+    PyObject *blob = pos_to_bytes(&p);
+    if (!blob)
+        return NULL;
+    FpPos check;
+    if (get_pos(blob, &check) < 0) {
+        Py_DECREF(blob);
+        return NULL;
+    }
+    return blob;
+}
+
+PyDoc_STRVAR(state_doc,
+             "state(pos) -> (hands, restricted, captured, trick, leader, turn, led, offender,\n"
+             "               suits_led, must_c2, over, factors, dealt_to)");
+
+static PyObject *py_state(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    FpPos p;
+    if (get_pos(arg, &p) < 0)
+        return NULL;
+    PyObject *trick = PyTuple_New(p.n_trick);
+    if (!trick)
+        return NULL;
+    for (int i = 0; i < p.n_trick; i++) {
+        PyObject *c = PyLong_FromLong(p.trick_card[i]);
+        if (!c) {
+            Py_DECREF(trick);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(trick, i, c);
+    }
+    return Py_BuildValue(
+        "((KKKK)(KKKK)(KKKK)Niiiiiii(iiii)(iiii))", (unsigned long long)p.hand[0],
+        (unsigned long long)p.hand[1], (unsigned long long)p.hand[2],
+        (unsigned long long)p.hand[3], (unsigned long long)p.restr[0],
+        (unsigned long long)p.restr[1], (unsigned long long)p.restr[2],
+        (unsigned long long)p.restr[3], (unsigned long long)p.captured[0],
+        (unsigned long long)p.captured[1], (unsigned long long)p.captured[2],
+        (unsigned long long)p.captured[3], trick, (int)p.leader, (int)p.turn, (int)p.led,
+        (int)p.offender, (int)p.suits_led, (int)p.must_c2, fp_is_over(&p), (int)p.factor[0],
+        (int)p.factor[1], (int)p.factor[2], (int)p.factor[3], (int)p.dealt_to[0],
+        (int)p.dealt_to[1], (int)p.dealt_to[2], (int)p.dealt_to[3]);
+}
+
+static PyObject *py_legal_mask(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    FpPos p;
+    if (get_pos(arg, &p) < 0)
+        return NULL;
+    return PyLong_FromUnsignedLongLong(fp_is_over(&p) ? 0 : fp_legal(&p));
+}
+
+static PyObject *py_play(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *blob;
+    int c;
+    if (!PyArg_ParseTuple(args, "Oi:play", &blob, &c))
+        return NULL;
+    FpPos p;
+    if (get_pos(blob, &p) < 0)
+        return NULL;
+    if (fp_is_over(&p)) {
+        PyErr_SetString(PyExc_ValueError, "the deal is over: no more cards can be played");
+        return NULL;
+    }
+    uint64_t legal = fp_legal(&p);
+    if (c < 0 || c > 51 || !(legal >> c & 1)) {
+        PyErr_Format(PyExc_ValueError, "card %d is not a legal play now", c);
+        return NULL;
+    }
+    fp_apply(&p, c, legal);
+    return pos_to_bytes(&p);
+}
+
+static PyObject *py_raw_scores(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    FpPos p;
+    if (get_pos(arg, &p) < 0)
+        return NULL;
+    int64_t raw[4];
+    fp_raw_scores(&p, raw);
+    return scores_tuple(raw);
+}
+
+PyDoc_STRVAR(playout_sums_doc,
+             "playout_sums(pos, n, seed, policy=0) -> (sum_N, sum_E, sum_S, sum_W)\n\n"
+             "Raw scores (R6) summed over n playouts; playout i uses the stream (seed, i).");
+
+static PyObject *py_playout_sums(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *blob;
+    Py_ssize_t n;
+    unsigned long long seed;
+    int policy_id = 0;
+    if (!PyArg_ParseTuple(args, "OnK|i:playout_sums", &blob, &n, &seed, &policy_id))
+        return NULL;
+    FpPos start;
+    if (get_pos(blob, &start) < 0)
+        return NULL;
+    fp_policy_fn policy = get_policy(policy_id);
+    if (!policy)
+        return NULL;
+    if (n < 0) {
+        PyErr_SetString(PyExc_ValueError, "n must be >= 0");
+        return NULL;
+    }
+    int64_t sums[4] = {0, 0, 0, 0}, raw[4];
+    int error = 0;
+    Py_BEGIN_ALLOW_THREADS
+    FpRng rng;
+    FpPos p;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        p = start;
+        rng_seed(&rng, seed, (uint64_t)i);
+        if (fp_playout(&p, policy, NULL, &rng, NULL, NULL) < 0) {
+            error = 1;
+            break;
+        }
+        fp_raw_scores(&p, raw);
+        for (int s = 0; s < 4; s++)
+            sums[s] += raw[s];
+    }
+    Py_END_ALLOW_THREADS
+    if (error) {
+        PyErr_SetString(PyExc_ValueError, "inconsistent position: a player has no legal card");
+        return NULL;
+    }
+    return scores_tuple(sums);
+}
+
+PyDoc_STRVAR(playout_trace_doc,
+             "playout_trace(pos, seed, policy=0) -> (cards, legal_masks, raw)\n\n"
+             "One playout with the stream (seed, 0): the cards played in order, the legal set\n"
+             "before each play, and the raw scores (R6) at the end.");
+
+static PyObject *py_playout_trace(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *blob;
+    unsigned long long seed;
+    int policy_id = 0;
+    if (!PyArg_ParseTuple(args, "OK|i:playout_trace", &blob, &seed, &policy_id))
+        return NULL;
+    FpPos p;
+    if (get_pos(blob, &p) < 0)
+        return NULL;
+    fp_policy_fn policy = get_policy(policy_id);
+    if (!policy)
+        return NULL;
+    FpRng rng;
+    uint8_t cards[52];
+    uint64_t legals[52];
+    int64_t raw[4];
+    rng_seed(&rng, seed, 0);
+    int n = fp_playout(&p, policy, NULL, &rng, cards, legals);
+    if (n < 0) {
+        PyErr_SetString(PyExc_ValueError, "inconsistent position: a player has no legal card");
+        return NULL;
+    }
+    fp_raw_scores(&p, raw);
+    PyObject *ct = PyTuple_New(n), *lt = PyTuple_New(n);
+    if (!ct || !lt)
+        goto fail;
+    for (int i = 0; i < n; i++) {
+        PyObject *c = PyLong_FromLong(cards[i]);
+        if (!c)
+            goto fail;
+        PyTuple_SET_ITEM(ct, i, c);
+        PyObject *l = PyLong_FromUnsignedLongLong(legals[i]);
+        if (!l)
+            goto fail;
+        PyTuple_SET_ITEM(lt, i, l);
+    }
+    return Py_BuildValue("(NN(LLLL))", ct, lt, (long long)raw[0], (long long)raw[1],
+                         (long long)raw[2], (long long)raw[3]);
+fail:
+    Py_XDECREF(ct);
+    Py_XDECREF(lt);
+    return NULL;
+}
+
+/* Read the deal parameters tuple shared by random_deals and random_deal_trace:
+ * (clockwise, edbsl, discard_color, heart_book, self_catch, first_lead, mandatory, opt_prob,
+ *  opt_factor, opt_restricted, shown_factor, auto_fourth). */
+static int get_deal_job(PyObject *params, unsigned long long seed, int policy_id, FpDealJob *job)
+{
+    int clockwise, edbsl, dcolor, book, selfc, first_lead, mandatory, opt_factor;
+    int opt_restricted, shown_factor, auto_fourth;
+    double opt_prob;
+    if (!PyTuple_Check(params)) {
+        PyErr_SetString(PyExc_TypeError, "deal parameters: expected a tuple");
+        return -1;
+    }
+    if (!PyArg_ParseTuple(params, "ppipp" "iidi" "pip:deal parameters", &clockwise, &edbsl,
+                          &dcolor, &book, &selfc, &first_lead, &mandatory, &opt_prob,
+                          &opt_factor, &opt_restricted, &shown_factor, &auto_fourth))
+        return -1;
+    fp_policy_fn policy = get_policy(policy_id);
+    if (!policy)
+        return -1;
+    if (dcolor < 0 || dcolor > 2 || first_lead < 0 || first_lead > 2 || mandatory < 0 ||
+        mandatory > 15 || !(opt_prob >= 0.0) || opt_prob > 1.0 || opt_factor < 1 ||
+        opt_factor > 64 || shown_factor < 1 || shown_factor > 64) {
+        PyErr_SetString(PyExc_ValueError, "deal parameters out of range");
+        return -1;
+    }
+    memset(job, 0, sizeof *job);
+    job->base.magic = FP_MAGIC;
+    job->base.step = clockwise ? 1 : 3;
+    job->base.edbsl = (uint8_t)edbsl;
+    job->base.discard_color = (uint8_t)dcolor;
+    job->base.heart_book = (uint8_t)book;
+    job->base.self_catch = (uint8_t)selfc;
+    job->first_lead = first_lead;
+    job->mandatory = mandatory;
+    /* P(53 random bits < thr) = thr / 2^53: exactly 0 for 0 and 1 for 1. */
+    job->opt_threshold = (uint64_t)(opt_prob * 9007199254740992.0);
+    job->opt_factor = opt_factor;
+    job->opt_restricted = opt_restricted;
+    job->shown_factor = shown_factor;
+    job->auto_fourth = auto_fourth;
+    job->policy = policy;
+    job->seed = seed;
+    return 0;
+}
+
+PyDoc_STRVAR(random_deal_trace_doc,
+             "random_deal_trace(index, seed, params, policy=0) -> (pos, cards, legal_masks, raw)\n\n"
+             "Deal number `index` of random_deals(n, seed, ...) (any n > index): the position\n"
+             "after dealing and exposures, then its playout, exactly as random_deals plays it.");
+
+static PyObject *py_random_deal_trace(PyObject *self, PyObject *args)
+{
+    (void)self;
+    unsigned long long index, seed;
+    PyObject *params;
+    int policy_id = 0;
+    if (!PyArg_ParseTuple(args, "KKO|i:random_deal_trace", &index, &seed, &params, &policy_id))
+        return NULL;
+    FpDealJob job;
+    if (get_deal_job(params, seed, policy_id, &job) < 0)
+        return NULL;
+    FpRng rng;
+    FpPos p;
+    uint8_t cards[52];
+    uint64_t legals[52];
+    int64_t raw[4];
+    rng_seed(&rng, seed, index);
+    deal_one(&job, &p, &rng);
+    PyObject *blob = pos_to_bytes(&p);
+    if (!blob)
+        return NULL;
+    int n = fp_playout(&p, job.policy, NULL, &rng, cards, legals);
+    if (n < 0) {
+        Py_DECREF(blob);
+        PyErr_SetString(PyExc_RuntimeError, "random_deal_trace: internal error (no legal card)");
+        return NULL;
+    }
+    fp_raw_scores(&p, raw);
+    PyObject *ct = PyTuple_New(n), *lt = PyTuple_New(n);
+    if (!ct || !lt)
+        goto fail;
+    for (int i = 0; i < n; i++) {
+        PyObject *c = PyLong_FromLong(cards[i]);
+        if (!c)
+            goto fail;
+        PyTuple_SET_ITEM(ct, i, c);
+        PyObject *l = PyLong_FromUnsignedLongLong(legals[i]);
+        if (!l)
+            goto fail;
+        PyTuple_SET_ITEM(lt, i, l);
+    }
+    return Py_BuildValue("(NNN(LLLL))", blob, ct, lt, (long long)raw[0], (long long)raw[1],
+                         (long long)raw[2], (long long)raw[3]);
+fail:
+    Py_DECREF(blob);
+    Py_XDECREF(ct);
+    Py_XDECREF(lt);
+    return NULL;
+}
+
+PyDoc_STRVAR(random_deals_doc,
+             "random_deals(n, seed, threads, params, policy=0)\n"
+             "    -> (sum_N, sum_E, sum_S, sum_W, deals)\n\n"
+             "Deal n fresh one-deck deals (first deal of a match), play each to the end with the\n"
+             "policy and sum the raw scores.  Deal i uses the stream (seed, i), so the result does\n"
+             "not depend on `threads`.  The GIL is released while the threads run.");
+
+static PyObject *py_random_deals(PyObject *self, PyObject *args)
+{
+    (void)self;
+    Py_ssize_t n;
+    unsigned long long seed;
+    int threads, policy_id = 0;
+    PyObject *params;
+    if (!PyArg_ParseTuple(args, "nKiO|i:random_deals", &n, &seed, &threads, &params, &policy_id))
+        return NULL;
+    FpDealJob proto;
+    if (get_deal_job(params, seed, policy_id, &proto) < 0)
+        return NULL;
+    if (n < 0 || threads < 1 || threads > 256) {
+        PyErr_SetString(PyExc_ValueError, "random_deals: n >= 0 and 1 <= threads <= 256");
+        return NULL;
+    }
+    if (threads > n)
+        threads = n > 0 ? (int)n : 1;
+    FpDealJob *jobs = PyMem_Calloc((size_t)threads, sizeof(FpDealJob));
+    pthread_t *tids = PyMem_Calloc((size_t)threads, sizeof(pthread_t));
+    int *started = PyMem_Calloc((size_t)threads, sizeof(int));
+    if (!jobs || !tids || !started) {
+        PyMem_Free(jobs);
+        PyMem_Free(tids);
+        PyMem_Free(started);
+        return PyErr_NoMemory();
+    }
+    for (int t = 0; t < threads; t++) {
+        jobs[t] = proto;
+        jobs[t].start = (Py_ssize_t)((long double)n * t / threads);
+        jobs[t].stop = (Py_ssize_t)((long double)n * (t + 1) / threads);
+    }
+    Py_BEGIN_ALLOW_THREADS
+    for (int t = 1; t < threads; t++)
+        started[t] = pthread_create(&tids[t], NULL, deal_worker, &jobs[t]) == 0;
+    deal_worker(&jobs[0]);
+    for (int t = 1; t < threads; t++) {
+        if (started[t])
+            pthread_join(tids[t], NULL);
+        else
+            deal_worker(&jobs[t]); /* could not start a thread: do its share here */
+    }
+    Py_END_ALLOW_THREADS
+    int64_t sums[4] = {0, 0, 0, 0}, deals = 0;
+    int error = 0;
+    for (int t = 0; t < threads; t++) {
+        for (int s = 0; s < 4; s++)
+            sums[s] += jobs[t].sums[s];
+        deals += jobs[t].deals;
+        error |= jobs[t].error;
+    }
+    PyMem_Free(jobs);
+    PyMem_Free(tids);
+    PyMem_Free(started);
+    if (error) {
+        PyErr_SetString(PyExc_RuntimeError, "random_deals: internal error (no legal card)");
+        return NULL;
+    }
+    return Py_BuildValue("(LLLLL)", (long long)sums[0], (long long)sums[1], (long long)sums[2],
+                         (long long)sums[3], (long long)deals);
+}
+
+static PyMethodDef fastplay_methods[] = {
+    {"encode", py_encode, METH_VARARGS, encode_doc},
+    {"state", py_state, METH_O, state_doc},
+    {"legal_mask", py_legal_mask, METH_O, "legal_mask(pos) -> legal cards of the player to move"},
+    {"play", py_play, METH_VARARGS, "play(pos, card) -> the position after a legal card"},
+    {"raw_scores", py_raw_scores, METH_O, "raw_scores(pos) -> R6 raw scores of the cards taken"},
+    {"playout_sums", py_playout_sums, METH_VARARGS, playout_sums_doc},
+    {"playout_trace", py_playout_trace, METH_VARARGS, playout_trace_doc},
+    {"random_deals", py_random_deals, METH_VARARGS, random_deals_doc},
+    {"random_deal_trace", py_random_deal_trace, METH_VARARGS, random_deal_trace_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef fastplay_module = {
+    PyModuleDef_HEAD_INIT,
+    "gongzhu.rules._fastplay",
+    "C fast path for one-deck Gongzhu deals: legal moves, random playouts, scoring.",
+    -1,
+    fastplay_methods,
+    NULL,
+    NULL,
+    NULL,
+    NULL,
+};
+
+PyMODINIT_FUNC PyInit__fastplay(void)
+{
+    PyObject *m = PyModule_Create(&fastplay_module);
+    if (!m)
+        return NULL;
+    if (PyModule_AddIntConstant(m, "POLICY_UNIFORM", 0) < 0 ||
+        PyModule_AddIntConstant(m, "N_POLICIES", FP_N_POLICIES) < 0 ||
+        PyModule_AddIntConstant(m, "POSITION_SIZE", (long)sizeof(FpPos)) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -124,16 +124,23 @@ class Seat(IntEnum):
         raise CardError(f"unknown seat {text!r}: expected one of N, E, S, W")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Card:
-    """One playing card.  Instances are interned: use :func:`card` or :func:`parse_card`."""
+    """One playing card.  Use :func:`card` / :func:`parse_card` to get the shared instances;
+    equality and hashing go by the card's index, so they are cheap in search."""
 
     suit: Suit
     rank: Rank
-    index: int = field(init=False, compare=False, repr=False)
+    index: int = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "index", self.suit * 13 + self.rank - 2)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Card and other.index == self.index
+
+    def __hash__(self) -> int:
+        return self.index
 
     @property
     def code(self) -> str:

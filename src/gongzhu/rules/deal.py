@@ -37,6 +37,7 @@ from gongzhu.rules.scoring import DealScore, is_point_card, score_deal
 __all__ = ["Deal", "Phase"]
 
 _C2 = parse_card("2C").index
+_QS = QS.index
 _S3 = parse_card("3S").index
 _POINT = [is_point_card(c) for c in ALL_CARDS]
 _SUIT_OF = [i // 13 for i in range(52)]
@@ -46,6 +47,26 @@ _COLOR_MASK = (_BLACK, _RED, _BLACK, _RED)  # by led suit: the cards of the same
 _SINGLE: list[tuple[int, ...]] = [(i,) for i in range(52)]
 _SINGLE_PLAYS: list[Play] = [(c,) for c in ALL_CARDS]
 _SUIT_NAMES = ("spade", "heart", "club", "diamond")
+_SEATS = tuple(Seat)
+# One-deck legal sets within one suit (most of them: following) -> their plays, filled on use.
+_PLAYS_OF_MASK: dict[int, tuple[Play, ...]] = {}
+
+
+_PLAYS_OF_BLOCK: list[dict[int, tuple[Play, ...]]] = [{}, {}, {}, {}]
+
+
+def _plays_of_mask(mask: int) -> tuple[Play, ...]:
+    plays: tuple[Play, ...] = ()
+    for suit in range(4):
+        block = mask >> 13 * suit & 0x1FFF
+        if block:
+            known = _PLAYS_OF_BLOCK[suit].get(block)
+            if known is None:
+                known = tuple(_SINGLE_PLAYS[13 * suit + i] for i in range(13) if block >> i & 1)
+                _PLAYS_OF_BLOCK[suit][block] = known
+                _PLAYS_OF_MASK[block << 13 * suit] = known
+            plays += known
+    return plays
 
 
 class Phase(StrEnum):
@@ -77,6 +98,14 @@ class Deal:
     follows ``first_lead`` (R5.1); otherwise that player leads.
     """
 
+    __slots__ = (
+        "_captured", "_cw", "_decks", "_declared", "_h1", "_h2", "_leader", "_led", "_legal",
+        "_must_lead_c2", "_offender", "_pair", "_penalty", "_pig_taker", "_r1", "_r2",
+        "_raw_tricks", "_score", "_suits_led", "_trick", "_trick_objects", "_turn", "_undo",
+        "_unled_cards", "deal_index", "dealt", "exposures", "first_receiver", "options", "phase",
+        "previous_pig_taker", "seed",
+    )
+
     def __init__(
         self,
         options: Options,
@@ -98,27 +127,31 @@ class Deal:
         self._h1 = [0, 0, 0, 0]  # cards held at least once
         self._h2 = [0, 0, 0, 0]  # cards held twice (two decks)
         for s, hand in enumerate(self.dealt):
+            h1 = h2 = 0
             for c in hand:
                 bit = 1 << c.index
-                if self._h1[s] & bit:
-                    self._h2[s] |= bit
-                else:
-                    self._h1[s] |= bit
+                if h1 & bit:
+                    h2 |= bit
+                h1 |= bit
+            self._h1[s], self._h2[s] = h1, h2
         self._r1 = [0, 0, 0, 0]  # exposed copies in hand still bound by R4.3 (at least one)
         self._r2 = [0, 0, 0, 0]  # ... two of them
         self.exposures: list[Exposure] = []
         self._declared = [False, False, False, False]
         self.phase = Phase.EXPOSE
+        self._penalty = options.discard_color == "penalty"
         self._turn = -1
         self._leader = -1
         self._led = -1
         self._pair = False
-        self._trick: list[tuple[int, tuple[int, ...]]] = []
+        self._trick: tuple[tuple[int, tuple[int, ...]], ...] = ()
         self._offender = -1
         self._suits_led = 0
         self._unled_cards = (1 << 52) - 1  # cards of suits not led in a finished trick
         self._must_lead_c2 = False
-        self.tricks: list[Trick] = []
+        # Finished tricks as (leader, plays, winner, taker) ints; Trick objects are built on demand.
+        self._raw_tricks: list[tuple[int, tuple[tuple[int, tuple[int, ...]], ...], int, int]] = []
+        self._trick_objects: list[Trick] = []
         self._captured: list[list[Card]] = [[], [], [], []]
         self._pig_taker = -1
         self._undo: list[tuple[Any, ...]] = []
@@ -150,11 +183,13 @@ class Deal:
     def _check_hands(options: Options, hands: Sequence[Sequence[Card | str]]) -> tuple[tuple[Card, ...], ...]:
         if len(hands) != 4:
             raise DealError(f"a deal has four hands (N, E, S, W), not {len(hands)}")
-        parsed = tuple(tuple(parse_card(c) for c in h) for h in hands)
+        parsed = tuple(tuple(c if type(c) is Card else parse_card(c) for c in h) for h in hands)
         size = 13 * options.decks
         for seat, h in zip(Seat, parsed, strict=True):
             if len(h) != size:
                 raise DealError(f"{seat.english}'s hand has {len(h)} cards: each hand has {size}")
+        if options.decks == 1 and len({c.index for h in parsed for c in h}) == 52:
+            return parsed  # 52 cards, all different: each card exactly once
         counts = [0] * 52
         for h in parsed:
             for c in h:
@@ -181,7 +216,21 @@ class Deal:
 
     @property
     def is_over(self) -> bool:
-        return self.phase == Phase.OVER
+        return self.phase is Phase.OVER
+
+    @property
+    def tricks(self) -> list[Trick]:
+        """The finished tricks, in order."""
+        built = self._trick_objects
+        del built[len(self._raw_tricks):]
+        for leader, plays, winner, taker in self._raw_tricks[len(built):]:
+            built.append(Trick(
+                _SEATS[leader],
+                tuple((_SEATS[seat], tuple(ALL_CARDS[c] for c in p)) for seat, p in plays),
+                _SEATS[winner],
+                _SEATS[taker],
+            ))
+        return list(built)
 
     @property
     def current_trick(self) -> list[tuple[Seat, Play]]:
@@ -358,12 +407,16 @@ class Deal:
 
     # ------------------------------------------------------------------ legal plays (R4.3, R5)
 
-    def legal_plays(self) -> list[Play]:
+    def legal_plays(self) -> Sequence[Play]:
         """Every legal play of the player to move: single cards, and pairs in two-deck play."""
-        if self.phase != Phase.PLAY:
-            return []
+        if self.phase is not Phase.PLAY:
+            return ()
         if self._decks == 1:
-            return [_SINGLE_PLAYS[i] for i in _bits(self._legal_mask())]
+            m = self._legal
+            if m is None:
+                m = self._legal_mask()
+            plays = _PLAYS_OF_MASK.get(m)
+            return plays if plays is not None else _plays_of_mask(m)
         return [tuple(ALL_CARDS[c] for c in p) for p in self._cascade()[-1][1]]
 
     def legal_mask(self) -> int:
@@ -383,7 +436,7 @@ class Deal:
         hand = self._h1[s]
         restricted = self._r1[s]
         if not self._trick:
-            if self._must_lead_c2 and not self.tricks:
+            if self._must_lead_c2 and not self._raw_tricks:
                 cand = 1 << _C2
             else:
                 cand = hand
@@ -422,7 +475,7 @@ class Deal:
         if leading:
             cand = [_SINGLE[c] for c in _bits(h1)] + [(c, c) for c in _bits(h2)]
             stages.append(("shape", cand))
-            if self._must_lead_c2 and not self.tricks:
+            if self._must_lead_c2 and not self._raw_tricks:
                 cand = [p for p in cand if p[0] == _C2]
                 stages.append(("first_lead", cand))
         elif not self._pair:
@@ -518,12 +571,19 @@ class Deal:
 
     def play(self, cards: Card | str | Iterable[Card | str], seat: Seat | None = None) -> None:
         """Play a card (or a two-deck pair / two-card answer) for the player to move."""
-        if self._decks == 1 and isinstance(cards, Card) and seat is None and self.phase == Phase.PLAY:
-            if self._legal_mask() >> cards.index & 1:  # the hot path of playouts
-                self._apply((cards.index,))
+        m = self._legal  # known only in a one-deck position whose legal set was asked for
+        if m is not None and seat is None:
+            # The hot path of playouts: a play as returned by legal_plays(), or a Card.
+            c = cards[0] if type(cards) is tuple and len(cards) == 1 else cards
+            if type(c) is Card and m >> c.index & 1:
+                self._apply1(c.index)
                 return
         self.verify_play(cards, seat)
-        self._apply(self._normalize(cards))
+        play = self._normalize(cards)
+        if self._decks == 1:
+            self._apply1(play[0])
+        else:
+            self._apply(play)
 
     def _explain(self, s: int, play: tuple[int, ...]) -> str:
         who = Seat(s).english
@@ -570,25 +630,59 @@ class Deal:
                     f"{_plays_text(legal[:4])} (R5.2 discard_color)")
         return f"{text} is not a legal play now"
 
-    def _apply(self, play: tuple[int, ...]) -> None:
-        s = self._turn
+    def _save(self, s: int) -> None:
         self._undo.append((
-            s, self._h1[s], self._h2[s], self._r1[s], self._r2[s], self._trick, self._leader,
-            self._led, self._pair, self._offender, self._suits_led, self._unled_cards,
-            self._pig_taker, len(self.tricks), [len(c) for c in self._captured], self.phase,
+            s, self._h1[s], self._h2[s], self._r1[s], self._r2[s], self._trick, self._led,
+            self._pair, self._offender, self._suits_led, self._unled_cards, self._pig_taker,
+            self._leader, len(self._raw_tricks), self.phase,
         ))
         self._legal = None
-        leading = not self._trick
-        if leading:
-            self._led = _SUIT_OF[play[0]]
-            self._pair = len(play) == 2
-        elif self.options.discard_color == "penalty" and self._offender < 0:
+
+    def _apply1(self, c: int) -> None:
+        """One deck: play card ``c`` (already checked legal) for the player to move."""
+        s = self._turn
+        trick = self._trick
+        offender = self._offender
+        if trick and self._penalty and offender < 0:
+            # R5.2 penalty: a discard not of the led colour while the legal set held one.
+            colour = _COLOR_MASK[self._led] & ~SUIT_MASKS[self._led]
+            if not colour >> c & 1 and self._legal_mask() & colour:
+                offender = s
+        self._undo.append((
+            s, self._h1[s], 0, self._r1[s], 0, trick, self._led, False, self._offender,
+            self._suits_led, self._unled_cards, self._pig_taker, self._leader,
+            len(self._raw_tricks), self.phase,
+        ))
+        self._legal = None
+        self._offender = offender
+        bit = ~(1 << c)
+        self._h1[s] &= bit
+        self._r1[s] &= bit
+        if not trick:
+            self._led = _SUIT_OF[c]
+            self._pair = False
+        self._trick = (*trick, (s, _SINGLE[c]))
+        if len(trick) < 3:
+            self._turn = (s + 1) % 4 if self._cw else (s + 3) % 4
+        else:
+            self._finish_trick()
+
+    def _apply(self, play: tuple[int, ...]) -> None:
+        """Any deal: play ``play`` (already checked legal) for the player to move."""
+        s = self._turn
+        offender = self._offender
+        if self._trick and self._penalty and offender < 0:
             if _SUIT_OF[play[0]] != self._led or _SUIT_OF[play[-1]] != self._led:
                 # The offence is judged against the plays left by the earlier stages (R5.2).
                 allowed = self._cascade()[-1][1]
                 best = max(self._same_color_makeups(p) for p in allowed)
                 if self._same_color_makeups(play) < best:
-                    self._offender = s
+                    offender = s
+        self._save(s)
+        self._offender = offender
+        if not self._trick:
+            self._led = _SUIT_OF[play[0]]
+            self._pair = len(play) == 2
         h1, h2, r1, r2 = self._h1[s], self._h2[s], self._r1[s], self._r2[s]
         for c in set(play):
             bit = 1 << c
@@ -602,44 +696,41 @@ class Deal:
             r1 = r1 | bit if bound >= 1 else r1 & ~bit
             r2 = r2 | bit if bound >= 2 else r2 & ~bit
         self._h1[s], self._h2[s], self._r1[s], self._r2[s] = h1, h2, r1, r2
-        self._trick = [*self._trick, (s, play)]
+        self._trick = (*self._trick, (s, play))
         if len(self._trick) < 4:
             self._turn = (s + 1) % 4 if self._cw else (s + 3) % 4
-            return
-        self._finish_trick()
+        else:
+            self._finish_trick()
 
     def _finish_trick(self) -> None:
         led = self._led
-        best_seat, best = self._trick[0]
+        trick = self._trick
+        best_seat, best = trick[0]
         if not self._pair:
             hi = best[0]
-            for seat, p in self._trick[1:]:
+            for seat, p in trick[1:]:
                 c = p[0]
                 if c > hi and _SUIT_OF[c] == led:  # identical copies: the first played wins
                     hi, best_seat = c, seat
         else:
             key = self._pair_key(best)
-            for seat, p in self._trick[1:]:
+            for seat, p in trick[1:]:
                 if _SUIT_OF[p[0]] == led and _SUIT_OF[p[1]] == led:
                     k = self._pair_key(p)
                     if k > key:
                         key, best_seat = k, seat
         taker = self._offender if self._offender >= 0 else best_seat
-        cards = [c for _, p in self._trick for c in p]
-        for c in cards:
-            if _POINT[c]:
-                self._captured[taker].append(ALL_CARDS[c])
-                if c == QS.index and self._pig_taker < 0:
-                    self._pig_taker = taker
-        self.tricks.append(Trick(
-            Seat(self._leader),
-            tuple((Seat(seat), tuple(ALL_CARDS[c] for c in p)) for seat, p in self._trick),
-            Seat(best_seat),
-            Seat(taker),
-        ))
+        taken = self._captured[taker]
+        for _, p in trick:
+            for c in p:
+                if _POINT[c]:
+                    taken.append(ALL_CARDS[c])
+                    if c == _QS and self._pig_taker < 0:
+                        self._pig_taker = taker
+        self._raw_tricks.append((self._leader, trick, best_seat, taker))
         self._suits_led |= 1 << led
         self._unled_cards &= ~SUIT_MASKS[led]
-        self._trick = []
+        self._trick = ()
         self._leader = self._turn = best_seat
         self._led = -1
         self._pair = False
@@ -658,12 +749,14 @@ class Deal:
         """Take back the last play (for search); exposures cannot be taken back."""
         if not self._undo:
             raise IllegalPlayError("there is no play to take back")
-        (s, self._h1[s], self._h2[s], self._r1[s], self._r2[s], self._trick, self._leader,
-         self._led, self._pair, self._offender, self._suits_led, self._unled_cards,
-         self._pig_taker, n_tricks, lengths, self.phase) = self._undo.pop()
-        del self.tricks[n_tricks:]
-        for seat, n in enumerate(lengths):
-            del self._captured[seat][n:]
+        (s, self._h1[s], self._h2[s], self._r1[s], self._r2[s], self._trick, self._led,
+         self._pair, self._offender, self._suits_led, self._unled_cards, self._pig_taker,
+         self._leader, n_tricks, self.phase) = self._undo.pop()
+        if len(self._raw_tricks) > n_tricks:
+            _, plays, _, taker = self._raw_tricks.pop()
+            points = sum(1 for _, p in plays for c in p if _POINT[c])
+            if points:
+                del self._captured[taker][-points:]
         self._turn = s
         self._legal = None
         self._score = None

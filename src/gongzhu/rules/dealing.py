@@ -37,9 +37,8 @@ def deal_hands(
     deck = list(ALL_CARDS) * decks
     rng.shuffle(deck)
     hands: list[list[Card]] = [[], [], [], []]
-    order = dealing_order(first_receiver, clockwise)
-    for i, c in enumerate(deck):
-        hands[order[i % 4]].append(c)
+    for k, seat in enumerate(dealing_order(first_receiver, clockwise)):
+        hands[seat] = deck[k::4]  # the k-th receiver gets cards k, k+4, k+8 ...
     return hands
 
 

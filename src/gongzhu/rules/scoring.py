@@ -7,11 +7,10 @@ table scorekeeper (``gongzhu score``) both call it, so there is one scoring rule
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from gongzhu.rules.cards import AH, JD, QS, TC, Card, Rank, Seat, Suit
+from gongzhu.rules.cards import AH, ALL_CARDS, JD, QS, TC, Card, Seat, Suit
 from gongzhu.rules.model import Exposure
 from gongzhu.rules.options import Options
 
@@ -32,6 +31,13 @@ _HEARTS_BOOK = _HEARTS_STANDARD | {9: -9, 8: -8, 7: -7, 6: -6, 5: -5, 4: -10, 3:
 
 #: R4.5: the transformer's multiplier with two decks, by (copies exposed, copies taken).
 _TC_MULT_TWO_DECKS = {(0, 1): 2, (0, 2): 4, (1, 1): 4, (1, 2): 8, (2, 1): 4, (2, 2): 16}
+
+
+_QS, _JD, _TC, _AH = QS.index, JD.index, TC.index, AH.index
+_HEART_BY_INDEX = {
+    name: [table[c.rank] if c.suit == Suit.HEARTS else 0 for c in ALL_CARDS]
+    for name, table in (("standard", _HEARTS_STANDARD), ("book", _HEARTS_BOOK))
+}
 
 
 def heart_value(rank: int, table: str = "standard") -> int:
@@ -79,65 +85,71 @@ def raw_scores(
     ``dealt`` (the hands as dealt) is needed only with ``self_catch`` (R6.1).
     """
     decks = options.decks
-    exposures = list(exposures)
     # Per special card: one deck uses the exposure's value factor f (R10); two decks the number
     # of exposed copies e, with factor 2**e (R4.5).
-    factor: dict[Card, int] = {}
-    copies_exposed: Counter[Card] = Counter(e.card for e in exposures)
-    for special in (QS, JD, TC, AH):
-        if decks == 1:
-            kinds = [e.kind for e in exposures if e.card == special]
-            factor[special] = options.exposure_factor(kinds[0]) if kinds else 1
-        else:
-            factor[special] = 2 ** copies_exposed[special]
-    heart_mult = factor[AH]
-    self_caught: set[tuple[int, Card]] = set()
+    factor = {_QS: 1, _JD: 1, _TC: 1, _AH: 1}
+    copies_exposed = {_QS: 0, _JD: 0, _TC: 0, _AH: 0}
+    for e in exposures:
+        i = e.card.index
+        copies_exposed[i] += 1
+        factor[i] = options.exposure_factor(e.kind) if decks == 1 else 2 ** copies_exposed[i]
+    heart_mult = factor[_AH]
+    hearts_table = _HEART_BY_INDEX[options.heart_values]
+    dealt_to: dict[int, int] = {}
     if options.self_catch:
         if dealt is None:
             raise ValueError("self_catch scoring (R6.1) needs the hands as dealt")
-        for s, hand in enumerate(dealt):
-            for special in (QS, JD, TC, AH):
-                if special in hand:
-                    self_caught.add((s, special))
+        dealt_to = {c.index: s for s, hand in enumerate(dealt) for c in hand if c.index in factor}
 
     raws: list[int] = []
     events: list[tuple[Seat, str]] = []
     for s in range(4):
-        took = Counter(c for c in captured[s] if is_point_card(c))
         seat = Seat(s)
-        caught = {c for c in (QS, JD, TC, AH) if took[c] and (s, c) in self_caught}
-        for c in (QS, JD, TC, AH):
-            if c in caught:
-                events.append((seat, f"self_catch:{c.code}"))
-        hearts = [c for c in took.elements() if c.suit == Suit.HEARTS]
-        h = heart_mult * sum(heart_value(c.rank, options.heart_values) for c in hearts)
-        if AH in caught:  # R6.1 [interpretation]: doubles ♥A's own value only
-            h += heart_mult * heart_value(Rank.ACE, options.heart_values)
-        p = -100 * factor[QS] * took[QS] * (2 if QS in caught else 1)
-        sheep = 100 * factor[JD] * took[JD] * (2 if JD in caught else 1)
-        all_hearts = len(hearts) == 13 * decks
+        n_hearts = heart_sum = n_pig = n_sheep = t = 0
+        for c in captured[s]:
+            i = c.index
+            if 13 <= i < 26:
+                n_hearts += 1
+                heart_sum += hearts_table[i]
+            elif i == _QS:
+                n_pig += 1
+            elif i == _JD:
+                n_sheep += 1
+            elif i == _TC:
+                t += 1
+        took = {_QS: n_pig, _JD: n_sheep, _TC: t, _AH: 0}
+        caught = set()
+        if dealt_to:
+            took[_AH] = sum(1 for c in captured[s] if c.index == _AH)
+            caught = {i for i in (_QS, _JD, _TC, _AH) if took[i] and dealt_to[i] == s}
+            events += [(seat, f"self_catch:{ALL_CARDS[i].code}") for i in (_QS, _JD, _TC, _AH) if i in caught]
+        h = heart_mult * heart_sum
+        if _AH in caught:  # R6.1 [interpretation]: doubles ♥A's own value only
+            h += heart_mult * hearts_table[_AH]
+        p = -100 * factor[_QS] * n_pig * (2 if _QS in caught else 1)
+        sheep = 100 * factor[_JD] * n_sheep * (2 if _JD in caught else 1)
+        all_hearts = n_hearts == 13 * decks
         if all_hearts:  # 满红: the hearts part counts positive (R6 step 4)
             h = -h
             events.append((seat, "all_hearts"))
-        grand_slam = all_hearts and took[QS] == decks and took[JD] == decks and took[TC] == decks
+        grand_slam = all_hearts and n_pig == decks and n_sheep == decks and t == decks
         if grand_slam:  # 满贯: the pig counts positive too (R6 step 5)
             p = -p
             events.append((seat, "grand_slam"))
-        t = took[TC]
         if not t:
             raws.append(h + p + sheep)
             continue
-        tc_self = 2 if TC in caught else 1
-        if not hearts and not took[QS] and not took[JD]:  # transformer alone (R6 step 7)
-            raws.append(50 * t * factor[TC] * tc_self)
+        tc_self = 2 if _TC in caught else 1
+        if not n_hearts and not n_pig and not n_sheep:  # transformer alone (R6 step 7)
+            raws.append(50 * t * factor[_TC] * tc_self)
             events.append((seat, "transformer_alone"))
             continue
         if decks == 1:
-            mult = 2 * factor[TC] * tc_self
+            mult = 2 * factor[_TC] * tc_self
         elif grand_slam:  # R6.2 [interpretation]: ×2, doubled once more per exposed ♣10
-            mult = 2 * factor[TC]
+            mult = 2 * factor[_TC]
         else:
-            mult = _TC_MULT_TWO_DECKS[(copies_exposed[TC], t)]
+            mult = _TC_MULT_TWO_DECKS[(copies_exposed[_TC], t)]
         raws.append((h + p + sheep) * mult)
     return (raws[0], raws[1], raws[2], raws[3]), tuple(events)
 
