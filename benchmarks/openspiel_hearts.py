@@ -82,6 +82,32 @@ def openspiel_deals_per_second(seconds: float = 3.0, seed: int = 1) -> float | N
             return deals / (now - start)
 
 
+def openspiel_uniform_chance_deals_per_second(seconds: float = 3.0, seed: int = 1) -> float | None:
+    """As :func:`openspiel_deals_per_second`, but every chance node picks uniformly from
+    ``state.legal_actions()`` instead of sampling ``chance_outcomes()`` by probability.
+
+    That is valid only because Hearts deals uniformly; it is the fastest Python-driven loop
+    OpenSpiel allows, reported so the baseline is not flattered by the generic sampler.
+    """
+    if pyspiel is None:
+        return None
+    game = _load_game()
+    choice = random.Random(seed).choice
+    clock = time.perf_counter
+    deals = 0
+    start = clock()
+    deadline = start + seconds
+    while True:
+        state = game.new_initial_state()
+        state.apply_action(NO_PASS)
+        while not state.is_terminal():
+            state.apply_action(choice(state.legal_actions()))
+        deals += 1
+        now = clock()
+        if now >= deadline:
+            return deals / (now - start)
+
+
 def openspiel_cpp_deals_per_second(seconds: float = 3.0, seed: int = 1) -> float | None:
     """Random Hearts deals per second with the whole deal played in C++, or None without pyspiel.
 

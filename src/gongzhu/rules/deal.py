@@ -648,11 +648,11 @@ class Deal:
             colour = _COLOR_MASK[self._led] & ~SUIT_MASKS[self._led]
             if not colour >> c & 1 and self._legal_mask() & colour:
                 offender = s
-        self._undo.append((
-            s, self._h1[s], 0, self._r1[s], 0, trick, self._led, False, self._offender,
-            self._suits_led, self._unled_cards, self._pig_taker, self._leader,
-            len(self._raw_tricks), self.phase,
-        ))
+        if len(trick) < 3:
+            # A play inside the trick changes little: a short undo record.
+            self._undo.append((s, self._h1[s], self._r1[s], trick, self._led, self._offender))
+        else:
+            self._save(s)
         self._legal = None
         self._offender = offender
         bit = ~(1 << c)
@@ -749,6 +749,11 @@ class Deal:
         """Take back the last play (for search); exposures cannot be taken back."""
         if not self._undo:
             raise IllegalPlayError("there is no play to take back")
+        if len(self._undo[-1]) == 6:  # a one-deck play that did not finish its trick
+            s, self._h1[s], self._r1[s], self._trick, self._led, self._offender = self._undo.pop()
+            self._turn = s
+            self._legal = None
+            return
         (s, self._h1[s], self._h2[s], self._r1[s], self._r2[s], self._trick, self._led,
          self._pair, self._offender, self._suits_led, self._unled_cards, self._pig_taker,
          self._leader, n_tricks, self.phase) = self._undo.pop()
