@@ -48,6 +48,7 @@ _SINGLE: list[tuple[int, ...]] = [(i,) for i in range(52)]
 _SINGLE_PLAYS: list[Play] = [(c,) for c in ALL_CARDS]
 _SUIT_NAMES = ("spade", "heart", "club", "diamond")
 _SEATS = tuple(Seat)
+_KIND_ZH = {"shown": "明", "first": "首明", "hidden": "暗卖", "auto": "逼明"}
 # One-deck legal sets within one suit (most of them: following) -> their plays, filled on use.
 _PLAYS_OF_MASK: dict[int, tuple[Play, ...]] = {}
 
@@ -336,13 +337,14 @@ class Deal:
                     raise IllegalPlayError(
                         f"exposure={self.options.exposure}: players do not choose exposures (R4.4)"
                     )
-                if kind == "first":
+                if kind == "first" and self.options.exposure == "first_card":
                     raise IllegalPlayError(
                         f"{c.pretty} was not {seat.english}'s first dealt card: 首明 is only for the "
                         "first card received (R4.4)"
                     )
+                zh = _KIND_ZH.get(kind, "?")
                 raise IllegalPlayError(
-                    f"exposure kind {kind!r} is not allowed under exposure={self.options.exposure}: "
+                    f"exposure kind {kind!r} ({zh}) is not allowed under exposure={self.options.exposure}: "
                     f"use {' or '.join(kinds)} (R4.4, R10)"
                 )
             if kind == "first" and any(k == "first" for d, k in out):

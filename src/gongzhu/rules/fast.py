@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from gongzhu.rules import _fastplay as _c
+import gongzhu.rules._fastplay as _c
 from gongzhu.rules.cards import EXPOSABLE, JD, Card
 from gongzhu.rules.deal import Deal, Phase
 from gongzhu.rules.model import Exposure

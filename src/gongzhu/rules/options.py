@@ -75,8 +75,9 @@ class Options:
             if type(value) is not int or value < 1:
                 raise OptionError(f"option {key} must be a positive integer, not {_text(value)}")
         if self.match_end not in ("loser", "either"):
-            n = self.match_end.removeprefix("deals:") if isinstance(self.match_end, str) else ""
-            if not (self.match_end.startswith("deals:") and n.isdigit() and int(n) > 0):
+            end = self.match_end if isinstance(self.match_end, str) else ""
+            n = end.removeprefix("deals:")
+            if not (end.startswith("deals:") and n.isdigit() and int(n) > 0):
                 raise OptionError(
                     f"option match_end cannot be {_text(self.match_end)}: "
                     "choose loser, either or deals:N with N a positive integer"
