@@ -31,14 +31,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from openspiel_hearts import (  # noqa: E402
+from gongzhu.rules import (
+    Deal,
+    Options,
+    fast,
+)
+from openspiel_hearts import (
     openspiel_cpp_deals_per_second,
     openspiel_deals_per_second,
     openspiel_uniform_chance_deals_per_second,
 )
-
-from gongzhu.rules import Deal, Options  # noqa: E402
-from gongzhu.rules import fast  # noqa: E402
 
 
 def public_api_deals_per_second(seconds: float, seed: int = 1) -> float:

@@ -4,22 +4,33 @@ Pure computation, no I/O.  This package imports nothing from the rest of ``gongz
 other layer (records, players, command line, servers) builds on it and none re-implements a rule.
 """
 
-from gongzhu.rules.cards import AH, ALL_CARDS, EXPOSABLE, JD, QS, TC, Card, Rank, Seat, Suit, parse_card, parse_cards
+from gongzhu.rules.cards import (
+    AH,
+    ALL_CARDS,
+    EXPOSABLE,
+    JD,
+    QS,
+    TC,
+    Card,
+    Rank,
+    Seat,
+    Suit,
+    parse_card,
+    parse_cards,
+)
 from gongzhu.rules.deal import Deal, Phase
 from gongzhu.rules.dealing import deal_hands, deal_seed, next_seat
 from gongzhu.rules.errors import CardError, DealError, GongzhuError, IllegalPlayError, OptionError
+from gongzhu.rules.match import TITLES, Match, MatchOutcome, match_over, title_for
 from gongzhu.rules.model import Exposure, Play, Trick
 from gongzhu.rules.options import OPTION_KEYS, PRESETS, Options, parse_option_assignment, resolve_options
 from gongzhu.rules.scoring import DealScore, raw_scores, results, score_deal
 
 __all__ = [
-    "AH", "ALL_CARDS", "EXPOSABLE", "JD", "OPTION_KEYS", "PRESETS", "QS", "TC",
+    "AH", "ALL_CARDS", "EXPOSABLE", "JD", "OPTION_KEYS", "PRESETS", "QS", "TC", "TITLES",
     "Card", "CardError", "Deal", "DealError", "DealScore", "Exposure", "GongzhuError",
-    "IllegalPlayError", "OptionError", "Options", "Phase", "Play", "Rank", "Seat", "Suit", "Trick",
-    "deal_hands", "deal_seed", "next_seat", "parse_card", "parse_cards", "parse_option_assignment",
-    "raw_scores", "resolve_options", "results", "score_deal",
+    "IllegalPlayError", "Match", "MatchOutcome", "OptionError", "Options", "Phase", "Play", "Rank",
+    "Seat", "Suit", "Trick", "deal_hands", "deal_seed", "match_over", "next_seat", "parse_card",
+    "parse_cards", "parse_option_assignment", "raw_scores", "resolve_options", "results",
+    "score_deal", "title_for",
 ]
-
-from gongzhu.rules.match import TITLES, Match, MatchOutcome, match_over, title_for  # noqa: E402
-
-__all__ += ["TITLES", "Match", "MatchOutcome", "match_over", "title_for"]

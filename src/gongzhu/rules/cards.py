@@ -16,8 +16,8 @@ from enum import IntEnum
 from gongzhu.rules.errors import CardError
 
 __all__ = [
-    "ALL_CARDS",
     "AH",
+    "ALL_CARDS",
     "EXPOSABLE",
     "JD",
     "POINT_CARDS_MASK",

@@ -673,13 +673,12 @@ class Deal:
         """Any deal: play ``play`` (already checked legal) for the player to move."""
         s = self._turn
         offender = self._offender
-        if self._trick and self._penalty and offender < 0:
-            if _SUIT_OF[play[0]] != self._led or _SUIT_OF[play[-1]] != self._led:
-                # The offence is judged against the plays left by the earlier stages (R5.2).
-                allowed = self._cascade()[-1][1]
-                best = max(self._same_color_makeups(p) for p in allowed)
-                if self._same_color_makeups(play) < best:
-                    offender = s
+        makeup = _SUIT_OF[play[0]] != self._led or _SUIT_OF[play[-1]] != self._led
+        if self._trick and self._penalty and offender < 0 and makeup:
+            # The offence is judged against the plays left by the earlier stages (R5.2).
+            allowed = self._cascade()[-1][1]
+            if self._same_color_makeups(play) < max(self._same_color_makeups(p) for p in allowed):
+                offender = s
         self._save(s)
         self._offender = offender
         if not self._trick:
