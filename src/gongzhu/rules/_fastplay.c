@@ -156,6 +156,16 @@ static inline int kth_bit(uint64_t m, uint32_t k)
 
 /* ------------------------------------------------------------------ rules */
 
+/* Cards of the suits not yet led in a finished trick (Deal._unled_cards). */
+static inline uint64_t unled_cards(unsigned suits_led)
+{
+    uint64_t m = 0;
+    for (int u = 0; u < 4; u++)
+        if (!(suits_led >> u & 1))
+            m |= SUIT_MASK(u);
+    return m;
+}
+
 /* R5.2 then R4.3 then discard colour, each only if it leaves a card (Deal._legal_mask). */
 static inline uint64_t fp_legal(const FpPos *p)
 {
@@ -166,10 +176,7 @@ static inline uint64_t fp_legal(const FpPos *p)
     if (p->n_trick == 0) {
         if (p->must_c2) /* R5.1 club2_must */
             return hand & (1ULL << CARD_C2);
-        uint64_t unled = 0;
-        for (int u = 0; u < 4; u++)
-            if (!(p->suits_led >> u & 1))
-                unled |= SUIT_MASK(u);
+        uint64_t unled = unled_cards(p->suits_led);
         cand = hand;
         x = cand & ~(restricted & unled); /* R4.3: not in the first trick of its suit */
         return x ? x : cand;
@@ -186,10 +193,7 @@ static inline uint64_t fp_legal(const FpPos *p)
     }
     cand = hand; /* 断门: a discard */
     if (p->edbsl) { /* R4.3 tournament rule: no exposed discard before its suit was led */
-        uint64_t unled = 0;
-        for (int u = 0; u < 4; u++)
-            if (!(p->suits_led >> u & 1))
-                unled |= SUIT_MASK(u);
+        uint64_t unled = unled_cards(p->suits_led);
         x = cand & ~(restricted & unled);
         if (x)
             cand = x;
