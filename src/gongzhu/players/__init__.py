@@ -3,3 +3,8 @@
 
 May import ``gongzhu.rules``; the rules core never imports this package.
 """
+
+from gongzhu.players.base import Player
+from gongzhu.players.random_player import RandomPlayer
+
+__all__ = ["Player", "RandomPlayer"]
