@@ -261,10 +261,7 @@ class TerminalGame:
                 self.say()
                 trick_no = t("trick", lang, n=len(deal.tricks) + 1)
                 self.say(self.label(trick_no) + t("leads", lang, seat=self.who(seat)))
-            if seat == self.seat:
-                play = self.ask_play(deal)
-            else:
-                play = self.players[seat].choose_play(deal, seat)
+            play = self.ask_play(deal) if seat == self.seat else self.players[seat].choose_play(deal, seat)
             tricks = len(deal.tricks)
             deal.play(play, seat)
             self.say(phrase("plays", lang, seat=self.who(seat), cards=self.play_text(play)))
