@@ -1,0 +1,132 @@
+"""``gongzhu replay FILE``: re-check a file of deal records (R11) and show them trick by trick.
+
+Every record is replayed through the rules engine (:mod:`gongzhu.records.replay`): every play
+must be legal, every trick winner and every score right, and every later deal of a match must be
+dealt first to and led by the previous deal's pig-taker (R3, R5.1).  Exit status: 0 when all
+records check out, 1 at the first bad record (its line, match and deal_index and the reason go to
+stderr), 2 when the file cannot be read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import IO, Any
+
+from gongzhu.cli.text import LANGS, cards_text, event_text, kind_text, seat_text, t
+from gongzhu.records.format import RecordError
+from gongzhu.records.read import load_records
+from gongzhu.records.replay import CheckedDeal, check_records
+from gongzhu.rules.cards import Card, Seat
+
+__all__ = ["format_deal", "register", "run"]
+
+#: Words this command needs beyond those of gongzhu.cli.text: (zh, en).
+_MORE: dict[str, tuple[str, str]] = {
+    "header": ("{deal}（对局 {match}，第{line}行，预设 {preset}）",
+               "{deal} (match {match}, line {line}, preset {preset})"),
+    "events": ("特殊", "Events"),
+    "summary": ("共{deals}副、{matches}局：{ok}", "{deals} deal(s) in {matches} match(es): {ok}"),
+    "none": ("无", "none"),
+}
+
+
+def _w(key: str, lang: str, **fields: object) -> str:
+    zh, en = _MORE[key]
+    return (zh if lang == "zh" else en).format(**fields)
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "replay",
+        help="re-check a file of deal records (JSON Lines) and show it trick by trick",
+        description="Replay every gongzhu-deal/1 record (R11) of FILE through the rules: every "
+        "play legal, every winner and score right, every later deal led by the previous "
+        "pig-taker. Exit 0 if all records check out, 1 at the first bad record, 2 if FILE "
+        "cannot be read.",
+    )
+    p.add_argument("file", metavar="FILE", help="JSON Lines file of deal records; - reads stdin")
+    p.add_argument("--lang", choices=LANGS, default="en",
+                   help="language of the account (default en)")
+    p.add_argument("--quiet", action="store_true", help="print only the summary")
+    p.add_argument("--check-seed", action="store_true",
+                   help="also check that each record's seed deals its hands with this engine's dealer (R3)")
+    p.set_defaults(run=run)
+
+
+def _sorted_hand(cards: tuple[Card, ...]) -> list[Card]:
+    """Grouped by suit (♠ ♥ ♣ ♦), high to low."""
+    return sorted(cards, key=lambda c: (c.suit, -c.rank))
+
+
+def _seat_scores(values: tuple[int, int, int, int], lang: str) -> str:
+    return "  ".join(f"{seat_text(s, lang)} {values[s]:+d}" if values[s] else
+                     f"{seat_text(s, lang)} 0" for s in Seat)
+
+
+def format_deal(checked: CheckedDeal, lang: str = "en") -> list[str]:
+    """A readable account of one checked deal: hands, exposures, every trick, scores."""
+    rec, deal = checked.record, checked.deal
+    sep = "：" if lang == "zh" else ": "
+    comma = "，" if lang == "zh" else ", "
+    out = [_w("header", lang, deal=t("deal", lang, n=rec.deal_index + 1), match=rec.match,
+              line=checked.line, preset=rec.preset if rec.preset is not None else "-")]
+    for s in Seat:
+        out.append(f"  {seat_text(s, lang)}{sep}{cards_text(_sorted_hand(rec.hands[s]), lang)}")
+    if deal.exposures:
+        shown = comma.join(
+            f"{seat_text(e.seat, lang)} {e.card.pretty} ({kind_text(e.kind, lang)})"
+            for e in deal.exposures
+        )
+    else:
+        shown = t("no_exposures", lang)
+    out.append(f"  {t('exposures', lang)}{sep}{shown}")
+    for i, trick in enumerate(deal.tricks, start=1):
+        plays = comma.join(f"{seat_text(s, lang)} {cards_text(p, lang)}" for s, p in trick.plays)
+        leads = t("leads", lang, seat=seat_text(trick.leader, lang))
+        wins = t("wins", lang, seat=seat_text(trick.winner, lang))
+        line = f"  {t('trick', lang, n=i)}{sep}{leads} — {plays} → {wins}"
+        if trick.taker != trick.winner:
+            line += f"{comma}{t('takes', lang, seat=seat_text(trick.taker, lang))}"
+        out.append(line)
+    score = deal.score
+    taken = comma.join(
+        f"{seat_text(s, lang)} {cards_text(_sorted_hand(tuple(deal.captured(s))), lang)}"
+        for s in Seat
+    )
+    out.append(f"  {t('captured', lang)}{sep}{taken}")
+    out.append(f"  {t('raw', lang)}{sep}{_seat_scores(score.raw, lang)}")
+    out.append(f"  {t('final', lang)}{sep}{_seat_scores(score.final, lang)}")
+    events = comma.join(f"{seat_text(s, lang)} {event_text(e, lang)}" for s, e in score.events)
+    out.append(f"  {_w('events', lang)}{sep}{events or _w('none', lang)}")
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    lang: str = args.lang
+    name: str = args.file
+    source: Path | IO[str] = sys.stdin if name == "-" else Path(name)
+    shown = "stdin" if name == "-" else name
+    deals = 0
+    matches: set[str] = set()
+    try:
+        for checked in check_records(load_records(source), check_seed=args.check_seed):
+            deals += 1
+            matches.add(checked.record.match)
+            if not args.quiet:
+                print("\n".join(format_deal(checked, lang)))
+                print()
+    except RecordError as e:
+        print(f"gongzhu replay: {shown}: {e}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:  # e.g. piped into `head`: stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+    except (OSError, UnicodeDecodeError) as e:
+        print(f"gongzhu replay: cannot read {shown}: {e}", file=sys.stderr)
+        return 2
+    print(_w("summary", lang, deals=deals, matches=len(matches), ok=t("ok", lang)))
+    return 0
