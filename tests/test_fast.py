@@ -109,6 +109,7 @@ def make_deal(
 
 
 def snapshot(deal: Deal) -> tuple[Any, ...]:
+    deal._sync()  # one-deck play runs on the deal's C board: pull its position into the fields
     return (
         list(deal._h1), list(deal._r1), list(deal._trick), deal._turn, deal._leader, deal._led,
         deal._offender, deal._suits_led, deal._must_lead_c2, len(deal.tricks),
@@ -322,7 +323,7 @@ def test_fast_position_checks() -> None:
         FastPosition(bytes(136))
     with pytest.raises(ValueError, match="policy"):
         pos.playout_trace(1, policy=99)
-    assert pos.turn == deal._turn
+    assert pos.turn == deal.turn
     assert "FastPosition" in repr(pos)
 
 

@@ -208,8 +208,18 @@ static inline uint64_t fp_legal(const FpPos *p)
 
 static inline int fp_is_over(const FpPos *p) { return p->n_trick == 0 && p->hand[p->turn] == 0; }
 
-/* Play card c (which must be in `legal`, the legal set of the position) for the player to move. */
-static inline void fp_apply(FpPos *p, int c, uint64_t legal)
+/* A finished trick, as the Board type records it (history). */
+typedef struct {
+    uint8_t card[4]; /* in playing order; seat of card i = (leader + i * step) % 4 */
+    int8_t leader;
+    int8_t winner;
+    int8_t taker; /* who took the point cards: the R5.2 penalty offender, else the winner */
+    uint8_t pad;
+} FpTrick;
+
+/* Play card c (which must be in `legal`, the legal set of the position) for the player to move.
+ * Returns 1 if the card finished a trick (then written to *done when done is not NULL), else 0. */
+static inline int fp_apply_rec(FpPos *p, int c, uint64_t legal, FpTrick *done)
 {
     int s = p->turn;
     uint64_t bit = 1ULL << c;
@@ -229,7 +239,7 @@ static inline void fp_apply(FpPos *p, int c, uint64_t legal)
     p->n_trick++;
     if (p->n_trick < 4) {
         p->turn = (int8_t)((s + p->step) & 3);
-        return;
+        return 0;
     }
     /* The trick is complete: the highest card of the led suit wins (R5.2). */
     int led = p->led;
@@ -245,6 +255,13 @@ static inline void fp_apply(FpPos *p, int c, uint64_t legal)
     }
     int winner = (p->leader + best_i * p->step) & 3;
     int taker = p->offender >= 0 ? p->offender : winner;
+    if (done) {
+        memcpy(done->card, p->trick_card, sizeof done->card);
+        done->leader = p->leader;
+        done->winner = (int8_t)winner;
+        done->taker = (int8_t)taker;
+        done->pad = 0;
+    }
     p->captured[taker] |= points & POINT_MASK;
     p->suits_led |= (uint8_t)(1u << led);
     memset(p->trick_card, 0, sizeof p->trick_card); /* equal positions, equal bytes */
@@ -252,7 +269,10 @@ static inline void fp_apply(FpPos *p, int c, uint64_t legal)
     p->led = -1;
     p->offender = -1;
     p->leader = p->turn = (int8_t)winner;
+    return 1;
 }
+
+static inline void fp_apply(FpPos *p, int c, uint64_t legal) { (void)fp_apply_rec(p, c, legal, NULL); }
 
 /* R6 (one deck) with R6.1 self-catch, R2 heart tables and R10 exposure factors;
  * a transcription of scoring.raw_scores for decks=1. */
@@ -946,6 +966,455 @@ static PyObject *py_random_deals(PyObject *self, PyObject *args)
                          (long long)sums[3], (long long)deals);
 }
 
+/* ------------------------------------------------------------------ the Board type */
+
+/*
+ * Board: a mutable one-deck play-phase state for gongzhu.rules.deal.Deal (legal plays, play,
+ * undo at the cost of one C call each).  The rules are fp_legal / fp_apply_rec; the Board adds
+ * the legal-set cache, the undo stack (the position before each play) and the finished tricks.
+ * It holds no Python object, so it needs no GC support.  Scoring fields of FpPos are neutral.
+ */
+
+#define BOARD_MAX_PLAYS 52
+
+typedef struct {
+    PyObject_HEAD
+    FpPos pos;           /* the position now */
+    uint64_t legal;      /* fp_legal(&pos) (0 once over) when legal_ok */
+    uint64_t version;    /* +1 on every successful play and undo */
+    int legal_ok;
+    int n_plays;         /* plays made since construction; n_plays / 4 tricks are finished */
+    FpTrick hist[BOARD_MAX_PLAYS / 4];
+    FpPos stack[BOARD_MAX_PLAYS]; /* stack[i]: the position before play i (kept last: copy()
+                                   * copies only the n_plays entries in use) */
+} BoardObject;
+
+static PyTypeObject BoardType;
+
+static inline uint64_t board_legal(BoardObject *b)
+{
+    if (!b->legal_ok) {
+        b->legal = fp_is_over(&b->pos) ? 0 : fp_legal(&b->pos);
+        b->legal_ok = 1;
+    }
+    return b->legal;
+}
+
+/* Read a sequence of four 52-bit masks. */
+static int board_masks(PyObject *obj, uint64_t out[4], const char *what)
+{
+    if (PyUnicode_Check(obj) || PyBytes_Check(obj) || !PySequence_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "Board: %s must be a sequence of 4 int card masks, not %.100s",
+                     what, Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    PyObject *seq = PySequence_Fast(obj, "Board: expected a sequence");
+    if (!seq)
+        return -1;
+    if (PySequence_Fast_GET_SIZE(seq) != 4) {
+        PyErr_Format(PyExc_ValueError, "Board: %s must hold 4 masks (N, E, S, W), not %zd", what,
+                     PySequence_Fast_GET_SIZE(seq));
+        Py_DECREF(seq);
+        return -1;
+    }
+    for (int i = 0; i < 4; i++) {
+        PyObject *v = PySequence_Fast_GET_ITEM(seq, i);
+        if (!PyLong_Check(v) || PyBool_Check(v)) {
+            PyErr_Format(PyExc_TypeError, "Board: %s[%d] must be an int card mask, not %.100s",
+                         what, i, Py_TYPE(v)->tp_name);
+            Py_DECREF(seq);
+            return -1;
+        }
+        int overflow;
+        long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+        if (x == -1 && PyErr_Occurred()) {
+            Py_DECREF(seq);
+            return -1;
+        }
+        if (overflow || x < 0 || ((uint64_t)x & ~ALL_CARDS_MASK)) {
+            PyErr_Format(PyExc_ValueError,
+                         "Board: %s[%d] is not a card mask (an int of 52 bits, 0 <= m < 2**52)",
+                         what, i);
+            Py_DECREF(seq);
+            return -1;
+        }
+        out[i] = (uint64_t)x;
+    }
+    Py_DECREF(seq);
+    return 0;
+}
+
+static PyObject *Board_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"hands", "restricted", "leader", "must_lead_c2", "clockwise",
+                             "exposed_discard_before_suit_led", "discard_color", NULL};
+    PyObject *hands_obj, *restr_obj, *leader_obj, *dcolor_obj;
+    int must_c2, clockwise, edbsl;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOpppO:Board", kwlist, &hands_obj, &restr_obj,
+                                     &leader_obj, &must_c2, &clockwise, &edbsl, &dcolor_obj))
+        return NULL;
+    uint64_t hand[4], restr[4];
+    if (board_masks(hands_obj, hand, "hands") < 0 || board_masks(restr_obj, restr, "restricted") < 0)
+        return NULL;
+    if (!PyLong_Check(leader_obj) || PyBool_Check(leader_obj)) {
+        PyErr_Format(PyExc_TypeError, "Board: leader must be an int seat 0..3, not %.100s",
+                     Py_TYPE(leader_obj)->tp_name);
+        return NULL;
+    }
+    if (!PyLong_Check(dcolor_obj) || PyBool_Check(dcolor_obj)) {
+        PyErr_Format(PyExc_TypeError,
+                     "Board: discard_color must be an int (0 off, 1 enforce, 2 penalty), not %.100s",
+                     Py_TYPE(dcolor_obj)->tp_name);
+        return NULL;
+    }
+    int overflow;
+    long leader = PyLong_AsLongAndOverflow(leader_obj, &overflow);
+    if (leader == -1 && PyErr_Occurred())
+        return NULL;
+    if (overflow || leader < 0 || leader > 3) {
+        PyErr_SetString(PyExc_ValueError, "Board: leader must be a seat 0..3 (N E S W)");
+        return NULL;
+    }
+    long dcolor = PyLong_AsLongAndOverflow(dcolor_obj, &overflow);
+    if (dcolor == -1 && PyErr_Occurred())
+        return NULL;
+    if (overflow || dcolor < COLOR_OFF || dcolor > COLOR_PENALTY) {
+        PyErr_SetString(PyExc_ValueError,
+                        "Board: discard_color must be 0 (off), 1 (enforce) or 2 (penalty)");
+        return NULL;
+    }
+    uint64_t seen = 0;
+    int count = __builtin_popcountll(hand[0]);
+    for (int s = 0; s < 4; s++) {
+        if (seen & hand[s]) {
+            PyErr_Format(PyExc_ValueError, "Board: hands[%d] shares cards with another hand", s);
+            return NULL;
+        }
+        seen |= hand[s];
+        if (__builtin_popcountll(hand[s]) != count || count > 13) {
+            PyErr_SetString(PyExc_ValueError,
+                            "Board: the four hands must hold the same number of cards, at most 13");
+            return NULL;
+        }
+        if (restr[s] & ~hand[s]) {
+            PyErr_Format(PyExc_ValueError,
+                         "Board: restricted[%d] has cards that hands[%d] does not hold", s, s);
+            return NULL;
+        }
+    }
+    if (must_c2 && count > 0 && !(hand[leader] >> CARD_C2 & 1)) {
+        PyErr_SetString(PyExc_ValueError,
+                        "Board: must_lead_c2 needs the leader to hold the ♣2 (R5.1)");
+        return NULL;
+    }
+    BoardObject *b = (BoardObject *)type->tp_alloc(type, 0);
+    if (!b)
+        return NULL;
+    FpPos *p = &b->pos;
+    memset(p, 0, sizeof *p);
+    p->magic = FP_MAGIC;
+    for (int s = 0; s < 4; s++) {
+        p->hand[s] = hand[s];
+        p->restr[s] = restr[s];
+        p->captured[s] = 0;
+        p->factor[s] = 1;   /* scoring fields: neutral */
+        p->dealt_to[s] = 0;
+    }
+    p->n_trick = 0;
+    p->leader = p->turn = (int8_t)leader;
+    p->led = -1;
+    p->offender = -1;
+    p->suits_led = 0;
+    p->must_c2 = (uint8_t)(must_c2 && count > 0);
+    p->step = clockwise ? 1 : 3;
+    p->edbsl = (uint8_t)edbsl;
+    p->discard_color = (uint8_t)dcolor;
+    b->legal = 0;
+    b->legal_ok = 0;
+    b->version = 0;
+    b->n_plays = 0;
+    return (PyObject *)b;
+}
+
+static void Board_dealloc(PyObject *self) { Py_TYPE(self)->tp_free(self); }
+
+static PyObject *Board_legal_mask(PyObject *self, PyObject *noargs)
+{
+    (void)noargs;
+    return PyLong_FromUnsignedLongLong(board_legal((BoardObject *)self));
+}
+
+static PyObject *Board_play(PyObject *self, PyObject *arg)
+{
+    BoardObject *b = (BoardObject *)self;
+    long c;
+    if (PyLong_CheckExact(arg)) {
+        int overflow;
+        c = PyLong_AsLongAndOverflow(arg, &overflow);
+        if (overflow)
+            c = -1;
+    } else if (PyLong_Check(arg) && !PyBool_Check(arg)) {
+        int overflow;
+        c = PyLong_AsLongAndOverflow(arg, &overflow);
+        if (c == -1 && PyErr_Occurred())
+            return NULL;
+        if (overflow)
+            c = -1;
+    } else {
+        PyErr_Format(PyExc_TypeError, "Board.play: the card is an int index 0..51, not %.100s",
+                     Py_TYPE(arg)->tp_name);
+        return NULL;
+    }
+    if (c < 0 || c > 51) {
+        PyErr_SetString(PyExc_ValueError, "Board.play: card index out of range (0..51)");
+        return NULL;
+    }
+    uint64_t legal = board_legal(b);
+    if (!(legal >> c & 1))
+        return PyLong_FromLong(-1);
+    b->stack[b->n_plays] = b->pos;
+    int done = fp_apply_rec(&b->pos, (int)c, legal, &b->hist[b->n_plays >> 2]);
+    b->n_plays++;
+    b->version++;
+    b->legal_ok = 0;
+    if (!done)
+        return PyLong_FromLong(0);
+    return PyLong_FromLong(b->pos.hand[b->pos.turn] ? 1 : 2);
+}
+
+static PyObject *Board_undo(PyObject *self, PyObject *noargs)
+{
+    (void)noargs;
+    BoardObject *b = (BoardObject *)self;
+    if (b->n_plays == 0)
+        Py_RETURN_FALSE;
+    b->n_plays--;
+    b->pos = b->stack[b->n_plays];
+    b->version++;
+    b->legal_ok = 0;
+    Py_RETURN_TRUE;
+}
+
+static PyObject *board_mask4(const uint64_t m[4])
+{
+    return Py_BuildValue("(KKKK)", (unsigned long long)m[0], (unsigned long long)m[1],
+                         (unsigned long long)m[2], (unsigned long long)m[3]);
+}
+
+static PyObject *Board_hands(PyObject *self, PyObject *noargs)
+{
+    (void)noargs;
+    return board_mask4(((BoardObject *)self)->pos.hand);
+}
+
+static PyObject *Board_restricted(PyObject *self, PyObject *noargs)
+{
+    (void)noargs;
+    return board_mask4(((BoardObject *)self)->pos.restr);
+}
+
+static PyObject *Board_captured(PyObject *self, PyObject *noargs)
+{
+    (void)noargs;
+    return board_mask4(((BoardObject *)self)->pos.captured);
+}
+
+/* ((seat, card), ...) for n cards of a trick led by `leader`. */
+static PyObject *board_plays(const uint8_t *cards, int n, int leader, int step)
+{
+    PyObject *t = PyTuple_New(n);
+    if (!t)
+        return NULL;
+    for (int i = 0; i < n; i++) {
+        PyObject *pair = Py_BuildValue("(ii)", (leader + i * step) & 3, (int)cards[i]);
+        if (!pair) {
+            Py_DECREF(t);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(t, i, pair);
+    }
+    return t;
+}
+
+static PyObject *Board_trick(PyObject *self, PyObject *noargs)
+{
+    (void)noargs;
+    const FpPos *p = &((BoardObject *)self)->pos;
+    return board_plays(p->trick_card, p->n_trick, p->leader, p->step);
+}
+
+static PyObject *Board_history(PyObject *self, PyObject *noargs)
+{
+    (void)noargs;
+    BoardObject *b = (BoardObject *)self;
+    int n = b->n_plays / 4;
+    PyObject *t = PyTuple_New(n);
+    if (!t)
+        return NULL;
+    for (int i = 0; i < n; i++) {
+        const FpTrick *h = &b->hist[i];
+        PyObject *plays = board_plays(h->card, 4, h->leader, b->pos.step);
+        if (!plays) {
+            Py_DECREF(t);
+            return NULL;
+        }
+        PyObject *rec = Py_BuildValue("(iNii)", (int)h->leader, plays, (int)h->winner,
+                                      (int)h->taker);
+        if (!rec) {
+            Py_DECREF(t);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(t, i, rec);
+    }
+    return t;
+}
+
+static PyObject *Board_copy(PyObject *self, PyObject *noargs)
+{
+    (void)noargs;
+    BoardObject *b = (BoardObject *)self;
+    BoardObject *c = (BoardObject *)Py_TYPE(self)->tp_alloc(Py_TYPE(self), 0);
+    if (!c)
+        return NULL;
+    c->pos = b->pos;
+    c->legal = b->legal;
+    c->version = b->version;
+    c->legal_ok = b->legal_ok;
+    c->n_plays = b->n_plays;
+    memcpy(c->hist, b->hist, sizeof c->hist);
+    memcpy(c->stack, b->stack, (size_t)b->n_plays * sizeof(FpPos));
+    return (PyObject *)c;
+}
+
+static PyObject *Board_deepcopy(PyObject *self, PyObject *memo)
+{
+    (void)memo;
+    return Board_copy(self, NULL);
+}
+
+static PyObject *Board_repr(PyObject *self)
+{
+    BoardObject *b = (BoardObject *)self;
+    if (fp_is_over(&b->pos))
+        return PyUnicode_FromFormat("<Board over plays=%d>", b->n_plays);
+    return PyUnicode_FromFormat("<Board turn=%d plays=%d>", (int)b->pos.turn, b->n_plays);
+}
+
+static PyObject *Board_get_turn(PyObject *self, void *closure)
+{
+    (void)closure;
+    return PyLong_FromLong(((BoardObject *)self)->pos.turn);
+}
+
+static PyObject *Board_get_leader(PyObject *self, void *closure)
+{
+    (void)closure;
+    return PyLong_FromLong(((BoardObject *)self)->pos.leader);
+}
+
+static PyObject *Board_get_led(PyObject *self, void *closure)
+{
+    (void)closure;
+    const FpPos *p = &((BoardObject *)self)->pos;
+    return PyLong_FromLong(p->n_trick ? p->led : -1);
+}
+
+static PyObject *Board_get_suits_led(PyObject *self, void *closure)
+{
+    (void)closure;
+    return PyLong_FromLong(((BoardObject *)self)->pos.suits_led);
+}
+
+static PyObject *Board_get_offender(PyObject *self, void *closure)
+{
+    (void)closure;
+    return PyLong_FromLong(((BoardObject *)self)->pos.offender);
+}
+
+static PyObject *Board_get_pig_taker(PyObject *self, void *closure)
+{
+    (void)closure;
+    const FpPos *p = &((BoardObject *)self)->pos;
+    for (int s = 0; s < 4; s++) /* one deck: ♠Q is a point card, so its taker captured it */
+        if (p->captured[s] >> CARD_QS & 1)
+            return PyLong_FromLong(s);
+    return PyLong_FromLong(-1);
+}
+
+static PyObject *Board_get_n_plays(PyObject *self, void *closure)
+{
+    (void)closure;
+    return PyLong_FromLong(((BoardObject *)self)->n_plays);
+}
+
+static PyObject *Board_get_over(PyObject *self, void *closure)
+{
+    (void)closure;
+    return PyBool_FromLong(fp_is_over(&((BoardObject *)self)->pos));
+}
+
+static PyObject *Board_get_version(PyObject *self, void *closure)
+{
+    (void)closure;
+    return PyLong_FromUnsignedLongLong(((BoardObject *)self)->version);
+}
+
+static PyMethodDef Board_methods[] = {
+    {"legal_mask", Board_legal_mask, METH_NOARGS,
+     "legal_mask() -> the legal cards of the player to move as a 52-bit mask (0 once over)"},
+    {"play", Board_play, METH_O,
+     "play(card) -> -1 not legal now (nothing changes), 0 played, 1 finished a trick,\n"
+     "2 finished the deal"},
+    {"undo", Board_undo, METH_NOARGS, "undo() -> take back the last play; False if there is none"},
+    {"hands", Board_hands, METH_NOARGS, "hands() -> the four hands as card masks"},
+    {"restricted", Board_restricted, METH_NOARGS,
+     "restricted() -> exposed cards in each hand still bound by R4.3, as masks"},
+    {"captured", Board_captured, METH_NOARGS,
+     "captured() -> the point cards each seat has taken, as masks"},
+    {"trick", Board_trick, METH_NOARGS,
+     "trick() -> the trick in progress as ((seat, card), ...) in playing order"},
+    {"history", Board_history, METH_NOARGS,
+     "history() -> finished tricks as (leader, ((seat, card) x4), winner, taker)"},
+    {"copy", Board_copy, METH_NOARGS, "copy() -> an independent copy (with its undo stack)"},
+    {"__copy__", Board_copy, METH_NOARGS, NULL},
+    {"__deepcopy__", Board_deepcopy, METH_O, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef Board_getset[] = {
+    {"turn", Board_get_turn, NULL, "who plays next (the next leader once a trick is over)", NULL},
+    {"leader", Board_get_leader, NULL, "leader of the trick in progress, or the next leader", NULL},
+    {"led", Board_get_led, NULL, "suit led in the trick in progress, -1 when none", NULL},
+    {"suits_led", Board_get_suits_led, NULL, "bit per suit led in a finished trick", NULL},
+    {"offender", Board_get_offender, NULL, "R5.2 penalty offender of this trick, or -1", NULL},
+    {"pig_taker", Board_get_pig_taker, NULL, "who took the ♠Q, -1 until then", NULL},
+    {"n_plays", Board_get_n_plays, NULL, "cards played so far", NULL},
+    {"over", Board_get_over, NULL, "whether the deal is over", NULL},
+    {"version", Board_get_version, NULL, "+1 on every successful play and undo", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+PyDoc_STRVAR(Board_doc,
+             "Board(hands, restricted, leader, must_lead_c2, clockwise,\n"
+             "      exposed_discard_before_suit_led, discard_color)\n\n"
+             "A mutable one-deck play-phase state: legal_mask(), play(card), undo().  hands and\n"
+             "restricted (exposed cards bound by R4.3): 4 card masks; leader: seat 0..3 (N E S W);\n"
+             "discard_color: 0 off, 1 enforce, 2 penalty.");
+
+static PyTypeObject BoardType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "gongzhu.rules._fastplay.Board",
+    .tp_basicsize = sizeof(BoardObject),
+    .tp_itemsize = 0,
+    .tp_dealloc = Board_dealloc,
+    .tp_repr = Board_repr,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = Board_doc,
+    .tp_methods = Board_methods,
+    .tp_getset = Board_getset,
+    .tp_new = Board_new,
+};
+
 static PyMethodDef fastplay_methods[] = {
     {"encode", py_encode, METH_VARARGS, encode_doc},
     {"state", py_state, METH_O, state_doc},
@@ -978,7 +1447,8 @@ PyMODINIT_FUNC PyInit__fastplay(void)
         return NULL;
     if (PyModule_AddIntConstant(m, "POLICY_UNIFORM", 0) < 0 ||
         PyModule_AddIntConstant(m, "N_POLICIES", FP_N_POLICIES) < 0 ||
-        PyModule_AddIntConstant(m, "POSITION_SIZE", (long)sizeof(FpPos)) < 0) {
+        PyModule_AddIntConstant(m, "POSITION_SIZE", (long)sizeof(FpPos)) < 0 ||
+        PyModule_AddType(m, &BoardType) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -8,6 +8,13 @@ was, and :meth:`Deal.undo` takes back plays for search.  Each action comes as a 
 Inside, a hand is two 52-bit sets — cards held at least once, cards held twice (two decks) — and
 the same for exposed copies still bound by the play restriction of R4.3.  Outside, callers see
 :class:`~gongzhu.rules.cards.Card` objects.
+
+The rules of play are written once here, readably, in :meth:`Deal._cascade` (legal plays in the
+restriction order of R5.2) and :meth:`Deal._apply` / :meth:`Deal._finish_trick`.  One-deck play
+runs on a transcription of them in C (``_fastplay.Board``, shared with the search fast path)
+so that a playout through this public API costs one C call per action; the Python fields are
+pulled from the board when a slower path (an explanation, a reader) needs them, and the tests
+hold the C board to the Python cascade position by position.
 """
 
 from __future__ import annotations
@@ -15,8 +22,9 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Sequence
 from enum import StrEnum
-from typing import Any
+from typing import Any, ClassVar
 
+from gongzhu.rules._fastplay import Board
 from gongzhu.rules.cards import (
     ALL_CARDS,
     EXPOSABLE,
@@ -26,6 +34,7 @@ from gongzhu.rules.cards import (
     Card,
     Seat,
     Suit,
+    cards_in,
     parse_card,
 )
 from gongzhu.rules.dealing import deal_hands, next_seat
@@ -48,6 +57,7 @@ _SINGLE: list[tuple[int, ...]] = [(i,) for i in range(52)]
 _SINGLE_PLAYS: list[Play] = [(c,) for c in ALL_CARDS]
 _SUIT_NAMES = ("spade", "heart", "club", "diamond")
 _SEATS = tuple(Seat)
+_DISCARD_COLOR = {"off": 0, "enforce": 1, "penalty": 2}
 _KIND_ZH = {"shown": "明", "first": "首明", "hidden": "暗卖", "auto": "逼明"}
 # One-deck legal sets within one suit (most of them: following) -> their plays, filled on use.
 _PLAYS_OF_MASK: dict[int, tuple[Play, ...]] = {}
@@ -100,12 +110,44 @@ class Deal:
     """
 
     __slots__ = (
-        "_captured", "_cw", "_decks", "_declared", "_h1", "_h2", "_leader", "_led", "_legal",
-        "_must_lead_c2", "_offender", "_pair", "_penalty", "_pig_taker", "_r1", "_r2",
-        "_raw_tricks", "_score", "_suits_led", "_trick", "_trick_objects", "_turn", "_undo",
-        "_unled_cards", "deal_index", "dealt", "exposures", "first_receiver", "options", "phase",
-        "previous_pig_taker", "seed",
+        "_board",
+        "_captured",
+        "_cw",
+        "_decks",
+        "_declared",
+        "_h1",
+        "_h2",
+        "_leader",
+        "_led",
+        "_must_lead_c2",
+        "_offender",
+        "_pair",
+        "_penalty",
+        "_pig_taker",
+        "_r1",
+        "_r2",
+        "_raw_tricks",
+        "_score",
+        "_suits_led",
+        "_synced",
+        "_trick",
+        "_trick_objects",
+        "_turn",
+        "_undo",
+        "_unled_cards",
+        "deal_index",
+        "dealt",
+        "exposures",
+        "first_receiver",
+        "options",
+        "phase",
+        "previous_pig_taker",
+        "seed",
     )
+
+    #: One-deck play runs on the C board; a subclass with False plays on the Python rules
+    #: alone (the tests use that to hold the two to each other).
+    use_c_board: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -156,7 +198,10 @@ class Deal:
         self._captured: list[list[Card]] = [[], [], [], []]
         self._pig_taker = -1
         self._undo: list[tuple[Any, ...]] = []
-        self._legal: int | None = None  # one-deck legal set of the position, until it changes
+        # One deck: the play phase runs on the C core (a Board); the fields above are pulled
+        # from it by _sync() when a slower path reads them.
+        self._board: Board | None = None
+        self._synced = 0
         self._score: DealScore | None = None
         if options.exposure in ("none", "all", "all_but_sheep"):
             # No choice is left to anyone: apply the mandatory exposures (R4.4) and play.
@@ -208,11 +253,14 @@ class Deal:
     @property
     def turn(self) -> Seat | None:
         """Who plays next (None outside the play phase)."""
-        return Seat(self._turn) if self.phase == Phase.PLAY else None
+        if self.phase is not Phase.PLAY:
+            return None
+        return _SEATS[self._board.turn if self._board is not None else self._turn]
 
     @property
     def leader(self) -> Seat | None:
         """Who led (or leads) the current trick."""
+        self._sync()
         return Seat(self._leader) if self._leader >= 0 else None
 
     @property
@@ -222,6 +270,7 @@ class Deal:
     @property
     def tricks(self) -> list[Trick]:
         """The finished tricks, in order."""
+        self._sync()
         built = self._trick_objects
         del built[len(self._raw_tricks):]
         for leader, plays, winner, taker in self._raw_tricks[len(built):]:
@@ -235,33 +284,40 @@ class Deal:
 
     @property
     def current_trick(self) -> list[tuple[Seat, Play]]:
+        self._sync()
         return [(Seat(s), tuple(ALL_CARDS[c] for c in p)) for s, p in self._trick]
 
     @property
     def pig_taker(self) -> Seat | None:
         """Who took the (first captured, two decks) pig so far: the next deal's first receiver
         and leader (R3, R5.1)."""
+        self._sync()
         return Seat(self._pig_taker) if self._pig_taker >= 0 else None
 
     @property
     def suits_led(self) -> list[Suit]:
         """Suits led in finished tricks."""
+        self._sync()
         return [s for s in Suit if self._suits_led >> s & 1]
 
     def hand(self, seat: Seat) -> list[Card]:
         """The cards ``seat`` still holds, sorted by suit then rank (two decks: copies twice)."""
+        self._sync()
         out = [ALL_CARDS[i] for i in _bits(self._h1[seat])] + [ALL_CARDS[i] for i in _bits(self._h2[seat])]
         return sorted(out, key=lambda c: c.index)
 
     def captured(self, seat: Seat) -> list[Card]:
         """Point cards ``seat`` has taken so far (R6)."""
+        self._sync()
         return list(self._captured[seat])
 
     def copies_held(self, seat: Seat, c: Card) -> int:
+        self._sync()
         return (self._h1[seat] >> c.index & 1) + (self._h2[seat] >> c.index & 1)
 
     def restricted_copies(self, seat: Seat, c: Card) -> int:
         """Exposed copies of ``c`` in ``seat``'s hand still bound by the play restriction (R4.3)."""
+        self._sync()
         return (self._r1[seat] >> c.index & 1) + (self._r2[seat] >> c.index & 1)
 
     # ------------------------------------------------------------------ exposure (R4)
@@ -394,6 +450,13 @@ class Deal:
             leader = self._first_receiver_of(target)
             self._must_lead_c2 = self.options.first_lead == "club2_must"
         self._leader = self._turn = leader
+        if self._decks == 1 and self.use_c_board:
+            o = self.options
+            self._board = Board(
+                self._h1, self._r1, leader, self._must_lead_c2, o.clockwise,
+                o.exposed_discard_before_suit_led, _DISCARD_COLOR[o.discard_color],
+            )
+            self._synced = self._board.version
 
     def _first_receiver_of(self, index: int) -> int:
         """Who received the first copy of a card in dealing order (R5.1)."""
@@ -411,60 +474,20 @@ class Deal:
 
     def legal_plays(self) -> Sequence[Play]:
         """Every legal play of the player to move: single cards, and pairs in two-deck play."""
-        if self.phase is not Phase.PLAY:
-            return ()
-        if self._decks == 1:
-            m = self._legal
-            if m is None:
-                m = self._legal_mask()
+        board = self._board
+        if board is not None:
+            m = board.legal_mask()
             plays = _PLAYS_OF_MASK.get(m)
             return plays if plays is not None else _plays_of_mask(m)
+        if self.phase is not Phase.PLAY:
+            return ()
         return [tuple(ALL_CARDS[c] for c in p) for p in self._cascade()[-1][1]]
 
     def legal_mask(self) -> int:
         """One deck: the legal cards as a 52-bit set (the fast form of :meth:`legal_plays`)."""
-        if self.phase != Phase.PLAY:
-            return 0
         if self._decks != 1:
             raise ValueError("legal_mask is for one-deck deals: use legal_plays")
-        return self._legal_mask()
-
-    def _legal_mask(self) -> int:
-        """R5.2 then R4.3 then discard colour, each only if it leaves a card (R5.2
-        [interpretation]); a bit-set transcription of :meth:`_cascade` for one deck."""
-        if self._legal is not None:
-            return self._legal
-        s = self._turn
-        hand = self._h1[s]
-        restricted = self._r1[s]
-        if not self._trick:
-            if self._must_lead_c2 and not self._raw_tricks:
-                cand = 1 << _C2
-            else:
-                cand = hand
-                x = cand & ~(restricted & self._unled_cards)
-                if x:
-                    cand = x
-        else:
-            led = self._led
-            cand = hand & SUIT_MASKS[led]
-            if cand:
-                if not self._suits_led >> led & 1:
-                    x = cand & ~restricted
-                    if x:
-                        cand = x
-            else:
-                cand = hand
-                if self.options.exposed_discard_before_suit_led:
-                    x = cand & ~(restricted & self._unled_cards)
-                    if x:
-                        cand = x
-                if self.options.discard_color == "enforce":
-                    x = cand & _COLOR_MASK[led]
-                    if x:
-                        cand = x
-        self._legal = cand
-        return cand
+        return self._board.legal_mask() if self._board is not None else 0
 
     def _cascade(self) -> list[tuple[str, list[tuple[int, ...]]]]:
         """The candidate plays after each stage of R5.2's restriction order, as
@@ -548,6 +571,7 @@ class Deal:
     def verify_play(self, cards: Card | str | Iterable[Card | str], seat: Seat | None = None) -> Play:
         """Check a play by the player to move (or by ``seat``, which must be that player);
         raise :class:`IllegalPlayError` saying why it is refused, else return it as cards."""
+        self._sync()
         play = self._normalize(cards)
         as_cards = tuple(ALL_CARDS[c] for c in play)
         if self.phase == Phase.EXPOSE:
@@ -558,9 +582,9 @@ class Deal:
         s = self._turn
         if seat is not None and Seat(seat) != s:
             raise IllegalPlayError(f"it is {Seat(s).english}'s turn, not {Seat(seat).english}'s")
-        if self._decks == 1 and len(play) == 1 and self._legal_mask() >> play[0] & 1:
+        if self._board is not None and len(play) == 1 and self._board.legal_mask() >> play[0] & 1:
             return as_cards
-        if self._decks == 2 and play in self._cascade()[-1][1]:
+        if self._board is None and play in self._cascade()[-1][1]:
             return as_cards
         raise IllegalPlayError(self._explain(s, play))
 
@@ -573,28 +597,60 @@ class Deal:
 
     def play(self, cards: Card | str | Iterable[Card | str], seat: Seat | None = None) -> None:
         """Play a card (or a two-deck pair / two-card answer) for the player to move."""
-        m = self._legal  # known only in a one-deck position whose legal set was asked for
-        if m is not None and seat is None:
+        board = self._board
+        if board is not None and seat is None:
             # The hot path of playouts: a play as returned by legal_plays(), or a Card.
             c = cards[0] if type(cards) is tuple and len(cards) == 1 else cards
-            if type(c) is Card and m >> c.index & 1:
-                self._apply1(c.index)
+            if type(c) is Card and board.play(c.index) >= 0:
+                if board.over:
+                    self.phase = Phase.OVER
                 return
-        self.verify_play(cards, seat)
+        self.verify_play(cards, seat)  # raises, saying why
         play = self._normalize(cards)
-        if self._decks == 1:
-            self._apply1(play[0])
+        if board is not None:
+            board.play(play[0])
+            if board.over:
+                self.phase = Phase.OVER
         else:
             self._apply(play)
+
+    def _sync(self) -> None:
+        """One deck: bring the Python fields up to the C board's position."""
+        board = self._board
+        if board is None or self._synced == board.version:
+            return
+        self._synced = board.version
+        self._h1 = list(board.hands())
+        self._r1 = list(board.restricted())
+        self._trick = tuple((s, _SINGLE[c]) for s, c in board.trick())
+        self._led = board.led
+        self._offender = board.offender
+        self._suits_led = board.suits_led
+        self._unled_cards = sum(SUIT_MASKS[u] for u in range(4) if not self._suits_led >> u & 1)
+        self._turn = board.turn
+        self._leader = board.leader
+        self._pig_taker = board.pig_taker
+        self._raw_tricks = [
+            (leader, tuple((s, _SINGLE[c]) for s, c in plays), winner, taker)
+            for leader, plays, winner, taker in board.history()
+        ]
+        self._trick_objects = []
+        self._captured = [[], [], [], []]
+        for _, plays, _, taker in self._raw_tricks:
+            self._captured[taker] += [ALL_CARDS[p[0]] for _, p in plays if _POINT[p[0]]]
+        self.phase = Phase.OVER if board.over else Phase.PLAY
 
     def _explain(self, s: int, play: tuple[int, ...]) -> str:
         who = Seat(s).english
         text = _plays_text([play]) or "nothing"
-        need = 2 if self._pair and self._trick else None
-        if not play or len(play) > 2 or (need and len(play) != need):
-            if need:
-                return f"a pair was led: {who} must play two cards, not {text} (R5.3)"
-            return f"play one card{' or a pair' if self._decks == 2 else ''}, not {text}"
+        if self._trick:  # following: the lead fixes how many cards (R5.2, R5.3)
+            need = 2 if self._pair else 1
+            if len(play) != need:
+                if need == 2:
+                    return f"a pair was led: {who} must play two cards, not {text} (R5.3)"
+                return f"a single card was led: {who} must play one card, not {text} (R5.2, R5.3)"
+        elif not play or len(play) > self._decks:
+            return f"lead one card{' or a pair' if self._decks == 2 else ''}, not {text} (R5.2, R5.3)"
         for c in set(play):
             held = (self._h1[s] >> c & 1) + (self._h2[s] >> c & 1)
             if play.count(c) > held:
@@ -632,45 +688,8 @@ class Deal:
                     f"{_plays_text(legal[:4])} (R5.2 discard_color)")
         return f"{text} is not a legal play now"
 
-    def _save(self, s: int) -> None:
-        self._undo.append((
-            s, self._h1[s], self._h2[s], self._r1[s], self._r2[s], self._trick, self._led,
-            self._pair, self._offender, self._suits_led, self._unled_cards, self._pig_taker,
-            self._leader, len(self._raw_tricks), self.phase,
-        ))
-        self._legal = None
-
-    def _apply1(self, c: int) -> None:
-        """One deck: play card ``c`` (already checked legal) for the player to move."""
-        s = self._turn
-        trick = self._trick
-        offender = self._offender
-        if trick and self._penalty and offender < 0:
-            # R5.2 penalty: a discard not of the led colour while the legal set held one.
-            colour = _COLOR_MASK[self._led] & ~SUIT_MASKS[self._led]
-            if not colour >> c & 1 and self._legal_mask() & colour:
-                offender = s
-        if len(trick) < 3:
-            # A play inside the trick changes little: a short undo record.
-            self._undo.append((s, self._h1[s], self._r1[s], trick, self._led, self._offender))
-        else:
-            self._save(s)
-        self._legal = None
-        self._offender = offender
-        bit = ~(1 << c)
-        self._h1[s] &= bit
-        self._r1[s] &= bit
-        if not trick:
-            self._led = _SUIT_OF[c]
-            self._pair = False
-        self._trick = (*trick, (s, _SINGLE[c]))
-        if len(trick) < 3:
-            self._turn = (s + 1) % 4 if self._cw else (s + 3) % 4
-        else:
-            self._finish_trick()
-
     def _apply(self, play: tuple[int, ...]) -> None:
-        """Any deal: play ``play`` (already checked legal) for the player to move."""
+        """Play ``play`` (already checked legal) on the Python rules (two decks, or no C board)."""
         s = self._turn
         offender = self._offender
         makeup = _SUIT_OF[play[0]] != self._led or _SUIT_OF[play[-1]] != self._led
@@ -679,7 +698,11 @@ class Deal:
             allowed = self._cascade()[-1][1]
             if self._same_color_makeups(play) < max(self._same_color_makeups(p) for p in allowed):
                 offender = s
-        self._save(s)
+        self._undo.append((
+            s, self._h1[s], self._h2[s], self._r1[s], self._r2[s], self._trick, self._led,
+            self._pair, self._offender, self._suits_led, self._unled_cards, self._pig_taker,
+            self._leader, len(self._raw_tricks), self.phase,
+        ))
         self._offender = offender
         if not self._trick:
             self._led = _SUIT_OF[play[0]]
@@ -748,13 +771,14 @@ class Deal:
 
     def undo(self) -> None:
         """Take back the last play (for search); exposures cannot be taken back."""
+        self._score = None
+        if self._board is not None:
+            if not self._board.undo():
+                raise IllegalPlayError("there is no play to take back")
+            self.phase = Phase.PLAY
+            return
         if not self._undo:
             raise IllegalPlayError("there is no play to take back")
-        if len(self._undo[-1]) == 6:  # a one-deck play that did not finish its trick
-            s, self._h1[s], self._r1[s], self._trick, self._led, self._offender = self._undo.pop()
-            self._turn = s
-            self._legal = None
-            return
         (s, self._h1[s], self._h2[s], self._r1[s], self._r2[s], self._trick, self._led,
          self._pair, self._offender, self._suits_led, self._unled_cards, self._pig_taker,
          self._leader, n_tricks, self.phase) = self._undo.pop()
@@ -763,9 +787,8 @@ class Deal:
             points = sum(1 for _, p in plays for c in p if _POINT[c])
             if points:
                 del self._captured[taker][-points:]
+            del self._trick_objects[n_tricks:]
         self._turn = s
-        self._legal = None
-        self._score = None
 
     # ------------------------------------------------------------------ the end (R6, R7)
 
@@ -775,11 +798,14 @@ class Deal:
         if self.phase != Phase.OVER:
             raise IllegalPlayError("the deal is not over yet: it has no score")
         if self._score is None:
-            self._score = score_deal(self.options, self._captured, self.exposures, self.dealt)
+            # Scoring needs only who took which point cards: read them off the board directly.
+            captured = self._captured if self._board is None else [cards_in(m) for m in self._board.captured()]
+            self._score = score_deal(self.options, captured, self.exposures, self.dealt)
         return self._score
 
     @property
     def sheep_taker(self) -> Seat | None:
+        self._sync()
         return next((Seat(s) for s in range(4) if JD in self._captured[s]), None)
 
     def __repr__(self) -> str:

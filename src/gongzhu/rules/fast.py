@@ -234,6 +234,7 @@ def encode(deal: Deal) -> FastPosition:
         raise ValueError(
             f"the C fast path needs a deal in the play phase, not in phase {deal.phase.value!r}"
         )
+    deal._sync()  # one deck plays on the deal's own C board: pull its position first
     exposures = list(deal.exposures)
     return encode_parts(
         deal.options,
