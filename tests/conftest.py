@@ -7,6 +7,7 @@ short with the unused cards, in card order), declares the wanted exposures and s
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -16,6 +17,7 @@ from gongzhu.rules import ALL_CARDS, Card, Deal, Options, Phase, Seat, parse_car
 __all__ = [
     "codes",
     "complete_hands",
+    "declare_random_exposures",
     "legal",
     "make_deal",
     "phase",
@@ -134,3 +136,13 @@ def snapshot(deal: Deal) -> tuple[Any, ...]:
         tuple(deal.restricted_copies(s, c) for s in Seat for c in ALL_CARDS),
         tuple(tuple(deal.exposable(s)) for s in Seat),
     )
+
+
+def declare_random_exposures(deal: Deal, rng: random.Random, p: float = 0.5) -> None:
+    """The exposure phase (R4) with random choices: the seats declare in a random order, each
+    exposing each card it may with probability ``p``, in a random allowed kind."""
+    seats = list(deal.undeclared)
+    rng.shuffle(seats)
+    for seat in seats:
+        chosen = [(c, rng.choice(deal.exposure_kinds(seat, c))) for c in deal.exposable(seat) if rng.random() < p]
+        deal.declare(seat, chosen)

@@ -20,6 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import declare_random_exposures
 from gongzhu.rules import ALL_CARDS, PRESETS, Deal, Options, Phase, Seat
 from gongzhu.rules._fastplay import Board
 from gongzhu.rules.cards import Card, parse_card
@@ -107,16 +108,7 @@ def start_deal(options: Options, seed: int, expose_p: float, later: bool) -> Dea
     rng = random.Random(seed * 7919 + 5)
     prev = Seat(rng.randrange(4)) if later else None
     deal = Deal.new(options, seed, deal_index=1 if later else 0, previous_pig_taker=prev)
-    seats = list(Seat)
-    rng.shuffle(seats)
-    for seat in seats:
-        if deal.phase != Phase.EXPOSE:
-            break
-        chosen: list[tuple[Card, str]] = []
-        for c in deal.exposable(seat):
-            if rng.random() < expose_p:
-                chosen.append((c, rng.choice(deal.exposure_kinds(seat, c))))
-        deal.declare(seat, chosen)
+    declare_random_exposures(deal, rng, expose_p)
     assert deal.phase == Phase.PLAY
     return deal
 

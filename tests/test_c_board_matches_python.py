@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import declare_random_exposures
 from gongzhu.rules import PRESETS, Deal, IllegalPlayError, Options, Seat
 from gongzhu.rules.cards import ALL_CARDS
 
@@ -52,11 +53,11 @@ def _pair(options: Options, seed: int, later: bool) -> tuple[Deal, Deal]:
                     deal_index=1 if later else 0)
     slow = PythonDeal(options, fast.dealt, first_receiver=first, previous_pig_taker=previous,
                       deal_index=1 if later else 0)
-    rng = random.Random(seed)
-    for seat in fast.undeclared:
-        chosen = [(c, rng.choice(fast.exposure_kinds(seat, c))) for c in fast.exposable(seat) if rng.random() < 0.5]
-        fast.declare(seat, chosen)
-        slow.declare(seat, chosen)
+    declare_random_exposures(fast, random.Random(seed))
+    for seat in slow.undeclared:  # the same declarations, in seat order
+        slow.declare(seat, [(e.card, e.kind) for e in fast.exposures if e.seat == seat and e.kind != "auto"])
+    key = lambda e: (e.seat, e.card.index, e.kind)  # noqa: E731
+    assert sorted(slow.exposures, key=key) == sorted(fast.exposures, key=key)
     return fast, slow
 
 

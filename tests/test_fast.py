@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import declare_random_exposures
 from gongzhu.rules import ALL_CARDS, EXPOSABLE, PRESETS, Deal, Options, Phase, Seat, raw_scores
 from gongzhu.rules.cards import AH, JD, POINT_CARDS_MASK, QS, TC, Card, parse_cards
 from gongzhu.rules.errors import OptionError
@@ -90,16 +91,7 @@ def make_deal(
     rng = random.Random(seed * 7919 + 17)
     prev = Seat(rng.randrange(4)) if later else None
     deal = Deal.new(options, seed, deal_index=1 if later else 0, previous_pig_taker=prev)
-    seats = list(Seat)
-    rng.shuffle(seats)
-    for seat in seats:
-        if deal.phase != Phase.EXPOSE:
-            break
-        chosen: list[tuple[Card, str]] = []
-        for c in deal.exposable(seat):
-            if rng.random() < expose_p:
-                chosen.append((c, rng.choice(deal.exposure_kinds(seat, c))))
-        deal.declare(seat, chosen)
+    declare_random_exposures(deal, rng, expose_p)
     assert deal.phase == Phase.PLAY
     for _ in range(n_plays):
         if deal.is_over:

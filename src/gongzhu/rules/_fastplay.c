@@ -746,6 +746,32 @@ static PyObject *py_playout_sums(PyObject *self, PyObject *args)
     return scores_tuple(sums);
 }
 
+/* The result of a traced playout that ended in position p: (cards, legal_masks, raw). */
+static PyObject *trace_result(const FpPos *p, int n, const uint8_t *cards, const uint64_t *legals)
+{
+    int64_t raw[4];
+    fp_raw_scores(p, raw);
+    PyObject *ct = PyTuple_New(n), *lt = PyTuple_New(n);
+    if (!ct || !lt)
+        goto fail;
+    for (int i = 0; i < n; i++) {
+        PyObject *c = PyLong_FromLong(cards[i]);
+        if (!c)
+            goto fail;
+        PyTuple_SET_ITEM(ct, i, c);
+        PyObject *l = PyLong_FromUnsignedLongLong(legals[i]);
+        if (!l)
+            goto fail;
+        PyTuple_SET_ITEM(lt, i, l);
+    }
+    return Py_BuildValue("(NN(LLLL))", ct, lt, (long long)raw[0], (long long)raw[1],
+                         (long long)raw[2], (long long)raw[3]);
+fail:
+    Py_XDECREF(ct);
+    Py_XDECREF(lt);
+    return NULL;
+}
+
 PyDoc_STRVAR(playout_trace_doc,
              "playout_trace(pos, seed, policy=0) -> (cards, legal_masks, raw)\n\n"
              "One playout with the stream (seed, 0): the cards played in order, the legal set\n"
@@ -768,33 +794,13 @@ static PyObject *py_playout_trace(PyObject *self, PyObject *args)
     FpRng rng;
     uint8_t cards[52];
     uint64_t legals[52];
-    int64_t raw[4];
     rng_seed(&rng, seed, 0);
     int n = fp_playout(&p, policy, NULL, &rng, cards, legals);
     if (n < 0) {
         PyErr_SetString(PyExc_ValueError, "inconsistent position: a player has no legal card");
         return NULL;
     }
-    fp_raw_scores(&p, raw);
-    PyObject *ct = PyTuple_New(n), *lt = PyTuple_New(n);
-    if (!ct || !lt)
-        goto fail;
-    for (int i = 0; i < n; i++) {
-        PyObject *c = PyLong_FromLong(cards[i]);
-        if (!c)
-            goto fail;
-        PyTuple_SET_ITEM(ct, i, c);
-        PyObject *l = PyLong_FromUnsignedLongLong(legals[i]);
-        if (!l)
-            goto fail;
-        PyTuple_SET_ITEM(lt, i, l);
-    }
-    return Py_BuildValue("(NN(LLLL))", ct, lt, (long long)raw[0], (long long)raw[1],
-                         (long long)raw[2], (long long)raw[3]);
-fail:
-    Py_XDECREF(ct);
-    Py_XDECREF(lt);
-    return NULL;
+    return trace_result(&p, n, cards, legals);
 }
 
 /* Read the deal parameters tuple shared by random_deals and random_deal_trace:
@@ -843,7 +849,7 @@ static int get_deal_job(PyObject *params, unsigned long long seed, int policy_id
 }
 
 PyDoc_STRVAR(random_deal_trace_doc,
-             "random_deal_trace(index, seed, params, policy=0) -> (pos, cards, legal_masks, raw)\n\n"
+             "random_deal_trace(index, seed, params, policy=0) -> (pos, (cards, legal_masks, raw))\n\n"
              "Deal number `index` of random_deals(n, seed, ...) (any n > index): the position\n"
              "after dealing and exposures, then its playout, exactly as random_deals plays it.");
 
@@ -862,7 +868,6 @@ static PyObject *py_random_deal_trace(PyObject *self, PyObject *args)
     FpPos p;
     uint8_t cards[52];
     uint64_t legals[52];
-    int64_t raw[4];
     rng_seed(&rng, seed, index);
     deal_one(&job, &p, &rng);
     PyObject *blob = pos_to_bytes(&p);
@@ -874,27 +879,12 @@ static PyObject *py_random_deal_trace(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_RuntimeError, "random_deal_trace: internal error (no legal card)");
         return NULL;
     }
-    fp_raw_scores(&p, raw);
-    PyObject *ct = PyTuple_New(n), *lt = PyTuple_New(n);
-    if (!ct || !lt)
-        goto fail;
-    for (int i = 0; i < n; i++) {
-        PyObject *c = PyLong_FromLong(cards[i]);
-        if (!c)
-            goto fail;
-        PyTuple_SET_ITEM(ct, i, c);
-        PyObject *l = PyLong_FromUnsignedLongLong(legals[i]);
-        if (!l)
-            goto fail;
-        PyTuple_SET_ITEM(lt, i, l);
+    PyObject *trace = trace_result(&p, n, cards, legals);
+    if (!trace) {
+        Py_DECREF(blob);
+        return NULL;
     }
-    return Py_BuildValue("(NNN(LLLL))", blob, ct, lt, (long long)raw[0], (long long)raw[1],
-                         (long long)raw[2], (long long)raw[3]);
-fail:
-    Py_DECREF(blob);
-    Py_XDECREF(ct);
-    Py_XDECREF(lt);
-    return NULL;
+    return Py_BuildValue("(NN)", blob, trace);
 }
 
 PyDoc_STRVAR(random_deals_doc,

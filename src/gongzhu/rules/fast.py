@@ -348,7 +348,7 @@ def random_deal_trace(
     if index < 0:
         raise ValueError(f"index must be >= 0, not {index}")
     params = _deal_params(options, expose_prob)
-    blob, cards, legal, raw = _c.random_deal_trace(index, seed & _MASK64, params, policy)
+    blob, (cards, legal, raw) = _c.random_deal_trace(index, seed & _MASK64, params, policy)
     return FastPosition(blob), PlayoutTrace(
         [int(c) for c in cards], _scores(raw), [int(m) for m in legal]
     )
