@@ -39,6 +39,7 @@ from gongzhu.rules.cards import (
 )
 from gongzhu.rules.dealing import deal_hands, next_seat
 from gongzhu.rules.errors import DealError, IllegalPlayError
+from gongzhu.rules.legal import SeatView, Stage, bits, cascade, restricted_context, same_color_makeups
 from gongzhu.rules.model import Exposure, Play, Trick
 from gongzhu.rules.options import Options
 from gongzhu.rules.scoring import DealScore, is_point_card, score_deal
@@ -50,9 +51,6 @@ _QS = QS.index
 _S3 = parse_card("3S").index
 _POINT = [is_point_card(c) for c in ALL_CARDS]
 _SUIT_OF = [i // 13 for i in range(52)]
-_RED = SUIT_MASKS[Suit.HEARTS] | SUIT_MASKS[Suit.DIAMONDS]
-_BLACK = SUIT_MASKS[Suit.SPADES] | SUIT_MASKS[Suit.CLUBS]
-_COLOR_MASK = (_BLACK, _RED, _BLACK, _RED)  # by led suit: the cards of the same colour
 _SINGLE: list[tuple[int, ...]] = [(i,) for i in range(52)]
 _SINGLE_PLAYS: list[Play] = [(c,) for c in ALL_CARDS]
 _SUIT_NAMES = ("spade", "heart", "club", "diamond")
@@ -86,15 +84,6 @@ class Phase(StrEnum):
     EXPOSE = "expose"
     PLAY = "play"
     OVER = "over"
-
-
-def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 def _plays_text(plays: Iterable[Sequence[int]]) -> str:
@@ -303,7 +292,7 @@ class Deal:
     def hand(self, seat: Seat) -> list[Card]:
         """The cards ``seat`` still holds, sorted by suit then rank (two decks: copies twice)."""
         self._sync()
-        out = [ALL_CARDS[i] for i in _bits(self._h1[seat])] + [ALL_CARDS[i] for i in _bits(self._h2[seat])]
+        out = [ALL_CARDS[i] for i in bits(self._h1[seat])] + [ALL_CARDS[i] for i in bits(self._h2[seat])]
         return sorted(out, key=lambda c: c.index)
 
     def captured(self, seat: Seat) -> list[Card]:
@@ -489,74 +478,14 @@ class Deal:
             raise ValueError("legal_mask is for one-deck deals: use legal_plays")
         return self._board.legal_mask() if self._board is not None else 0
 
-    def _cascade(self) -> list[tuple[str, list[tuple[int, ...]]]]:
-        """The candidate plays after each stage of R5.2's restriction order, as
-        ``[(stage, plays), ...]``; the last entry holds the legal plays.  Plays are sorted tuples
-        of card indices."""
+    def _view(self) -> SeatView:
+        """What decides the legality of the mover's plays (see :mod:`gongzhu.rules.legal`)."""
         s = self._turn
-        h1, h2 = self._h1[s], self._h2[s]
-        leading = not self._trick
-        stages: list[tuple[str, list[tuple[int, ...]]]] = []
-        if leading:
-            cand = [_SINGLE[c] for c in _bits(h1)] + [(c, c) for c in _bits(h2)]
-            stages.append(("shape", cand))
-            if self._must_lead_c2 and not self._raw_tricks:
-                cand = [p for p in cand if p[0] == _C2]
-                stages.append(("first_lead", cand))
-        elif not self._pair:
-            cand = [_SINGLE[c] for c in _bits(h1)]
-            stages.append(("shape", cand))
-            follow = [p for p in cand if _SUIT_OF[p[0]] == self._led]
-            if follow:
-                cand = follow
-            stages.append(("follow", cand))
-        else:
-            x = SUIT_MASKS[self._led]
-            multiset = sorted(_bits(h1) + _bits(h2))
-            cand = sorted(set(itertools.combinations(multiset, 2)))
-            stages.append(("shape", cand))
-            if h2 & x:  # a pair in the led suit: answer with a pair of it (R5.3)
-                cand = [p for p in cand if p[0] == p[1] and _SUIT_OF[p[0]] == self._led]
-            elif (h1 & x).bit_count() >= 2:  # two cards of the led suit
-                cand = [p for p in cand if _SUIT_OF[p[0]] == _SUIT_OF[p[1]] == self._led]
-            else:  # every card of the led suit, made up with anything
-                own = _bits(h1 & x)
-                cand = [p for p in cand if all(o in p for o in own)]
-            stages.append(("follow", cand))
-        restricted = [p for p in cand if not self._uses_restricted(s, p)]
-        if restricted:
-            cand = restricted
-        stages.append(("exposure", cand))
-        if not leading and self.options.discard_color == "enforce":
-            best = max(self._same_color_makeups(p) for p in cand)
-            cand = [p for p in cand if self._same_color_makeups(p) == best]
-            stages.append(("color", cand))
-        return stages
+        return SeatView(self.options, self._h1[s], self._h2[s], self._r1[s], self._r2[s], self._trick,
+                        self._suits_led, self._must_lead_c2 and not self._raw_tricks and not self._trick)
 
-    def _restricted_context(self, c: int) -> bool:
-        """Whether card ``c`` played now falls under R4.3: in the first trick of its suit, or
-        (tournament option) discarded before its suit was led."""
-        suit = _SUIT_OF[c]
-        if self._suits_led >> suit & 1:
-            return False
-        if not self._trick or suit == self._led:
-            return True
-        return self.options.exposed_discard_before_suit_led
-
-    def _uses_restricted(self, s: int, play: tuple[int, ...]) -> bool:
-        for c in set(play):
-            if self._restricted_context(c):
-                held = (self._h1[s] >> c & 1) + (self._h2[s] >> c & 1)
-                bound = (self._r1[s] >> c & 1) + (self._r2[s] >> c & 1)
-                if play.count(c) > held - bound:
-                    return True
-        return False
-
-    def _same_color_makeups(self, play: tuple[int, ...]) -> int:
-        """How many cards of a following play are not of the led suit but of its colour."""
-        led = self._led
-        mask = _COLOR_MASK[led] & ~SUIT_MASKS[led]
-        return sum(1 for c in play if mask >> c & 1)
+    def _cascade(self) -> list[Stage]:
+        return cascade(self._view())
 
     # ------------------------------------------------------------------ playing
 
@@ -665,6 +594,7 @@ class Deal:
 
     def _stage_reason(self, stage: str, s: int, play: tuple[int, ...], legal: list[tuple[int, ...]]) -> str:
         text = _plays_text([play])
+        view = self._view()
         suit = _SUIT_NAMES[self._led] if self._led >= 0 else ""
         if stage == "first_lead":
             return f"the first lead of the match must {'be' if self._decks == 1 else 'contain'} ♣2 (R5.1)"
@@ -675,7 +605,7 @@ class Deal:
                 return f"a {suit} pair was led and you hold a {suit} pair: play one of {_plays_text(legal)} (R5.3)"
             return f"a {suit} pair was led: play your {suit}s first ({_plays_text(legal)}) (R5.3)"
         if stage == "exposure":
-            bad = next(c for c in play if self._restricted_context(c))
+            bad = next(c for c in play if restricted_context(view, c))
             card_text = ALL_CARDS[bad].pretty
             if not self._trick or _SUIT_OF[bad] == self._led:
                 return (f"{card_text} was exposed: it cannot be played in the first "
@@ -691,12 +621,13 @@ class Deal:
     def _apply(self, play: tuple[int, ...]) -> None:
         """Play ``play`` (already checked legal) on the Python rules (two decks, or no C board)."""
         s = self._turn
+        view = self._view()
         offender = self._offender
         makeup = _SUIT_OF[play[0]] != self._led or _SUIT_OF[play[-1]] != self._led
         if self._trick and self._penalty and offender < 0 and makeup:
             # The offence is judged against the plays left by the earlier stages (R5.2).
             allowed = self._cascade()[-1][1]
-            if self._same_color_makeups(play) < max(self._same_color_makeups(p) for p in allowed):
+            if same_color_makeups(view, play) < max(same_color_makeups(view, p) for p in allowed):
                 offender = s
         self._undo.append((
             s, self._h1[s], self._h2[s], self._r1[s], self._r2[s], self._trick, self._led,
@@ -714,7 +645,7 @@ class Deal:
             held = (h1 >> c & 1) + (h2 >> c & 1) - k
             bound = (r1 >> c & 1) + (r2 >> c & 1)
             # R4.5: where the restriction binds, the free copy leaves; elsewhere the exposed one.
-            bound = min(bound, held) if self._restricted_context(c) else max(0, bound - k)
+            bound = min(bound, held) if restricted_context(view, c) else max(0, bound - k)
             h1 = h1 | bit if held >= 1 else h1 & ~bit
             h2 = h2 | bit if held >= 2 else h2 & ~bit
             r1 = r1 | bit if bound >= 1 else r1 & ~bit
