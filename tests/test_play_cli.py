@@ -17,6 +17,7 @@ import pytest
 from gongzhu.cli import play as play_cli
 from gongzhu.cli.play import TerminalGame
 from gongzhu.players import Player, RandomPlayer
+from gongzhu.players.observation import Observation
 from gongzhu.rules import (
     EXPOSABLE,
     PRESETS,
@@ -242,11 +243,11 @@ class _ExposeAll(Player):
     def __init__(self, seed: int) -> None:
         self.random = RandomPlayer(seed)
 
-    def choose_exposures(self, deal: Deal, seat: Seat) -> list[tuple[Card, str]]:
-        return [(c, deal.exposure_kinds(seat, c)[0]) for c in deal.exposable(seat)]
+    def choose_exposures(self, obs: Observation) -> list[tuple[Card, str]]:
+        return [(c, obs.exposure_kinds(c)[0]) for c in obs.exposable()]
 
-    def choose_play(self, deal: Deal, seat: Seat) -> Play:
-        return self.random.choose_play(deal, seat)
+    def choose_play(self, obs: Observation) -> Play:
+        return self.random.choose_play(obs)
 
 
 def test_hidden_exposures_of_others_show_only_as_a_count() -> None:

@@ -8,6 +8,7 @@ from collections import Counter
 import pytest
 
 from gongzhu.players import Player, RandomPlayer
+from gongzhu.players.observation import observe
 from gongzhu.rules import PRESETS, Deal, Options, Play, Seat, deal_seed
 
 #: Every preset, plus option sets that exercise the other exposure kinds and play restrictions.
@@ -26,13 +27,13 @@ def play_checked(deal: Deal, players: list[RandomPlayer]) -> list[Play]:
     """Let the players finish ``deal``, checking every choice against the engine; return the
     plays."""
     for seat in deal.undeclared:
-        chosen = players[seat].choose_exposures(deal, seat)
+        chosen = players[seat].choose_exposures(observe(deal, seat))
         assert deal.verify_declare(seat, chosen) == chosen  # legal, and already (card, kind) pairs
         deal.declare(seat, chosen)
     plays: list[Play] = []
     while (turn := deal.turn) is not None:
         legal = deal.legal_plays()
-        play = players[turn].choose_play(deal, turn)
+        play = players[turn].choose_play(observe(deal, turn))
         assert play in legal
         assert deal.can_play(play, turn)
         deal.play(play, turn)
@@ -59,7 +60,7 @@ def test_random_player_picks_uniformly_among_legal_plays() -> None:
     turn = deal.turn
     assert turn is not None
     player = RandomPlayer(1)
-    counts = Counter(player.choose_play(deal, turn) for _ in range(1300))
+    counts = Counter(player.choose_play(observe(deal, turn)) for _ in range(1300))
     assert set(counts) == set(deal.legal_plays()) and len(counts) == 13
     assert min(counts.values()) > 50
 
@@ -100,7 +101,7 @@ def test_random_player_uses_every_kind_allowed() -> None:
             deal = Deal.new(options, deal_seed(11, i))
             for seat in Seat:
                 offered += len(deal.exposable(seat))
-                chosen = player.choose_exposures(deal, seat)
+                chosen = player.choose_exposures(observe(deal, seat))
                 exposed += len(chosen)
                 kinds.update(k for _, k in chosen)
                 deal.declare(seat, chosen)
@@ -119,7 +120,7 @@ def test_random_player_decides_each_copy_on_its_own_with_two_decks() -> None:
     for i in range(150):
         deal = Deal.new(options, deal_seed(13, i))
         for seat in Seat:
-            chosen = player.choose_exposures(deal, seat)
+            chosen = player.choose_exposures(observe(deal, seat))
             for c in {c for c, _ in chosen}:
                 if deal.copies_held(seat, c) == 2:
                     counts[sum(1 for d, _ in chosen if d == c)] += 1
@@ -130,4 +131,4 @@ def test_random_player_decides_each_copy_on_its_own_with_two_decks() -> None:
 def test_random_player_refuses_when_it_is_not_to_move() -> None:
     deal = Deal.new(PRESETS["online"], 1)
     with pytest.raises(ValueError, match="no legal play"):
-        RandomPlayer(0).choose_play(deal, Seat.N)  # still in the exposure phase
+        RandomPlayer(0).choose_play(observe(deal, Seat.N))  # still in the exposure phase

@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+from gongzhu.players.observation import observe
 from gongzhu.players.random_player import RandomPlayer
 from gongzhu.records.format import deal_to_record, dump_record
 from gongzhu.rules.errors import GongzhuError
@@ -58,9 +59,9 @@ def play_deals(
             matches += 1
         deal = match.new_deal()
         for seat in deal.undeclared:
-            deal.declare(seat, players[seat].choose_exposures(deal, seat))
+            deal.declare(seat, players[seat].choose_exposures(observe(deal, seat)))
         while (turn := deal.turn) is not None:
-            deal.play(players[turn].choose_play(deal, turn), turn)
+            deal.play(players[turn].choose_play(observe(deal, turn)), turn)
         match.finish_deal()
         yield deal_to_record(deal, match_id=match.match_id, preset=preset)
 
