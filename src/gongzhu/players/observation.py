@@ -160,17 +160,43 @@ class Observation:
 
     def voids(self) -> dict[Seat, set[Suit]]:
         """Suits each seat is known to hold no more of: it did not follow a led suit (R5.2), or
-        answered a pair lead with fewer than two cards of the suit (R5.3)."""
+        answered a pair lead with fewer than two cards of the suit (R5.3); under
+        ``discard_color=enforce`` a discard of the other colour shows it had none of the led
+        colour either (R5.2)."""
         out: dict[Seat, set[Suit]] = {s: set() for s in Seat}
+        enforce = self.options.discard_color == "enforce"
         for t in [*self.tricks, None]:
             plays = t.plays if t is not None else self.trick
             if not plays:
                 continue
             led = plays[0][1][0].suit
             need = len(plays[0][1])
+            sister = Suit(led ^ 2)  # the other suit of the same colour: ♠♣, ♥♦
             for s, p in plays[1:]:
-                if sum(1 for c in p if c.suit == led) < need:
+                followed = sum(1 for c in p if c.suit == led)
+                if followed < need:
                     out[s].add(led)
+                    if enforce and sum(1 for c in p if c.suit == sister) < need - followed:
+                        out[s].add(sister)
+        return out
+
+    def no_pairs(self) -> dict[Seat, dict[Suit, set[Card]]]:
+        """Two decks: a seat that answered a pair lead with two different cards of the suit had
+        no pair of that suit then (R5.3).  So it holds no two identical cards of that suit now,
+        nor a copy of any card of the suit it has played since.  Returns, per seat, those suits
+        with the cards it cannot hold."""
+        out: dict[Seat, dict[Suit, set[Card]]] = {s: {} for s in Seat}
+        plays = [(i, s, p) for i, t in enumerate([*self.tricks, None])
+                 for s, p in (t.plays if t is not None else self.trick)]
+        tricks = [*(t.plays for t in self.tricks), self.trick]
+        for i, trick in enumerate(tricks):
+            if not trick or len(trick[0][1]) != 2:
+                continue
+            led = trick[0][1][0].suit
+            for s, p in trick[1:]:
+                if p[0].suit == p[1].suit == led and p[0] != p[1]:
+                    later = {c for j, x, q in plays if j > i and x == s for c in q if c.suit == led}
+                    out[s].setdefault(led, set()).update(later)
         return out
 
     def raw_so_far(self) -> tuple[int, int, int, int]:

@@ -1,0 +1,356 @@
+"""The expert: determinized Monte-Carlo search over the hidden cards.
+
+For each decision the expert draws worlds — hands for the other seats consistent with everything
+public (:mod:`gongzhu.players.sampling`: voids shown by discards, exposures, cards played, hidden
+exposure counts, two-deck copy counts) — and in each world plays every candidate out to the end
+of the deal many times with a playout policy, scoring the result as the deal is scored (R6, then
+R7: the seat's own result, its team's under ``partners``).  The candidate with the best mean
+wins.  Exposures (亮牌, 首明, 暗卖) are chosen the same way: each allowed set of exposures is
+evaluated by playouts of the whole deal.
+
+One deck runs its playouts in C (:mod:`gongzhu.rules.fast`, the heuristic playout policy); two
+decks play out in Python on the rules engine, with fewer samples.
+
+:class:`FlatMonteCarloPlayer` is the plain baseline: hidden cards dealt uniformly with no
+inference (only hand sizes and visible exposures respected) and uniformly random playouts.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import combinations, product
+
+from gongzhu.players.base import Player
+from gongzhu.players.observation import Observation
+from gongzhu.players.sampling import World, sample_world
+from gongzhu.rules import fast
+from gongzhu.rules.cards import EXPOSABLE, Card, Seat, parse_card
+from gongzhu.rules.deal import Deal
+from gongzhu.rules.errors import IllegalPlayError
+from gongzhu.rules.model import Exposure, Play
+from gongzhu.rules.options import Options
+
+__all__ = ["DEFAULT_THINK", "ExpertPlayer", "FlatMonteCarloPlayer", "PlayValue", "objective_weights"]
+
+#: Default think time per decision, seconds.
+DEFAULT_THINK = 0.4
+#: Playouts per candidate and world (one deck, in C).
+_PLAYOUTS_PER_WORLD = 24
+#: Two decks: worlds that contradict a past play are redrawn, at most this many times.
+_MAX_FAILED_WORLDS = 200
+
+
+def objective_weights(options: Options, seat: Seat) -> tuple[float, float, float, float]:
+    """The seat's deal result as a linear function of the four raw scores (R7): its own raw
+    minus the others' mean (zero-sum, also used for 猪羊一家 and raw scoring, where the match is
+    won on the highest total), or its team's margin under ``partners``."""
+    if options.scoring == "partners":
+        return tuple(0.5 if (s - seat) % 2 == 0 else -0.5 for s in range(4))  # type: ignore[return-value]
+    return tuple(1.0 if s == seat else -1 / 3 for s in range(4))  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class PlayValue:
+    """A candidate play with its expected result (raw-score units of the objective) and the
+    number of simulated continuations behind the estimate."""
+
+    play: Play
+    value: float
+    samples: int
+
+
+def _mask(cards: Counter[Card] | Sequence[Card]) -> int:
+    m = 0
+    for c in cards:
+        m |= 1 << c.index
+    return m
+
+
+class ExpertPlayer(Player):
+    """Determinized Monte-Carlo search (see the module docstring).
+
+    ``think`` is the time budget per decision (default :data:`DEFAULT_THINK`); ``iterations``
+    a fixed number of worlds per decision instead, which makes the player reproducible from
+    ``seed``."""
+
+    level = "expert"
+    infer = True  # respect voids and hidden exposures when sampling worlds
+    policy = fast.POLICY_UNIFORM  # TODO-switch
+
+    def __init__(self, seed: int | None = None, think: float | None = None, iterations: int | None = None) -> None:
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.think = DEFAULT_THINK if think is None and iterations is None else think
+        self.iterations = iterations
+
+    # ------------------------------------------------------------------ budget
+
+    def _budget(self) -> tuple[float | None, int | None]:
+        deadline = time.perf_counter() + self.think if self.think is not None else None
+        return deadline, self.iterations
+
+    @staticmethod
+    def _more(done: int, deadline: float | None, limit: int | None) -> bool:
+        if limit is not None and done >= limit:
+            return False
+        return deadline is None or done == 0 or time.perf_counter() < deadline
+
+    # ------------------------------------------------------------------ worlds
+
+    def _world(self, obs: Observation) -> World:
+        # Two-deck playouts replay the deal on the rules engine, so even the plain player
+        # needs worlds consistent with the past plays there.
+        if self.infer or obs.options.decks == 2:
+            return sample_world(obs, self.rng)
+        return _uniform_world(obs, self.rng)
+
+    # ------------------------------------------------------------------ playing
+
+    def choose_play(self, obs: Observation) -> Play:
+        plays = obs.legal_plays()
+        if not plays:
+            raise ValueError(f"{obs.seat.english} has no legal play: it is not their turn")
+        if len(plays) == 1:
+            return plays[0]
+        ranked = self.evaluate(obs)
+        best = max(v.value for v in ranked)
+        return next(v.play for v in ranked if v.value == best)
+
+    def evaluate(self, obs: Observation) -> list[PlayValue]:
+        """Every legal play with its expected result, in the order of ``obs.legal_plays()``."""
+        plays = list(obs.legal_plays())
+        weights = objective_weights(obs.options, obs.seat)
+        totals = [0.0] * len(plays)
+        counts = [0] * len(plays)
+        deadline, limit = self._budget()
+        done = failed = 0
+        while self._more(done, deadline, limit):
+            world = self._world(obs)
+            seed = self.rng.getrandbits(63)
+            if obs.options.decks == 1:
+                pos = _position(obs, world)
+                for i, p in enumerate(plays):
+                    # Common random numbers: every candidate meets the same continuations.
+                    sums = pos.play(p[0]).playout_sums(_PLAYOUTS_PER_WORLD, seed, policy=self.policy)
+                    totals[i] += sum(w * s for w, s in zip(weights, sums, strict=True))
+                    counts[i] += _PLAYOUTS_PER_WORLD
+            else:
+                deal = _replay(obs, world)
+                if deal is None:  # a world the sampler's inferences missed: draw another
+                    failed += 1
+                    if failed > _MAX_FAILED_WORLDS:
+                        break
+                    continue
+                for i, p in enumerate(plays):
+                    raw = _python_playout(deal, p, random.Random(seed))
+                    totals[i] += sum(w * s for w, s in zip(weights, raw, strict=True))
+                    counts[i] += 1
+            done += 1
+        return [PlayValue(p, totals[i] / counts[i] if counts[i] else 0.0, counts[i]) for i, p in enumerate(plays)]
+
+    # ------------------------------------------------------------------ exposing (R4)
+
+    def choose_exposures(self, obs: Observation) -> list[tuple[Card, str]]:
+        options = _exposure_options(obs)
+        if len(options) == 1:
+            return options[0]
+        weights = objective_weights(obs.options, obs.seat)
+        totals = [0.0] * len(options)
+        counts = [0] * len(options)
+        deadline, limit = self._budget()
+        done = 0
+        while self._more(done, deadline, limit):
+            world = self._world(obs)
+            seed = self.rng.getrandbits(63)
+            for i, chosen in enumerate(options):
+                exposures = [*world.exposures, *(Exposure(obs.seat, c, k) for c, k in chosen)]
+                if obs.options.decks == 1:
+                    pos = _start_position(obs, world, exposures)
+                    sums = pos.playout_sums(_PLAYOUTS_PER_WORLD, seed, policy=self.policy)
+                    totals[i] += sum(w * s for w, s in zip(weights, sums, strict=True))
+                    counts[i] += _PLAYOUTS_PER_WORLD
+                else:
+                    deal = _start_deal(obs, world, exposures)
+                    raw = _python_playout(deal, None, random.Random(seed))
+                    totals[i] += sum(w * s for w, s in zip(weights, raw, strict=True))
+                    counts[i] += 1
+            done += 1
+        values = [totals[i] / counts[i] for i in range(len(options))]
+        return options[values.index(max(values))]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(seed={self.seed!r}, think={self.think!r}, iterations={self.iterations!r})"
+
+
+class FlatMonteCarloPlayer(ExpertPlayer):
+    """The plain baseline: no inference when dealing the hidden cards, uniformly random
+    playouts."""
+
+    level = "flatmc"
+    infer = False
+    policy = fast.POLICY_UNIFORM
+
+
+# ---------------------------------------------------------------------- helpers
+
+
+def _uniform_world(obs: Observation, rng: random.Random) -> World:
+    """Hidden cards dealt uniformly, respecting only hand sizes and visible exposures."""
+    others = [s for s in Seat if s != obs.seat]
+    hands: dict[Seat, Counter[Card]] = {s: Counter() for s in others}
+    room = {s: obs.cards_left(s) for s in others}
+    pool = obs.unseen()
+    for s, known in obs.known_holdings().items():
+        hands[s] += known
+        room[s] -= sum(known.values())
+        pool -= known
+    deck = list(pool.elements())
+    rng.shuffle(deck)
+    exposures = list(obs.exposures)
+    at = 0
+    for s in others:
+        for c in deck[at:at + room[s]]:
+            hands[s][c] += 1
+        at += room[s]
+        # Hidden exposures: any of the exposable cards it was dealt.
+        mine = [c for c in hands[s].elements() if c in EXPOSABLE]
+        exposures += [Exposure(s, c, "hidden") for c in mine[:obs.hidden_counts[s]]]
+    hands[obs.seat] = Counter(obs.hand)
+    return World(hands, tuple(exposures))
+
+
+def _played_by(obs: Observation) -> dict[Seat, list[Card]]:
+    out: dict[Seat, list[Card]] = {s: [] for s in Seat}
+    for s, c in obs.played():
+        out[s].append(c)
+    return out
+
+
+def _restricted(obs: Observation, world: World) -> list[int]:
+    """Exposed cards bound by R4.3 still in each hand (one deck)."""
+    out = [0, 0, 0, 0]
+    out[obs.seat] = _mask(obs.restricted_in_hand())
+    for e in world.exposures:
+        if e.seat != obs.seat and e.kind in ("shown", "auto") and world.hands[e.seat][e.card]:
+            out[e.seat] |= 1 << e.card.index
+    return out
+
+
+def _position(obs: Observation, world: World) -> fast.FastPosition:
+    """The C position of the world in the play phase."""
+    played = _played_by(obs)
+    trick = [c.index for _, p in obs.trick for c in p]
+    turn = int(obs.turn) if obs.turn is not None else int(obs.seat)
+    leader = int(obs.trick[0][0]) if obs.trick else turn
+    return fast.encode_parts(
+        obs.options,
+        hands=[_mask(world.hands[s]) for s in Seat],
+        restricted=_restricted(obs, world),
+        captured=[obs.captured(s) for s in Seat],
+        exposures=world.exposures,
+        dealt=[[*world.hands[s].elements(), *played[s]] for s in Seat],
+        trick=trick,
+        leader=leader,
+        turn=turn,
+        led=obs.trick[0][1][0].suit if obs.trick else -1,
+        suits_led=obs.suits_led_mask(),
+        must_lead_c2=obs.must_lead_c2,
+    )
+
+
+def _exposure_options(obs: Observation) -> list[list[tuple[Card, str]]]:
+    """Every declaration the seat may make: each subset of its exposable cards, each card in
+    each allowed kind, at most one 首明 (R4.4)."""
+    cards = obs.exposable()
+    out: list[list[tuple[Card, str]]] = []
+    for k in range(len(cards) + 1):
+        for subset in sorted(set(combinations(cards, k)), key=lambda t: [c.index for c in t]):
+            for kinds in product(*(obs.exposure_kinds(c) for c in subset)):
+                if list(kinds).count("first") <= 1:
+                    out.append(list(zip(subset, kinds, strict=True)))
+    return out
+
+
+def _start_position(obs: Observation, world: World, exposures: list[Exposure]) -> fast.FastPosition:
+    """The C position at the first lead of the deal, with these exposures (one deck)."""
+    options = obs.options
+    restricted = [0, 0, 0, 0]
+    for e in exposures:
+        if Options.restricted_kind(e.kind):
+            restricted[e.seat] |= 1 << e.card.index
+    exposed = {e.card for e in exposures}
+    if options.auto_fourth_applies and len(exposed) == 3:  # 逼明 (R4.4)
+        (fourth,) = set(EXPOSABLE) - exposed
+        holder = next(s for s in Seat if world.hands[s][fourth])
+        exposures = [*exposures, Exposure(holder, fourth, "auto")]
+        restricted[holder] |= 1 << fourth.index
+    target = _S3 if options.first_lead == "spade3_any" else _C2
+    # The previous pig-taker leads a later deal (R5.1); else the holder of ♣2 / ♠3.
+    leader = int(obs.first_receiver) if obs.deal_index > 0 else next(int(s) for s in Seat if world.hands[s][target])
+    return fast.encode_parts(
+        options,
+        hands=[_mask(world.hands[s]) for s in Seat],
+        restricted=restricted,
+        captured=[[], [], [], []],
+        exposures=exposures,
+        dealt=[list(world.hands[s].elements()) for s in Seat],
+        leader=leader,
+        turn=leader,
+        must_lead_c2=obs.deal_index == 0 and options.first_lead == "club2_must",
+    )
+
+
+_C2 = parse_card("2C")
+_S3 = parse_card("3S")
+
+
+def _original_hands(obs: Observation, world: World) -> list[list[Card]]:
+    played = _played_by(obs)
+    return [[*played[s], *world.hands[s].elements()] for s in Seat]
+
+
+def _start_deal(obs: Observation, world: World, exposures: list[Exposure]) -> Deal:
+    """A rules-engine deal of the world at the start of play, with these exposures."""
+    deal = Deal(obs.options, _original_hands(obs, world), first_receiver=obs.first_receiver,
+                deal_index=obs.deal_index,
+                previous_pig_taker=obs.first_receiver if obs.deal_index > 0 else None)
+    for s in deal.undeclared:
+        deal.declare(s, [(e.card, e.kind) for e in exposures if e.seat == s and e.kind != "auto"])
+    return deal
+
+
+def _replay(obs: Observation, world: World) -> Deal | None:
+    """A rules-engine deal of the world, replayed up to the observed position (two decks), or
+    None if the world contradicts a past play (an inference the sampler does not make)."""
+    first_leader = obs.tricks[0].leader if obs.tricks else (obs.trick[0][0] if obs.trick else obs.turn)
+    deal = Deal(obs.options, _original_hands(obs, world), first_receiver=obs.first_receiver,
+                deal_index=obs.deal_index, previous_pig_taker=first_leader)
+    for s in deal.undeclared:
+        deal.declare(s, [(e.card, e.kind) for e in world.exposures if e.seat == s and e.kind != "auto"])
+    try:
+        for s, p in [sp for t in obs.tricks for sp in t.plays] + list(obs.trick):
+            deal.play(p, s)
+    except IllegalPlayError:
+        return None
+    return deal
+
+
+def _python_playout(deal: Deal, first: Play | None, rng: random.Random) -> tuple[int, int, int, int]:
+    """Play ``first`` (if any) then uniformly random legal plays to the end; return the raw
+    scores and take every play back."""
+    n = 0
+    if first is not None:
+        deal.play(first)
+        n += 1
+    while not deal.is_over:
+        deal.play(rng.choice(deal.legal_plays()))
+        n += 1
+    raw = deal.score.raw
+    for _ in range(n):
+        deal.undo()
+    return raw
+

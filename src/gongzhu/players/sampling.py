@@ -1,0 +1,100 @@
+"""Sampling the hidden hands: worlds consistent with everything a seat has observed.
+
+A *world* gives every other seat a hand for the cards this seat has not seen, respecting what is
+public: how many cards each seat still holds, the suits it has shown void in (R5.2, R5.3) or
+shown to hold no pair in (R5.3), the
+exposed cards it has not yet played (R4), and its hidden exposures (暗卖: that many of the unseen
+♠Q ♦J ♣10 ♥A are in its hand, R4.4).  The search players (``expert``) evaluate their choices over
+many such worlds.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import dataclass
+
+from gongzhu.players.observation import Observation
+from gongzhu.rules.cards import EXPOSABLE, Card, Seat, Suit
+from gongzhu.rules.model import Exposure
+
+__all__ = ["World", "sample_world", "sample_worlds"]
+
+
+@dataclass(frozen=True)
+class World:
+    """Every seat's current hand (the observer's own included) and the full exposure list,
+    hidden exposures made concrete."""
+
+    hands: dict[Seat, Counter[Card]]
+    exposures: tuple[Exposure, ...]
+
+
+def sample_world(obs: Observation, rng: random.Random, attempts: int = 50) -> World:
+    """One world drawn at random among those consistent with ``obs`` (close to uniform: the
+    most constrained cards are placed first, each on a seat chosen in proportion to its room).
+    """
+    for _ in range(attempts):
+        world = _try(obs, rng)
+        if world is not None:
+            return world
+    raise ValueError("no world is consistent with this observation")
+
+
+def sample_worlds(obs: Observation, n: int, rng: random.Random) -> list[World]:
+    return [sample_world(obs, rng) for _ in range(n)]
+
+
+def _pair_clash(no_pairs: dict[Suit, set[Card]], hand: Counter[Card], c: Card) -> bool:
+    """Whether a seat known to hold no pair of ``c``'s suit (R5.3) cannot take ``c``."""
+    banned = no_pairs.get(c.suit)
+    return banned is not None and (c in banned or hand[c] > 0)
+
+
+def _try(obs: Observation, rng: random.Random) -> World | None:
+    others = [s for s in Seat if s != obs.seat]
+    room = {s: obs.cards_left(s) for s in others}
+    voids = obs.voids()
+    hands: dict[Seat, Counter[Card]] = {s: Counter() for s in others}
+    pool = obs.unseen()
+    for s, known in obs.known_holdings().items():
+        for c, n in known.items():
+            hands[s][c] += n
+            room[s] -= n
+            pool[c] -= n
+    pool = +pool
+    exposures = list(obs.exposures)
+    no_pairs = obs.no_pairs()
+    # Hidden exposures: that many of the unseen exposable cards sit in the exposer's hand.
+    for s in others:
+        for _ in range(obs.hidden_counts[s]):
+            choices = [c for c in pool.elements()
+                       if c in EXPOSABLE and c.suit not in voids[s] and not _pair_clash(no_pairs[s], hands[s], c)]
+            if not choices or room[s] <= 0:
+                return None
+            c = rng.choice(choices)
+            hands[s][c] += 1
+            room[s] -= 1
+            pool[c] -= 1
+            pool = +pool
+            exposures.append(Exposure(s, c, "hidden"))
+    cards = list(pool.elements())
+    rng.shuffle(cards)
+    eligible = {c: [s for s in others if c.suit not in voids[s]] for c in set(cards)}
+    cards.sort(key=lambda c: len(eligible[c]))  # stable: random order within a class
+    for c in cards:
+        seats = [s for s in eligible[c] if room[s] > 0 and not _pair_clash(no_pairs[s], hands[s], c)]
+        if not seats:
+            return None
+        total = sum(room[s] for s in seats)
+        pick = rng.randrange(total)
+        for s in seats:
+            pick -= room[s]
+            if pick < 0:
+                break
+        hands[s][c] += 1
+        room[s] -= 1
+    if any(room.values()):
+        return None
+    hands[obs.seat] = Counter(obs.hand)
+    return World(hands, tuple(exposures))

@@ -1,0 +1,154 @@
+"""The search players: worlds consistent with the observation, legal and reproducible choices,
+and strength that a test can see (issue 3; R4, R5, R6, R7)."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from conftest import declare_random_exposures
+from gongzhu.players import make_player, observe
+from gongzhu.players.expert import ExpertPlayer, FlatMonteCarloPlayer, objective_weights
+from gongzhu.players.random_player import RandomPlayer
+from gongzhu.players.sampling import sample_world
+from gongzhu.rules import EXPOSABLE, PRESETS, Deal, Options, Phase, Seat
+
+VARIANTS: list[tuple[str, dict[str, Any]]] = [
+    *((name, {}) for name in PRESETS),
+    ("online", {"exposure": "hidden"}),
+    ("online", {"discard_color": "enforce"}),
+    ("online2", {"exposure": "hidden"}),
+    ("online2", {"discard_color": "enforce"}),
+]
+
+
+def _midgame(options: Options, seed: int, plays: int) -> Deal:
+    rng = random.Random(seed)
+    deal = Deal.new(options, seed)
+    declare_random_exposures(deal, rng)
+    for _ in range(plays):
+        if deal.is_over:
+            break
+        deal.play(rng.choice(deal.legal_plays()))
+    return deal
+
+
+@pytest.mark.parametrize(("preset", "overrides"), VARIANTS, ids=str)
+def test_sampled_worlds_respect_everything_public(preset: str, overrides: dict[str, Any]) -> None:
+    """Hand sizes, voids, no-pair inferences, known exposed cards and hidden exposure counts."""
+    options = PRESETS[preset].replace(**overrides)
+    rng = random.Random(1)
+    for seed in range(12):
+        deal = _midgame(options, seed, rng.randrange(60))
+        if deal.is_over:
+            continue
+        for seat in Seat:
+            obs = observe(deal, seat)
+            world = sample_world(obs, rng)
+            voids = obs.voids()
+            no_pairs = obs.no_pairs()
+            assert world.hands[seat] == Counter(deal.hand(seat))
+            total: Counter[Any] = Counter()
+            for s in Seat:
+                hand = world.hands[s]
+                total += hand
+                assert sum(hand.values()) == len(deal.hand(s))
+                assert not any(c.suit in voids[s] for c in hand)
+                for suit, banned in no_pairs[s].items():
+                    assert all(hand[c] <= 1 and c not in banned for c in hand if c.suit == suit)
+                for c, n in obs.known_holdings().get(s, Counter()).items():
+                    assert hand[c] >= n
+            assert total == Counter(c for s in Seat for c in deal.hand(s))  # every unplayed card once
+            added = Counter(world.exposures) - Counter(obs.exposures)  # hidden exposures made concrete
+            assert all(e.kind == "hidden" and e.card in EXPOSABLE for e in added)
+            hidden = Counter(e.seat for e in added.elements())
+            assert all(hidden[s] == obs.hidden_counts[s] for s in Seat if s != seat)
+
+
+def test_the_true_hands_are_a_possible_world() -> None:
+    """Voids are real: the sampler never excludes the hands as they really are (R5.2)."""
+    for seed in range(30):
+        deal = _midgame(PRESETS["online"], seed, 30)
+        for seat in Seat:
+            voids = observe(deal, seat).voids()
+            for s in Seat:
+                assert not any(c.suit in voids[s] for c in deal.hand(s))
+
+
+def test_objective_weights_follow_the_scoring() -> None:
+    """R7.2 zero-sum: own raw minus the others' mean; R7.3: the team's margin."""
+    assert objective_weights(PRESETS["online"], Seat.S) == (-1 / 3, -1 / 3, 1.0, -1 / 3)
+    assert objective_weights(PRESETS["partners"], Seat.E) == (-0.5, 0.5, -0.5, 0.5)
+
+
+@pytest.mark.parametrize(("preset", "overrides"), VARIANTS, ids=str)
+@pytest.mark.parametrize("level", ["expert", "flatmc"])
+def test_search_players_choose_legal_exposures_and_plays(preset: str, overrides: dict[str, Any], level: str) -> None:
+    options = PRESETS[preset].replace(**overrides)
+    deal = Deal.new(options, 5)
+    players = {s: make_player(level, seed=int(s), iterations=2) for s in Seat}
+    for seat in deal.undeclared:
+        deal.declare(seat, players[seat].choose_exposures(observe(deal, seat)))
+    assert deal.phase is Phase.PLAY
+    while not deal.is_over:
+        turn = deal.turn
+        assert turn is not None
+        play = players[turn].choose_play(observe(deal, turn))
+        assert play in deal.legal_plays()
+        deal.play(play, turn)
+
+
+def test_expert_is_reproducible_with_an_iteration_budget() -> None:
+    deal = _midgame(PRESETS["online"], 3, 9)
+    obs = observe(deal, deal.turn or Seat.N)
+    a = ExpertPlayer(seed=7, iterations=20).evaluate(obs)
+    b = ExpertPlayer(seed=7, iterations=20).evaluate(obs)
+    assert a == b
+    assert [v.play for v in a] == list(obs.legal_plays())
+    assert all(v.samples == 20 * 24 for v in a)
+
+
+def test_expert_keeps_to_its_think_time() -> None:
+    deal = _midgame(PRESETS["online"], 4, 5)
+    obs = observe(deal, deal.turn or Seat.N)
+    start = time.perf_counter()
+    ExpertPlayer(seed=1, think=0.1).choose_play(obs)
+    assert time.perf_counter() - start < 0.5
+
+
+def _duplicate_margin(strong: str, weak: str, deals: int, budget: int) -> float:
+    """Mean raw points per deal of ``strong`` in seat N/S against ``weak`` in E/W, minus the
+    reverse seating on the same cards (duplicate)."""
+    total = 0.0
+    for i in range(deals):
+        for flip in (0, 1):
+            deal = Deal.new(PRESETS["online"], 500 + i)
+            players = {}
+            for s in Seat:
+                level = strong if (s % 2 == 0) != bool(flip) else weak
+                players[s] = make_player(level, seed=10 * i + s, iterations=budget)
+            for seat in deal.undeclared:
+                deal.declare(seat, players[seat].choose_exposures(observe(deal, seat)))
+            while not deal.is_over:
+                turn = deal.turn
+                assert turn is not None
+                deal.play(players[turn].choose_play(observe(deal, turn)), turn)
+            raw = deal.score.raw
+            strong_seats = [s for s in Seat if (s % 2 == 0) != bool(flip)]
+            total += sum(raw[s] for s in strong_seats) - sum(raw[s] for s in Seat if s not in strong_seats)
+    return total / (2 * deals * 2)
+
+
+def test_expert_beats_random_clearly() -> None:
+    """A broken search (wrong sign, wrong seat, no playouts) would not do this."""
+    assert _duplicate_margin("expert", "random", deals=6, budget=10) > 60
+
+
+def test_flat_monte_carlo_is_a_player_too() -> None:
+    assert isinstance(make_player("flatmc"), FlatMonteCarloPlayer)
+    assert not isinstance(make_player("random"), ExpertPlayer)
+    assert isinstance(make_player("random"), RandomPlayer)
