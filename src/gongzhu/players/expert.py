@@ -79,7 +79,7 @@ class ExpertPlayer(Player):
 
     level = "expert"
     infer = True  # respect voids and hidden exposures when sampling worlds
-    policy = fast.POLICY_UNIFORM  # TODO-switch
+    policy = fast.POLICY_HEURISTIC
 
     def __init__(self, seed: int | None = None, think: float | None = None, iterations: int | None = None) -> None:
         self.seed = seed

@@ -11,9 +11,9 @@
  * only if it leaves a card); scoring is a transcription of scoring.raw_scores for one deck (R6,
  * R6.1, R4.2, R10 exposure factors).
  *
- * Playouts take a policy (fp_policy_fn): only the uniform random policy exists now; a smarter
- * one (the expert AI's simulated continuations) is added by writing another function with the
- * same signature and listing it in FP_POLICIES.
+ * Playouts take a policy (fp_policy_fn, listed in FP_POLICIES): 0 plays uniformly random legal
+ * cards, 1 is a cheap heuristic player (policy_heuristic) for the expert AI's simulated
+ * continuations.  The Python functions take one policy id, or four (one per seat, N E S W).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -274,44 +274,45 @@ static inline int fp_apply_rec(FpPos *p, int c, uint64_t legal, FpTrick *done)
 
 static inline void fp_apply(FpPos *p, int c, uint64_t legal) { (void)fp_apply_rec(p, c, legal, NULL); }
 
-/* R6 (one deck) with R6.1 self-catch, R2 heart tables and R10 exposure factors;
- * a transcription of scoring.raw_scores for decks=1. */
-static void fp_raw_scores(const FpPos *p, int64_t out[4])
+/* R6 (one deck) with R6.1 self-catch, R2 heart tables and R10 exposure factors: the raw score of
+ * seat s had it taken the point cards `cap`; a transcription of scoring.raw_scores for decks=1. */
+static int64_t fp_seat_score(const FpPos *p, int s, uint64_t cap)
 {
     const int *hv = p->heart_book ? HEART_BOOK : HEART_STANDARD;
     int64_t fqs = p->factor[SP_QS], fjd = p->factor[SP_JD];
     int64_t ftc = p->factor[SP_TC], fah = p->factor[SP_AH];
-    for (int s = 0; s < 4; s++) {
-        uint64_t cap = p->captured[s];
-        int caught[4];
-        for (int k = 0; k < 4; k++)
-            caught[k] = p->self_catch && p->dealt_to[k] == s && (cap >> SPECIAL_CARD[k] & 1);
-        uint32_t hearts = (uint32_t)((cap >> 13) & SUIT_BITS);
-        int hsum = 0;
-        for (uint32_t m = hearts; m; m &= m - 1)
-            hsum += hv[__builtin_ctz(m)];
-        int64_t h = fah * hsum;
-        if (caught[SP_AH]) /* R6.1 [interpretation]: doubles ♥A's own value only */
-            h += fah * hv[12];
-        int took_qs = (int)(cap >> CARD_QS & 1), took_jd = (int)(cap >> CARD_JD & 1);
-        int took_tc = (int)(cap >> CARD_TC & 1);
-        int64_t pig = took_qs ? -100 * fqs * (caught[SP_QS] ? 2 : 1) : 0;
-        int64_t sheep = took_jd ? 100 * fjd * (caught[SP_JD] ? 2 : 1) : 0;
-        int all_hearts = hearts == SUIT_BITS;
-        if (all_hearts) /* 满红 (R6 step 4) */
-            h = -h;
-        if (all_hearts && took_qs && took_jd && took_tc) /* 满贯 (R6 step 5) */
-            pig = -pig;
-        if (!took_tc) {
-            out[s] = h + pig + sheep;
-            continue;
-        }
-        int64_t tc_self = caught[SP_TC] ? 2 : 1;
-        if (!hearts && !took_qs && !took_jd) /* transformer alone (R6 step 7) */
-            out[s] = 50 * ftc * tc_self;
-        else
-            out[s] = (h + pig + sheep) * 2 * ftc * tc_self;
-    }
+    int caught[4];
+    for (int k = 0; k < 4; k++)
+        caught[k] = p->self_catch && p->dealt_to[k] == s && (cap >> SPECIAL_CARD[k] & 1);
+    uint32_t hearts = (uint32_t)((cap >> 13) & SUIT_BITS);
+    int hsum = 0;
+    for (uint32_t m = hearts; m; m &= m - 1)
+        hsum += hv[__builtin_ctz(m)];
+    int64_t h = fah * hsum;
+    if (caught[SP_AH]) /* R6.1 [interpretation]: doubles ♥A's own value only */
+        h += fah * hv[12];
+    int took_qs = (int)(cap >> CARD_QS & 1), took_jd = (int)(cap >> CARD_JD & 1);
+    int took_tc = (int)(cap >> CARD_TC & 1);
+    int64_t pig = took_qs ? -100 * fqs * (caught[SP_QS] ? 2 : 1) : 0;
+    int64_t sheep = took_jd ? 100 * fjd * (caught[SP_JD] ? 2 : 1) : 0;
+    int all_hearts = hearts == SUIT_BITS;
+    if (all_hearts) /* 满红 (R6 step 4) */
+        h = -h;
+    if (all_hearts && took_qs && took_jd && took_tc) /* 满贯 (R6 step 5) */
+        pig = -pig;
+    if (!took_tc)
+        return h + pig + sheep;
+    int64_t tc_self = caught[SP_TC] ? 2 : 1;
+    if (!hearts && !took_qs && !took_jd) /* transformer alone (R6 step 7) */
+        return 50 * ftc * tc_self;
+    return (h + pig + sheep) * 2 * ftc * tc_self;
+}
+
+/* R6 raw scores of the cards each seat has taken so far. */
+static void fp_raw_scores(const FpPos *p, int64_t out[4])
+{
+    for (int s = 0; s < 4; s++)
+        out[s] = fp_seat_score(p, s, p->captured[s]);
 }
 
 /* ------------------------------------------------------------------ playout policies */
@@ -327,8 +328,233 @@ static int policy_uniform(const FpPos *p, uint64_t legal, FpRng *rng, void *ctx)
     return kth_bit(legal, rng_bounded(rng, (uint32_t)__builtin_popcountll(legal)));
 }
 
-static const fp_policy_fn FP_POLICIES[] = {policy_uniform};
+/*
+ * Policy 1: a cheap heuristic player for Monte-Carlo continuations (RULES.md R12, the "拱猪技巧"
+ * of the sources).  It looks only at what the mover may know: its own hand, the trick, the cards
+ * still out (all cards not in its hand and not yet played, without who holds them), the point
+ * cards taken and the exposures (factors).  About 1 choice in 10 (of those with two or more
+ * legal cards) is uniformly random, so continuations differ; lead choices break ties at random.
+ *
+ * - Following suit (自然跟牌法): duck with the highest card under the trick's winning card,
+ *   which dumps ♠Q under a played ♠A/♠K and high hearts under a higher heart; keep the ♦J.
+ *   Last to play: win a trick worth >= 0 to the mover (its own card included) with the highest
+ *   card that carries no points (the lowest in diamonds while the ♦J is out: keep the 羊圈);
+ *   second/third: win a trick that is already worth > 0 (the sheep) with the highest card;
+ *   forced over the winner: the lowest card without points.  Play the ♦J when it wins (no
+ *   higher diamond out) and the trick is worth > 0 with it (自得).  Taking the ♣10 counts
+ *   HEUR_TC_RISK points worse than its value now: it doubles what is still to come.
+ * - Discarding (垫牌): ♠Q, then ♥A K Q J, then ♠A/♠K while ♠Q is out, then hearts 10..5, then
+ *   the ♣10 unless the trick's taker would gain from it (counting HEUR_TC_RISK), else the
+ *   highest card of the shortest suit; never the ♦J while another card will do; under
+ *   discard_color=penalty a card of the led colour when it has one (else it takes the trick).
+ * - Leading: never ♠Q, ♠A/♠K while ♠Q is out, ♦J under a higher diamond still out, ♣10 under a
+ *   higher club still out (while another card will do).  The ♦J when no higher diamond is out;
+ *   the top diamond while the ♦J is out (牵羊).  Else the lowest card of the suit that scores
+ *   best: few cards still out under it (others must win the trick), a short suit (断门), spades
+ *   to flush the pig when the mover holds none of ♠Q ♠K ♠A (拱猪), no spades when it holds
+ *   ♠Q, hearts late, no suit the others are void in.
+ */
+#define HEUR_RANDOM_PER_256 26 /* share of uniformly random choices, in 1/256 (about 10%) */
+#define HEUR_TC_RISK 60        /* taking the ♣10 counts this much worse than its value now */
+#define BIT(c) (1ULL << (c))
+#define CARD_AS 12
+#define CARD_KS 11
+#define HIGH_HEARTS (BIT(22) | BIT(23) | BIT(24) | BIT(25)) /* ♥J Q K A */
+#define MID_HEARTS (SUIT_MASK(1) & ~HIGH_HEARTS & ~(BIT(13) | BIT(14) | BIT(15))) /* ♥5..10 */
+#define DIAMONDS_OVER_J (BIT(49) | BIT(50) | BIT(51))
+#define CLUBS_OVER_10 (BIT(35) | BIT(36) | BIT(37) | BIT(38))
+
+static inline int hi_card(uint64_t m) { return 63 - __builtin_clzll(m); }
+static inline int lo_card(uint64_t m) { return __builtin_ctzll(m); }
+
+/* What taking `cards` now is worth to seat s: the change in its raw score, less HEUR_TC_RISK
+ * with the ♣10 (0 without point cards). */
+static inline int64_t take_delta(const FpPos *p, int s, uint64_t cards)
+{
+    cards &= POINT_MASK & ~p->captured[s];
+    if (!cards)
+        return 0;
+    int64_t d = fp_seat_score(p, s, p->captured[s] | cards) - fp_seat_score(p, s, p->captured[s]);
+    return (cards & BIT(CARD_TC)) ? d - HEUR_TC_RISK : d;
+}
+
+/* The trick in progress: its cards (mask) and the playing index of its winning card. */
+static inline uint64_t trick_cards(const FpPos *p, int *win_i)
+{
+    uint64_t t = 0;
+    int best = -1;
+    for (int i = 0; i < p->n_trick; i++) {
+        int c = p->trick_card[i];
+        t |= BIT(c);
+        if (c / 13 == p->led && c > best) {
+            best = c;
+            *win_i = i;
+        }
+    }
+    return t;
+}
+
+static int heur_follow(const FpPos *p, uint64_t legal, uint64_t out)
+{
+    int s = p->turn, wi = 0;
+    uint64_t trick = trick_cards(p, &wi);
+    int win = p->trick_card[wi];
+    uint64_t under = legal & (BIT(win) - 1), over = legal & ~under; /* legal: the led suit */
+    if ((over & BIT(CARD_JD)) && !(out & DIAMONDS_OVER_J) &&
+        take_delta(p, s, trick | BIT(CARD_JD)) > 0)
+        return CARD_JD; /* the sheep wins this trick: take it back (自得) */
+    uint64_t keep = under & ~BIT(CARD_JD); /* do not hand over the sheep */
+    if (keep)
+        under = keep;
+    if (p->n_trick == 3) { /* last to play */
+        if (over) {
+            uint64_t clean = over & ~POINT_MASK;
+            int c = clean ? hi_card(clean) : lo_card(over);
+            if (clean && p->led == 3 && (out & BIT(CARD_JD)))
+                c = lo_card(clean); /* keep the sheep catchers while the sheep is out */
+            if (!under || take_delta(p, s, trick | BIT(c)) >= 0)
+                return c;
+        }
+        return hi_card(under);
+    }
+    if (!under) { /* it must go over the winner: as low as it can, without points */
+        uint64_t clean = over & ~POINT_MASK;
+        return lo_card(clean ? clean : over);
+    }
+    if (over && (trick & POINT_MASK) && take_delta(p, s, trick | BIT(hi_card(over))) > 0)
+        return hi_card(over); /* the sheep is in it: take it */
+    return hi_card(under);
+}
+
+static int heur_discard(const FpPos *p, uint64_t legal, uint64_t out)
+{
+    int s = p->turn;
+    uint64_t cand = legal, x;
+    if (p->discard_color == COLOR_PENALTY && p->offender < 0) {
+        x = legal & COLOR_OF_SUIT[(int)p->led]; /* the offender would take the points */
+        if (x)
+            cand = x;
+    }
+    if (cand & BIT(CARD_QS))
+        return CARD_QS;
+    if ((x = cand & HIGH_HEARTS))
+        return hi_card(x);
+    if ((out & BIT(CARD_QS)) && (x = cand & (BIT(CARD_AS) | BIT(CARD_KS))))
+        return hi_card(x);
+    if ((x = cand & MID_HEARTS))
+        return hi_card(x);
+    if (cand & BIT(CARD_TC)) {
+        int wi = 0;
+        uint64_t trick = trick_cards(p, &wi);
+        int taker = p->offender >= 0 ? p->offender : (p->leader + wi * p->step) & 3;
+        if (take_delta(p, taker, trick | BIT(CARD_TC)) < 0)
+            return CARD_TC;
+    }
+    x = cand & ~(BIT(CARD_JD) | BIT(CARD_TC));
+    if (x)
+        cand = x;
+    /* The highest card of the shortest suit (to become void). */
+    uint64_t hand = p->hand[s];
+    int best_u = -1, best_len = 99;
+    for (int u = 0; u < 4; u++) {
+        if (!(cand & SUIT_MASK(u)))
+            continue;
+        int len = __builtin_popcountll(hand & SUIT_MASK(u));
+        if (len < best_len || (len == best_len && hi_card(cand & SUIT_MASK(u)) % 13 >
+                                                     hi_card(cand & SUIT_MASK(best_u)) % 13)) {
+            best_len = len;
+            best_u = u;
+        }
+    }
+    return hi_card(cand & SUIT_MASK(best_u));
+}
+
+static int heur_lead(const FpPos *p, uint64_t legal, uint64_t out, uint64_t rbits)
+{
+    int s = p->turn;
+    uint64_t hand = p->hand[s];
+    uint64_t avoid = BIT(CARD_QS), x;
+    if (out & BIT(CARD_QS))
+        avoid |= BIT(CARD_AS) | BIT(CARD_KS);
+    if (out & DIAMONDS_OVER_J)
+        avoid |= BIT(CARD_JD);
+    if (out & CLUBS_OVER_10)
+        avoid |= BIT(CARD_TC);
+    uint64_t cand = legal;
+    if ((x = cand & ~avoid))
+        cand = x;
+    uint64_t diamonds = cand & SUIT_MASK(3), out_diamonds = out & SUIT_MASK(3);
+    if ((diamonds & BIT(CARD_JD)) && out_diamonds && !(out & DIAMONDS_OVER_J))
+        return CARD_JD; /* the sheep is the top diamond: lead it to take it back */
+    if ((out & BIT(CARD_JD)) && diamonds && hi_card(diamonds) > hi_card(out_diamonds))
+        return hi_card(diamonds); /* 牵羊: the top diamond, while the sheep is out */
+    int pig_catchers = (hand & (BIT(CARD_QS) | BIT(CARD_AS) | BIT(CARD_KS))) != 0;
+    int best_u = -1, best = 1 << 30;
+    for (int u = 0; u < 4; u++) {
+        uint64_t mine = cand & SUIT_MASK(u);
+        if (!mine)
+            continue;
+        uint64_t theirs = out & SUIT_MASK(u);
+        int lo = lo_card(mine);
+        int score;
+        if (!theirs) {
+            score = 1000; /* it wins the trick and everybody else discards */
+        } else {
+            score = 8 * __builtin_popcountll(theirs & (BIT(lo) - 1)) +
+                    2 * __builtin_popcountll(hand & SUIT_MASK(u));
+            if (u == 1)
+                score += 6; /* hearts: rather later */
+            else if (u == 0 && (out & BIT(CARD_QS)))
+                score += pig_catchers ? 6 : -6; /* 拱猪 without ♠Q ♠K ♠A */
+            else if (u == 0 && (hand & BIT(CARD_QS)))
+                score += 20;
+        }
+        score = score * 4 + (int)(rbits >> (2 * u) & 3); /* random tie-break */
+        if (score < best) {
+            best = score;
+            best_u = u;
+        }
+    }
+    return lo_card(cand & SUIT_MASK(best_u));
+}
+
+static int policy_heuristic(const FpPos *p, uint64_t legal, FpRng *rng, void *ctx)
+{
+    (void)ctx;
+    if (!(legal & (legal - 1)))
+        return lo_card(legal);
+    uint64_t r = rng_next(rng);
+    if ((r & 255) < HEUR_RANDOM_PER_256)
+        return kth_bit(legal, rng_bounded(rng, (uint32_t)__builtin_popcountll(legal)));
+    int s = p->turn;
+    uint64_t out = (p->hand[0] | p->hand[1] | p->hand[2] | p->hand[3]) & ~p->hand[s];
+    int c;
+    if (p->n_trick == 0)
+        c = heur_lead(p, legal, out, r >> 8);
+    else if (legal & SUIT_MASK((int)p->led))
+        c = heur_follow(p, legal, out);
+    else
+        c = heur_discard(p, legal, out);
+    if (!(legal >> c & 1)) /* never happens; a safety net: the policy plays legal cards only */
+        c = kth_bit(legal, rng_bounded(rng, (uint32_t)__builtin_popcountll(legal)));
+    return c;
+}
+
+static const fp_policy_fn FP_POLICIES[] = {policy_uniform, policy_heuristic};
 #define FP_N_POLICIES ((int)(sizeof(FP_POLICIES) / sizeof(FP_POLICIES[0])))
+
+/* Per-seat policies: ctx is an array of four policies, indexed by the seat to move. */
+static int policy_by_seat(const FpPos *p, uint64_t legal, FpRng *rng, void *ctx)
+{
+    const fp_policy_fn *seat = (const fp_policy_fn *)ctx;
+    return seat[(int)p->turn](p, legal, rng, NULL);
+}
+
+/* A playout policy as the Python functions take it: one policy id, or one per seat. */
+typedef struct {
+    fp_policy_fn fn;      /* what fp_playout calls: the policy, or policy_by_seat */
+    fp_policy_fn seat[4]; /* the policy of each seat (its ctx when fn is policy_by_seat) */
+} FpPolicy;
 
 /* Play to the end of the deal with `policy`; optionally record the cards and the legal sets.
  * Returns the number of plays, or -1 if the position is inconsistent (no legal card). */
@@ -362,7 +588,7 @@ typedef struct {
     int opt_restricted;    /* whether that kind is bound by R4.3 */
     int32_t shown_factor;  /* factor of kind shown / auto */
     int auto_fourth;       /* R4.4 逼明 applies */
-    fp_policy_fn policy;
+    FpPolicy policy;
     uint64_t seed;
     Py_ssize_t start, stop;
     int64_t sums[4];
@@ -440,7 +666,7 @@ static void *deal_worker(void *arg)
     for (Py_ssize_t i = job->start; i < job->stop; i++) {
         rng_seed(&rng, job->seed, (uint64_t)i);
         deal_one(job, &p, &rng);
-        if (fp_playout(&p, job->policy, NULL, &rng, NULL, NULL) < 0) {
+        if (fp_playout(&p, job->policy.fn, job->policy.seat, &rng, NULL, NULL) < 0) {
             job->error = 1;
             return NULL;
         }
@@ -454,14 +680,51 @@ static void *deal_worker(void *arg)
 
 /* ------------------------------------------------------------------ Python glue */
 
-static fp_policy_fn get_policy(int policy)
+static int get_policy_id(PyObject *obj, fp_policy_fn *out)
 {
-    if (policy < 0 || policy >= FP_N_POLICIES) {
-        PyErr_Format(PyExc_ValueError, "unknown playout policy %d: 0 (uniform) is the only one",
-                     policy);
-        return NULL;
+    if (!PyLong_Check(obj) || PyBool_Check(obj)) {
+        PyErr_Format(PyExc_TypeError,
+                     "a playout policy is an int id or a tuple of four (one per seat), not %.100s",
+                     Py_TYPE(obj)->tp_name);
+        return -1;
     }
-    return FP_POLICIES[policy];
+    int overflow;
+    long id = PyLong_AsLongAndOverflow(obj, &overflow);
+    if (id == -1 && PyErr_Occurred())
+        return -1;
+    if (overflow || id < 0 || id >= FP_N_POLICIES) {
+        PyErr_Format(PyExc_ValueError,
+                     "unknown playout policy %S: 0 (uniform) or 1 (heuristic)", obj);
+        return -1;
+    }
+    *out = FP_POLICIES[id];
+    return 0;
+}
+
+/* The policy argument: NULL (policy 0), an int id, or a tuple of four ids (N, E, S, W). */
+static int get_policy(PyObject *obj, FpPolicy *pol)
+{
+    if (!obj) {
+        pol->fn = FP_POLICIES[0];
+    } else if (PyTuple_Check(obj)) {
+        if (PyTuple_GET_SIZE(obj) != 4) {
+            PyErr_SetString(PyExc_ValueError,
+                            "per-seat playout policies: a tuple of four ids (N, E, S, W)");
+            return -1;
+        }
+        for (int s = 0; s < 4; s++)
+            if (get_policy_id(PyTuple_GET_ITEM(obj, s), &pol->seat[s]) < 0)
+                return -1;
+        int same = pol->seat[1] == pol->seat[0] && pol->seat[2] == pol->seat[0] &&
+                   pol->seat[3] == pol->seat[0];
+        pol->fn = same ? pol->seat[0] : policy_by_seat;
+        return 0;
+    } else if (get_policy_id(obj, &pol->fn) < 0) {
+        return -1;
+    }
+    for (int s = 0; s < 4; s++)
+        pol->seat[s] = pol->fn;
+    return 0;
 }
 
 /* Read a position blob, checking that it is one (and consistent enough to play safely). */
@@ -701,7 +964,8 @@ static PyObject *py_raw_scores(PyObject *self, PyObject *arg)
 
 PyDoc_STRVAR(playout_sums_doc,
              "playout_sums(pos, n, seed, policy=0) -> (sum_N, sum_E, sum_S, sum_W)\n\n"
-             "Raw scores (R6) summed over n playouts; playout i uses the stream (seed, i).");
+             "Raw scores (R6) summed over n playouts; playout i uses the stream (seed, i).\n"
+             "policy: a policy id (0 uniform, 1 heuristic) or a tuple of four, one per seat.");
 
 static PyObject *py_playout_sums(PyObject *self, PyObject *args)
 {
@@ -709,14 +973,14 @@ static PyObject *py_playout_sums(PyObject *self, PyObject *args)
     PyObject *blob;
     Py_ssize_t n;
     unsigned long long seed;
-    int policy_id = 0;
-    if (!PyArg_ParseTuple(args, "OnK|i:playout_sums", &blob, &n, &seed, &policy_id))
+    PyObject *policy_obj = NULL;
+    if (!PyArg_ParseTuple(args, "OnK|O:playout_sums", &blob, &n, &seed, &policy_obj))
         return NULL;
     FpPos start;
     if (get_pos(blob, &start) < 0)
         return NULL;
-    fp_policy_fn policy = get_policy(policy_id);
-    if (!policy)
+    FpPolicy policy;
+    if (get_policy(policy_obj, &policy) < 0)
         return NULL;
     if (n < 0) {
         PyErr_SetString(PyExc_ValueError, "n must be >= 0");
@@ -730,7 +994,7 @@ static PyObject *py_playout_sums(PyObject *self, PyObject *args)
     for (Py_ssize_t i = 0; i < n; i++) {
         p = start;
         rng_seed(&rng, seed, (uint64_t)i);
-        if (fp_playout(&p, policy, NULL, &rng, NULL, NULL) < 0) {
+        if (fp_playout(&p, policy.fn, policy.seat, &rng, NULL, NULL) < 0) {
             error = 1;
             break;
         }
@@ -782,20 +1046,20 @@ static PyObject *py_playout_trace(PyObject *self, PyObject *args)
     (void)self;
     PyObject *blob;
     unsigned long long seed;
-    int policy_id = 0;
-    if (!PyArg_ParseTuple(args, "OK|i:playout_trace", &blob, &seed, &policy_id))
+    PyObject *policy_obj = NULL;
+    if (!PyArg_ParseTuple(args, "OK|O:playout_trace", &blob, &seed, &policy_obj))
         return NULL;
     FpPos p;
     if (get_pos(blob, &p) < 0)
         return NULL;
-    fp_policy_fn policy = get_policy(policy_id);
-    if (!policy)
+    FpPolicy policy;
+    if (get_policy(policy_obj, &policy) < 0)
         return NULL;
     FpRng rng;
     uint8_t cards[52];
     uint64_t legals[52];
     rng_seed(&rng, seed, 0);
-    int n = fp_playout(&p, policy, NULL, &rng, cards, legals);
+    int n = fp_playout(&p, policy.fn, policy.seat, &rng, cards, legals);
     if (n < 0) {
         PyErr_SetString(PyExc_ValueError, "inconsistent position: a player has no legal card");
         return NULL;
@@ -806,7 +1070,8 @@ static PyObject *py_playout_trace(PyObject *self, PyObject *args)
 /* Read the deal parameters tuple shared by random_deals and random_deal_trace:
  * (clockwise, edbsl, discard_color, heart_book, self_catch, first_lead, mandatory, opt_prob,
  *  opt_factor, opt_restricted, shown_factor, auto_fourth). */
-static int get_deal_job(PyObject *params, unsigned long long seed, int policy_id, FpDealJob *job)
+static int get_deal_job(PyObject *params, unsigned long long seed, PyObject *policy_obj,
+                        FpDealJob *job)
 {
     int clockwise, edbsl, dcolor, book, selfc, first_lead, mandatory, opt_factor;
     int opt_restricted, shown_factor, auto_fourth;
@@ -819,8 +1084,8 @@ static int get_deal_job(PyObject *params, unsigned long long seed, int policy_id
                           &dcolor, &book, &selfc, &first_lead, &mandatory, &opt_prob,
                           &opt_factor, &opt_restricted, &shown_factor, &auto_fourth))
         return -1;
-    fp_policy_fn policy = get_policy(policy_id);
-    if (!policy)
+    FpPolicy policy;
+    if (get_policy(policy_obj, &policy) < 0)
         return -1;
     if (dcolor < 0 || dcolor > 2 || first_lead < 0 || first_lead > 2 || mandatory < 0 ||
         mandatory > 15 || !(opt_prob >= 0.0) || opt_prob > 1.0 || opt_factor < 1 ||
@@ -858,11 +1123,11 @@ static PyObject *py_random_deal_trace(PyObject *self, PyObject *args)
     (void)self;
     unsigned long long index, seed;
     PyObject *params;
-    int policy_id = 0;
-    if (!PyArg_ParseTuple(args, "KKO|i:random_deal_trace", &index, &seed, &params, &policy_id))
+    PyObject *policy_obj = NULL;
+    if (!PyArg_ParseTuple(args, "KKO|O:random_deal_trace", &index, &seed, &params, &policy_obj))
         return NULL;
     FpDealJob job;
-    if (get_deal_job(params, seed, policy_id, &job) < 0)
+    if (get_deal_job(params, seed, policy_obj, &job) < 0)
         return NULL;
     FpRng rng;
     FpPos p;
@@ -873,7 +1138,7 @@ static PyObject *py_random_deal_trace(PyObject *self, PyObject *args)
     PyObject *blob = pos_to_bytes(&p);
     if (!blob)
         return NULL;
-    int n = fp_playout(&p, job.policy, NULL, &rng, cards, legals);
+    int n = fp_playout(&p, job.policy.fn, job.policy.seat, &rng, cards, legals);
     if (n < 0) {
         Py_DECREF(blob);
         PyErr_SetString(PyExc_RuntimeError, "random_deal_trace: internal error (no legal card)");
@@ -899,12 +1164,12 @@ static PyObject *py_random_deals(PyObject *self, PyObject *args)
     (void)self;
     Py_ssize_t n;
     unsigned long long seed;
-    int threads, policy_id = 0;
-    PyObject *params;
-    if (!PyArg_ParseTuple(args, "nKiO|i:random_deals", &n, &seed, &threads, &params, &policy_id))
+    int threads;
+    PyObject *params, *policy_obj = NULL;
+    if (!PyArg_ParseTuple(args, "nKiO|O:random_deals", &n, &seed, &threads, &params, &policy_obj))
         return NULL;
     FpDealJob proto;
-    if (get_deal_job(params, seed, policy_id, &proto) < 0)
+    if (get_deal_job(params, seed, policy_obj, &proto) < 0)
         return NULL;
     if (n < 0 || threads < 1 || threads > 256) {
         PyErr_SetString(PyExc_ValueError, "random_deals: n >= 0 and 1 <= threads <= 256");
@@ -1436,6 +1701,7 @@ PyMODINIT_FUNC PyInit__fastplay(void)
     if (!m)
         return NULL;
     if (PyModule_AddIntConstant(m, "POLICY_UNIFORM", 0) < 0 ||
+        PyModule_AddIntConstant(m, "POLICY_HEURISTIC", 1) < 0 ||
         PyModule_AddIntConstant(m, "N_POLICIES", FP_N_POLICIES) < 0 ||
         PyModule_AddIntConstant(m, "POSITION_SIZE", (long)sizeof(FpPos)) < 0 ||
         PyModule_AddType(m, &BoardType) < 0) {

@@ -9,8 +9,10 @@ from typing import Final, final
 
 _Four = tuple[int, int, int, int]
 _Plays = tuple[tuple[int, int], ...]
+_Policy = int | tuple[int, int, int, int]  # one policy id, or one per seat (N, E, S, W)
 
 POLICY_UNIFORM: Final[int]
+POLICY_HEURISTIC: Final[int]
 N_POLICIES: Final[int]
 POSITION_SIZE: Final[int]
 
@@ -40,15 +42,15 @@ def state(
 def legal_mask(pos: bytes, /) -> int: ...
 def play(pos: bytes, card: int, /) -> bytes: ...
 def raw_scores(pos: bytes, /) -> _Four: ...
-def playout_sums(pos: bytes, n: int, seed: int, policy: int = 0, /) -> _Four: ...
+def playout_sums(pos: bytes, n: int, seed: int, policy: _Policy = 0, /) -> _Four: ...
 def playout_trace(
-    pos: bytes, seed: int, policy: int = 0, /
+    pos: bytes, seed: int, policy: _Policy = 0, /
 ) -> tuple[tuple[int, ...], tuple[int, ...], _Four]: ...
 def random_deals(
-    n: int, seed: int, threads: int, params: tuple[object, ...], policy: int = 0, /
+    n: int, seed: int, threads: int, params: tuple[object, ...], policy: _Policy = 0, /
 ) -> tuple[int, int, int, int, int]: ...
 def random_deal_trace(
-    index: int, seed: int, params: tuple[object, ...], policy: int = 0, /
+    index: int, seed: int, params: tuple[object, ...], policy: _Policy = 0, /
 ) -> tuple[bytes, tuple[tuple[int, ...], tuple[int, ...], _Four]]: ...
 @final
 class Board:

@@ -11,23 +11,27 @@ reference play by play:
   discard colour, each only if it leaves a card; the ``penalty`` offender takes the trick's
   point cards);
 * raw scores are exactly :func:`gongzhu.rules.scoring.raw_scores` for one deck (R6, R6.1);
-* :func:`playout_scores`, :func:`playout_trace` play uniformly random legal cards to the end
-  (xoshiro256++ with unbiased bounded choices); :func:`random_deals` deals, plays and scores
-  fresh deals in C on several OS threads with the GIL released.
+* :func:`playout_scores`, :func:`playout_trace` play to the end with a playout policy (uniformly
+  random legal cards by default; xoshiro256++ with unbiased bounded choices); :func:`random_deals`
+  deals, plays and scores fresh deals in C on several OS threads with the GIL released.
 
 Randomness is a function of ``(seed, index)`` only: playout ``i`` of :func:`playout_scores`
 and deal ``i`` of :func:`random_deals` each have their own stream, so results do not depend on
 the number of threads, and ``playout_scores(deal, 1, seed)`` is the playout of
 ``playout_trace(deal, seed)``.
 
-Playouts take a ``policy`` id; only :data:`POLICY_UNIFORM` exists now (the C core takes a
-policy function, so a better playout policy can be added there later).
+Playouts take a ``policy``: :data:`POLICY_UNIFORM` (0) plays uniformly random legal cards;
+:data:`POLICY_HEURISTIC` (1) is a cheap rule-based player (follow low under the winner, dump the
+♠Q and high hearts, keep and hunt the ♦J, flush the pig…, with about 10% random moves) for the
+simulated continuations of a Monte-Carlo player.  A tuple of four ids gives each seat (N, E, S,
+W) its own policy, e.g. ``policy=(POLICY_HEURISTIC, POLICY_UNIFORM, POLICY_UNIFORM,
+POLICY_UNIFORM)``; four equal ids play exactly as the single id.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple
+from typing import NamedTuple, TypeAlias
 
 import gongzhu.rules._fastplay as _c
 from gongzhu.rules.cards import EXPOSABLE, JD, Card
@@ -36,9 +40,11 @@ from gongzhu.rules.model import Exposure
 from gongzhu.rules.options import Options
 
 __all__ = [
+    "POLICY_HEURISTIC",
     "POLICY_UNIFORM",
     "FastPosition",
     "PlayoutTrace",
+    "Policy",
     "encode",
     "encode_parts",
     "playout_scores",
@@ -49,6 +55,17 @@ __all__ = [
 
 #: Playout policy: uniform over the legal cards at every step.
 POLICY_UNIFORM = 0
+#: Playout policy: a cheap heuristic player (``policy_heuristic`` in ``_fastplay.c``).  It plays
+#: like a sensible human from what the mover may know (its hand, the trick, the cards still out,
+#: the cards taken, the exposures): follow with the highest card under the trick's winner; win a
+#: clean trick last with a high card; dump ♠Q, then ♥A K Q J, then ♠A/♠K while ♠Q is out; keep the
+#: ♦J and take tricks worth taking (the sheep); lead low in the safest suit, low spades to flush the
+#: pig when holding none of ♠Q ♠K ♠A.  About 10% of its choices are uniformly random (and lead
+#: ties break at random), so playouts from one position differ.
+POLICY_HEURISTIC = 1
+
+#: A playout policy id, or four ids: one per seat (N, E, S, W).
+Policy: TypeAlias = int | tuple[int, int, int, int]
 
 Scores = tuple[int, int, int, int]
 _MASK64 = (1 << 64) - 1
@@ -147,11 +164,11 @@ class FastPosition:
         """R6 raw scores of the cards taken so far (the deal's raw scores once it is over)."""
         return _scores(_c.raw_scores(self._blob))
 
-    def playout_sums(self, n: int, seed: int, *, policy: int = POLICY_UNIFORM) -> Scores:
+    def playout_sums(self, n: int, seed: int, *, policy: Policy = POLICY_UNIFORM) -> Scores:
         """Raw scores summed over ``n`` playouts (playout ``i`` uses the stream ``(seed, i)``)."""
         return _scores(_c.playout_sums(self._blob, n, seed & _MASK64, policy))
 
-    def playout_trace(self, seed: int, *, policy: int = POLICY_UNIFORM) -> PlayoutTrace:
+    def playout_trace(self, seed: int, *, policy: Policy = POLICY_UNIFORM) -> PlayoutTrace:
         """One playout with the stream ``(seed, 0)``."""
         cards, legal, raw = _c.playout_trace(self._blob, seed & _MASK64, policy)
         return PlayoutTrace([int(c) for c in cards], _scores(raw), [int(m) for m in legal])
@@ -258,7 +275,7 @@ def _position(deal: Deal | FastPosition) -> FastPosition:
 
 
 def playout_scores(
-    deal: Deal | FastPosition, n: int, seed: int, *, policy: int = POLICY_UNIFORM
+    deal: Deal | FastPosition, n: int, seed: int, *, policy: Policy = POLICY_UNIFORM
 ) -> tuple[float, float, float, float]:
     """Mean raw scores (R6) per seat over ``n`` random playouts from the current position; the
     deal is not changed.  The GIL is released while C plays."""
@@ -269,7 +286,7 @@ def playout_scores(
 
 
 def playout_trace(
-    deal: Deal | FastPosition, seed: int, *, policy: int = POLICY_UNIFORM
+    deal: Deal | FastPosition, seed: int, *, policy: Policy = POLICY_UNIFORM
 ) -> PlayoutTrace:
     """One random playout from the current position: ``(cards, raw, legal)``; the deal is not
     changed.  Its scores equal ``playout_scores(deal, 1, seed)``."""
@@ -313,11 +330,11 @@ def random_deals(
     threads: int = 2,
     *,
     expose_prob: float = 0.0,
-    policy: int = POLICY_UNIFORM,
+    policy: Policy = POLICY_UNIFORM,
 ) -> Scores:
     """Deal ``n`` fresh one-deck deals in C (Fisher–Yates, R3; the first deal of a match, so the
-    first lead follows ``first_lead``, R5.1), play each with random legal cards to the end and
-    return the per-seat sums of their raw scores (R6).
+    first lead follows ``first_lead``, R5.1), play each to the end with ``policy`` (one id, or
+    one per seat) and return the per-seat sums of their raw scores (R6).
 
     Exposures (R4.4): the mandatory ones under ``exposure=all`` / ``all_but_sheep``; under the
     exposure kinds that leave a choice, each exposable card is exposed with probability
@@ -341,7 +358,7 @@ def random_deal_trace(
     index: int,
     *,
     expose_prob: float = 0.0,
-    policy: int = POLICY_UNIFORM,
+    policy: Policy = POLICY_UNIFORM,
 ) -> tuple[FastPosition, PlayoutTrace]:
     """Deal number ``index`` of ``random_deals(options, n, seed, ...)``: the position after
     dealing and exposures, and its playout, exactly as :func:`random_deals` plays it."""
