@@ -37,7 +37,7 @@ from gongzhu.rules.options import Options
 __all__ = ["DEFAULT_THINK", "ExpertPlayer", "FlatMonteCarloPlayer", "PlayValue", "objective_weights"]
 
 #: Default think time per decision, seconds.
-DEFAULT_THINK = 0.4
+DEFAULT_THINK = 0.3
 #: Playouts per candidate and world (one deck, in C).
 _PLAYOUTS_PER_WORLD = 24
 #: Two decks: worlds that contradict a past play are redrawn, at most this many times.
