@@ -6,6 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from gongzhu.players.base import Player
+from gongzhu.players.beginner import BeginnerPlayer
+from gongzhu.players.expert import ExpertPlayer, FlatMonteCarloPlayer
+from gongzhu.players.intermediate import IntermediatePlayer
 from gongzhu.players.random_player import RandomPlayer
 
 __all__ = ["LEVELS", "make_player"]
@@ -15,9 +18,21 @@ def _random(seed: int | None, think: float | None, iterations: int | None) -> Pl
     return RandomPlayer(seed)
 
 
+def _beginner(seed: int | None, think: float | None, iterations: int | None) -> Player:
+    return BeginnerPlayer(seed)
+
+
+def _intermediate(seed: int | None, think: float | None, iterations: int | None) -> Player:
+    return IntermediatePlayer(seed)
+
+
 #: Level name -> factory(seed, think seconds or None for the level's default, iterations or None).
 LEVELS: dict[str, Callable[[int | None, float | None, int | None], Player]] = {
     "random": _random,
+    "beginner": _beginner,
+    "intermediate": _intermediate,
+    "expert": ExpertPlayer,
+    "flatmc": FlatMonteCarloPlayer,
 }
 
 

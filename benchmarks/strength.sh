@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The arena runs behind docs/strength.md.  Usage:
+#   benchmarks/strength.sh ladder   OUTDIR   # random < beginner < intermediate < expert, reproducible
+#                                            # (iteration budgets), online and partners
+#   benchmarks/strength.sh default  OUTDIR   # the expert at its default think time against
+#                                            # intermediate (online, partners) and against flat
+#                                            # Monte-Carlo at the same think time; wants many cores
+# GONGZHU="python -m gongzhu.cli.main" and JOBS=N may be set; each run writes OUTDIR/<name>.json.
+set -euo pipefail
+mode=${1:?ladder or default}
+out=${2:?output folder}
+mkdir -p "$out"
+gz=${GONGZHU:-gongzhu}
+jobs=${JOBS:-2}
+arena() {  # name, then arena arguments
+    local name=$1; shift
+    echo "== $name: $gz arena $* --duplicate --json" >&2
+    $gz arena "$@" --duplicate --json --no-progress > "$out/$name.json"
+}
+case $mode in
+ladder)
+    for preset in online partners; do
+        if [ $preset = online ]; then
+            b=beginner,random,random,random; i=intermediate,beginner,beginner,beginner
+            e=expert,intermediate,intermediate,intermediate
+        else  # teams: the first level sits N–S, the second E–W; rotations swap them
+            b=beginner,random,beginner,random; i=intermediate,beginner,intermediate,beginner
+            e=expert,intermediate,expert,intermediate
+        fi
+        arena "$preset-beginner-random" --players $b --preset $preset --deals 1000 --seed 1 --jobs "$jobs"
+        arena "$preset-intermediate-beginner" --players $i --preset $preset --deals 1000 --seed 2 --jobs "$jobs"
+        arena "$preset-expert-intermediate" --players $e --preset $preset --deals 200 --seed 3 \
+            --iterations 150 --jobs "$jobs"
+    done
+    ;;
+default)
+    arena online-expert-intermediate-default --players expert,intermediate,intermediate,intermediate \
+        --preset online --deals "${DEALS1:-160}" --seed 11 --jobs "${JOBS1:-$jobs}" &
+    arena online-expert-flatmc-default --players expert,flatmc,flatmc,flatmc \
+        --preset online --deals "${DEALS2:-40}" --seed 12 --jobs "${JOBS2:-$jobs}" &
+    arena partners-expert-intermediate-default --players expert,intermediate,expert,intermediate \
+        --preset partners --deals "${DEALS3:-60}" --seed 13 --jobs "${JOBS3:-$jobs}" &
+    wait
+    ;;
+*)
+    echo "unknown mode $mode: ladder or default" >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,75 @@
+"""``gongzhu bot``: one of our players behind the bot protocol ``gongzhu-bot/1``.
+
+Reads one JSON request per line on stdin and writes one JSON answer per line on stdout, flushed
+after each, as chess engines speak UCI: any program can seat our players at its table.  Blank
+lines are skipped; a bad request is answered ``{"error": "..."}`` and the bot keeps serving;
+end of input ends it with status 0.  The protocol is :mod:`gongzhu.players.protocol`, documented
+in ``docs/bot-protocol.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import sys
+from typing import IO, Any
+
+from gongzhu.players.base import Player
+from gongzhu.players.protocol import handle_line
+from gongzhu.players.registry import LEVELS, make_player
+
+__all__ = ["register", "run", "serve"]
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "bot",
+        help="answer bot-protocol requests (JSON Lines on stdin/stdout) with a computer player",
+        description="Serve the bot protocol gongzhu-bot/1: read one JSON request a line on stdin (a "
+        "seat's view of a deal, with the field names of deal records, R11) and write one JSON answer "
+        "a line on stdout. See docs/bot-protocol.md.",
+    )
+    p.add_argument("--level", required=True, metavar="LEVEL",
+                   help=f"the player's level (one of: {', '.join(LEVELS)})")
+    p.add_argument("--think", type=float, default=None, metavar="S",
+                   help="time budget per decision in seconds (levels that search)")
+    p.add_argument("--seed", type=int, default=None, help="seed of the player (reproducible answers)")
+    p.add_argument("--iterations", type=int, default=None, metavar="K",
+                   help="fixed search budget per decision (levels that search)")
+    p.set_defaults(run=run)
+
+
+def serve(player: Player, stdin: IO[str], stdout: IO[str]) -> int:
+    """Answer every request line of ``stdin`` on ``stdout`` until end of input; returns 0."""
+    while True:
+        line = stdin.readline()
+        if not line:
+            return 0
+        reply = handle_line(player, line)
+        if reply is None:
+            continue
+        stdout.write(json.dumps(reply, ensure_ascii=False) + "\n")
+        stdout.flush()
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.level not in LEVELS:  # read at run time: levels are registered by other modules
+        print(f"gongzhu bot: unknown level {args.level!r}: choose one of {', '.join(LEVELS)}", file=sys.stderr)
+        return 2
+    if args.think is not None and not args.think > 0:
+        print("gongzhu bot: --think must be a positive number of seconds", file=sys.stderr)
+        return 2
+    if args.iterations is not None and args.iterations < 1:
+        print("gongzhu bot: --iterations must be 1 or more", file=sys.stderr)
+        return 2
+    player = make_player(args.level, seed=args.seed, think=args.think, iterations=args.iterations)
+    for stream in (sys.stdin, sys.stdout):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(encoding="utf-8")
+    try:
+        return serve(player, sys.stdin, sys.stdout)
+    except BrokenPipeError:  # the client went away: nothing left to answer
+        return 0
+    except KeyboardInterrupt:
+        return 0

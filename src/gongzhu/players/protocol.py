@@ -1,0 +1,771 @@
+"""The bot protocol ``gongzhu-bot/1``: any program can ask our players for a decision.
+
+A request is one seat's view of a deal, written with the field names of the deal records (R11):
+the options, the seat, its current hand, the exposures it can see and the tricks so far (the last
+one possibly incomplete).  :func:`observation_from_request` checks it and turns it into the same
+:class:`~gongzhu.players.observation.Observation` that :func:`~gongzhu.players.observation.observe`
+builds from a :class:`~gongzhu.rules.Deal`; :func:`answer` asks a player and writes the answer;
+:func:`handle_line` does one line of the ``gongzhu bot`` command (JSON in, JSON out, never
+raising).  The protocol is documented in ``docs/bot-protocol.md``.
+
+Everything a request says is checked against the rules as far as the seat can know them: the
+trick structure and the play direction (R1, R5.2, R5.3), every finished trick's winner, the
+first leader (R3, R5.1), card counts and copies (R1), suits a seat showed it lacks (R5.2), the
+exposures (R4) and the seat's own earlier plays (R4.3, R5).  A refusal is a
+:class:`RequestError` naming the field, e.g. ``tricks[2].winner: given E, but W wins ...``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gongzhu import __version__
+from gongzhu.players.base import Player
+from gongzhu.players.observation import Observation
+from gongzhu.rules.cards import EXPOSABLE, JD, Card, Seat, Suit, parse_card, parse_cards
+from gongzhu.rules.deal import Phase
+from gongzhu.rules.dealing import next_seat
+from gongzhu.rules.errors import GongzhuError
+from gongzhu.rules.legal import COLOR_MASKS, SeatView, cascade, restricted_context
+from gongzhu.rules.model import Exposure, Play, Trick
+from gongzhu.rules.options import EXPOSURE_KINDS, PRESETS, Options, resolve_options
+
+__all__ = [
+    "PROTOCOL",
+    "REQUEST_TYPES",
+    "PlayerError",
+    "RequestError",
+    "answer",
+    "handle_line",
+    "observation_from_request",
+    "parse_request_line",
+    "trick_winner",
+]
+
+#: The protocol name and version, as the ``info`` answer gives it.
+PROTOCOL = "gongzhu-bot/1"
+#: The request types: ``info`` (who is answering), ``expose`` (R4) and ``play`` (R5).
+REQUEST_TYPES = ("info", "expose", "play")
+
+_C2 = parse_card("2C")
+_S3 = parse_card("3S")
+_SEAT_CODES = "NESW"
+_STAGE_REASONS = {
+    "first_lead": "the first lead of the match must contain ♣2 (R5.1)",
+    "follow": "it did not follow suit (R5.2, R5.3)",
+    "exposure": "it played an exposed card in the first trick of its suit (R4.3)",
+    "color": "it discarded a card of the wrong colour (R5.2 discard_color)",
+}
+
+
+class RequestError(ValueError):
+    """A request that cannot be answered: malformed, or inconsistent with the rules.
+
+    ``reason`` says what is wrong and ``field`` where (a path such as ``tricks[3].winner``, or
+    None); ``str()`` joins them as ``field: reason``.
+    """
+
+    def __init__(self, reason: str, field: str | None = None) -> None:
+        self.reason = reason
+        self.field = field
+        super().__init__(f"{field}: {reason}" if field else reason)
+
+
+class PlayerError(RuntimeError):
+    """A player answered something the rules do not allow (a bug in the player, not the request)."""
+
+
+# ---------------------------------------------------------------------------------- small readers
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number with a fraction"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"
+
+
+def _show(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _s(seat: Seat) -> str:
+    return _SEAT_CODES[seat]
+
+
+def _codes(cards: Sequence[Card]) -> str:
+    return " ".join(c.code for c in cards)
+
+
+def _object(value: Any, path: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise RequestError(f"must be an object, not {_kind(value)} ({_show(value)})", path)
+    return value
+
+
+def _array(value: Any, path: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise RequestError(f"must be an array, not {_kind(value)} ({_show(value)})", path)
+    return value
+
+
+def _required(obj: dict[str, Any], key: str, path: str | None = None, why: str = "") -> Any:
+    if key not in obj:
+        where = f" in {path}" if path else ""
+        raise RequestError(f"missing field {key!r}{where}{why}")
+    return obj[key]
+
+
+def _seat(value: Any, path: str) -> Seat:
+    try:
+        return Seat.parse(value)
+    except GongzhuError:
+        raise RequestError(f"{_show(value)} is not a seat: write one of N, E, S, W", path) from None
+
+
+def _card(value: Any, path: str) -> Card:
+    if not isinstance(value, str):
+        raise RequestError(f"a card is a string such as \"QS\", not {_kind(value)} ({_show(value)})", path)
+    try:
+        return parse_card(value)
+    except GongzhuError:
+        raise RequestError(
+            f"{_show(value)} is not a card: write rank 23456789TJQKA then suit SHCD, e.g. \"QS\", \"TC\" "
+            "(\"10C\", \"SQ\" and \"♠Q\" are read too)", path) from None
+
+
+def _cards(value: Any, path: str) -> list[Card]:
+    if isinstance(value, str):  # lenient: "QS 3S AH"
+        try:
+            return parse_cards(value)
+        except GongzhuError as e:
+            raise RequestError(str(e), path) from None
+    return [_card(c, f"{path}[{i}]") for i, c in enumerate(_array(value, path))]
+
+
+def _sorted(cards: Sequence[Card]) -> tuple[Card, ...]:
+    return tuple(sorted(cards, key=lambda c: c.index))
+
+
+# ---------------------------------------------------------------------------------- the trick rule
+
+
+def _pair_key(p: Play, led: Suit) -> tuple[int, int, int]:
+    """R5.3, as :meth:`Deal._pair_key`: in ♠♥♣ two non-pair cards beat any pair, in ♦ any pair
+    beats two non-pair cards; then by the higher card, then the lower."""
+    is_pair = p[0] == p[1]
+    top = 1 if is_pair == (led == Suit.DIAMONDS) else 0
+    return (top, max(c.index for c in p), min(c.index for c in p))
+
+
+def trick_winner(plays: Sequence[tuple[Seat, Play]]) -> Seat:
+    """Who wins a finished trick (R5.2, R5.3), by the engine's rule (:meth:`Deal._finish_trick`):
+    the highest card of the led suit, the first played of identical cards; after a pair lead the
+    best two-card play with both cards in the led suit, the earlier of equals."""
+    led = plays[0][1][0].suit
+    best_seat, best = plays[0]
+    if len(best) == 1:
+        hi = best[0].index
+        for seat, p in plays[1:]:
+            c = p[0]
+            if c.suit == led and c.index > hi:
+                hi, best_seat = c.index, seat
+        return best_seat
+    key = _pair_key(best, led)
+    for seat, p in plays[1:]:
+        if all(c.suit == led for c in p):
+            k = _pair_key(p, led)
+            if k > key:
+                key, best_seat = k, seat
+    return best_seat
+
+
+def _wrong_colour_makeup(play: Play, led: Suit) -> bool:
+    """Whether a following play holds a card of neither the led suit nor its colour: only such a
+    play can be the offence of ``discard_color=penalty`` (R5.2)."""
+    same = COLOR_MASKS[led]
+    return any(c.suit != led and not same >> c.index & 1 for c in play)
+
+
+# ---------------------------------------------------------------------------------- request parts
+
+
+def _options(req: dict[str, Any]) -> Options:
+    preset = req.get("preset")
+    if preset is not None and not isinstance(preset, str):
+        raise RequestError(f"must be a preset name (a string) or null, not {_kind(preset)}", "preset")
+    if preset is not None and preset not in PRESETS:
+        raise RequestError(f"unknown preset {preset!r}: choose one of {', '.join(PRESETS)} (R9)", "preset")
+    overrides = _object(req.get("options", {}), "options")
+    try:
+        return resolve_options(preset, overrides)
+    except GongzhuError as e:
+        raise RequestError(str(e), "options") from None
+
+
+@dataclass(frozen=True, slots=True)
+class _ExposureIn:
+    path: str
+    seat: Seat
+    card: Card | None  # None: another seat's hidden exposure, seen as a count only
+    kind: str
+
+
+def _exposures(value: Any) -> list[_ExposureIn]:
+    out = []
+    for i, item in enumerate(_array(value, "exposures")):
+        path = f"exposures[{i}]"
+        obj = _object(item, path)
+        seat = _seat(_required(obj, "seat", path), f"{path}.seat")
+        kind = _required(obj, "kind", path)
+        if kind not in EXPOSURE_KINDS:
+            raise RequestError(f"unknown exposure kind {_show(kind)}: one of {', '.join(EXPOSURE_KINDS)} (R10)",
+                               f"{path}.kind")
+        card = obj.get("card")
+        if card is None:
+            if kind != "hidden":
+                raise RequestError(f"missing field 'card': only a hidden (暗卖) exposure may be given without "
+                                   f"its card, not a {kind!r} one (R4.4)", path)
+            out.append(_ExposureIn(path, seat, None, kind))
+            continue
+        c = _card(card, f"{path}.card")
+        if c not in EXPOSABLE:
+            raise RequestError(f"{c.code} cannot be exposed: only QS, JD, TC and AH can (R4.1)", f"{path}.card")
+        out.append(_ExposureIn(path, seat, c, kind))
+    return out
+
+
+@dataclass(slots=True)
+class _TrickIn:
+    path: str
+    leader: Seat
+    plays: list[tuple[Seat, Play, str]]  # seat, cards (sorted), path of the play
+    winner: Seat | None = None
+    taker: Seat | None = None
+
+
+def _tricks(value: Any, options: Options) -> list[_TrickIn]:
+    items = _array(value, "tricks")
+    out: list[_TrickIn] = []
+    decks = options.decks
+    for i, item in enumerate(items):
+        path = f"tricks[{i}]"
+        obj = _object(item, path)
+        plays_in = _array(_required(obj, "plays", path), f"{path}.plays")
+        if "leader" in obj:
+            leader = _seat(obj["leader"], f"{path}.leader")
+        elif plays_in:
+            first = _object(plays_in[0], f"{path}.plays[0]")
+            leader = _seat(_required(first, "seat", f"{path}.plays[0]"), f"{path}.plays[0].seat")
+        else:
+            raise RequestError("missing field 'leader': a trick with no plays yet names its leader", path)
+        if len(plays_in) > 4:
+            raise RequestError(f"{len(plays_in)} plays, but every player plays once to a trick (R5.2)",
+                               f"{path}.plays")
+        if len(plays_in) < 4 and i != len(items) - 1:
+            raise RequestError(f"{len(plays_in)} plays: only the last trick may be incomplete, every "
+                               "earlier one has 4 plays (R5.2)", f"{path}.plays")
+        trick = _TrickIn(path, leader, [])
+        expected = leader
+        for j, p in enumerate(plays_in):
+            ppath = f"{path}.plays[{j}]"
+            pobj = _object(p, ppath)
+            seat = _seat(_required(pobj, "seat", ppath), f"{ppath}.seat")
+            if seat != expected:
+                why = (f"the leader {_s(leader)} plays first" if j == 0 else
+                       f"after {_s(trick.plays[-1][0])} comes {_s(expected)} in play direction "
+                       f"(direction={options.direction}, R1)")
+                raise RequestError(f"{_s(seat)}, but {why}", f"{ppath}.seat")
+            cards = _cards(_required(pobj, "cards", ppath), f"{ppath}.cards")
+            size = len(cards)
+            if not 1 <= size <= decks:
+                wanted = "one card" if decks == 1 else "one card, or two in a pair trick (R5.3)"
+                raise RequestError(f"{size} cards, but a play is {wanted}", f"{ppath}.cards")
+            if j == 0 and size == 2 and cards[0] != cards[1]:
+                raise RequestError(f"{_codes(cards)} is not a pair: a lead is one card or two identical "
+                                   "cards (R5.3)", f"{ppath}.cards")
+            if j > 0 and size != len(trick.plays[0][1]):
+                lead = len(trick.plays[0][1])
+                raise RequestError(
+                    f"{size} card(s), but the lead was {'a pair' if lead == 2 else 'a single card'}: every "
+                    f"play of the trick has {lead} (R5.3)", f"{ppath}.cards")
+            trick.plays.append((seat, _sorted(cards), ppath))
+            expected = next_seat(seat, options.clockwise)
+        finished = len(trick.plays) == 4
+        if "winner" in obj:
+            given = _seat(obj["winner"], f"{path}.winner")
+            if not finished:
+                raise RequestError(f"{_s(given)}, but the trick has {len(trick.plays)} plays: an unfinished "
+                                   "trick has no winner yet", f"{path}.winner")
+        if finished:
+            winner = trick_winner([(s, p) for s, p, _ in trick.plays])
+            if "winner" in obj and given != winner:
+                play = next(p for s, p, _ in trick.plays if s == winner)
+                raise RequestError(f"given {_s(given)}, but {_s(winner)} wins the trick with {_codes(play)} "
+                                   "(R5.2, R5.3)", f"{path}.winner")
+            trick.winner = trick.taker = winner
+            if obj.get("taker") is not None:
+                taker = _seat(obj["taker"], f"{path}.taker")
+                if taker != winner:
+                    if options.discard_color != "penalty":
+                        raise RequestError(f"{_s(taker)}, but the winner {_s(winner)} takes the trick's point "
+                                           "cards unless discard_color=penalty (R5.2)", f"{path}.taker")
+                    led = trick.plays[0][1][0].suit
+                    play = next(p for s, p, _ in trick.plays if s == taker)
+                    if taker == leader or not _wrong_colour_makeup(play, led):
+                        raise RequestError(
+                            f"{_s(taker)}, but {_s(taker)} played {_codes(play)}, not a discard of the wrong "
+                            f"colour: only the winner {_s(winner)} or an offender takes the points "
+                            "(R5.2 discard_color=penalty)", f"{path}.taker")
+                trick.taker = taker
+        elif obj.get("taker") is not None:
+            raise RequestError("an unfinished trick has no taker yet", f"{path}.taker")
+        out.append(trick)
+    return out
+
+
+# ---------------------------------------------------------------------------------- checking
+
+
+def _check_leaders(tricks: list[_TrickIn]) -> None:
+    for prev, trick in itertools.pairwise(tricks):
+        if trick.leader != prev.winner:
+            winner = _s(prev.winner) if prev.winner is not None else "?"
+            raise RequestError(f"{_s(trick.leader)}, but the winner of {prev.path}, {winner}, leads the next "
+                               "trick (R5.2)", f"{trick.path}.leader")
+
+
+def _check_first_leader(
+    tricks: list[_TrickIn], options: Options, seat: Seat, deal_index: int, first_receiver: Seat,
+    own_held: Counter[Card],
+) -> None:
+    """R3, R5.1, as far as the seat can tell who leads the first trick."""
+    if not tricks:
+        return
+    first = tricks[0]
+    lead = first.leader
+    if deal_index > 0:
+        if lead != first_receiver:
+            raise RequestError(
+                f"{_s(lead)}, but in a later deal (deal_index {deal_index}) the previous deal's pig taker "
+                f"leads, who is also the first receiver, {_s(first_receiver)} (R3, R5.1)", f"{first.path}.leader")
+        return
+    target = _S3 if options.first_lead == "spade3_any" else _C2
+    if seat == lead:
+        if own_held[target] == 0:
+            raise RequestError(f"{_s(lead)}, but the holder of {target.pretty} leads the first trick of the match "
+                               f"(R5.1) and {_s(seat)} does not hold it", f"{first.path}.leader")
+    else:
+        elsewhere = own_held[target] + sum(
+            p.count(target) for t in tricks for s, p, _ in t.plays if s not in (lead, seat))
+        if elsewhere >= options.decks:
+            raise RequestError(f"{_s(lead)}, but the holder of {target.pretty} leads the first trick of the match "
+                               f"(R5.1) and {_s(lead)} did not hold it", f"{first.path}.leader")
+    if options.first_lead == "club2_must" and first.plays and _C2 not in first.plays[0][1]:
+        raise RequestError(f"{_codes(first.plays[0][1])}, but the first lead of the match must contain ♣2 (R5.1)",
+                           f"{first.plays[0][2]}.cards")
+
+
+def _check_copies(hand: Sequence[Card], tricks: list[_TrickIn], decks: int) -> None:
+    where: dict[Card, list[str]] = {}
+    for i, c in enumerate(hand):
+        where.setdefault(c, []).append(f"hand[{i}]")
+    for t in tricks:
+        for _, p, path in t.plays:
+            for c in p:
+                where.setdefault(c, []).append(f"{path}.cards")
+    for c, places in where.items():
+        if len(places) > decks:
+            copies = "one" if decks == 1 else "two"
+            raise RequestError(f"{c.code} appears {len(places)} times ({', '.join(places)}), but there "
+                               f"{'is' if decks == 1 else 'are'} only {copies} with {decks} deck(s) (R1)")
+
+
+def _check_voids(seat: Seat, hand: Sequence[Card], tricks: list[_TrickIn]) -> None:
+    """A seat that did not follow suit had no more of it (R5.2, R5.3): it never plays it again."""
+    void: dict[tuple[Seat, Suit], str] = {}
+    for t in tricks:
+        if not t.plays:
+            continue
+        for s, p, path in t.plays:
+            for c in p:
+                shown = void.get((s, c.suit))
+                if shown is not None:
+                    raise RequestError(f"{_s(s)} plays {c.code}, but showed no {c.suit.name.lower()} in {shown} "
+                                       "(did not follow suit, R5.2)", f"{path}.cards")
+        led = t.plays[0][1][0].suit
+        need = len(t.plays[0][1])
+        for s, p, _ in t.plays[1:]:
+            if sum(1 for c in p if c.suit == led) < need:
+                void.setdefault((s, led), t.path)
+    for i, c in enumerate(hand):
+        shown = void.get((seat, c.suit))
+        if shown is not None:
+            raise RequestError(f"{c.code} in hand, but {_s(seat)} showed no {c.suit.name.lower()} in {shown} "
+                               "(did not follow suit, R5.2)", f"hand[{i}]")
+
+
+def _allowed_kinds(options: Options) -> tuple[str, ...]:
+    kinds = {
+        "standard": ("shown",),
+        "first_card": ("shown", "first"),
+        "hidden": ("hidden",),
+        "sell_x4_x2": ("shown", "hidden"),
+        "all_but_sheep": ("shown",),
+        "all": ("shown",),
+        "none": (),
+    }[options.exposure]
+    return (*kinds, "auto") if options.auto_fourth_applies else kinds
+
+
+def _check_exposures(
+    exposures: list[_ExposureIn], options: Options, seat: Seat, expose: bool, hand: Sequence[Card],
+    tricks: list[_TrickIn], own_held: Counter[Card], first_card: Card | None,
+) -> None:
+    allowed = _allowed_kinds(options)
+    decks = options.decks
+    per_seat: Counter[tuple[Seat, Card]] = Counter()
+    firsts: set[Seat] = set()
+    autos = 0
+    for e in exposures:
+        if e.kind not in allowed:
+            if not allowed:
+                raise RequestError(f"exposure={options.exposure}: nothing is exposed (R4.4)", e.path)
+            raise RequestError(f"kind {e.kind!r} is not used under exposure={options.exposure}"
+                               f"{'' if options.auto_fourth_applies else ' with no automatic fourth'}: "
+                               f"use {' or '.join(allowed)} (R4.4, R10)", f"{e.path}.kind")
+        if expose and e.kind == "auto":
+            raise RequestError("an automatic (auto) exposure in an expose request: it is applied after every "
+                               "seat has declared (R4.4)", e.path)
+        if expose and e.seat == seat:
+            raise RequestError(f"{_s(seat)} has already declared its exposures: an expose request is for a "
+                               "seat that has not", e.path)
+        if e.card is None:
+            if e.seat == seat:
+                raise RequestError(f"{_s(seat)}'s own hidden exposure is given without its card: the seat "
+                                   "knows which card it exposed", e.path)
+            continue
+        if e.kind == "first":
+            if e.seat in firsts:
+                raise RequestError(f"a second 首明 exposure for {_s(e.seat)}: only the first card dealt can be "
+                                   "首明 (R4.4)", e.path)
+            firsts.add(e.seat)
+            if e.seat == seat and first_card is not None and e.card != first_card:
+                raise RequestError(f"{e.card.code}, but {_s(seat)}'s first dealt card is {first_card.code}: only "
+                                   "that card can be 首明 (R4.4)", f"{e.path}.card")
+        if e.kind == "auto":
+            autos += 1
+            if autos > 1:
+                raise RequestError("a second automatic (auto) exposure: only the fourth card is exposed "
+                                   "automatically (R4.4)", e.path)
+        if options.exposure == "all_but_sheep" and e.card == JD:
+            raise RequestError("JD is never exposed under exposure=all_but_sheep (R4.4)", f"{e.path}.card")
+        per_seat[(e.seat, e.card)] += 1
+        if e.seat == seat and per_seat[(seat, e.card)] > own_held[e.card]:
+            raise RequestError(f"{_s(seat)} exposes {e.card.code} {per_seat[(seat, e.card)]} time(s) but holds "
+                               f"{own_held[e.card]} (its hand and its plays): only your own cards can be exposed",
+                               f"{e.path}.card")
+    if options.exposure in ("all", "all_but_sheep"):
+        for c in EXPOSABLE:
+            if (c != JD or options.exposure == "all") and per_seat[(seat, c)] != own_held[c]:
+                raise RequestError(f"{_s(seat)} holds {c.code} but it is not in 'exposures': under "
+                                   f"exposure={options.exposure} it is exposed (R4.4)", "exposures")
+    # Copies (R1): cards in hand, played, and exposed by another seat that has not played them yet.
+    played_by: Counter[tuple[Seat, Card]] = Counter(
+        (s, c) for t in tricks for s, p, _ in t.plays for c in p)
+    known: Counter[Card] = Counter(hand) + Counter(c for (_, c) in played_by.elements())
+    for (s, c), n in per_seat.items():
+        if n > decks:
+            raise RequestError(f"{_s(s)} exposes {c.code} {n} times, but there {'is' if decks == 1 else 'are'} only "
+                               f"{decks} with {decks} deck(s) (R1, R4.5)", "exposures")
+        if s != seat:
+            known[c] += max(0, n - played_by[(s, c)])
+    for c in EXPOSABLE:
+        if known[c] > decks:
+            raise RequestError(f"{c.code} is exposed by another seat, but it is also in your hand or was "
+                               f"played by someone else: there {'is' if decks == 1 else 'are'} only {decks} with "
+                               f"{decks} deck(s) (R1)", "exposures")
+    hidden = sum(1 for e in exposures if e.card is None)
+    free = sum(decks - known[c] for c in EXPOSABLE)
+    if hidden > free:
+        raise RequestError(f"{hidden} hidden exposures of other seats, but only {free} exposable card(s) are "
+                           "neither in your hand, nor played, nor exposed visibly (R4.4)", "exposures")
+
+
+def _check_own_plays(
+    seat: Seat, options: Options, hand: Sequence[Card], exposures: list[_ExposureIn], tricks: list[_TrickIn],
+    must_lead_c2: bool,
+) -> None:
+    """Re-play the seat's own plays from what it held then (its hand and later plays): each was
+    legal (R4.3, R4.5, R5), as :meth:`Observation.restricted_in_hand` re-runs them."""
+    held: Counter[Card] = Counter(hand) + Counter(c for t in tricks for s, p, _ in t.plays if s == seat for c in p)
+    bound: Counter[Card] = Counter(e.card for e in exposures
+                                   if e.seat == seat and e.card is not None and Options.restricted_kind(e.kind))
+    suits_led = 0
+    first_play = True
+    for t in tricks:
+        before: list[tuple[int, tuple[int, ...]]] = []
+        for s, p, path in t.plays:
+            if s == seat:
+                h1 = sum(1 << c.index for c, n in held.items() if n >= 1)
+                h2 = sum(1 << c.index for c, n in held.items() if n >= 2)
+                r1 = sum(1 << c.index for c, n in bound.items() if n >= 1)
+                r2 = sum(1 << c.index for c, n in bound.items() if n >= 2)
+                view = SeatView(options, h1, h2, r1, r2, tuple(before), suits_led, must_lead_c2 and first_play)
+                stages = cascade(view)
+                indices = tuple(c.index for c in p)
+                if indices not in stages[-1][1]:
+                    reason = next((_STAGE_REASONS.get(name, "") for (_, a), (name, b) in itertools.pairwise(stages)
+                                   if indices in a and indices not in b), "")
+                    raise RequestError(f"{_s(seat)}'s own play {_codes(p)} was not legal there"
+                                       f"{': ' + reason if reason else ''}", f"{path}.cards")
+                for c in set(p):
+                    k = p.count(c)
+                    held[c] -= k
+                    b = bound[c]
+                    bound[c] = min(b, held[c]) if restricted_context(view, c.index) else max(0, b - k)
+            before.append((int(s), tuple(c.index for c in p)))
+            first_play = False
+        if len(t.plays) == 4:
+            suits_led |= 1 << t.plays[0][1][0].suit
+
+
+# ---------------------------------------------------------------------------------- the request
+
+
+def _known(seat: Seat | None) -> Seat:
+    if seat is None:  # a finished trick always has its winner and taker
+        raise AssertionError("a finished trick without a winner")
+    return seat
+
+
+def _turn(
+    current: _TrickIn | None, finished: list[_TrickIn], options: Options, seat: Seat, deal_index: int,
+    first_receiver: Seat, own_held: Counter[Card],
+) -> Seat:
+    """Who plays next: after the last play of the trick in progress, its leader, the last winner,
+    or the first leader (R5.1) — the seat itself when it may be and the seat cannot tell."""
+    if current is not None and current.plays:
+        return next_seat(current.plays[-1][0], options.clockwise)
+    if current is not None:
+        return current.leader
+    if finished:
+        return _known(finished[-1].winner)
+    if deal_index > 0:
+        return first_receiver
+    target = _S3 if options.first_lead == "spade3_any" else _C2
+    if own_held[target] == 0:
+        raise RequestError(f"it is not {_s(seat)}'s turn: the holder of {target.pretty} leads the first trick of "
+                           f"the match (R5.1) and {_s(seat)} does not hold it", "seat")
+    return seat  # two decks: whoever received the first ♣2 leads, which the seat cannot check
+
+
+def _request_type(req: dict[str, Any]) -> str:
+    kind = _required(req, "type", why=f": one of {', '.join(REQUEST_TYPES)}")
+    if kind not in REQUEST_TYPES:
+        raise RequestError(f"unknown request type {_show(kind)}: one of {', '.join(REQUEST_TYPES)}", "type")
+    return str(kind)
+
+
+def observation_from_request(req: dict[str, Any]) -> Observation:
+    """The :class:`Observation` an ``expose`` or ``play`` request describes (see the module
+    docstring and ``docs/bot-protocol.md``); raises :class:`RequestError` saying what is wrong."""
+    if not isinstance(req, dict):
+        raise RequestError(f"a request is a JSON object, not {_kind(req)}")
+    kind = _request_type(req)
+    if kind == "info":
+        raise RequestError("an info request describes no position", "type")
+    expose = kind == "expose"
+    options = _options(req)
+    decks = options.decks
+    size = 13 * decks
+    seat = _seat(_required(req, "seat"), "seat")
+    deal_index = req.get("deal_index", 0)
+    if type(deal_index) is not int or deal_index < 0:
+        raise RequestError(f"must be a deal number 0, 1, 2 … not {_show(deal_index)}", "deal_index")
+    if req.get("first_receiver") is not None:
+        first_receiver = _seat(req["first_receiver"], "first_receiver")
+        if deal_index == 0 and first_receiver != Seat.N:
+            raise RequestError(f"{_s(first_receiver)}, but the first deal of a match (deal_index 0) is dealt "
+                               "first to N (R3)", "first_receiver")
+    elif deal_index == 0:
+        first_receiver = Seat.N
+    else:
+        raise RequestError("missing field 'first_receiver': in a later deal (deal_index > 0) it names the "
+                           "previous deal's pig taker, who was dealt to first and leads (R3, R5.1)")
+    hand = _cards(_required(req, "hand"), "hand")
+    tricks = _tricks(req.get("tricks", []), options)
+    exposures = _exposures(req.get("exposures", []))
+    if expose:
+        if options.exposure in ("none", "all", "all_but_sheep"):
+            raise RequestError(f"exposure={options.exposure}: players do not choose exposures, there is no "
+                               "expose request (R4.4)", "type")
+        if tricks:
+            raise RequestError("an expose request comes before the first lead: no tricks yet", "tricks")
+        if len(hand) != size:
+            raise RequestError(f"{len(hand)} cards, but an expose request gives the whole hand as dealt: "
+                               f"{size} cards with {decks} deck(s) (R1)", "hand")
+    own_played = [c for t in tricks for s, p, _ in t.plays if s == seat for c in p]
+    if not expose and len(hand) + len(own_played) != size:
+        raise RequestError(f"{len(hand)} cards in hand and {len(own_played)} played by {_s(seat)}: together "
+                           f"they are the {size} cards dealt with {decks} deck(s) (R1)", "hand")
+    own_held = Counter(hand) + Counter(own_played)
+    first_card: Card | None = None
+    if expose:
+        first_card = hand[0]
+    elif req.get("first_card") is not None:
+        first_card = _card(req["first_card"], "first_card")
+        if own_held[first_card] == 0:
+            raise RequestError(f"{first_card.code} is neither in {_s(seat)}'s hand nor among its plays",
+                               "first_card")
+    else:
+        own_first = [e.card for e in exposures if e.seat == seat and e.kind == "first"]
+        first_card = own_first[0] if own_first else None
+    _check_copies(hand, tricks, decks)
+    _check_leaders(tricks)
+    _check_first_leader(tricks, options, seat, deal_index, first_receiver, own_held)
+    _check_voids(seat, hand, tricks)
+    _check_exposures(exposures, options, seat, expose, hand, tricks, own_held, first_card)
+    must_lead_c2 = options.first_lead == "club2_must" and deal_index == 0
+    _check_own_plays(seat, options, hand, exposures, tricks, must_lead_c2)
+
+    finished = [t for t in tricks if len(t.plays) == 4]
+    current = tricks[-1] if tricks and len(tricks[-1].plays) < 4 else None
+    turn: Seat | None = None
+    if not expose:
+        if not hand and current is None:
+            raise RequestError(f"all {size} tricks' cards are played: the deal is over", "tricks")
+        turn = _turn(current, finished, options, seat, deal_index, first_receiver, own_held)
+        if turn != seat:
+            raise RequestError(f"it is not {_s(seat)}'s turn but {_s(turn)}'s (after the tricks given, R5.2)",
+                               "seat")
+    visible = tuple(Exposure(e.seat, e.card, e.kind) for e in exposures if e.card is not None)
+    hidden = [0, 0, 0, 0]
+    for e in exposures:
+        if e.card is None:
+            hidden[e.seat] += 1
+    trick_objects = tuple(
+        Trick(t.leader, tuple((s, p) for s, p, _ in t.plays), _known(t.winner), _known(t.taker))
+        for t in finished)
+    return Observation(
+        options=options,
+        seat=seat,
+        phase=Phase.EXPOSE if expose else Phase.PLAY,
+        hand=_sorted(hand),
+        first_card=first_card,
+        exposures=visible,
+        hidden_counts=(hidden[0], hidden[1], hidden[2], hidden[3]),
+        tricks=trick_objects,
+        trick=tuple((s, p) for s, p, _ in current.plays) if current is not None else (),
+        turn=turn,
+        deal_index=deal_index,
+        first_receiver=first_receiver,
+        must_lead_c2=must_lead_c2 and not any(t.plays for t in tricks),
+    )
+
+
+# ---------------------------------------------------------------------------------- answering
+
+
+def _checked_exposures(player: Player, obs: Observation) -> list[tuple[Card, str]]:
+    chosen = player.choose_exposures(obs)
+    left = Counter(obs.exposable())
+    firsts = 0
+    for c, kind in chosen:
+        if left[c] <= 0 or kind not in obs.exposure_kinds(c):
+            raise PlayerError(f"the {player.level} player chose to expose {c.code} as {kind!r}, which is not "
+                              "allowed (R4.4): a bug in the player")
+        left[c] -= 1
+        firsts += kind == "first"
+    if firsts > 1:
+        raise PlayerError(f"the {player.level} player chose two 首明 cards (R4.4): a bug in the player")
+    return chosen
+
+
+def _checked_play(player: Player, obs: Observation) -> Play:
+    play = _sorted(player.choose_play(obs))
+    if play not in obs.legal_plays():
+        raise PlayerError(f"the {player.level} player chose {_codes(play)}, which is not a legal play "
+                          "(R4.3, R5): a bug in the player")
+    return play
+
+
+def answer(player: Player, req: Any) -> dict[str, Any]:
+    """The answer to one request: ``{"cards": [...]}`` for ``play``, ``{"expose": [...],
+    "kinds": [...]}`` for ``expose``, the bot's description for ``info``, or
+    ``{"error": "..."}`` for a request that cannot be answered.  A request's ``id`` (any JSON
+    value) is echoed.  Raises only for unexpected failures inside the player."""
+    out: dict[str, Any] = {}
+    if isinstance(req, dict) and "id" in req:
+        out["id"] = req["id"]
+    try:
+        if isinstance(req, dict) and req.get("type") == "info":
+            out.update(protocol=PROTOCOL, name="gongzhu", version=__version__, level=player.level,
+                       types=list(REQUEST_TYPES))
+            return out
+        obs = observation_from_request(req)
+        if obs.phase is Phase.EXPOSE:
+            chosen = _checked_exposures(player, obs)
+            out["expose"] = [c.code for c, _ in chosen]
+            out["kinds"] = [k for _, k in chosen]
+        else:
+            out["cards"] = [c.code for c in _checked_play(player, obs)]
+    except (RequestError, PlayerError) as e:
+        out["error"] = str(e)
+    return out
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise RequestError(f"not valid JSON: duplicate key {key!r}")
+        out[key] = value
+    return out
+
+
+def _no_constants(name: str) -> Any:
+    raise RequestError(f"not valid JSON: {name} is not a JSON number")
+
+
+def parse_request_line(text: str) -> dict[str, Any]:
+    """One request line as a JSON object; raises :class:`RequestError` for anything else."""
+    try:
+        value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constants)
+    except json.JSONDecodeError as e:
+        raise RequestError(f"not valid JSON: {e.msg} (column {e.colno})") from None
+    if not isinstance(value, dict):
+        raise RequestError(f"a request is a JSON object, not {_kind(value)}")
+    return value
+
+
+def handle_line(player: Player, line: str) -> dict[str, Any] | None:
+    """One line of the ``gongzhu bot`` loop: None for a blank line, else the answer.  Never
+    raises: any failure, even a bug in the player, becomes ``{"error": ...}``."""
+    if not line.strip():
+        return None
+    req: dict[str, Any] | None = None
+    try:
+        req = parse_request_line(line.strip())
+        return answer(player, req)
+    except RequestError as e:
+        return {"error": str(e)}
+    except Exception as e:  # the bot keeps serving whatever happens
+        out: dict[str, Any] = {"id": req["id"]} if req is not None and "id" in req else {}
+        out["error"] = f"internal error: {type(e).__name__}: {e}"
+        return out
