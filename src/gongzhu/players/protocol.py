@@ -26,6 +26,8 @@ from typing import Any
 
 from gongzhu import __version__
 from gongzhu.players.base import Player
+from gongzhu.players.expert import ExpertPlayer
+from gongzhu.players.hints import DEFAULT_HINT_THINK, Hint, hints
 from gongzhu.players.observation import Observation
 from gongzhu.rules.cards import EXPOSABLE, JD, Card, Seat, Suit, parse_card, parse_cards
 from gongzhu.rules.deal import Phase
@@ -50,7 +52,7 @@ __all__ = [
 #: The protocol name and version, as the ``info`` answer gives it.
 PROTOCOL = "gongzhu-bot/1"
 #: The request types: ``info`` (who is answering), ``expose`` (R4) and ``play`` (R5).
-REQUEST_TYPES = ("info", "expose", "play")
+REQUEST_TYPES = ("info", "expose", "play", "hint")
 
 _C2 = parse_card("2C")
 _S3 = parse_card("3S")
@@ -707,7 +709,8 @@ def _checked_play(player: Player, obs: Observation) -> Play:
 
 def answer(player: Player, req: Any) -> dict[str, Any]:
     """The answer to one request: ``{"cards": [...]}`` for ``play``, ``{"expose": [...],
-    "kinds": [...]}`` for ``expose``, the bot's description for ``info``, or
+    "kinds": [...]}`` for ``expose``, ``{"hints": [...]}`` (the legal plays ranked by the
+    expert, with expected result and reason) for ``hint``, the bot's description for ``info``, or
     ``{"error": "..."}`` for a request that cannot be answered.  A request's ``id`` (any JSON
     value) is echoed.  Raises only for unexpected failures inside the player."""
     out: dict[str, Any] = {}
@@ -723,11 +726,29 @@ def answer(player: Player, req: Any) -> dict[str, Any]:
             chosen = _checked_exposures(player, obs)
             out["expose"] = [c.code for c, _ in chosen]
             out["kinds"] = [k for _, k in chosen]
+        elif req.get("type") == "hint":
+            out["hints"] = [
+                {"cards": [c.code for c in h.play], "expected": h.expected,
+                 "reason": {"zh": h.reason_zh, "en": h.reason_en}}
+                for h in _hints(player, obs)
+            ]
         else:
             out["cards"] = [c.code for c in _checked_play(player, obs)]
     except (RequestError, PlayerError) as e:
         out["error"] = str(e)
     return out
+
+
+def _hints(player: Player, obs: Observation) -> list[Hint]:
+    """The expert's ranking of the legal plays, with the bot's seed and search budget when the
+    bot is itself a search player, else the hint defaults."""
+    if not obs.legal_plays():
+        raise RequestError("it is not this seat's turn: there is nothing to hint", "tricks")
+    if isinstance(player, ExpertPlayer):
+        if player.iterations is not None:
+            return hints(obs, seed=player.seed, iterations=player.iterations)
+        return hints(obs, seed=player.seed, think=player.think or DEFAULT_HINT_THINK)
+    return hints(obs)
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
