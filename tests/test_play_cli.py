@@ -330,3 +330,21 @@ def test_through_the_gongzhu_command(
     monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
     assert main(["play", "--seed", "2", "--preset", "classic"]) == 0
     assert "Goodbye." in capsys.readouterr().out
+
+
+def test_hint_command_shows_the_experts_ranking(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 3: ``hint`` at the play prompt ranks the legal plays with reasons; the game goes on."""
+    lines = iter(["", "hint", "quit"])
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(lines))
+    assert run_play(["--seed", "3", "--level", "beginner", "--set", "exposure=none"]) == 0
+    out = capsys.readouterr().out
+    assert "Hint (the expert's ranking, best first):" in out
+    hint_lines = [line for line in out.splitlines() if line.startswith("  ") and ": expected " in line]
+    assert hint_lines, out
+
+
+def test_unknown_level_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_play(["--level", "grandmaster"]) == 2
+    assert "unknown level 'grandmaster'" in capsys.readouterr().err

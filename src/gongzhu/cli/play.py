@@ -1,4 +1,4 @@
-"""``gongzhu play``: a match in the terminal, you against three random players.
+"""``gongzhu play``: a match in the terminal, you against three computer players.
 
 Everything the rules decide comes from :mod:`gongzhu.rules` (legality and its explanation, trick
 winners, scores, the end of the match); this module only shows the table and reads what you type.
@@ -17,8 +17,9 @@ from typing import Any
 
 from gongzhu.cli.text import LANGS, card_text, cards_text, event_text, kind_text, seat_text, t
 from gongzhu.players.base import Player
+from gongzhu.players.hints import hints
 from gongzhu.players.observation import observe
-from gongzhu.players.random_player import RandomPlayer
+from gongzhu.players.registry import LEVELS, make_player
 from gongzhu.rules.cards import Card, Seat, Suit, parse_card, parse_cards
 from gongzhu.rules.deal import Deal
 from gongzhu.rules.errors import GongzhuError
@@ -55,12 +56,14 @@ PHRASES: dict[str, tuple[str, str]] = {
         "出牌：输入一张牌，如 QS、10c、♠Q、sq（两副牌时对子输入两张：QS QS）。\n"
         "亮牌：输入要亮的牌，如 QS AH；可选方式用冒号：QS:first（首明）、"
         "QS:hidden（暗卖）；直接回车不亮。\n"
-        "命令：help 帮助，hand 显示手牌和桌面，quit 退出。",
+        "命令：help 帮助，hand 显示手牌和桌面，hint 提示（专家的建议），quit 退出。",
         "Play: type a card, e.g. QS, 10c, ♠Q or sq (two decks: a pair as two cards, QS QS).\n"
         "Expose: type the cards, e.g. QS AH; choose a kind with a colon: QS:first (首明), "
         "QS:hidden (暗卖); Enter for none.\n"
-        "Commands: help, hand (show your hand and the table), quit.",
+        "Commands: help, hand (show your hand and the table), hint (the expert's advice), quit.",
     ),
+    "hint_line": ("  {cards}：期望 {expected:+.0f}，{reason}", "  {cards}: expected {expected:+.0f}, {reason}"),
+    "hint_head": ("提示（专家的排序，最好的在前）：", "Hint (the expert's ranking, best first):"),
 }
 
 _KIND_WORDS: dict[str, str] = {
@@ -70,6 +73,7 @@ _KIND_WORDS: dict[str, str] = {
 _QUIT = ("quit", "exit", "q", "退出")
 _HELP = ("help", "h", "?", "帮助")
 _HAND = ("hand", "手牌")
+_HINT = ("hint", "提示")
 
 
 def phrase(key: str, lang: str, **fields: object) -> str:
@@ -102,6 +106,7 @@ class TerminalGame:
         read: Callable[[str], str] | None = None,
         write: Callable[[str], None] | None = None,
         players: dict[Seat, Player] | None = None,
+        level: str = "random",
     ) -> None:
         self.options = options
         self.seed = seed
@@ -112,7 +117,7 @@ class TerminalGame:
         self._write = write
         rng = random.Random(seed)
         self.players: dict[Seat, Player] = {
-            s: RandomPlayer(rng.getrandbits(63)) for s in Seat if s != self.seat
+            s: make_player(level, seed=rng.getrandbits(63)) for s in Seat if s != self.seat
         }
         self.players.update((s, p) for s, p in (players or {}).items() if s != self.seat)
         self.match = Match(options, seed=seed, match_id=f"play-{seed}")
@@ -323,12 +328,22 @@ class TerminalGame:
             line = self.ask(phrase("play_prompt", self.lang))
             if not line:
                 continue
+            if line.lower() in _HINT:
+                self.show_hints(deal)
+                continue
             try:
                 return deal.verify_play(parse_cards(line), self.seat)
             except GongzhuError as e:
                 self.say(phrase("refused", self.lang, why=e))
                 if self.options.decks == 2:
                     self.say(phrase("pair_hint", self.lang))
+
+    def show_hints(self, deal: Deal) -> None:
+        """The expert's ranking of the person's legal plays, with its reasons (issue 3)."""
+        self.say(phrase("hint_head", self.lang))
+        for h in hints(observe(deal, self.seat))[:5]:
+            self.say(phrase("hint_line", self.lang, cards=self.play_text(h.play), expected=h.expected,
+                            reason=h.reason(self.lang)))
 
     def scores_text(self, values: tuple[int, ...] | list[int]) -> str:
         return "  ".join(f"{self.who(s)} {values[s]}" for s in Seat)
@@ -364,7 +379,7 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "play",
         help="play a match in the terminal against three computer players",
-        description="Play a match of Gongzhu (拱猪) in the terminal against three random players.",
+        description="Play a match of Gongzhu (拱猪) in the terminal against three computer players.",
     )
     p.add_argument("--preset", default="online", help="rule preset (R9), default online")
     p.add_argument("--set", dest="set", action="append", default=[], metavar="KEY=VALUE",
@@ -372,6 +387,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--seed", type=int, default=None, help="seed of the match (default: random)")
     p.add_argument("--lang", choices=LANGS, default="en", help="language: zh or en (default en)")
     p.add_argument("--seat", default="S", help="your seat: N, E, S or W (default S)")
+    p.add_argument("--level", default="intermediate",
+                   help="the computer players' level: random, beginner, intermediate (default), expert")
     p.set_defaults(run=run)
 
 
@@ -379,9 +396,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         options = resolve_options(args.preset, dict(parse_option_assignment(s) for s in args.set))
         seat = Seat.parse(args.seat)
+        if args.level not in LEVELS:
+            raise GongzhuError(f"unknown level {args.level!r}: choose one of {', '.join(LEVELS)}")
     except GongzhuError as e:
         print(f"gongzhu play: {e}", file=sys.stderr)
         return 2
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
     rules = " ".join([args.preset or "online", *args.set])
-    return TerminalGame(options, seed=seed, seat=seat, lang=args.lang, rules=rules).run()
+    return TerminalGame(options, seed=seed, seat=seat, lang=args.lang, rules=rules, level=args.level).run()
