@@ -35,6 +35,7 @@ from gongzhu.rules.fast import (
     random_deal_trace,
     random_deals,
 )
+from gongzhu.rules.legal import bits
 
 H, U = POLICY_HEURISTIC, POLICY_UNIFORM
 NAMES = {U: "policy 0 (uniform)", H: "policy 1 (heuristic)"}
@@ -97,13 +98,7 @@ def duplicate(options: Options, deals: int, others: int, batch: int = 50, seed: 
     return {"deals": n, "diff": mean, "ci95": ci, "seat_mean_policy1": with_h / n, "seat_mean_policy0": with_u / n}
 
 
-def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
+_bits = bits
 
 
 def mc_card(pos: FastPosition, m: int, seed: int, policy: int) -> int:

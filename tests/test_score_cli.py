@@ -528,7 +528,7 @@ def test_consistent_hands_are_accepted() -> None:
         ("", ["no input on stdin"]),
         ("{not json", ["stdin is not valid JSON", "line 1"]),
         ("[1, 2]", ["the input must be a JSON object, not list"]),
-        ('{"captured": {}, "captured": {}}', ["the key 'captured' appears twice"]),
+        ('{"captured": {}, "captured": {}}', ["duplicate key 'captured'"]),
     ],
 )
 def test_unreadable_input(text: str, words: list[str], capsys: pytest.CaptureFixture[str],

@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from gongzhu.cli.text import LANGS, cards_text, event_text, kind_text, seat_text, t
+from gongzhu.jsontext import JSONTextError, loads_strict
 from gongzhu.rules.cards import ALL_CARDS, EXPOSABLE, JD, QS, TC, Card, Seat, parse_cards
 from gongzhu.rules.errors import GongzhuError
 from gongzhu.rules.model import Exposure
@@ -40,19 +41,6 @@ __all__ = ["INPUT_KEYS", "ScoreInputError", "format_table", "register", "run", "
 #: must not silently drop the exposures).
 INPUT_KEYS = ("preset", "options", "captured", "exposures", "hands")
 _EXPOSURE_KEYS = ("seat", "card", "kind")
-
-#: Exposure kinds a player may declare under each ``exposure`` option (R4.4, R10).  ``auto``
-#: (逼明) is never chosen: it is checked on its own.  Under ``all`` / ``all_but_sheep`` the
-#: mandatory exposures are recorded as ``shown``.
-_KINDS_ALLOWED: dict[str, tuple[str, ...]] = {
-    "standard": ("shown",),
-    "first_card": ("shown", "first"),
-    "hidden": ("hidden",),
-    "sell_x4_x2": ("shown", "hidden"),
-    "all_but_sheep": ("shown",),
-    "all": ("shown",),
-    "none": (),
-}
 
 #: Display order of point cards: pig, sheep, transformer, then hearts from the ace down.
 _ORDER = {QS: 0, JD: 1, TC: 2}
@@ -231,7 +219,7 @@ def _check_exposures(
             "exposure=none: nothing can be exposed under these options (R4.4"
             + (", 猪羊一家 R7.4)" if options.scoring == "pig_sheep" else ")")
         )
-    allowed = _KINDS_ALLOWED[mode]
+    allowed = options.recorded_kinds  # ``auto`` (逼明) is checked on its own below
     copies: Counter[Card] = Counter()
     for seat, c, kind in items:
         if c not in EXPOSABLE:
@@ -455,15 +443,6 @@ def format_table(out: Mapping[str, Any], lang: str = "en") -> str:
 # ---------------------------------------------------------------------------- command line
 
 
-def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise ScoreInputError(f"the key {key!r} appears twice in one JSON object")
-        out[key] = value
-    return out
-
-
 def _read(path: str | None) -> Any:
     if path is None or path == "-":
         text, name = sys.stdin.read(), "stdin"
@@ -479,11 +458,9 @@ def _read(path: str | None) -> Any:
             f"no input on {name}: give the deal as a JSON object (see docs/score.md)"
         )
     try:
-        return json.loads(text, object_pairs_hook=_no_duplicate_keys)
-    except json.JSONDecodeError as e:
-        raise ScoreInputError(
-            f"{name} is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}"
-        ) from None
+        return loads_strict(text, with_line=True)
+    except JSONTextError as e:
+        raise ScoreInputError(f"{name} is not valid JSON: {e}") from None
 
 
 def register(subparsers: Any) -> None:

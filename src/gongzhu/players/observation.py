@@ -68,16 +68,10 @@ class Observation:
         """The kinds in which the seat may declare ``c`` (R4.4), as :meth:`Deal.exposure_kinds`."""
         if c not in EXPOSABLE or self.phase is not Phase.EXPOSE:
             return ()
-        mode = self.options.exposure
-        if mode == "standard":
-            return ("shown",)
-        if mode == "first_card":
-            return ("shown", "first") if self.first_card == c else ("shown",)
-        if mode == "hidden":
-            return ("hidden",)
-        if mode == "sell_x4_x2":
-            return ("shown", "hidden")
-        return ()
+        kinds = self.options.declarable_kinds
+        if "first" in kinds and self.first_card != c:
+            kinds = tuple(k for k in kinds if k != "first")  # 首明: the first dealt card only
+        return kinds
 
     def exposable(self) -> list[Card]:
         """The cards the seat may choose to expose (copies twice with two decks)."""

@@ -18,13 +18,13 @@ exposures (R4) and the seat's own earlier plays (R4.3, R5).  A refusal is a
 from __future__ import annotations
 
 import itertools
-import json
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from gongzhu import __version__
+from gongzhu.jsontext import JSONTextError, describe, loads_strict, show
 from gongzhu.players.base import Player
 from gongzhu.players.expert import ExpertPlayer
 from gongzhu.players.hints import DEFAULT_HINT_THINK, Hint, hints
@@ -85,25 +85,8 @@ class PlayerError(RuntimeError):
 # ---------------------------------------------------------------------------------- small readers
 
 
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, float):
-        return "a number with a fraction"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    return "an object"
-
-
-def _show(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= 40 else text[:37] + "..."
+_kind = describe
+_show = show
 
 
 def _s(seat: Seat) -> str:
@@ -422,24 +405,11 @@ def _check_voids(seat: Seat, hand: Sequence[Card], tricks: list[_TrickIn]) -> No
                                "(did not follow suit, R5.2)", f"hand[{i}]")
 
 
-def _allowed_kinds(options: Options) -> tuple[str, ...]:
-    kinds = {
-        "standard": ("shown",),
-        "first_card": ("shown", "first"),
-        "hidden": ("hidden",),
-        "sell_x4_x2": ("shown", "hidden"),
-        "all_but_sheep": ("shown",),
-        "all": ("shown",),
-        "none": (),
-    }[options.exposure]
-    return (*kinds, "auto") if options.auto_fourth_applies else kinds
-
-
 def _check_exposures(
     exposures: list[_ExposureIn], options: Options, seat: Seat, expose: bool, hand: Sequence[Card],
     tricks: list[_TrickIn], own_held: Counter[Card], first_card: Card | None,
 ) -> None:
-    allowed = _allowed_kinds(options)
+    allowed = options.recorded_kinds
     decks = options.decks
     per_seat: Counter[tuple[Seat, Card]] = Counter()
     firsts: set[Seat] = set()
@@ -751,25 +721,12 @@ def _hints(player: Player, obs: Observation) -> list[Hint]:
     return hints(obs)
 
 
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise RequestError(f"not valid JSON: duplicate key {key!r}")
-        out[key] = value
-    return out
-
-
-def _no_constants(name: str) -> Any:
-    raise RequestError(f"not valid JSON: {name} is not a JSON number")
-
-
 def parse_request_line(text: str) -> dict[str, Any]:
     """One request line as a JSON object; raises :class:`RequestError` for anything else."""
     try:
-        value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constants)
-    except json.JSONDecodeError as e:
-        raise RequestError(f"not valid JSON: {e.msg} (column {e.colno})") from None
+        value = loads_strict(text)
+    except JSONTextError as e:
+        raise RequestError(f"not valid JSON: {e}") from None
     if not isinstance(value, dict):
         raise RequestError(f"a request is a JSON object, not {_kind(value)}")
     return value

@@ -13,12 +13,12 @@ every winner and score right) is checked by replaying it, :mod:`gongzhu.records.
 from __future__ import annotations
 
 import io
-import json
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import IO, Any
 
+from gongzhu.jsontext import JSONTextError, describe, loads_strict, show
 from gongzhu.records.format import FIELDS, FORMAT, SEATS, RecordError
 from gongzhu.rules.cards import ALL_CARDS, EXPOSABLE, Card, Seat, parse_card
 from gongzhu.rules.errors import CardError, OptionError
@@ -58,25 +58,10 @@ class DealRecord:
 # ---------------------------------------------------------------------------------- reading
 
 
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise ValueError(f"duplicate key {key!r}")
-        out[key] = value
-    return out
-
-
-def _no_constants(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
-
-
 def _parse_line(text: str, line: int) -> dict[str, Any]:
     try:
-        value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constants)
-    except json.JSONDecodeError as e:
-        raise RecordError(f"not valid JSON: {e.msg} (column {e.colno})", line=line) from None
-    except ValueError as e:  # from the hooks above
+        value = loads_strict(text)
+    except JSONTextError as e:
         raise RecordError(f"not valid JSON: {e}", line=line) from None
     if not isinstance(value, dict):
         raise RecordError(f"a record is a JSON object, not {_kind(value)}", line=line)
@@ -134,25 +119,8 @@ def locate(error: RecordError, line: int | None, obj: Mapping[str, Any]) -> Reco
 # ---------------------------------------------------------------------------------- checking
 
 
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, float):
-        return "a number with a fraction"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    return "an object"
-
-
-def _show(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= 40 else text[:37] + "..."
+_kind = describe
+_show = show
 
 
 def _type_error(path: str, wanted: str, value: Any) -> RecordError:

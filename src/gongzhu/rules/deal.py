@@ -315,16 +315,10 @@ class Deal:
         """The kinds in which ``seat`` may declare ``c`` now (R4.4)."""
         if c not in EXPOSABLE:
             return ()
-        mode = self.options.exposure
-        if mode == "standard":
-            return ("shown",)
-        if mode == "first_card":
-            return ("shown", "first") if self.dealt[seat][0] == c else ("shown",)
-        if mode == "hidden":
-            return ("hidden",)
-        if mode == "sell_x4_x2":
-            return ("shown", "hidden")
-        return ()  # none / all / all_but_sheep: nothing is chosen
+        kinds = self.options.declarable_kinds
+        if "first" in kinds and self.dealt[seat][0] != c:
+            kinds = tuple(k for k in kinds if k != "first")  # 首明: the first dealt card only
+        return kinds
 
     def exposable(self, seat: Seat) -> list[Card]:
         """The cards ``seat`` may choose to expose (copies twice with two decks)."""

@@ -42,6 +42,15 @@ _INTEGERS = ("one_deck_factor", "match_limit")
 
 #: Per-card exposure kinds as they appear in records (R10).
 EXPOSURE_KINDS = ("shown", "first", "hidden", "auto")
+_DECLARABLE: dict[str, tuple[str, ...]] = {
+    "standard": ("shown",),
+    "first_card": ("shown", "first"),
+    "hidden": ("hidden",),
+    "sell_x4_x2": ("shown", "hidden"),
+    "all_but_sheep": (),
+    "all": (),
+    "none": (),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +141,20 @@ class Options:
     def deals_limit(self) -> int | None:
         """The fixed number of deals of ``match_end=deals:N``, else None (R8)."""
         return int(self.match_end[6:]) if self.match_end.startswith("deals:") else None
+
+    @property
+    def declarable_kinds(self) -> tuple[str, ...]:
+        """The exposure kinds a player chooses from under this ``exposure`` (R4.4): ``first``
+        only for the player's first dealt card; nothing where no one chooses (``all``,
+        ``all_but_sheep``: the engine applies them; ``none``)."""
+        return _DECLARABLE[self.exposure]
+
+    @property
+    def recorded_kinds(self) -> tuple[str, ...]:
+        """The kinds that can appear in a record of a deal under these options (R10, R11):
+        the declarable ones, ``shown`` for the mandatory exposures, ``auto`` for 逼明."""
+        kinds = _DECLARABLE[self.exposure] or (("shown",) if self.exposure in ("all", "all_but_sheep") else ())
+        return (*kinds, "auto") if self.auto_fourth_applies else kinds
 
     def exposure_factor(self, kind: str) -> int:
         """Value factor f of one exposed card of this kind, one deck (R10)."""
