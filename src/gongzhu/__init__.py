@@ -2,10 +2,13 @@
 
 Layers, inner to outer (each imports only from the ones before it):
 
-- ``gongzhu.rules``   the rules core (R1–R10 of the rule book): no I/O.
-- ``gongzhu.records`` deal records ``gongzhu-deal/1`` (R11): reading, writing, re-checking.
-- ``gongzhu.players`` computer players.
-- ``gongzhu.cli``     the ``gongzhu`` command.
+- ``gongzhu.rules``    the rules core (R1–R10 of the rule book): no I/O.
+- ``gongzhu.jsontext`` strict JSON reading and value names for messages (imports nothing).
+- ``gongzhu.records``  deal records ``gongzhu-deal/1`` (R11): reading, writing, re-checking.
+- ``gongzhu.players``  computer players (they see an observation, never the deal), hints, the
+                       bot protocol.
+- ``gongzhu.arena``    duplicate matches between players, with statistics.
+- ``gongzhu.cli``      the ``gongzhu`` command.
 """
 
 __version__ = "0.1.0"
