@@ -57,10 +57,9 @@ _SUIT_NAMES = ("spade", "heart", "club", "diamond")
 _SEATS = tuple(Seat)
 _DISCARD_COLOR = {"off": 0, "enforce": 1, "penalty": 2}
 _KIND_ZH = {"shown": "明", "first": "首明", "hidden": "暗卖", "auto": "逼明"}
-# One-deck legal sets within one suit (most of them: following) -> their plays, filled on use.
+# One deck: the plays of a legal set, cached per suit block as they are met.  A set within one
+# suit (most of them: following suit) is looked up whole in _PLAYS_OF_MASK.
 _PLAYS_OF_MASK: dict[int, tuple[Play, ...]] = {}
-
-
 _PLAYS_OF_BLOCK: list[dict[int, tuple[Play, ...]]] = [{}, {}, {}, {}]
 
 
