@@ -152,3 +152,16 @@ def test_flat_monte_carlo_is_a_player_too() -> None:
     assert isinstance(make_player("flatmc"), FlatMonteCarloPlayer)
     assert not isinstance(make_player("random"), ExpertPlayer)
     assert isinstance(make_player("random"), RandomPlayer)
+
+
+def test_two_deck_expert_decides_by_the_intermediate_rules() -> None:
+    """Until two decks have C playouts, the expert plays them as the intermediate does (its
+    Python search was measured weaker); the plain baseline still searches."""
+    from gongzhu.players.intermediate import IntermediatePlayer
+
+    deal = _midgame(PRESETS["online2"], 8, 13)
+    turn = deal.turn
+    assert turn is not None
+    obs = observe(deal, turn)
+    assert ExpertPlayer(seed=2, iterations=3).choose_play(obs) == IntermediatePlayer(2).choose_play(obs)
+    assert not FlatMonteCarloPlayer.rules_for_two_decks
