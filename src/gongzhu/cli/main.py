@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from gongzhu import __version__
 
 #: Sub-command name -> module in gongzhu.cli with ``register(subparsers)`` and ``run(args) -> int``.
-COMMANDS = ("play", "selfplay", "replay", "score", "arena", "bot")
+COMMANDS = ("play", "selfplay", "replay", "score", "arena", "bot", "serve")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -18,6 +18,8 @@ from gongzhu.rules.errors import OptionError
 
 __all__ = [
     "EXPOSURE_KINDS",
+    "INTEGER_OPTIONS",
+    "OPTION_CHOICES",
     "OPTION_KEYS",
     "PRESETS",
     "Options",
@@ -25,7 +27,8 @@ __all__ = [
     "resolve_options",
 ]
 
-_CHOICES: dict[str, tuple[Any, ...]] = {
+#: The values each enumerated option key of R10 may take; INTEGER_OPTIONS are positive integers.
+OPTION_CHOICES: dict[str, tuple[Any, ...]] = {
     "decks": (1, 2),
     "direction": ("ccw", "cw"),
     "heart_values": ("standard", "book"),
@@ -38,7 +41,7 @@ _CHOICES: dict[str, tuple[Any, ...]] = {
     "scoring": ("raw", "zero_sum", "partners", "pig_sheep"),
     "double_pig": (True, False),
 }
-_INTEGERS = ("one_deck_factor", "match_limit")
+INTEGER_OPTIONS = ("one_deck_factor", "match_limit")
 
 #: Per-card exposure kinds as they appear in records (R10).
 EXPOSURE_KINDS = ("shown", "first", "hidden", "auto")
@@ -73,13 +76,13 @@ class Options:
     double_pig: bool = False
 
     def __post_init__(self) -> None:
-        for key, choices in _CHOICES.items():
+        for key, choices in OPTION_CHOICES.items():
             value = getattr(self, key)
             # bool is an int subclass: keep True from passing as decks=1 and 1 as True.
             if value not in choices or type(value) is not type(choices[0]):
                 shown = ", ".join(_text(c) for c in choices)
                 raise OptionError(f"option {key} cannot be {_text(value)}: choose one of {shown}")
-        for key in _INTEGERS:
+        for key in INTEGER_OPTIONS:
             value = getattr(self, key)
             if type(value) is not int or value < 1:
                 raise OptionError(f"option {key} must be a positive integer, not {_text(value)}")
@@ -236,7 +239,7 @@ def _coerce(key: str, value: Any) -> Any:
     validator to explain."""
     if not isinstance(value, str):
         return value
-    if key in ("decks", *_INTEGERS):
+    if key in ("decks", *INTEGER_OPTIONS):
         return int(value) if value.strip().lstrip("-").isdigit() else value
     if key in ("auto_expose_fourth", "exposed_discard_before_suit_led", "self_catch", "double_pig"):
         low = value.strip().lower()

@@ -1,0 +1,78 @@
+"""``gongzhu serve``: the browser game on a local server (issue 4).
+
+Starts the FastAPI application of :mod:`gongzhu.server` under uvicorn, on loopback by default,
+with a SQLite file under the user's data folder (``$XDG_DATA_HOME/gongzhu/gongzhu.db``, else
+``~/.local/share/gongzhu/gongzhu.db``) unless ``--db`` gives another SQLAlchemy URL, and prints
+the address to open.  The server modules are imported only when the command runs, so the other
+commands start as fast as before.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+__all__ = ["default_db_url", "register", "run"]
+
+
+def default_db_url() -> str:
+    """``sqlite:///`` + the data folder's ``gongzhu/gongzhu.db`` (the folder is created)."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    folder = Path(base) / "gongzhu"
+    folder.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{folder / 'gongzhu.db'}"
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "serve",
+        help="the browser game: start a local server and print its address",
+        description="Play Gongzhu (拱猪) in the browser: starts a local server against three computer "
+                    "players and prints the address to open.",
+    )
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
+    p.add_argument("--db", default=None, metavar="URL",
+                   help="SQLAlchemy database URL (default: a SQLite file in ~/.local/share/gongzhu)")
+    p.set_defaults(run=run)
+
+
+def _sqlite_folder(url: str) -> None:
+    """Create the folder of a SQLite file URL, as for the default database."""
+    prefix = "sqlite:///"
+    if url.startswith(prefix) and url[len(prefix):] not in ("", ":memory:"):
+        Path(url[len(prefix):].split("?", 1)[0]).parent.mkdir(parents=True, exist_ok=True)
+
+
+def run(args: argparse.Namespace) -> int:
+    import socket
+
+    import uvicorn
+
+    from gongzhu.server.app import create_app
+
+    db_url = args.db or default_db_url()
+    try:
+        _sqlite_folder(db_url)
+        app = create_app(db_url)
+    except Exception as e:
+        print(f"gongzhu serve: cannot open the database {db_url}: {e}", file=sys.stderr)
+        return 2
+    try:
+        sock = socket.socket(socket.AF_INET6 if ":" in args.host else socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((args.host, args.port))
+    except OSError as e:
+        print(f"gongzhu serve: cannot listen on {args.host}:{args.port}: {e}", file=sys.stderr)
+        return 2
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    print(f"gongzhu: open http://{shown}:{port}/ in your browser (database {db_url}; Ctrl+C stops)",
+          flush=True)
+    config = uvicorn.Config(app, log_level="warning", ws="auto", lifespan="on")
+    server = uvicorn.Server(config)
+    server.run(sockets=[sock])  # uvicorn stops cleanly on Ctrl+C / SIGTERM
+    return 0

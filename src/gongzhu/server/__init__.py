@@ -1,0 +1,20 @@
+"""The browser game's server (issue 4, ``gongzhu serve``): HTTP routes and the WebSocket
+protocol of ``docs/web-protocol.md``.
+
+- :mod:`gongzhu.server.app`   the FastAPI application (:func:`create_app`): routes, the
+                              WebSocket, the static page files of ``gongzhu/web/static``.
+- :mod:`gongzhu.server.table` one table = one match in progress, server-authoritative: the game
+                              loop, the computer players paced by the speed setting, the view of
+                              the table as South sees it (never a card South may not see), and the
+                              validation of every browser message.
+- :mod:`gongzhu.server.store` persistence with SQLAlchemy (SQLite by default): matches, finished
+                              deals as R11 records, the actions of the deal in progress, the local
+                              player's lifetime score.
+
+May import ``gongzhu.rules``, ``gongzhu.records``, ``gongzhu.players`` and ``gongzhu.jsontext``;
+nothing imports this package but the command line (lazily, for ``gongzhu serve``).
+"""
+
+from gongzhu.server.app import create_app
+
+__all__ = ["create_app"]

@@ -1,0 +1,572 @@
+"""One table: a match in progress between the person at South and three computer players.
+
+The server is authoritative (``docs/web-protocol.md``): the rules core decides everything, a
+:class:`Table` only drives it.  It
+
+- validates every browser message (:meth:`Table.receive`): a malformed, out-of-turn or illegal
+  one is answered with ``{"type": "error", "message": ...}`` — for a refused action the rules
+  core's own explanation — and changes nothing;
+- plays the computer players (:meth:`Table.kick` starts the driver task), each play taking the
+  time the speed setting asks for (:data:`SPEEDS`, seconds per computer play; a search player's
+  thinking counts towards it);
+- builds the table as South sees it (:meth:`Table.view`) from :func:`~gongzhu.players.observe`
+  of South plus public facts: never another seat's hand, never an unplayed hidden (暗卖)
+  exposure of another seat; once a deal is over its ``deal_result`` shows every hand;
+- stores every action before applying it, every finished deal as its R11 record, and is
+  rebuilt from the store after a restart (:class:`Tables` loads tables on demand).
+
+All changes happen on the event loop's thread, each in one synchronous step (check, store,
+apply, publish), so no lock is needed; only the computer players' choices and hints are
+computed in worker threads, from an :class:`~gongzhu.players.Observation` taken before.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import random
+import secrets
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from gongzhu.jsontext import JSONTextError, describe, loads_strict, show
+from gongzhu.players.base import Player
+from gongzhu.players.observation import observe
+from gongzhu.players.registry import LEVELS, make_player
+from gongzhu.records.format import deal_to_record, dump_record
+from gongzhu.records.replay import replay
+from gongzhu.rules.cards import Card, Seat
+from gongzhu.rules.deal import Deal, Phase
+from gongzhu.rules.errors import GongzhuError
+from gongzhu.rules.match import Match, title_for
+from gongzhu.rules.model import Play
+from gongzhu.rules.options import PRESETS, Options, resolve_options
+from gongzhu.server.store import MatchInfo, Store
+
+__all__ = [
+    "COMPUTERS",
+    "DEFAULT_LEVEL",
+    "DEFAULT_SPEED",
+    "PERSON",
+    "SPEEDS",
+    "MessageError",
+    "NewMatch",
+    "Table",
+    "Tables",
+    "encode",
+    "parse_new_match",
+]
+
+log = logging.getLogger("gongzhu.server")
+
+#: The person's seat, and the computer players' seats.
+PERSON = Seat.S
+COMPUTERS = (Seat.N, Seat.E, Seat.W)
+#: Speed setting -> seconds per computer play (a computer's exposure takes half of it).
+SPEEDS: dict[str, float] = {"slow": 1.2, "normal": 0.6, "fast": 0.25, "instant": 0.0}
+DEFAULT_SPEED = "normal"
+DEFAULT_LEVEL = "intermediate"
+#: Browser message type -> (required fields, optional fields), besides ``type``.
+_MESSAGES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "expose": (("cards",), ("kinds",)),
+    "play": (("cards",), ()),
+    "hint": ((), ()),
+    "next": ((), ()),
+    "settings": (("speed",), ()),
+}
+_MAX_SEED = 2**63
+
+
+class MessageError(ValueError):
+    """A browser message or request body that is refused; the message says why."""
+
+
+def encode(message: Mapping[str, Any]) -> str:
+    """A server message as JSON text (UTF-8 kept as is)."""
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+
+
+def _codes(cards: tuple[Card, ...] | list[Card]) -> list[str]:
+    return [c.code for c in cards]
+
+
+def _seat_map(values: Any) -> dict[str, Any]:
+    return {s.name: values[s] for s in Seat}
+
+
+# ---------------------------------------------------------------------- creating a match
+
+
+@dataclass(frozen=True, slots=True)
+class NewMatch:
+    """A checked ``POST /api/matches`` body."""
+
+    preset: str
+    options: Options
+    levels: dict[str, str]
+    speed: str
+    seed: int
+
+
+def parse_new_match(body: Any) -> NewMatch:
+    """Check a new-match body (``docs/web-protocol.md``); raise :class:`MessageError` saying
+    what is wrong.  Missing keys take their defaults: preset ``online``, no option overrides,
+    every level ``intermediate``, speed ``normal``, a random seed."""
+    if not isinstance(body, dict):
+        raise MessageError(f"the body must be a JSON object, not {describe(body)}")
+    allowed = ("preset", "options", "levels", "speed", "seed")
+    unknown = sorted(set(body) - set(allowed))
+    if unknown:
+        raise MessageError(f"unknown field {unknown[0]!r}: a new match takes {', '.join(allowed)}")
+    preset = body.get("preset")
+    if preset is None:
+        preset = "online"
+    if not isinstance(preset, str):
+        raise MessageError(f"preset must be a string, one of {', '.join(PRESETS)}, not {describe(preset)}")
+    overrides = body.get("options")
+    if overrides is None:
+        overrides = {}
+    if not isinstance(overrides, dict):
+        raise MessageError(f"options must be an object of R10 keys and values, not {describe(overrides)}")
+    try:
+        options = resolve_options(preset, overrides)
+    except GongzhuError as e:
+        raise MessageError(str(e)) from None
+    levels_in = body.get("levels")
+    if levels_in is None:
+        levels_in = {}
+    if not isinstance(levels_in, dict):
+        raise MessageError(f"levels must be an object such as {{\"N\": \"expert\"}}, not {describe(levels_in)}")
+    levels = {s.name: DEFAULT_LEVEL for s in COMPUTERS}
+    for key, level in levels_in.items():
+        if key not in levels:
+            why = "South is you" if key == PERSON.name else f"{show(key)} is not a seat"
+            raise MessageError(f"levels: {why}; the computer players sit N, E and W")
+        if not isinstance(level, str) or level not in LEVELS:
+            raise MessageError(f"levels.{key}: {show(level)} is not a level: choose one of {', '.join(LEVELS)}")
+        levels[key] = level
+    speed = body.get("speed")
+    if speed is None:
+        speed = DEFAULT_SPEED
+    if not isinstance(speed, str) or speed not in SPEEDS:
+        raise MessageError(f"speed {show(speed)} is not a speed: choose one of {', '.join(SPEEDS)}")
+    seed = body.get("seed")
+    if seed is None:
+        seed = secrets.randbelow(1 << 31)
+    if type(seed) is not int or not 0 <= seed < _MAX_SEED:
+        raise MessageError(f"seed must be null or an integer from 0 to 2^63 - 1, not {show(seed)}")
+    return NewMatch(preset, options, levels, speed, seed)
+
+
+# ---------------------------------------------------------------------- the tables
+
+
+class Tables:
+    """The open tables of one server, loaded from the store on demand, and the local player's
+    lifetime score.  ``pace`` (seconds per computer play) overrides every table's speed
+    setting (tests use 0); ``hint_think`` is the expert's search time per hint."""
+
+    def __init__(self, store: Store, *, pace: float | None = None, hint_think: float | None = None) -> None:
+        self.store = store
+        self.pace = pace
+        self.hint_think = hint_think
+        self._tables: dict[str, Table] = {}
+        self.lifetime = store.profile().lifetime
+
+    def create(self, new: NewMatch) -> MatchInfo:
+        """Store a new match; its table deals the first deal when it is opened."""
+        match_id = "m-" + secrets.token_hex(6)
+        return self.store.create_match(match_id=match_id, preset=new.preset, options=new.options.to_dict(),
+                                       levels=new.levels, speed=new.speed, seed=new.seed)
+
+    def get(self, match_id: str) -> Table | None:
+        """The table of a match, rebuilt from the store if it is not open yet (None if unknown)."""
+        table = self._tables.get(match_id)
+        if table is None:
+            info = self.store.match(match_id)
+            if info is None:
+                return None
+            table = self._tables[match_id] = Table(self, info)
+        return table
+
+    async def close(self) -> None:
+        """Stop every table's computer players (the store keeps where each match stands)."""
+        for table in self._tables.values():
+            await table.stop()
+        self._tables.clear()
+
+
+class Table:
+    """One match in progress (see the module docstring)."""
+
+    def __init__(self, hub: Tables, info: MatchInfo) -> None:
+        self.hub = hub
+        self.match_id = info.match_id
+        self.preset = info.preset
+        self.options = Options.from_dict(info.options)
+        self.levels = dict(info.levels)
+        self.speed = info.speed
+        self.match = Match(self.options, seed=info.seed, match_id=info.match_id)
+        rng = random.Random(info.seed)
+        self.players: dict[Seat, Player] = {
+            s: make_player(self.levels[s.name], seed=rng.getrandbits(63)) for s in COMPUTERS
+        }
+        #: Counts changes, so that a computer player's choice made for an older position is dropped.
+        self.version = 0
+        self._seq = 0  # actions of the current deal so far
+        self._queues: set[asyncio.Queue[str]] = set()
+        self._driver: asyncio.Task[None] | None = None
+        self._restore(info)
+
+    # ------------------------------------------------------------------ the store
+
+    def _restore(self, info: MatchInfo) -> None:
+        """Rebuild the match: finished deals from their records, then the deal in progress
+        from the seed and its stored actions (a new match deals its first deal here)."""
+        store = self.hub.store
+        for line in store.records(self.match_id):
+            self.match.current = replay(json.loads(line))
+            self.match.finish_deal()
+        if info.in_deal:
+            deal = self.match.new_deal()
+            for action in store.actions(self.match_id, deal.deal_index):
+                self._apply(deal, action)
+                self._seq += 1
+
+    @staticmethod
+    def _apply(deal: Deal, action: Mapping[str, Any]) -> None:
+        seat = Seat.parse(action["seat"])
+        if action["type"] == "declare":
+            deal.declare(seat, [(c, k) for c, k in action["items"]])
+        else:
+            deal.play(action["cards"], seat)
+
+    def _commit(self, seat: Seat, action: dict[str, Any]) -> None:
+        """Store an action already checked legal, apply it, and publish what changed."""
+        deal = self.match.current
+        assert deal is not None
+        self.hub.store.add_action(self.match_id, deal.deal_index, self._seq, {"seat": seat.name, **action})
+        self._seq += 1
+        tricks = len(deal.tricks)
+        self._apply(deal, {"seat": seat.name, **action})
+        self.version += 1
+        out: list[dict[str, Any]] = []
+        if action["type"] == "play":
+            out.append({"type": "played", "seat": seat.name, "cards": action["cards"]})
+            if len(deal.tricks) > tricks:
+                trick = deal.tricks[-1]
+                out.append({"type": "trick", "winner": trick.winner.name, "taker": trick.taker.name})
+        if deal.is_over:
+            self._finish(deal)
+        out.append(self.state_message())
+        self._publish(out)
+
+    def _finish(self, deal: Deal) -> None:
+        record = deal_to_record(deal, match_id=self.match_id, preset=self.preset)
+        self.match.finish_deal()
+        over = self.match.is_over
+        outcome = self.match.outcome() if over else None
+        self.hub.lifetime = self.hub.store.finish_deal(
+            self.match_id, deal.deal_index, record_line=dump_record(record),
+            south_final=deal.score.final[PERSON], totals=list(self.match.totals), over=over,
+            winners=[s.name for s in outcome.winners] if outcome else [],
+            pigs=[s.name for s in outcome.pigs] if outcome else [],
+        )
+        self._seq = 0
+
+    # ------------------------------------------------------------------ what South sees
+
+    @property
+    def deal(self) -> Deal:
+        """The deal in progress, or the last finished one between deals."""
+        current = self.match.current
+        return current if current is not None else self.match.deals[-1]
+
+    @property
+    def phase(self) -> str:
+        deal = self.deal
+        if not deal.is_over:
+            return deal.phase.value
+        return "match-over" if self.match.is_over else "deal-over"
+
+    def view(self) -> dict[str, Any]:
+        """The table as South sees it (``docs/web-protocol.md``, The state)."""
+        deal = self.deal
+        obs = observe(deal, PERSON)
+        over = deal.is_over
+        turn = deal.turn
+        tricks = obs.tricks
+        last = tricks[-1] if tricks else None
+        leader = deal.leader if deal.phase is not Phase.EXPOSE else None
+        state: dict[str, Any] = {
+            "match_id": self.match_id,
+            "phase": self.phase,
+            "options": self.options.to_dict(),
+            "preset": self.preset,
+            "levels": dict(self.levels),
+            "speed": self.speed,
+            "deal_index": deal.deal_index,
+            "deals_played": len(self.match.deals),
+            "seat": PERSON.name,
+            "turn": turn.name if turn is not None else None,
+            "hand": _codes(obs.hand),
+            "legal": [_codes(p) for p in deal.legal_plays()] if turn == PERSON else [],
+            "exposable": [{"card": c.code, "kinds": list(deal.exposure_kinds(PERSON, c))}
+                          for c in deal.exposable(PERSON)],
+            "exposures": [{"seat": e.seat.name, "card": e.card.code, "kind": e.kind} for e in obs.exposures],
+            "hidden_counts": _seat_map(obs.hidden_counts),
+            "undeclared": [s.name for s in deal.undeclared],
+            "trick": {
+                "leader": leader.name if leader is not None and not over else None,
+                "plays": [{"seat": s.name, "cards": _codes(p)} for s, p in obs.trick],
+            },
+            "last_trick": None if last is None else {
+                "leader": last.leader.name,
+                "plays": [{"seat": s.name, "cards": _codes(p)} for s, p in last.plays],
+                "winner": last.winner.name,
+                "taker": last.taker.name,
+            },
+            "tricks_played": len(tricks),
+            "captured": {s.name: _codes(obs.captured(s)) for s in Seat},
+            "cards_left": {s.name: obs.cards_left(s) for s in Seat},
+            "deal_result": self._deal_result(deal) if over else None,
+            "totals": _seat_map(self.match.totals),
+            "lifetime": {"score": self.hub.lifetime, "title": title_for(self.hub.lifetime)},
+            "match_result": None,
+        }
+        if self.match.is_over:
+            outcome = self.match.outcome()
+            state["match_result"] = {"winners": [s.name for s in outcome.winners],
+                                     "pigs": [s.name for s in outcome.pigs]}
+        return state
+
+    def _deal_result(self, deal: Deal) -> dict[str, Any]:
+        """A finished deal: every card is public now."""
+        score = deal.score
+        return {
+            "raw": _seat_map(score.raw),
+            "result": _seat_map(score.result),
+            "final": _seat_map(score.final),
+            "events": [{"seat": s.name, "event": e} for s, e in score.events],
+            "hands": {s.name: _codes(deal.dealt[s]) for s in Seat},
+            "exposures": [{"seat": e.seat.name, "card": e.card.code, "kind": e.kind} for e in deal.exposures],
+            "record_url": f"/api/matches/{self.match_id}/deals/{deal.deal_index}",
+        }
+
+    def state_message(self) -> dict[str, Any]:
+        return {"type": "state", "state": self.view()}
+
+    # ------------------------------------------------------------------ connections
+
+    def subscribe(self) -> asyncio.Queue[str]:
+        """A new connection's outgoing queue; it gets the current state first."""
+        queue: asyncio.Queue[str] = asyncio.Queue()
+        self._queues.add(queue)
+        queue.put_nowait(encode(self.state_message()))
+        return queue
+
+    def unsubscribe(self, queue: asyncio.Queue[str]) -> None:
+        self._queues.discard(queue)
+
+    def _publish(self, messages: list[dict[str, Any]]) -> None:
+        texts = [encode(m) for m in messages]
+        for queue in self._queues:
+            for text in texts:
+                queue.put_nowait(text)
+
+    # ------------------------------------------------------------------ browser messages
+
+    async def receive(self, text: str | None, reply: Callable[[dict[str, Any]], None]) -> None:
+        """Handle one browser message (``text`` None for a binary frame).  A refused message is
+        answered with an error by ``reply`` and changes nothing; a change is published to every
+        connection of the table."""
+        try:
+            kind, message = self._parse(text)
+            if kind == "expose":
+                self._expose(message["cards"], message.get("kinds"))
+            elif kind == "play":
+                self._play(message["cards"])
+            elif kind == "next":
+                self._next()
+            elif kind == "settings":
+                self._settings(message["speed"])
+            else:
+                reply(await self._hints())
+        except (MessageError, GongzhuError) as e:
+            reply({"type": "error", "message": str(e)})
+            return
+        self.kick()
+
+    @staticmethod
+    def _parse(text: str | None) -> tuple[str, dict[str, Any]]:
+        if text is None:
+            raise MessageError("messages are JSON text, not binary frames")
+        try:
+            message = loads_strict(text)
+        except JSONTextError as e:
+            raise MessageError(f"not a JSON message: {e}") from None
+        kinds = ", ".join(_MESSAGES)
+        if not isinstance(message, dict):
+            raise MessageError(f"a message is a JSON object with a type ({kinds}), not {describe(message)}")
+        kind = message.get("type")
+        if kind is None:
+            raise MessageError(f"the message has no \"type\": expected one of {kinds}")
+        if not isinstance(kind, str) or kind not in _MESSAGES:
+            raise MessageError(f"unknown message type {show(kind)}: expected one of {kinds}")
+        required, optional = _MESSAGES[kind]
+        for name in required:
+            if name not in message:
+                raise MessageError(f"a {kind} message needs \"{name}\"")
+        unknown = sorted(set(message) - {"type", *required, *optional})
+        if unknown:
+            raise MessageError(f"unexpected field {show(unknown[0])} in a {kind} message")
+        for name in ("cards", "kinds"):
+            value = message.get(name)
+            if name in message and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+                example = '["QS"]' if name == "cards" else '["shown"]'
+                raise MessageError(f"\"{name}\" must be a list of strings such as {example}, not {show(value)}")
+        if kind == "play" and not 1 <= len(message["cards"]) <= 2:
+            raise MessageError(f"play one card, or two for a two-deck pair, not {len(message['cards'])} (R5.2, R5.3)")
+        return kind, message
+
+    def _expose(self, cards: list[str], kinds: list[str] | None) -> None:
+        """South's exposure declaration (R4), possibly empty."""
+        items: list[Card | str | tuple[Card | str, str]]
+        if kinds is None:
+            items = list(cards)
+        else:
+            if len(kinds) != len(cards):
+                raise MessageError(f"\"kinds\" has {len(kinds)} entries for {len(cards)} cards: one kind per card")
+            items = list(zip(cards, kinds, strict=True))
+        checked = self.deal.verify_declare(PERSON, items)  # raises, saying why
+        self._commit(PERSON, {"type": "declare", "items": [[c.code, k] for c, k in checked]})
+
+    def _play(self, cards: list[str]) -> None:
+        play = self.deal.verify_play(cards, PERSON)  # raises, saying why
+        self._commit(PERSON, {"type": "play", "cards": _codes(play)})
+
+    def _next(self) -> None:
+        if self.match.current is not None:
+            raise MessageError("the deal is not over yet: the next deal comes after it")
+        if self.match.is_over:
+            raise MessageError("the match is over: start a new match")
+        self.match.new_deal()
+        self.hub.store.start_deal(self.match_id)
+        self._seq = 0
+        self.version += 1
+        self._publish([self.state_message()])
+
+    def _settings(self, speed: Any) -> None:
+        if not isinstance(speed, str) or speed not in SPEEDS:
+            raise MessageError(f"speed {show(speed)} is not a speed: choose one of {', '.join(SPEEDS)}")
+        self.speed = speed  # not a change of position: a computer player's pending choice stands
+        self.hub.store.set_speed(self.match_id, speed)
+        self._publish([self.state_message()])
+
+    async def _hints(self) -> dict[str, Any]:
+        deal = self.deal
+        if deal.turn != PERSON:
+            if deal.phase is not Phase.PLAY:
+                raise MessageError("a hint is for your turn to play: no card is being played now")
+            assert deal.turn is not None
+            raise MessageError(f"a hint is for your turn to play: it is {deal.turn.english}'s turn")
+        from gongzhu.players.hints import DEFAULT_HINT_THINK, hints
+
+        obs = observe(deal, PERSON)
+        think = self.hub.hint_think if self.hub.hint_think is not None else DEFAULT_HINT_THINK
+        ranked = await asyncio.to_thread(hints, obs, think=think)
+        return {"type": "hint", "hints": [
+            {"cards": _codes(h.play), "expected": h.expected, "reason": {"zh": h.reason_zh, "en": h.reason_en}}
+            for h in ranked
+        ]}
+
+    # ------------------------------------------------------------------ computer players
+
+    @property
+    def pace(self) -> float:
+        """Seconds per computer play: the server's override, else the speed setting."""
+        return self.hub.pace if self.hub.pace is not None else SPEEDS.get(self.speed, SPEEDS[DEFAULT_SPEED])
+
+    def _computer_step(self) -> tuple[Seat, str] | None:
+        """The computer player to act now and how (``declare``/``play``), or None when the
+        table waits for South (or the deal is over)."""
+        deal = self.match.current
+        if deal is None or deal.is_over:
+            return None
+        if deal.phase is Phase.EXPOSE:
+            undeclared = deal.undeclared
+            if PERSON in undeclared:
+                return None  # South declares first, then the computer players (as at the terminal)
+            return (undeclared[0], "declare") if undeclared else None
+        turn = deal.turn
+        return (turn, "play") if turn is not None and turn != PERSON else None
+
+    def kick(self) -> None:
+        """Start the computer players if one of them is to act (call on the event loop)."""
+        if self._computer_step() is None:
+            return
+        driver = self._driver
+        loop = asyncio.get_running_loop()
+        if driver is not None and not driver.done() and driver.get_loop() is loop:
+            return
+        self._driver = loop.create_task(self._drive())
+        self._driver.add_done_callback(_report_failure)
+
+    async def _drive(self) -> None:
+        loop = asyncio.get_running_loop()
+        while (step := self._computer_step()) is not None:
+            seat, kind = step
+            deal = self.match.current
+            assert deal is not None
+            version = self.version
+            obs = observe(deal, seat)
+            player = self.players[seat]
+            started = loop.time()
+            choice: Any
+            if kind == "declare":
+                choice = await asyncio.to_thread(player.choose_exposures, obs)
+                delay = self.pace / 2
+            else:
+                choice = await asyncio.to_thread(player.choose_play, obs)
+                delay = self.pace
+            wait = delay - (loop.time() - started)
+            await asyncio.sleep(max(0.0, wait))
+            if self.version != version:
+                continue  # the position changed meanwhile: think again
+            if kind == "declare":
+                self._computer_declare(deal, seat, choice)
+            else:
+                self._computer_play(deal, seat, choice)
+
+    def _computer_declare(self, deal: Deal, seat: Seat, choice: list[tuple[Card, str]]) -> None:
+        try:
+            checked = deal.verify_declare(seat, choice)
+        except GongzhuError as e:
+            log.error("%s: %s's exposures %r refused (%s): declaring none", self.match_id, seat.name, choice, e)
+            checked = []
+        self._commit(seat, {"type": "declare", "items": [[c.code, k] for c, k in checked]})
+
+    def _computer_play(self, deal: Deal, seat: Seat, choice: Play) -> None:
+        try:
+            play = deal.verify_play(choice, seat)
+        except GongzhuError as e:
+            log.error("%s: %s's play %r refused (%s): playing the first legal play", self.match_id,
+                      seat.name, choice, e)
+            play = deal.legal_plays()[0]
+        self._commit(seat, {"type": "play", "cards": _codes(play)})
+
+    async def stop(self) -> None:
+        driver, self._driver = self._driver, None
+        if driver is None or driver.done() or driver.get_loop() is not asyncio.get_running_loop():
+            return  # nothing running here (a task of a finished event loop is gone with it)
+        driver.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await driver
+
+
+def _report_failure(task: asyncio.Task[None]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.error("computer players stopped", exc_info=task.exception())

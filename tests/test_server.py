@@ -1,0 +1,668 @@
+"""The browser game's server (issue 4, ``docs/web-protocol.md``), through its HTTP routes and its
+WebSocket, with Starlette's test client and computer players paced at 0 s.
+
+The person's moves are chosen at random from the ``legal`` and ``exposable`` lists of the state
+the server sent, so the tests do not depend on which cards are dealt; every message the server
+sends is recorded and read for cards South may not see.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from starlette.testclient import WebSocketTestSession
+
+from gongzhu.records.replay import check_file, replay
+from gongzhu.rules import PRESETS, OptionError, Seat, resolve_options, title_for
+from gongzhu.server import create_app
+from gongzhu.server.table import SPEEDS, Table, Tables
+
+Message = dict[str, Any]
+
+QUICK = {"N": "random", "E": "beginner", "W": "intermediate"}
+
+# ---------------------------------------------------------------------- helpers
+
+
+@pytest.fixture
+def db_url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'gongzhu.db'}"
+
+
+@pytest.fixture
+def client(db_url: str, tmp_path: Path) -> Iterator[TestClient]:
+    app = create_app(db_url, pace=0, hint_think=0.05, static_dir=tmp_path / "no-static")
+    with TestClient(app) as c:
+        yield c
+
+
+def new_match(client: TestClient, **body: Any) -> str:
+    body.setdefault("levels", QUICK)
+    response = client.post("/api/matches", json=body)
+    assert response.status_code == 201, response.text
+    match_id: str = response.json()["match_id"]
+    return match_id
+
+
+def settled(state: Message) -> bool:
+    """Whether the table waits for South (or the deal is over): nothing more comes unasked."""
+    phase = state["phase"]
+    if phase in ("deal-over", "match-over"):
+        return True
+    if phase == "expose":
+        return "S" in state["undeclared"]
+    return bool(state["turn"] == "S")
+
+
+class Browser:
+    """One WebSocket connection that records every message the server sends."""
+
+    def __init__(self, ws: WebSocketTestSession) -> None:
+        self.ws = ws
+        self.messages: list[Message] = []
+        self.state: Message = {}
+
+    def receive(self) -> Message:
+        message: Message = self.ws.receive_json()
+        self.messages.append(message)
+        if message["type"] == "state":
+            self.state = message["state"]
+        return message
+
+    def settle(self) -> Message:
+        """Read until the table waits for South; return that state."""
+        while True:
+            message = self.receive()
+            if message["type"] == "state" and settled(message["state"]):
+                return self.state
+
+    def send(self, message: Message | str) -> None:
+        self.ws.send_text(message if isinstance(message, str) else json.dumps(message))
+
+    def refused(self, message: Message | str | bytes) -> str:
+        """Send a message that must be refused; return the error text."""
+        if isinstance(message, bytes):
+            self.ws.send_bytes(message)
+        else:
+            self.send(message)
+        reply = self.receive()
+        assert reply["type"] == "error", reply
+        text: str = reply["message"]
+        assert text
+        return text
+
+
+def random_exposures(state: Message, rng: random.Random) -> Message:
+    cards: list[str] = []
+    kinds: list[str] = []
+    for item in state["exposable"]:
+        if rng.random() < 0.5:
+            choices = [k for k in item["kinds"] if not (k == "first" and "first" in kinds)]
+            cards.append(item["card"])
+            kinds.append(rng.choice(choices))
+    message: Message = {"type": "expose", "cards": cards}
+    default = "hidden" if state["options"]["exposure"] == "hidden" else "shown"
+    if rng.random() < 0.5 or any(k != default for k in kinds):
+        message["kinds"] = kinds  # else the option's usual kind is taken
+    return message
+
+
+def act(browser: Browser, rng: random.Random) -> None:
+    """South's move in a settled state: declare, play, or deal the next deal."""
+    state = browser.state
+    if state["phase"] == "expose":
+        browser.send(random_exposures(state, rng))
+    elif state["phase"] == "play":
+        browser.send({"type": "play", "cards": rng.choice(state["legal"])})
+    else:
+        browser.send({"type": "next"})
+
+
+# ---------------------------------------------------------------------- what South may see
+
+_CODE = re.compile(r"^[2-9TJQKA][SHCD]$")
+_PRETTY = re.compile(r"([♠♥♣♦])(10|[2-9JQKA])")
+
+
+def cards_named(obj: Any) -> set[str]:
+    """Every card a JSON value names: card codes as whole strings (keys too), and cards written
+    with suit symbols inside any text (``♠Q``, ``♣10``)."""
+    found: set[str] = set()
+    if isinstance(obj, dict):
+        for key, value in obj.items():
+            found |= cards_named(key) | cards_named(value)
+    elif isinstance(obj, list):
+        for value in obj:
+            found |= cards_named(value)
+    elif isinstance(obj, str):
+        if _CODE.match(obj):
+            found.add(obj)
+        for suit, rank in _PRETTY.findall(obj):
+            found.add(("T" if rank == "10" else rank) + "SHCD"["♠♥♣♦".index(suit)])
+    return found
+
+
+def check_no_hidden_cards(deal_messages: list[Message], record: Message) -> None:
+    """Before the deal is over, each message names only cards in South's dealt hand, cards
+    already played (as the record says, in order) or visible exposures; ``played`` messages
+    follow the record's play order."""
+    plays = [(p["seat"], p["cards"]) for t in record["tricks"] for p in t["plays"]]
+    visible = {e["card"] for e in record["exposures"] if e["seat"] == "S" or e["kind"] != "hidden"}
+    allowed = set(record["hands"]["S"]) | visible
+    n = 0
+    for message in deal_messages:
+        if message["type"] == "state" and message["state"]["deal_result"] is not None:
+            assert message is deal_messages[-1]
+            break
+        if message["type"] == "played":
+            assert (message["seat"], message["cards"]) == plays[n], (message, plays[n])
+            allowed |= set(plays[n][1])
+            n += 1
+        leaked = cards_named(message) - allowed
+        assert not leaked, (leaked, message)
+    assert n == len(plays)
+
+
+# ---------------------------------------------------------------------- whole matches
+
+
+def play_match(client: TestClient, rng: random.Random, **body: Any) -> tuple[str, list[list[Message]], Browser]:
+    """Play a whole match over the WebSocket; returns its id and the messages of each deal."""
+    match_id = new_match(client, **body)
+    deals: list[list[Message]] = []
+    with client.websocket_connect(f"/ws/{match_id}") as ws:
+        browser = Browser(ws)
+        current: list[Message] = []
+        while True:
+            start = len(browser.messages)
+            state = browser.settle()
+            current += browser.messages[start:]
+            if state["phase"] in ("deal-over", "match-over"):
+                deals.append(current)
+                current = []
+                if state["phase"] == "match-over":
+                    break
+            act(browser, rng)
+    return match_id, deals, browser
+
+
+def check_deal_scores(client: TestClient, match_id: str, deal_messages: list[Message]) -> Message:
+    """The deal_result of a finished deal equals the engine's scores of its stored record."""
+    result = deal_messages[-1]["state"]["deal_result"]
+    record = client.get(result["record_url"]).json()
+    deal = replay(record)
+    score = deal.score
+    for name, values in (("raw", score.raw), ("result", score.result), ("final", score.final)):
+        assert result[name] == {s.name: values[s] for s in Seat}, name
+    assert result["events"] == [{"seat": s.name, "event": e} for s, e in score.events]
+    assert result["hands"] == record["hands"]
+    assert result["exposures"] == record["exposures"]
+    check_no_hidden_cards(deal_messages, record)
+    return dict(record)
+
+
+CASES: list[tuple[str, dict[str, Any]]] = [(name, {}) for name in PRESETS] + [("online", {"exposure": "hidden"})]
+
+
+@pytest.mark.parametrize(("preset", "overrides"), CASES, ids=[f"{p}{'-hidden' if o else ''}" for p, o in CASES])
+def test_whole_match_over_websocket(client: TestClient, preset: str, overrides: dict[str, Any]) -> None:
+    """A whole match under every preset (and hidden exposures): no message names a card South
+    may not see before its deal is over; every deal's scores are the engine's; the totals, the
+    records and the lifetime score add up."""
+    rng = random.Random(f"{preset}{overrides}")
+    seed = rng.randrange(1 << 31)
+    match_id, deals, browser = play_match(client, rng, preset=preset, options=overrides, seed=seed)
+    options = resolve_options(preset, overrides)
+    totals = [0, 0, 0, 0]
+    south_finals = 0
+    records = []
+    for k, messages in enumerate(deals):
+        record = check_deal_scores(client, match_id, messages)
+        assert record["deal_index"] == k and record["options"] == options.to_dict()
+        result = messages[-1]["state"]["deal_result"]
+        totals = [t + result["result"][s.name] for t, s in zip(totals, Seat, strict=True)]
+        assert messages[-1]["state"]["totals"] == dict(zip("NESW", totals, strict=True))
+        south_finals += result["final"]["S"]
+        records.append(record)
+    final = browser.state
+    assert final["phase"] == "match-over"
+    top, bottom = max(totals), min(totals)
+    assert final["match_result"]["winners"] == [s.name for s in Seat if totals[s] == top]
+    assert set(final["match_result"]["pigs"]) >= {s.name for s in Seat if totals[s] == bottom}
+    assert final["lifetime"] == {"score": south_finals, "title": title_for(south_finals)}
+    summary = client.get(f"/api/matches/{match_id}").json()
+    assert summary["over"] and summary["deals"] == len(deals)
+    assert summary["totals"] == final["totals"] and summary["winners"] == final["match_result"]["winners"]
+    download = client.get(f"/api/matches/{match_id}/records.jsonl")
+    assert download.status_code == 200 and "attachment" in download.headers["content-disposition"]
+    checked = check_file(download.text)
+    assert [c.record.deal_index for c in checked] == list(range(len(deals)))
+    assert [json.loads(line) for line in download.text.splitlines()] == records
+    profile = client.get("/api/profile").json()
+    assert profile == {"lifetime": south_finals, "title": title_for(south_finals), "matches": 1,
+                       "deals": len(deals)}
+    if overrides.get("exposure") == "hidden":
+        # The check above is not idle: other seats did expose hidden cards, shown as counts.
+        counts = [m["state"]["hidden_counts"] for d in deals for m in d if m["type"] == "state"]
+        assert any(c[s] for c in counts for s in "NEW")
+
+
+def test_the_state_shows_south_everything_public(client: TestClient) -> None:
+    """The state's fields follow the spec: South's hand, its legal plays, the trick, the last
+    trick, captured cards and card counts agree with the engine."""
+    match_id = new_match(client, seed=11)
+    tables: Tables = client.app.state.tables  # type: ignore[attr-defined]
+    rng = random.Random(3)
+    with client.websocket_connect(f"/ws/{match_id}") as ws:
+        browser = Browser(ws)
+        state = browser.settle()
+        assert state["phase"] == "expose" and state["seat"] == "S" and state["turn"] is None
+        assert state["undeclared"] == ["N", "E", "S", "W"] and state["legal"] == []
+        for _ in range(20):
+            act(browser, rng)
+            state = browser.settle()
+            table = tables.get(match_id)
+            assert table is not None
+            deal = table.deal
+            assert state["hand"] == [c.code for c in deal.hand(Seat.S)]
+            assert state["legal"] == [[c.code for c in p] for p in deal.legal_plays()]
+            assert state["trick"]["plays"] == [{"seat": s.name, "cards": [c.code for c in p]}
+                                               for s, p in deal.current_trick]
+            leader = deal.leader if state["phase"] == "play" else None
+            assert state["trick"]["leader"] == (leader.name if leader is not None else None)
+            assert state["tricks_played"] == len(deal.tricks)
+            assert state["captured"] == {s.name: [c.code for c in deal.captured(s)] for s in Seat}
+            assert state["cards_left"] == {s.name: len(deal.hand(s)) for s in Seat}
+            if deal.tricks:
+                last = deal.tricks[-1]
+                assert state["last_trick"]["winner"] == last.winner.name
+                assert state["last_trick"]["plays"][0]["seat"] == last.leader.name
+
+
+# ---------------------------------------------------------------------- refused messages
+
+
+def test_malformed_and_illegal_messages_change_nothing(client: TestClient) -> None:
+    match_id = new_match(client, seed=7)
+    tables: Tables = client.app.state.tables  # type: ignore[attr-defined]
+    with client.websocket_connect(f"/ws/{match_id}") as ws:
+        browser = Browser(ws)
+        before = browser.settle()
+        table = tables.get(match_id)
+        assert table is not None
+        hand = set(before["hand"])
+        missing = next(c for c in ("QS", "JD", "TC", "AH") if c not in hand)
+        plain = next(c for c in before["hand"] if c not in ("QS", "JD", "TC", "AH"))
+        errors = [
+            browser.refused("garbage"),
+            browser.refused('{"type": "play", "type": "play", "cards": ["2C"]}'),
+            browser.refused("[1, 2]"),
+            browser.refused(b'{"type": "next"}'),
+            browser.refused({"cards": []}),
+            browser.refused({"type": "dance"}),
+            browser.refused({"type": 3}),
+            browser.refused({"type": "play"}),
+            browser.refused({"type": "play", "cards": "2C"}),
+            browser.refused({"type": "play", "cards": [2]}),
+            browser.refused({"type": "play", "cards": []}),
+            browser.refused({"type": "play", "cards": ["ZZ"]}),
+            browser.refused({"type": "play", "cards": [before["hand"][0]]}),  # exposure phase
+            browser.refused({"type": "expose"}),
+            browser.refused({"type": "expose", "cards": [missing]}),
+            browser.refused({"type": "expose", "cards": [plain]}),
+            browser.refused({"type": "expose", "cards": [], "extra": 1}),
+            browser.refused({"type": "expose", "cards": [], "kinds": ["shown"]}),
+            browser.refused({"type": "next"}),
+            browser.refused({"type": "hint"}),
+            browser.refused({"type": "settings", "speed": "warp"}),
+            browser.refused({"type": "settings"}),
+        ]
+        assert "not a JSON message" in errors[0] and "duplicate key" in errors[1]
+        assert "binary" in errors[3] and "unknown message type" in errors[5]
+        assert f"does not hold {_pretty(missing)}" in errors[14]
+        assert "cannot be exposed" in errors[15]
+        assert "exposure phase" in errors[12]
+        # Nothing changed: a second connection gets the same state.
+        with client.websocket_connect(f"/ws/{match_id}") as ws2:
+            assert ws2.receive_json() == {"type": "state", "state": before}
+        assert table.deal.undeclared == [Seat.N, Seat.E, Seat.S, Seat.W]
+
+        # Play on until South must follow suit while holding another suit.
+        browser.send({"type": "expose", "cards": []})
+        state = browser.settle()
+        first = True
+        while state["phase"] == "play":
+            legal = {c for p in state["legal"] for c in p}
+            other = [c for c in state["hand"] if c not in legal]
+            if other:
+                expected = _engine_error(table, [other[0]])
+                if first and not state["trick"]["plays"]:
+                    assert "♣2" in expected  # the first lead of the match (R5.1)
+                assert browser.refused({"type": "play", "cards": [other[0]]}) == expected
+                held = {c.code for s in (Seat.N, Seat.E, Seat.W) for c in table.deal.hand(s)}
+                stranger = sorted(held - set(state["hand"]))[0]
+                assert browser.refused({"type": "play", "cards": [stranger]}) == _engine_error(table, [stranger])
+                assert "does not hold" in _engine_error(table, [stranger])
+                assert "exposure phase" in browser.refused({"type": "expose", "cards": []})
+                assert "not over" in browser.refused({"type": "next"})
+                with client.websocket_connect(f"/ws/{match_id}") as ws2:
+                    assert ws2.receive_json() == {"type": "state", "state": state}
+                if state["trick"]["plays"]:
+                    break
+            first = False
+            browser.send({"type": "play", "cards": state["legal"][0]})
+            state = browser.settle()
+        assert state["phase"] == "play" and state["trick"]["plays"], "no follow-suit position found"
+
+
+def test_out_of_turn_play_is_refused(client: TestClient) -> None:
+    match_id = new_match(client, seed=21)
+    tables: Tables = client.app.state.tables  # type: ignore[attr-defined]
+    with client.websocket_connect(f"/ws/{match_id}") as ws:
+        browser = Browser(ws)
+        browser.settle()
+        browser.send({"type": "expose", "cards": []})
+        state = browser.settle()
+        tables.pace = 60.0  # the next computer player now takes its time
+        card = state["legal"][0]
+        browser.send({"type": "play", "cards": card})
+        assert browser.receive() == {"type": "played", "seat": "S", "cards": card}
+        while (reply := browser.receive())["type"] != "state":
+            assert reply["type"] == "trick"
+        after = reply["state"]
+        assert after["turn"] != "S"
+        table = tables.get(match_id)
+        assert table is not None
+        turn = Seat[after["turn"]]
+        message = browser.refused({"type": "play", "cards": [after["hand"][0]]})
+        assert message == f"it is {turn.english}'s turn, not South's"
+        assert "your turn" in browser.refused({"type": "hint"})
+        with client.websocket_connect(f"/ws/{match_id}") as ws2:
+            assert ws2.receive_json() == {"type": "state", "state": after}
+
+
+def _pretty(code: str) -> str:
+    return "♠♥♣♦"["SHCD".index(code[1])] + ("10" if code[0] == "T" else code[0])
+
+
+def _engine_error(table: Table, cards: list[str]) -> str:
+    try:
+        table.deal.verify_play(cards, Seat.S)
+    except ValueError as e:
+        return str(e)
+    raise AssertionError(f"{cards} is legal")
+
+
+# ---------------------------------------------------------------------- hints, settings, next
+
+
+def test_hint_settings_and_next(client: TestClient) -> None:
+    match_id = new_match(client, seed=4, speed="slow")
+    with client.websocket_connect(f"/ws/{match_id}") as ws:
+        browser = Browser(ws)
+        state = browser.settle()
+        assert state["speed"] == "slow"
+        browser.send({"type": "settings", "speed": "fast"})
+        assert browser.settle()["speed"] == "fast"
+        assert client.get(f"/api/matches/{match_id}").json()["speed"] == "fast"
+        browser.send({"type": "expose", "cards": []})
+        state = browser.settle()
+        browser.send({"type": "hint"})
+        reply = browser.receive()
+        assert reply["type"] == "hint"
+        hinted = [h["cards"] for h in reply["hints"]]
+        assert sorted(hinted) == sorted(state["legal"])
+        for h in reply["hints"]:
+            assert isinstance(h["expected"], float) and h["reason"]["zh"] and h["reason"]["en"]
+        rng = random.Random(1)
+        while state["phase"] == "play":
+            act(browser, rng)
+            state = browser.settle()
+        assert state["phase"] == "deal-over" and state["turn"] is None and state["legal"] == []
+        assert state["deal_result"]["record_url"] == f"/api/matches/{match_id}/deals/0"
+        browser.send({"type": "next"})
+        state = browser.settle()
+        assert state["deal_index"] == 1 and state["deals_played"] == 1
+        assert state["phase"] == "expose" and state["deal_result"] is None and len(state["hand"]) == 13
+
+
+# ---------------------------------------------------------------------- persistence
+
+
+def test_restart_resumes_the_match(db_url: str, tmp_path: Path) -> None:
+    """A server restart in the middle of a deal loses nothing: a new app on the same SQLite
+    file shows the same table, and the deal finishes and is stored as an R11 record."""
+    rng = random.Random(8)
+    static = tmp_path / "no-static"
+    with TestClient(create_app(db_url, pace=0, static_dir=static)) as client:
+        match_id = new_match(client, seed=99, preset="online")
+        with client.websocket_connect(f"/ws/{match_id}") as ws:
+            browser = Browser(ws)
+            browser.settle()
+            browser.send({"type": "expose", "cards": [], "kinds": []})
+            for _ in range(5):
+                browser.settle()
+                act(browser, rng)
+            before = browser.settle()
+    assert before["phase"] == "play" and before["tricks_played"] >= 4
+    with TestClient(create_app(db_url, pace=0, static_dir=static)) as client:
+        with client.websocket_connect(f"/ws/{match_id}") as ws:
+            browser = Browser(ws)
+            after = browser.settle()
+            assert after == before  # same hand, same trick, same totals, same everything
+            while after["phase"] == "play":
+                act(browser, rng)
+                after = browser.settle()
+        assert after["phase"] == "deal-over"
+        checked = check_file(client.get(f"/api/matches/{match_id}/records.jsonl").text)
+        assert len(checked) == 1 and checked[0].deal.score.final[Seat.S] == after["deal_result"]["final"]["S"]
+        assert client.get("/api/profile").json()["lifetime"] == after["deal_result"]["final"]["S"]
+    # And once more between deals: the finished deal is shown, "next" deals the next one.
+    with (TestClient(create_app(db_url, pace=0, static_dir=static)) as client,
+          client.websocket_connect(f"/ws/{match_id}") as ws):
+        browser = Browser(ws)
+        assert browser.settle() == after
+        browser.send({"type": "next"})
+        state = browser.settle()
+        assert state["deal_index"] == 1 and state["totals"] == after["totals"]
+
+
+def test_restart_in_the_exposure_phase_of_a_hidden_deal(db_url: str, tmp_path: Path) -> None:
+    """Exposure declarations are actions too; hidden kinds come back as they were."""
+    with TestClient(create_app(db_url, pace=0, static_dir=tmp_path)) as client:
+        match_id = new_match(client, seed=5, options={"exposure": "hidden"})
+        with client.websocket_connect(f"/ws/{match_id}") as ws:
+            browser = Browser(ws)
+            state = browser.settle()
+            cards = [e["card"] for e in state["exposable"]]
+            browser.send({"type": "expose", "cards": cards})
+            before = browser.settle()
+    with (TestClient(create_app(db_url, pace=0, static_dir=tmp_path)) as client,
+          client.websocket_connect(f"/ws/{match_id}") as ws):
+        assert Browser(ws).settle() == before
+    assert [e for e in before["exposures"] if e["seat"] == "S"] == [
+        {"seat": "S", "card": c, "kind": "hidden"} for c in cards
+    ]
+
+
+# ---------------------------------------------------------------------- speed
+
+
+def test_a_play_is_answered_within_50_ms(client: TestClient) -> None:
+    """Issue 4 target: a click answered in under 50 ms (asserted loosely: 200 ms)."""
+    match_id = new_match(client, seed=3)
+    rng = random.Random(5)
+    times: list[float] = []
+    with client.websocket_connect(f"/ws/{match_id}") as ws:
+        browser = Browser(ws)
+        state = browser.settle()
+        browser.send({"type": "expose", "cards": []})
+        state = browser.settle()
+        while state["phase"] == "play":
+            started = time.perf_counter()
+            browser.send({"type": "play", "cards": rng.choice(state["legal"])})
+            first = browser.receive()
+            times.append(time.perf_counter() - started)
+            assert first["type"] == "played" and first["seat"] == "S"
+            state = browser.settle()
+    times.sort()
+    print(f"first reply to a play: median {times[len(times) // 2] * 1000:.1f} ms, max {times[-1] * 1000:.1f} ms")
+    assert times[len(times) // 2] < 0.2 and times[-1] < 1.0
+
+
+def test_computer_players_take_the_pace(db_url: str, tmp_path: Path) -> None:
+    """With a pace, each computer play waits that long (the speed setting, here overridden)."""
+    gaps: list[float] = []
+    with TestClient(create_app(db_url, pace=0.05, static_dir=tmp_path)) as client:
+        match_id = new_match(client, seed=3, options={"exposure": "none"})
+        with client.websocket_connect(f"/ws/{match_id}") as ws:
+            browser = Browser(ws)
+            state = browser.settle()
+            while len(gaps) < 6 and state["phase"] == "play":
+                browser.send({"type": "play", "cards": state["legal"][0]})
+                last = time.perf_counter()
+                while True:
+                    message = browser.receive()
+                    if message["type"] == "played" and message["seat"] != "S":
+                        now = time.perf_counter()
+                        gaps.append(now - last)
+                        last = now
+                    if message["type"] == "state" and settled(message["state"]):
+                        break
+                state = browser.state
+    assert len(gaps) >= 6 and min(gaps) >= 0.045
+
+
+def test_speeds() -> None:
+    assert SPEEDS == {"slow": 1.2, "normal": 0.6, "fast": 0.25, "instant": 0.0}
+
+
+# ---------------------------------------------------------------------- HTTP
+
+
+def test_config(client: TestClient) -> None:
+    config = client.get("/api/config").json()
+    assert config["presets"] == {name: o.to_dict() for name, o in PRESETS.items()}
+    assert list(config["options"]) == list(PRESETS["online"].to_dict())
+    assert config["options"]["decks"] == [1, 2] and config["options"]["exposure"][-1] == "none"
+    assert config["options"]["match_limit"] == "integer"
+    assert "deals:N" in config["options"]["match_end"]
+    assert {"random", "beginner", "intermediate", "expert"} <= set(config["levels"])
+    assert config["speeds"] == SPEEDS and config["seat"] == "S"
+
+
+@pytest.mark.parametrize(("body", "words"), [
+    ({"preset": "poker"}, "unknown preset"),
+    ({"preset": 3}, "preset must be a string"),
+    ({"options": {"decks": 3}}, "decks cannot be 3"),
+    ({"options": {"colour": "red"}}, "unknown option"),
+    ({"options": {"decks": 2, "exposure": "first_card"}}, "one deck only"),
+    ({"options": []}, "options must be an object"),
+    ({"levels": {"S": "expert"}}, "South is you"),
+    ({"levels": {"N": "genius"}}, "not a level"),
+    ({"levels": "expert"}, "levels must be an object"),
+    ({"speed": "warp"}, "not a speed"),
+    ({"seed": "x"}, "seed must be"),
+    ({"seed": -1}, "seed must be"),
+    ({"seed": True}, "seed must be"),
+    ({"colour": 1}, "unknown field"),
+    ([1], "JSON object"),
+])
+def test_new_match_refuses_a_bad_body(client: TestClient, body: Any, words: str) -> None:
+    response = client.post("/api/matches", json=body)
+    assert response.status_code == 400
+    assert words in response.json()["error"]
+
+
+def test_new_match_refuses_text_that_is_not_json(client: TestClient) -> None:
+    response = client.post("/api/matches", content=b"{nope")
+    assert response.status_code == 400 and "not JSON" in response.json()["error"]
+
+
+def test_new_match_defaults_and_listing(client: TestClient) -> None:
+    first = client.post("/api/matches", content=b"").json()["match_id"]
+    second = new_match(client, preset="classic", options={"match_limit": 500}, seed=12)
+    listed = client.get("/api/matches").json()
+    assert [m["match_id"] for m in listed] == [second, first]
+    one = client.get(f"/api/matches/{first}").json()
+    assert one["preset"] == "online" and one["speed"] == "normal" and one["deals"] == 0
+    assert one["levels"] == {"N": "intermediate", "E": "intermediate", "W": "intermediate"}
+    assert one["totals"] == {"N": 0, "E": 0, "S": 0, "W": 0} and not one["over"]
+    assert listed[0]["options"] == resolve_options("classic", {"match_limit": 500}).to_dict()
+    assert listed[0]["seed"] == 12
+    with pytest.raises(OptionError):
+        resolve_options("classic", {"match_limit": 0})
+
+
+def test_unknown_things_are_404(client: TestClient) -> None:
+    assert client.get("/api/matches/nope").status_code == 404
+    assert "unknown match" in client.get("/api/matches/nope").json()["error"]
+    assert client.get("/api/matches/nope/records.jsonl").status_code == 404
+    match_id = new_match(client)
+    assert client.get(f"/api/matches/{match_id}/deals/0").status_code == 404
+    assert client.get(f"/api/matches/{match_id}/deals/x").status_code == 404
+    assert client.get(f"/api/matches/{match_id}/records.jsonl").text == ""
+    with client.websocket_connect("/ws/nope") as ws:
+        assert ws.receive_json() == {"type": "error", "message": "unknown match 'nope'"}
+
+
+def test_pages_are_served_only_when_built(db_url: str, tmp_path: Path) -> None:
+    missing = tmp_path / "missing"
+    with TestClient(create_app(db_url, static_dir=missing)) as client:
+        for path in ("/", "/history"):
+            response = client.get(path)
+            assert response.status_code == 503 and "not built" in response.text
+        assert client.get("/static/app.js").status_code == 404
+    static = tmp_path / "static"
+    static.mkdir()
+    (static / "index.html").write_text("<!doctype html><title>table</title>", encoding="utf-8")
+    (static / "history.html").write_text("<!doctype html><title>history</title>", encoding="utf-8")
+    (static / "app.js").write_text("console.log(1)", encoding="utf-8")
+    with TestClient(create_app(db_url, static_dir=static)) as client:
+        assert "table" in client.get("/").text and "history" in client.get("/history").text
+        assert client.get("/").headers["content-type"].startswith("text/html")
+        assert client.get("/static/app.js").text == "console.log(1)"
+
+
+def test_the_default_app_needs_no_network(db_url: str) -> None:
+    """create_app works with the real static folder, present or not (built by the page's change)."""
+    with TestClient(create_app(db_url)) as client:
+        assert client.get("/").status_code in (200, 503)
+        assert client.get("/api/profile").json() == {"lifetime": 0, "title": "猪小弟", "matches": 0, "deals": 0}
+
+
+def test_memory_database(tmp_path: Path) -> None:
+    with TestClient(create_app("sqlite://", pace=0, static_dir=tmp_path)) as client:
+        match_id = new_match(client, seed=1)
+        with client.websocket_connect(f"/ws/{match_id}") as ws:
+            assert Browser(ws).settle()["phase"] == "expose"
+
+
+def drive(client: TestClient, match_id: str, until: Callable[[Message], bool], rng: random.Random) -> Message:
+    with client.websocket_connect(f"/ws/{match_id}") as ws:
+        browser = Browser(ws)
+        state = browser.settle()
+        while not until(state):
+            act(browser, rng)
+            state = browser.settle()
+        return state
+
+
+def test_two_tables_and_the_lifetime_title(client: TestClient) -> None:
+    """The lifetime score adds South's finals (with the one-deck factor) over every match."""
+    rng = random.Random(2)
+    a = new_match(client, seed=1)
+    b = new_match(client, seed=2, preset="online2")
+    sa = drive(client, a, lambda s: s["phase"] == "deal-over", rng)
+    sb = drive(client, b, lambda s: s["phase"] == "deal-over", rng)
+    lifetime = sa["deal_result"]["final"]["S"] + sb["deal_result"]["final"]["S"]
+    assert sb["lifetime"] == {"score": lifetime, "title": title_for(lifetime)}
+    assert client.get("/api/profile").json()["deals"] == 2
