@@ -1,0 +1,146 @@
+// The history page: GET /api/profile (lifetime score and title, R8) and GET /api/matches (past
+// matches, newest first); each finished deal opens in the replay, each match's records download
+// as JSON Lines, an unfinished match can be continued on the table page.
+
+import { installCardDefs } from "./cards.js";
+import { applyI18n, getLang, presetLabel, seatName, setLang, t, titleLabel } from "./i18n.js";
+import { showReplay } from "./replay.js";
+
+const SETTINGS_KEY = "gongzhu.settings";
+const SEATS = ["N", "E", "S", "W"];
+const $ = (id) => document.getElementById(id);
+
+let matches = [];
+let profile = null;
+
+function savedLang() {
+  try {
+    return JSON.parse(localStorage.getItem(SETTINGS_KEY) ?? "{}").lang ?? "zh";
+  } catch {
+    return "zh";
+  }
+}
+
+function rememberLang(lang) {
+  let settings = {};
+  try {
+    settings = JSON.parse(localStorage.getItem(SETTINGS_KEY) ?? "{}");
+  } catch {
+    // A damaged entry is replaced.
+  }
+  localStorage.setItem(SETTINGS_KEY, JSON.stringify({ ...settings, lang }));
+}
+
+/** `created` may be an ISO string or seconds since the epoch. */
+function dateText(created) {
+  if (created === undefined || created === null) return "";
+  const d = typeof created === "number" ? new Date(created < 1e12 ? created * 1000 : created) : new Date(created);
+  return Number.isNaN(d.getTime()) ? String(created) : d.toLocaleString(getLang() === "zh" ? "zh-CN" : "en");
+}
+
+/** A cell; `label` names its column, shown before it where rows are stacked (phones). */
+function cell(label, content) {
+  const td = document.createElement("td");
+  td.dataset.label = t(label);
+  if (content instanceof Node) td.append(content);
+  else td.textContent = content;
+  return td;
+}
+
+function link(href, text, download = false) {
+  const a = document.createElement("a");
+  a.href = href;
+  a.className = "button";
+  a.textContent = text;
+  if (download) a.download = "";
+  return a;
+}
+
+async function openDeal(matchId, k) {
+  $("history-error").textContent = "";
+  try {
+    const res = await fetch(`/api/matches/${encodeURIComponent(matchId)}/deals/${k}`);
+    if (!res.ok) throw new Error(`HTTP ${res.status}`);
+    showReplay(await res.json());
+  } catch (err) {
+    $("history-error").textContent = `${t("msg.noRecord")} (${err.message})`;
+  }
+}
+
+/** Replay controls for one match: a choice of its finished deals and a button. */
+function replayControls(m) {
+  const box = document.createElement("span");
+  box.className = "replay-pick";
+  const finished = m.deals ?? 0;
+  if (!finished) return box;
+  const select = document.createElement("select");
+  select.setAttribute("aria-label", t("history.replay"));
+  for (let k = 0; k < finished; k++) {
+    const opt = document.createElement("option");
+    opt.value = String(k);
+    opt.textContent = t("history.dealN", { n: k + 1 });
+    select.append(opt);
+  }
+  const b = document.createElement("button");
+  b.type = "button";
+  b.textContent = t("history.replay");
+  b.addEventListener("click", () => openDeal(m.match_id, Number(select.value)));
+  box.append(select, b);
+  return box;
+}
+
+function render() {
+  $("profile").textContent = profile
+    ? t("history.profile", { score: profile.lifetime ?? 0, title: titleLabel(profile.title),
+      matches: profile.matches ?? 0, deals: profile.deals ?? 0 })
+    : "";
+  const rows = $("match-rows");
+  rows.replaceChildren();
+  $("history-empty").hidden = matches.length > 0;
+  const names = (seats) => (seats ?? []).map(seatName).join(t("list.separator"));
+  for (const m of matches) {
+    const tr = document.createElement("tr");
+    const totals = SEATS.map((s) => m.totals?.[s] ?? 0).join(" / ");
+    const status = m.over ? t("history.over", { winners: names(m.winners), pigs: names(m.pigs) }) : t("history.playing");
+    const actions = document.createElement("span");
+    actions.className = "actions";
+    actions.append(replayControls(m));
+    const id = encodeURIComponent(m.match_id);
+    if ((m.deals ?? 0) > 0) actions.append(link(`/api/matches/${id}/records.jsonl`, t("history.download"), true));
+    if (!m.over) actions.append(link(`/?match=${id}`, t("history.continue")));
+    tr.append(cell("history.created", dateText(m.created)), cell("history.preset", presetLabel(m.preset)),
+      cell("history.deals", String(m.deals ?? 0)), cell("history.totals", totals), cell("history.status", status),
+      cell("history.actions", actions));
+    rows.append(tr);
+  }
+}
+
+async function load() {
+  const get = async (url) => {
+    const res = await fetch(url);
+    if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
+    return res.json();
+  };
+  try {
+    [profile, matches] = await Promise.all([get("/api/profile"), get("/api/matches")]);
+  } catch (err) {
+    $("history-error").textContent = `${t("msg.loadFailed")}: ${err.message}`;
+  }
+  render();
+}
+
+function main() {
+  installCardDefs();
+  setLang(savedLang());
+  applyI18n();
+  $("lang").addEventListener("click", () => {
+    const lang = getLang() === "zh" ? "en" : "zh";
+    rememberLang(lang);
+    setLang(lang);
+    applyI18n();
+    render();
+  });
+  load();
+}
+
+main();

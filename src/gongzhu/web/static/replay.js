@@ -1,0 +1,162 @@
+// Replay of a finished deal, trick by trick, from its R11 record (GET
+// /api/matches/{id}/deals/{k}).  Used by the table page (after a deal) and the history page.
+// Everything shown is in the record: the hands as dealt, the exposures, the tricks in order.
+
+import { cardChip, cardFace, isPointCard, sortCards } from "./cards.js";
+import { applyI18n, cardName, presetLabel, seatName, t } from "./i18n.js";
+
+const SEATS = ["N", "E", "S", "W"];
+
+function node(tag, cls = "", text = null) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== null) e.textContent = text;
+  return e;
+}
+
+/** The dialog, built once per page. */
+function dialog() {
+  let dlg = document.getElementById("replay");
+  if (dlg) return dlg;
+  dlg = node("dialog", "replay");
+  dlg.id = "replay";
+  dlg.innerHTML = `
+    <header class="replay-head"><h2 id="replay-title"></h2>
+      <button type="button" class="replay-close" data-i18n="btn.close"></button></header>
+    <div class="replay-table">
+      <section class="rseat rseat-N"></section><section class="rseat rseat-W"></section>
+      <section class="rcenter"></section><section class="rseat rseat-E"></section>
+      <section class="rseat rseat-S"></section>
+    </div>
+    <p class="replay-step" aria-live="polite"></p>
+    <nav class="replay-nav">
+      <button type="button" data-step="first" data-i18n="replay.first"></button>
+      <button type="button" data-step="prev" data-i18n="replay.prev"></button>
+      <button type="button" data-step="next" data-i18n="replay.next"></button>
+      <button type="button" data-step="last" data-i18n="replay.last"></button>
+    </nav>`;
+  document.body.append(dlg);
+  dlg.querySelector(".replay-close").addEventListener("click", () => dlg.close());
+  return dlg;
+}
+
+/** Remove one copy of each played card (two decks hold identical copies). */
+function without(cards, played) {
+  const rest = [...cards];
+  for (const c of played) {
+    const k = rest.indexOf(c);
+    if (k >= 0) rest.splice(k, 1);
+  }
+  return rest;
+}
+
+/** Hands and taken point cards after the first `step` tricks. */
+function position(record, step) {
+  const hands = Object.fromEntries(SEATS.map((s) => [s, [...(record.hands?.[s] ?? [])]]));
+  const taken = Object.fromEntries(SEATS.map((s) => [s, []]));
+  for (const trick of record.tricks.slice(0, step)) {
+    const all = [];
+    for (const p of trick.plays) {
+      hands[p.seat] = without(hands[p.seat], p.cards);
+      all.push(...p.cards);
+    }
+    // Under discard_color=penalty the taker can differ from the winner (R5.2).
+    taken[trick.taker ?? trick.winner].push(...all.filter(isPointCard));
+  }
+  return { hands, taken };
+}
+
+function drawSeat(box, record, seat, hand, taken, final) {
+  box.replaceChildren();
+  const head = node("div", "seat-head");
+  head.append(node("strong", "", seatName(seat)));
+  if (final) head.append(node("span", "total", t("replay.scores", { raw: record.raw?.[seat] ?? "", final: record.final?.[seat] ?? "" })));
+  box.append(head);
+  const cards = node("div", "rhand");
+  for (const c of sortCards(hand)) {
+    const face = node("div", "card-face sm");
+    face.setAttribute("role", "img");
+    face.setAttribute("aria-label", cardName(c));
+    face.append(cardFace(c));
+    cards.append(face);
+  }
+  box.append(cards);
+  const exposed = (record.exposures ?? []).filter((e) => e.seat === seat);
+  if (exposed.length) {
+    const row = node("div", "exposed");
+    row.append(node("span", "label", t("seat.exposed")));
+    for (const e of exposed) {
+      const chip = cardChip(e.card);
+      chip.append(node("span", "kind", t(`kind.${e.kind}`)));
+      row.append(chip);
+    }
+    box.append(row);
+  }
+  const row = node("div", "captured");
+  row.append(node("span", "label", t("seat.captured")));
+  for (const c of sortCards(taken)) row.append(cardChip(c));
+  box.append(row);
+}
+
+function drawCenter(box, trick) {
+  box.replaceChildren();
+  if (!trick) return;
+  for (const p of trick.plays) {
+    const slot = node("div", `slot slot-${p.seat}`);
+    if (p.seat === trick.winner) slot.classList.add("winner");
+    if (p.seat === trick.leader) slot.classList.add("leader");
+    for (const c of p.cards) {
+      const face = node("div", "card-face");
+      face.setAttribute("role", "img");
+      face.setAttribute("aria-label", `${seatName(p.seat)} ${cardName(c)}`);
+      face.append(cardFace(c));
+      slot.append(face);
+    }
+    box.append(slot);
+  }
+}
+
+/** Open the replay of `record` (an R11 deal record) at the deal's start. */
+export function showReplay(record, { title = "" } = {}) {
+  const dlg = dialog();
+  applyI18n(dlg);
+  const total = record.tricks?.length ?? 0;
+  let step = 0;
+  const draw = () => {
+    const { hands, taken } = position(record, step);
+    const final = step === total;
+    for (const seat of SEATS) drawSeat(dlg.querySelector(`.rseat-${seat}`), record, seat, hands[seat], taken[seat], final);
+    const trick = step > 0 ? record.tricks[step - 1] : null;
+    drawCenter(dlg.querySelector(".rcenter"), trick);
+    dlg.querySelector(".replay-step").textContent = trick
+      ? t("replay.trick", { step, total, seat: seatName(trick.winner) })
+      : t("replay.dealt", { step, total });
+    const nav = (name) => dlg.querySelector(`[data-step="${name}"]`);
+    nav("first").disabled = nav("prev").disabled = step === 0;
+    nav("next").disabled = nav("last").disabled = step === total;
+  };
+  const go = (where) => {
+    const target = { first: 0, prev: step - 1, next: step + 1, last: total }[where];
+    step = Math.max(0, Math.min(total, target));
+    draw();
+  };
+  dlg.querySelector("#replay-title").textContent =
+    title || `${t("replay.title")} · ${presetLabel(record.preset ?? "")} · ${t("history.dealN", { n: (record.deal_index ?? 0) + 1 })}`;
+  // Replace the handlers of a previous replay: clone the nav so old listeners go away.
+  const oldNav = dlg.querySelector(".replay-nav");
+  const nav = oldNav.cloneNode(true);
+  oldNav.replaceWith(nav);
+  nav.addEventListener("click", (ev) => {
+    const b = ev.target.closest("[data-step]");
+    if (b) go(b.dataset.step);
+  });
+  dlg.onkeydown = (ev) => {
+    const where = { ArrowLeft: "prev", ArrowRight: "next", Home: "first", End: "last" }[ev.key];
+    if (!where) return;
+    ev.preventDefault();
+    go(where);
+  };
+  draw();
+  if (!dlg.open) dlg.showModal();
+  nav.querySelector('[data-step="next"]').focus();
+}

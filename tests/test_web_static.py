@@ -1,0 +1,191 @@
+"""The browser pages (issue 4, items 2 and 5) without a browser: the static files exist and are
+packaged, they load nothing from the network, both languages have the same strings, the scripts'
+imports resolve, and the stable surface that outside browser tests rely on is in place.  Game
+terms follow RULES.md (R1 seats, R2 card names, R4 exposure kinds, R6 events, R8 titles)."""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from html.parser import HTMLParser
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+STATIC = ROOT / "src" / "gongzhu" / "web" / "static"
+FILES = ("index.html", "history.html", "app.js", "history.js", "replay.js", "cards.js", "i18n.js", "style.css")
+PAGES = ("index.html", "history.html")
+SCRIPTS = tuple(f for f in FILES if f.endswith(".js"))
+
+
+def read(name: str) -> str:
+    return (STATIC / name).read_text(encoding="utf-8")
+
+
+def i18n_tables() -> dict[str, dict[str, str]]:
+    """The two tables of i18n.js, written there as strict JSON."""
+    text = read("i18n.js")
+    tables = {}
+    for lang, name in (("zh", "ZH"), ("en", "EN")):
+        m = re.search(rf"^export const {name} = (\{{.*?^\}});$", text, re.S | re.M)
+        assert m, f"i18n.js: table {name} not found"
+        tables[lang] = json.loads(m.group(1))
+    return tables
+
+
+class Refs(HTMLParser):
+    """Collects the attributes that load something (src, href) and the data-i18n keys."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.refs: list[tuple[str, str, str]] = []
+        self.i18n: list[str] = []
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        d = dict(attrs)
+        self.tags.append((tag, d))
+        for key in ("src", "href"):
+            value = d.get(key)
+            if value is not None:
+                self.refs.append((tag, key, value))
+        for key in ("data-i18n", "data-i18n-title", "data-i18n-aria-label"):
+            value = d.get(key)
+            if value:
+                self.i18n.append(value)
+
+
+def parse(name: str) -> Refs:
+    p = Refs()
+    p.feed(read(name))
+    return p
+
+
+def test_static_files_exist_and_are_packaged() -> None:
+    for name in FILES:
+        assert (STATIC / name).is_file(), name
+    # importlib.resources finds them in the package, as the server does.
+    static = resources.files("gongzhu.web") / "static"
+    for name in FILES:
+        assert (static / name).is_file(), name
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "web/static/*" in pyproject["tool"]["setuptools"]["package-data"]["gongzhu"]
+
+
+def test_web_package_imports_nothing() -> None:
+    source = (STATIC.parent / "__init__.py").read_text(encoding="utf-8")
+    assert not re.search(r"^\s*(import|from)\s", source, re.M)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_pages_load_only_local_static_assets(page: str) -> None:
+    refs = parse(page).refs
+    assert refs, page
+    for tag, attr, value in refs:
+        assert not re.match(r"(https?:)?//", value), f"{page}: <{tag} {attr}={value!r}> loads from the network"
+        if tag in ("script", "link") and not value.startswith("data:"):
+            assert value.startswith("/static/"), f"{page}: {value!r} is not under /static/"
+            assert (STATIC / value.removeprefix("/static/")).is_file(), f"{page}: {value!r} does not exist"
+    assert "http://" not in read(page) and "https://" not in read(page)
+
+
+def test_scripts_are_modules_and_fetch_nothing_remote() -> None:
+    for page in PAGES:
+        scripts = [d for tag, d in parse(page).tags if tag == "script"]
+        assert scripts and all(d.get("type") == "module" for d in scripts), page
+    for name in SCRIPTS:
+        text = read(name)
+        # The only absolute URL allowed is the SVG namespace (an identifier, never fetched).
+        urls = set(re.findall(r"https?://[^\s\"'`]+", text)) - {"http://www.w3.org/2000/svg"}
+        assert not urls, f"{name}: {urls}"
+    css = read("style.css")
+    assert "@import" not in css and "@font-face" not in css and not re.search(r"url\(\s*['\"]?https?:", css)
+
+
+def test_module_imports_resolve() -> None:
+    """Each `import {a, b} from "./x.js"` names a file in static/ that exports a and b."""
+    for name in SCRIPTS:
+        for names, target in re.findall(r"import\s*\{([^}]*)\}\s*from\s*\"\./([\w.]+)\"", read(name)):
+            assert (STATIC / target).is_file(), f"{name} imports missing {target}"
+            exported = set(re.findall(r"^export (?:async )?(?:function|const|let|class) (\w+)", read(target), re.M))
+            for imported in (n.strip() for n in names.split(",")):
+                if imported:
+                    assert imported in exported, f"{name} imports {imported} that {target} does not export"
+
+
+def test_i18n_tables_have_the_same_keys_and_parameters() -> None:
+    tables = i18n_tables()
+    zh, en = tables["zh"], tables["en"]
+    assert set(zh) == set(en), f"only zh: {set(zh) - set(en)}; only en: {set(en) - set(zh)}"
+    for key in zh:
+        assert zh[key].strip() and en[key].strip(), key
+        params = (set(re.findall(r"\{(\w+)\}", zh[key])), set(re.findall(r"\{(\w+)\}", en[key])))
+        assert params[0] == params[1], f"{key}: parameters differ {params}"
+
+
+def test_chinese_terms_of_the_rule_book() -> None:
+    zh = i18n_tables()["zh"]
+    assert [zh[f"seat.{s}"] for s in "NESW"] == ["北", "东", "南", "西"]  # R1
+    assert (zh["card.QS"], zh["card.JD"], zh["card.TC"]) == ("猪", "羊", "变压器")  # R2
+    assert (zh["kind.first"], zh["kind.hidden"], zh["seat.exposed"]) == ("首明", "暗卖", "亮牌")  # R4
+    assert (zh["event.all_hearts"], zh["event.grand_slam"]) == ("满红", "满贯")  # R6
+    assert "当猪" in zh["summary.pigs"]  # R8
+    for title in ("八戒", "猪小弟", "猪倌", "帝王"):  # R8 titles
+        assert f"title.{title}" in zh
+
+
+def test_every_string_key_used_exists() -> None:
+    zh = i18n_tables()["zh"]
+    used = [key for page in PAGES for key in parse(page).i18n]
+    for name in SCRIPTS:
+        used += re.findall(r"\bt\(\"([\w.]+)\"", read(name))
+        used += re.findall(r"data-i18n=\"([\w.]+)\"", read(name))
+    assert len(used) > 50
+    missing = sorted({key for key in used if key not in zh})
+    assert not missing, missing
+
+
+def test_stable_surface() -> None:
+    """Issue 4 item 5: what outside browser tests rely on."""
+    app, index = read("app.js"), read("index.html")
+    # Hand cards: <button data-card="QS" aria-disabled="true|false">.
+    assert 'createElement("button")' in app
+    assert 'setAttribute("data-card", code)' in app
+    # ... enabled exactly for the legal plays (and, in the exposure phase, the exposable cards).
+    assert "const usable = legal.has(code) || kinds.length > 0;" in app
+    assert 'setAttribute("aria-disabled", usable ? "false" : "true")' in app
+    # Each seat's R7 result after a deal.
+    assert 'setAttribute("data-deal-result", seat)' in app
+    # The phase on the root element, and every phase name.
+    assert 'document.documentElement.setAttribute("data-phase"' in app
+    assert re.search(r"<html[^>]*\bdata-phase=\"setup\"", index)
+    for phase in ("expose", "play", "deal-over", "match-over"):
+        assert f'"{phase}"' in app, phase
+    # The button that ends the exposure phase is named 开始 / Start.
+    start = [d for tag, d in parse("index.html").tags if tag == "button" and d.get("id") == "start"]
+    assert len(start) == 1 and start[0].get("data-i18n") == "btn.start" and "aria-label" not in start[0]
+    assert re.search(r'<button[^>]*id="start"[^>]*>开始</button>', index)
+    tables = i18n_tables()
+    assert (tables["zh"]["btn.start"], tables["en"]["btn.start"]) == ("开始", "Start")
+
+
+def test_readable_chinese_without_web_fonts() -> None:
+    css = read("style.css")
+    m = re.search(r"font-family:([^;]+);", css)
+    assert m
+    stack = m.group(1)
+    for font in ('"Noto Sans CJK SC"', '"Noto Sans SC"', '"PingFang SC"', '"Microsoft YaHei"', "sans-serif"):
+        assert font in stack, font
+
+
+def test_cards_are_drawn_as_svg() -> None:
+    cards = read("cards.js")
+    assert "createElementNS(SVG_NS" in cards
+    for part in ("export function cardFace", "export function cardBack", 'el("pattern"', "url(#gz-back)"):
+        assert part in cards, part
+    # One drawn shape per suit (R1: ♠ ♥ ♣ ♦).
+    shapes = re.search(r"const SUIT_SHAPES = \{(.*?)\n\};", cards, re.S)
+    assert shapes and all(re.search(rf"^\s*{s}: \[", shapes.group(1), re.M) for s in "SHCD")
