@@ -1,11 +1,12 @@
 # Set-up and everyday commands.  `make play` and `make test` work on a fresh clone: the first
 # run creates .venv and installs the package (compiling its C fast path) with its dev tools.
+# `make play` starts the browser game's local server; `make terminal` plays in the terminal.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: play test lint bench clean
+.PHONY: play terminal test lint bench clean
 
 $(STAMP): pyproject.toml setup.py src/gongzhu/rules/_fastplay.c
 	$(PYTHON) -c 'import sys; sys.exit("gongzhu needs Python >= 3.11" if sys.version_info < (3, 11) else 0)'
@@ -15,6 +16,9 @@ $(STAMP): pyproject.toml setup.py src/gongzhu/rules/_fastplay.c
 	touch $(STAMP)
 
 play: $(STAMP)
+	$(BIN)/gongzhu serve $(ARGS)
+
+terminal: $(STAMP)
 	$(BIN)/gongzhu play $(ARGS)
 
 lint: $(STAMP)
