@@ -69,14 +69,20 @@ def test_sampled_worlds_respect_everything_public(preset: str, overrides: dict[s
             assert all(hidden[s] == obs.hidden_counts[s] for s in Seat if s != seat)
 
 
-def test_the_true_hands_are_a_possible_world() -> None:
-    """Voids are real: the sampler never excludes the hands as they really are (R5.2)."""
+@pytest.mark.parametrize("preset", ["online", "online2"])
+def test_the_true_hands_are_a_possible_world(preset: str) -> None:
+    """The inferences are sound: the hands as they really are never break a void (R5.2, R5.3)
+    or a no-pair inference (R5.3)."""
     for seed in range(30):
-        deal = _midgame(PRESETS["online"], seed, 30)
+        deal = _midgame(PRESETS[preset].replace(discard_color="enforce"), seed, 30 * PRESETS[preset].decks)
         for seat in Seat:
-            voids = observe(deal, seat).voids()
+            obs = observe(deal, seat)
+            voids, no_pairs = obs.voids(), obs.no_pairs()
             for s in Seat:
-                assert not any(c.suit in voids[s] for c in deal.hand(s))
+                hand = Counter(deal.hand(s))
+                assert not any(c.suit in voids[s] for c in hand)
+                for suit, banned in no_pairs[s].items():
+                    assert all(n == 1 and c not in banned for c, n in hand.items() if c.suit == suit)
 
 
 def test_objective_weights_follow_the_scoring() -> None:

@@ -177,7 +177,7 @@ class Observation:
     def no_pairs(self) -> dict[Seat, dict[Suit, set[Card]]]:
         """Two decks: a seat that answered a pair lead with two different cards of the suit had
         no pair of that suit then (R5.3).  So it holds no two identical cards of that suit now,
-        nor a copy of any card of the suit it has played since.  Returns, per seat, those suits
+        nor a copy of any card of the suit it played then or since.  Returns, per seat, those suits
         with the cards it cannot hold."""
         out: dict[Seat, dict[Suit, set[Card]]] = {s: {} for s in Seat}
         plays = [(i, s, p) for i, t in enumerate([*self.tricks, None])
@@ -189,7 +189,7 @@ class Observation:
             led = trick[0][1][0].suit
             for s, p in trick[1:]:
                 if p[0].suit == p[1].suit == led and p[0] != p[1]:
-                    later = {c for j, x, q in plays if j > i and x == s for c in q if c.suit == led}
+                    later = {c for j, x, q in plays if j >= i and x == s for c in q if c.suit == led}
                     out[s].setdefault(led, set()).update(later)
         return out
 
