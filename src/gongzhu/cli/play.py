@@ -22,7 +22,7 @@ from gongzhu.players.observation import observe
 from gongzhu.players.registry import LEVELS, make_player
 from gongzhu.rules.cards import Card, Seat, Suit, parse_card, parse_cards
 from gongzhu.rules.deal import Deal
-from gongzhu.rules.errors import GongzhuError
+from gongzhu.rules.errors import GongzhuError, message
 from gongzhu.rules.match import Match
 from gongzhu.rules.model import Play
 from gongzhu.rules.options import EXPOSURE_KINDS, Options, parse_option_assignment, resolve_options
@@ -301,7 +301,7 @@ class TerminalGame:
                         deal.declare(self.seat, items)
                         break
                     except GongzhuError as e:
-                        self.say(phrase("refused", lang, why=e))
+                        self.say(phrase("refused", lang, why=message(e, lang)))
         for seat in deal.undeclared:
             deal.declare(seat, self.players[seat].choose_exposures(observe(deal, seat)))
 
@@ -334,7 +334,7 @@ class TerminalGame:
             try:
                 return deal.verify_play(parse_cards(line), self.seat)
             except GongzhuError as e:
-                self.say(phrase("refused", self.lang, why=e))
+                self.say(phrase("refused", self.lang, why=message(e, self.lang)))
                 if self.options.decks == 2:
                     self.say(phrase("pair_hint", self.lang))
 

@@ -1,13 +1,21 @@
 """The errors the rules core raises.  All are ``ValueError`` subclasses whose message says why in
-plain words; an action refused with one of them leaves the state exactly as it was."""
+plain words; an action refused with one of them leaves the state exactly as it was.
+
+``str(e)`` is always the English message; where a Chinese version exists it is ``e.zh`` (see
+:func:`message`)."""
 
 from __future__ import annotations
 
-__all__ = ["CardError", "DealError", "GongzhuError", "IllegalPlayError", "OptionError"]
+__all__ = ["CardError", "DealError", "GongzhuError", "IllegalPlayError", "OptionError", "message"]
 
 
 class GongzhuError(ValueError):
-    """Base class of every rules error."""
+    """Base class of every rules error.  ``str(e)`` and ``e.args`` hold the English message only;
+    ``e.zh`` is its Chinese version, or None where there is none."""
+
+    def __init__(self, message: str, *, zh: str | None = None) -> None:
+        super().__init__(message)
+        self.zh = zh
 
 
 class CardError(GongzhuError):
@@ -24,3 +32,11 @@ class DealError(GongzhuError):
 
 class IllegalPlayError(GongzhuError):
     """An exposure or a play that the rules do not allow now (R4, R5)."""
+
+
+def message(e: BaseException, lang: str) -> str:
+    """``e``'s message in ``lang``: the Chinese one for ``"zh"`` where ``e`` has one, else ``str(e)``."""
+    zh = getattr(e, "zh", None)
+    if lang == "zh" and isinstance(zh, str) and zh:
+        return zh
+    return str(e)

@@ -5,7 +5,7 @@ The server is authoritative (``docs/web-protocol.md``): the rules core decides e
 
 - validates every browser message (:meth:`Table.receive`): a malformed, out-of-turn or illegal
   one is answered with ``{"type": "error", "message": ...}`` — for a refused action the rules
-  core's own explanation — and changes nothing;
+  core's own explanation, with ``"message_zh"`` where it has a Chinese one — and changes nothing;
 - plays the computer players (:meth:`Table.kick` starts the driver task), each play taking the
   time the speed setting asks for (:data:`SPEEDS`, seconds per computer play; a search player's
   thinking counts towards it);
@@ -396,7 +396,11 @@ class Table:
             else:
                 reply(await self._hints())
         except (MessageError, GongzhuError) as e:
-            reply({"type": "error", "message": str(e)})
+            error: dict[str, Any] = {"type": "error", "message": str(e)}
+            zh = getattr(e, "zh", None)
+            if zh:
+                error["message_zh"] = zh
+            reply(error)
             return
         self.kick()
 

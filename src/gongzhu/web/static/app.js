@@ -375,7 +375,7 @@ function receive(msg) {
       ui.pending = false;
       renderHand();
     }
-    toast(msg.message, true);
+    toast(getLang() === "zh" && msg.message_zh ? msg.message_zh : msg.message, true);
   } else if (msg.type === "hint") {
     ui.hints = Array.isArray(msg.hints) ? msg.hints : [];
     renderHints();
