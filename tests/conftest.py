@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from gongzhu.rules import ALL_CARDS, Card, Deal, Options, Phase, Seat, parse_cards
+from gongzhu.rules import ALL_CARDS, PRESETS, Card, Deal, OptionError, Options, Phase, Seat, parse_cards
 
 __all__ = [
     "codes",
@@ -20,6 +20,7 @@ __all__ = [
     "declare_random_exposures",
     "legal",
     "make_deal",
+    "one_deck_option_sets",
     "phase",
     "play_codes",
     "play_first_legal",
@@ -146,3 +147,20 @@ def declare_random_exposures(deal: Deal, rng: random.Random, p: float = 0.5) -> 
     for seat in seats:
         chosen = [(c, rng.choice(deal.exposure_kinds(seat, c))) for c in deal.exposable(seat) if rng.random() < p]
         deal.declare(seat, chosen)
+
+
+def one_deck_option_sets(overrides: Sequence[Mapping[str, Any]]) -> list[tuple[str, Options]]:
+    """Every one-deck preset (R9) with each set of overrides on top (R10), labelled
+    ``preset,key=value…``; combinations the options refuse (e.g. exposure on pig_sheep, R7.4)
+    are left out."""
+    out: list[tuple[str, Options]] = []
+    for name, preset in PRESETS.items():
+        if preset.decks != 1:
+            continue
+        for over in overrides:
+            try:
+                opts = preset.replace(**over)
+            except OptionError:
+                continue
+            out.append((name + "".join(f",{k}={v}" for k, v in over.items()), opts))
+    return out

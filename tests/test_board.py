@@ -20,11 +20,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import declare_random_exposures
+from conftest import declare_random_exposures, one_deck_option_sets
 from gongzhu.rules import ALL_CARDS, PRESETS, Deal, Options, Phase, Seat
 from gongzhu.rules._fastplay import Board
 from gongzhu.rules.cards import Card, parse_card
-from gongzhu.rules.errors import OptionError
 
 C2 = parse_card("2C").index
 S3 = parse_card("3S").index
@@ -59,21 +58,7 @@ _OVERRIDES: list[dict[str, Any]] = [
 ]
 
 
-def _option_sets() -> list[tuple[str, Options]]:
-    out: list[tuple[str, Options]] = []
-    for name, preset in PRESETS.items():
-        if preset.decks != 1:
-            continue
-        for over in _OVERRIDES:
-            try:
-                opts = preset.replace(**over)
-            except OptionError:  # e.g. exposure on pig_sheep (R7.4)
-                continue
-            out.append((name + "".join(f",{k}={v}" for k, v in over.items()), opts))
-    return out
-
-
-OPTION_SETS = _option_sets()
+OPTION_SETS = one_deck_option_sets(_OVERRIDES)
 
 
 @pytest.fixture(autouse=True)

@@ -15,10 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import declare_random_exposures
+from conftest import declare_random_exposures, one_deck_option_sets
 from gongzhu.rules import ALL_CARDS, EXPOSABLE, PRESETS, Deal, Options, Phase, Seat, raw_scores
 from gongzhu.rules.cards import AH, JD, POINT_CARDS_MASK, QS, TC, Card, parse_cards
-from gongzhu.rules.errors import OptionError
 from gongzhu.rules.fast import (
     POLICY_UNIFORM,
     FastPosition,
@@ -56,22 +55,7 @@ _OVERRIDES: list[dict[str, Any]] = [
 ]
 
 
-def _option_sets() -> list[tuple[str, Options]]:
-    out: list[tuple[str, Options]] = []
-    for name, preset in PRESETS.items():
-        if preset.decks != 1:
-            continue
-        for over in _OVERRIDES:
-            try:
-                opts = preset.replace(**over)
-            except OptionError:  # e.g. exposure on pig_sheep (R7.4)
-                continue
-            label = name + "".join(f",{k}={v}" for k, v in over.items())
-            out.append((label, opts))
-    return out
-
-
-OPTION_SETS = _option_sets()
+OPTION_SETS = one_deck_option_sets(_OVERRIDES)
 ONE_DECK_PRESETS = [name for name, o in PRESETS.items() if o.decks == 1]
 
 
@@ -108,6 +92,24 @@ def snapshot(deal: Deal) -> tuple[Any, ...]:
         [list(c) for c in deal._captured], list(deal.exposures), deal.phase,
         deal.legal_mask() if deal.phase == Phase.PLAY else None,
     )
+
+
+def python_deal(options: Options, pos: FastPosition) -> Deal:
+    """The deal of ``random_deal_trace``'s position built through the reference ``Deal``."""
+    hands = [[c for c in ALL_CARDS if pos.hands[s] >> c.index & 1] for s in range(4)]
+    deal = Deal(options, hands)
+    if deal.phase == Phase.EXPOSE:
+        kind = "hidden" if options.exposure == "hidden" else "shown"
+        for seat in Seat:
+            # Under hidden, a restricted exposed card can only be the automatic fourth (R4.4),
+            # which Deal applies itself.
+            mine = [(c, kind) for k, c in enumerate(EXPOSABLE)
+                    if pos.factors[k] > 1 and pos.dealt_to[k] == seat
+                    and not (kind == "hidden" and pos.restricted[seat] >> c.index & 1)]
+            deal.declare(seat, mine)
+    assert deal.phase == Phase.PLAY
+    assert encode(deal) == pos
+    return deal
 
 
 def replay(deal: Deal, start: FastPosition, trace: PlayoutTrace) -> None:
@@ -370,20 +372,7 @@ def test_random_deals_match_python(label: str, options: Options) -> None:
     totals = [0, 0, 0, 0]
     for i in range(n):
         pos, trace = random_deal_trace(options, seed, i, expose_prob=expose)
-        hands = [[c for c in ALL_CARDS if pos.hands[s] >> c.index & 1] for s in range(4)]
-        deal = Deal(options, hands)
-        if deal.phase == Phase.EXPOSE:
-            kind = "hidden" if options.exposure == "hidden" else "shown"
-            for seat in Seat:
-                # Under hidden, a restricted exposed card can only be the automatic fourth
-                # (R4.4), which Deal applies itself.
-                mine = [(c, kind) for k, c in enumerate(EXPOSABLE)
-                        if pos.factors[k] > 1 and pos.dealt_to[k] == seat
-                        and not (kind == "hidden" and pos.restricted[seat] >> c.index & 1)]
-                deal.declare(seat, mine)
-        assert deal.phase == Phase.PLAY
-        assert encode(deal) == pos
-        replay(deal, pos, trace)
+        replay(python_deal(options, pos), pos, trace)
         for s in range(4):
             totals[s] += trace.raw[s]
     assert random_deals(options, n, seed, threads=1, expose_prob=expose) == tuple(totals)

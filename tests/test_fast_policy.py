@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gongzhu.rules import ALL_CARDS, EXPOSABLE, Deal, Options, Phase, Seat
+from gongzhu.rules import ALL_CARDS, EXPOSABLE, Options, Seat
 from gongzhu.rules.cards import Card, parse_cards
 from gongzhu.rules.fast import (
     POLICY_HEURISTIC,
@@ -29,7 +29,7 @@ from gongzhu.rules.fast import (
     random_deal_trace,
     random_deals,
 )
-from test_fast import OPTION_SETS, make_deal, replay
+from test_fast import OPTION_SETS, make_deal, python_deal, replay
 
 H, U = POLICY_HEURISTIC, POLICY_UNIFORM
 POLICIES: list[Policy] = [H, (H, U, U, U), (U, H, H, U), (H, H, H, U), (U, U, U, H)]
@@ -43,22 +43,6 @@ def test_policy_ids() -> None:
 
 
 # --------------------------------------------------------------------------- legal plays only
-
-
-def python_deal(options: Options, pos: FastPosition) -> Deal:
-    """The deal of ``random_deal_trace``'s position built through the reference ``Deal``."""
-    hands = [[c for c in ALL_CARDS if pos.hands[s] >> c.index & 1] for s in range(4)]
-    deal = Deal(options, hands)
-    if deal.phase == Phase.EXPOSE:
-        kind = "hidden" if options.exposure == "hidden" else "shown"
-        for seat in Seat:
-            mine = [(c, kind) for k, c in enumerate(EXPOSABLE)
-                    if pos.factors[k] > 1 and pos.dealt_to[k] == seat
-                    and not (kind == "hidden" and pos.restricted[seat] >> c.index & 1)]
-            deal.declare(seat, mine)
-    assert deal.phase == Phase.PLAY
-    assert encode(deal) == pos
-    return deal
 
 
 @pytest.mark.parametrize(("label", "options"), OPTION_SETS, ids=[lb for lb, _ in OPTION_SETS])
