@@ -28,20 +28,11 @@ from gongzhu.rules import (
     resolve_options,
 )
 from gongzhu.rules.scoring import is_point_card
+from test_options import R10_VALUES
 
-# The R10 keys that change dealing, exposure, play or scoring, with their values.
+# The R10 keys that change dealing, exposure, play or scoring (not the match keys of R8).
 RULE_VALUES: dict[str, list[Any]] = {
-    "decks": [1, 2],
-    "direction": ["ccw", "cw"],
-    "heart_values": ["standard", "book"],
-    "exposure": ["standard", "first_card", "hidden", "sell_x4_x2", "all_but_sheep", "all", "none"],
-    "auto_expose_fourth": [True, False],
-    "exposed_discard_before_suit_led": [True, False],
-    "first_lead": ["club2_must", "club2_any", "spade3_any"],
-    "discard_color": ["off", "enforce", "penalty"],
-    "self_catch": [True, False],
-    "scoring": ["raw", "zero_sum", "partners", "pig_sheep"],
-    "one_deck_factor": [12, 1, 5],
+    k: v for k, v in R10_VALUES.items() if k not in ("match_limit", "match_end", "double_pig")
 }
 
 SETTINGS = settings(max_examples=100, deadline=None,

@@ -23,7 +23,6 @@ from __future__ import annotations
 import random
 import time
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations, product
 
@@ -32,7 +31,7 @@ from gongzhu.players.intermediate import IntermediatePlayer
 from gongzhu.players.observation import Observation
 from gongzhu.players.sampling import World, sample_world
 from gongzhu.rules import fast
-from gongzhu.rules.cards import EXPOSABLE, Card, Seat, parse_card
+from gongzhu.rules.cards import EXPOSABLE, Card, Seat, mask_of, parse_card
 from gongzhu.rules.deal import Deal
 from gongzhu.rules.errors import IllegalPlayError
 from gongzhu.rules.model import Exposure, Play
@@ -65,13 +64,6 @@ class PlayValue:
     play: Play
     value: float
     samples: int
-
-
-def _mask(cards: Counter[Card] | Sequence[Card]) -> int:
-    m = 0
-    for c in cards:
-        m |= 1 << c.index
-    return m
 
 
 class ExpertPlayer(Player):
@@ -245,7 +237,7 @@ def _played_by(obs: Observation) -> dict[Seat, list[Card]]:
 def _restricted(obs: Observation, world: World) -> list[int]:
     """Exposed cards bound by R4.3 still in each hand (one deck)."""
     out = [0, 0, 0, 0]
-    out[obs.seat] = _mask(obs.restricted_in_hand())
+    out[obs.seat] = mask_of(obs.restricted_in_hand())
     for e in world.exposures:
         if e.seat != obs.seat and e.kind in ("shown", "auto") and world.hands[e.seat][e.card]:
             out[e.seat] |= 1 << e.card.index
@@ -260,7 +252,7 @@ def _position(obs: Observation, world: World) -> fast.FastPosition:
     leader = int(obs.trick[0][0]) if obs.trick else turn
     return fast.encode_parts(
         obs.options,
-        hands=[_mask(world.hands[s]) for s in Seat],
+        hands=[mask_of(world.hands[s]) for s in Seat],
         restricted=_restricted(obs, world),
         captured=[obs.captured(s) for s in Seat],
         exposures=world.exposures,
@@ -305,7 +297,7 @@ def _start_position(obs: Observation, world: World, exposures: list[Exposure]) -
     leader = int(obs.first_receiver) if obs.deal_index > 0 else next(int(s) for s in Seat if world.hands[s][target])
     return fast.encode_parts(
         options,
-        hands=[_mask(world.hands[s]) for s in Seat],
+        hands=[mask_of(world.hands[s]) for s in Seat],
         restricted=restricted,
         captured=[[], [], [], []],
         exposures=exposures,

@@ -11,16 +11,16 @@ computed from the observation itself with the rules core's :func:`~gongzhu.rules
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from gongzhu.rules.cards import ALL_CARDS, EXPOSABLE, Card, Seat, Suit
+from gongzhu.rules.cards import ALL_CARDS, EXPOSABLE, Card, Seat, Suit, hand_masks
 from gongzhu.rules.deal import Deal, Phase
 from gongzhu.rules.dealing import next_seat
 from gongzhu.rules.legal import SeatView, cascade, restricted_context
 from gongzhu.rules.model import Exposure, Play, Trick
 from gongzhu.rules.options import Options
-from gongzhu.rules.scoring import raw_scores
+from gongzhu.rules.scoring import is_point_card, raw_scores
 
 __all__ = ["Observation", "observe"]
 
@@ -79,10 +79,8 @@ class Observation:
 
     def seat_view(self) -> SeatView:
         """What decides the legality of this seat's plays now (R4.3, R5)."""
-        h1, h2 = _masks(self.hand)
-        r = Counter(self.restricted_in_hand())
-        r1 = sum(1 << c.index for c in r)
-        r2 = sum(1 << c.index for c, n in r.items() if n >= 2)
+        h1, h2 = hand_masks(self.hand)
+        r1, r2 = hand_masks(self.restricted_in_hand())
         trick = tuple((int(s), tuple(c.index for c in p)) for s, p in self.trick)
         return SeatView(self.options, h1, h2, r1, r2, trick, self.suits_led_mask(), self.must_lead_c2)
 
@@ -127,7 +125,7 @@ class Observation:
 
     def captured(self, seat: Seat) -> list[Card]:
         """Point cards ``seat`` has taken so far (public: every trick's cards and taker)."""
-        return [c for t in self.tricks if t.taker == seat for c in t.cards if _is_point(c)]
+        return [c for t in self.tricks if t.taker == seat for c in t.cards if is_point_card(c)]
 
     def cards_left(self, seat: Seat) -> int:
         """How many cards ``seat`` still holds."""
@@ -198,20 +196,6 @@ class Observation:
         raw, _ = raw_scores(self.options.replace(self_catch=False), [self.captured(s) for s in Seat],
                             self.exposures)
         return raw
-
-
-def _is_point(c: Card) -> bool:
-    return c.suit == Suit.HEARTS or c.code in ("QS", "JD", "TC")
-
-
-def _masks(cards: Iterable[Card]) -> tuple[int, int]:
-    h1 = h2 = 0
-    for c in cards:
-        bit = 1 << c.index
-        if h1 & bit:
-            h2 |= bit
-        h1 |= bit
-    return h1, h2
 
 
 def _visible_exposures(exposures: Sequence[Exposure], seat: Seat, played: list[tuple[Seat, Card]]) -> tuple[

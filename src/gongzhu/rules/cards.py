@@ -31,6 +31,7 @@ __all__ = [
     "card",
     "cards_in",
     "format_cards",
+    "hand_masks",
     "mask_of",
     "parse_card",
     "parse_cards",
@@ -227,6 +228,18 @@ def mask_of(cards: Iterable[Card]) -> int:
     for c in cards:
         m |= 1 << c.index
     return m
+
+
+def hand_masks(cards: Iterable[Card]) -> tuple[int, int]:
+    """A hand (copies repeated, two decks) as two bit sets: the cards held at least once and
+    the cards held twice."""
+    once = twice = 0
+    for c in cards:
+        bit = 1 << c.index
+        if once & bit:
+            twice |= bit
+        once |= bit
+    return once, twice
 
 
 def cards_in(mask: int) -> Iterator[Card]:

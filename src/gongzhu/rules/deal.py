@@ -35,6 +35,7 @@ from gongzhu.rules.cards import (
     Seat,
     Suit,
     cards_in,
+    hand_masks,
     parse_card,
 )
 from gongzhu.rules.dealing import deal_hands, next_seat
@@ -156,16 +157,9 @@ class Deal:
         self.seed = seed
         self._cw = options.clockwise
         self._decks = options.decks
-        self._h1 = [0, 0, 0, 0]  # cards held at least once
-        self._h2 = [0, 0, 0, 0]  # cards held twice (two decks)
-        for s, hand in enumerate(self.dealt):
-            h1 = h2 = 0
-            for c in hand:
-                bit = 1 << c.index
-                if h1 & bit:
-                    h2 |= bit
-                h1 |= bit
-            self._h1[s], self._h2[s] = h1, h2
+        masks = [hand_masks(hand) for hand in self.dealt]
+        self._h1 = [m[0] for m in masks]  # cards held at least once
+        self._h2 = [m[1] for m in masks]  # cards held twice (two decks)
         self._r1 = [0, 0, 0, 0]  # exposed copies in hand still bound by R4.3 (at least one)
         self._r2 = [0, 0, 0, 0]  # ... two of them
         self.exposures: list[Exposure] = []
