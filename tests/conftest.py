@@ -150,12 +150,17 @@ def declare_random_exposures(deal: Deal, rng: random.Random, p: float = 0.5) -> 
 
 
 def one_deck_option_sets(overrides: Sequence[Mapping[str, Any]]) -> list[tuple[str, Options]]:
-    """Every one-deck preset (R9) with each set of overrides on top (R10), labelled
+    """Every one-deck preset (R9) with each set of overrides on top (R10)."""
+    return preset_option_sets(overrides, decks=1)
+
+
+def preset_option_sets(overrides: Sequence[Mapping[str, Any]], decks: int) -> list[tuple[str, Options]]:
+    """Every preset (R9) with ``decks`` decks, with each set of overrides on top (R10), labelled
     ``preset,key=value…``; combinations the options refuse (e.g. exposure on pig_sheep, R7.4)
     are left out."""
     out: list[tuple[str, Options]] = []
     for name, preset in PRESETS.items():
-        if preset.decks != 1:
+        if preset.decks != decks:
             continue
         for over in overrides:
             try:

@@ -160,14 +160,56 @@ def test_flat_monte_carlo_is_a_player_too() -> None:
     assert isinstance(make_player("random"), RandomPlayer)
 
 
-def test_two_deck_expert_decides_by_the_intermediate_rules() -> None:
-    """Until two decks have C playouts, the expert plays them as the intermediate does (its
-    Python search was measured weaker); the plain baseline still searches."""
-    from gongzhu.players.intermediate import IntermediatePlayer
+POSITION_VARIANTS: list[tuple[str, dict[str, Any]]] = [
+    ("online", {}),
+    ("online", {"discard_color": "penalty", "exposure": "all"}),
+    ("tournament", {}),
+    ("online2", {}),
+    ("online2", {"exposure": "all", "discard_color": "penalty"}),
+    ("partners2", {"exposure": "all", "exposed_discard_before_suit_led": True, "direction": "cw"}),
+    ("online2", {"exposure": "hidden", "discard_color": "enforce"}),
+]
 
-    deal = _midgame(PRESETS["online2"], 8, 13)
-    turn = deal.turn
-    assert turn is not None
-    obs = observe(deal, turn)
-    assert ExpertPlayer(seed=2, iterations=3).choose_play(obs) == IntermediatePlayer(2).choose_play(obs)
-    assert not FlatMonteCarloPlayer.rules_for_two_decks
+
+@pytest.mark.parametrize(("preset", "overrides"), POSITION_VARIANTS, ids=str)
+def test_search_positions_equal_the_rules_position_in_the_true_world(preset: str, overrides: dict[str, Any]) -> None:
+    """Fed the true hands, the position the search builds from an observation (hands, exposed
+    copies still bound by R4.3/R4.5 for every seat, cards taken, the trick, the R5.2 penalty
+    offender) is the rules engine's own position: playouts start where the game is."""
+    from gongzhu.players.expert import _position
+    from gongzhu.players.sampling import World
+    from gongzhu.rules import fast, fast2
+
+    options = PRESETS[preset].replace(**overrides)
+    checked = 0
+    for seed in range(16):
+        deal = _midgame(options, seed, (seed * 37) % (52 * options.decks))
+        if deal.is_over:
+            continue
+        turn = deal.turn
+        assert turn is not None
+        world = World({s: Counter(deal.hand(s)) for s in Seat}, tuple(deal.exposures))
+        encode = fast2.encode if options.decks == 2 else fast.encode
+        assert _position(observe(deal, turn), world) == encode(deal), seed
+        checked += 1
+    assert checked >= 12
+
+
+def test_two_deck_expert_beats_random_clearly() -> None:
+    """The two-deck search (C playouts, fast2) plays: a broken one would not do this."""
+    total = 0.0
+    for i in range(3):
+        for flip in (0, 1):
+            deal = Deal.new(PRESETS["online2"], 700 + i)
+            players = {s: make_player("expert" if (s % 2 == 0) != bool(flip) else "random", seed=int(s),
+                                      iterations=6) for s in Seat}
+            for seat in deal.undeclared:
+                deal.declare(seat, players[seat].choose_exposures(observe(deal, seat)))
+            while not deal.is_over:
+                turn = deal.turn
+                assert turn is not None
+                deal.play(players[turn].choose_play(observe(deal, turn)), turn)
+            raw = deal.score.raw
+            strong = [s for s in Seat if (s % 2 == 0) != bool(flip)]
+            total += sum(raw[s] for s in strong) - sum(raw[s] for s in Seat if s not in strong)
+    assert total / 12 > 100

@@ -8,11 +8,8 @@ R7: the seat's own result, its team's under ``partners``).  The candidate with t
 wins.  Exposures (亮牌, 首明, 暗卖) are chosen the same way: each allowed set of exposures is
 evaluated by playouts of the whole deal.
 
-One deck runs its playouts in C (:mod:`gongzhu.rules.fast`, the heuristic playout policy).  Two
-decks have no C playouts yet: searching with uniformly random playouts on the Python engine
-(:meth:`ExpertPlayer.evaluate` does, for hints) was measured *weaker* than the rule-based
-intermediate (−260 raw points per deal over 8 duplicate deals), so with two decks the expert
-decides as the intermediate does until a two-deck fast path exists.
+Playouts run in C with the heuristic playout policy: one deck on :mod:`gongzhu.rules.fast`, two
+decks on :mod:`gongzhu.rules.fast2` (pairs, copies, R4.5's exposed copies, R6.2 scoring).
 
 :class:`FlatMonteCarloPlayer` is the plain baseline: hidden cards dealt uniformly with no
 inference (only hand sizes and visible exposures respected) and uniformly random playouts.
@@ -27,13 +24,11 @@ from dataclasses import dataclass
 from itertools import combinations, product
 
 from gongzhu.players.base import Player
-from gongzhu.players.intermediate import IntermediatePlayer
 from gongzhu.players.observation import Observation
 from gongzhu.players.sampling import World, sample_world
-from gongzhu.rules import fast
-from gongzhu.rules.cards import EXPOSABLE, Card, Seat, mask_of, parse_card
-from gongzhu.rules.deal import Deal
-from gongzhu.rules.errors import IllegalPlayError
+from gongzhu.rules import fast, fast2
+from gongzhu.rules.cards import EXPOSABLE, Card, Seat, hand_masks, mask_of, parse_card
+from gongzhu.rules.legal import SeatView, cascade, same_color_makeups
 from gongzhu.rules.model import Exposure, Play
 from gongzhu.rules.options import Options
 
@@ -41,10 +36,8 @@ __all__ = ["DEFAULT_THINK", "ExpertPlayer", "FlatMonteCarloPlayer", "PlayValue",
 
 #: Default think time per decision, seconds.
 DEFAULT_THINK = 0.3
-#: Playouts per candidate and world (one deck, in C).
+#: Playouts per candidate and world (in C).
 _PLAYOUTS_PER_WORLD = 24
-#: Two decks: worlds that contradict a past play are redrawn, at most this many times.
-_MAX_FAILED_WORLDS = 200
 
 
 def objective_weights(options: Options, seat: Seat) -> tuple[float, float, float, float]:
@@ -75,8 +68,6 @@ class ExpertPlayer(Player):
 
     level = "expert"
     infer = True  # respect voids and hidden exposures when sampling worlds
-    #: Two decks: decide by the intermediate's rules rather than the (weaker) Python search.
-    rules_for_two_decks = True
     policy = fast.POLICY_HEURISTIC
 
     def __init__(self, seed: int | None = None, think: float | None = None, iterations: int | None = None) -> None:
@@ -84,7 +75,6 @@ class ExpertPlayer(Player):
         self.rng = random.Random(seed)
         self.think = DEFAULT_THINK if think is None and iterations is None else think
         self.iterations = iterations
-        self._rules = IntermediatePlayer(seed)
 
     # ------------------------------------------------------------------ budget
 
@@ -101,9 +91,7 @@ class ExpertPlayer(Player):
     # ------------------------------------------------------------------ worlds
 
     def _world(self, obs: Observation) -> World:
-        # Two-deck playouts replay the deal on the rules engine, so even the plain player
-        # needs worlds consistent with the past plays there.
-        if self.infer or obs.options.decks == 2:
+        if self.infer:
             return sample_world(obs, self.rng)
         return _uniform_world(obs, self.rng)
 
@@ -115,8 +103,6 @@ class ExpertPlayer(Player):
             raise ValueError(f"{obs.seat.english} has no legal play: it is not their turn")
         if len(plays) == 1:
             return plays[0]
-        if obs.options.decks == 2 and self.rules_for_two_decks:
-            return self._rules.choose_play(obs)
         ranked = self.evaluate(obs)
         best = max(v.value for v in ranked)
         return next(v.play for v in ranked if v.value == best)
@@ -128,36 +114,23 @@ class ExpertPlayer(Player):
         totals = [0.0] * len(plays)
         counts = [0] * len(plays)
         deadline, limit = self._budget()
-        done = failed = 0
+        done = 0
         while self._more(done, deadline, limit):
             world = self._world(obs)
             seed = self.rng.getrandbits(63)
-            if obs.options.decks == 1:
-                pos = _position(obs, world)
-                for i, p in enumerate(plays):
-                    # Common random numbers: every candidate meets the same continuations.
-                    sums = pos.play(p[0]).playout_sums(_PLAYOUTS_PER_WORLD, seed, policy=self.policy)
-                    totals[i] += sum(w * s for w, s in zip(weights, sums, strict=True))
-                    counts[i] += _PLAYOUTS_PER_WORLD
-            else:
-                deal = _replay(obs, world)
-                if deal is None:  # a world the sampler's inferences missed: draw another
-                    failed += 1
-                    if failed > _MAX_FAILED_WORLDS:
-                        break
-                    continue
-                for i, p in enumerate(plays):
-                    raw = _python_playout(deal, p, random.Random(seed))
-                    totals[i] += sum(w * s for w, s in zip(weights, raw, strict=True))
-                    counts[i] += 1
+            pos = _position(obs, world)
+            for i, p in enumerate(plays):
+                after = pos.play(p[0]) if isinstance(pos, fast.FastPosition) else pos.play(p)
+                # Common random numbers: every candidate meets the same continuations.
+                sums = after.playout_sums(_PLAYOUTS_PER_WORLD, seed, policy=self.policy)
+                totals[i] += sum(w * s for w, s in zip(weights, sums, strict=True))
+                counts[i] += _PLAYOUTS_PER_WORLD
             done += 1
         return [PlayValue(p, totals[i] / counts[i] if counts[i] else 0.0, counts[i]) for i, p in enumerate(plays)]
 
     # ------------------------------------------------------------------ exposing (R4)
 
     def choose_exposures(self, obs: Observation) -> list[tuple[Card, str]]:
-        if obs.options.decks == 2 and self.rules_for_two_decks:
-            return self._rules.choose_exposures(obs)
         options = _exposure_options(obs)
         if len(options) == 1:
             return options[0]
@@ -169,18 +142,13 @@ class ExpertPlayer(Player):
         while self._more(done, deadline, limit):
             world = self._world(obs)
             seed = self.rng.getrandbits(63)
+            leader = _first_leader(obs, world, self.rng)
             for i, chosen in enumerate(options):
                 exposures = [*world.exposures, *(Exposure(obs.seat, c, k) for c, k in chosen)]
-                if obs.options.decks == 1:
-                    pos = _start_position(obs, world, exposures)
-                    sums = pos.playout_sums(_PLAYOUTS_PER_WORLD, seed, policy=self.policy)
-                    totals[i] += sum(w * s for w, s in zip(weights, sums, strict=True))
-                    counts[i] += _PLAYOUTS_PER_WORLD
-                else:
-                    deal = _start_deal(obs, world, exposures)
-                    raw = _python_playout(deal, None, random.Random(seed))
-                    totals[i] += sum(w * s for w, s in zip(weights, raw, strict=True))
-                    counts[i] += 1
+                pos = _start_position(obs, world, exposures, leader)
+                sums = pos.playout_sums(_PLAYOUTS_PER_WORLD, seed, policy=self.policy)
+                totals[i] += sum(w * s for w, s in zip(weights, sums, strict=True))
+                counts[i] += _PLAYOUTS_PER_WORLD
             done += 1
         values = [totals[i] / counts[i] for i in range(len(options))]
         return options[values.index(max(values))]
@@ -196,7 +164,6 @@ class FlatMonteCarloPlayer(ExpertPlayer):
     level = "flatmc"
     infer = False
     policy = fast.POLICY_UNIFORM
-    rules_for_two_decks = False  # the plain baseline searches whatever the deck
 
 
 # ---------------------------------------------------------------------- helpers
@@ -244,12 +211,43 @@ def _restricted(obs: Observation, world: World) -> list[int]:
     return out
 
 
-def _position(obs: Observation, world: World) -> fast.FastPosition:
+def _penalty_offender(obs: Observation, world: World) -> int:
+    """Under ``discard_color=penalty``, who in the trick in progress has made the first offence
+    (R5.2), judged as the rules judge it, against what the world says each seat held then."""
+    if obs.options.discard_color != "penalty" or not obs.trick:
+        return -1
+    plays = [(int(s), tuple(c.index for c in p)) for s, p in obs.trick]
+    led = plays[0][1][0] // 13
+    for i, (s, play) in enumerate(plays[1:], 1):
+        if all(c // 13 == led for c in play):
+            continue
+        h1, h2 = hand_masks([*world.hands[Seat(s)].elements(), *obs.trick[i][1]])
+        view = SeatView(obs.options, h1, h2, 0, 0, tuple(plays[:i]), obs.suits_led_mask(), False)
+        allowed = cascade(view)[-1][1]
+        if same_color_makeups(view, play) < max(same_color_makeups(view, p) for p in allowed):
+            return s
+    return -1
+
+
+def _position(obs: Observation, world: World) -> fast.FastPosition | fast2.FastPosition2:
     """The C position of the world in the play phase."""
-    played = _played_by(obs)
-    trick = [c.index for _, p in obs.trick for c in p]
     turn = int(obs.turn) if obs.turn is not None else int(obs.seat)
     leader = int(obs.trick[0][0]) if obs.trick else turn
+    if obs.options.decks == 2:
+        return fast2.encode_parts(
+            obs.options,
+            hands=[list(world.hands[s].elements()) for s in Seat],
+            bound=[obs.bound_in_hand(s, world.hands[s].elements()) for s in Seat],
+            captured=[obs.captured(s) for s in Seat],
+            exposures=world.exposures,
+            trick=[p for _, p in obs.trick],
+            leader=leader,
+            turn=turn,
+            offender=_penalty_offender(obs, world),
+            suits_led=obs.suits_led_mask(),
+            must_lead_c2=obs.must_lead_c2,
+        )
+    played = _played_by(obs)
     return fast.encode_parts(
         obs.options,
         hands=[mask_of(world.hands[s]) for s in Seat],
@@ -257,10 +255,11 @@ def _position(obs: Observation, world: World) -> fast.FastPosition:
         captured=[obs.captured(s) for s in Seat],
         exposures=world.exposures,
         dealt=[[*world.hands[s].elements(), *played[s]] for s in Seat],
-        trick=trick,
+        trick=[c.index for _, p in obs.trick for c in p],
         leader=leader,
         turn=turn,
         led=obs.trick[0][1][0].suit if obs.trick else -1,
+        offender=_penalty_offender(obs, world),
         suits_led=obs.suits_led_mask(),
         must_lead_c2=obs.must_lead_c2,
     )
@@ -279,9 +278,37 @@ def _exposure_options(obs: Observation) -> list[list[tuple[Card, str]]]:
     return out
 
 
-def _start_position(obs: Observation, world: World, exposures: list[Exposure]) -> fast.FastPosition:
-    """The C position at the first lead of the deal, with these exposures (one deck)."""
+def _first_leader(obs: Observation, world: World, rng: random.Random) -> int:
+    """Who leads the first trick of the world (R5.1): in a later deal the previous deal's pig
+    taker (the first receiver); else the holder of ♣2 (♠3 under ``spade3_any``) — with two decks
+    whoever received the first copy, unknown when two seats hold one: drawn at random."""
+    if obs.deal_index > 0:
+        return int(obs.first_receiver)
+    target = _S3 if obs.options.first_lead == "spade3_any" else _C2
+    holders = [int(s) for s in Seat if world.hands[s][target]]
+    return holders[0] if len(holders) == 1 else rng.choice(holders)
+
+
+def _start_position(obs: Observation, world: World, exposures: list[Exposure],
+                    leader: int) -> fast.FastPosition | fast2.FastPosition2:
+    """The C position at the first lead of the deal, with these exposures."""
     options = obs.options
+    must = obs.deal_index == 0 and options.first_lead == "club2_must"
+    if options.decks == 2:
+        bound: list[list[Card]] = [[], [], [], []]
+        for e in exposures:
+            if Options.restricted_kind(e.kind):
+                bound[e.seat].append(e.card)
+        return fast2.encode_parts(
+            options,
+            hands=[list(world.hands[s].elements()) for s in Seat],
+            bound=bound,
+            captured=[[], [], [], []],
+            exposures=exposures,
+            leader=leader,
+            turn=leader,
+            must_lead_c2=must,
+        )
     restricted = [0, 0, 0, 0]
     for e in exposures:
         if Options.restricted_kind(e.kind):
@@ -292,9 +319,6 @@ def _start_position(obs: Observation, world: World, exposures: list[Exposure]) -
         holder = next(s for s in Seat if world.hands[s][fourth])
         exposures = [*exposures, Exposure(holder, fourth, "auto")]
         restricted[holder] |= 1 << fourth.index
-    target = _S3 if options.first_lead == "spade3_any" else _C2
-    # The previous pig-taker leads a later deal (R5.1); else the holder of ♣2 / ♠3.
-    leader = int(obs.first_receiver) if obs.deal_index > 0 else next(int(s) for s in Seat if world.hands[s][target])
     return fast.encode_parts(
         options,
         hands=[mask_of(world.hands[s]) for s in Seat],
@@ -304,57 +328,9 @@ def _start_position(obs: Observation, world: World, exposures: list[Exposure]) -
         dealt=[list(world.hands[s].elements()) for s in Seat],
         leader=leader,
         turn=leader,
-        must_lead_c2=obs.deal_index == 0 and options.first_lead == "club2_must",
+        must_lead_c2=must,
     )
 
 
 _C2 = parse_card("2C")
 _S3 = parse_card("3S")
-
-
-def _original_hands(obs: Observation, world: World) -> list[list[Card]]:
-    played = _played_by(obs)
-    return [[*played[s], *world.hands[s].elements()] for s in Seat]
-
-
-def _start_deal(obs: Observation, world: World, exposures: list[Exposure]) -> Deal:
-    """A rules-engine deal of the world at the start of play, with these exposures."""
-    deal = Deal(obs.options, _original_hands(obs, world), first_receiver=obs.first_receiver,
-                deal_index=obs.deal_index,
-                previous_pig_taker=obs.first_receiver if obs.deal_index > 0 else None)
-    for s in deal.undeclared:
-        deal.declare(s, [(e.card, e.kind) for e in exposures if e.seat == s and e.kind != "auto"])
-    return deal
-
-
-def _replay(obs: Observation, world: World) -> Deal | None:
-    """A rules-engine deal of the world, replayed up to the observed position (two decks), or
-    None if the world contradicts a past play (an inference the sampler does not make)."""
-    first_leader = obs.tricks[0].leader if obs.tricks else (obs.trick[0][0] if obs.trick else obs.turn)
-    deal = Deal(obs.options, _original_hands(obs, world), first_receiver=obs.first_receiver,
-                deal_index=obs.deal_index, previous_pig_taker=first_leader)
-    for s in deal.undeclared:
-        deal.declare(s, [(e.card, e.kind) for e in world.exposures if e.seat == s and e.kind != "auto"])
-    try:
-        for s, p in [sp for t in obs.tricks for sp in t.plays] + list(obs.trick):
-            deal.play(p, s)
-    except IllegalPlayError:
-        return None
-    return deal
-
-
-def _python_playout(deal: Deal, first: Play | None, rng: random.Random) -> tuple[int, int, int, int]:
-    """Play ``first`` (if any) then uniformly random legal plays to the end; return the raw
-    scores and take every play back."""
-    n = 0
-    if first is not None:
-        deal.play(first)
-        n += 1
-    while not deal.is_over:
-        deal.play(rng.choice(deal.legal_plays()))
-        n += 1
-    raw = deal.score.raw
-    for _ in range(n):
-        deal.undo()
-    return raw
-

@@ -11,7 +11,7 @@ computed from the observation itself with the rules core's :func:`~gongzhu.rules
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from gongzhu.rules.cards import ALL_CARDS, EXPOSABLE, Card, Seat, Suit, hand_masks
@@ -85,17 +85,23 @@ class Observation:
         return SeatView(self.options, h1, h2, r1, r2, trick, self.suits_led_mask(), self.must_lead_c2)
 
     def restricted_in_hand(self) -> list[Card]:
-        """The seat's exposed copies still in hand and bound by R4.3 (kinds shown/auto): the
-        own plays are re-run so that, with two decks, the right copy left each time (R4.5)."""
-        bound = Counter(e.card for e in self.exposures if e.seat == self.seat and Options.restricted_kind(e.kind))
+        """The seat's exposed copies still in hand and bound by R4.3 (kinds shown/auto)."""
+        return self.bound_in_hand(self.seat, self.hand)
+
+    def bound_in_hand(self, seat: Seat, hand: Iterable[Card]) -> list[Card]:
+        """``seat``'s exposed copies still in hand and bound by R4.3 (kinds shown/auto), given
+        its current ``hand`` (the seat's own, or one a search player sampled for another seat):
+        the seat's plays are re-run so that, with two decks, the right copy left each time
+        (R4.5).  Only public facts are used besides ``hand``."""
+        bound = Counter(e.card for e in self.exposures if e.seat == seat and Options.restricted_kind(e.kind))
         if not bound:
             return []
-        held = Counter(self.hand) + Counter(c for s, p in self._all_plays() if s == self.seat for c in p)
+        held = Counter(hand) + Counter(c for s, p in self._all_plays() if s == seat for c in p)
         suits_led = 0
         for trick in [*self.tricks, None]:
             plays = list(trick.plays) if trick is not None else list(self.trick)
             for i, (s, p) in enumerate(plays):
-                if s != self.seat:
+                if s != seat:
                     continue
                 view = SeatView(self.options, 0, 0, 0, 0, tuple((int(x), tuple(c.index for c in q))
                                                               for x, q in plays[:i]), suits_led, False)

@@ -1,0 +1,185 @@
+"""The C fast path for two-deck deals (拱双猪): legal plays, playouts and scoring in C.
+
+The engine's :class:`~gongzhu.rules.deal.Deal` is the reference; this module is its fast copy
+for the expert's search, and ``tests/test_fast2.py`` checks it against the reference play by
+play, under every two-deck option:
+
+* :func:`encode` reads a two-deck deal in the play phase into a :class:`FastPosition2`, an
+  immutable 224-byte position: each hand as cards held at least once / twice, the exposed copies
+  still bound by R4.3 (R4.5: a card is restricted only while every copy left is exposed), the
+  point cards taken (copies counted), the trick in progress (singles or two-card plays) and the
+  options that change two-deck play or scoring;
+* legal plays are exactly :func:`gongzhu.rules.legal.cascade` (R5.3 shape and follow → R4.3/R4.5
+  exposure → R5.2 discard colour, each only if it leaves a play), played as ``Deal`` plays them
+  (which copy leaves the hand, R5.3 pair ranking, the ``penalty`` offender);
+* raw scores are exactly :func:`gongzhu.rules.scoring.raw_scores` for two decks (R6.2, R4.5);
+* playouts take a policy: :data:`POLICY_UNIFORM` (uniform over the legal plays, pairs and
+  two-card answers included) or :data:`POLICY_HEURISTIC` (a cheap rule-based player, with about
+  10% random choices), one id or four (one per seat).  Playout ``i`` of :meth:`playout_sums` has
+  its own random stream, a function of ``(seed, i)``; :meth:`playout_trace` is playout 0.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
+
+import gongzhu.rules._fastplay2 as _c
+from gongzhu.rules.cards import ALL_CARDS, EXPOSABLE, Card, hand_masks
+from gongzhu.rules.deal import Deal, Phase
+from gongzhu.rules.fast import POLICY_HEURISTIC, POLICY_UNIFORM, Policy
+from gongzhu.rules.model import Exposure
+from gongzhu.rules.options import Options
+
+__all__ = [
+    "POLICY_HEURISTIC",
+    "POLICY_UNIFORM",
+    "FastPosition2",
+    "PlayoutTrace2",
+    "encode",
+    "encode_parts",
+]
+
+Scores = tuple[int, int, int, int]
+#: A play as card indices: one card, or two (sorted; equal for a pair).
+IndexPlay = tuple[int, ...]
+_DISCARD_COLOR = {"off": 0, "enforce": 1, "penalty": 2}
+
+
+class PlayoutTrace2(NamedTuple):
+    """One playout: every play in order (card indices) and the raw scores at the end."""
+
+    plays: tuple[IndexPlay, ...]
+    raw: Scores
+
+
+class FastPosition2:
+    """An immutable two-deck position (a 224-byte blob); every method leaves it unchanged."""
+
+    __slots__ = ("_blob",)
+
+    def __init__(self, blob: bytes) -> None:
+        if len(blob) != _c.POSITION_SIZE:
+            raise ValueError(f"a two-deck position is {_c.POSITION_SIZE} bytes, not {len(blob)}")
+        self._blob = blob
+
+    @property
+    def blob(self) -> bytes:
+        return self._blob
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, FastPosition2) and other._blob == self._blob
+
+    def __hash__(self) -> int:
+        return hash(self._blob)
+
+    def __repr__(self) -> str:
+        turn, over = _c.turn(self._blob)
+        return f"<FastPosition2 {'over' if over else f'turn={turn}'}>"
+
+    @property
+    def turn(self) -> int:
+        return _c.turn(self._blob)[0]
+
+    @property
+    def is_over(self) -> bool:
+        return bool(_c.turn(self._blob)[1])
+
+    def legal_plays(self) -> tuple[IndexPlay, ...]:
+        """The legal plays of the player to move, as sorted tuples of card indices."""
+        return _c.legal_plays(self._blob)
+
+    def play(self, play: Iterable[Card | int]) -> FastPosition2:
+        """The position after ``play`` (one card, a pair or a two-card answer); a play that is
+        not legal raises ``ValueError``."""
+        return FastPosition2(_c.play(self._blob, tuple(c.index if isinstance(c, Card) else c for c in play)))
+
+    def raw_scores(self) -> Scores:
+        """R6.2 raw scores of the cards taken so far."""
+        return _c.raw_scores(self._blob)
+
+    def playout_sums(self, n: int, seed: int, *, policy: Policy = POLICY_UNIFORM) -> Scores:
+        """Sums of the raw scores of ``n`` playouts to the end (the GIL is released)."""
+        return _c.playout_sums(self._blob, n, seed, policy)
+
+    def playout_trace(self, seed: int, *, policy: Policy = POLICY_UNIFORM) -> PlayoutTrace2:
+        plays, raw = _c.playout_trace(self._blob, seed, policy)
+        return PlayoutTrace2(plays, raw)
+
+
+def _masks4(hands: Sequence[Iterable[Card]], what: str) -> tuple[list[int], list[int]]:
+    if len(hands) != 4:
+        raise ValueError(f"{what}: expected four seats (N, E, S, W), got {len(hands)}")
+    pairs = [hand_masks(h) for h in hands]
+    return [m[0] for m in pairs], [m[1] for m in pairs]
+
+
+def exposed_copies(exposures: Iterable[Exposure]) -> tuple[int, int, int, int]:
+    """Copies exposed of ♠Q ♦J ♣10 ♥A (R4.5: the values depend on how many)."""
+    n = Counter(e.card for e in exposures)
+    return (n[EXPOSABLE[0]], n[EXPOSABLE[1]], n[EXPOSABLE[2]], n[EXPOSABLE[3]])
+
+
+def encode_parts(
+    options: Options,
+    *,
+    hands: Sequence[Iterable[Card]],
+    bound: Sequence[Iterable[Card]],
+    captured: Sequence[Iterable[Card]],
+    exposures: Iterable[Exposure],
+    trick: Sequence[Sequence[Card | int]] = (),
+    leader: int,
+    turn: int,
+    offender: int = -1,
+    suits_led: int = 0,
+    must_lead_c2: bool = False,
+) -> FastPosition2:
+    """Build a two-deck position from its parts: each seat's hand and its exposed copies still
+    bound by R4.3 (copies twice), the point cards each seat took, the exposures (R4.5 values),
+    the trick in progress (plays in playing order) and who is to play."""
+    if options.decks != 2:
+        raise ValueError("the two-deck C fast path is for decks=2 only")
+    h1, h2 = _masks4(hands, "hands")
+    r1, r2 = _masks4(bound, "bound")
+    c1, c2 = _masks4(captured, "captured")
+    blob: bytes = _c.encode(
+        h1, h2, r1, r2, c1, c2,
+        exposed_copies(exposures),
+        tuple(tuple(c.index if isinstance(c, Card) else c for c in p) for p in trick),
+        leader,
+        turn,
+        offender,
+        suits_led,
+        must_lead_c2,
+        options.clockwise,
+        options.exposed_discard_before_suit_led,
+        _DISCARD_COLOR[options.discard_color],
+        options.heart_values == "book",
+    )
+    return FastPosition2(blob)
+
+
+def _cards(m1: int, m2: int) -> list[Card]:
+    return [ALL_CARDS[i] for i in range(52) if m1 >> i & 1] + [ALL_CARDS[i] for i in range(52) if m2 >> i & 1]
+
+
+def encode(deal: Deal) -> FastPosition2:
+    """The C position of a two-deck deal in the play phase (the deal is only read)."""
+    if deal.options.decks != 2:
+        raise ValueError("the two-deck C fast path is for decks=2 only: this deal has decks=1")
+    if deal.phase != Phase.PLAY:
+        raise ValueError(f"the C fast path needs a deal in the play phase, not in phase {deal.phase.value!r}")
+    return encode_parts(
+        deal.options,
+        hands=[_cards(deal._h1[s], deal._h2[s]) for s in range(4)],
+        bound=[_cards(deal._r1[s], deal._r2[s]) for s in range(4)],
+        captured=deal._captured,
+        exposures=deal.exposures,
+        trick=[p for _, p in deal._trick],
+        leader=deal._leader,
+        turn=deal._turn,
+        offender=deal._offender,
+        suits_led=deal._suits_led,
+        must_lead_c2=deal._must_lead_c2 and not deal.tricks and not deal._trick,
+    )
