@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 
 .PHONY: play terminal test lint bench clean
 
-$(STAMP): pyproject.toml setup.py src/gongzhu/rules/_fastplay.c
+$(STAMP): pyproject.toml setup.py $(wildcard src/gongzhu/rules/_fast*.[ch])
 	$(PYTHON) -c 'import sys; sys.exit("gongzhu needs Python >= 3.11" if sys.version_info < (3, 11) else 0)'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
