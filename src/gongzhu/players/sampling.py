@@ -33,11 +33,21 @@ class World:
 def sample_world(obs: Observation, rng: random.Random, attempts: int = 50) -> World:
     """One world drawn at random among those consistent with ``obs`` (close to uniform: the
     most constrained cards are placed first, each on a seat chosen in proportion to its room).
+
+    Where random placement keeps failing (late in a two-deck deal, voids and no-pair inferences
+    can leave few consistent worlds) a randomized backtracking search finds one.  Should the
+    inferences ever admit no world at all, they are relaxed — first the no-pair inferences, then
+    the voids — rather than leaving the player without a decision.
     """
     for _ in range(attempts):
         world = _try(obs, rng)
         if world is not None:
             return world
+    for voids, no_pairs in ((True, True), (True, False), (False, False)):
+        for _ in range(5):
+            world = _try(obs, rng, backtrack=True, use_voids=voids, use_no_pairs=no_pairs)
+            if world is not None:
+                return world
     raise ValueError("no world is consistent with this observation")
 
 
@@ -51,10 +61,13 @@ def _pair_clash(no_pairs: dict[Suit, set[Card]], hand: Counter[Card], c: Card) -
     return banned is not None and (c in banned or hand[c] > 0)
 
 
-def _try(obs: Observation, rng: random.Random) -> World | None:
+def _try(obs: Observation, rng: random.Random, backtrack: bool = False, use_voids: bool = True,
+         use_no_pairs: bool = True) -> World | None:
+    """One attempt: random placement, or (``backtrack``) a randomized depth-first search with a
+    node budget; ``use_voids`` / ``use_no_pairs`` switch those inferences off."""
     others = [s for s in Seat if s != obs.seat]
     room = {s: obs.cards_left(s) for s in others}
-    voids = obs.voids()
+    voids = obs.voids() if use_voids else {s: set() for s in Seat}
     hands: dict[Seat, Counter[Card]] = {s: Counter() for s in others}
     pool = obs.unseen()
     for s, known in obs.known_holdings().items():
@@ -64,7 +77,7 @@ def _try(obs: Observation, rng: random.Random) -> World | None:
             pool[c] -= n
     pool = +pool
     exposures = list(obs.exposures)
-    no_pairs = obs.no_pairs()
+    no_pairs = obs.no_pairs() if use_no_pairs else {s: {} for s in Seat}
     # Hidden exposures: that many of the unseen exposable cards sit in the exposer's hand.
     for s in others:
         for _ in range(obs.hidden_counts[s]):
@@ -82,19 +95,51 @@ def _try(obs: Observation, rng: random.Random) -> World | None:
     rng.shuffle(cards)
     eligible = {c: [s for s in others if c.suit not in voids[s]] for c in set(cards)}
     cards.sort(key=lambda c: len(eligible[c]))  # stable: random order within a class
-    for c in cards:
-        seats = [s for s in eligible[c] if room[s] > 0 and not _pair_clash(no_pairs[s], hands[s], c)]
-        if not seats:
+    if backtrack:
+        if not _search(cards, eligible, hands, room, no_pairs, rng):
             return None
-        total = sum(room[s] for s in seats)
-        pick = rng.randrange(total)
-        for s in seats:
-            pick -= room[s]
-            if pick < 0:
-                break
-        hands[s][c] += 1
-        room[s] -= 1
+    else:
+        for c in cards:
+            seats = [s for s in eligible[c] if room[s] > 0 and not _pair_clash(no_pairs[s], hands[s], c)]
+            if not seats:
+                return None
+            total = sum(room[s] for s in seats)
+            pick = rng.randrange(total)
+            for s in seats:
+                pick -= room[s]
+                if pick < 0:
+                    break
+            hands[s][c] += 1
+            room[s] -= 1
     if any(room.values()):
         return None
     hands[obs.seat] = Counter(obs.hand)
     return World(hands, tuple(exposures))
+
+
+def _search(cards: list[Card], eligible: dict[Card, list[Seat]], hands: dict[Seat, Counter[Card]],
+            room: dict[Seat, int], no_pairs: dict[Seat, dict[Suit, set[Card]]], rng: random.Random,
+            budget: int = 20_000) -> bool:
+    """Place ``cards`` in order by depth-first search (seats tried in random order); True when
+    every card found a seat within ``budget`` placements.  ``hands`` and ``room`` are filled in."""
+    left = [budget]
+
+    def place(i: int) -> bool:
+        if i == len(cards):
+            return True
+        left[0] -= 1
+        if left[0] < 0:
+            return False
+        c = cards[i]
+        seats = [s for s in eligible[c] if room[s] > 0 and not _pair_clash(no_pairs[s], hands[s], c)]
+        rng.shuffle(seats)
+        for s in seats:
+            hands[s][c] += 1
+            room[s] -= 1
+            if place(i + 1):
+                return True
+            hands[s][c] -= 1
+            room[s] += 1
+        return False
+
+    return place(0)

@@ -2,6 +2,9 @@
 
 Pure computation, no I/O.  This package imports nothing from the rest of ``gongzhu``; every
 other layer (records, players, command line, servers) builds on it and none re-implements a rule.
+Besides the reference rules in Python it holds their fast copies in C for search: ``fast``
+(``_fastplay.c``: one deck, also the board under ``Deal``) and ``fast2`` (``_fastplay2.c``: two
+decks), sharing ``_fastcommon.h``; the tests check them play by play against the reference.
 """
 
 from gongzhu.rules.cards import (
