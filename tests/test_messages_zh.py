@@ -86,6 +86,16 @@ def test_exposed_card_in_the_first_trick_of_its_suit() -> None:
           ["♠Q", "亮过的牌", "黑桃", "首圈", "R4.3"])
 
 
+def test_follow_suit_lists_only_the_legal_cards() -> None:
+    """The follow-suit refusal lists the cards the player may play: not an exposed card that R4.3
+    holds back in the first trick of its suit (the list is the legal plays, not the suit)."""
+    deal = make_deal(Options(), HANDS_B, previous_pig_taker=S, exposures={"N": ["QS"]})
+    play_seq(deal, "7S 6S")
+    e = refusal(lambda: deal.play("2C"))
+    check(e, "a spade was led: you must follow suit with one of ♠3, ♠4 (R5.2)", ["♠3", "♠4", "R5.2"])
+    assert "♠Q" not in str(e) and "♠Q" not in (e.zh or "")
+
+
 def test_exposed_card_discard_before_its_suit_was_led() -> None:
     opts = Options(exposed_discard_before_suit_led=True)
     deal = make_deal(opts, HANDS_B, previous_pig_taker=S, exposures={"N": ["QS"]})

@@ -600,13 +600,15 @@ class Deal:
         stages = self._cascade()
         for (_, before), (name, after) in itertools.pairwise(stages):
             if play in before and play not in after:
-                return self._stage_reason(name, s, play, after)
+                return self._stage_reason(name, s, play, after, stages[-1][1])
         return f"{text} is not a legal play now", f"现在不能出 {text_zh}"
 
     def _stage_reason(
-        self, stage: str, s: int, play: tuple[int, ...], legal: list[tuple[int, ...]]
+        self, stage: str, s: int, play: tuple[int, ...], after: list[tuple[int, ...]], legal: list[tuple[int, ...]]
     ) -> tuple[str, str]:
-        """Why ``play`` fails the rule ``stage`` of the cascade: the English and the Chinese message."""
+        """Why ``play`` fails the rule ``stage`` of the cascade: the English and the Chinese message.
+        ``after`` holds the plays left by that stage, ``legal`` the legal plays (which the message
+        lists: a later stage, e.g. R4.3, may remove some of ``after``)."""
         text = _plays_text([play])
         view = self._view()
         suit = _SUIT_NAMES[self._led] if self._led >= 0 else ""
@@ -618,7 +620,7 @@ class Deal:
             if not self._pair:
                 return (f"a {suit} was led: you must follow suit with one of {_plays_text(legal)} (R5.2)",
                         f"首家出的是{suit_zh}：你必须跟同花色，可出 {_plays_text(legal)} (R5.2)")
-            if any(p[0] == p[1] for p in legal):
+            if any(p[0] == p[1] for p in after):
                 return (f"a {suit} pair was led and you hold a {suit} pair: play one of {_plays_text(legal)} (R5.3)",
                         f"首家出的是{suit_zh}对子，你手里有{suit_zh}对子：必须跟对子，可出 {_plays_text(legal)} (R5.3)")
             return (f"a {suit} pair was led: play your {suit}s first ({_plays_text(legal)}) (R5.3)",
