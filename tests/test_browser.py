@@ -278,3 +278,95 @@ def test_illegal_card_is_refused(page_factory: Any, server: str) -> None:
     assert phase(page) == "play"
     assert page.eval_on_selector_all(LEGAL, "bs => bs.map(b => b.dataset.card)") == legal_before
     shot(page, "illegal-card")
+
+
+def open_setup(page: Page) -> None:
+    page.goto("/")
+    page.wait_for_selector("#setup[open]")
+
+
+def test_exposure_marks_stay_on_their_card(page_factory: Any) -> None:
+    """A card marked for exposure is exposed; the mark does not wander onto other cards later.
+
+    The marks were kept by hand position after the exposure phase: as cards were played the
+    red 明 badge and the raised, glowing style moved onto whichever card took that position.
+    """
+    page = page_factory(1280, 800)
+    open_setup(page)
+    page.select_option("#setup-preset", "online")
+    page.select_option("#setup-speed", "instant")
+    page.click("details.more summary")
+    page.fill("#setup-seed", "1")  # South is dealt an exposable card (♦J) with this seed
+    page.click("#setup-go")
+    page.wait_for_function("document.documentElement.dataset.phase === 'expose'")
+    # South declares first: the computer players are not shown deciding meanwhile.
+    assert page.eval_on_selector_all(".seat.turn", "es => es.map(e => e.dataset.seat)") == ["S"]
+    exposable = page.locator("#hand button.exposable")
+    assert exposable.count() >= 1, "seed 1 no longer deals South an exposable card"
+    code = exposable.first.get_attribute("data-card")
+    exposable.first.click()
+    assert page.locator("#hand button.marked").count() == 1
+    page.get_by_role("button", name=re.compile(r"^(开始|Start)$")).click()
+    page.wait_for_function("document.documentElement.dataset.phase !== 'expose'")
+    plays = 0
+    while plays < 4 and wait_turn_or_over(page) == "play":
+        assert page.locator("#hand button.marked").count() == 0
+        badges = page.eval_on_selector_all(
+            "#hand .badge", "bs => bs.map(b => [b.parentElement.dataset.card, b.className])")
+        # Only the exposed card itself carries a badge, the "exposed" one.
+        assert all(card == code and "exposed-badge" in cls for card, cls in badges), badges
+        assert page.locator("#seat-S .exposed .chip").count() == 1
+        page.locator(LEGAL).first.click()
+        plays += 1
+    assert plays >= 1
+
+
+def test_seat_panels_keep_their_height(page_factory: Any) -> None:
+    """Every seat keeps a line for the turn flag, so the hand does not jump as the turn passes."""
+    page = page_factory(1280, 800)
+    new_match(page)
+    assert wait_turn_or_over(page) == "play"
+    flags = page.eval_on_selector_all(
+        ".seat", """ss => ss.map(s => {
+            const f = s.querySelectorAll('.turn-flag');
+            return [s.dataset.seat, f.length, f.length ? f[0].offsetHeight : 0,
+                    f.length ? getComputedStyle(f[0]).visibility : ''];
+        })""")
+    for seat, count, height, visibility in flags:
+        assert count == 1 and height > 0, (seat, count, height)
+        assert visibility == ("visible" if seat == "S" else "hidden"), (seat, visibility)
+
+
+def test_language_switch_keeps_the_dialog_choices(page_factory: Any) -> None:
+    page = page_factory(1280, 800)
+    open_setup(page)
+    page.select_option("#setup-preset", "partners")
+    page.select_option("#setup-level-E", "expert")
+    page.select_option("#setup-speed", "slow")
+    page.click("details.more summary")
+    page.fill("#setup-seed", "42")
+    page.select_option('[data-option="direction"]', json.dumps("cw"))
+    page.select_option("#setup-lang", "en")
+    assert page.text_content("#setup h2") == "New match"
+    assert page.input_value("#setup-preset") == "partners"
+    assert page.input_value("#setup-level-E") == "expert"
+    assert page.input_value("#setup-speed") == "slow"
+    assert page.input_value("#setup-seed") == "42"
+    assert page.input_value('[data-option="direction"]') == json.dumps("cw")
+
+
+def test_fixed_number_of_deals_needs_the_number(page_factory: Any, server: str) -> None:
+    page = page_factory(1280, 800)
+    open_setup(page)
+    before = len(_get_json(f"{server}/api/matches"))
+    page.click("details.more summary")
+    page.select_option('[data-option="match_end"]', json.dumps("deals:N"))
+    page.click("#setup-go")
+    page.wait_for_function("document.getElementById('setup-error').textContent !== ''")
+    assert page.evaluate("document.getElementById('setup').open")
+    assert len(_get_json(f"{server}/api/matches")) == before
+    page.fill('[data-option-count="match_end"]', "2")
+    page.click("#setup-go")
+    page.wait_for_function("['expose', 'play'].includes(document.documentElement.dataset.phase)")
+    match_id = page.evaluate("localStorage.getItem('gongzhu.match')")
+    assert _get_json(f"{server}/api/matches/{match_id}")["options"]["match_end"] == "deals:2"

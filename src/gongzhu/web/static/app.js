@@ -277,8 +277,26 @@ function openSetup() {
   if (!dlg.open) dlg.showModal();
 }
 
+/** A numbered choice ("deals:N") whose number is missing or not a positive integer, if any. */
+function missingCount() {
+  for (const count of $("more-options").querySelectorAll("[data-option-count]")) {
+    if (count.hidden) continue;
+    const n = Number(count.value);
+    if (!(Number.isInteger(n) && n >= 1)) return count;
+  }
+  return null;
+}
+
 async function startMatch(ev) {
   ev.preventDefault();
+  const missing = missingCount();
+  if (missing) {
+    // Say so rather than guess a number of deals.
+    missing.closest("details").open = true;
+    missing.focus();
+    $("setup-error").textContent = t("setup.countMissing");
+    return;
+  }
   const s = ui.settings;
   s.preset = $("setup-preset").value;
   s.overrides = readOverrides();
@@ -433,6 +451,10 @@ async function applyState(s) {
   }
   ui.state = s;
   ui.pending = false;
+  // The exposure marks are keyed by hand position: once South has declared they mean nothing
+  // (the declared cards show as exposures), and kept they would wander onto other cards as the
+  // hand shrinks.
+  if (s.phase !== "expose" || !(s.undeclared ?? []).includes(ME)) ui.marks.clear();
   // A finished trick stays in the middle for a moment (the speed setting says how long).
   const trickEnded = prev && !newDeal && s.tricks_played > prev.tricks_played && s.last_trick;
   if (trickEnded && pace().linger > 0) {
@@ -517,8 +539,7 @@ function renderSeat(seat) {
   box.replaceChildren();
   if (!s) return;
   const phase = displayedPhase();
-  const thinking = (phase === "play" && s.turn === seat) || (phase === "expose" && (s.undeclared ?? []).includes(seat));
-  box.classList.toggle("turn", thinking);
+  box.classList.toggle("turn", isThinking(seat));
 
   const head = document.createElement("div");
   head.className = "seat-head";
@@ -555,11 +576,32 @@ function renderSeat(seat) {
   else row.append(span("none", "—"));
   box.append(row);
 
-  if (thinking) {
-    const flag = span("turn-flag", phase === "expose" ? t("seat.exposing") : (seat === ME ? t("seat.yourTurn") : t("seat.playing")));
-    box.append(flag);
+  // The flag's line is always there (empty and invisible when idle), so that the panels keep
+  // their height and the hand does not jump under the pointer as the turn passes.
+  const flag = span("turn-flag", "\u00a0");
+  if (isThinking(seat)) {
+    flag.textContent = phase === "expose" ? t("seat.exposing") : (seat === ME ? t("seat.yourTurn") : t("seat.playing"));
+  } else {
+    flag.classList.add("idle");
+    flag.setAttribute("aria-hidden", "true");
   }
+  box.append(flag);
   box.setAttribute("aria-label", seatName(seat));
+}
+
+/**
+ * Whether `seat` is the one the table waits for.  In the exposure phase South declares first
+ * and the computer players only after (docs/web-protocol.md), so they are not shown as
+ * deciding while South has not declared.
+ */
+function isThinking(seat) {
+  const s = ui.state;
+  const phase = displayedPhase();
+  if (phase === "play") return s.turn === seat;
+  if (phase !== "expose") return false;
+  const undeclared = s.undeclared ?? [];
+  if (undeclared.includes(ME)) return seat === ME;
+  return undeclared.includes(seat);
 }
 
 function span(cls, text) {
@@ -1054,10 +1096,18 @@ function wire() {
   $("setup-preset").addEventListener("change", () => buildOptions($("setup-preset").value, {}));
   $("setup-lang").addEventListener("change", () => {
     // Relabel the dialog in the chosen language while keeping what was chosen so far.
-    const keep = { preset: $("setup-preset").value, overrides: readOverrides() };
+    const keep = {
+      preset: $("setup-preset").value, overrides: readOverrides(), speed: $("setup-speed").value,
+      seed: $("setup-seed").value, levels: OPPONENTS.map((seat) => [seat, $(`setup-level-${seat}`).value]),
+      more: document.querySelector("#setup details.more").open,
+    };
     changeLanguage($("setup-lang").value);
     buildSetup();
     $("setup-preset").value = keep.preset;
+    $("setup-speed").value = keep.speed;
+    $("setup-seed").value = keep.seed;
+    for (const [seat, level] of keep.levels) $(`setup-level-${seat}`).value = level;
+    document.querySelector("#setup details.more").open = keep.more;
     buildOptions(keep.preset, keep.overrides);
   });
   $("new-match").addEventListener("click", openSetup);
