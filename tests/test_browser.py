@@ -370,3 +370,40 @@ def test_fixed_number_of_deals_needs_the_number(page_factory: Any, server: str) 
     page.wait_for_function("['expose', 'play'].includes(document.documentElement.dataset.phase)")
     match_id = page.evaluate("localStorage.getItem('gongzhu.match')")
     assert _get_json(f"{server}/api/matches/{match_id}")["options"]["match_end"] == "deals:2"
+
+
+def test_history_lists_replays_and_downloads(page_factory: Any, server: str) -> None:
+    """The history page (issue 4): a finished deal's match is listed with its rules (the preset
+    and what was changed on top of it, R9/R10), its replay steps trick by trick to the end, and
+    the JSON Lines download holds the deal's R11 record."""
+    body = json.dumps({"preset": "online", "options": {"direction": "cw"}, "speed": "instant", "seed": 5}).encode()
+    request = urllib.request.Request(f"{server}/api/matches", data=body, method="POST",
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as res:
+        match_id = json.loads(res.read())["match_id"]
+    page = page_factory(1280, 800)
+    page.goto(f"/?match={match_id}")
+    page.wait_for_function("['expose', 'play'].includes(document.documentElement.dataset.phase)")
+    if phase(page) == "expose":
+        page.get_by_role("button", name=re.compile(r"^(开始|Start)$")).click()
+    assert play_deal_by_clicking(page) == 13
+    page.goto("/history")
+    row = page.locator("#match-rows tr", has=page.locator(f'a[href$="{match_id}/records.jsonl"]'))
+    row.wait_for()
+    rules = row.locator("td").nth(1).text_content() or ""
+    assert re.search(r"(出牌方向: 顺时针|Direction of play: clockwise)", rules), rules
+    row.get_by_role("button").first.click()
+    dialog = page.locator("#replay[open]")
+    dialog.wait_for()
+    dialog.locator('[data-step="next"]').click()
+    assert re.search(r"(第 1/13 圈|Trick 1/13)", dialog.locator(".replay-step").text_content() or "")
+    dialog.locator('[data-step="last"]').click()
+    assert re.search(r"(第 13/13 圈|Trick 13/13)", dialog.locator(".replay-step").text_content() or "")
+    shot(page, "history-replay")
+    href = row.locator('a[href$="records.jsonl"]').get_attribute("href") or ""
+    with urllib.request.urlopen(server + href, timeout=10) as res:
+        lines = res.read().decode("utf-8").splitlines()
+    assert len(lines) == 1
+    record = json.loads(lines[0])
+    assert record["options"]["direction"] == "cw" and len(record["tricks"]) == 13
+    assert replay(record).score.final == tuple(record["final"][s] for s in SEATS)

@@ -3,7 +3,7 @@
 // as JSON Lines, an unfinished match can be continued on the table page.
 
 import { installCardDefs } from "./cards.js";
-import { applyI18n, getLang, presetLabel, seatName, setLang, t, titleLabel } from "./i18n.js";
+import { applyI18n, getLang, optionLabel, optionValueLabel, presetLabel, seatName, setLang, t, titleLabel } from "./i18n.js";
 import { showReplay } from "./replay.js";
 
 const SETTINGS_KEY = "gongzhu.settings";
@@ -12,6 +12,7 @@ const $ = (id) => document.getElementById(id);
 
 let matches = [];
 let profile = null;
+let presets = {};
 
 function savedLang() {
   try {
@@ -108,11 +109,20 @@ function render() {
     const id = encodeURIComponent(m.match_id);
     if ((m.deals ?? 0) > 0) actions.append(link(`/api/matches/${id}/records.jsonl`, t("history.download"), true));
     if (!m.over) actions.append(link(`/?match=${id}`, t("history.continue")));
-    tr.append(cell("history.created", dateText(m.created)), cell("history.preset", presetLabel(m.preset)),
+    tr.append(cell("history.created", dateText(m.created)), cell("history.preset", rulesText(m)),
       cell("history.deals", String(m.deals ?? 0)), cell("history.totals", totals), cell("history.status", status),
       cell("history.actions", actions));
     rows.append(tr);
   }
+}
+
+/** The match's preset, with every option it set differently from that preset (R9, R10). */
+function rulesText(m) {
+  const base = presets[m.preset] ?? {};
+  const changed = Object.entries(m.options ?? {})
+    .filter(([key, value]) => key in base && base[key] !== value)
+    .map(([key, value]) => `${optionLabel(key)}: ${optionValueLabel(key, value)}`);
+  return changed.length ? `${presetLabel(m.preset)} (${changed.join(t("list.separator"))})` : presetLabel(m.preset);
 }
 
 async function load() {
@@ -122,7 +132,9 @@ async function load() {
     return res.json();
   };
   try {
-    [profile, matches] = await Promise.all([get("/api/profile"), get("/api/matches")]);
+    let config;
+    [profile, matches, config] = await Promise.all([get("/api/profile"), get("/api/matches"), get("/api/config")]);
+    presets = config.presets ?? {};
   } catch (err) {
     $("history-error").textContent = `${t("msg.loadFailed")}: ${err.message}`;
   }
