@@ -129,13 +129,14 @@ def test_expert_keeps_to_its_think_time() -> None:
     assert time.perf_counter() - start < 0.5
 
 
-def _duplicate_margin(strong: str, weak: str, deals: int, budget: int) -> float:
+def _duplicate_margin(strong: str, weak: str, deals: int, budget: int, preset: str = "online",
+                      first_seed: int = 500) -> float:
     """Mean raw points per deal of ``strong`` in seat N/S against ``weak`` in E/W, minus the
     reverse seating on the same cards (duplicate)."""
     total = 0.0
     for i in range(deals):
         for flip in (0, 1):
-            deal = Deal.new(PRESETS["online"], 500 + i)
+            deal = Deal.new(PRESETS[preset], first_seed + i)
             players = {}
             for s in Seat:
                 level = strong if (s % 2 == 0) != bool(flip) else weak
@@ -200,22 +201,7 @@ def test_search_positions_equal_the_rules_position_in_the_true_world(preset: str
 
 def test_two_deck_expert_beats_random_clearly() -> None:
     """The two-deck search (C playouts, fast2) plays: a broken one would not do this."""
-    total = 0.0
-    for i in range(3):
-        for flip in (0, 1):
-            deal = Deal.new(PRESETS["online2"], 700 + i)
-            players = {s: make_player("expert" if (s % 2 == 0) != bool(flip) else "random", seed=int(s),
-                                      iterations=6) for s in Seat}
-            for seat in deal.undeclared:
-                deal.declare(seat, players[seat].choose_exposures(observe(deal, seat)))
-            while not deal.is_over:
-                turn = deal.turn
-                assert turn is not None
-                deal.play(players[turn].choose_play(observe(deal, turn)), turn)
-            raw = deal.score.raw
-            strong = [s for s in Seat if (s % 2 == 0) != bool(flip)]
-            total += sum(raw[s] for s in strong) - sum(raw[s] for s in Seat if s not in strong)
-    assert total / 12 > 100
+    assert _duplicate_margin("expert", "random", deals=3, budget=6, preset="online2", first_seed=700) > 100
 
 
 def test_a_tightly_constrained_two_deck_position_still_gets_worlds() -> None:

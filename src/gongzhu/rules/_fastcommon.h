@@ -52,6 +52,98 @@ enum { COLOR_OFF = 0, COLOR_ENFORCE = 1, COLOR_PENALTY = 2 };
 static inline int hi_card(uint64_t m) { return 63 - __builtin_clzll(m); }
 static inline int lo_card(uint64_t m) { return __builtin_ctzll(m); }
 
+/* ------------------------------------------------------------------ heuristic playout cores */
+
+/* The decisions of the heuristic playout policy that read only card sets, shared by the one-deck
+ * (policy_heuristic) and two-deck (policy_heuristic2) policies.  `held`: the mover's cards (held at
+ * least once); `lens[u]`: its number of cards of suit u (copies counted); `out`: the cards some
+ * other seat still holds. */
+
+/* A discard's first choices: ♠Q, then ♥A K Q J, ♠A/♠K while a ♠Q is out, middle hearts; -1 if
+ * none of them is a candidate (the caller then weighs the ♣10, then heur_discard_rest). */
+static inline int heur_discard_first(uint64_t cand, uint64_t out)
+{
+    uint64_t x;
+    if (cand & BIT(CARD_QS))
+        return CARD_QS;
+    if ((x = cand & HIGH_HEARTS))
+        return hi_card(x);
+    if ((out & BIT(CARD_QS)) && (x = cand & (BIT(CARD_AS) | BIT(CARD_KS))))
+        return hi_card(x);
+    if ((x = cand & MID_HEARTS))
+        return hi_card(x);
+    return -1;
+}
+
+/* Else, keeping the ♦J and the ♣10: the highest card of the shortest suit (to become void). */
+static inline int heur_discard_rest(uint64_t cand, const int lens[4])
+{
+    uint64_t x = cand & ~(BIT(CARD_JD) | BIT(CARD_TC));
+    if (x)
+        cand = x;
+    int best_u = -1, best_len = 99;
+    for (int u = 0; u < 4; u++) {
+        if (!(cand & SUIT_MASK(u)))
+            continue;
+        int len = lens[u];
+        if (len < best_len || (len == best_len && hi_card(cand & SUIT_MASK(u)) % 13 >
+                                                     hi_card(cand & SUIT_MASK(best_u)) % 13)) {
+            best_len = len;
+            best_u = u;
+        }
+    }
+    return hi_card(cand & SUIT_MASK(best_u));
+}
+
+/* A lead: take the sheep home or hunt it (牵羊), else low in the safest suit (rbits: random
+ * tie-breaks).  With two decks an identical copy played later loses, so a top diamond equal to
+ * the best one out still wins (>=; with one deck the two are never equal). */
+static inline int heur_lead_core(uint64_t legal, uint64_t out, uint64_t held, const int lens[4], uint64_t rbits)
+{
+    uint64_t avoid = BIT(CARD_QS), x;
+    if (out & BIT(CARD_QS))
+        avoid |= BIT(CARD_AS) | BIT(CARD_KS);
+    if (out & DIAMONDS_OVER_J)
+        avoid |= BIT(CARD_JD);
+    if (out & CLUBS_OVER_10)
+        avoid |= BIT(CARD_TC);
+    uint64_t cand = legal;
+    if ((x = cand & ~avoid))
+        cand = x;
+    uint64_t diamonds = cand & SUIT_MASK(3), out_diamonds = out & SUIT_MASK(3);
+    if ((diamonds & BIT(CARD_JD)) && out_diamonds && !(out & DIAMONDS_OVER_J))
+        return CARD_JD; /* the sheep is the top diamond: lead it to take it back */
+    if ((out & BIT(CARD_JD)) && diamonds && hi_card(diamonds) >= hi_card(out_diamonds))
+        return hi_card(diamonds); /* 牵羊: the top diamond, while the sheep is out */
+    int pig_catchers = (held & (BIT(CARD_QS) | BIT(CARD_AS) | BIT(CARD_KS))) != 0;
+    int best_u = -1, best = 1 << 30;
+    for (int u = 0; u < 4; u++) {
+        uint64_t mine = cand & SUIT_MASK(u);
+        if (!mine)
+            continue;
+        uint64_t theirs = out & SUIT_MASK(u);
+        int lo = lo_card(mine);
+        int score;
+        if (!theirs) {
+            score = 1000; /* it wins the trick and everybody else discards */
+        } else {
+            score = 8 * __builtin_popcountll(theirs & (BIT(lo) - 1)) + 2 * lens[u];
+            if (u == 1)
+                score += 6; /* hearts: rather later */
+            else if (u == 0 && (out & BIT(CARD_QS)))
+                score += pig_catchers ? 6 : -6; /* 拱猪 without ♠Q ♠K ♠A */
+            else if (u == 0 && (held & BIT(CARD_QS)))
+                score += 20;
+        }
+        score = score * 4 + (int)(rbits >> (2 * u) & 3); /* random tie-break */
+        if (score < best) {
+            best = score;
+            best_u = u;
+        }
+    }
+    return lo_card(cand & SUIT_MASK(best_u));
+}
+
 /* ------------------------------------------------------------------ PRNG */
 
 /* xoshiro256++ seeded through splitmix64 (Blackman & Vigna). */

@@ -317,23 +317,23 @@ static int heur_follow(const FpPos *p, uint64_t legal, uint64_t out)
     return hi_card(under);
 }
 
+static void suit_lengths(uint64_t hand, int lens[4])
+{
+    for (int u = 0; u < 4; u++)
+        lens[u] = __builtin_popcountll(hand & SUIT_MASK(u));
+}
+
 static int heur_discard(const FpPos *p, uint64_t legal, uint64_t out)
 {
-    int s = p->turn;
     uint64_t cand = legal, x;
     if (p->discard_color == COLOR_PENALTY && p->offender < 0) {
         x = legal & COLOR_OF_SUIT[(int)p->led]; /* the offender would take the points */
         if (x)
             cand = x;
     }
-    if (cand & BIT(CARD_QS))
-        return CARD_QS;
-    if ((x = cand & HIGH_HEARTS))
-        return hi_card(x);
-    if ((out & BIT(CARD_QS)) && (x = cand & (BIT(CARD_AS) | BIT(CARD_KS))))
-        return hi_card(x);
-    if ((x = cand & MID_HEARTS))
-        return hi_card(x);
+    int c = heur_discard_first(cand, out);
+    if (c >= 0)
+        return c;
     if (cand & BIT(CARD_TC)) {
         int wi = 0;
         uint64_t trick = trick_cards(p, &wi);
@@ -341,72 +341,16 @@ static int heur_discard(const FpPos *p, uint64_t legal, uint64_t out)
         if (take_delta(p, taker, trick | BIT(CARD_TC)) < 0)
             return CARD_TC;
     }
-    x = cand & ~(BIT(CARD_JD) | BIT(CARD_TC));
-    if (x)
-        cand = x;
-    /* The highest card of the shortest suit (to become void). */
-    uint64_t hand = p->hand[s];
-    int best_u = -1, best_len = 99;
-    for (int u = 0; u < 4; u++) {
-        if (!(cand & SUIT_MASK(u)))
-            continue;
-        int len = __builtin_popcountll(hand & SUIT_MASK(u));
-        if (len < best_len || (len == best_len && hi_card(cand & SUIT_MASK(u)) % 13 >
-                                                     hi_card(cand & SUIT_MASK(best_u)) % 13)) {
-            best_len = len;
-            best_u = u;
-        }
-    }
-    return hi_card(cand & SUIT_MASK(best_u));
+    int lens[4];
+    suit_lengths(p->hand[(int)p->turn], lens);
+    return heur_discard_rest(cand, lens);
 }
 
 static int heur_lead(const FpPos *p, uint64_t legal, uint64_t out, uint64_t rbits)
 {
-    int s = p->turn;
-    uint64_t hand = p->hand[s];
-    uint64_t avoid = BIT(CARD_QS), x;
-    if (out & BIT(CARD_QS))
-        avoid |= BIT(CARD_AS) | BIT(CARD_KS);
-    if (out & DIAMONDS_OVER_J)
-        avoid |= BIT(CARD_JD);
-    if (out & CLUBS_OVER_10)
-        avoid |= BIT(CARD_TC);
-    uint64_t cand = legal;
-    if ((x = cand & ~avoid))
-        cand = x;
-    uint64_t diamonds = cand & SUIT_MASK(3), out_diamonds = out & SUIT_MASK(3);
-    if ((diamonds & BIT(CARD_JD)) && out_diamonds && !(out & DIAMONDS_OVER_J))
-        return CARD_JD; /* the sheep is the top diamond: lead it to take it back */
-    if ((out & BIT(CARD_JD)) && diamonds && hi_card(diamonds) > hi_card(out_diamonds))
-        return hi_card(diamonds); /* 牵羊: the top diamond, while the sheep is out */
-    int pig_catchers = (hand & (BIT(CARD_QS) | BIT(CARD_AS) | BIT(CARD_KS))) != 0;
-    int best_u = -1, best = 1 << 30;
-    for (int u = 0; u < 4; u++) {
-        uint64_t mine = cand & SUIT_MASK(u);
-        if (!mine)
-            continue;
-        uint64_t theirs = out & SUIT_MASK(u);
-        int lo = lo_card(mine);
-        int score;
-        if (!theirs) {
-            score = 1000; /* it wins the trick and everybody else discards */
-        } else {
-            score = 8 * __builtin_popcountll(theirs & (BIT(lo) - 1)) +
-                    2 * __builtin_popcountll(hand & SUIT_MASK(u));
-            if (u == 1)
-                score += 6; /* hearts: rather later */
-            else if (u == 0 && (out & BIT(CARD_QS)))
-                score += pig_catchers ? 6 : -6; /* 拱猪 without ♠Q ♠K ♠A */
-            else if (u == 0 && (hand & BIT(CARD_QS)))
-                score += 20;
-        }
-        score = score * 4 + (int)(rbits >> (2 * u) & 3); /* random tie-break */
-        if (score < best) {
-            best = score;
-            best_u = u;
-        }
-    }
-    return lo_card(cand & SUIT_MASK(best_u));
+    int lens[4];
+    suit_lengths(p->hand[(int)p->turn], lens);
+    return heur_lead_core(legal, out, p->hand[(int)p->turn], lens, rbits);
 }
 
 static int policy_heuristic(const FpPos *p, uint64_t legal, FpRng *rng, void *ctx)

@@ -429,23 +429,24 @@ static int heur_follow(const Fp2Pos *p, uint64_t legal, uint64_t out)
     return hi_card(under);
 }
 
-static int heur_discard(const Fp2Pos *p, uint64_t legal, uint64_t out)
+static void suit_lengths(const Fp2Pos *p, int lens[4])
 {
     int s = p->turn;
+    for (int u = 0; u < 4; u++)
+        lens[u] = popc(p->h1[s] & SUIT_MASK(u)) + popc(p->h2[s] & SUIT_MASK(u));
+}
+
+static int heur_discard(const Fp2Pos *p, uint64_t legal, uint64_t out)
+{
     uint64_t cand = legal, x;
     if (p->discard_color == COLOR_PENALTY && p->offender < 0) {
         x = legal & COLOR_OF_SUIT[(int)p->led];
         if (x)
             cand = x;
     }
-    if (cand & BIT(CARD_QS))
-        return CARD_QS;
-    if ((x = cand & HIGH_HEARTS))
-        return hi_card(x);
-    if ((out & BIT(CARD_QS)) && (x = cand & (BIT(CARD_AS) | BIT(CARD_KS))))
-        return hi_card(x);
-    if ((x = cand & MID_HEARTS))
-        return hi_card(x);
+    int c = heur_discard_first(cand, out);
+    if (c >= 0)
+        return c;
     if (cand & BIT(CARD_TC)) {
         uint64_t t1, t2;
         trick_points(p, &t1, &t2);
@@ -454,70 +455,16 @@ static int heur_discard(const Fp2Pos *p, uint64_t legal, uint64_t out)
         if (take_with(p, taker, t1, t2, &tc, 1) < 0)
             return CARD_TC;
     }
-    x = cand & ~(BIT(CARD_JD) | BIT(CARD_TC));
-    if (x)
-        cand = x;
-    uint64_t h1 = p->h1[s], h2 = p->h2[s];
-    int best_u = -1, best_len = 99;
-    for (int u = 0; u < 4; u++) {
-        if (!(cand & SUIT_MASK(u)))
-            continue;
-        int len = popc(h1 & SUIT_MASK(u)) + popc(h2 & SUIT_MASK(u));
-        if (len < best_len || (len == best_len && hi_card(cand & SUIT_MASK(u)) % 13 >
-                                                     hi_card(cand & SUIT_MASK(best_u)) % 13)) {
-            best_len = len;
-            best_u = u;
-        }
-    }
-    return hi_card(cand & SUIT_MASK(best_u));
+    int lens[4];
+    suit_lengths(p, lens);
+    return heur_discard_rest(cand, lens);
 }
 
 static int heur_lead(const Fp2Pos *p, uint64_t legal, uint64_t out, uint64_t rbits)
 {
-    int s = p->turn;
-    uint64_t h1 = p->h1[s], h2 = p->h2[s];
-    uint64_t avoid = BIT(CARD_QS), x;
-    if (out & BIT(CARD_QS))
-        avoid |= BIT(CARD_AS) | BIT(CARD_KS);
-    if (out & DIAMONDS_OVER_J)
-        avoid |= BIT(CARD_JD);
-    if (out & CLUBS_OVER_10)
-        avoid |= BIT(CARD_TC);
-    uint64_t cand = legal;
-    if ((x = cand & ~avoid))
-        cand = x;
-    uint64_t diamonds = cand & SUIT_MASK(3), out_diamonds = out & SUIT_MASK(3);
-    if ((diamonds & BIT(CARD_JD)) && out_diamonds && !(out & DIAMONDS_OVER_J))
-        return CARD_JD; /* the sheep is the top diamond: lead it to take it back */
-    if ((out & BIT(CARD_JD)) && diamonds && hi_card(diamonds) >= hi_card(out_diamonds))
-        return hi_card(diamonds); /* 牵羊: the top diamond (first copy wins), while a sheep is out */
-    int pig_catchers = ((h1 | h2) & (BIT(CARD_QS) | BIT(CARD_AS) | BIT(CARD_KS))) != 0;
-    int best_u = -1, best = 1 << 30;
-    for (int u = 0; u < 4; u++) {
-        uint64_t mine = cand & SUIT_MASK(u);
-        if (!mine)
-            continue;
-        uint64_t theirs = out & SUIT_MASK(u);
-        int lo = lo_card(mine);
-        int score;
-        if (!theirs) {
-            score = 1000;
-        } else {
-            score = 8 * popc(theirs & (BIT(lo) - 1)) + 2 * (popc(h1 & SUIT_MASK(u)) + popc(h2 & SUIT_MASK(u)));
-            if (u == 1)
-                score += 6;
-            else if (u == 0 && (out & BIT(CARD_QS)))
-                score += pig_catchers ? 6 : -6;
-            else if (u == 0 && (h1 & BIT(CARD_QS)))
-                score += 20;
-        }
-        score = score * 4 + (int)(rbits >> (2 * u) & 3);
-        if (score < best) {
-            best = score;
-            best_u = u;
-        }
-    }
-    return lo_card(cand & SUIT_MASK(best_u));
+    int lens[4];
+    suit_lengths(p, lens);
+    return heur_lead_core(legal, out, p->h1[(int)p->turn], lens, rbits);
 }
 
 /* What getting rid of card c on a trick someone else takes is worth, roughly. */

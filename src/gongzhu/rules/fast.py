@@ -42,6 +42,7 @@ from gongzhu.rules.options import Options
 __all__ = [
     "POLICY_HEURISTIC",
     "POLICY_UNIFORM",
+    "BlobPosition",
     "FastPosition",
     "PlayoutTrace",
     "Policy",
@@ -87,13 +88,12 @@ class PlayoutTrace(NamedTuple):
     legal: list[int]
 
 
-class FastPosition:
-    """An immutable one-deck position in the C layout (build it with :func:`encode`)."""
+class BlobPosition:
+    """A position held as the C layout's bytes: equal bytes, equal positions (no padding)."""
 
     __slots__ = ("_blob",)
 
     def __init__(self, blob: bytes) -> None:
-        _c.legal_mask(blob)  # validates the blob
         self._blob = bytes(blob)
 
     @property
@@ -101,10 +101,20 @@ class FastPosition:
         return self._blob
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, FastPosition) and other._blob == self._blob
+        return type(other) is type(self) and other._blob == self._blob
 
     def __hash__(self) -> int:
         return hash(self._blob)
+
+
+class FastPosition(BlobPosition):
+    """An immutable one-deck position in the C layout (build it with :func:`encode`)."""
+
+    __slots__ = ()
+
+    def __init__(self, blob: bytes) -> None:
+        _c.legal_mask(blob)  # validates the blob
+        super().__init__(blob)
 
     def __repr__(self) -> str:
         return f"<FastPosition turn={self.turn} over={self.is_over}>"

@@ -28,7 +28,7 @@ from typing import NamedTuple
 import gongzhu.rules._fastplay2 as _c
 from gongzhu.rules.cards import ALL_CARDS, EXPOSABLE, Card, hand_masks
 from gongzhu.rules.deal import Deal, Phase
-from gongzhu.rules.fast import POLICY_HEURISTIC, POLICY_UNIFORM, Policy
+from gongzhu.rules.fast import POLICY_HEURISTIC, POLICY_UNIFORM, BlobPosition, Policy
 from gongzhu.rules.model import Exposure
 from gongzhu.rules.options import Options
 
@@ -54,25 +54,15 @@ class PlayoutTrace2(NamedTuple):
     raw: Scores
 
 
-class FastPosition2:
+class FastPosition2(BlobPosition):
     """An immutable two-deck position (a 224-byte blob); every method leaves it unchanged."""
 
-    __slots__ = ("_blob",)
+    __slots__ = ()
 
     def __init__(self, blob: bytes) -> None:
         if len(blob) != _c.POSITION_SIZE:
             raise ValueError(f"a two-deck position is {_c.POSITION_SIZE} bytes, not {len(blob)}")
-        self._blob = blob
-
-    @property
-    def blob(self) -> bytes:
-        return self._blob
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, FastPosition2) and other._blob == self._blob
-
-    def __hash__(self) -> int:
-        return hash(self._blob)
+        super().__init__(blob)
 
     def __repr__(self) -> str:
         turn, over = _c.turn(self._blob)
