@@ -5,9 +5,11 @@
 #   benchmarks/strength.sh default  OUTDIR   # the expert at its default think time against
 #                                            # intermediate (online, partners) and against flat
 #                                            # Monte-Carlo at the same think time; wants many cores
+#   benchmarks/strength.sh twodeck  OUTDIR   # expert − intermediate with two decks (online2,
+#                                            # partners2), reproducible (50 worlds per decision)
 # GONGZHU="python -m gongzhu.cli.main" and JOBS=N may be set; each run writes OUTDIR/<name>.json.
 set -euo pipefail
-mode=${1:?ladder or default}
+mode=${1:?ladder, default or twodeck}
 out=${2:?output folder}
 mkdir -p "$out"
 gz=${GONGZHU:-gongzhu}
@@ -42,8 +44,14 @@ default)
         --preset partners --deals "${DEALS3:-60}" --seed 13 --jobs "${JOBS3:-$jobs}" &
     wait
     ;;
+twodeck)
+    arena online2-expert-intermediate --players expert,intermediate,intermediate,intermediate \
+        --preset online2 --deals 150 --seed 31 --iterations 50 --jobs "$jobs"
+    arena partners2-expert-intermediate --players expert,intermediate,expert,intermediate \
+        --preset partners2 --deals 150 --seed 32 --iterations 50 --jobs "$jobs"
+    ;;
 *)
-    echo "unknown mode $mode: ladder or default" >&2
+    echo "unknown mode $mode: ladder, default or twodeck" >&2
     exit 2
     ;;
 esac

@@ -215,3 +215,28 @@ def test_a_tightly_constrained_two_deck_position_still_gets_worlds() -> None:
                          options=PRESETS["online2"], deals=150, seed=31, duplicate=True, iterations=50)
     result = play_game(config, 97, 2)
     assert result.levels[Seat.S] == "expert" and len(result.raw) == 4
+
+
+def test_an_observation_no_world_fits_still_gets_a_legal_decision() -> None:
+    """A self-contradictory view (as a bot request from a buggy program could give: here West
+    claims more hidden exposures, R4.4, than there are unseen exposable cards) has no world; the
+    expert then decides by the intermediate's rules rather than failing."""
+    import dataclasses
+
+    from gongzhu.players.sampling import NoWorldError
+
+    deal = _midgame(PRESETS["online"].replace(exposure="hidden"), 6, 9)
+    turn = deal.turn
+    assert turn is not None
+    obs = observe(deal, turn)
+    counts = [0, 0, 0, 0]
+    counts[(turn + 1) % 4] = 5
+    broken = dataclasses.replace(obs, hidden_counts=tuple(counts))
+    with pytest.raises(NoWorldError):
+        sample_world(broken, random.Random(1))
+    expert = ExpertPlayer(seed=1, iterations=5)
+    assert expert.choose_play(broken) in broken.legal_plays()
+    start = observe(Deal.new(PRESETS["online"].replace(exposure="hidden"), 6), Seat.N)
+    counts = [0, 4, 0, 0]
+    chosen = expert.choose_exposures(dataclasses.replace(start, hidden_counts=tuple(counts)))
+    assert all(c in start.exposable() for c, _ in chosen)

@@ -24,8 +24,9 @@ from dataclasses import dataclass
 from itertools import combinations, product
 
 from gongzhu.players.base import Player
+from gongzhu.players.intermediate import IntermediatePlayer
 from gongzhu.players.observation import Observation
-from gongzhu.players.sampling import World, sample_world
+from gongzhu.players.sampling import NoWorldError, World, sample_world
 from gongzhu.rules import fast, fast2
 from gongzhu.rules.cards import EXPOSABLE, Card, Seat, hand_masks, mask_of, parse_card
 from gongzhu.rules.legal import SeatView, cascade, same_color_makeups
@@ -75,6 +76,8 @@ class ExpertPlayer(Player):
         self.rng = random.Random(seed)
         self.think = DEFAULT_THINK if think is None and iterations is None else think
         self.iterations = iterations
+        # Only for an observation no world fits (a self-contradictory bot request): the rules.
+        self._fallback = IntermediatePlayer(seed)
 
     # ------------------------------------------------------------------ budget
 
@@ -103,7 +106,10 @@ class ExpertPlayer(Player):
             raise ValueError(f"{obs.seat.english} has no legal play: it is not their turn")
         if len(plays) == 1:
             return plays[0]
-        ranked = self.evaluate(obs)
+        try:
+            ranked = self.evaluate(obs)
+        except NoWorldError:
+            return self._fallback.choose_play(obs)
         best = max(v.value for v in ranked)
         return next(v.play for v in ranked if v.value == best)
 
@@ -134,6 +140,12 @@ class ExpertPlayer(Player):
         options = _exposure_options(obs)
         if len(options) == 1:
             return options[0]
+        try:
+            return self._choose_exposures(obs, options)
+        except NoWorldError:
+            return self._fallback.choose_exposures(obs)
+
+    def _choose_exposures(self, obs: Observation, options: list[list[tuple[Card, str]]]) -> list[tuple[Card, str]]:
         weights = objective_weights(obs.options, obs.seat)
         totals = [0.0] * len(options)
         counts = [0] * len(options)

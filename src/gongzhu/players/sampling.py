@@ -18,7 +18,7 @@ from gongzhu.players.observation import Observation
 from gongzhu.rules.cards import EXPOSABLE, Card, Seat, Suit
 from gongzhu.rules.model import Exposure
 
-__all__ = ["World", "sample_world", "sample_worlds"]
+__all__ = ["NoWorldError", "World", "sample_world", "sample_worlds"]
 
 
 @dataclass(frozen=True)
@@ -28,6 +28,10 @@ class World:
 
     hands: dict[Seat, Counter[Card]]
     exposures: tuple[Exposure, ...]
+
+
+class NoWorldError(ValueError):
+    """No hands for the other seats fit the observation (it contradicts itself)."""
 
 
 def sample_world(obs: Observation, rng: random.Random, attempts: int = 50) -> World:
@@ -48,7 +52,7 @@ def sample_world(obs: Observation, rng: random.Random, attempts: int = 50) -> Wo
             world = _try(obs, rng, backtrack=True, use_voids=voids, use_no_pairs=no_pairs)
             if world is not None:
                 return world
-    raise ValueError("no world is consistent with this observation")
+    raise NoWorldError("no world is consistent with this observation")
 
 
 def sample_worlds(obs: Observation, n: int, rng: random.Random) -> list[World]:
