@@ -229,14 +229,12 @@ def test_an_observation_no_world_fits_still_gets_a_legal_decision() -> None:
     turn = deal.turn
     assert turn is not None
     obs = observe(deal, turn)
-    counts = [0, 0, 0, 0]
-    counts[(turn + 1) % 4] = 5
-    broken = dataclasses.replace(obs, hidden_counts=tuple(counts))
+    counts = [5 if s == (turn + 1) % 4 else 0 for s in range(4)]
+    broken = dataclasses.replace(obs, hidden_counts=(counts[0], counts[1], counts[2], counts[3]))
     with pytest.raises(NoWorldError):
         sample_world(broken, random.Random(1))
     expert = ExpertPlayer(seed=1, iterations=5)
     assert expert.choose_play(broken) in broken.legal_plays()
     start = observe(Deal.new(PRESETS["online"].replace(exposure="hidden"), 6), Seat.N)
-    counts = [0, 4, 0, 0]
-    chosen = expert.choose_exposures(dataclasses.replace(start, hidden_counts=tuple(counts)))
+    chosen = expert.choose_exposures(dataclasses.replace(start, hidden_counts=(0, 4, 0, 0)))
     assert all(c in start.exposable() for c, _ in chosen)
