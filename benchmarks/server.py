@@ -12,8 +12,9 @@ on a free loopback port, a new SQLite file) it measures
 
 and, in the last run, the time from sending South's play to the server's first reply (the
 ``played`` echo) for ``--plays`` plays, with the computer players at ``instant`` speed.  The named
-baseline, in the same run: a bare ``python -c "import fastapi, uvicorn, sqlalchemy"`` — the
-imports any FastAPI server on SQLAlchemy pays before it can answer.
+baseline, in the same run: a bare ``python -c "import starlette.applications, uvicorn,
+sqlalchemy.orm"`` — the imports of the web stack the server stands on, which it pays before it
+can answer whatever it does itself.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ def _get(url: str) -> bytes:
 
 def baseline_seconds() -> float:
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "import fastapi, uvicorn, sqlalchemy"], check=True)
+    subprocess.run([sys.executable, "-c", "import starlette.applications, uvicorn, sqlalchemy.orm"], check=True)
     return time.perf_counter() - start
 
 
@@ -134,7 +135,7 @@ def main() -> None:
         print(json.dumps(result, indent=2))
         return
     print(f"gongzhu serve, {args.runs} cold starts ({result['machine']}); median / max")
-    print(f"  baseline: python -c 'import fastapi, uvicorn, sqlalchemy'  "
+    print(f"  baseline: import starlette, uvicorn, sqlalchemy.orm     "
           f"{result['baseline_imports_ms']['median']} / {result['baseline_imports_ms']['max']} ms")
     print(f"  start command -> /api/config answers                {result['answering_ms']['median']} / "
           f"{result['answering_ms']['max']} ms")

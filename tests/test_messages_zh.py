@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fastapi.testclient import TestClient
+from starlette.testclient import TestClient
 
 from conftest import make_deal, play_seq
 from gongzhu.rules import Deal, IllegalPlayError, Options, Seat

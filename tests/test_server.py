@@ -17,8 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fastapi.testclient import TestClient
-from starlette.testclient import WebSocketTestSession
+from starlette.testclient import TestClient, WebSocketTestSession
 
 from gongzhu.records.replay import check_file, replay
 from gongzhu.rules import PRESETS, OptionError, Seat, resolve_options, title_for

@@ -1,6 +1,6 @@
 """``gongzhu serve``: the browser game on a local server (issue 4).
 
-Starts the FastAPI application of :mod:`gongzhu.server` under uvicorn, on loopback by default,
+Starts the Starlette application of :mod:`gongzhu.server` under uvicorn, on loopback by default,
 with a SQLite file under the user's data folder (``$XDG_DATA_HOME/gongzhu/gongzhu.db``, else
 ``~/.local/share/gongzhu/gongzhu.db``) unless ``--db`` gives another SQLAlchemy URL, and prints
 the address to open.  The server modules are imported only when the command runs, so the other

@@ -1,7 +1,7 @@
 """The browser game's server (issue 4, ``gongzhu serve``): HTTP routes and the WebSocket
 protocol of ``docs/web-protocol.md``.
 
-- :mod:`gongzhu.server.app`   the FastAPI application (:func:`create_app`): routes, the
+- :mod:`gongzhu.server.app`   the Starlette application (:func:`create_app`): routes, the
                               WebSocket, the static page files of ``gongzhu/web/static``.
 - :mod:`gongzhu.server.table` one table = one match in progress, server-authoritative: the game
                               loop, the computer players paced by the speed setting, the view of

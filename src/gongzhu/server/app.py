@@ -1,5 +1,7 @@
-"""The FastAPI application of the browser game: the routes and the WebSocket of
-``docs/web-protocol.md``.
+"""The web application of the browser game (Starlette, run by uvicorn): the routes and the
+WebSocket of ``docs/web-protocol.md``.  Plain Starlette rather than FastAPI: the API is a handful
+of JSON routes validated by hand (``table.parse_new_match``), and FastAPI's import alone costs
+about half a second of the start command's one-second budget (docs/benchmarks.md).
 
 :func:`create_app` builds it on a database URL (``sqlite:///path/gongzhu.db`` by default from
 ``gongzhu serve``).  The page files live in ``gongzhu/web/static`` (``index.html`` at ``/``,
@@ -17,10 +19,12 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, Request, WebSocket
-from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
-from fastapi.staticfiles import StaticFiles
-from starlette.websockets import WebSocketDisconnect
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from gongzhu.jsontext import JSONTextError, loads_strict
 from gongzhu.players.registry import LEVELS
@@ -104,7 +108,7 @@ def _page(path: Path, name: str) -> Response:
 
 
 def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | None = None,
-               hint_think: float | None = None) -> FastAPI:
+               hint_think: float | None = None) -> Starlette:
     """The application on the database ``db_url`` (any SQLAlchemy URL).  ``static_dir`` replaces
     the page files' folder; ``pace`` (seconds per computer play) overrides every table's speed
     setting, ``hint_think`` the expert's search time per hint (tests use small values)."""
@@ -113,32 +117,21 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
     static = Path(static_dir) if static_dir is not None else STATIC_DIR
 
     @asynccontextmanager
-    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         yield
         await tables.close()
         store.close()
 
-    app = FastAPI(title="Gongzhu 拱猪", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
-    app.state.tables = tables
-    app.state.store = store
-
-    if static.is_dir():
-        app.mount("/static", StaticFiles(directory=static), name="static")
-
-    @app.get("/", response_model=None)
-    async def table_page() -> Response:
+    async def table_page(_request: Request) -> Response:
         return _page(static / "index.html", "table")
 
-    @app.get("/history", response_model=None)
-    async def history_page() -> Response:
+    async def history_page(_request: Request) -> Response:
         return _page(static / "history.html", "history")
 
-    @app.get("/api/config")
-    async def get_config() -> JSONResponse:
+    async def get_config(_request: Request) -> Response:
         return JSONResponse(config())
 
-    @app.post("/api/matches")
-    async def new_match(request: Request) -> JSONResponse:
+    async def new_match(request: Request) -> Response:
         body = await request.body()
         try:
             try:
@@ -151,19 +144,18 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         info = tables.create(new)
         return JSONResponse({"match_id": info.match_id}, status_code=201)
 
-    @app.get("/api/matches")
-    async def list_matches() -> JSONResponse:
+    async def list_matches(_request: Request) -> Response:
         return JSONResponse([match_summary(m) for m in store.matches()])
 
-    @app.get("/api/matches/{match_id}")
-    async def get_match(match_id: str) -> JSONResponse:
+    async def get_match(request: Request) -> Response:
+        match_id = request.path_params["match_id"]
         info = store.match(match_id)
         if info is None:
             return _error(404, f"unknown match {match_id!r}")
         return JSONResponse(match_summary(info))
 
-    @app.get("/api/matches/{match_id}/deals/{k}")
-    async def get_deal(match_id: str, k: str) -> Response:
+    async def get_deal(request: Request) -> Response:
+        match_id, k = request.path_params["match_id"], request.path_params["k"]
         if store.match(match_id) is None:
             return _error(404, f"unknown match {match_id!r}")
         line = store.record(match_id, int(k)) if k.isdigit() else None
@@ -171,22 +163,21 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
             return _error(404, f"match {match_id!r} has no finished deal {k!r}")
         return Response(line, media_type="application/json")
 
-    @app.get("/api/matches/{match_id}/records.jsonl")
-    async def get_records(match_id: str) -> Response:
+    async def get_records(request: Request) -> Response:
+        match_id = request.path_params["match_id"]
         if store.match(match_id) is None:
             return _error(404, f"unknown match {match_id!r}")
         text = "".join(line + "\n" for line in store.records(match_id))
         return Response(text, media_type="application/x-ndjson; charset=utf-8",
                         headers={"Content-Disposition": f'attachment; filename="gongzhu-{match_id}.jsonl"'})
 
-    @app.get("/api/profile")
-    async def get_profile() -> JSONResponse:
+    async def get_profile(_request: Request) -> Response:
         profile = store.profile()
         return JSONResponse({"lifetime": profile.lifetime, "title": title_for(profile.lifetime),
                              "matches": profile.matches, "deals": profile.deals})
 
-    @app.websocket("/ws/{match_id}")
-    async def table_socket(websocket: WebSocket, match_id: str) -> None:
+    async def table_socket(websocket: WebSocket) -> None:
+        match_id = websocket.path_params["match_id"]
         await websocket.accept()
         try:
             table = tables.get(match_id)
@@ -201,6 +192,23 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
             return
         await _serve(websocket, table)
 
+    routes: list[Route | WebSocketRoute | Mount] = [
+        Route("/", table_page),
+        Route("/history", history_page),
+        Route("/api/config", get_config),
+        Route("/api/matches", new_match, methods=["POST"]),
+        Route("/api/matches", list_matches),
+        Route("/api/matches/{match_id}", get_match),
+        Route("/api/matches/{match_id}/deals/{k}", get_deal),
+        Route("/api/matches/{match_id}/records.jsonl", get_records),
+        Route("/api/profile", get_profile),
+        WebSocketRoute("/ws/{match_id}", table_socket),
+    ]
+    if static.is_dir():
+        routes.append(Mount("/static", StaticFiles(directory=static), name="static"))
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.state.tables = tables
+    app.state.store = store
     return app
 
 
