@@ -11,8 +11,9 @@ What is stored (``docs/web-protocol.md``, Persistence):
   so that a restarted server re-deals it from the seed, replays them and resumes where it was;
 - ``profile``: the local player's lifetime score (R8: deal finals *with* the one-deck factor).
 
-:class:`Store` is the repository; it hands out plain :class:`MatchInfo` values, never ORM
-objects, and each method is one transaction.
+:class:`Store` is the repository; it hands out plain :class:`MatchInfo` values and each method is
+one transaction.  It uses SQLAlchemy Core (tables and statements) without the ORM: the ORM's
+import alone cost about 0.3 s of the start command's one-second budget (docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -27,75 +28,74 @@ from sqlalchemy import (
     JSON,
     BigInteger,
     Boolean,
+    Column,
     ForeignKey,
     Integer,
+    MetaData,
+    Row,
     String,
+    Table,
     Text,
     UniqueConstraint,
     create_engine,
     delete,
     event,
     func,
+    insert,
     select,
+    update,
 )
-from sqlalchemy.engine import Engine, make_url
-from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
+from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.pool import StaticPool
 
 __all__ = ["MatchInfo", "Profile", "Store"]
 
 _LOCAL = "local"
 
+_META = MetaData()
 
-class _Base(DeclarativeBase):
-    pass
+_MATCHES = Table(
+    "matches", _META,
+    Column("id", String(64), primary_key=True),
+    Column("created", String(40), index=True, nullable=False),
+    Column("preset", String(32), nullable=False),
+    Column("options", JSON, nullable=False),
+    Column("levels", JSON, nullable=False),
+    Column("speed", String(16), nullable=False),
+    Column("seed", BigInteger, nullable=False),
+    Column("totals", JSON, nullable=False),
+    Column("deals", Integer, nullable=False, default=0),
+    Column("in_deal", Boolean, nullable=False, default=True),
+    Column("over", Boolean, nullable=False, default=False),
+    Column("winners", JSON, nullable=False),
+    Column("pigs", JSON, nullable=False),
+)
 
+_DEALS = Table(
+    "deals", _META,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("match_id", ForeignKey("matches.id"), index=True, nullable=False),
+    Column("deal_index", Integer, nullable=False),
+    Column("record", Text, nullable=False),  # the R11 record, one JSON line
+    Column("south_final", BigInteger, nullable=False),
+    UniqueConstraint("match_id", "deal_index"),
+)
 
-class _MatchRow(_Base):
-    __tablename__ = "matches"
+_ACTIONS = Table(
+    "actions", _META,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("match_id", ForeignKey("matches.id"), index=True, nullable=False),
+    Column("deal_index", Integer, nullable=False),
+    Column("seq", Integer, nullable=False),
+    Column("action", Text, nullable=False),  # JSON object: {"seat", "type", ...}
+    UniqueConstraint("match_id", "deal_index", "seq"),
+)
 
-    id: Mapped[str] = mapped_column(String(64), primary_key=True)
-    created: Mapped[str] = mapped_column(String(40), index=True)
-    preset: Mapped[str] = mapped_column(String(32))
-    options: Mapped[dict[str, Any]] = mapped_column(JSON)
-    levels: Mapped[dict[str, str]] = mapped_column(JSON)
-    speed: Mapped[str] = mapped_column(String(16))
-    seed: Mapped[int] = mapped_column(BigInteger)
-    totals: Mapped[list[int]] = mapped_column(JSON)
-    deals: Mapped[int] = mapped_column(Integer, default=0)
-    in_deal: Mapped[bool] = mapped_column(Boolean, default=True)
-    over: Mapped[bool] = mapped_column(Boolean, default=False)
-    winners: Mapped[list[str]] = mapped_column(JSON)
-    pigs: Mapped[list[str]] = mapped_column(JSON)
-
-
-class _DealRow(_Base):
-    __tablename__ = "deals"
-    __table_args__ = (UniqueConstraint("match_id", "deal_index"),)
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), index=True)
-    deal_index: Mapped[int] = mapped_column(Integer)
-    record: Mapped[str] = mapped_column(Text)  # the R11 record, one JSON line
-    south_final: Mapped[int] = mapped_column(BigInteger)
-
-
-class _ActionRow(_Base):
-    __tablename__ = "actions"
-    __table_args__ = (UniqueConstraint("match_id", "deal_index", "seq"),)
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), index=True)
-    deal_index: Mapped[int] = mapped_column(Integer)
-    seq: Mapped[int] = mapped_column(Integer)
-    action: Mapped[str] = mapped_column(Text)  # JSON object: {"seat", "type", ...}
-
-
-class _ProfileRow(_Base):
-    __tablename__ = "profile"
-
-    id: Mapped[str] = mapped_column(String(32), primary_key=True)
-    lifetime: Mapped[int] = mapped_column(BigInteger, default=0)
+_PROFILE = Table(
+    "profile", _META,
+    Column("id", String(32), primary_key=True),
+    Column("lifetime", BigInteger, nullable=False, default=0),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,12 +126,13 @@ class Profile:
     deals: int
 
 
-def _info(row: _MatchRow) -> MatchInfo:
+def _info(row: Row[Any]) -> MatchInfo:
+    m = row._mapping
     return MatchInfo(
-        match_id=row.id, created=row.created, preset=row.preset, options=dict(row.options),
-        levels=dict(row.levels), speed=row.speed, seed=row.seed, totals=list(row.totals),
-        deals=row.deals, in_deal=row.in_deal, over=row.over, winners=list(row.winners),
-        pigs=list(row.pigs),
+        match_id=m["id"], created=m["created"], preset=m["preset"], options=dict(m["options"]),
+        levels=dict(m["levels"]), speed=m["speed"], seed=m["seed"], totals=list(m["totals"]),
+        deals=m["deals"], in_deal=bool(m["in_deal"]), over=bool(m["over"]), winners=list(m["winners"]),
+        pigs=list(m["pigs"]),
     )
 
 
@@ -165,8 +166,7 @@ class Store:
 
     def __init__(self, db_url: str) -> None:
         self.engine = _engine(db_url)
-        _Base.metadata.create_all(self.engine)
-        self._session = sessionmaker(self.engine, expire_on_commit=False)
+        _META.create_all(self.engine)
 
     def close(self) -> None:
         self.engine.dispose()
@@ -175,52 +175,51 @@ class Store:
 
     def create_match(self, *, match_id: str, preset: str, options: Mapping[str, Any],
                      levels: Mapping[str, str], speed: str, seed: int) -> MatchInfo:
-        row = _MatchRow(
-            id=match_id, created=datetime.now(UTC).isoformat(timespec="microseconds"),
+        info = MatchInfo(
+            match_id=match_id, created=datetime.now(UTC).isoformat(timespec="microseconds"),
             preset=preset, options=dict(options), levels=dict(levels), speed=speed, seed=seed,
             totals=[0, 0, 0, 0], deals=0, in_deal=True, over=False, winners=[], pigs=[],
         )
-        with self._session.begin() as s:
-            s.add(row)
-        return _info(row)
+        with self.engine.begin() as c:
+            c.execute(insert(_MATCHES).values(
+                id=info.match_id, created=info.created, preset=info.preset, options=info.options,
+                levels=info.levels, speed=info.speed, seed=info.seed, totals=info.totals, deals=0,
+                in_deal=True, over=False, winners=[], pigs=[]))
+        return info
 
     def match(self, match_id: str) -> MatchInfo | None:
-        with self._session() as s:
-            row = s.get(_MatchRow, match_id)
+        with self.engine.connect() as c:
+            row = c.execute(select(_MATCHES).where(_MATCHES.c.id == match_id)).first()
             return _info(row) if row is not None else None
 
     def matches(self) -> list[MatchInfo]:
         """Every match, newest first."""
-        with self._session() as s:
-            rows = s.scalars(select(_MatchRow).order_by(_MatchRow.created.desc(), _MatchRow.id.desc()))
+        with self.engine.connect() as c:
+            rows = c.execute(select(_MATCHES).order_by(_MATCHES.c.created.desc(), _MATCHES.c.id.desc()))
             return [_info(r) for r in rows]
 
     def set_speed(self, match_id: str, speed: str) -> None:
-        with self._session.begin() as s:
-            row = s.get(_MatchRow, match_id)
-            if row is not None:
-                row.speed = speed
+        with self.engine.begin() as c:
+            c.execute(update(_MATCHES).where(_MATCHES.c.id == match_id).values(speed=speed))
 
     def start_deal(self, match_id: str) -> None:
         """The next deal of the match has been dealt (its actions follow)."""
-        with self._session.begin() as s:
-            row = s.get(_MatchRow, match_id)
-            if row is not None:
-                row.in_deal = True
+        with self.engine.begin() as c:
+            c.execute(update(_MATCHES).where(_MATCHES.c.id == match_id).values(in_deal=True))
 
     # ------------------------------------------------------------------ the deal in progress
 
     def add_action(self, match_id: str, deal_index: int, seq: int, action: Mapping[str, Any]) -> None:
-        with self._session.begin() as s:
-            s.add(_ActionRow(match_id=match_id, deal_index=deal_index, seq=seq,
-                             action=json.dumps(action, separators=(",", ":"))))
+        with self.engine.begin() as c:
+            c.execute(insert(_ACTIONS).values(match_id=match_id, deal_index=deal_index, seq=seq,
+                                              action=json.dumps(action, separators=(",", ":"))))
 
     def actions(self, match_id: str, deal_index: int) -> list[dict[str, Any]]:
-        with self._session() as s:
-            rows = s.scalars(
-                select(_ActionRow.action)
-                .where(_ActionRow.match_id == match_id, _ActionRow.deal_index == deal_index)
-                .order_by(_ActionRow.seq)
+        with self.engine.connect() as c:
+            rows = c.scalars(
+                select(_ACTIONS.c.action)
+                .where(_ACTIONS.c.match_id == match_id, _ACTIONS.c.deal_index == deal_index)
+                .order_by(_ACTIONS.c.seq)
             )
             return [json.loads(a) for a in rows]
 
@@ -229,51 +228,46 @@ class Store:
         """Store a finished deal's R11 record and the match's new totals, drop the deal's actions
         and add South's final to the lifetime score, in one transaction.  Returns the new
         lifetime score."""
-        with self._session.begin() as s:
-            s.add(_DealRow(match_id=match_id, deal_index=deal_index, record=record_line,
-                           south_final=south_final))
-            row = s.get(_MatchRow, match_id)
-            if row is not None:
-                row.totals = list(totals)
-                row.deals = deal_index + 1
-                row.in_deal = False
-                row.over = over
-                row.winners = list(winners)
-                row.pigs = list(pigs)
-            s.execute(delete(_ActionRow).where(_ActionRow.match_id == match_id,
-                                               _ActionRow.deal_index == deal_index))
-            profile = self._profile_row(s)
-            profile.lifetime += south_final
-            return profile.lifetime
+        with self.engine.begin() as c:
+            c.execute(insert(_DEALS).values(match_id=match_id, deal_index=deal_index, record=record_line,
+                                            south_final=south_final))
+            c.execute(update(_MATCHES).where(_MATCHES.c.id == match_id).values(
+                totals=list(totals), deals=deal_index + 1, in_deal=False, over=over, winners=list(winners),
+                pigs=list(pigs)))
+            c.execute(delete(_ACTIONS).where(_ACTIONS.c.match_id == match_id,
+                                             _ACTIONS.c.deal_index == deal_index))
+            lifetime = self._lifetime(c) + south_final
+            c.execute(update(_PROFILE).where(_PROFILE.c.id == _LOCAL).values(lifetime=lifetime))
+            return lifetime
 
     # ------------------------------------------------------------------ finished deals
 
     def records(self, match_id: str) -> list[str]:
         """The match's finished deals as R11 JSON lines, in deal order."""
-        with self._session() as s:
-            rows = s.scalars(select(_DealRow.record).where(_DealRow.match_id == match_id)
-                             .order_by(_DealRow.deal_index))
-            return list(rows)
+        with self.engine.connect() as c:
+            return list(c.scalars(select(_DEALS.c.record).where(_DEALS.c.match_id == match_id)
+                                  .order_by(_DEALS.c.deal_index)))
 
     def record(self, match_id: str, deal_index: int) -> str | None:
-        with self._session() as s:
-            return s.scalars(select(_DealRow.record).where(
-                _DealRow.match_id == match_id, _DealRow.deal_index == deal_index)).first()
+        with self.engine.connect() as c:
+            line: str | None = c.scalars(select(_DEALS.c.record).where(
+                _DEALS.c.match_id == match_id, _DEALS.c.deal_index == deal_index)).first()
+            return line
 
     # ------------------------------------------------------------------ the local player
 
     @staticmethod
-    def _profile_row(s: Session) -> _ProfileRow:
-        row = s.get(_ProfileRow, _LOCAL)
-        if row is None:
-            row = _ProfileRow(id=_LOCAL, lifetime=0)
-            s.add(row)
-            s.flush()
-        return row
+    def _lifetime(c: Connection) -> int:
+        """The local player's lifetime score, its row created (at 0) if missing."""
+        value = c.scalar(select(_PROFILE.c.lifetime).where(_PROFILE.c.id == _LOCAL))
+        if value is None:
+            c.execute(insert(_PROFILE).values(id=_LOCAL, lifetime=0))
+            return 0
+        return int(value)
 
     def profile(self) -> Profile:
-        with self._session() as s:
-            row = s.get(_ProfileRow, _LOCAL)
-            matches = s.scalar(select(func.count()).select_from(_MatchRow)) or 0
-            deals = s.scalar(select(func.count()).select_from(_DealRow)) or 0
-            return Profile(row.lifetime if row is not None else 0, matches, deals)
+        with self.engine.connect() as c:
+            lifetime = c.scalar(select(_PROFILE.c.lifetime).where(_PROFILE.c.id == _LOCAL))
+            matches = c.scalar(select(func.count()).select_from(_MATCHES)) or 0
+            deals = c.scalar(select(func.count()).select_from(_DEALS)) or 0
+            return Profile(int(lifetime) if lifetime is not None else 0, matches, deals)
