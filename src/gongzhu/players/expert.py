@@ -225,7 +225,9 @@ def _restricted(obs: Observation, world: World) -> list[int]:
 
 def _penalty_offender(obs: Observation, world: World) -> int:
     """Under ``discard_color=penalty``, who in the trick in progress has made the first offence
-    (R5.2), judged as the rules judge it, against what the world says each seat held then."""
+    (R5.2), judged as the rules judge it against what the world says each seat held then — except
+    that R4.3's hold on exposed cards is left out of that judgement (a rare case: exposed cards,
+    a discard and the penalty rule in one trick)."""
     if obs.options.discard_color != "penalty" or not obs.trick:
         return -1
     plays = [(int(s), tuple(c.index for c in p)) for s, p in obs.trick]
