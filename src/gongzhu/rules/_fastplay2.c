@@ -360,7 +360,6 @@ static int policy_uniform2(const Fp2Pos *p, const Fp2Play *legal, int n, FpRng *
  *   about 10% of the choices uniformly random.
  */
 
-
 /* The point cards of the trick in progress as a multiset. */
 static void trick_points(const Fp2Pos *p, uint64_t *t1, uint64_t *t2)
 {

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 import gongzhu.rules._fastplay2 as _c
-from gongzhu.rules.cards import ALL_CARDS, EXPOSABLE, Card, hand_masks
+from gongzhu.rules.cards import EXPOSABLE, Card, hand_masks
 from gongzhu.rules.deal import Deal, Phase
 from gongzhu.rules.fast import POLICY_HEURISTIC, POLICY_UNIFORM, BlobPosition, Policy
 from gongzhu.rules.model import Exposure
@@ -105,10 +105,36 @@ def _masks4(hands: Sequence[Iterable[Card]], what: str) -> tuple[list[int], list
     return [m[0] for m in pairs], [m[1] for m in pairs]
 
 
-def exposed_copies(exposures: Iterable[Exposure]) -> tuple[int, int, int, int]:
+def _exposed_copies(exposures: Iterable[Exposure]) -> tuple[int, int, int, int]:
     """Copies exposed of ♠Q ♦J ♣10 ♥A (R4.5: the values depend on how many)."""
     n = Counter(e.card for e in exposures)
     return (n[EXPOSABLE[0]], n[EXPOSABLE[1]], n[EXPOSABLE[2]], n[EXPOSABLE[3]])
+
+
+#: Four seats' cards as two masks each: held at least once, held twice.
+_Masks = tuple[Sequence[int], Sequence[int]]
+
+
+def _encode(options: Options, held: _Masks, bound: _Masks, captured: _Masks, exposures: Iterable[Exposure],
+            trick: Sequence[Sequence[Card | int]], leader: int, turn: int, offender: int, suits_led: int,
+            must_lead_c2: bool) -> FastPosition2:
+    if options.decks != 2:
+        raise ValueError("the two-deck C fast path is for decks=2 only")
+    blob: bytes = _c.encode(
+        held[0], held[1], bound[0], bound[1], captured[0], captured[1],
+        _exposed_copies(exposures),
+        tuple(tuple(c.index if isinstance(c, Card) else c for c in p) for p in trick),
+        leader,
+        turn,
+        offender,
+        suits_led,
+        must_lead_c2,
+        options.clockwise,
+        options.exposed_discard_before_suit_led,
+        _DISCARD_COLOR[options.discard_color],
+        options.heart_values == "book",
+    )
+    return FastPosition2(blob)
 
 
 def encode_parts(
@@ -128,30 +154,8 @@ def encode_parts(
     """Build a two-deck position from its parts: each seat's hand and its exposed copies still
     bound by R4.3 (copies twice), the point cards each seat took, the exposures (R4.5 values),
     the trick in progress (plays in playing order) and who is to play."""
-    if options.decks != 2:
-        raise ValueError("the two-deck C fast path is for decks=2 only")
-    h1, h2 = _masks4(hands, "hands")
-    r1, r2 = _masks4(bound, "bound")
-    c1, c2 = _masks4(captured, "captured")
-    blob: bytes = _c.encode(
-        h1, h2, r1, r2, c1, c2,
-        exposed_copies(exposures),
-        tuple(tuple(c.index if isinstance(c, Card) else c for c in p) for p in trick),
-        leader,
-        turn,
-        offender,
-        suits_led,
-        must_lead_c2,
-        options.clockwise,
-        options.exposed_discard_before_suit_led,
-        _DISCARD_COLOR[options.discard_color],
-        options.heart_values == "book",
-    )
-    return FastPosition2(blob)
-
-
-def _cards(m1: int, m2: int) -> list[Card]:
-    return [ALL_CARDS[i] for i in range(52) if m1 >> i & 1] + [ALL_CARDS[i] for i in range(52) if m2 >> i & 1]
+    return _encode(options, _masks4(hands, "hands"), _masks4(bound, "bound"), _masks4(captured, "captured"),
+                   exposures, trick, leader, turn, offender, suits_led, must_lead_c2)
 
 
 def encode(deal: Deal) -> FastPosition2:
@@ -160,16 +164,6 @@ def encode(deal: Deal) -> FastPosition2:
         raise ValueError("the two-deck C fast path is for decks=2 only: this deal has decks=1")
     if deal.phase != Phase.PLAY:
         raise ValueError(f"the C fast path needs a deal in the play phase, not in phase {deal.phase.value!r}")
-    return encode_parts(
-        deal.options,
-        hands=[_cards(deal._h1[s], deal._h2[s]) for s in range(4)],
-        bound=[_cards(deal._r1[s], deal._r2[s]) for s in range(4)],
-        captured=deal._captured,
-        exposures=deal.exposures,
-        trick=[p for _, p in deal._trick],
-        leader=deal._leader,
-        turn=deal._turn,
-        offender=deal._offender,
-        suits_led=deal._suits_led,
-        must_lead_c2=deal._must_lead_c2 and not deal.tricks and not deal._trick,
-    )
+    return _encode(deal.options, (deal._h1, deal._h2), (deal._r1, deal._r2), _masks4(deal._captured, "captured"),
+                   deal.exposures, [p for _, p in deal._trick], deal._leader, deal._turn, deal._offender,
+                   deal._suits_led, deal._must_lead_c2 and not deal.tricks and not deal._trick)
