@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -180,11 +180,10 @@ class Store:
             preset=preset, options=dict(options), levels=dict(levels), speed=speed, seed=seed,
             totals=[0, 0, 0, 0], deals=0, in_deal=True, over=False, winners=[], pigs=[],
         )
+        row = asdict(info)
+        row["id"] = row.pop("match_id")
         with self.engine.begin() as c:
-            c.execute(insert(_MATCHES).values(
-                id=info.match_id, created=info.created, preset=info.preset, options=info.options,
-                levels=info.levels, speed=info.speed, seed=info.seed, totals=info.totals, deals=0,
-                in_deal=True, over=False, winners=[], pigs=[]))
+            c.execute(insert(_MATCHES).values(**row))
         return info
 
     def match(self, match_id: str) -> MatchInfo | None:
