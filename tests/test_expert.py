@@ -218,8 +218,8 @@ def test_a_tightly_constrained_two_deck_position_still_gets_worlds() -> None:
 
 
 def test_an_observation_no_world_fits_still_gets_a_legal_decision() -> None:
-    """A self-contradictory view (as a bot request from a buggy program could give: here West
-    claims more hidden exposures, R4.4, than there are unseen exposable cards) has no world; the
+    """A self-contradictory view (as a bot request from a buggy program could give: here the next
+    seat claims more hidden exposures, R4.4, than there are unseen exposable cards) has no world; the
     expert then decides by the intermediate's rules rather than failing."""
     import dataclasses
 
