@@ -33,9 +33,9 @@ def _legal(play: object, legal: tuple[Play, ...]) -> Play | None:
     """``play`` as one of ``legal`` (the order of a pair's cards does not matter), else None."""
     if not isinstance(play, tuple | list) or not all(isinstance(c, Card) for c in play):
         return None
-    wanted = sorted(play)
+    wanted = sorted(c.index for c in play)
     for candidate in legal:
-        if sorted(candidate) == wanted:
+        if sorted(c.index for c in candidate) == wanted:
             return candidate
     return None
 
