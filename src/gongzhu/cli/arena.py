@@ -28,7 +28,7 @@ __all__ = ["Progress", "format_report", "parse_players", "register", "run"]
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "arena",
-        help="computer players play seeded deals against each other; means with 95% CIs",
+        help="computer players play seeded deals against each other; means with 95%% CIs",
         description="Four computer players (level names, seats N,E,S,W) play seeded deals; "
         "the report gives per player type the mean raw and final points per deal with 95%% "
         "confidence intervals across deals, first/last rates, think times, and head-to-head "

@@ -1,0 +1,43 @@
+"""``gongzhu --help``, a bare ``gongzhu`` and ``gongzhu COMMAND --help`` print their help (every
+help text is an argparse format string: a literal ``%`` must be written ``%%``)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from gongzhu.cli.main import COMMANDS, main
+
+
+def test_main_help(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["--help"])
+    assert info.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: gongzhu")
+    for name in COMMANDS:
+        assert name in out
+    assert "95% CIs" in out
+
+
+def test_bare_command_prints_the_help(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 2
+    captured = capsys.readouterr()
+    assert captured.out.startswith("usage: gongzhu") and "Traceback" not in captured.err
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_command_help(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main([name, "--help"])
+    assert info.value.code == 0
+    assert capsys.readouterr().out.startswith(f"usage: gongzhu {name}")
+
+
+def test_help_as_a_process() -> None:
+    done = subprocess.run([sys.executable, "-m", "gongzhu.cli.main", "--help"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "usage: gongzhu" in done.stdout and done.stderr == ""
