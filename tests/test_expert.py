@@ -1,21 +1,27 @@
 """The search players: worlds consistent with the observation, legal and reproducible choices,
-and strength that a test can see (issue 3; R4, R5, R6, R7)."""
+and strength that a test can see (R4, R5, R6, R7)."""
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import declare_random_exposures
 from gongzhu.players import make_player, observe
 from gongzhu.players.expert import ExpertPlayer, FlatMonteCarloPlayer, objective_weights
+from gongzhu.players.observation import Observation
+from gongzhu.players.protocol import observation_from_request
 from gongzhu.players.random_player import RandomPlayer
 from gongzhu.players.sampling import sample_world
-from gongzhu.rules import EXPOSABLE, PRESETS, Deal, Options, Phase, Seat
+from gongzhu.rules import EXPOSABLE, PRESETS, Card, Deal, Options, Phase, Seat
 
 VARIANTS: list[tuple[str, dict[str, Any]]] = [
     *((name, {}) for name in PRESETS),
@@ -58,6 +64,7 @@ def test_sampled_worlds_respect_everything_public(preset: str, overrides: dict[s
             total: Counter[Any] = Counter()
             for s in Seat:
                 hand = world.hands[s]
+                assert all(n > 0 for n in hand.values()), (s, hand)  # no zero or negative counts
                 total += hand
                 assert sum(hand.values()) == len(deal.hand(s))
                 assert not any(c.suit in voids[s] for c in hand)
@@ -238,3 +245,95 @@ def test_an_observation_no_world_fits_still_gets_a_legal_decision() -> None:
     start = observe(Deal.new(PRESETS["online"].replace(exposure="hidden"), 6), Seat.N)
     chosen = expert.choose_exposures(dataclasses.replace(start, hidden_counts=(0, 4, 0, 0)))
     assert all(c in start.exposable() for c, _ in chosen)
+
+
+# ---------------------------------------------------------------------------------- worlds from backtracking
+
+BACKTRACKING_POSITION = Path(__file__).parent / "data" / "hint-one-deck-backtracking.json"
+
+
+def _backtracking_observation() -> Observation:
+    """West to play the last card of trick 8 (online, ``discard_color=enforce``): North has shown
+    void in ♠ and ♣, East in ♦, South in ♥, so random placement of the hidden cards mostly fails
+    and the sampler's backtracking search supplies the worlds."""
+    return observation_from_request(json.loads(BACKTRACKING_POSITION.read_text(encoding="utf-8")))
+
+
+def test_backtracked_worlds_of_a_constrained_position_hold_only_positive_counts() -> None:
+    obs = _backtracking_observation()
+    for seed in range(40):
+        world = sample_world(obs, random.Random(seed), attempts=0)  # backtracking only
+        assert all(n > 0 for hand in world.hands.values() for n in hand.values()), seed
+        seen: Counter[Card] = Counter()
+        for s, hand in world.hands.items():
+            assert sum(hand.values()) == obs.cards_left(s)
+            seen += hand
+        assert set(seen.values()) == {1}  # one deck: every unplayed card in exactly one hand
+        assert seen == obs.unseen() + Counter(obs.hand)
+
+
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), plays=st.integers(-20, 51), observer=st.sampled_from(list(Seat)),
+       attempts=st.sampled_from([0, 1, 50]),
+       overrides=st.sampled_from([{}, {"discard_color": "enforce"}, {"exposure": "hidden"}]))
+def test_every_one_deck_world_deals_each_hidden_card_to_exactly_one_seat(
+        seed: int, plays: int, observer: Seat, attempts: int, overrides: dict[str, Any]) -> None:
+    """Whichever way a world is found (random placement, or backtracking after 0 or 1 failed
+    placements), its hands hold positive counts only, are disjoint, have the seats' sizes and
+    together are exactly the unplayed cards (R1, R3).  Positions: random deals after ``plays``
+    random plays, and (``plays`` < 0) the constrained position above, where backtracking is
+    the rule rather than the exception."""
+    if plays < 0:
+        obs = _backtracking_observation()
+    else:
+        deal = _midgame(PRESETS["online"].replace(**overrides), seed, plays)
+        if deal.is_over:
+            return
+        obs = observe(deal, observer)
+    world = sample_world(obs, random.Random(seed), attempts=attempts)
+    assert world.hands[obs.seat] == Counter(obs.hand)
+    seen: Counter[Card] = Counter()
+    for s in Seat:
+        hand = world.hands[s]
+        assert all(n > 0 for n in hand.values()), (s, hand)
+        assert sum(hand.values()) == obs.cards_left(s)
+        seen += hand
+    assert set(seen.values()) <= {1}
+    assert seen == obs.unseen() + Counter(obs.hand)
+
+def test_the_expert_searches_a_position_whose_worlds_come_from_backtracking() -> None:
+    """West's legal plays (♠7, ♠8: a spade was led, R5.2) are ranked from many worlds, some of
+    them found by backtracking; every one of them is a consistent C position."""
+    obs = _backtracking_observation()
+    for seed in range(36, 70):
+        ranked = ExpertPlayer(seed=seed, iterations=10).evaluate(obs)
+        assert [v.play for v in ranked] == list(obs.legal_plays()) and len(ranked) == 2
+        assert all(v.samples == 10 * 24 for v in ranked)
+
+
+def test_search_positions_ignore_zero_counts_in_a_world() -> None:
+    """A world whose hands carry cards with a zero count (a ``Counter`` after ``-= 1``) builds
+    the same C position as the world without them: only held cards enter the masks."""
+    from gongzhu.players.expert import _position, _start_position
+    from gongzhu.players.sampling import World
+    from gongzhu.rules import fast
+
+    deal = _midgame(PRESETS["online"].replace(discard_color="enforce"), 11, 21)
+    turn = deal.turn
+    assert turn is not None
+    obs = observe(deal, turn)
+    clean = {s: Counter(deal.hand(s)) for s in Seat}
+    padded = {s: Counter(clean[s]) for s in Seat}
+    for s in Seat:
+        for c in deal.hand(Seat((s + 1) % 4)):  # the next seat's cards, at count zero
+            padded[s][c] = 0
+    assert _position(obs, World(padded, tuple(deal.exposures))) == fast.encode(deal)
+    start = Deal.new(PRESETS["online"], 11)
+    first = observe(start, Seat.N)
+    dealt = {s: Counter(start.hand(s)) for s in Seat}
+    zeros = {s: Counter({**dealt[s], **dict.fromkeys(start.hand(Seat((s + 2) % 4)), 0)}) for s in Seat}
+    leader = next(int(s) for s in Seat if any(c.code == "2C" for c in start.hand(s)))
+    assert (_start_position(first, World(zeros, ()), [], leader)
+            == _start_position(first, World(dealt, ()), [], leader))

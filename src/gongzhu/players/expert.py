@@ -218,7 +218,7 @@ def _restricted(obs: Observation, world: World) -> list[int]:
     out = [0, 0, 0, 0]
     out[obs.seat] = mask_of(obs.restricted_in_hand())
     for e in world.exposures:
-        if e.seat != obs.seat and e.kind in ("shown", "auto") and world.hands[e.seat][e.card]:
+        if e.seat != obs.seat and e.kind in ("shown", "auto") and world.hands[e.seat][e.card] > 0:
             out[e.seat] |= 1 << e.card.index
     return out
 
@@ -264,7 +264,7 @@ def _position(obs: Observation, world: World) -> fast.FastPosition | fast2.FastP
     played = _played_by(obs)
     return fast.encode_parts(
         obs.options,
-        hands=[mask_of(world.hands[s]) for s in Seat],
+        hands=[mask_of(world.hands[s].elements()) for s in Seat],  # positive counts only
         restricted=_restricted(obs, world),
         captured=[obs.captured(s) for s in Seat],
         exposures=world.exposures,
@@ -299,7 +299,7 @@ def _first_leader(obs: Observation, world: World, rng: random.Random) -> int:
     if obs.deal_index > 0:
         return int(obs.first_receiver)
     target = _S3 if obs.options.first_lead == "spade3_any" else _C2
-    holders = [int(s) for s in Seat if world.hands[s][target]]
+    holders = [int(s) for s in Seat if world.hands[s][target] > 0]
     return holders[0] if len(holders) == 1 else rng.choice(holders)
 
 
@@ -330,12 +330,12 @@ def _start_position(obs: Observation, world: World, exposures: list[Exposure],
     exposed = {e.card for e in exposures}
     if options.auto_fourth_applies and len(exposed) == 3:  # 逼明 (R4.4)
         (fourth,) = set(EXPOSABLE) - exposed
-        holder = next(s for s in Seat if world.hands[s][fourth])
+        holder = next(s for s in Seat if world.hands[s][fourth] > 0)
         exposures = [*exposures, Exposure(holder, fourth, "auto")]
         restricted[holder] |= 1 << fourth.index
     return fast.encode_parts(
         options,
-        hands=[mask_of(world.hands[s]) for s in Seat],
+        hands=[mask_of(world.hands[s].elements()) for s in Seat],
         restricted=restricted,
         captured=[[], [], [], []],
         exposures=exposures,

@@ -24,7 +24,8 @@ __all__ = ["NoWorldError", "World", "sample_world", "sample_worlds"]
 @dataclass(frozen=True)
 class World:
     """Every seat's current hand (the observer's own included) and the full exposure list,
-    hidden exposures made concrete."""
+    hidden exposures made concrete.  The hands are disjoint with one deck (each unplayed card
+    in exactly one hand, copies split with two) and hold positive counts only."""
 
     hands: dict[Seat, Counter[Card]]
     exposures: tuple[Exposure, ...]
@@ -142,7 +143,9 @@ def _search(cards: list[Card], eligible: dict[Card, list[Seat]], hands: dict[Sea
             room[s] -= 1
             if place(i + 1):
                 return True
-            hands[s][c] -= 1
+            hands[s][c] -= 1  # undo, leaving no zero count behind (a world's hands hold positive counts only)
+            if not hands[s][c]:
+                del hands[s][c]
             room[s] += 1
         return False
 
