@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import IntEnum
 
-from gongzhu.rules.errors import CardError
+from gongzhu.rules.errors import CardError, excerpt
 
 __all__ = [
     "AH",
@@ -122,7 +122,7 @@ class Seat(IntEnum):
             for seat in cls:
                 if t.upper() in (seat.name, seat.english.upper()) or t == seat.zh:
                     return seat
-        raise CardError(f"unknown seat {text!r}: expected one of N, E, S, W")
+        raise CardError(f"unknown seat {excerpt(text)}: expected one of N, E, S, W")
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -201,12 +201,12 @@ def parse_card(text: str | Card) -> Card:
     if isinstance(text, Card):
         return text
     if not isinstance(text, str):
-        raise CardError(f"a card must be a string such as 'QS', not {text!r}")
+        raise CardError(f"a card must be a string such as 'QS', not {excerpt(text)}")
     t = text.strip().upper()
     m = _CARD_RE.match(t)
     if m is None:
         raise CardError(
-            f"cannot read {text!r} as a card: write rank then suit, e.g. 'QS', '10C', 'TC' or '♠Q'"
+            f"cannot read {excerpt(text)} as a card: write rank then suit, e.g. 'QS', '10C', 'TC' or '♠Q'"
         )
     rank_text, suit_text = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
     return ALL_CARDS[_SUIT_CHARS[suit_text] * 13 + _RANK_TEXT[rank_text] - 2]

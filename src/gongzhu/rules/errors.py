@@ -6,7 +6,7 @@ plain words; an action refused with one of them leaves the state exactly as it w
 
 from __future__ import annotations
 
-__all__ = ["CardError", "DealError", "GongzhuError", "IllegalPlayError", "OptionError", "message"]
+__all__ = ["CardError", "DealError", "GongzhuError", "IllegalPlayError", "OptionError", "excerpt", "message"]
 
 
 class GongzhuError(ValueError):
@@ -40,3 +40,13 @@ def message(e: BaseException, lang: str) -> str:
     if lang == "zh" and isinstance(zh, str) and zh:
         return zh
     return str(e)
+
+
+def excerpt(value: object) -> str:
+    """``repr(value)`` for a message, cut at 40 characters: an error quotes at most a short
+    piece of what it refuses (a huge integer is named by its size)."""
+    if isinstance(value, int) and value.bit_length() > 128:
+        return f"an integer of {value.bit_length()} bits"
+    text = repr(value[:40] if isinstance(value, str) and len(value) > 40 else value)
+    return text if len(text) <= 40 else text[:37] + "..."
+

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from gongzhu.rules.errors import OptionError
+from gongzhu.rules.errors import OptionError, excerpt
 
 __all__ = [
     "EXPOSURE_KINDS",
@@ -167,7 +167,7 @@ class Options:
             return 4 if self.exposure == "sell_x4_x2" else 2
         if kind == "hidden":
             return 2
-        raise OptionError(f"unknown exposure kind {kind!r}: expected one of {EXPOSURE_KINDS}")
+        raise OptionError(f"unknown exposure kind {excerpt(kind)}: expected one of {EXPOSURE_KINDS}")
 
     @staticmethod
     def restricted_kind(kind: str) -> bool:
@@ -185,7 +185,7 @@ class Options:
         """A copy with some keys changed; unknown keys and bad values are refused."""
         unknown = sorted(set(changes) - set(OPTION_KEYS))
         if unknown:
-            raise OptionError(f"unknown option {unknown[0]!r}: known options are {', '.join(OPTION_KEYS)}")
+            raise OptionError(f"unknown option {excerpt(unknown[0])}: known options are {', '.join(OPTION_KEYS)}")
         return dataclasses.replace(self, **{k: _coerce(k, v) for k, v in changes.items()})
 
     @classmethod
@@ -218,7 +218,7 @@ def resolve_options(preset: str | None = "online", overrides: Mapping[str, Any] 
     """A preset (R9) with any keys of R10 overridden on top of it."""
     name = preset or "online"
     if name not in PRESETS:
-        raise OptionError(f"unknown preset {name!r}: choose one of {', '.join(PRESETS)}")
+        raise OptionError(f"unknown preset {excerpt(name)}: choose one of {', '.join(PRESETS)}")
     # Overrides are applied together, so two keys that only make sense side by side can be set.
     return PRESETS[name].replace(**dict(overrides or {}))
 
@@ -226,11 +226,11 @@ def resolve_options(preset: str | None = "online", overrides: Mapping[str, Any] 
 def parse_option_assignment(text: str) -> tuple[str, Any]:
     """Read ``key=value`` as written on a command line, e.g. ``decks=2``, ``self_catch=true``."""
     if "=" not in text:
-        raise OptionError(f"expected key=value, got {text!r}")
+        raise OptionError(f"expected key=value, got {excerpt(text)}")
     key, _, value = text.partition("=")
     key = key.strip()
     if key not in OPTION_KEYS:
-        raise OptionError(f"unknown option {key!r}: known options are {', '.join(OPTION_KEYS)}")
+        raise OptionError(f"unknown option {excerpt(key)}: known options are {', '.join(OPTION_KEYS)}")
     return key, _coerce(key, value.strip())
 
 
@@ -253,4 +253,4 @@ def _coerce(key: str, value: Any) -> Any:
 def _text(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
-    return repr(value) if not isinstance(value, int) else str(value)
+    return excerpt(value)
