@@ -23,6 +23,8 @@ from gongzhu.cli.bot import serve
 from gongzhu.players import RandomPlayer, make_player
 from gongzhu.players.observation import Observation, observe
 from gongzhu.players.protocol import (
+    MAX_ERROR_CHARS,
+    MAX_LINE_BYTES,
     RequestError,
     answer,
     handle_line,
@@ -461,7 +463,7 @@ def test_expose_answers_name_kinds() -> None:
     assert answer(RandomPlayer(0), {**req, "id": "x7"})["id"] == "x7"
 
 
-def test_bad_json_and_internal_errors_never_stop_the_bot() -> None:
+def test_bad_json_and_internal_errors_never_stop_the_bot(caplog: pytest.LogCaptureFixture) -> None:
     player = RandomPlayer(0)
     assert handle_line(player, "   \n") is None
     assert handle_line(player, "{") == {"error": "not valid JSON: Expecting property name enclosed in double "
@@ -470,13 +472,69 @@ def test_bad_json_and_internal_errors_never_stop_the_bot() -> None:
     assert handle_line(player, '{"x": NaN}') == {"error": "not valid JSON: NaN is not a JSON number"}
     assert handle_line(player, "[]") == {"error": "a request is a JSON object, not an array"}
 
+    class Unnamed(RandomPlayer):
+        @property
+        def level(self) -> str:  # type: ignore[override]
+            raise ZeroDivisionError("oops")
+
+    assert handle_line(Unnamed(0), '{"id": 5, "type": "info"}') == {
+        "id": 5, "error": "internal error: ZeroDivisionError: oops"}
+    assert "bot: a request failed" in caplog.text
+
+
+def test_a_failing_player_is_replaced_for_the_decision(caplog: pytest.LogCaptureFixture) -> None:
+    """A player that raises is logged and the intermediate player answers instead (players.guard):
+    the bot gives a legal play, not an error."""
+
     class Broken(RandomPlayer):
         def choose_play(self, obs: Any) -> Any:
             raise ZeroDivisionError("oops")
 
+        def choose_exposures(self, obs: Any) -> Any:
+            raise ZeroDivisionError("oops")
+
     deal, turn = _mid_deal()
-    line = json.dumps({**deal_to_request(deal, turn), "id": 5})
-    assert handle_line(Broken(0), line) == {"id": 5, "error": "internal error: ZeroDivisionError: oops"}
+    reply = handle_line(Broken(0), json.dumps({**deal_to_request(deal, turn), "id": 5}))
+    assert reply is not None and reply["id"] == 5
+    assert tuple(parse_card(c) for c in reply["cards"]) in deal.legal_plays()
+    assert "ZeroDivisionError: oops" in caplog.text and "the intermediate player plays instead" in caplog.text
+    expose = {"type": "expose", "seat": "N", "hand": codes_of("AH 2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC")}
+    reply = handle_line(Broken(0), json.dumps(expose))
+    assert reply is not None and set(reply) == {"expose", "kinds"}
+
+
+def test_bytes_that_are_not_utf8_and_lone_surrogates_are_refused() -> None:
+    player = RandomPlayer(0)
+    assert handle_line(player, b"\xff\n") == {"error": "not valid UTF-8: byte 0xff at offset 0 (invalid start byte)"}
+    assert handle_line(player, b'{"type": "info"}') is not None
+    for line, half in [('{"id": "\\ud800", "type": "info"}', "d800"),
+                       ('{"type": "play", "seat": "N", "hand": ["\\ud800"]}', "d800"), ('{"\\udfff": 1}', "dfff")]:
+        assert handle_line(player, line) == {
+            "error": f"not valid JSON: a string holds the lone surrogate \\u{half}, which is not a character"}
+
+
+def test_a_request_line_is_at_most_64_kib() -> None:
+    player = RandomPlayer(0)
+    padded = '{"type": "info", "x": "' + "a" * (MAX_LINE_BYTES - 30) + '"}'
+    assert len(padded) <= MAX_LINE_BYTES and "protocol" in (handle_line(player, padded) or {})
+    too_long = '{"type": "info", "x": "' + "a" * MAX_LINE_BYTES + '"}'
+    message = f"a request is at most {MAX_LINE_BYTES} bytes of UTF-8 on one line"
+    for line in (too_long, too_long.encode(), '{"x": "' + "北" * (MAX_LINE_BYTES // 3) + '"}'):
+        reply = handle_line(player, line)
+        assert reply is not None and message in reply["error"] and len(reply["error"]) < 200
+
+
+def test_error_messages_quote_a_short_excerpt() -> None:
+    player = RandomPlayer(0)
+    deal, turn = _mid_deal()
+    good = deal_to_request(deal, turn)
+    long = "QS" * 20_000
+    edits: list[dict[str, Any]] = [
+        {"preset": long}, {"options": {"decks": long}}, {"options": {long: 1}}, {"hand": long}, {"hand": [long]},
+        {"seat": long}, {"type": long}, {"exposures": [{"seat": "N", "kind": long}]}]
+    for edit in edits:
+        reply = handle_line(player, json.dumps({**good, **edit}))
+        assert reply is not None and "QS" * 30 not in reply["error"] and len(reply["error"]) <= MAX_ERROR_CHARS
 
 
 def test_serve_answers_one_line_per_request() -> None:
@@ -489,6 +547,21 @@ def test_serve_answers_one_line_per_request() -> None:
     assert len(answers) == 5
     assert answers[0]["protocol"] == "gongzhu-bot/1"
     assert "error" in answers[1] and "cards" in answers[2] and "error" in answers[3] and "cards" in answers[4]
+
+
+def test_serve_reads_bytes_and_goes_on_after_a_bad_line() -> None:
+    info = b'{"id": 1, "type": "info"}\n'
+    stdin = (b"\xff\n" + info + b'{"id": "\\ud800", "type": "info"}\n' + info + b"x" * (3 * MAX_LINE_BYTES) + b"\n"
+             + info + b"\xef\xbb\xbf" + info + b'{"id": 2, "type": "info"}')
+    out = io.StringIO()
+    assert serve(RandomPlayer(0), io.BytesIO(stdin), out) == 0
+    answers = [json.loads(x) for x in out.getvalue().splitlines()]
+    assert [sorted(a)[0] for a in answers] == ["error", "id", "error", "id", "error", "id", "error", "id"]
+    assert answers[0]["error"] == "not valid UTF-8: byte 0xff at offset 0 (invalid start byte)"
+    assert "lone surrogate" in answers[2]["error"]
+    assert answers[4]["error"].startswith(f"the request line has more than {MAX_LINE_BYTES} bytes")
+    assert "BOM" in answers[6]["error"]
+    assert answers[-1]["id"] == 2 and answers[-1]["protocol"] == "gongzhu-bot/1"
 
 
 # ---------------------------------------------------------------------------------- the command
@@ -513,6 +586,19 @@ def test_the_command_serves_until_end_of_input() -> None:
     assert tuple(parse_card(c) for c in answers[0]["cards"]) in deal.legal_plays()
     again = _bot("--level", "random", "--seed", "1", stdin="\n".join(lines) + "\n")
     assert again.stdout == done.stdout  # reproducible from the seed
+
+
+def test_the_command_goes_on_after_bad_bytes() -> None:
+    stdin = (b'\xff\n{"id": 1, "type": "info"}\n{"id": "\\ud800", "type": "info"}\n'
+             b'{"type": "play", "seat": "N", "hand": ["\\ud800"]}\n' + b"[" * 100_000 + b"\n"
+             + b"9" * 5000 + b"\n" + b"{" * (2 * MAX_LINE_BYTES) + b'\n{"id": 2, "type": "info"}\n')
+    done = subprocess.run([sys.executable, "-m", "gongzhu.cli.main", "bot", "--level", "random"], input=stdin,
+                          capture_output=True, timeout=60, check=False)
+    assert done.returncode == 0 and done.stderr == b""
+    answers = [json.loads(x) for x in done.stdout.decode("utf-8").splitlines()]
+    assert [a.get("id") for a in answers] == [None, 1, None, None, None, None, None, 2]
+    assert all("error" in a for i, a in enumerate(answers) if i not in (1, 7))
+    assert "protocol" in answers[1] and "protocol" in answers[7]
 
 
 def codes_of(text: str) -> list[str]:

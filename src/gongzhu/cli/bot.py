@@ -2,21 +2,22 @@
 
 Reads one JSON request per line on stdin and writes one JSON answer per line on stdout, flushed
 after each, as chess engines speak UCI: any program can seat our players at its table.  Blank
-lines are skipped; a bad request is answered ``{"error": "..."}`` and the bot keeps serving;
-end of input ends it with status 0.  The protocol is :mod:`gongzhu.players.protocol`, documented
-in ``docs/bot-protocol.md``.
+lines are skipped; a bad request — not UTF-8, not JSON, longer than
+:data:`~gongzhu.players.protocol.MAX_LINE_BYTES`, or one the rules refuse — is answered
+``{"error": "..."}`` and the bot keeps serving; end of input ends it with status 0.  The
+protocol is :mod:`gongzhu.players.protocol`, documented in ``docs/bot-protocol.md``.
 """
 
 from __future__ import annotations
 
 import argparse
 import io
-import json
+import os
 import sys
 from typing import IO, Any
 
 from gongzhu.players.base import Player
-from gongzhu.players.protocol import handle_line
+from gongzhu.players.protocol import MAX_LINE_BYTES, handle_line, line_too_long, reply_line
 from gongzhu.players.registry import LEVELS, make_player
 
 __all__ = ["register", "run", "serve"]
@@ -40,16 +41,31 @@ def register(subparsers: Any) -> None:
     p.set_defaults(run=run)
 
 
-def serve(player: Player, stdin: IO[str], stdout: IO[str]) -> int:
-    """Answer every request line of ``stdin`` on ``stdout`` until end of input; returns 0."""
+def _skip_rest_of_line(stdin: IO[bytes] | IO[str]) -> None:
+    """Read and drop the rest of an over-long line, a bounded piece at a time."""
     while True:
-        line = stdin.readline()
+        piece = stdin.readline(MAX_LINE_BYTES)
+        if not piece or piece[-1:] in (b"\n", "\n"):
+            return
+
+
+def serve(player: Player, stdin: IO[bytes] | IO[str], stdout: IO[str]) -> int:
+    """Answer every request line of ``stdin`` (bytes, read as UTF-8, or text) on ``stdout``
+    until end of input; returns 0.  A line is read up to MAX_LINE_BYTES (characters, for a text
+    stream); a longer one is answered with an error and skipped."""
+    while True:
+        line = stdin.readline(MAX_LINE_BYTES + 1)
         if not line:
             return 0
-        reply = handle_line(player, line)
+        reply: dict[str, Any] | None
+        if len(line) > MAX_LINE_BYTES and line[-1:] not in (b"\n", "\n"):
+            _skip_rest_of_line(stdin)
+            reply = line_too_long()
+        else:
+            reply = handle_line(player, line)
         if reply is None:
             continue
-        stdout.write(json.dumps(reply, ensure_ascii=False) + "\n")
+        stdout.write(reply_line(reply) + "\n")
         stdout.flush()
 
 
@@ -64,12 +80,14 @@ def run(args: argparse.Namespace) -> int:
         print("gongzhu bot: --iterations must be 1 or more", file=sys.stderr)
         return 2
     player = make_player(args.level, seed=args.seed, think=args.think, iterations=args.iterations)
-    for stream in (sys.stdin, sys.stdout):
-        if isinstance(stream, io.TextIOWrapper):
-            stream.reconfigure(encoding="utf-8")
+    if isinstance(sys.stdout, io.TextIOWrapper):
+        sys.stdout.reconfigure(encoding="utf-8")
+    stdin: IO[bytes] | IO[str] = getattr(sys.stdin, "buffer", sys.stdin)  # bytes: decoded line by line
     try:
-        return serve(player, sys.stdin, sys.stdout)
+        return serve(player, stdin, sys.stdout)
     except BrokenPipeError:  # the client went away: nothing left to answer
+        devnull = os.open(os.devnull, os.O_WRONLY)  # nor to flush at exit
+        os.dup2(devnull, sys.stdout.fileno())
         return 0
     except KeyboardInterrupt:
         return 0

@@ -18,41 +18,55 @@ exposures (R4) and the seat's own earlier plays (R4.3, R5).  A refusal is a
 from __future__ import annotations
 
 import itertools
+import json
+import logging
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from gongzhu import __version__
-from gongzhu.jsontext import JSONTextError, describe, loads_strict, show
+from gongzhu.jsontext import JSONTextError, decode_utf8, describe, loads_strict, show
 from gongzhu.players.base import Player
 from gongzhu.players.expert import ExpertPlayer
+from gongzhu.players.guard import safe_exposures, safe_play
 from gongzhu.players.hints import DEFAULT_HINT_THINK, Hint, hints
 from gongzhu.players.observation import Observation
 from gongzhu.rules.cards import EXPOSABLE, JD, Card, Seat, Suit, parse_card, parse_cards
 from gongzhu.rules.deal import Phase
 from gongzhu.rules.dealing import next_seat
-from gongzhu.rules.errors import GongzhuError
+from gongzhu.rules.errors import GongzhuError, excerpt
 from gongzhu.rules.legal import COLOR_MASKS, SeatView, cascade, restricted_context
 from gongzhu.rules.model import Exposure, Play, Trick
 from gongzhu.rules.options import EXPOSURE_KINDS, PRESETS, Options, resolve_options
 
 __all__ = [
+    "MAX_ERROR_CHARS",
+    "MAX_LINE_BYTES",
     "PROTOCOL",
     "REQUEST_TYPES",
     "PlayerError",
     "RequestError",
     "answer",
     "handle_line",
+    "line_too_long",
     "observation_from_request",
     "parse_request_line",
+    "reply_line",
     "trick_winner",
 ]
+
+log = logging.getLogger("gongzhu.players")
 
 #: The protocol name and version, as the ``info`` answer gives it.
 PROTOCOL = "gongzhu-bot/1"
 #: The request types: ``info`` (who is answering), ``expose`` (R4) and ``play`` (R5).
 REQUEST_TYPES = ("info", "expose", "play", "hint")
+#: The longest request line read, in bytes of UTF-8 without the line end; a longer line is
+#: answered with an error unread.
+MAX_LINE_BYTES = 64 * 1024
+#: The longest error message written (a message quotes at most a short excerpt of the request).
+MAX_ERROR_CHARS = 500
 
 _C2 = parse_card("2C")
 _S3 = parse_card("3S")
@@ -195,7 +209,7 @@ def _options(req: dict[str, Any]) -> Options:
     if preset is not None and not isinstance(preset, str):
         raise RequestError(f"must be a preset name (a string) or null, not {_kind(preset)}", "preset")
     if preset is not None and preset not in PRESETS:
-        raise RequestError(f"unknown preset {preset!r}: choose one of {', '.join(PRESETS)} (R9)", "preset")
+        raise RequestError(f"unknown preset {excerpt(preset)}: choose one of {', '.join(PRESETS)} (R9)", "preset")
     overrides = _object(req.get("options", {}), "options")
     try:
         return resolve_options(preset, overrides)
@@ -655,7 +669,7 @@ def observation_from_request(req: dict[str, Any]) -> Observation:
 
 
 def _checked_exposures(player: Player, obs: Observation) -> list[tuple[Card, str]]:
-    chosen = player.choose_exposures(obs)
+    chosen = safe_exposures(player, obs, where="bot")
     left = Counter(obs.exposable())
     firsts = 0
     for c, kind in chosen:
@@ -670,7 +684,7 @@ def _checked_exposures(player: Player, obs: Observation) -> list[tuple[Card, str
 
 
 def _checked_play(player: Player, obs: Observation) -> Play:
-    play = _sorted(player.choose_play(obs))
+    play = _sorted(safe_play(player, obs, where="bot"))
     if play not in obs.legal_plays():
         raise PlayerError(f"the {player.level} player chose {_codes(play)}, which is not a legal play "
                           "(R4.3, R5): a bug in the player")
@@ -732,18 +746,70 @@ def parse_request_line(text: str) -> dict[str, Any]:
     return value
 
 
-def handle_line(player: Player, line: str) -> dict[str, Any] | None:
-    """One line of the ``gongzhu bot`` loop: None for a blank line, else the answer.  Never
-    raises: any failure, even a bug in the player, becomes ``{"error": ...}``."""
+def _short(message: str) -> str:
+    return message if len(message) <= MAX_ERROR_CHARS else message[: MAX_ERROR_CHARS - 3] + "..."
+
+
+def line_too_long(size: int | None = None) -> dict[str, Any]:
+    """The answer to a request line longer than :data:`MAX_LINE_BYTES` (``size`` bytes, when
+    known)."""
+    has = f"{size} bytes" if size is not None else f"more than {MAX_LINE_BYTES} bytes"
+    return {"error": f"the request line has {has}: a request is at most {MAX_LINE_BYTES} bytes of UTF-8 on one line"}
+
+
+def handle_line(player: Player, line: str | bytes) -> dict[str, Any] | None:
+    """One line of the ``gongzhu bot`` loop (text, or bytes to be read as UTF-8): None for a
+    blank line, else the answer.  Never raises: a line longer than :data:`MAX_LINE_BYTES`, bytes
+    that are not UTF-8 and any failure, even a bug in the player (logged with its traceback),
+    become ``{"error": ...}``."""
+    if isinstance(line, bytes):
+        if len(line.rstrip(b"\r\n")) > MAX_LINE_BYTES:
+            return line_too_long(len(line.rstrip(b"\r\n")))
+        try:
+            line = decode_utf8(line)
+        except JSONTextError as e:
+            return {"error": str(e)}
+    elif len(line) * 4 > MAX_LINE_BYTES:  # only then can the UTF-8 be too long
+        size = len(line.rstrip("\r\n").encode("utf-8", "surrogatepass"))
+        if size > MAX_LINE_BYTES:
+            return line_too_long(size)
     if not line.strip():
         return None
     req: dict[str, Any] | None = None
     try:
         req = parse_request_line(line.strip())
-        return answer(player, req)
+        out = answer(player, req)
     except RequestError as e:
-        return {"error": str(e)}
+        out = {"error": str(e)}
     except Exception as e:  # the bot keeps serving whatever happens
-        out: dict[str, Any] = {"id": req["id"]} if req is not None and "id" in req else {}
+        log.exception("bot: a request failed (a bug)")
+        out = {"id": req["id"]} if req is not None and "id" in req else {}
         out["error"] = f"internal error: {type(e).__name__}: {e}"
-        return out
+    if "error" in out:
+        out["error"] = _short(out["error"])
+    return out
+
+
+def reply_line(reply: dict[str, Any]) -> str:
+    """An answer as one line of JSON (without the newline) that can always be written as UTF-8:
+    non-ASCII text as is, unless the answer holds a lone surrogate, then everything escaped.
+    Never raises: an answer that is not JSON (a bug) is written as an internal error."""
+    try:
+        text = json.dumps(reply, ensure_ascii=False)
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(reply)
+    except (TypeError, ValueError, RecursionError) as e:
+        log.exception("bot: an answer could not be written as JSON (a bug)")
+        out: dict[str, Any] = {"error": _short(f"internal error: the answer is not JSON: {type(e).__name__}: {e}")}
+        ident = reply.get("id")
+        return json.dumps({"id": ident, **out} if "id" in reply and _is_json(ident) else out)
+    return text
+
+
+def _is_json(value: Any) -> bool:
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError, RecursionError):
+        return False
+    return True
