@@ -2,9 +2,13 @@
 
 Every place that runs players for others — the arena, the bot protocol, the server's tables,
 hints — goes through :func:`safe_play` and :func:`safe_exposures`.  A player that raises, or
-answers a play that is not one of the seat's legal plays, is logged (with the traceback) and
-replaced for that one decision: first by the rule-based intermediate player, and should that
-fail too, by the first legal play (or no exposure).  The game goes on either way.
+answers a play that is not one of the seat's legal plays (a declaration the rules refuse, R4),
+is logged (with the traceback) and replaced for that one decision: first by the rule-based
+intermediate player, and should that fail too, by the first legal play (or no exposure).  The
+game goes on either way.  A caller that wants to know how often that happened passes a list as
+``stand_ins``: one line is appended to it per decision made by a stand-in.
+
+Only :class:`Exception` is caught: ``KeyboardInterrupt`` and ``SystemExit`` go through.
 
 May import ``gongzhu.rules`` and the rest of ``gongzhu.players``.
 """
@@ -12,6 +16,7 @@ May import ``gongzhu.rules`` and the rest of ``gongzhu.players``.
 from __future__ import annotations
 
 import logging
+from collections import Counter
 
 from gongzhu.players.base import Player
 from gongzhu.players.observation import Observation
@@ -40,9 +45,41 @@ def _legal(play: object, legal: tuple[Play, ...]) -> Play | None:
     return None
 
 
-def safe_play(player: Player, obs: Observation, *, where: str = "") -> Play:
+def _declaration(answer: object, obs: Observation) -> list[tuple[Card, str]] | None:
+    """``answer`` as ``(card, kind)`` pairs the rules accept from the seat now (R4.4, as
+    :meth:`Deal.verify_declare` checks it: held copies, allowed kinds, one 首明 at most; a bare
+    card stands for the option's usual kind), else None."""
+    if not isinstance(answer, list | tuple):
+        return None
+    default = "hidden" if obs.options.exposure == "hidden" else "shown"
+    held = Counter(obs.exposable())
+    out: list[tuple[Card, str]] = []
+    for item in answer:
+        if isinstance(item, Card):
+            c, kind = item, default
+        elif (isinstance(item, tuple | list) and len(item) == 2 and isinstance(item[0], Card)
+              and isinstance(item[1], str)):
+            c, kind = item[0], item[1]
+        else:
+            return None
+        if kind not in obs.exposure_kinds(c) or held[c] <= 0:
+            return None
+        held[c] -= 1
+        out.append((c, kind))
+    if sum(1 for _, k in out if k == "first") > 1:
+        return None
+    return out
+
+
+def _note(stand_ins: list[str] | None, line: str) -> None:
+    if stand_ins is not None:
+        stand_ins.append(line)
+
+
+def safe_play(player: Player, obs: Observation, *, where: str = "", stand_ins: list[str] | None = None) -> Play:
     """``player``'s play for ``obs`` — always one of ``obs.legal_plays()`` (see the module
-    docstring).  ``where`` names the game for the log (a match id, an arena deal)."""
+    docstring).  ``where`` names the game for the log (a match id, an arena deal); a decision
+    made by a stand-in adds a line to ``stand_ins`` when it is given."""
     legal = obs.legal_plays()
     if not legal:
         raise ValueError(f"{obs.seat.english} has no play to make: it is not their turn")
@@ -52,28 +89,45 @@ def safe_play(player: Player, obs: Observation, *, where: str = "") -> Play:
             return chosen
         log.error("%s: the %s player for %s answered a play that is not legal; the intermediate player "
                   "plays instead", where or "game", player.level, obs.seat.name)
-    except Exception:
+        _note(stand_ins, f"{obs.seat.name} play: the {player.level} player answered an illegal play")
+    except Exception as e:
         log.exception("%s: the %s player for %s failed; the intermediate player plays instead",
                       where or "game", player.level, obs.seat.name)
+        _note(stand_ins, f"{obs.seat.name} play: the {player.level} player failed ({type(e).__name__}: {e})")
     try:
         chosen = _legal(_stand_in().choose_play(obs), legal)
         if chosen is not None:
             return chosen
+        log.error("%s: the intermediate player's play was not legal either; playing the first legal play",
+                  where or "game")
     except Exception:
         log.exception("%s: the intermediate player failed too; playing the first legal play", where or "game")
     return legal[0]
 
 
-def safe_exposures(player: Player, obs: Observation, *, where: str = "") -> list[tuple[Card, str]]:
-    """``player``'s exposures for ``obs``; on a failure the intermediate player's, or none.
-    The caller still checks the declaration against the deal (``Deal.verify_declare``)."""
+def safe_exposures(player: Player, obs: Observation, *, where: str = "",
+                   stand_ins: list[str] | None = None) -> list[tuple[Card, str]]:
+    """``player``'s exposures for ``obs`` as ``(card, kind)`` pairs the rules accept from the
+    seat (``Deal.declare`` takes them); on a failure or a declaration the rules refuse, the
+    intermediate player's, or none.  ``where`` and ``stand_ins`` as for :func:`safe_play`."""
     try:
-        return list(player.choose_exposures(obs))
-    except Exception:
+        chosen = _declaration(player.choose_exposures(obs), obs)
+        if chosen is not None:
+            return chosen
+        log.error("%s: the %s player for %s declared exposures the rules do not allow; the intermediate "
+                  "player declares instead", where or "game", player.level, obs.seat.name)
+        _note(stand_ins, f"{obs.seat.name} exposures: the {player.level} player declared exposures the rules "
+                         "do not allow")
+    except Exception as e:
         log.exception("%s: the %s player for %s failed to declare; the intermediate player declares instead",
                       where or "game", player.level, obs.seat.name)
+        _note(stand_ins, f"{obs.seat.name} exposures: the {player.level} player failed ({type(e).__name__}: {e})")
     try:
-        return list(_stand_in().choose_exposures(obs))
+        chosen = _declaration(_stand_in().choose_exposures(obs), obs)
+        if chosen is not None:
+            return chosen
+        log.error("%s: the intermediate player's exposures were refused too; declaring no exposure",
+                  where or "game")
     except Exception:
         log.exception("%s: the intermediate player failed too; declaring no exposure", where or "game")
     return []
