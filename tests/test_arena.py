@@ -236,15 +236,17 @@ def test_one_type_report(capsys: pytest.CaptureFixture[str]) -> None:
     r = arena_json(["--players", "random,random,random,random", "--deals", "3", "--seed", "1",
                     "--duplicate"], capsys)
     assert r["format"] == "gongzhu-arena/1"
-    assert set(r) == {"format", "config", "deals", "games", "types", "head_to_head", "teams", "elapsed_s"}
+    assert set(r) == {"format", "config", "deals", "games", "complete", "stopped", "types", "head_to_head",
+                      "teams", "elapsed_s"}
+    assert r["complete"] is True and r["stopped"] is None
     assert r["config"] == {
         "players": list(RANDOM4), "preset": "online", "options": resolve_options("online").to_dict(),
         "deals": 3, "seed": 1, "duplicate": True, "rotations": 4, "think": None, "iterations": None,
     }
     assert (r["deals"], r["games"], r["head_to_head"], r["teams"]) == (3, 12, [], None)
     [t] = r["types"]
-    assert set(t) == {"level", "seats", "seat_deals", "raw", "final", "first", "last", "think_ms"}
-    assert (t["level"], t["seats"], t["seat_deals"]) == ("random", 4, 48)
+    assert set(t) == {"level", "seats", "seat_deals", "raw", "final", "first", "last", "think_ms", "stand_ins"}
+    assert (t["level"], t["seats"], t["seat_deals"], t["stand_ins"]) == ("random", 4, 48, 0)
     for key in ("raw", "final", "first", "last"):
         assert set(t[key]) == {"n", "mean", "ci95", "half_width", "sd"} and t[key]["n"] == 3
     # One type holds every seat: it finishes first (and last) exactly a quarter of the time.
@@ -427,12 +429,84 @@ def test_unwritable_out_exits_2(capsys: pytest.CaptureFixture[str], tmp_path: Pa
     assert code == 2 and "cannot write" in err
 
 
-def test_a_player_breaking_the_rules_exits_1_saying_who(levels: None, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = arena(["--players", "random,cheat,random,random", "--deals", "1", "--seed", "1"], capsys)
-    assert code == 1 and out == ""
-    assert "deal 0 rotation 0: cheat at E" in err
+def test_a_player_breaking_the_rules_is_stood_in_for_counted_and_logged(
+        levels: None, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture) -> None:
+    """Every play of ``cheat`` (a card it does not hold) is refused and made by the intermediate
+    player instead (R5): the game is played to the end, the report says how many of the level's
+    decisions were not its own, and the log says which game and seat."""
+    code, out, err = arena(["--players", "random,cheat,random,random", "--deals", "2", "--seed", "1"], capsys)
+    assert code == 0, err
+    assert "cheat: 26 of 28 decisions made by a stand-in" in out  # all 13 plays of each deal, not the declarations
+    assert "random: " not in out  # no stand-in line for the random players
+    assert "arena deal 0 rotation 0: the cheat player for E answered a play that is not legal" in caplog.text
+    assert "arena deal 1 rotation 1: the cheat player for S answered a play that is not legal" in caplog.text
+    result = play_game(ArenaConfig(("random", "cheat", "random", "random"), resolve_options("online"), 1), 0, 0)
+    assert result.stand_ins == (0, 13, 0, 0)
     with pytest.raises(ArenaError, match="unknown level"):
         ArenaConfig(("random", "random", "random", "x"), resolve_options("online"), 1)
+
+
+class Interrupting(FirstLegal):
+    """Stands for a person pressing Ctrl-C during the deal it plays in: nothing can stand in for
+    that, the run itself must stop."""
+
+    level = "interrupting"
+
+    def choose_play(self, obs: Observation) -> Play:
+        raise KeyboardInterrupt
+
+
+def interrupted_arena(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """:func:`arena`, failing the test (rather than stopping the test session) if the interrupt
+    escapes the command."""
+    try:
+        return arena(argv, capsys)
+    except KeyboardInterrupt:
+        pytest.fail("the interrupt escaped gongzhu arena: the finished deals were lost")
+
+
+@pytest.fixture
+def interrupted_at_deal_2(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Level ``stop``: the first legal play in deals 0 and 1, interrupted in deal 2 (one game per
+    deal: no ``--duplicate``)."""
+    made = itertools.count()
+
+    def factory(seed: int | None, think: float | None, iterations: int | None) -> Player:
+        return Interrupting() if next(made) == 2 else FirstLegal()
+
+    monkeypatch.setitem(registry.LEVELS, "stop", factory)
+    yield
+
+
+def test_an_interrupted_run_still_reports_and_keeps_the_finished_deals(
+        interrupted_at_deal_2: None, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    out = tmp_path / "games.jsonl"
+    code, text, err = interrupted_arena(["--players", "random,random,random,stop", "--deals", "5", "--seed", "2",
+                                         "--out", str(out)], capsys)
+    assert code == 130
+    assert "gongzhu arena: interrupted" in err and "stopped after 2 of 5 deals (the report covers those)" in err
+    assert "2 deals (1 rotation each), 2 games" in text
+    assert "INCOMPLETE: stopped after 2 of 5 deals: interrupted" in text
+    assert "random − stop: " in text and "n=2 deals" in text
+    assert len(check_file(out, check_seed=True)) == 2  # the finished games' records, complete and valid
+
+
+def test_an_interrupted_run_gives_the_json_report_of_the_finished_deals(
+        interrupted_at_deal_2: None, capsys: pytest.CaptureFixture[str]) -> None:
+    code, text, _ = interrupted_arena(["--players", "random,stop,random,random", "--deals", "4", "--seed", "2",
+                                       "--json"], capsys)
+    report = json.loads(text)
+    assert code == 130
+    assert (report["deals"], report["games"], report["complete"], report["stopped"]) == (2, 2, False, "interrupted")
+    assert [t["raw"]["n"] for t in report["types"]] == [2, 2]
+
+
+def test_a_run_interrupted_in_its_first_deal_has_nothing_to_report(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setitem(registry.LEVELS, "stop", lambda seed, think, iterations: Interrupting())
+    code, text, err = interrupted_arena(["--players", "random,stop,random,random", "--deals", "3"], capsys)
+    assert (code, text) == (130, "")
+    assert "stopped after 0 of 3 deals" in err
 
 
 def test_progress_lines() -> None:

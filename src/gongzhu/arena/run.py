@@ -10,7 +10,10 @@ Every game (one deal in one rotation) gets fresh players from the registry, each
 ``S``, the deal, the rotation and the seat (:func:`player_seed`), so nothing carries over from
 one deal to the next and a run is reproducible when the players' search is bounded by
 iterations rather than time.  Every ``choose_exposures``/``choose_play`` call is timed with
-:func:`time.perf_counter`.
+:func:`time.perf_counter`.  Players are asked through :mod:`gongzhu.players.guard`: a player
+that fails or answers something illegal is logged and stood in for in that one decision (the
+intermediate player, then the first legal play), and the game counts those decisions
+(:attr:`GameResult.stand_ins`) so that the report can say whose figures are not all its own.
 
 :func:`run_arena` plays the deals in one process or in a pool of worker processes (``spawn``),
 yielding them in deal order either way, so the results do not depend on the number of jobs.
@@ -26,6 +29,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from gongzhu.players.guard import safe_exposures, safe_play
 from gongzhu.players.observation import observe
 from gongzhu.players.registry import LEVELS, make_player
 from gongzhu.records.format import deal_to_record
@@ -52,8 +56,9 @@ SEAT_NAMES = ("N", "E", "S", "W")
 
 
 class ArenaError(ValueError):
-    """A bad arena setting, or a player that broke the rules during a game (the message says
-    which deal, rotation, seat and level)."""
+    """A bad arena setting, or a game that could not be finished: a failure outside the players
+    (they are stood in for, :mod:`gongzhu.players.guard`), the message says which deal,
+    rotation, seat and level."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +115,9 @@ class GameResult:
 
     ``levels`` says who sat where; ``raw`` is R6 and ``final`` R7 with the one-deck factor;
     ``think`` holds, per seat, the seconds each of its ``choose_*`` calls took; ``record`` is
-    the R11 record (with an extra ``players`` field) when the run asked for records.
+    the R11 record (with an extra ``players`` field) when the run asked for records;
+    ``stand_ins`` counts, per seat, the decisions a stand-in made because the seat's player
+    failed or answered something illegal (:mod:`gongzhu.players.guard`).
     """
 
     deal: int
@@ -120,6 +127,7 @@ class GameResult:
     final: tuple[int, int, int, int]
     think: tuple[tuple[float, ...], ...]
     record: dict[str, Any] | None = None
+    stand_ins: tuple[int, int, int, int] = (0, 0, 0, 0)
 
 
 def seating(players: Sequence[str], rotation: int) -> tuple[str, str, str, str]:
@@ -154,6 +162,8 @@ def play_game(config: ArenaConfig, deal_index: int, rotation: int) -> GameResult
         for seat, level in enumerate(levels)
     ]
     think: list[list[float]] = [[], [], [], []]
+    stand_ins: list[list[str]] = [[], [], [], []]
+    game = f"arena deal {deal_index} rotation {rotation}"
     deal = Deal.new(config.options, deal_seed(config.seed, deal_index), first_receiver=Seat.N,
                     deal_index=0, previous_pig_taker=None)
     seat = Seat.N
@@ -165,17 +175,17 @@ def play_game(config: ArenaConfig, deal_index: int, rotation: int) -> GameResult
         for seat in deal.undeclared:
             obs = observe(deal, seat)
             t0 = time.perf_counter()
-            exposures = players[seat].choose_exposures(obs)
+            exposures = safe_exposures(players[seat], obs, where=game, stand_ins=stand_ins[seat])
             think[seat].append(time.perf_counter() - t0)
             deal.declare(seat, exposures)
         while (turn := deal.turn) is not None:
             seat = turn
             obs = observe(deal, seat)
             t0 = time.perf_counter()
-            play = players[seat].choose_play(obs)
+            play = safe_play(players[seat], obs, where=game, stand_ins=stand_ins[seat])
             think[seat].append(time.perf_counter() - t0)
             deal.play(play, seat)
-    except Exception as e:  # a player's illegal choice or its own failure: say whose
+    except Exception as e:  # players are stood in for: a failure of the rules or the guard, say where
         kind = "" if isinstance(e, GongzhuError) else f"{type(e).__name__}: "
         raise ArenaError(f"{where()}: {kind}{e}") from e
     score = deal.score
@@ -184,8 +194,9 @@ def play_game(config: ArenaConfig, deal_index: int, rotation: int) -> GameResult
         record = deal_to_record(deal, match_id=match_id(config.seed, deal_index, rotation),
                                 preset=config.preset)
         record["players"] = dict(zip(SEAT_NAMES, levels, strict=True))
+    n = [len(x) for x in stand_ins]
     return GameResult(deal_index, rotation, levels, score.raw, score.final,
-                      tuple(tuple(t) for t in think), record)
+                      tuple(tuple(t) for t in think), record, (n[0], n[1], n[2], n[3]))
 
 
 def play_deal(config: ArenaConfig, deal_index: int) -> list[GameResult]:
@@ -199,6 +210,8 @@ def run_arena(config: ArenaConfig, jobs: int = 1) -> Iterator[list[GameResult]]:
     With ``jobs`` > 1 the deals are played in that many worker processes (``spawn``: each
     worker imports the package afresh, so only levels registered at import time exist there);
     the order of the results, and so everything computed from them, is the same as with one.
+    A deal that cannot be finished raises (:class:`ArenaError`) once the deals before it have
+    been yielded, so a caller keeps every finished deal.
     """
     if jobs < 1:
         raise ArenaError(f"the number of jobs must be 1 or more, not {jobs}")

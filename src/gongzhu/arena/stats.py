@@ -174,6 +174,7 @@ class Tally:
         }
         self._seat_deals = dict.fromkeys(self.types, 0)
         self._think: dict[str, list[float]] = {t: [] for t in self.types}
+        self._stand_ins = dict.fromkeys(self.types, 0)
         # Per team composition (first appearance order): the deals it played and per-deal means.
         self._teams: dict[str, dict[str, list[float]]] = {}
         self._team_deals: dict[str, list[int]] = {}
@@ -199,6 +200,7 @@ class Tally:
                 slot["first"].append(first[s])
                 slot["last"].append(last[s])
                 self._think[level].extend(g.think[s])
+                self._stand_ins[level] += g.stand_ins[s]
                 self._seat_deals[level] += 1
             if self.partners:
                 for a, b in ((0, 2), (1, 3)):
@@ -220,8 +222,10 @@ class Tally:
         self.deals += 1
         self.games += n_games
 
-    def report(self, elapsed_s: float | None = None) -> dict[str, Any]:
-        """The report as a JSON-ready ``dict`` (schema in docs/arena.md)."""
+    def report(self, elapsed_s: float | None = None, stopped: str | None = None) -> dict[str, Any]:
+        """The report as a JSON-ready ``dict`` (schema in docs/arena.md): of the deals added so
+        far, which are all of the run's unless ``complete`` is false; ``stopped`` says why a run
+        ended early."""
         cfg = self.config
         types = []
         for t in self.types:
@@ -242,6 +246,7 @@ class Tally:
                     "p95": _ms(percentile(think, 95)),
                     "max": _ms(max(think)) if think else None,
                 },
+                "stand_ins": self._stand_ins[t],
             })
         a = self.types[0]
         h2h = [
@@ -258,6 +263,8 @@ class Tally:
             "config": cfg.to_dict(),
             "deals": self.deals,
             "games": self.games,
+            "complete": self.deals == cfg.deals,
+            "stopped": stopped,
             "types": types,
             "head_to_head": h2h,
             "teams": self._team_report() if self.partners else None,

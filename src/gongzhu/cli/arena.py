@@ -163,8 +163,11 @@ def format_report(report: dict[str, Any]) -> str:
         + (f" · {', '.join(budget)}" if budget else ""),
         f"{report['deals']} deals ({mode}), {report['games']} games; means per deal, ± 95% CI "
         f"half-width across deals",
-        "",
     ]
+    if not report["complete"]:
+        why = f": {report['stopped']}" if report["stopped"] else ""
+        lines.append(f"INCOMPLETE: stopped after {report['deals']} of {cfg['deals']} deals{why}")
+    lines.append("")
     width = max(5, *(len(t["level"]) for t in report["types"]))
     header = (f"{'level':<{width}} {'n':>6} {'raw/deal':>17} {'final/deal':>19} {'first%':>7} {'last%':>7}"
               f"   think ms p50/p95/max")
@@ -176,6 +179,10 @@ def format_report(report: dict[str, Any]) -> str:
         last = 100 * t["last"]["mean"] if t["last"]["mean"] is not None else None
         lines.append(f"{t['level']:<{width}} {t['seat_deals']:>6} {_pm(t['raw']):>17} {_pm(t['final']):>19} "
                      f"{_num(first):>7} {_num(last):>7}   {think}")
+    for t in report["types"]:
+        if t["stand_ins"]:
+            lines.append(f"{t['level']}: {t['stand_ins']} of {t['think_ms']['decisions']} decisions made by a stand-in "
+                         "(the player failed or answered something illegal; see the log)")
     if report["head_to_head"]:
         lines.append("")
         for h in report["head_to_head"]:
@@ -215,28 +222,42 @@ def run(args: argparse.Namespace) -> int:
     tally = Tally(config)
     progress = Progress(config.deals, sys.stderr, enabled=args.progress)
     start = time.perf_counter()
+    stopped: str | None = None
+    code = 0
     try:
         for i, games in enumerate(run_arena(config, args.jobs)):
             tally.add(i, games)
-            if out is not None:
-                for g in games:
-                    out.write(dump_record(g.record or {}) + "\n")
             progress.update(i + 1)
+            if out is not None:
+                try:
+                    for g in games:
+                        out.write(dump_record(g.record or {}) + "\n")
+                except OSError as e:
+                    stopped, code = f"cannot write {args.out}: {e.strerror}", 2
+                    break
+    except KeyboardInterrupt:
+        stopped, code = "interrupted", 130
     except ArenaError as e:
-        progress.close()
-        print(f"gongzhu arena: {e}", file=sys.stderr)
-        return 1
-    except OSError as e:
-        progress.close()
-        print(f"gongzhu arena: cannot write {args.out}: {e.strerror}", file=sys.stderr)
-        return 2
+        stopped, code = str(e), 1
+    except Exception as e:  # anything else that stops the run: the finished deals are still reported
+        stopped, code = f"{type(e).__name__}: {e}", 1
     finally:
+        progress.close()
         if out is not None:
-            out.close()
-    progress.close()
-    report = tally.report(time.perf_counter() - start)
+            try:
+                out.close()
+            except OSError as e:
+                if stopped is None:
+                    stopped, code = f"cannot write {args.out}: {e.strerror}", 2
+    report = tally.report(time.perf_counter() - start, stopped)
+    if stopped is not None:
+        print(f"gongzhu arena: {stopped}", file=sys.stderr)
+        print(f"gongzhu arena: stopped after {tally.deals} of {config.deals} deals"
+              + (" (the report covers those)" if tally.deals else ""), file=sys.stderr)
+        if not tally.deals:
+            return code
     if args.json:
         print(json.dumps(report, ensure_ascii=False, indent=2))
     else:
         print(format_report(report))
-    return 0
+    return code
