@@ -1,16 +1,25 @@
 """Hints: the legal plays of a position ranked by the expert's expected result, each with a
-one-line reason in Chinese and English (the terms of R12), fast enough for a hint button."""
+one-line reason in Chinese and English (the terms of R12), fast enough for a hint button.
+
+A hint always comes: should the expert's search fail (a bug, or a view of the deal no hands
+fit), the failure is logged and the plays are ranked by the intermediate player's rule-based
+estimate instead (:meth:`gongzhu.players.intermediate.Table.evaluate`, roughly the same units,
+far cruder); should that fail too, they come in the order of the legal plays, valued 0.
+"""
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 from gongzhu.players.expert import ExpertPlayer
-from gongzhu.players.intermediate import reason_for
+from gongzhu.players.intermediate import Table, reason_for
 from gongzhu.players.observation import Observation
 from gongzhu.rules.model import Play
 
 __all__ = ["DEFAULT_HINT_THINK", "Hint", "hints"]
+
+log = logging.getLogger("gongzhu.players")
 
 #: Default search time for a hint, seconds (the hint button must answer within 1 s).
 DEFAULT_HINT_THINK = 0.6
@@ -33,12 +42,36 @@ class Hint:
 def hints(obs: Observation, *, think: float = DEFAULT_HINT_THINK, seed: int | None = None,
           iterations: int | None = None) -> list[Hint]:
     """The seat's legal plays, best first (empty when it is not the seat's turn)."""
-    if not obs.legal_plays():
+    plays = obs.legal_plays()
+    if not plays:
         return []
-    expert = ExpertPlayer(seed=seed, think=None if iterations is not None else think, iterations=iterations)
-    ranked = sorted(expert.evaluate(obs), key=lambda v: -v.value)
+    try:
+        expert = ExpertPlayer(seed=seed, think=None if iterations is not None else think, iterations=iterations)
+        values = [(v.play, v.value) for v in expert.evaluate(obs)]
+    except Exception:
+        log.exception("hint for %s: the expert's search failed; ranking by the intermediate player's rules",
+                      obs.seat.name)
+        values = _rule_values(obs)
+    ranked = sorted(values, key=lambda pv: -pv[1])
     out = []
-    for v in ranked:
-        zh, en = reason_for(obs, v.play)
-        out.append(Hint(v.play, round(v.value, 1), zh, en))
+    for play, value in ranked:
+        try:
+            zh, en = reason_for(obs, play)
+        except Exception:
+            log.exception("hint for %s: no reason for %s", obs.seat.name, play)
+            text = " ".join(c.pretty for c in play)
+            zh, en = f"出{text}", f"play {text}"
+        out.append(Hint(play, round(value, 1), zh, en))
     return out
+
+
+def _rule_values(obs: Observation) -> list[tuple[Play, float]]:
+    """The intermediate player's estimate of each legal play, or 0 for each if that fails."""
+    plays = obs.legal_plays()
+    try:
+        table = Table(obs)
+        return [(p, table.evaluate(p)) for p in plays]
+    except Exception:
+        log.exception("hint for %s: the intermediate player's rules failed too; the plays are not ranked",
+                      obs.seat.name)
+        return [(p, 0.0) for p in plays]
