@@ -205,3 +205,26 @@ def test_asking_a_seat_that_is_not_to_play_is_the_callers_mistake() -> None:
     deal = Deal.new(PRESETS["online"], 1)
     with pytest.raises(ValueError, match="not their turn"):
         safe_play(RandomPlayer(1), observe(deal, Seat.N))
+
+
+def test_the_terminal_game_goes_on_past_failing_computer_players(caplog: pytest.LogCaptureFixture) -> None:
+    """``gongzhu play``: East raises at every decision and West answers illegally; both are stood
+    in for, so the person (South, here always the first legal play) finishes the match."""
+    from gongzhu.cli.play import TerminalGame
+
+    lines: list[str] = []
+    holder: list[TerminalGame] = []
+
+    def read(prompt: str) -> str:
+        deal = holder[0].deal
+        assert deal is not None
+        return "" if deal.turn is None else " ".join(c.code for c in deal.legal_plays()[0])
+
+    game = TerminalGame(PRESETS["online"].replace(match_end="deals:1"), seed=4, read=read, write=lines.append,
+                        players={Seat.E: Raising(), Seat.W: Illegal()})
+    holder.append(game)
+    with caplog.at_level(logging.ERROR, logger="gongzhu.players"):
+        assert game.run() == 0
+    assert game.match.is_over and "== Match over ==" in lines
+    assert "gongzhu play play-4: the raising player for E failed" in caplog.text
+    assert "gongzhu play play-4: the illegal player for W answered a play that is not legal" in caplog.text

@@ -17,6 +17,7 @@ from typing import Any
 
 from gongzhu.cli.text import LANGS, card_text, cards_text, event_text, kind_text, seat_text, t
 from gongzhu.players.base import Player
+from gongzhu.players.guard import safe_exposures, safe_play
 from gongzhu.players.hints import hints
 from gongzhu.players.observation import observe
 from gongzhu.players.registry import LEVELS, make_player
@@ -267,7 +268,9 @@ class TerminalGame:
                 self.say()
                 trick_no = t("trick", lang, n=len(deal.tricks) + 1)
                 self.say(self.label(trick_no) + t("leads", lang, seat=self.who(seat)))
-            play = self.ask_play(deal) if seat == self.seat else self.players[seat].choose_play(observe(deal, seat))
+            play = (self.ask_play(deal) if seat == self.seat
+                    else safe_play(self.players[seat], observe(deal, seat),
+                                   where=f"gongzhu play {self.match.match_id}"))
             tricks = len(deal.tricks)
             deal.play(play, seat)
             self.say(phrase("plays", lang, seat=self.who(seat), cards=self.play_text(play)))
@@ -303,7 +306,8 @@ class TerminalGame:
                     except GongzhuError as e:
                         self.say(phrase("refused", lang, why=message(e, lang)))
         for seat in deal.undeclared:
-            deal.declare(seat, self.players[seat].choose_exposures(observe(deal, seat)))
+            deal.declare(seat, safe_exposures(self.players[seat], observe(deal, seat),
+                                              where=f"gongzhu play {self.match.match_id}"))
 
     def parse_exposures(self, line: str) -> list[tuple[Card, str] | Card]:
         """``QS AH:first`` → cards, with a kind where one is given (R10 kinds or 明/首明/暗卖)."""

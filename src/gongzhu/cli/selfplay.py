@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+from gongzhu.players.guard import safe_exposures, safe_play
 from gongzhu.players.observation import observe
 from gongzhu.players.random_player import RandomPlayer
 from gongzhu.records.format import deal_to_record, dump_record
@@ -49,7 +50,9 @@ def play_deals(
     options: Options, deals: int, seed: int, preset: str | None = None
 ) -> Iterator[dict[str, Any]]:
     """Play ``deals`` deals in consecutive matches ``"{seed}-0"``, ``"{seed}-1"`` … (each ended
-    by R8 ``match_end``), yielding each deal's record (R11) as soon as it is finished."""
+    by R8 ``match_end``), yielding each deal's record (R11) as soon as it is finished.  Every
+    decision goes through :mod:`gongzhu.players.guard`, so a failing player is logged and stood
+    in for rather than ending the run."""
     players = [RandomPlayer(sub_seed(seed, "player", s)) for s in range(4)]
     matches = 0
     match: Match | None = None
@@ -58,10 +61,11 @@ def play_deals(
             match = Match(options, seed=match_seed(seed, matches), match_id=f"{seed}-{matches}")
             matches += 1
         deal = match.new_deal()
+        where = f"selfplay match {match.match_id} deal {deal.deal_index}"
         for seat in deal.undeclared:
-            deal.declare(seat, players[seat].choose_exposures(observe(deal, seat)))
+            deal.declare(seat, safe_exposures(players[seat], observe(deal, seat), where=where))
         while (turn := deal.turn) is not None:
-            deal.play(players[turn].choose_play(observe(deal, turn)), turn)
+            deal.play(safe_play(players[turn], observe(deal, turn), where=where), turn)
         match.finish_deal()
         yield deal_to_record(deal, match_id=match.match_id, preset=preset)
 
