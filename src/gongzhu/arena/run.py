@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import multiprocessing
+import signal
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -220,5 +221,10 @@ def run_arena(config: ArenaConfig, jobs: int = 1) -> Iterator[list[GameResult]]:
             yield play_deal(config, i)
         return
     ctx = multiprocessing.get_context("spawn")
-    with ctx.Pool(min(jobs, config.deals)) as pool:
+    with ctx.Pool(min(jobs, config.deals), initializer=_ignore_interrupts) as pool:
         yield from pool.imap(functools.partial(play_deal, config), range(config.deals), chunksize=1)
+
+
+def _ignore_interrupts() -> None:
+    """In a worker process: Ctrl-C is the parent's to handle (it stops the run and ends the pool)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
