@@ -457,7 +457,7 @@ class Interrupting(FirstLegal):
 
 
 def interrupted_arena(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    """:func:`arena`, failing the test (rather than stopping the test session) if the interrupt
+    """:func:`arena`, failing the test (rather than stopping pytest itself) if the interrupt
     escapes the command."""
     try:
         return arena(argv, capsys)
