@@ -77,10 +77,12 @@ def test_stdin(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPat
     assert capsys.readouterr().out == SUMMARY_EN + "\n"
 
 
-def test_empty_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = write(tmp_path, [])
-    assert main(["replay", str(path)]) == 0
-    assert capsys.readouterr().out == "0 deal(s) in 0 match(es): all records check out\n"
+@pytest.mark.parametrize("text", ["", "\n\n  \n", "\ufeff"])
+def test_a_file_without_records_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str) -> None:
+    path = tmp_path / "records.jsonl"
+    path.write_text(text, encoding="utf-8")
+    assert main(["replay", str(path)]) == 1
+    assert capsys.readouterr() == ("", f"gongzhu replay: no deal records in {path}\n")
 
 
 def test_wrong_winner_exits_1_naming_the_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,9 +1,13 @@
-"""Entry point of the ``gongzhu`` console script: parses the sub-command and runs it."""
+"""Entry point of the ``gongzhu`` console script: parses the sub-command and runs it.
+
+A closed standard output (``gongzhu score --json | head -c1``) ends the command quietly with
+status 141, as a process stopped by SIGPIPE, without a traceback."""
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -11,6 +15,8 @@ from gongzhu import __version__
 
 #: Sub-command name -> module in gongzhu.cli with ``register(subparsers)`` and ``run(args) -> int``.
 COMMANDS = ("play", "selfplay", "replay", "score", "arena", "bot", "serve")
+#: The exit status after standard output was closed by the reader (128 + SIGPIPE).
+CLOSED_OUTPUT = 141
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -31,8 +37,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "command", None):
         parser.print_help()
         return 2
-    code: int = args.run(args)
+    try:
+        code: int = args.run(args)
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    except BrokenPipeError:
+        _drop_stdout()
+        return CLOSED_OUTPUT
     return code
+
+
+def _drop_stdout() -> None:
+    """Send what is left of standard output to /dev/null, so that the interpreter's final flush
+    does not fail a second time."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # no file descriptor (captured output)
+        pass
 
 
 if __name__ == "__main__":

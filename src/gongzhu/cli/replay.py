@@ -4,20 +4,20 @@ Every record is replayed through the rules engine (:mod:`gongzhu.records.replay`
 must be legal, every trick winner and every score right, and every later deal of a match must be
 dealt first to and led by the previous deal's pig-taker (R3, R5.1).  Exit status: 0 when all
 records check out, 1 at the first bad record (its line, match and deal_index and the reason go to
-stderr), 2 when the file cannot be read.
+stderr) or when there is no record at all, 2 when the file cannot be read (missing, a directory,
+unreadable, a line that is not UTF-8 or longer than 1 MiB).  Every error is one line on stderr.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from typing import IO, Any
 
 from gongzhu.cli.text import LANGS, cards_text, event_text, kind_text, seat_text, t
 from gongzhu.records.format import RecordError
-from gongzhu.records.read import load_records
+from gongzhu.records.read import RecordTextError, load_records
 from gongzhu.records.replay import CheckedDeal, check_records
 from gongzhu.rules.cards import Card, Seat
 
@@ -44,8 +44,8 @@ def register(subparsers: Any) -> None:
         help="re-check a file of deal records (JSON Lines) and show it trick by trick",
         description="Replay every gongzhu-deal/1 record (R11) of FILE through the rules: every "
         "play legal, every winner and score right, every later deal led by the previous "
-        "pig-taker. Exit 0 if all records check out, 1 at the first bad record, 2 if FILE "
-        "cannot be read.",
+        "pig-taker. Exit 0 if all records check out, 1 at the first bad record or if FILE holds "
+        "none, 2 if FILE cannot be read (missing, not UTF-8, a line over 1 MiB).",
     )
     p.add_argument("file", metavar="FILE", help="JSON Lines file of deal records; - reads stdin")
     p.add_argument("--lang", choices=LANGS, default="en",
@@ -107,8 +107,12 @@ def format_deal(checked: CheckedDeal, lang: str = "en") -> list[str]:
 def run(args: argparse.Namespace) -> int:
     lang: str = args.lang
     name: str = args.file
-    source: Path | IO[str] = sys.stdin if name == "-" else Path(name)
     shown = "stdin" if name == "-" else name
+    if name == "-" and sys.stdin is None:
+        print("gongzhu replay: cannot read stdin: standard input is closed", file=sys.stderr)
+        return 2
+    # Standard input is read as bytes, so that a line that is not UTF-8 is named as such.
+    source: Path | IO[bytes] | IO[str] = getattr(sys.stdin, "buffer", sys.stdin) if name == "-" else Path(name)
     deals = 0
     matches: set[str] = set()
     try:
@@ -118,15 +122,19 @@ def run(args: argparse.Namespace) -> int:
             if not args.quiet:
                 print("\n".join(format_deal(checked, lang)))
                 print()
+    except RecordTextError as e:
+        print(f"gongzhu replay: cannot read {shown}: {e}", file=sys.stderr)
+        return 2
     except RecordError as e:
         print(f"gongzhu replay: {shown}: {e}", file=sys.stderr)
         return 1
-    except BrokenPipeError:  # e.g. piped into `head`: stop quietly
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 1
-    except (OSError, UnicodeDecodeError) as e:
-        print(f"gongzhu replay: cannot read {shown}: {e}", file=sys.stderr)
+    except OSError as e:  # a closed standard output (BrokenPipeError) is handled by gongzhu.cli.main
+        if isinstance(e, BrokenPipeError):
+            raise
+        print(f"gongzhu replay: cannot read {shown}: {e.strerror or e}", file=sys.stderr)
         return 2
+    if deals == 0:
+        print(f"gongzhu replay: no deal records in {shown}", file=sys.stderr)
+        return 1
     print(_w("summary", lang, deals=deals, matches=len(matches), ok=t("ok", lang)))
     return 0

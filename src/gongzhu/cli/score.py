@@ -20,6 +20,7 @@ command prints it on stderr and exits with status 2.  See ``docs/score.md``.
 from __future__ import annotations
 
 import argparse
+import codecs
 import json
 import sys
 import unicodedata
@@ -28,9 +29,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from gongzhu.cli.text import LANGS, cards_text, event_text, kind_text, seat_text, t
-from gongzhu.jsontext import JSONTextError, loads_strict
+from gongzhu.jsontext import JSONTextError, decode_utf8, loads_strict, show
 from gongzhu.rules.cards import ALL_CARDS, EXPOSABLE, JD, QS, TC, Card, Seat, parse_cards
-from gongzhu.rules.errors import GongzhuError
+from gongzhu.rules.errors import GongzhuError, excerpt
 from gongzhu.rules.model import Exposure
 from gongzhu.rules.options import EXPOSURE_KINDS, Options, resolve_options
 from gongzhu.rules.scoring import is_point_card, score_deal
@@ -66,7 +67,7 @@ def _cards_of(where: str, value: Any) -> list[Card]:
     """Cards from a JSON list of card strings (or one space-separated string), any R1 form."""
     if not isinstance(value, (list, str)):
         raise ScoreInputError(
-            f"{where} must be a list of cards such as [\"QS\", \"10H\"], not {value!r}"
+            f"{where} must be a list of cards such as [\"QS\", \"10H\"], not {show(value)}"
         )
     try:
         return parse_cards(value)
@@ -78,7 +79,7 @@ def _seat_map(where: str, value: Any, *, all_four: bool) -> dict[Seat, list[Card
     """``{"N": [...], ...}`` -> cards per seat; seats are N, E, S, W (R1)."""
     if not isinstance(value, Mapping):
         raise ScoreInputError(
-            f"{where} must be an object with the seats N, E, S, W as keys, not {value!r}"
+            f"{where} must be an object with the seats N, E, S, W as keys, not {show(value)}"
         )
     out: dict[Seat, list[Card]] = {}
     for key, cards in value.items():
@@ -86,7 +87,7 @@ def _seat_map(where: str, value: Any, *, all_four: bool) -> dict[Seat, list[Card
             seat = Seat.parse(key)
         except GongzhuError:
             raise ScoreInputError(
-                f"{where}: unknown seat {key!r}: the seats are N, E, S, W (R1)"
+                f"{where}: unknown seat {excerpt(key)}: the seats are N, E, S, W (R1)"
             ) from None
         if seat in out:
             raise ScoreInputError(f"{where}: seat {seat.name} is given twice")
@@ -103,11 +104,11 @@ def _seat_map(where: str, value: Any, *, all_four: bool) -> dict[Seat, list[Card
 def _resolve(data: Mapping[str, Any]) -> tuple[str, Options]:
     preset = data.get("preset", "online")
     if not isinstance(preset, str):
-        raise ScoreInputError(f"preset must be a preset name such as \"online\", not {preset!r}")
+        raise ScoreInputError(f"preset must be a preset name such as \"online\", not {show(preset)}")
     overrides = data.get("options", {})
     if not isinstance(overrides, Mapping):
         raise ScoreInputError(
-            f"options must be an object such as {{\"decks\": 2}}, not {overrides!r}"
+            f"options must be an object such as {{\"decks\": 2}}, not {show(overrides)}"
         )
     try:
         return preset, resolve_options(preset, overrides)
@@ -177,12 +178,12 @@ def _exposure(i: int, item: Any, options: Options) -> tuple[Seat, Card, str]:
     where = f"exposures[{i}]"
     if not isinstance(item, Mapping):
         raise ScoreInputError(
-            f"{where} must be an object such as {{\"seat\": \"N\", \"card\": \"QS\"}}, not {item!r}"
+            f"{where} must be an object such as {{\"seat\": \"N\", \"card\": \"QS\"}}, not {show(item)}"
         )
     unknown = sorted(set(item) - set(_EXPOSURE_KEYS))
     if unknown:
         raise ScoreInputError(
-            f"{where}: unknown field {unknown[0]!r}: an exposure has seat, card, kind"
+            f"{where}: unknown field {excerpt(unknown[0])}: an exposure has seat, card, kind"
         )
     for key in ("seat", "card"):
         if key not in item:
@@ -191,17 +192,17 @@ def _exposure(i: int, item: Any, options: Options) -> tuple[Seat, Card, str]:
         seat = Seat.parse(item["seat"])
     except GongzhuError:
         raise ScoreInputError(
-            f"{where}: unknown seat {item['seat']!r}: the seats are N, E, S, W (R1)"
+            f"{where}: unknown seat {excerpt(item['seat'])}: the seats are N, E, S, W (R1)"
         ) from None
     cards = _cards_of(f"{where}.card", item["card"])
     if len(cards) != 1:
-        raise ScoreInputError(f"{where}.card must be one card, not {item['card']!r}")
+        raise ScoreInputError(f"{where}.card must be one card, not {show(item['card'])}")
     (c,) = cards
     default = "hidden" if options.exposure == "hidden" else "shown"
     kind = item.get("kind", default)
     if kind not in EXPOSURE_KINDS:
         raise ScoreInputError(
-            f"{where}: unknown exposure kind {kind!r}: "
+            f"{where}: unknown exposure kind {excerpt(kind)}: "
             f"the kinds are {', '.join(EXPOSURE_KINDS)} (R10)"
         )
     return seat, c, str(kind)
@@ -321,7 +322,7 @@ def score_input(data: Mapping[str, Any]) -> dict[str, Any]:
     unknown = sorted(set(data) - set(INPUT_KEYS))
     if unknown:
         raise ScoreInputError(
-            f"unknown input field {unknown[0]!r}: the fields are {', '.join(INPUT_KEYS)}"
+            f"unknown input field {excerpt(unknown[0])}: the fields are {', '.join(INPUT_KEYS)}"
         )
     preset, options = _resolve(data)
     if "captured" not in data:
@@ -343,7 +344,7 @@ def score_input(data: Mapping[str, Any]) -> dict[str, Any]:
 
     raw_exposures = data.get("exposures", [])
     if not isinstance(raw_exposures, list):
-        raise ScoreInputError(f"exposures must be a list, not {raw_exposures!r}")
+        raise ScoreInputError(f"exposures must be a list, not {show(raw_exposures)}")
     items = [_exposure(i, item, options) for i, item in enumerate(raw_exposures)]
     exposures = _check_exposures(options, items, hands)
 
@@ -443,16 +444,39 @@ def format_table(out: Mapping[str, Any], lang: str = "en") -> str:
 # ---------------------------------------------------------------------------- command line
 
 
+#: The largest input read, in bytes (a deal's score input is a few kilobytes).
+MAX_INPUT_BYTES = 1 << 20
+
+
 def _read(path: str | None) -> Any:
+    """The JSON value of the input: bytes read as UTF-8 (a byte-order mark first is skipped),
+    at most MAX_INPUT_BYTES; every problem is a one-line ScoreInputError."""
+    data: bytes | str
     if path is None or path == "-":
-        text, name = sys.stdin.read(), "stdin"
-    else:
+        name = "stdin"
+        if sys.stdin is None:
+            raise ScoreInputError("cannot read stdin: standard input is closed")
         try:
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
+            data = getattr(sys.stdin, "buffer", sys.stdin).read(MAX_INPUT_BYTES + 1)
         except OSError as e:
-            raise ScoreInputError(f"cannot read {path}: {e.strerror}") from None
+            raise ScoreInputError(f"cannot read stdin: {e.strerror or e}") from None
+    else:
         name = path
+        try:
+            with open(path, "rb") as f:
+                data = f.read(MAX_INPUT_BYTES + 1)
+        except OSError as e:
+            raise ScoreInputError(f"cannot read {path}: {e.strerror or e}") from None
+    if len(data) > MAX_INPUT_BYTES:
+        raise ScoreInputError(f"{name} has more than {MAX_INPUT_BYTES} bytes: a deal's score input is a few "
+                              "kilobytes (see docs/score.md)")
+    if isinstance(data, bytes):
+        try:
+            text = decode_utf8(data.removeprefix(codecs.BOM_UTF8))
+        except JSONTextError as e:
+            raise ScoreInputError(f"{name}: {e}") from None
+    else:
+        text = data.removeprefix("\ufeff")
     if not text.strip():
         raise ScoreInputError(
             f"no input on {name}: give the deal as a JSON object (see docs/score.md)"

@@ -14,6 +14,7 @@ from typing import Any
 
 from gongzhu.rules.cards import Card, Seat
 from gongzhu.rules.deal import Deal
+from gongzhu.rules.errors import excerpt
 from gongzhu.rules.options import OPTION_KEYS
 
 __all__ = [
@@ -73,7 +74,7 @@ class RecordError(ValueError):
         if self.line is not None:
             where.append(f"line {self.line}")
         if self.match is not None:
-            where.append(f"match {self.match!r}")
+            where.append(f"match {excerpt(self.match)}")
         if self.deal_index is not None:
             where.append(f"deal_index {self.deal_index}")
         head = ", ".join(where)

@@ -12,24 +12,33 @@ every winner and score right) is checked by replaying it, :mod:`gongzhu.records.
 
 from __future__ import annotations
 
+import codecs
 import io
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import IO, Any
 
-from gongzhu.jsontext import JSONTextError, describe, loads_strict, show
+from gongzhu.jsontext import JSONTextError, decode_utf8, describe, loads_strict, show
 from gongzhu.records.format import FIELDS, FORMAT, SEATS, RecordError
 from gongzhu.rules.cards import ALL_CARDS, EXPOSABLE, Card, Seat, parse_card
-from gongzhu.rules.errors import CardError, OptionError
+from gongzhu.rules.errors import CardError, OptionError, excerpt
 from gongzhu.rules.model import Exposure, Play, Trick
 from gongzhu.rules.options import EXPOSURE_KINDS, OPTION_KEYS, Options
 
-__all__ = ["DealRecord", "load_records", "parse_record", "read_records"]
+__all__ = ["MAX_LINE_BYTES", "DealRecord", "RecordTextError", "load_records", "parse_record", "read_records"]
+
+#: The longest line read from a records file, in bytes (a record is a few kilobytes).
+MAX_LINE_BYTES = 1 << 20
 
 _BY_CODE: dict[str, Card] = {c.code: c for c in ALL_CARDS}
 _SEAT_OF: dict[str, Seat] = {code: Seat(i) for i, code in enumerate(SEATS)}
 _OPTION_DEFAULTS = Options().to_dict()
+
+
+class RecordTextError(RecordError):
+    """A line of a records source that is not text: not UTF-8, or longer than
+    :data:`MAX_LINE_BYTES` (``gongzhu replay`` reports the file as unreadable)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,35 +77,59 @@ def _parse_line(text: str, line: int) -> dict[str, Any]:
     return value
 
 
-def _lines(source: str | os.PathLike[str] | IO[str]) -> Iterator[str]:
+def _stream_lines(stream: IO[bytes] | IO[str]) -> Iterator[str]:
+    """The lines of a stream, each read up to MAX_LINE_BYTES (characters for a text stream);
+    bytes are read as UTF-8, a byte-order mark before the first line is skipped."""
+    number = 0
+    while True:
+        raw = stream.readline(MAX_LINE_BYTES + 1)
+        if not raw:
+            return
+        number += 1
+        if len(raw) > MAX_LINE_BYTES and raw[-1:] not in (b"\n", "\n"):
+            raise RecordTextError(f"the line is longer than {MAX_LINE_BYTES} bytes: a record is one line of a "
+                                  "few kilobytes", line=number)
+        if isinstance(raw, bytes):
+            try:
+                text = decode_utf8(raw[3:] if number == 1 and raw.startswith(codecs.BOM_UTF8) else raw)
+            except JSONTextError as e:
+                raise RecordTextError(str(e), line=number) from None
+        else:
+            text = raw[1:] if number == 1 and raw.startswith("\ufeff") else raw
+        yield text
+
+
+def _lines(source: str | os.PathLike[str] | IO[str] | IO[bytes]) -> Iterator[str]:
     is_text = isinstance(source, str) and (
         not source or "\n" in source or source.lstrip().startswith("{")
     )
     if isinstance(source, str) and is_text:
-        yield from io.StringIO(source)
+        yield from _stream_lines(io.StringIO(source))
     elif isinstance(source, (str, os.PathLike)):
-        with open(source, encoding="utf-8-sig") as f:
-            yield from f
+        with open(source, "rb") as f:
+            yield from _stream_lines(f)
     else:
-        yield from source
+        yield from _stream_lines(source)
 
 
-def load_records(source: str | os.PathLike[str] | IO[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+def load_records(source: str | os.PathLike[str] | IO[str] | IO[bytes]) -> Iterator[tuple[int, dict[str, Any]]]:
     """The JSON objects of a JSON Lines source as ``(line_number, object)``, lines counted
     from 1; blank lines are skipped.
 
     ``source`` is a path (``os.PathLike``, or a ``str`` holding no newline that does not start
     with ``{``), the text itself (a ``str`` with a newline or starting with ``{``), or an open
-    text stream such as ``sys.stdin``.  Lazy: the file is opened and read as the iterator is
-    consumed, so :class:`OSError` / :class:`UnicodeDecodeError` come from iterating.  A line
-    that is not a JSON object raises :class:`RecordError` with its line number.
+    stream such as ``sys.stdin.buffer`` (bytes, read as UTF-8) or ``sys.stdin``.  A byte-order
+    mark before the first line is skipped.  Lazy: the file is opened and read as the iterator is
+    consumed, so :class:`OSError` comes from iterating.  A line that is not UTF-8 or longer than
+    :data:`MAX_LINE_BYTES` raises :class:`RecordTextError`, a line that is not a JSON object
+    :class:`RecordError`, each with its line number.
     """
     for number, text in enumerate(_lines(source), start=1):
         if text.strip():
             yield number, _parse_line(text.rstrip("\r\n"), number)
 
 
-def read_records(source: str | os.PathLike[str] | IO[str]) -> Iterator[tuple[int, DealRecord]]:
+def read_records(source: str | os.PathLike[str] | IO[str] | IO[bytes]) -> Iterator[tuple[int, DealRecord]]:
     """:func:`load_records` then :func:`parse_record` on each, errors located by line."""
     for number, obj in load_records(source):
         try:
@@ -164,7 +197,7 @@ def _keys(
         if key not in allowed:
             known = ", ".join(repr(k) for k in (*required, *optional))
             raise RecordError(
-                f"unknown field {key!r}: expected {known}",
+                f"unknown field {excerpt(key)}: expected {known}",
                 field=path or None,
             )
 
@@ -206,7 +239,7 @@ def _options(value: Any) -> Options:
     obj = _object(value, "options")
     for key in obj:
         if key not in OPTION_KEYS:
-            raise RecordError(f"unknown option {key!r}: known options are {', '.join(OPTION_KEYS)}",
+            raise RecordError(f"unknown option {excerpt(key)}: known options are {', '.join(OPTION_KEYS)}",
                               field="options")
     for key in OPTION_KEYS:
         if key not in obj:
@@ -269,7 +302,7 @@ def _exposures(value: Any) -> tuple[Exposure, ...]:
         kind = _str(obj["kind"], f"{path}.kind")
         if kind not in EXPOSURE_KINDS:
             raise RecordError(
-                f"unknown exposure kind {kind!r}: one of {', '.join(EXPOSURE_KINDS)} (R10)",
+                f"unknown exposure kind {excerpt(kind)}: one of {', '.join(EXPOSURE_KINDS)} (R10)",
                 field=f"{path}.kind",
             )
         out.append(Exposure(seat, c, kind))
@@ -331,9 +364,9 @@ def parse_record(obj: Any) -> DealRecord:
     fmt = _str(obj["format"], "format")
     if fmt != FORMAT:
         if fmt.startswith("gongzhu-deal/"):
-            raise RecordError(f"unknown format version {fmt!r}: this reader knows {FORMAT!r}",
+            raise RecordError(f"unknown format version {excerpt(fmt)}: this reader knows {FORMAT!r}",
                               field="format")
-        raise RecordError(f"{fmt!r} is not a deal record format: expected {FORMAT!r}",
+        raise RecordError(f"{excerpt(fmt)} is not a deal record format: expected {FORMAT!r}",
                           field="format")
     for key in FIELDS:
         if key not in obj:

@@ -381,7 +381,8 @@ def check_records(
         yield CheckedDeal(line, rec, deal)
 
 
-def check_file(source: str | os.PathLike[str] | IO[str], *, check_seed: bool = False) -> list[CheckedDeal]:
+def check_file(source: str | os.PathLike[str] | IO[str] | IO[bytes], *,
+               check_seed: bool = False) -> list[CheckedDeal]:
     """Every record of a JSON Lines file (or text, or stream; see :func:`load_records`) checked
     by :func:`check_records`."""
     return list(check_records(load_records(source), check_seed=check_seed))
