@@ -335,7 +335,7 @@ def test_through_the_gongzhu_command(
 def test_hint_command_shows_the_experts_ranking(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Issue 3: ``hint`` at the play prompt ranks the legal plays with reasons; the game goes on."""
+    """``hint`` at the play prompt ranks the legal plays with reasons; the game goes on."""
     lines = iter(["", "hint", "quit"])
     monkeypatch.setattr("builtins.input", lambda prompt="": next(lines))
     assert run_play(["--seed", "3", "--level", "beginner", "--set", "exposure=none"]) == 0

@@ -343,7 +343,7 @@ class TerminalGame:
                     self.say(phrase("pair_hint", self.lang))
 
     def show_hints(self, deal: Deal) -> None:
-        """The expert's ranking of the person's legal plays, with its reasons (issue 3)."""
+        """The expert's ranking of the person's legal plays, with its reasons."""
         self.say(phrase("hint_head", self.lang))
         for h in hints(observe(deal, self.seat))[:5]:
             self.say(phrase("hint_line", self.lang, cards=self.play_text(h.play), expected=h.expected,

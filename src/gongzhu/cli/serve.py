@@ -1,4 +1,4 @@
-"""``gongzhu serve``: the browser game on a local server (issue 4).
+"""``gongzhu serve``: the browser game on a local server.
 
 Starts the Starlette application of :mod:`gongzhu.server` under uvicorn, on loopback by default,
 with a SQLite file under the user's data folder (``$XDG_DATA_HOME/gongzhu/gongzhu.db``, else
