@@ -601,6 +601,12 @@ def test_the_command_goes_on_after_bad_bytes() -> None:
     assert "protocol" in answers[1] and "protocol" in answers[7]
 
 
+def test_the_command_ends_quietly_on_a_closed_input() -> None:
+    done = subprocess.run(["sh", "-c", 'exec "$@" <&-', "sh", sys.executable, "-m", "gongzhu.cli.main", "bot",
+                           "--level", "random"], capture_output=True, timeout=60, check=False)
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+
+
 def codes_of(text: str) -> list[str]:
     return [c.code for c in parse_cards(text)]
 

@@ -82,6 +82,8 @@ def run(args: argparse.Namespace) -> int:
     player = make_player(args.level, seed=args.seed, think=args.think, iterations=args.iterations)
     if isinstance(sys.stdout, io.TextIOWrapper):
         sys.stdout.reconfigure(encoding="utf-8")
+    if sys.stdin is None:  # standard input closed: no request will come
+        return 0
     stdin: IO[bytes] | IO[str] = getattr(sys.stdin, "buffer", sys.stdin)  # bytes: decoded line by line
     try:
         return serve(player, stdin, sys.stdout)
