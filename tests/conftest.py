@@ -1,4 +1,4 @@
-"""Shared helpers for the rules-core tests (RULES.md R1–R10).
+"""Shared helpers of the tests: the rules core (RULES.md R1–R10) and the server.
 
 Hands are written as text, one string per seat, so a test reads like the rule book: ``"QS 3S AH"``.
 :func:`make_deal` builds a :class:`~gongzhu.rules.Deal` from such hands (completing any seat left
@@ -12,13 +12,18 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from starlette.applications import Starlette
+from starlette.testclient import TestClient, WebSocketTestSession
+
 from gongzhu.rules import ALL_CARDS, PRESETS, Card, Deal, OptionError, Options, Phase, Seat, parse_cards
 
 __all__ = [
+    "LOCAL",
     "codes",
     "complete_hands",
     "declare_random_exposures",
     "legal",
+    "local_client",
     "make_deal",
     "one_deck_option_sets",
     "phase",
@@ -169,3 +174,23 @@ def preset_option_sets(overrides: Sequence[Mapping[str, Any]], decks: int) -> li
                 continue
             out.append((name + "".join(f",{k}={v}" for k, v in over.items()), opts))
     return out
+
+
+#: The address the server tests reach the application at: one of the host names it answers to.
+LOCAL = "http://127.0.0.1"
+
+
+class LocalClient(TestClient):
+    """Starlette's test client reaching the application at :data:`LOCAL`, WebSockets included
+    (the plain one always says ``Host: testserver`` for them)."""
+
+    def websocket_connect(self, url: str, subprotocols: Sequence[str] | None = None,
+                          **kwargs: Any) -> WebSocketTestSession:
+        if url.startswith("/"):
+            url = "ws://127.0.0.1" + url
+        return super().websocket_connect(url, subprotocols, **kwargs)
+
+
+def local_client(app: Starlette) -> TestClient:
+    """A test client for the browser game's application, reaching it at :data:`LOCAL`."""
+    return LocalClient(app, base_url=LOCAL)

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from conftest import make_deal, play_seq
+from conftest import local_client, make_deal, play_seq
 from gongzhu.rules import Deal, IllegalPlayError, Options, Seat
 from gongzhu.rules.errors import CardError, GongzhuError, message
 from gongzhu.server import create_app
@@ -241,7 +241,7 @@ def test_declaring_twice_and_after_the_phase() -> None:
 def client(tmp_path: Path) -> Iterator[TestClient]:
     app = create_app(f"sqlite:///{tmp_path / 'gongzhu.db'}", pace=0, hint_think=0.05,
                      static_dir=tmp_path / "no-static")
-    with TestClient(app) as c:
+    with local_client(app) as c:
         yield c
 
 

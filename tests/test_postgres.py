@@ -25,6 +25,7 @@ import pytest
 from starlette.testclient import TestClient
 
 import test_server
+from conftest import local_client
 from gongzhu.server import create_app
 from gongzhu.server.store import Store
 
@@ -78,7 +79,7 @@ def pg_url(postgres_socket: tuple[str, int]) -> str:
 
 @pytest.fixture
 def pg_client(pg_url: str, tmp_path: Path) -> Iterator[TestClient]:
-    with TestClient(create_app(pg_url, pace=0, hint_think=0.05, static_dir=tmp_path / "no-static")) as c:
+    with local_client(create_app(pg_url, pace=0, hint_think=0.05, static_dir=tmp_path / "no-static")) as c:
         yield c
 
 

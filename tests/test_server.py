@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient, WebSocketTestSession
 
+from conftest import local_client
 from gongzhu.records.replay import check_file, replay
 from gongzhu.rules import PRESETS, OptionError, Seat, resolve_options, title_for
 from gongzhu.server import create_app
@@ -39,7 +40,7 @@ def db_url(tmp_path: Path) -> str:
 @pytest.fixture
 def client(db_url: str, tmp_path: Path) -> Iterator[TestClient]:
     app = create_app(db_url, pace=0, hint_think=0.05, static_dir=tmp_path / "no-static")
-    with TestClient(app) as c:
+    with local_client(app) as c:
         yield c
 
 
@@ -441,7 +442,7 @@ def test_restart_resumes_the_match(db_url: str, tmp_path: Path) -> None:
     file shows the same table, and the deal finishes and is stored as an R11 record."""
     rng = random.Random(8)
     static = tmp_path / "no-static"
-    with TestClient(create_app(db_url, pace=0, static_dir=static)) as client:
+    with local_client(create_app(db_url, pace=0, static_dir=static)) as client:
         match_id = new_match(client, seed=99, preset="online")
         with client.websocket_connect(f"/ws/{match_id}") as ws:
             browser = Browser(ws)
@@ -452,7 +453,7 @@ def test_restart_resumes_the_match(db_url: str, tmp_path: Path) -> None:
                 act(browser, rng)
             before = browser.settle()
     assert before["phase"] == "play" and before["tricks_played"] >= 4
-    with TestClient(create_app(db_url, pace=0, static_dir=static)) as client:
+    with local_client(create_app(db_url, pace=0, static_dir=static)) as client:
         with client.websocket_connect(f"/ws/{match_id}") as ws:
             browser = Browser(ws)
             after = browser.settle()
@@ -465,7 +466,7 @@ def test_restart_resumes_the_match(db_url: str, tmp_path: Path) -> None:
         assert len(checked) == 1 and checked[0].deal.score.final[Seat.S] == after["deal_result"]["final"]["S"]
         assert client.get("/api/profile").json()["lifetime"] == after["deal_result"]["final"]["S"]
     # And once more between deals: the finished deal is shown, "next" deals the next one.
-    with (TestClient(create_app(db_url, pace=0, static_dir=static)) as client,
+    with (local_client(create_app(db_url, pace=0, static_dir=static)) as client,
           client.websocket_connect(f"/ws/{match_id}") as ws):
         browser = Browser(ws)
         assert browser.settle() == after
@@ -476,7 +477,7 @@ def test_restart_resumes_the_match(db_url: str, tmp_path: Path) -> None:
 
 def test_restart_in_the_exposure_phase_of_a_hidden_deal(db_url: str, tmp_path: Path) -> None:
     """Exposure declarations are actions too; hidden kinds come back as they were."""
-    with TestClient(create_app(db_url, pace=0, static_dir=tmp_path)) as client:
+    with local_client(create_app(db_url, pace=0, static_dir=tmp_path)) as client:
         match_id = new_match(client, seed=5, options={"exposure": "hidden"})
         with client.websocket_connect(f"/ws/{match_id}") as ws:
             browser = Browser(ws)
@@ -484,7 +485,7 @@ def test_restart_in_the_exposure_phase_of_a_hidden_deal(db_url: str, tmp_path: P
             cards = [e["card"] for e in state["exposable"]]
             browser.send({"type": "expose", "cards": cards})
             before = browser.settle()
-    with (TestClient(create_app(db_url, pace=0, static_dir=tmp_path)) as client,
+    with (local_client(create_app(db_url, pace=0, static_dir=tmp_path)) as client,
           client.websocket_connect(f"/ws/{match_id}") as ws):
         assert Browser(ws).settle() == before
     assert [e for e in before["exposures"] if e["seat"] == "S"] == [
@@ -495,8 +496,9 @@ def test_restart_in_the_exposure_phase_of_a_hidden_deal(db_url: str, tmp_path: P
 # ---------------------------------------------------------------------- speed
 
 
-def test_a_play_is_answered_within_50_ms(client: TestClient) -> None:
-    """Issue 4 target: a click answered in under 50 ms (asserted loosely: 200 ms)."""
+def test_a_play_is_answered_first_with_itself(client: TestClient) -> None:
+    """South's play is answered first by its own ``played`` message (benchmarks/server.py
+    measures how fast; this test only prints it)."""
     match_id = new_match(client, seed=3)
     rng = random.Random(5)
     times: list[float] = []
@@ -514,13 +516,12 @@ def test_a_play_is_answered_within_50_ms(client: TestClient) -> None:
             state = browser.settle()
     times.sort()
     print(f"first reply to a play: median {times[len(times) // 2] * 1000:.1f} ms, max {times[-1] * 1000:.1f} ms")
-    assert times[len(times) // 2] < 0.2 and times[-1] < 1.0
 
 
 def test_computer_players_take_the_pace(db_url: str, tmp_path: Path) -> None:
     """With a pace, each computer play waits that long (the speed setting, here overridden)."""
     gaps: list[float] = []
-    with TestClient(create_app(db_url, pace=0.05, static_dir=tmp_path)) as client:
+    with local_client(create_app(db_url, pace=0.05, static_dir=tmp_path)) as client:
         match_id = new_match(client, seed=3, options={"exposure": "none"})
         with client.websocket_connect(f"/ws/{match_id}") as ws:
             browser = Browser(ws)
@@ -581,13 +582,19 @@ def test_new_match_refuses_a_bad_body(client: TestClient, body: Any, words: str)
     assert words in response.json()["error"]
 
 
+JSON = {"Content-Type": "application/json"}
+
+
 def test_new_match_refuses_text_that_is_not_json(client: TestClient) -> None:
-    response = client.post("/api/matches", content=b"{nope")
+    response = client.post("/api/matches", content=b"{nope", headers=JSON)
     assert response.status_code == 400 and "not JSON" in response.json()["error"]
+    response = client.post("/api/matches", content=b"{}")  # no Content-Type
+    assert response.status_code == 415 and "application/json" in response.json()["error"]
+    assert client.get("/api/matches").json() == []
 
 
 def test_new_match_defaults_and_listing(client: TestClient) -> None:
-    first = client.post("/api/matches", content=b"").json()["match_id"]
+    first = client.post("/api/matches", content=b"", headers=JSON).json()["match_id"]
     second = new_match(client, preset="classic", options={"match_limit": 500}, seed=12)
     listed = client.get("/api/matches").json()
     assert [m["match_id"] for m in listed] == [second, first]
@@ -596,7 +603,7 @@ def test_new_match_defaults_and_listing(client: TestClient) -> None:
     assert one["levels"] == {"N": "intermediate", "E": "intermediate", "W": "intermediate"}
     assert one["totals"] == {"N": 0, "E": 0, "S": 0, "W": 0} and not one["over"]
     assert listed[0]["options"] == resolve_options("classic", {"match_limit": 500}).to_dict()
-    assert listed[0]["seed"] == 12
+    assert listed[0]["seed"] is None  # shown once the match is over
     with pytest.raises(OptionError):
         resolve_options("classic", {"match_limit": 0})
 
@@ -610,12 +617,12 @@ def test_unknown_things_are_404(client: TestClient) -> None:
     assert client.get(f"/api/matches/{match_id}/deals/x").status_code == 404
     assert client.get(f"/api/matches/{match_id}/records.jsonl").text == ""
     with client.websocket_connect("/ws/nope") as ws:
-        assert ws.receive_json() == {"type": "error", "message": "unknown match 'nope'"}
+        assert ws.receive_json() == {"type": "error", "message": 'unknown match "nope"'}
 
 
 def test_pages_are_served_only_when_built(db_url: str, tmp_path: Path) -> None:
     missing = tmp_path / "missing"
-    with TestClient(create_app(db_url, static_dir=missing)) as client:
+    with local_client(create_app(db_url, static_dir=missing)) as client:
         for path in ("/", "/history"):
             response = client.get(path)
             assert response.status_code == 503 and "not built" in response.text
@@ -625,7 +632,7 @@ def test_pages_are_served_only_when_built(db_url: str, tmp_path: Path) -> None:
     (static / "index.html").write_text("<!doctype html><title>table</title>", encoding="utf-8")
     (static / "history.html").write_text("<!doctype html><title>history</title>", encoding="utf-8")
     (static / "app.js").write_text("console.log(1)", encoding="utf-8")
-    with TestClient(create_app(db_url, static_dir=static)) as client:
+    with local_client(create_app(db_url, static_dir=static)) as client:
         assert "table" in client.get("/").text and "history" in client.get("/history").text
         assert client.get("/").headers["content-type"].startswith("text/html")
         assert client.get("/static/app.js").text == "console.log(1)"
@@ -633,13 +640,13 @@ def test_pages_are_served_only_when_built(db_url: str, tmp_path: Path) -> None:
 
 def test_the_default_app_needs_no_network(db_url: str) -> None:
     """create_app works with the real static folder, present or not (built by the page's change)."""
-    with TestClient(create_app(db_url)) as client:
+    with local_client(create_app(db_url)) as client:
         assert client.get("/").status_code in (200, 503)
         assert client.get("/api/profile").json() == {"lifetime": 0, "title": "猪小弟", "matches": 0, "deals": 0}
 
 
 def test_memory_database(tmp_path: Path) -> None:
-    with TestClient(create_app("sqlite://", pace=0, static_dir=tmp_path)) as client:
+    with local_client(create_app("sqlite://", pace=0, static_dir=tmp_path)) as client:
         match_id = new_match(client, seed=1)
         with client.websocket_connect(f"/ws/{match_id}") as ws:
             assert Browser(ws).settle()["phase"] == "expose"

@@ -37,6 +37,12 @@ def register(subparsers: Any) -> None:
     p.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
     p.add_argument("--db", default=None, metavar="URL",
                    help="SQLAlchemy database URL (default: a SQLite file in ~/.local/share/gongzhu)")
+    p.add_argument("--allowed-origin", action="append", default=[], metavar="ORIGIN",
+                   help="another origin whose pages may use this server, e.g. https://gongzhu.example.org "
+                        "behind a proxy (repeatable; the server's own origin always may)")
+    p.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
+                   help="another host name the server answers to (repeatable; loopback names, the --host "
+                        "address and the --allowed-origin hosts always are)")
     p.set_defaults(run=run)
 
 
@@ -53,11 +59,18 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from gongzhu.server.app import create_app
+    from gongzhu.server.policy import MAX_HEADER_BYTES, MAX_MESSAGE_BYTES, normalize_origin, server_hosts
 
     db_url = args.db or default_db_url()
     try:
+        origins = [normalize_origin(o) for o in args.allowed_origin]
+    except ValueError as e:
+        print(f"gongzhu serve: --allowed-origin: {e}", file=sys.stderr)
+        return 2
+    hosts = server_hosts(args.host, args.allowed_host, origins)
+    try:
         _sqlite_folder(db_url)
-        app = create_app(db_url)
+        app = create_app(db_url, allowed_hosts=hosts, allowed_origins=origins)
     except Exception as e:
         print(f"gongzhu serve: cannot open the database {db_url}: {e}", file=sys.stderr)
         return 2
@@ -72,7 +85,14 @@ def run(args: argparse.Namespace) -> int:
     shown = f"[{host}]" if ":" in host else host
     print(f"gongzhu: open http://{shown}:{port}/ in your browser (database {db_url}; Ctrl+C stops)",
           flush=True)
-    config = uvicorn.Config(app, log_level="warning", ws="auto", lifespan="on")
+    if hosts == server_hosts("127.0.0.1") and args.host not in ("127.0.0.1", "localhost", "::1"):
+        print("gongzhu serve: only loopback host names are accepted; add the names players use with "
+              "--allowed-host (or --allowed-origin behind a proxy)", file=sys.stderr, flush=True)
+    # The transport's own caps, above the application's limits (docs/web-protocol.md): a larger
+    # WebSocket message closes the connection, larger headers (h11) are refused.
+    config = uvicorn.Config(app, log_level="warning", ws="auto", lifespan="on",
+                            ws_max_size=16 * MAX_MESSAGE_BYTES,
+                            h11_max_incomplete_event_size=2 * MAX_HEADER_BYTES)
     server = uvicorn.Server(config)
     server.run(sockets=[sock])  # uvicorn stops cleanly on Ctrl+C / SIGTERM
     return 0

@@ -39,7 +39,7 @@ from gongzhu.rules.cards import (
     parse_card,
 )
 from gongzhu.rules.dealing import deal_hands, next_seat
-from gongzhu.rules.errors import DealError, IllegalPlayError
+from gongzhu.rules.errors import DealError, IllegalPlayError, excerpt
 from gongzhu.rules.legal import SeatView, Stage, bits, cascade, restricted_context, same_color_makeups
 from gongzhu.rules.model import Exposure, Play, Trick
 from gongzhu.rules.options import Options
@@ -384,7 +384,7 @@ class Deal:
                     )
                 zh = _KIND_ZH.get(kind, "?")
                 raise IllegalPlayError(
-                    f"exposure kind {kind!r} ({zh}) is not allowed under exposure={self.options.exposure}: "
+                    f"exposure kind {excerpt(kind)} ({zh}) is not allowed under exposure={self.options.exposure}: "
                     f"use {' or '.join(kinds)} (R4.4, R10)",
                     zh=f"exposure={self.options.exposure} 时不能用{zh}（{kind}）亮牌：请用"
                     f"{'或'.join(f'{_KIND_ZH.get(k, k)}（{k}）' for k in kinds)} (R4.4, R10)",

@@ -18,7 +18,9 @@ from gongzhu.rules.errors import OptionError, excerpt
 
 __all__ = [
     "EXPOSURE_KINDS",
+    "INTEGER_LIMITS",
     "INTEGER_OPTIONS",
+    "MAX_MATCH_DEALS",
     "OPTION_CHOICES",
     "OPTION_KEYS",
     "PRESETS",
@@ -42,6 +44,10 @@ OPTION_CHOICES: dict[str, tuple[Any, ...]] = {
     "double_pig": (True, False),
 }
 INTEGER_OPTIONS = ("one_deck_factor", "match_limit")
+#: The largest value each integer option may take (R10 gives 12 and 1000; these bounds keep every
+#: score well inside a 64-bit integer), and the most deals of ``match_end=deals:N``.
+INTEGER_LIMITS: dict[str, int] = {"one_deck_factor": 100, "match_limit": 1_000_000}
+MAX_MATCH_DEALS = 1000
 
 #: Per-card exposure kinds as they appear in records (R10).
 EXPOSURE_KINDS = ("shown", "first", "hidden", "auto")
@@ -84,15 +90,17 @@ class Options:
                 raise OptionError(f"option {key} cannot be {_text(value)}: choose one of {shown}")
         for key in INTEGER_OPTIONS:
             value = getattr(self, key)
-            if type(value) is not int or value < 1:
-                raise OptionError(f"option {key} must be a positive integer, not {_text(value)}")
+            if type(value) is not int or not 1 <= value <= INTEGER_LIMITS[key]:
+                raise OptionError(f"option {key} must be an integer from 1 to {INTEGER_LIMITS[key]}, "
+                                  f"not {_text(value)}")
         if self.match_end not in ("loser", "either"):
             end = self.match_end if isinstance(self.match_end, str) else ""
             n = end.removeprefix("deals:")
-            if not (end.startswith("deals:") and n.isdigit() and int(n) > 0):
+            if not (end.startswith("deals:") and n.isascii() and n.isdigit() and len(n) <= 4
+                    and 1 <= int(n) <= MAX_MATCH_DEALS):
                 raise OptionError(
                     f"option match_end cannot be {_text(self.match_end)}: "
-                    "choose loser, either or deals:N with N a positive integer"
+                    f"choose loser, either or deals:N with N from 1 to {MAX_MATCH_DEALS}"
                 )
         self._check_combination()
 
@@ -240,7 +248,8 @@ def _coerce(key: str, value: Any) -> Any:
     if not isinstance(value, str):
         return value
     if key in ("decks", *INTEGER_OPTIONS):
-        return int(value) if value.strip().lstrip("-").isdigit() else value
+        digits = value.strip().lstrip("-")
+        return int(value) if digits.isascii() and digits.isdigit() and len(digits) <= 18 else value
     if key in ("auto_expose_fourth", "exposed_discard_before_suit_led", "self_catch", "double_pig"):
         low = value.strip().lower()
         if low in ("true", "1", "yes", "on"):

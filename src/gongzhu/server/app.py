@@ -7,6 +7,10 @@ about half a second of the start command's one-second budget (docs/benchmarks.md
 ``gongzhu serve``).  The page files live in ``gongzhu/web/static`` (``index.html`` at ``/``,
 ``history.html`` at ``/history``, everything at ``/static/...``); while they are missing, ``/``
 answers 503 saying the page is not built.
+
+Everything that arrives passes :class:`~gongzhu.server.policy.SitePolicy` first (hosts, origins,
+header sizes, security headers); the routes then bound bodies and WebSocket messages and rate
+each connection's messages (``docs/web-protocol.md``, Limits and the origin policy).
 """
 
 from __future__ import annotations
@@ -14,22 +18,39 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+import re
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.middleware import Middleware
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from gongzhu.jsontext import JSONTextError, loads_strict
+from gongzhu.jsontext import JSONTextError, decode_utf8, loads_strict, show
 from gongzhu.players.registry import LEVELS
 from gongzhu.rules.match import title_for
-from gongzhu.rules.options import INTEGER_OPTIONS, OPTION_CHOICES, OPTION_KEYS, PRESETS, Options
+from gongzhu.rules.options import (
+    INTEGER_LIMITS,
+    INTEGER_OPTIONS,
+    MAX_MATCH_DEALS,
+    OPTION_CHOICES,
+    OPTION_KEYS,
+    PRESETS,
+    Options,
+)
+from gongzhu.server.policy import (
+    LOOPBACK_HOSTS,
+    MAX_BODY_BYTES,
+    MAX_MESSAGE_BYTES,
+    RateLimiter,
+    SitePolicy,
+)
 from gongzhu.server.store import MatchInfo, Store
 from gongzhu.server.table import (
     DEFAULT_LEVEL,
@@ -37,6 +58,7 @@ from gongzhu.server.table import (
     PERSON,
     SPEEDS,
     MessageError,
+    Outbox,
     Table,
     Tables,
     encode,
@@ -67,6 +89,7 @@ def config() -> dict[str, Any]:
         "default_preset": "online",
         "options": values,
         "defaults": Options().to_dict(),
+        "limits": {**INTEGER_LIMITS, "match_end_deals": MAX_MATCH_DEALS},
         "levels": list(LEVELS),
         "default_level": DEFAULT_LEVEL,
         "speeds": dict(SPEEDS),
@@ -76,7 +99,8 @@ def config() -> dict[str, Any]:
 
 
 def match_summary(info: MatchInfo) -> dict[str, Any]:
-    """A match as ``GET /api/matches`` lists it."""
+    """A match as ``GET /api/matches`` lists it.  The seed, from which every hand of the match
+    can be dealt again, is shown only once the match is over (null before)."""
     return {
         "match_id": info.match_id,
         "created": info.created,
@@ -84,7 +108,7 @@ def match_summary(info: MatchInfo) -> dict[str, Any]:
         "options": info.options,
         "levels": info.levels,
         "speed": info.speed,
-        "seed": info.seed,
+        "seed": info.seed if info.over else None,
         "deals": info.deals,
         "totals": dict(zip("NESW", info.totals, strict=True)),
         "over": info.over,
@@ -95,6 +119,45 @@ def match_summary(info: MatchInfo) -> dict[str, Any]:
 
 def _error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
+
+
+#: A deal number in a URL: plain ASCII digits, few enough to be a deal of a match.
+_DEAL_NUMBER = re.compile(r"[0-9]{1,6}")
+
+
+class BodyError(Exception):
+    """A request body refused before it is read as JSON (status, reason)."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+async def _json_body(request: Request) -> Any:
+    """The request's body as strict JSON (an empty body is ``{}``), read no further than
+    :data:`MAX_BODY_BYTES`; raises :class:`BodyError` or :class:`MessageError`."""
+    media = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    if media != "application/json":
+        raise BodyError(415, "send the body as JSON, with Content-Type: application/json")
+    declared = request.headers.get("content-length")
+    if declared is not None and (not declared.isascii() or not declared.isdigit()
+                                 or int(declared[:12]) > MAX_BODY_BYTES):
+        raise BodyError(413, f"the body is too large: at most {MAX_BODY_BYTES} bytes")
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY_BYTES:
+            raise BodyError(413, f"the body is too large: at most {MAX_BODY_BYTES} bytes")
+    try:
+        text = decode_utf8(bytes(body))
+        return loads_strict(text) if text.strip() else {}
+    except JSONTextError as e:
+        raise MessageError(f"the body is not JSON: {e}") from None
+
+
+async def _internal_error(_request: Request, exc: Exception) -> Response:
+    log.error("unexpected error", exc_info=exc)
+    return _error(500, "the server failed on this request (the error is logged); nothing was changed")
 
 
 def _page(path: Path, name: str) -> Response:
@@ -108,10 +171,14 @@ def _page(path: Path, name: str) -> Response:
 
 
 def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | None = None,
-               hint_think: float | None = None) -> Starlette:
+               hint_think: float | None = None, allowed_hosts: Sequence[str] = LOOPBACK_HOSTS,
+               allowed_origins: Sequence[str] = ()) -> Starlette:
     """The application on the database ``db_url`` (any SQLAlchemy URL).  ``static_dir`` replaces
     the page files' folder; ``pace`` (seconds per computer play) overrides every table's speed
-    setting, ``hint_think`` the expert's search time per hint (tests use small values)."""
+    setting, ``hint_think`` the expert's search time per hint (tests use small values).
+    ``allowed_hosts`` are the host names the server answers to (``"*"``: any) and
+    ``allowed_origins`` the pages of other origins that may use it (see
+    :mod:`gongzhu.server.policy`; the server's own origin always may)."""
     store = Store(db_url)
     tables = Tables(store, pace=pace, hint_think=hint_think)
     static = Path(static_dir) if static_dir is not None else STATIC_DIR
@@ -132,15 +199,14 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         return JSONResponse(config())
 
     async def new_match(request: Request) -> Response:
-        body = await request.body()
         try:
-            try:
-                data = loads_strict(body.decode("utf-8")) if body.strip() else {}
-            except (JSONTextError, UnicodeDecodeError) as e:
-                raise MessageError(f"the body is not JSON: {e}") from None
-            new = parse_new_match(data)
+            new = parse_new_match(await _json_body(request))
+        except BodyError as e:
+            return _error(e.status, str(e))
         except MessageError as e:
             return _error(400, str(e))
+        except ClientDisconnect:
+            return _error(400, "the body was cut off")
         info = tables.create(new)
         return JSONResponse({"match_id": info.match_id}, status_code=201)
 
@@ -151,22 +217,22 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         match_id = request.path_params["match_id"]
         info = store.match(match_id)
         if info is None:
-            return _error(404, f"unknown match {match_id!r}")
+            return _error(404, f"unknown match {show(match_id)}")
         return JSONResponse(match_summary(info))
 
     async def get_deal(request: Request) -> Response:
         match_id, k = request.path_params["match_id"], request.path_params["k"]
         if store.match(match_id) is None:
-            return _error(404, f"unknown match {match_id!r}")
-        line = store.record(match_id, int(k)) if k.isdigit() else None
+            return _error(404, f"unknown match {show(match_id)}")
+        line = store.record(match_id, int(k)) if _DEAL_NUMBER.fullmatch(k) else None
         if line is None:
-            return _error(404, f"match {match_id!r} has no finished deal {k!r}")
+            return _error(404, f"match {show(match_id)} has no finished deal {show(k)}")
         return Response(line, media_type="application/json")
 
     async def get_records(request: Request) -> Response:
         match_id = request.path_params["match_id"]
         if store.match(match_id) is None:
-            return _error(404, f"unknown match {match_id!r}")
+            return _error(404, f"unknown match {show(match_id)}")
         text = "".join(line + "\n" for line in store.records(match_id))
         return Response(text, media_type="application/x-ndjson; charset=utf-8",
                         headers={"Content-Disposition": f'attachment; filename="gongzhu-{match_id}.jsonl"'})
@@ -183,11 +249,11 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
             table = tables.get(match_id)
         except Exception as e:  # a stored match that no longer replays: say so, do not guess
             log.exception("cannot open match %s", match_id)
-            await websocket.send_text(encode({"type": "error", "message": f"cannot open match {match_id!r}: {e}"}))
+            await websocket.send_text(encode({"type": "error", "message": f"cannot open match {show(match_id)}: {e}"}))
             await websocket.close(code=1011)
             return
         if table is None:
-            await websocket.send_text(encode({"type": "error", "message": f"unknown match {match_id!r}"}))
+            await websocket.send_text(encode({"type": "error", "message": f"unknown match {show(match_id)}"}))
             await websocket.close(code=4404)
             return
         await _serve(websocket, table)
@@ -206,37 +272,75 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
     ]
     if static.is_dir():
         routes.append(Mount("/static", StaticFiles(directory=static), name="static"))
-    app = Starlette(routes=routes, lifespan=lifespan)
+    app = Starlette(
+        routes=routes, lifespan=lifespan,
+        middleware=[Middleware(SitePolicy, allowed_hosts=list(allowed_hosts),
+                               allowed_origins=list(allowed_origins))],
+        exception_handlers={Exception: _internal_error},
+    )
     app.state.tables = tables
     app.state.store = store
     return app
 
 
 async def _serve(websocket: WebSocket, table: Table) -> None:
-    """One connection: its outgoing queue is pumped by a task while browser messages are read."""
-    queue = table.subscribe()
-    pump = asyncio.create_task(_pump(websocket, queue))
+    """One connection: its outbox is pumped by a task while browser messages are read, each one
+    no larger than :data:`MAX_MESSAGE_BYTES`, at the connection's rate
+    (:class:`~gongzhu.server.policy.RateLimiter`)."""
+    outbox = table.subscribe()
+    pump = asyncio.create_task(_pump(websocket, outbox))
+    limiter = RateLimiter()
+    loop = asyncio.get_running_loop()
 
     def reply(message: dict[str, Any]) -> None:
-        queue.put_nowait(encode(message))
+        outbox.put(encode(message))
 
     try:
         table.kick()
-        while True:
-            message = await websocket.receive()
+        while not pump.done():
+            receiving = asyncio.ensure_future(websocket.receive())
+            await asyncio.wait({receiving, pump}, return_when=asyncio.FIRST_COMPLETED)
+            if not receiving.done():  # the pump stopped: the connection is over
+                receiving.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await receiving
+                break
+            message = receiving.result()
             if message["type"] == "websocket.disconnect":
                 break
-            await table.receive(message.get("text"), reply)
+            text = message.get("text")
+            data = message.get("bytes")
+            size = len(text.encode("utf-8", "surrogatepass")) if text is not None else len(data or b"")
+            wait = limiter.delay(loop.time())
+            if wait > 0:
+                await asyncio.sleep(wait)
+            if size > MAX_MESSAGE_BYTES:
+                reply({"type": "error", "message": f"the message is too large ({size} bytes): at most "
+                                                   f"{MAX_MESSAGE_BYTES}"})
+                continue
+            try:
+                await table.receive(text, reply)
+            except Exception:  # a defect, not the browser's fault: say so, keep the connection
+                log.exception("%s: a message failed", table.match_id)
+                reply({"type": "error", "message": "the server failed on this message (the error is logged); "
+                                                   "nothing was changed"})
     except WebSocketDisconnect:
         pass
     finally:
-        table.unsubscribe(queue)
+        table.unsubscribe(outbox)
         pump.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await pump
 
 
-async def _pump(websocket: WebSocket, queue: asyncio.Queue[str]) -> None:
-    while True:
-        text = await queue.get()
-        await websocket.send_text(text)
+async def _pump(websocket: WebSocket, outbox: Outbox) -> None:
+    """Send the outbox's messages until it closes the connection (or sending fails)."""
+    try:
+        while (text := await outbox.get()) is not None:
+            await websocket.send_text(text)
+        code, reason = outbox.closing or (1000, "")
+        await websocket.close(code=code, reason=reason)
+    except asyncio.CancelledError:
+        raise
+    except Exception as e:  # the socket is gone: the read loop ends too
+        log.debug("%s: sending stopped: %s", outbox.table.match_id, e)

@@ -62,7 +62,7 @@ _MATCHES = Table(
     Column("options", JSON, nullable=False),
     Column("levels", JSON, nullable=False),
     Column("speed", String(16), nullable=False),
-    Column("seed", BigInteger, nullable=False),
+    Column("seed", BigInteger, nullable=False),  # 64 bits, stored as signed (see _seed_column)
     Column("totals", JSON, nullable=False),
     Column("deals", Integer, nullable=False, default=0),
     Column("in_deal", Boolean, nullable=False, default=True),
@@ -126,11 +126,21 @@ class Profile:
     deals: int
 
 
+def _seed_column(seed: int) -> int:
+    """A 64-bit seed (0 … 2^64 − 1) as the signed 64-bit integer the ``seed`` column holds
+    (two's complement: seeds below 2^63 are stored as they are)."""
+    return seed - (1 << 64) if seed >= 1 << 63 else seed
+
+
+def _seed_value(column: int) -> int:
+    return column + (1 << 64) if column < 0 else column
+
+
 def _info(row: Row[Any]) -> MatchInfo:
     m = row._mapping
     return MatchInfo(
         match_id=m["id"], created=m["created"], preset=m["preset"], options=dict(m["options"]),
-        levels=dict(m["levels"]), speed=m["speed"], seed=m["seed"], totals=list(m["totals"]),
+        levels=dict(m["levels"]), speed=m["speed"], seed=_seed_value(m["seed"]), totals=list(m["totals"]),
         deals=m["deals"], in_deal=bool(m["in_deal"]), over=bool(m["over"]), winners=list(m["winners"]),
         pigs=list(m["pigs"]),
     )
@@ -182,6 +192,7 @@ class Store:
         )
         row = asdict(info)
         row["id"] = row.pop("match_id")
+        row["seed"] = _seed_column(seed)
         with self.engine.begin() as c:
             c.execute(insert(_MATCHES).values(**row))
         return info

@@ -12,8 +12,13 @@ The server is authoritative (``docs/web-protocol.md``): the rules core decides e
 - builds the table as South sees it (:meth:`Table.view`) from :func:`~gongzhu.players.observe`
   of South plus public facts: never another seat's hand, never an unplayed hidden (暗卖)
   exposure of another seat; once a deal is over its ``deal_result`` shows every hand;
-- stores every action before applying it, every finished deal as its R11 record, and is
-  rebuilt from the store after a restart (:class:`Tables` loads tables on demand).
+- stores every action before it is acknowledged — the play that ends a deal together with the
+  deal's R11 record, in one transaction — and is rebuilt from the store after a restart
+  (:class:`Tables` loads tables on demand and lets a table go once nobody is connected to it);
+  should the store refuse an action, the table is dropped, its connections are told and closed,
+  and the next connection rebuilds it from what was stored;
+- bounds what a connection costs: each one's waiting messages (:class:`Outbox`), and hints, which
+  run one at a time in a pool of their own, so that they never hold up the computer players.
 
 All changes happen on the event loop's thread, each in one synchronous step (check, store,
 apply, publish), so no lock is needed; only the computer players' choices and hints are
@@ -24,16 +29,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import random
 import secrets
+from collections import deque
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
 from gongzhu.jsontext import JSONTextError, describe, loads_strict, show
 from gongzhu.players.base import Player
+from gongzhu.players.guard import safe_exposures, safe_play
 from gongzhu.players.observation import observe
 from gongzhu.players.registry import LEVELS, make_player
 from gongzhu.records.format import deal_to_record, dump_record
@@ -44,16 +53,19 @@ from gongzhu.rules.errors import GongzhuError
 from gongzhu.rules.match import Match, title_for
 from gongzhu.rules.model import Play
 from gongzhu.rules.options import PRESETS, Options, resolve_options
+from gongzhu.server.policy import OUTBOX_LIMIT
 from gongzhu.server.store import MatchInfo, Store
 
 __all__ = [
     "COMPUTERS",
     "DEFAULT_LEVEL",
     "DEFAULT_SPEED",
+    "MAX_SEED",
     "PERSON",
     "SPEEDS",
     "MessageError",
     "NewMatch",
+    "Outbox",
     "Table",
     "Tables",
     "encode",
@@ -77,16 +89,32 @@ _MESSAGES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "next": ((), ()),
     "settings": (("speed",), ()),
 }
-_MAX_SEED = 2**63
+#: Seeds are 0 … MAX_SEED − 1 (64 bits); the server draws its own from ``secrets``, so that no
+#: finished deal's record (which shows that deal's own seed) leads back to the match's seed.
+MAX_SEED = 2**64
+#: Server threads for the computer players' decisions, and for hints (one at a time).
+PLAYER_THREADS = 4
+HINT_THREADS = 1
 
 
 class MessageError(ValueError):
     """A browser message or request body that is refused; the message says why."""
 
 
+class StoreError(RuntimeError):
+    """The store refused an action: it was not acknowledged, and the table is rebuilt from what
+    was stored."""
+
+
 def encode(message: Mapping[str, Any]) -> str:
-    """A server message as JSON text (UTF-8 kept as is)."""
-    return json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+    """A server message as JSON text (UTF-8 kept as is; a lone surrogate that cannot be sent as
+    UTF-8 is written as its ``\\u`` escape)."""
+    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(message, ensure_ascii=True, separators=(",", ":"))
+    return text
 
 
 def _codes(cards: tuple[Card, ...] | list[Card]) -> list[str]:
@@ -155,9 +183,9 @@ def parse_new_match(body: Any) -> NewMatch:
         raise MessageError(f"speed {show(speed)} is not a speed: choose one of {', '.join(SPEEDS)}")
     seed = body.get("seed")
     if seed is None:
-        seed = secrets.randbelow(1 << 31)
-    if type(seed) is not int or not 0 <= seed < _MAX_SEED:
-        raise MessageError(f"seed must be null or an integer from 0 to 2^63 - 1, not {show(seed)}")
+        seed = secrets.randbits(64)
+    if type(seed) is not int or not 0 <= seed < MAX_SEED:
+        raise MessageError(f"seed must be null or an integer from 0 to 2^64 - 1, not {show(seed)}")
     return NewMatch(preset, options, levels, speed, seed)
 
 
@@ -165,9 +193,10 @@ def parse_new_match(body: Any) -> NewMatch:
 
 
 class Tables:
-    """The open tables of one server, loaded from the store on demand, and the local player's
-    lifetime score.  ``pace`` (seconds per computer play) overrides every table's speed
-    setting (tests use 0); ``hint_think`` is the expert's search time per hint."""
+    """The open tables of one server, loaded from the store on demand and let go when their last
+    connection leaves, and the local player's lifetime score.  ``pace`` (seconds per computer
+    play) overrides every table's speed setting (tests use 0); ``hint_think`` is the expert's
+    search time per hint."""
 
     def __init__(self, store: Store, *, pace: float | None = None, hint_think: float | None = None) -> None:
         self.store = store
@@ -175,6 +204,13 @@ class Tables:
         self.hint_think = hint_think
         self._tables: dict[str, Table] = {}
         self.lifetime = store.profile().lifetime
+        self.player_pool = ThreadPoolExecutor(PLAYER_THREADS, thread_name_prefix="gongzhu-player")
+        self.hint_pool = ThreadPoolExecutor(HINT_THREADS, thread_name_prefix="gongzhu-hint")
+
+    @property
+    def open_tables(self) -> int:
+        """How many tables are in memory now."""
+        return len(self._tables)
 
     def create(self, new: NewMatch) -> MatchInfo:
         """Store a new match; its table deals the first deal when it is opened."""
@@ -192,11 +228,66 @@ class Tables:
             table = self._tables[match_id] = Table(self, info)
         return table
 
+    def release(self, table: Table) -> None:
+        """Let a table go (its connections are gone, or it is broken): it stops, and the next
+        connection rebuilds it from the store."""
+        if self._tables.get(table.match_id) is table:
+            del self._tables[table.match_id]
+        table.halt()
+
     async def close(self) -> None:
         """Stop every table's computer players (the store keeps where each match stands)."""
         for table in self._tables.values():
             await table.stop()
         self._tables.clear()
+        self.player_pool.shutdown(wait=False, cancel_futures=True)
+        self.hint_pool.shutdown(wait=False, cancel_futures=True)
+
+
+class Outbox:
+    """One connection's messages waiting to be sent.  At most ``limit`` wait: past that (a client
+    that does not read), the waiting ones are dropped and the next message sent is the table's
+    current state, which says everything they said.  :meth:`close` ends the connection after
+    the messages already waiting."""
+
+    def __init__(self, table: Table, limit: int = OUTBOX_LIMIT) -> None:
+        self.table = table
+        self.limit = limit
+        self._items: deque[str] = deque()
+        self._ready = asyncio.Event()
+        self._resync = False
+        self.closing: tuple[int, str] | None = None
+
+    def put(self, text: str) -> None:
+        if self.closing is not None:
+            return
+        if len(self._items) >= self.limit:
+            self._items.clear()
+            self._resync = True
+        else:
+            self._items.append(text)
+        self._ready.set()
+
+    def close(self, code: int, reason: str) -> None:
+        if self.closing is None:
+            self.closing = (code, reason)
+        self._ready.set()
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    async def get(self) -> str | None:
+        """The next message to send, or None when the connection is to be closed."""
+        while True:
+            if self._resync:
+                self._resync = False
+                return encode(self.table.state_message())
+            if self._items:
+                return self._items.popleft()
+            if self.closing is not None:
+                return None
+            self._ready.clear()
+            await self._ready.wait()
 
 
 class Table:
@@ -217,8 +308,11 @@ class Table:
         #: Counts changes, so that a computer player's choice made for an older position is dropped.
         self.version = 0
         self._seq = 0  # actions of the current deal so far
-        self._queues: set[asyncio.Queue[str]] = set()
+        self._outboxes: set[Outbox] = set()
         self._driver: asyncio.Task[None] | None = None
+        self._hint: tuple[int, asyncio.Future[dict[str, Any]]] | None = None  # (version, the ranking)
+        #: Set once the store refused an action: the table is dropped and rebuilt from the store.
+        self.broken = False
         self._restore(info)
 
     # ------------------------------------------------------------------ the store
@@ -235,6 +329,12 @@ class Table:
             for action in store.actions(self.match_id, deal.deal_index):
                 self._apply(deal, action)
                 self._seq += 1
+            if deal.is_over:
+                # Every play was stored but not the deal's record (a store from before the last
+                # play and the record were one transaction): complete the deal now.
+                log.warning("%s: deal %d was played out but not stored; storing it now", self.match_id,
+                            deal.deal_index)
+                self._finish(deal)
 
     @staticmethod
     def _apply(deal: Deal, action: Mapping[str, Any]) -> None:
@@ -245,13 +345,25 @@ class Table:
             deal.play(action["cards"], seat)
 
     def _commit(self, seat: Seat, action: dict[str, Any]) -> None:
-        """Store an action already checked legal, apply it, and publish what changed."""
+        """Store an action already checked legal, apply it, and publish what changed.  The action
+        that ends a deal is stored with the deal's record, in one transaction.  If the store
+        refuses, the action is not acknowledged: raises :class:`StoreError` after dropping the
+        table (see :meth:`_break`)."""
         deal = self.match.current
         assert deal is not None
-        self.hub.store.add_action(self.match_id, deal.deal_index, self._seq, {"seat": seat.name, **action})
-        self._seq += 1
+        entry = {"seat": seat.name, **action}
         tricks = len(deal.tricks)
-        self._apply(deal, {"seat": seat.name, **action})
+        try:
+            self._apply(deal, entry)  # checked legal before: the rules accept it
+            if deal.is_over:
+                self._finish(deal)  # the deal's record holds this last play
+            else:
+                self.hub.store.add_action(self.match_id, deal.deal_index, self._seq, entry)
+                self._seq += 1
+        except Exception as e:
+            self._break(e)
+            raise StoreError("the server could not save this action, so it did not happen; "
+                             "reconnect and try again") from None
         self.version += 1
         out: list[dict[str, Any]] = []
         if action["type"] == "play":
@@ -259,10 +371,22 @@ class Table:
             if len(deal.tricks) > tricks:
                 trick = deal.tricks[-1]
                 out.append({"type": "trick", "winner": trick.winner.name, "taker": trick.taker.name})
-        if deal.is_over:
-            self._finish(deal)
         out.append(self.state_message())
         self._publish(out)
+
+    def _break(self, error: Exception) -> None:
+        """The store refused an action: this table's state may be ahead of what was stored, so it
+        is dropped — its connections are told and closed (the page reconnects), and the next
+        connection rebuilds the table from the store."""
+        log.error("%s: the store refused an action; dropping the table", self.match_id, exc_info=error)
+        self.broken = True
+        for outbox in list(self._outboxes):
+            outbox.put(encode({"type": "error",
+                               "message": "the server could not save the last action, so it did not happen: "
+                                          "reconnecting",
+                               "message_zh": "服务器未能保存上一步操作，该操作未生效：正在重新连接"}))
+            outbox.close(1011, "the table is reloaded from the store")
+        self.hub.release(self)
 
     def _finish(self, deal: Deal) -> None:
         record = deal_to_record(deal, match_id=self.match_id, preset=self.preset)
@@ -361,21 +485,29 @@ class Table:
 
     # ------------------------------------------------------------------ connections
 
-    def subscribe(self) -> asyncio.Queue[str]:
-        """A new connection's outgoing queue; it gets the current state first."""
-        queue: asyncio.Queue[str] = asyncio.Queue()
-        self._queues.add(queue)
-        queue.put_nowait(encode(self.state_message()))
-        return queue
+    def subscribe(self) -> Outbox:
+        """A new connection's outbox; it gets the current state first."""
+        outbox = Outbox(self)
+        self._outboxes.add(outbox)
+        outbox.put(encode(self.state_message()))
+        return outbox
 
-    def unsubscribe(self, queue: asyncio.Queue[str]) -> None:
-        self._queues.discard(queue)
+    def unsubscribe(self, outbox: Outbox) -> None:
+        """A connection is gone; the last one to go lets the table go (it stops; the store keeps
+        where the match stands)."""
+        self._outboxes.discard(outbox)
+        if not self._outboxes:
+            self.hub.release(self)
+
+    @property
+    def connections(self) -> int:
+        return len(self._outboxes)
 
     def _publish(self, messages: list[dict[str, Any]]) -> None:
         texts = [encode(m) for m in messages]
-        for queue in self._queues:
+        for outbox in self._outboxes:
             for text in texts:
-                queue.put_nowait(text)
+                outbox.put(text)
 
     # ------------------------------------------------------------------ browser messages
 
@@ -395,7 +527,7 @@ class Table:
                 self._settings(message["speed"])
             else:
                 reply(await self._hints())
-        except (MessageError, GongzhuError) as e:
+        except (MessageError, GongzhuError, StoreError) as e:
             error: dict[str, Any] = {"type": "error", "message": str(e)}
             zh = getattr(e, "zh", None)
             if zh:
@@ -466,6 +598,8 @@ class Table:
     def _settings(self, speed: Any) -> None:
         if not isinstance(speed, str) or speed not in SPEEDS:
             raise MessageError(f"speed {show(speed)} is not a speed: choose one of {', '.join(SPEEDS)}")
+        if speed == self.speed:
+            return  # nothing changes: nothing to store or send
         self.speed = speed  # not a change of position: a computer player's pending choice stands
         self.hub.store.set_speed(self.match_id, speed)
         self._publish([self.state_message()])
@@ -477,11 +611,22 @@ class Table:
                 raise MessageError("a hint is for your turn to play: no card is being played now")
             assert deal.turn is not None
             raise MessageError(f"a hint is for your turn to play: it is {deal.turn.english}'s turn")
+        # One ranking per position: every connection of the table asking for it shares it, and
+        # it is computed in the hint pool, one at a time, beside the computer players' pool.
+        stale = self._hint is None or self._hint[0] != self.version
+        if self._hint is not None and self._hint[1].done() and self._hint[1].exception() is not None:
+            stale = True  # a failed ranking is asked for again, not kept
+        if stale:
+            loop = asyncio.get_running_loop()
+            self._hint = (self.version, loop.run_in_executor(self.hub.hint_pool, self._rank, observe(deal, PERSON)))
+        assert self._hint is not None
+        return await asyncio.shield(self._hint[1])
+
+    def _rank(self, obs: Any) -> dict[str, Any]:
         from gongzhu.players.hints import DEFAULT_HINT_THINK, hints
 
-        obs = observe(deal, PERSON)
         think = self.hub.hint_think if self.hub.hint_think is not None else DEFAULT_HINT_THINK
-        ranked = await asyncio.to_thread(hints, obs, think=think)
+        ranked = hints(obs, think=think)
         return {"type": "hint", "hints": [
             {"cards": _codes(h.play), "expected": h.expected, "reason": {"zh": h.reason_zh, "en": h.reason_en}}
             for h in ranked
@@ -510,7 +655,7 @@ class Table:
 
     def kick(self) -> None:
         """Start the computer players if one of them is to act (call on the event loop)."""
-        if self._computer_step() is None:
+        if self.broken or self._computer_step() is None:
             return
         driver = self._driver
         loop = asyncio.get_running_loop()
@@ -521,7 +666,9 @@ class Table:
 
     async def _drive(self) -> None:
         loop = asyncio.get_running_loop()
-        while (step := self._computer_step()) is not None:
+        pool = self.hub.player_pool
+        where = f"match {self.match_id}"
+        while not self.broken and (step := self._computer_step()) is not None:
             seat, kind = step
             deal = self.match.current
             assert deal is not None
@@ -530,20 +677,24 @@ class Table:
             player = self.players[seat]
             started = loop.time()
             choice: Any
+            # A player that fails is logged and stood in for (players.guard): the table goes on.
             if kind == "declare":
-                choice = await asyncio.to_thread(player.choose_exposures, obs)
+                choice = await loop.run_in_executor(pool, functools.partial(safe_exposures, player, obs, where=where))
                 delay = self.pace / 2
             else:
-                choice = await asyncio.to_thread(player.choose_play, obs)
+                choice = await loop.run_in_executor(pool, functools.partial(safe_play, player, obs, where=where))
                 delay = self.pace
             wait = delay - (loop.time() - started)
             await asyncio.sleep(max(0.0, wait))
-            if self.version != version:
+            if self.version != version or self.broken:
                 continue  # the position changed meanwhile: think again
-            if kind == "declare":
-                self._computer_declare(deal, seat, choice)
-            else:
-                self._computer_play(deal, seat, choice)
+            try:
+                if kind == "declare":
+                    self._computer_declare(deal, seat, choice)
+                else:
+                    self._computer_play(deal, seat, choice)
+            except StoreError:
+                return  # the table is dropped; the next connection rebuilds it
 
     def _computer_declare(self, deal: Deal, seat: Seat, choice: list[tuple[Card, str]]) -> None:
         try:
@@ -561,6 +712,12 @@ class Table:
                       seat.name, choice, e)
             play = deal.legal_plays()[0]
         self._commit(seat, {"type": "play", "cards": _codes(play)})
+
+    def halt(self) -> None:
+        """Stop the computer players now (the table is being let go)."""
+        driver, self._driver = self._driver, None
+        if driver is not None and not driver.done():
+            driver.cancel()
 
     async def stop(self) -> None:
         driver, self._driver = self._driver, None
