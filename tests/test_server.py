@@ -1,4 +1,4 @@
-"""The browser game's server (issue 4, ``docs/web-protocol.md``), through its HTTP routes and its
+"""The browser game's server (``docs/web-protocol.md``), through its HTTP routes and its
 WebSocket, with Starlette's test client and computer players paced at 0 s.
 
 The person's moves are chosen at random from the ``legal`` and ``exposable`` lists of the state

@@ -1,0 +1,479 @@
+"""The browser game's server facing careless and hostile clients (``docs/web-protocol.md``,
+Limits and the origin policy): nothing is lost or acknowledged twice when the store fails, no
+seed gives the hands away, other sites cannot drive a table, sizes and rates are bounded, and a
+bad message or request gets a clear error while the server goes on.  Options are bounded as
+R10's integers allow.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import random
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient, WebSocketDenialResponse
+
+from conftest import LOCAL, local_client
+from gongzhu.players.base import Player
+from gongzhu.players.observation import Observation
+from gongzhu.records.replay import check_file
+from gongzhu.rules import PRESETS, Match, Seat
+from gongzhu.rules.cards import Card
+from gongzhu.rules.model import Play
+from gongzhu.server import create_app
+from gongzhu.server.policy import (
+    MAX_BODY_BYTES,
+    MAX_HEADER_BYTES,
+    MAX_MESSAGE_BYTES,
+    OUTBOX_LIMIT,
+    RateLimiter,
+    normalize_origin,
+    server_hosts,
+)
+from gongzhu.server.store import Store
+from gongzhu.server.table import MAX_SEED, Outbox, Tables, encode
+from test_server import QUICK, Browser, act, new_match, settled
+
+Message = dict[str, Any]
+JSON = {"Content-Type": "application/json"}
+
+
+@pytest.fixture
+def db_url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'gongzhu.db'}"
+
+
+@pytest.fixture
+def client(db_url: str, tmp_path: Path) -> Iterator[TestClient]:
+    with local_client(create_app(db_url, pace=0, hint_think=0.05, static_dir=tmp_path / "no-static")) as c:
+        yield c
+
+
+def tables_of(client: TestClient) -> Tables:
+    tables: Tables = client.app.state.tables  # type: ignore[attr-defined]
+    return tables
+
+
+def play_deal(client: TestClient, match_id: str, rng: random.Random) -> Message:
+    """Play until the current deal is over; the final state."""
+    with client.websocket_connect(f"/ws/{match_id}") as ws:
+        browser = Browser(ws)
+        state = browser.settle()
+        while state["phase"] not in ("deal-over", "match-over"):
+            act(browser, rng)
+            state = browser.settle()
+        return state
+
+
+# ---------------------------------------------------------------------- the store and whole deals
+
+
+def test_a_store_failure_at_the_end_of_a_deal_acknowledges_nothing(client: TestClient) -> None:
+    """The play that ends a deal and the deal's record are one transaction: when the store
+    refuses, nobody is told the play happened, the table is rebuilt from the store, and the deal
+    ends once, with one record (the lifetime score counts it once)."""
+    match_id = new_match(client, seed=11, options={"exposure": "none"})
+    store: Store = client.app.state.store  # type: ignore[attr-defined]
+    real_finish = store.finish_deal
+    failures = {"left": 1}
+
+    def failing_finish(*args: Any, **kwargs: Any) -> int:
+        if failures["left"]:
+            failures["left"] -= 1
+            raise RuntimeError("disk full")
+        return real_finish(*args, **kwargs)
+
+    store.finish_deal = failing_finish  # type: ignore[method-assign]
+    rng = random.Random(3)
+    with client.websocket_connect(f"/ws/{match_id}") as ws:
+        browser = Browser(ws)
+        state = browser.settle()
+        while True:
+            act(browser, rng)
+            message = browser.receive()
+            while message["type"] != "error" and not (message["type"] == "state" and settled(message["state"])):
+                message = browser.receive()
+            if message["type"] == "error":
+                break
+            state = message["state"]
+            assert state["phase"] == "play", "the deal ended although its record could not be stored"
+        assert "did not happen" in message["message"] and message["message_zh"]
+        with pytest.raises(Exception):  # noqa: B017 - the server closes the connection (1011)
+            while True:
+                browser.receive()
+    assert failures["left"] == 0
+    assert tables_of(client).open_tables == 0  # the table was dropped
+    assert client.get(f"/api/matches/{match_id}/records.jsonl").text == ""
+    after = play_deal(client, match_id, rng)  # rebuilt from the store: the last trick is open again
+    assert after["phase"] == "deal-over"
+    records = check_file(client.get(f"/api/matches/{match_id}/records.jsonl").text)
+    assert len(records) == 1
+    assert client.get("/api/profile").json()["lifetime"] == after["deal_result"]["final"]["S"]
+
+
+def test_a_played_out_deal_without_its_record_is_completed_when_loaded(db_url: str, tmp_path: Path) -> None:
+    """Every action of a deal stored but not its record (a store written before the last play
+    and the record were one transaction): loading the table stores the record, and ``next``
+    deals the next deal instead of answering that the deal is not over."""
+    store = Store(db_url)
+    options = PRESETS["online"]
+    info = store.create_match(match_id="m-stuck", preset="online", options=options.to_dict(),
+                              levels=dict(QUICK), speed="normal", seed=42)
+    deal = Match(options, seed=info.seed, match_id=info.match_id).new_deal()
+    seq = 0
+    for seat in list(deal.undeclared):
+        deal.declare(seat, [])
+        store.add_action(info.match_id, 0, seq, {"seat": seat.name, "type": "declare", "items": []})
+        seq += 1
+    while not deal.is_over:
+        seat = deal.turn
+        assert seat is not None
+        play = deal.legal_plays()[0]
+        deal.play(play, seat)
+        store.add_action(info.match_id, 0, seq, {"seat": seat.name, "type": "play", "cards": [c.code for c in play]})
+        seq += 1
+    store.close()
+    with (local_client(create_app(db_url, pace=0, static_dir=tmp_path)) as client,
+          client.websocket_connect(f"/ws/{info.match_id}") as ws):
+        browser = Browser(ws)
+        state = browser.settle()
+        assert state["phase"] == "deal-over" and state["deal_result"]["final"] == {
+            s.name: deal.score.final[s] for s in Seat}
+        assert len(check_file(client.get(f"/api/matches/{info.match_id}/records.jsonl").text)) == 1
+        browser.send({"type": "next"})
+        assert browser.settle()["deal_index"] == 1
+
+
+@pytest.mark.parametrize(("options", "words"), [
+    ({"one_deck_factor": 1_000_000_000_000_000_000}, "one_deck_factor must be an integer from 1 to 100"),
+    ({"one_deck_factor": 0}, "from 1 to 100"),
+    ({"match_limit": 10_000_000}, "match_limit must be an integer from 1 to 1000000"),
+    ({"match_end": "deals:1001"}, "deals:N with N from 1 to 1000"),
+    ({"match_end": "deals:²"}, "deals:N"),
+    ({"match_end": "deals:" + "9" * 5000}, "deals:N"),
+    ({"one_deck_factor": "²"}, "one_deck_factor"),
+    ({"match_limit": "9" * 5000}, "match_limit"),
+])
+def test_integer_options_are_bounded(client: TestClient, options: dict[str, Any], words: str) -> None:
+    """R10's integers stay within limits that keep every score inside a 64-bit integer."""
+    response = client.post("/api/matches", json={"options": options})
+    assert response.status_code == 400 and words in response.json()["error"]
+    assert len(response.json()["error"]) < 300
+    assert client.get("/api/matches").json() == []
+
+
+def test_the_largest_options_play_a_whole_deal(client: TestClient) -> None:
+    match_id = new_match(client, seed=2, options={"one_deck_factor": 100, "match_limit": 1_000_000})
+    state = play_deal(client, match_id, random.Random(2))
+    assert state["phase"] == "deal-over"
+    assert len(check_file(client.get(f"/api/matches/{match_id}/records.jsonl").text)) == 1
+
+
+# ---------------------------------------------------------------------- seeds
+
+
+def test_the_seed_is_shown_only_once_the_match_is_over(client: TestClient) -> None:
+    """The match seed deals every hand of the match again (Match(options, seed).new_deal()):
+    neither the match, the listing nor any state message shows it before the end."""
+    match_id = new_match(client, seed=12345, options={"match_end": "deals:1"})
+    assert client.get(f"/api/matches/{match_id}").json()["seed"] is None
+    assert [m["seed"] for m in client.get("/api/matches").json()] == [None]
+    rng = random.Random(1)
+    with client.websocket_connect(f"/ws/{match_id}") as ws:
+        browser = Browser(ws)
+        state = browser.settle()
+        while state["phase"] != "match-over":
+            assert client.get(f"/api/matches/{match_id}").json()["seed"] is None
+            act(browser, rng)
+            state = browser.settle()
+    for message in browser.messages:
+        assert "12345" not in json.dumps(message)
+    assert client.get(f"/api/matches/{match_id}").json()["seed"] == 12345
+
+
+def test_server_seeds_are_64_bit_and_any_64_bit_seed_is_kept(client: TestClient) -> None:
+    store: Store = client.app.state.store  # type: ignore[attr-defined]
+    drawn = [store.match(new_match(client)) for _ in range(8)]
+    seeds = [info.seed for info in drawn if info is not None]
+    assert len(seeds) == 8 and all(0 <= s < MAX_SEED for s in seeds)
+    assert max(seeds) >= 1 << 40  # 8 seeds of 31 bits or fewer: not from a 64-bit draw
+    top = new_match(client, seed=MAX_SEED - 1)
+    info = store.match(top)
+    assert info is not None and info.seed == MAX_SEED - 1
+    assert client.post("/api/matches", json={"seed": MAX_SEED}).status_code == 400
+
+
+# ---------------------------------------------------------------------- other sites
+
+
+def test_websockets_from_other_origins_are_refused(client: TestClient) -> None:
+    match_id = new_match(client, seed=1)
+    for origin in ("http://evil.example", "null", "http://127.0.0.1.evil.example", "http://127.0.0.1:9"):
+        with pytest.raises(WebSocketDenialResponse) as refused, \
+                client.websocket_connect(f"/ws/{match_id}", headers={"origin": origin}):
+            pass
+        assert refused.value.status_code == 403
+    with client.websocket_connect(f"/ws/{match_id}", headers={"origin": LOCAL}) as ws:
+        assert ws.receive_json()["type"] == "state"
+    with client.websocket_connect(f"/ws/{match_id}") as ws:  # a program: no Origin
+        assert ws.receive_json()["type"] == "state"
+
+
+def test_an_allowed_origin_may_use_the_server(db_url: str, tmp_path: Path) -> None:
+    hosts = server_hosts("127.0.0.1", allowed_origins=["https://gongzhu.example.org"])
+    app = create_app(db_url, pace=0, static_dir=tmp_path, allowed_hosts=hosts,
+                     allowed_origins=["https://gongzhu.example.org:443"])
+    with TestClient(app, base_url="https://gongzhu.example.org") as client:
+        response = client.post("/api/matches", json={}, headers={"origin": "https://gongzhu.example.org"})
+        assert response.status_code == 201
+        refused = client.post("/api/matches", json={}, headers={"origin": "https://other.example.org"})
+        assert refused.status_code == 403
+
+
+def test_requests_from_other_sites_and_hosts_are_refused(client: TestClient) -> None:
+    # A form or fetch from another site's page: refused before anything is read or stored.
+    for origin in ("http://evil.example", "null"):
+        for headers in ({"origin": origin, "content-type": "text/plain"}, {"origin": origin, **JSON}):
+            response = client.post("/api/matches", content=b"{}", headers=headers)
+            assert response.status_code == 403 and "another site" in response.json()["error"]
+    # Text that is not declared JSON: refused even from the page itself.
+    response = client.post("/api/matches", content=b"{}", headers={"origin": LOCAL, "content-type": "text/plain"})
+    assert response.status_code == 415
+    assert client.get("/api/matches").json() == []
+    # DNS rebinding: a page on evil.example whose name now points here cannot read the API.
+    for host in ("evil.example", "evil.example:8000", "", "[::1", "127.0.0.1:x"):
+        response = client.get("/api/matches", headers={"host": host})
+        assert response.status_code == 400, host
+    assert client.get("/api/matches", headers={"host": "localhost:8000"}).status_code == 200
+    assert client.get("/api/matches", headers={"host": "[::1]:8000"}).status_code == 200
+    # Reading with another site's Origin is harmless (CORS keeps the answer from that page).
+    assert client.get("/api/config", headers={"origin": "http://evil.example"}).status_code == 200
+
+
+def test_every_answer_carries_the_security_headers(client: TestClient) -> None:
+    match_id = new_match(client)
+    for response in (client.get("/"), client.get("/api/config"), client.get("/api/matches/nope"),
+                     client.get(f"/api/matches/{match_id}/records.jsonl"),
+                     client.post("/api/matches", content=b"{", headers=JSON),
+                     client.get("/api/matches", headers={"host": "evil.example"})):
+        csp = response.headers["content-security-policy"]
+        assert "frame-ancestors 'none'" in csp and "script-src 'self'" in csp and "default-src 'self'" in csp
+        assert response.headers["x-frame-options"] == "DENY"
+        assert response.headers["x-content-type-options"] == "nosniff"
+
+
+def test_origins_and_host_names() -> None:
+    assert normalize_origin("HTTPS://Gongzhu.Example.org:443/") == "https://gongzhu.example.org"
+    assert normalize_origin("http://[::1]:8000") == "http://[::1]:8000"
+    for bad in ("null", "file:///x", "https://a.example/path", "https://user@a.example", "a.example"):
+        with pytest.raises(ValueError):
+            normalize_origin(bad)
+    assert server_hosts("0.0.0.0") == ["127.0.0.1", "localhost", "::1"]
+    assert server_hosts("192.168.1.5", ["gongzhu.lan"]) == ["127.0.0.1", "localhost", "::1", "192.168.1.5",
+                                                            "gongzhu.lan"]
+
+
+# ---------------------------------------------------------------------- sizes
+
+
+def test_request_sizes_are_bounded(client: TestClient) -> None:
+    big = json.dumps({"preset": "online", "pad": "x" * MAX_BODY_BYTES}).encode()
+    response = client.post("/api/matches", content=big, headers=JSON)
+    assert response.status_code == 413 and str(MAX_BODY_BYTES) in response.json()["error"]
+
+    def chunks() -> Iterator[bytes]:  # no Content-Length: the body is cut off while it is read
+        for _ in range(1000):
+            yield b" " * 1024
+
+    response = client.post("/api/matches", content=chunks(), headers=JSON)
+    assert response.status_code == 413
+    response = client.get("/api/config", headers={"x-padding": "y" * (MAX_HEADER_BYTES + 1)})
+    assert response.status_code == 431
+    assert client.get("/api/matches").json() == [] and client.get("/api/config").status_code == 200
+
+
+def test_websocket_messages_are_bounded_and_never_echoed_whole(client: TestClient) -> None:
+    match_id = new_match(client, seed=4)
+    with client.websocket_connect(f"/ws/{match_id}") as ws:
+        browser = Browser(ws)
+        before = browser.settle()
+        too_large = browser.refused({"type": "play", "cards": ["x" * MAX_MESSAGE_BYTES]})
+        assert "too large" in too_large and len(too_large) < 200
+        card = "Z" * 3000
+        error = browser.refused({"type": "expose", "cards": [card]})
+        assert "cannot read" in error and len(error) < 300
+        browser.send({"type": "expose", "cards": []})  # the connection goes on
+        assert browser.settle()["phase"] == "play"
+        assert before["phase"] == "expose"
+
+
+# ---------------------------------------------------------------------- memory and fairness
+
+
+def test_tables_are_let_go_when_nobody_is_connected(client: TestClient) -> None:
+    tables = tables_of(client)
+    ids = [new_match(client, seed=i) for i in range(30)]
+    states = {}
+    for match_id in ids:
+        with client.websocket_connect(f"/ws/{match_id}") as ws:
+            states[match_id] = Browser(ws).settle()
+            assert tables.open_tables == 1
+    assert tables.open_tables == 0
+    with client.websocket_connect(f"/ws/{ids[7]}") as ws:  # back from the store, the same
+        assert Browser(ws).settle() == states[ids[7]]
+
+
+async def _flood(outbox: Outbox, n: int) -> list[str | None]:
+    for i in range(n):
+        outbox.put(encode({"type": "error", "message": f"#{i}"}))
+    assert len(outbox) <= OUTBOX_LIMIT
+    first = await outbox.get()
+    outbox.close(1000, "bye")
+    rest: list[str | None] = []
+    while (text := await outbox.get()) is not None:
+        rest.append(text)
+    return [first, *rest]
+
+
+def test_a_client_that_does_not_read_costs_a_bounded_outbox(client: TestClient) -> None:
+    """Past OUTBOX_LIMIT waiting messages, the waiting ones are dropped and the next message
+    sent is the whole current table."""
+    match_id = new_match(client, seed=5)
+    with client.websocket_connect(f"/ws/{match_id}") as ws:
+        ws.receive_json()
+        table = tables_of(client).get(match_id)
+        assert table is not None
+        sent = asyncio.run(_flood(Outbox(table), 10 * OUTBOX_LIMIT))
+        assert len(sent) < OUTBOX_LIMIT
+        first = json.loads(sent[0] or "")
+        assert first == table.state_message()
+        # A real connection that keeps sending without reading: its outbox stays bounded.
+        for _ in range(3 * OUTBOX_LIMIT):
+            ws.send_text('{"type": "next"}')
+        ws.send_text('{"type": "expose", "cards": []}')
+        while True:
+            message = ws.receive_json()
+            if message["type"] == "state" and message["state"]["phase"] == "play":
+                break
+        assert all(len(o) <= OUTBOX_LIMIT for o in table._outboxes)
+
+
+def test_the_rate_limiter_slows_a_fast_sender_down() -> None:
+    limiter = RateLimiter(rate=10.0, burst=5)
+    assert [limiter.delay(0.0) for _ in range(5)] == [0.0] * 5
+    assert limiter.delay(0.0) == pytest.approx(0.1)
+    assert limiter.delay(0.0) == pytest.approx(0.2)
+    assert limiter.delay(10.0) == 0.0  # refilled, up to the burst
+
+
+def test_hints_never_hold_up_the_computer_players(client: TestClient) -> None:
+    """Hints run in a pool of their own: with it busy, the computer players still play; every
+    connection asking for the same position shares one ranking."""
+    match_id = new_match(client, seed=6, options={"exposure": "none"})
+    tables = tables_of(client)
+    release = threading.Event()
+    with client.websocket_connect(f"/ws/{match_id}") as ws:
+        browser = Browser(ws)
+        state = browser.settle()
+        table = tables.get(match_id)
+        assert table is not None
+        busy = tables.hint_pool.submit(release.wait, 30)  # the hint pool is busy
+        try:
+            for _ in range(3):  # three of South's plays, and the computers' answers
+                browser.send({"type": "play", "cards": state["legal"][0]})
+                state = browser.settle()
+            assert state["tricks_played"] >= 2
+        finally:
+            release.set()
+            busy.result()
+        with client.websocket_connect(f"/ws/{match_id}") as ws2:
+            second = Browser(ws2)
+            second.settle()
+            browser.send({"type": "hint"})
+            second.send({"type": "hint"})
+            hint = browser.receive()
+            assert hint["type"] == "hint" and second.receive() == hint
+            shared = table._hint
+            browser.send({"type": "hint"})
+            assert browser.receive() == hint and table._hint is shared
+
+
+class Failing(Player):
+    level = "failing"
+
+    def choose_exposures(self, obs: Observation) -> list[tuple[Card, str]]:
+        raise RuntimeError("the exposure search broke")
+
+    def choose_play(self, obs: Observation) -> Play:
+        raise RuntimeError("the play search broke")
+
+
+def test_a_failing_computer_player_does_not_stop_the_table(
+    client: TestClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    match_id = new_match(client, seed=9)
+    with client.websocket_connect(f"/ws/{match_id}") as ws:
+        browser = Browser(ws)
+        browser.settle()
+        table = tables_of(client).get(match_id)
+        assert table is not None
+        table.players[Seat.W] = Failing()
+        with caplog.at_level(logging.ERROR, logger="gongzhu.players"):
+            rng = random.Random(9)
+            state = browser.state
+            while state["phase"] not in ("deal-over", "match-over"):
+                act(browser, rng)
+                state = browser.settle()
+    assert "the play search broke" in caplog.text and "the exposure search broke" in caplog.text
+    assert len(check_file(client.get(f"/api/matches/{match_id}/records.jsonl").text)) == 1
+
+
+# ---------------------------------------------------------------------- bad input
+
+
+def test_bad_websocket_messages_get_an_error_and_the_connection_goes_on(client: TestClient) -> None:
+    match_id = new_match(client, seed=10)
+    with client.websocket_connect(f"/ws/{match_id}") as ws:
+        browser = Browser(ws)
+        before = browser.settle()
+        for text in ('{"type":"\\ud800"}', "[" * 100_000, '{"type": "play", "cards": [' + "9" * 5000 + "]}",
+                     '{"type": "play", "cards": ["\\udfff"]}', '{"type": "settings", "speed": 1e999}'):
+            error = browser.refused(text)
+            assert len(error) < 300
+        with client.websocket_connect(f"/ws/{match_id}") as ws2:
+            assert ws2.receive_json() == {"type": "state", "state": before}
+        browser.send({"type": "expose", "cards": []})
+        assert browser.settle()["phase"] == "play"
+
+
+@pytest.mark.parametrize(("path", "status"), [
+    ("/deals/99999999999999999999999", 404),
+    ("/deals/²", 404),
+    ("/deals/-1", 404),
+    ("/deals/%00", 404),
+])
+def test_deal_numbers_that_are_not_numbers_are_404(client: TestClient, path: str, status: int) -> None:
+    match_id = new_match(client)
+    response = client.get(f"/api/matches/{match_id}{path}")
+    assert response.status_code == status and "has no finished deal" in response.json()["error"]
+
+
+@pytest.mark.parametrize("body", [
+    b'{"seed": ' + b"7" * 5000 + b"}",
+    b'{"options": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+    b'{"levels": {"\\ud800": "x"}}',
+    b'{"preset": "\\ud800"}',
+    b"\xff\xfe{}",
+    b'{"seed": 1e999}',
+])
+def test_bad_bodies_are_400_with_a_reason(client: TestClient, body: bytes) -> None:
+    response = client.post("/api/matches", content=body, headers=JSON)
+    assert response.status_code in (400, 413), response.text
+    assert response.json()["error"] and len(response.json()["error"]) < 300
+    assert client.get("/api/matches").json() == []
