@@ -132,11 +132,11 @@ def test_a_played_out_deal_without_its_record_is_completed_when_loaded(db_url: s
         store.add_action(info.match_id, 0, seq, {"seat": seat.name, "type": "declare", "items": []})
         seq += 1
     while not deal.is_over:
-        seat = deal.turn
-        assert seat is not None
+        turn = deal.turn
+        assert turn is not None
         play = deal.legal_plays()[0]
-        deal.play(play, seat)
-        store.add_action(info.match_id, 0, seq, {"seat": seat.name, "type": "play", "cards": [c.code for c in play]})
+        deal.play(play, turn)
+        store.add_action(info.match_id, 0, seq, {"seat": turn.name, "type": "play", "cards": [c.code for c in play]})
         seq += 1
     store.close()
     with (local_client(create_app(db_url, pace=0, static_dir=tmp_path)) as client,
