@@ -2,7 +2,7 @@
 
     python benchmarks/server.py [--runs N] [--plays N] [--json]
 
-Issue 4's targets: from the start command to a playable table in under 1 s locally; a card click
+The targets: from the start command to a playable table in under 1 s locally; a card click
 answered in under 50 ms.  For each of ``--runs`` cold starts of ``gongzhu serve`` (a new process
 on a free loopback port, a new SQLite file) it measures
 

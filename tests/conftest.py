@@ -1,4 +1,4 @@
-"""Shared helpers of the tests: the rules core (RULES.md R1–R10) and the server.
+"""Shared helpers of the tests: the rules core (docs/rules.md R1–R10) and the server.
 
 Hands are written as text, one string per seat, so a test reads like the rule book: ``"QS 3S AH"``.
 :func:`make_deal` builds a :class:`~gongzhu.rules.Deal` from such hands (completing any seat left

@@ -2,7 +2,7 @@
 
 Every heuristic playout is replayed through ``Deal.play`` as in ``tests/test_fast.py``: each card
 must be in ``Deal.legal_mask`` (R5.2 → R4.3 → discard colour) and the final raw scores must equal
-the reference (R6).  Hand-made positions check the rules of the policy (RULES.md R12 and the
+the reference (R6).  Hand-made positions check the rules of the policy (docs/rules.md R12 and the
 "拱猪技巧" of the sources), and duplicate deals check that it is much stronger than random play.
 """
 

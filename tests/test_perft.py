@@ -1,7 +1,7 @@
 """Perft (python-chess style): exact counts of legal play sequences from fixed positions.
 
 Each count is computed twice — by the engine (``legal_plays`` / ``play`` / ``undo``) and by
-:class:`Reference`, a deliberately naive list-of-strings transcription of RULES.md R4.3, R4.5,
+:class:`Reference`, a deliberately naive list-of-strings transcription of docs/rules.md R4.3, R4.5,
 R5.1–R5.3 written for this file — and both must equal the hard-coded number, so a change to
 either side is caught.
 """

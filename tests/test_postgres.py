@@ -1,4 +1,4 @@
-"""The browser game's persistence on a real PostgreSQL server (issue 4: ``--db`` takes any
+"""The browser game's persistence on a real PostgreSQL server (``--db`` takes any
 SQLAlchemy URL; SQLite is only the embedded default).
 
 A throwaway PostgreSQL cluster is started for the session (``initdb`` + ``pg_ctl`` of the

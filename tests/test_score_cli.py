@@ -1,6 +1,6 @@
 """``gongzhu score``, the table scorekeeper (cli/score.py, docs/score.md).
 
-Every worked scoring example of RULES.md (R4.5, R6, R7.2, R7.3) is built here as a full score
+Every worked scoring example of docs/rules.md (R4.5, R6, R7.2, R7.3) is built here as a full score
 input; then one test per option that changes a score, and one per refusal (exit status 2).
 """
 
@@ -86,7 +86,7 @@ def refused(data: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.M
 PLAIN = cap(N="QS", E="JD", S="TC AH", W="KH QH JH TH 9H 8H 7H 6H 5H 4H 3H 2H")
 
 
-# ---------------------------------------------------------------- worked examples of RULES.md
+# ---------------------------------------------------------------- worked examples of docs/rules.md
 
 
 def test_r6_first_example_pig_hearts_with_exposed_heart_ace() -> None:

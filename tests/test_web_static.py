@@ -1,7 +1,7 @@
-"""The browser pages (issue 4, items 2 and 5) without a browser: the static files exist and are
+"""The browser pages without a browser: the static files exist and are
 packaged, they load nothing from the network, both languages have the same strings, the scripts'
 imports resolve, and the stable surface that outside browser tests rely on is in place.  Game
-terms follow RULES.md (R1 seats, R2 card names, R4 exposure kinds, R6 events, R8 titles)."""
+terms follow docs/rules.md (R1 seats, R2 card names, R4 exposure kinds, R6 events, R8 titles)."""
 
 from __future__ import annotations
 
@@ -149,7 +149,7 @@ def test_every_string_key_used_exists() -> None:
 
 
 def test_stable_surface() -> None:
-    """Issue 4 item 5: what outside browser tests rely on."""
+    """What outside browser tests rely on: the stable test surface."""
     app, index = read("app.js"), read("index.html")
     # Hand cards: <button data-card="QS" aria-disabled="true|false">.
     assert 'createElement("button")' in app

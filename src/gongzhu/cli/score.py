@@ -494,7 +494,7 @@ def register(subparsers: Any) -> None:
         help="score a deal played with real cards (point cards taken, exposures)",
         description="Score one deal played at a real table: read JSON (captured point cards, "
         "exposures, optional hands) on stdin or from --file, check it, print the scores "
-        "(RULES.md R6, R7). Errors exit with status 2.",
+        "(docs/rules.md R6, R7). Errors exit with status 2.",
     )
     p.add_argument("--file", "-f", metavar="F",
                    help="read the JSON from F instead of stdin ('-' = stdin)")

@@ -231,7 +231,7 @@ static int policy_uniform(const FpPos *p, uint64_t legal, FpRng *rng, void *ctx)
 }
 
 /*
- * Policy 1: a cheap heuristic player for Monte-Carlo continuations (RULES.md R12, the "拱猪技巧"
+ * Policy 1: a cheap heuristic player for Monte-Carlo continuations (docs/rules.md R12, the "拱猪技巧"
  * of the sources).  It looks only at what the mover may know: its own hand, the trick, the cards
  * still out (all cards not in its hand and not yet played, without who holds them), the point
  * cards taken and the exposures (factors).  About 1 choice in 10 (of those with two or more

@@ -1,4 +1,4 @@
-"""The browser game's server (issue 4, ``gongzhu serve``): HTTP routes and the WebSocket
+"""The browser game's server (``gongzhu serve``): HTTP routes and the WebSocket
 protocol of ``docs/web-protocol.md``.
 
 - :mod:`gongzhu.server.app`   the Starlette application (:func:`create_app`): routes, the

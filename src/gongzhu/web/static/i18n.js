@@ -1,7 +1,7 @@
 // Every visible string of the pages, in 中文 and English.  The two tables below are strict JSON
 // (double quotes, no trailing commas, no comments inside) so that tests/test_web_static.py can
 // read them and check that both languages have the same keys.  "{name}" marks a parameter.
-// Chinese terms follow RULES.md: 猪 pig, 羊 sheep, 变压器 transformer, 亮牌 exposure, 首明,
+// Chinese terms follow docs/rules.md: 猪 pig, 羊 sheep, 变压器 transformer, 亮牌 exposure, 首明,
 // 暗卖, 满红, 满贯, 当猪; seats 北 东 南 西.
 
 import { prettyCard, rankLabel } from "./cards.js";
