@@ -75,7 +75,6 @@ def test_serve_starts_prints_the_address_and_answers(tmp_path: Path) -> None:
             first = json.loads(ws.recv(timeout=5))
             print(f"gongzhu serve: first reply to a play after {(time.perf_counter() - sent) * 1000:.1f} ms")
             assert first == {"type": "played", "seat": "S", "cards": state["legal"][0]}
-        assert elapsed < 10  # loose: the target (< 1 s) is reported, not asserted on a busy machine
     finally:
         proc.terminate()
         try:
@@ -89,6 +88,7 @@ def test_serve_is_a_command() -> None:
     assert "serve" in cli_main.COMMANDS
     args = cli_main.build_parser().parse_args(["serve"])
     assert (args.host, args.port, args.db) == ("127.0.0.1", 8000, None)
+    assert (args.allowed_origin, args.allowed_host) == ([], [])
 
 
 def test_default_database_is_in_the_data_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -107,12 +107,96 @@ def test_serve_reports_a_port_in_use(tmp_path: Path, capsys: pytest.CaptureFixtu
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        args = argparse.Namespace(host="127.0.0.1", port=port, db=f"sqlite:///{tmp_path / 'g.db'}")
+        args = argparse.Namespace(host="127.0.0.1", port=port, db=f"sqlite:///{tmp_path / 'g.db'}",
+                                  allowed_origin=[], allowed_host=[])
         assert serve.run(args) == 2
     assert "cannot listen" in capsys.readouterr().err
 
 
 def test_serve_reports_a_bad_database(capsys: pytest.CaptureFixture[str]) -> None:
-    args = argparse.Namespace(host="127.0.0.1", port=0, db="nosuchdb://x")
+    args = argparse.Namespace(host="127.0.0.1", port=0, db="nosuchdb://x", allowed_origin=[], allowed_host=[])
     assert serve.run(args) == 2
     assert "cannot open the database" in capsys.readouterr().err
+
+
+def test_serve_refuses_a_bad_allowed_origin(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = argparse.Namespace(host="127.0.0.1", port=0, db=f"sqlite:///{tmp_path / 'g.db'}",
+                              allowed_origin=["https://gongzhu.example.org/play"], allowed_host=[])
+    assert serve.run(args) == 2
+    assert "--allowed-origin" in capsys.readouterr().err
+
+
+def _start(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gongzhu.cli.main", "serve", "--port", "0", "--db", f"sqlite:///{tmp_path / 'g.db'}",
+         *extra],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    assert proc.stdout is not None
+    found = re.search(r"http://127\.0\.0\.1:(\d+)/", proc.stdout.readline())
+    assert found
+    base = found.group(0)
+    for _ in range(500):
+        try:
+            _get(base + "api/config")
+            break
+        except (urllib.error.URLError, ConnectionError):
+            time.sleep(0.02)
+    return proc, base
+
+
+def _status(base: str, path: str, *, method: str = "GET", body: bytes | None = None,
+            headers: dict[str, str] | None = None) -> tuple[int, bytes]:
+    request = urllib.request.Request(base + path.lstrip("/"), data=body, method=method, headers=headers or {})
+    try:
+        with urllib.request.urlopen(request, timeout=5) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read()
+
+
+def test_a_real_server_keeps_other_sites_out_and_bounds_what_it_reads(tmp_path: Path) -> None:
+    """Through uvicorn's own stack: foreign origins and host names, oversized headers and
+    WebSocket messages; the server answers on after each."""
+    from websockets.exceptions import ConnectionClosed, InvalidStatus
+    from websockets.typing import Origin
+
+    proc, base = _start(tmp_path, "--allowed-origin", "https://gongzhu.example.org")
+    try:
+        json_type = {"Content-Type": "application/json"}
+        status, body = _status(base, "/api/matches", method="POST", body=b"{}",
+                               headers={**json_type, "Origin": "http://evil.example"})
+        assert status == 403 and b"another site" in body
+        status, _ = _status(base, "/api/matches", method="POST", body=b"{}", headers={"Content-Type": "text/plain"})
+        assert status == 415
+        status, _ = _status(base, "/api/matches", headers={"Host": "evil.example"})
+        assert status == 400
+        status, _ = _status(base, "/api/config", headers={"X-Padding": "y" * 20_000})
+        assert status in (400, 431)
+        status, body = _status(base, "/api/matches", method="POST", body=b'{"seed": 5}',
+                               headers={**json_type, "Origin": "https://gongzhu.example.org"})
+        assert status == 201
+        match_id = json.loads(body)["match_id"]
+        ws_url = base.replace("http", "ws", 1) + f"ws/{match_id}"
+        with pytest.raises(InvalidStatus) as refused:
+            connect(ws_url, origin=Origin("http://evil.example"), open_timeout=5)
+        assert refused.value.response.status_code == 403
+        with connect(ws_url, origin=Origin(base.rstrip("/")), open_timeout=5) as ws:
+            assert json.loads(ws.recv(timeout=5))["type"] == "state"
+            ws.send(json.dumps({"type": "play", "cards": ["x" * 5000]}))
+            assert "too large" in json.loads(ws.recv(timeout=5))["message"]
+            ws.send("[" * 200_000)  # past the transport's cap: the connection is closed
+            with pytest.raises(ConnectionClosed) as closed:
+                while True:
+                    ws.recv(timeout=5)
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+        with connect(ws_url, open_timeout=5) as ws:  # the server goes on
+            assert json.loads(ws.recv(timeout=5))["state"]["phase"] == "expose"
+        assert proc.poll() is None
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:  # pragma: no cover
+            proc.kill()
+            proc.wait()
