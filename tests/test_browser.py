@@ -22,6 +22,7 @@ import threading
 import time
 import urllib.request
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -30,9 +31,10 @@ import uvicorn
 
 from gongzhu.records.replay import replay
 from gongzhu.server.app import create_app
+from gongzhu.server.policy import SECURITY_HEADERS
 
 try:
-    from playwright.sync_api import Browser, Page, sync_playwright
+    from playwright.sync_api import Browser, ConsoleMessage, Page, Response, sync_playwright
 
     HAVE_PLAYWRIGHT = True
 except ImportError:  # pragma: no cover - depends on the environment
@@ -123,6 +125,26 @@ def _get_json(url: str) -> Any:
         return json.loads(res.read().decode("utf-8"))
 
 
+def wait_for(page: Page, selector: str) -> None:
+    """Wait until ``selector`` matches an element.
+
+    The page's Content-Security-Policy has no 'unsafe-eval', and ``page.wait_for_function``
+    evaluates its predicate with ``eval`` inside the page on every animation frame, which the
+    policy refuses; a selector is matched by Playwright's own script instead.
+    """
+    page.wait_for_selector(selector, state="attached")
+
+
+def in_phase(*phases: str) -> str:
+    """A selector matching ``<html>`` while the table is in one of ``phases``."""
+    return ", ".join(f'html[data-phase="{p}"]' for p in phases)
+
+
+def not_in_phase(name: str) -> str:
+    """A selector matching ``<html>`` once the table is no longer in phase ``name``."""
+    return f'html:not([data-phase="{name}"])'
+
+
 def phase(page: Page) -> str:
     value: str = page.evaluate("document.documentElement.dataset.phase")
     return value
@@ -133,10 +155,20 @@ def hand(page: Page) -> list[str]:
     return cards
 
 
+def open_setup(page: Page) -> Response | None:
+    response = page.goto("/")
+    page.wait_for_selector("#setup[open]")
+    return response
+
+
 def new_match(page: Page, *, keyboard: bool = False) -> None:
     """Open the page, start an online match at the instant speed, end the exposure phase."""
-    page.goto("/")
-    page.wait_for_selector("#setup[open]")
+    open_setup(page)
+    start_match(page, keyboard=keyboard)
+
+
+def start_match(page: Page, *, keyboard: bool = False) -> None:
+    """In the open setup dialog, start an online match at the instant speed, end the exposure phase."""
     page.select_option("#setup-preset", "online")
     speeds = page.eval_on_selector_all("#setup-speed option", "os => os.map(o => o.value)")
     if "instant" in speeds:
@@ -146,7 +178,7 @@ def new_match(page: Page, *, keyboard: bool = False) -> None:
         page.keyboard.press("Enter")
     else:
         page.click("#setup-go")
-    page.wait_for_function("['expose', 'play'].includes(document.documentElement.dataset.phase)")
+    wait_for(page, in_phase("expose", "play"))
     if phase(page) == "expose":
         start = page.get_by_role("button", name=re.compile(r"^(开始|Start)$"))
         if keyboard:
@@ -154,17 +186,12 @@ def new_match(page: Page, *, keyboard: bool = False) -> None:
             page.keyboard.press("Space")
         else:
             start.click()
-    page.wait_for_function("document.documentElement.dataset.phase !== 'expose'")
+    wait_for(page, not_in_phase("expose"))
 
 
 def wait_turn_or_over(page: Page) -> str:
     """Wait until South may play (returns "play") or the deal is over (returns the phase)."""
-    page.wait_for_function(
-        f"""() => {{
-            const p = document.documentElement.dataset.phase;
-            return {list(OVER)!r}.includes(p) || (p === 'play' && document.querySelector('{LEGAL}'));
-        }}"""
-    )
+    wait_for(page, f'{in_phase(*OVER)}, html[data-phase="play"] {LEGAL}')
     return phase(page)
 
 
@@ -256,7 +283,7 @@ def test_illegal_card_is_refused(page_factory: Any, server: str) -> None:
         now = wait_turn_or_over(page)
         if now == "deal-over":  # (rare) no turn of South's had an illegal card: next deal
             page.click("#summary-next")
-            page.wait_for_function("document.documentElement.dataset.phase !== 'deal-over'")
+            wait_for(page, not_in_phase("deal-over"))
             if phase(page) == "expose":
                 page.get_by_role("button", name=re.compile(r"^(开始|Start)$")).click()
             continue
@@ -280,11 +307,6 @@ def test_illegal_card_is_refused(page_factory: Any, server: str) -> None:
     shot(page, "illegal-card")
 
 
-def open_setup(page: Page) -> None:
-    page.goto("/")
-    page.wait_for_selector("#setup[open]")
-
-
 def test_exposure_marks_stay_on_their_card(page_factory: Any) -> None:
     """A card marked for exposure is exposed; the mark does not wander onto other cards later.
 
@@ -298,7 +320,7 @@ def test_exposure_marks_stay_on_their_card(page_factory: Any) -> None:
     page.click("details.more summary")
     page.fill("#setup-seed", "1")  # South is dealt an exposable card (♦J) with this seed
     page.click("#setup-go")
-    page.wait_for_function("document.documentElement.dataset.phase === 'expose'")
+    wait_for(page, in_phase("expose"))
     # South declares first: the computer players are not shown deciding meanwhile.
     assert page.eval_on_selector_all(".seat.turn", "es => es.map(e => e.dataset.seat)") == ["S"]
     exposable = page.locator("#hand button.exposable")
@@ -307,7 +329,7 @@ def test_exposure_marks_stay_on_their_card(page_factory: Any) -> None:
     exposable.first.click()
     assert page.locator("#hand button.marked").count() == 1
     page.get_by_role("button", name=re.compile(r"^(开始|Start)$")).click()
-    page.wait_for_function("document.documentElement.dataset.phase !== 'expose'")
+    wait_for(page, not_in_phase("expose"))
     plays = 0
     while plays < 4 and wait_turn_or_over(page) == "play":
         assert page.locator("#hand button.marked").count() == 0
@@ -362,12 +384,12 @@ def test_fixed_number_of_deals_needs_the_number(page_factory: Any, server: str) 
     page.click("details.more summary")
     page.select_option('[data-option="match_end"]', json.dumps("deals:N"))
     page.click("#setup-go")
-    page.wait_for_function("document.getElementById('setup-error').textContent !== ''")
+    wait_for(page, "#setup-error:not(:empty)")
     assert page.evaluate("document.getElementById('setup').open")
     assert len(_get_json(f"{server}/api/matches")) == before
     page.fill('[data-option-count="match_end"]', "2")
     page.click("#setup-go")
-    page.wait_for_function("['expose', 'play'].includes(document.documentElement.dataset.phase)")
+    wait_for(page, in_phase("expose", "play"))
     match_id = page.evaluate("localStorage.getItem('gongzhu.match')")
     assert _get_json(f"{server}/api/matches/{match_id}")["options"]["match_end"] == "deals:2"
 
@@ -383,7 +405,7 @@ def test_history_lists_replays_and_downloads(page_factory: Any, server: str) -> 
         match_id = json.loads(res.read())["match_id"]
     page = page_factory(1280, 800)
     page.goto(f"/?match={match_id}")
-    page.wait_for_function("['expose', 'play'].includes(document.documentElement.dataset.phase)")
+    wait_for(page, in_phase("expose", "play"))
     if phase(page) == "expose":
         page.get_by_role("button", name=re.compile(r"^(开始|Start)$")).click()
     assert play_deal_by_clicking(page) == 13
@@ -407,3 +429,186 @@ def test_history_lists_replays_and_downloads(page_factory: Any, server: str) -> 
     record = json.loads(lines[0])
     assert record["options"]["direction"] == "cw" and len(record["tricks"]) == 13
     assert replay(record).score.final == tuple(record["final"][s] for s in SEATS)
+
+
+# The page's own site policy (docs/web-protocol.md, Limits and the origin policy): the
+# Content-Security-Policy allows only the server's own scripts, styles and connections and no
+# framing.  A page that used something the policy forbids (an inline style attribute, an inline
+# script or event handler, eval, a connection elsewhere) would be broken in the browser, so every
+# refusal is collected from the page: its securitypolicyviolation events and the console lines
+# the browser writes for them.
+
+CSP_WATCH = """
+window.__cspViolations = [];
+document.addEventListener("securitypolicyviolation", (e) => {
+  window.__cspViolations.push({ directive: e.effectiveDirective, blocked: e.blockedURI,
+                                source: e.sourceFile, line: e.lineNumber, sample: e.sample });
+}, true);
+"""
+
+
+class PolicyWatch:
+    """The Content-Security-Policy refusals seen on one page, across its navigations."""
+
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        self.events: list[dict[str, Any]] = []
+        self.console: list[str] = []
+        page.add_init_script(CSP_WATCH)
+        page.on("console", self._console)
+        page.on("pageerror", lambda error: self._note(str(error)))
+
+    def _console(self, message: ConsoleMessage) -> None:
+        self._note(message.text)
+
+    def _note(self, text: str) -> None:
+        if "Content Security Policy" in text:
+            self.console.append(text)
+
+    def collect(self) -> None:
+        """Take the refusals the current document recorded (before it is left)."""
+        seen: list[dict[str, Any]] = self.page.evaluate("window.__cspViolations.splice(0)")
+        self.events.extend(seen)
+
+    def found(self) -> list[Any]:
+        self.collect()
+        return [*self.events, *self.console]
+
+
+def check_policy_headers(response: Response | None) -> None:
+    """The page came with the server's Content-Security-Policy, X-Frame-Options and nosniff."""
+    assert response is not None and response.ok
+    headers = response.headers  # names in lower case
+    for name, value in SECURITY_HEADERS:
+        assert headers.get(name.decode()) == value.decode(), name
+    csp = {d.split()[0]: d.split()[1:] for d in headers["content-security-policy"].split(";") if d.strip()}
+    for directive in ("default-src", "script-src", "style-src", "connect-src"):
+        assert csp[directive] == ["'self'"], (directive, csp[directive])
+    assert csp["frame-ancestors"] == ["'none'"]
+    assert headers["x-frame-options"] == "DENY"
+    assert headers["x-content-type-options"] == "nosniff"
+
+
+def test_pages_keep_to_their_content_security_policy(page_factory: Any, server: str) -> None:
+    """A whole deal on the table page, its replay, the history page and a replay there: the
+    pages carry the policy headers and the browser refuses nothing they do."""
+    page = page_factory(1280, 800)
+    watch = PolicyWatch(page)
+    check_policy_headers(open_setup(page))
+    page.select_option("#setup-lang", "en")  # the whole page is written again in English
+    start_match(page)
+    assert play_deal_by_clicking(page) == 13
+    check_results(page, server)
+    match_id = page.evaluate("localStorage.getItem('gongzhu.match')")
+    page.locator("#summary[open]").wait_for()
+    page.click("#summary-replay")
+    dialog = page.locator("#replay[open]")
+    dialog.wait_for()
+    dialog.locator('[data-step="last"]').click()
+    assert re.search(r"(第 13/13 圈|Trick 13/13)", dialog.locator(".replay-step").text_content() or "")
+    watch.collect()
+
+    check_policy_headers(page.goto("/history"))
+    row = page.locator("#match-rows tr", has=page.locator(f'a[href$="{match_id}/records.jsonl"]'))
+    row.wait_for()
+    row.get_by_role("button").first.click()
+    dialog = page.locator("#replay[open]")
+    dialog.wait_for()
+    dialog.locator('[data-step="next"]').click()
+    dialog.locator('[data-step="last"]').click()
+    assert re.search(r"(第 13/13 圈|Trick 13/13)", dialog.locator(".replay-step").text_content() or "")
+    dialog.locator(".replay-close").click()
+    page.click("#lang")
+    assert watch.found() == []
+
+    # The watch does see a refusal: an inline style attribute is refused and reported both ways.
+    with page.expect_console_message(lambda m: "Content Security Policy" in m.text):
+        directive = page.evaluate("""() => new Promise((resolve) => {
+            document.addEventListener("securitypolicyviolation", (e) => resolve(e.effectiveDirective), { once: true });
+            document.body.insertAdjacentHTML("beforeend", '<i style="color: red"></i>');
+        })""")
+    assert directive == "style-src-attr"
+    assert [e["directive"] for e in watch.found() if isinstance(e, dict)] == ["style-src-attr"]
+
+
+# A page of another site (another loopback port) that frames the table page and opens a
+# WebSocket to the game server: the browser refuses the frame (frame-ancestors 'none',
+# X-Frame-Options: DENY) and sends the other site's Origin, which the server refuses.
+
+SOCKET_PROBE = """(url) => new Promise((resolve) => {
+  const events = [];
+  const ws = new WebSocket(url);
+  ws.onopen = () => { events.push("open"); ws.close(); };
+  ws.onerror = () => events.push("error");
+  ws.onclose = (e) => { events.push(`close ${e.code}`); resolve(events); };
+})"""
+
+
+@pytest.fixture
+def other_site() -> Iterator[tuple[str, dict[str, str]]]:
+    """A plain HTTP server on another loopback port: its base URL and the pages it serves
+    (path -> HTML), filled in by the test."""
+    pages: dict[str, str] = {}
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = pages.get(self.path)
+            if body is None:
+                self.send_error(404)
+                return
+            data = body.encode("utf-8")
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=httpd.serve_forever, name="other-site", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}", pages
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(10)
+
+
+def test_another_site_can_neither_frame_the_table_nor_open_its_socket(
+        page_factory: Any, server: str, other_site: tuple[str, dict[str, str]]) -> None:
+    body = json.dumps({"preset": "online", "speed": "instant"}).encode()
+    request = urllib.request.Request(f"{server}/api/matches", data=body, method="POST",
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as res:
+        match_id = json.loads(res.read())["match_id"]
+    socket_url = server.replace("http://", "ws://", 1) + f"/ws/{match_id}"
+    other, pages = other_site
+    assert other != server
+    pages["/"] = (
+        '<!doctype html><meta charset="utf-8"><title>another site</title>\n'
+        f'<iframe id="table" src="{server}/?match={match_id}"></iframe>\n'
+        f"<script>window.socketEvents = ({SOCKET_PROBE})({json.dumps(socket_url)});</script>\n"
+    )
+
+    foreign = page_factory(1280, 800)
+    refusals: list[str] = []
+    foreign.on("console", lambda m: refusals.append(m.text))
+    foreign.goto(f"{other}/")  # waits for the load event, which waits for the frame
+    # The other site's page opened the socket itself, with its own Origin: the server answered
+    # the handshake with 403, the socket never opened.
+    assert foreign.evaluate("window.socketEvents") == ["error", "close 1006"]
+    assert any("WebSocket" in text and "403" in text for text in refusals), refusals
+    # The frame holds no table: the browser refused to show the page inside another site's.
+    frame = foreign.frame(name="table")
+    assert frame is not None and not frame.url.startswith(server), frame and frame.url
+    assert foreign.frame_locator("#table").locator("#setup, #hand").count() == 0
+    assert any("frame-ancestors 'none'" in text for text in refusals), refusals
+
+    # The game's own page connects to the same match, and so does a socket opened from it.
+    page = page_factory(1280, 800)
+    page.goto(f"/?match={match_id}")
+    wait_for(page, in_phase("expose", "play"))
+    assert page.evaluate(SOCKET_PROBE, socket_url)[0] == "open"
