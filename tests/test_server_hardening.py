@@ -477,3 +477,22 @@ def test_bad_bodies_are_400_with_a_reason(client: TestClient, body: bytes) -> No
     assert response.status_code in (400, 413), response.text
     assert response.json()["error"] and len(response.json()["error"]) < 300
     assert client.get("/api/matches").json() == []
+
+
+def test_refusals_are_json_and_odd_ids_never_reach_the_database(client: TestClient) -> None:
+    for response in (client.get("/api/nope"), client.put("/api/matches", content=b"{}", headers=JSON),
+                     client.get("/api/matches/m-%00"), client.get("/api/matches/%ED%A0%80/records.jsonl"),
+                     client.get("/api/matches/" + "m" * 65)):
+        assert 400 <= response.status_code < 500 and response.json()["error"]
+    for length in ("-1", "abc", "1e3"):
+        response = client.post("/api/matches", content=b"{}", headers={**JSON, "content-length": length})
+        assert response.status_code == 400 and "Content-Length" in response.json()["error"]
+    for preset in ("", "x" * 5000):
+        response = client.post("/api/matches", json={"preset": preset})
+        assert response.status_code == 400 and "unknown preset" in response.json()["error"]
+        assert len(response.json()["error"]) < 300
+    response = client.post("/api/matches", json={"k" * 5000: 1})
+    assert response.status_code == 400 and len(response.json()["error"]) < 300
+    assert client.get("/api/matches").json() == []
+    with client.websocket_connect("/ws/m-%00") as ws:
+        assert ws.receive_json()["message"].startswith("unknown match")

@@ -386,7 +386,7 @@ class Deal:
                 raise IllegalPlayError(
                     f"exposure kind {excerpt(kind)} ({zh}) is not allowed under exposure={self.options.exposure}: "
                     f"use {' or '.join(kinds)} (R4.4, R10)",
-                    zh=f"exposure={self.options.exposure} 时不能用{zh}（{kind}）亮牌：请用"
+                    zh=f"exposure={self.options.exposure} 时不能用{zh}（{excerpt(kind)}）亮牌：请用"
                     f"{'或'.join(f'{_KIND_ZH.get(k, k)}（{k}）' for k in kinds)} (R4.4, R10)",
                 )
             if kind == "first" and any(k == "first" for d, k in out):

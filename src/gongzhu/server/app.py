@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
@@ -123,6 +124,9 @@ def _error(status: int, message: str) -> JSONResponse:
 
 #: A deal number in a URL: plain ASCII digits, few enough to be a deal of a match.
 _DEAL_NUMBER = re.compile(r"[0-9]{1,6}")
+#: A match id as the server makes them (``m-`` and hex digits), give or take: anything else in a
+#: URL is an unknown match without asking the database.
+_MATCH_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 class BodyError(Exception):
@@ -140,9 +144,11 @@ async def _json_body(request: Request) -> Any:
     if media != "application/json":
         raise BodyError(415, "send the body as JSON, with Content-Type: application/json")
     declared = request.headers.get("content-length")
-    if declared is not None and (not declared.isascii() or not declared.isdigit()
-                                 or int(declared[:12]) > MAX_BODY_BYTES):
-        raise BodyError(413, f"the body is too large: at most {MAX_BODY_BYTES} bytes")
+    if declared is not None:
+        if not (declared.isascii() and declared.isdigit()):
+            raise BodyError(400, f"Content-Length {show(declared)} is not a number of bytes")
+        if len(declared) > 12 or int(declared) > MAX_BODY_BYTES:
+            raise BodyError(413, f"the body is too large: at most {MAX_BODY_BYTES} bytes")
     body = bytearray()
     async for chunk in request.stream():
         body += chunk
@@ -153,6 +159,12 @@ async def _json_body(request: Request) -> Any:
         return loads_strict(text) if text.strip() else {}
     except JSONTextError as e:
         raise MessageError(f"the body is not JSON: {e}") from None
+
+
+async def _http_error(_request: Request, exc: Exception) -> Response:
+    """Starlette's own refusals (an unknown path, a method a route does not take) as JSON."""
+    assert isinstance(exc, HTTPException)
+    return JSONResponse({"error": exc.detail}, status_code=exc.status_code, headers=exc.headers)
 
 
 async def _internal_error(_request: Request, exc: Exception) -> Response:
@@ -189,6 +201,9 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         await tables.close()
         store.close()
 
+    def known(match_id: str) -> MatchInfo | None:
+        return store.match(match_id) if _MATCH_ID.fullmatch(match_id) else None
+
     async def table_page(_request: Request) -> Response:
         return _page(static / "index.html", "table")
 
@@ -215,14 +230,14 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
 
     async def get_match(request: Request) -> Response:
         match_id = request.path_params["match_id"]
-        info = store.match(match_id)
+        info = known(match_id)
         if info is None:
             return _error(404, f"unknown match {show(match_id)}")
         return JSONResponse(match_summary(info))
 
     async def get_deal(request: Request) -> Response:
         match_id, k = request.path_params["match_id"], request.path_params["k"]
-        if store.match(match_id) is None:
+        if known(match_id) is None:
             return _error(404, f"unknown match {show(match_id)}")
         line = store.record(match_id, int(k)) if _DEAL_NUMBER.fullmatch(k) else None
         if line is None:
@@ -231,7 +246,7 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
 
     async def get_records(request: Request) -> Response:
         match_id = request.path_params["match_id"]
-        if store.match(match_id) is None:
+        if known(match_id) is None:
             return _error(404, f"unknown match {show(match_id)}")
         text = "".join(line + "\n" for line in store.records(match_id))
         return Response(text, media_type="application/x-ndjson; charset=utf-8",
@@ -246,7 +261,7 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         match_id = websocket.path_params["match_id"]
         await websocket.accept()
         try:
-            table = tables.get(match_id)
+            table = tables.get(match_id) if _MATCH_ID.fullmatch(match_id) else None
         except Exception as e:  # a stored match that no longer replays: say so, do not guess
             log.exception("cannot open match %s", match_id)
             await websocket.send_text(encode({"type": "error", "message": f"cannot open match {show(match_id)}: {e}"}))
@@ -276,7 +291,7 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         routes=routes, lifespan=lifespan,
         middleware=[Middleware(SitePolicy, allowed_hosts=list(allowed_hosts),
                                allowed_origins=list(allowed_origins))],
-        exception_handlers={Exception: _internal_error},
+        exception_handlers={HTTPException: _http_error, Exception: _internal_error},
     )
     app.state.tables = tables
     app.state.store = store

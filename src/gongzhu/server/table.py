@@ -148,12 +148,14 @@ def parse_new_match(body: Any) -> NewMatch:
     allowed = ("preset", "options", "levels", "speed", "seed")
     unknown = sorted(set(body) - set(allowed))
     if unknown:
-        raise MessageError(f"unknown field {unknown[0]!r}: a new match takes {', '.join(allowed)}")
+        raise MessageError(f"unknown field {show(unknown[0])}: a new match takes {', '.join(allowed)}")
     preset = body.get("preset")
     if preset is None:
         preset = "online"
     if not isinstance(preset, str):
         raise MessageError(f"preset must be a string, one of {', '.join(PRESETS)}, not {describe(preset)}")
+    if preset not in PRESETS:
+        raise MessageError(f"unknown preset {show(preset)}: choose one of {', '.join(PRESETS)}")
     overrides = body.get("options")
     if overrides is None:
         overrides = {}
