@@ -1,8 +1,8 @@
-"""Real-browser tests of the table page (issue 4, item 4): Playwright driving Debian's Chromium.
+"""Real-browser tests of the table page: Playwright driving Debian's Chromium.
 
 The module starts the real server (uvicorn on a free loopback port, computer players at pace 0)
 and one Chromium, then plays whole deals through the page only by its stable test surface
-(``docs/web-protocol.md``; issue 4, item 5): hand cards are ``button[data-card]`` with
+(``docs/web-protocol.md``): hand cards are ``button[data-card]`` with
 ``aria-disabled`` ("false" = a legal play now), the button ending the exposure phase is named
 开始 / Start, ``[data-deal-result=<seat>]`` holds each seat's R7 result after a deal, and
 ``<html data-phase>`` says where the table is.  The results on the page are compared with the
@@ -395,7 +395,7 @@ def test_fixed_number_of_deals_needs_the_number(page_factory: Any, server: str) 
 
 
 def test_history_lists_replays_and_downloads(page_factory: Any, server: str) -> None:
-    """The history page (issue 4): a finished deal's match is listed with its rules (the preset
+    """The history page: a finished deal's match is listed with its rules (the preset
     and what was changed on top of it, R9/R10), its replay steps trick by trick to the end, and
     the JSON Lines download holds the deal's R11 record."""
     body = json.dumps({"preset": "online", "options": {"direction": "cw"}, "speed": "instant", "seed": 5}).encode()
