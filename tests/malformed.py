@@ -47,17 +47,19 @@ HOSTILE: list[tuple[str, str]] = [
 ]
 
 
-def _paths(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+def paths(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+    """Every path (keys and indices) into a JSON value, the empty one first."""
     yield path
     if isinstance(value, dict):
         for key, item in value.items():
-            yield from _paths(item, (*path, key))
+            yield from paths(item, (*path, key))
     elif isinstance(value, list):
         for i, item in enumerate(value):
-            yield from _paths(item, (*path, i))
+            yield from paths(item, (*path, i))
 
 
-def _replaced(value: Any, path: tuple[Any, ...], new: Any) -> Any:
+def replaced(value: Any, path: tuple[Any, ...], new: Any) -> Any:
+    """A copy of ``value`` with the value at ``path`` replaced by ``new``."""
     if not path:
         return new
     out = copy.deepcopy(value)
@@ -84,19 +86,19 @@ def _name(path: tuple[Any, ...]) -> str:
 def json_variants(obj: dict[str, Any], *, every: int = 1, cuts: int = 40) -> Iterator[tuple[str, str]]:
     """Malformed variants of ``obj`` as one line of JSON text each: every ``every``-th path gets
     each wrong value and is removed; unknown keys in every object; ``cuts`` truncations."""
-    paths = list(_paths(obj))
-    for n, path in enumerate(paths):
+    every_path = list(paths(obj))
+    for n, path in enumerate(every_path):
         if n % every:
             continue
         for label, new in WRONG_VALUES:
-            yield f"{_name(path)}={label}", json.dumps(_replaced(obj, path, new), ensure_ascii=False)
+            yield f"{_name(path)}={label}", json.dumps(replaced(obj, path, new), ensure_ascii=False)
         if path:
             yield f"{_name(path)}=removed", json.dumps(_removed(obj, path), ensure_ascii=False)
-        node = _replaced(obj, (), obj)
+        node = replaced(obj, (), obj)
         for key in path:
             node = node[key]
         if isinstance(node, dict):
-            extra = _replaced(obj, path, {**node, "zz_unknown": 1})
+            extra = replaced(obj, path, {**node, "zz_unknown": 1})
             yield f"{_name(path)}+unknown_key", json.dumps(extra, ensure_ascii=False)
     text = json.dumps(obj, ensure_ascii=False)
     step = max(1, len(text) // cuts)

@@ -438,8 +438,8 @@ def test_a_player_breaking_the_rules_is_stood_in_for_counted_and_logged(
     assert code == 0, err
     assert "cheat: 26 of 28 decisions made by a stand-in" in out  # all 13 plays of each deal, not the declarations
     assert "random: " not in out  # no stand-in line for the random players
-    assert "arena deal 0 rotation 0: the cheat player for E answered a play that is not legal" in caplog.text
-    assert "arena deal 1 rotation 1: the cheat player for S answered a play that is not legal" in caplog.text
+    assert "arena deal 0 rotation 0: the cheat player for E answered a play the rules do not allow" in caplog.text
+    assert "arena deal 1 rotation 1: the cheat player for S answered a play the rules do not allow" in caplog.text
     result = play_game(ArenaConfig(("random", "cheat", "random", "random"), resolve_options("online"), 1), 0, 0)
     assert result.stand_ins == (0, 13, 0, 0)
     with pytest.raises(ArenaError, match="unknown level"):

@@ -497,7 +497,7 @@ def test_a_failing_player_is_replaced_for_the_decision(caplog: pytest.LogCapture
     reply = handle_line(Broken(0), json.dumps({**deal_to_request(deal, turn), "id": 5}))
     assert reply is not None and reply["id"] == 5
     assert tuple(parse_card(c) for c in reply["cards"]) in deal.legal_plays()
-    assert "ZeroDivisionError: oops" in caplog.text and "the intermediate player plays instead" in caplog.text
+    assert "ZeroDivisionError: oops" in caplog.text and "the intermediate player stands in" in caplog.text
     expose = {"type": "expose", "seat": "N", "hand": codes_of("AH 2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC")}
     reply = handle_line(Broken(0), json.dumps(expose))
     assert reply is not None and set(reply) == {"expose", "kinds"}

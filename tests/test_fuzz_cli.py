@@ -39,7 +39,7 @@ from gongzhu.players.protocol import (
     observation_from_request,
     reply_line,
 )
-from malformed import HOSTILE, byte_variants, json_variants
+from malformed import HOSTILE, byte_variants, json_variants, paths, replaced
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "data" / "fuzz"
@@ -241,42 +241,24 @@ json_values = st.recursive(json_scalars, lambda inner: st.lists(inner, max_size=
                            | st.dictionaries(request_keys, inner, max_size=5), max_leaves=25)
 
 
-def _paths(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    out = [path]
-    if isinstance(value, dict):
-        for key, item in value.items():
-            out += _paths(item, (*path, key))
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            out += _paths(item, (*path, i))
-    return out
 
 
-def _replace(value: Any, path: tuple[Any, ...], new: Any) -> Any:
-    if not path:
-        return new
-    copy = json.loads(json.dumps(value))
-    node = copy
-    for key in path[:-1]:
-        node = node[key]
-    node[path[-1]] = new
-    return copy
 
 
-PLAY_PATHS = _paths(PLAY)
+PLAY_PATHS = list(paths(PLAY))
 BOT_PLAYER = make_player("random", seed=5)
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(path=st.sampled_from(PLAY_PATHS), value=json_values)
 def test_bot_any_value_anywhere(path: tuple[Any, ...], value: Any) -> None:
-    reply = handle_line(BOT_PLAYER, json.dumps(_replace(PLAY, path, value)))
+    reply = handle_line(BOT_PLAYER, json.dumps(replaced(PLAY, path, value)))
     assert reply is not None
     if "error" in reply:
         assert_bot_error(reply)
     else:
         assert tuple(reply["cards"]) in {tuple(c.code for c in p) for p in
-                                         observation_from_request(_replace(PLAY, path, value)).legal_plays()}
+                                         observation_from_request(replaced(PLAY, path, value)).legal_plays()}
     again = handle_line(BOT_PLAYER, NEXT)
     assert again is not None and tuple(again["cards"]) in LEGAL
 
@@ -369,13 +351,13 @@ def test_replay_any_bytes(data: bytes) -> None:
     assert_one_line_error("replay", code, out, err, (1, 2))
 
 
-GOLDEN_PATHS = _paths(json.loads(GOLDEN_LINES[0]))
+GOLDEN_PATHS = list(paths(json.loads(GOLDEN_LINES[0])))
 
 
 @settings(max_examples=100, deadline=None)
 @given(path=st.sampled_from(GOLDEN_PATHS), value=json_values)
 def test_replay_any_value_anywhere(path: tuple[Any, ...], value: Any) -> None:
-    text = json.dumps(_replace(json.loads(GOLDEN_LINES[0]), path, value))
+    text = json.dumps(replaced(json.loads(GOLDEN_LINES[0]), path, value))
     code, out, err = run_cli(["replay", "--quiet", "-"], stdin=text.encode())
     if code != 0:
         assert_one_line_error("replay", code, out, err, (1,))
@@ -446,13 +428,13 @@ def test_score_any_bytes(data: bytes) -> None:
     assert_one_line_error("score", code, out, err, (2,))
 
 
-SCORE_PATHS = _paths(SCORE_WITH_HANDS)
+SCORE_PATHS = list(paths(SCORE_WITH_HANDS))
 
 
 @settings(max_examples=150, deadline=None)
 @given(path=st.sampled_from(SCORE_PATHS), value=json_values, as_json=st.booleans())
 def test_score_any_value_anywhere(path: tuple[Any, ...], value: Any, as_json: bool) -> None:
-    text = json.dumps(_replace(SCORE_WITH_HANDS, path, value))
+    text = json.dumps(replaced(SCORE_WITH_HANDS, path, value))
     code, out, err = run_cli(["score", *(["--json"] if as_json else [])], stdin=text.encode())
     if code != 0:
         assert_one_line_error("score", code, out, err, (2,))

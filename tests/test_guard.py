@@ -78,8 +78,9 @@ def test_a_player_that_raises_is_stood_in_for_and_the_deal_ends(
     assert len(plays) == 13 * PRESETS[preset].decks or any(len(p) == 2 for p in plays)  # pairs: fewer plays
     assert stand_ins[0] == "E exposures: the raising player failed (RuntimeError: no exposures today)"
     assert stand_ins[1:] == ["E play: the raising player failed (RuntimeError: no play today)"] * len(plays)
-    assert "test 3: the raising player for E failed to declare; the intermediate player declares instead" in caplog.text
-    assert "test 3: the raising player for E failed; the intermediate player plays instead" in caplog.text
+    assert "test 3: the raising player for E failed to choose exposures; the intermediate player stands in" \
+        in caplog.text
+    assert "test 3: the raising player for E failed to choose a play; the intermediate player stands in" in caplog.text
     assert "Traceback" in caplog.text and "RuntimeError: no play today" in caplog.text  # with the traceback
     assert all(r.levelno == logging.ERROR for r in caplog.records)
 
@@ -92,10 +93,10 @@ def test_a_player_answering_illegally_is_stood_in_for_and_the_deal_ends(
     assert deal.is_over
     # W's exposures are the intermediate player's, not all four cards (W cannot hold them all).
     assert {e.card for e in deal.exposures if e.seat == Seat.W} < set(EXPOSABLE)
-    assert stand_ins == (["W exposures: the illegal player declared exposures the rules do not allow"]
-                         + ["W play: the illegal player answered an illegal play"] * len(plays))
-    assert "test 8: the illegal player for W declared exposures the rules do not allow" in caplog.text
-    assert "test 8: the illegal player for W answered a play that is not legal" in caplog.text
+    assert stand_ins == (["W exposures: the illegal player answered exposures the rules do not allow"]
+                         + ["W play: the illegal player answered a play the rules do not allow"] * len(plays))
+    assert "test 8: the illegal player for W answered exposures the rules do not allow" in caplog.text
+    assert "test 8: the illegal player for W answered a play the rules do not allow" in caplog.text
 
 
 def _exposure_view(preset: str, seed: int, seat: Seat = Seat.N) -> Observation:
@@ -152,10 +153,10 @@ def test_declarations_are_checked_as_the_rules_check_them(caplog: pytest.LogCapt
     ):
         chosen, lines = answer(refused)
         assert chosen == rules
-        assert lines == ["N exposures: the answers player declared exposures the rules do not allow"]
+        assert lines == ["N exposures: the answers player answered exposures the rules do not allow"]
     other = next(c for c in held if c != first)
     assert answer([(other, "first")])[0] == rules  # 首明 only for the first dealt card
-    assert "declared exposures the rules do not allow" in caplog.text
+    assert "answered exposures the rules do not allow" in caplog.text
 
 
 def test_hidden_exposures_and_options_where_nobody_chooses() -> None:
@@ -227,4 +228,4 @@ def test_the_terminal_game_goes_on_past_failing_computer_players(caplog: pytest.
         assert game.run() == 0
     assert game.match.is_over and "== Match over ==" in lines
     assert "gongzhu play play-4: the raising player for E failed" in caplog.text
-    assert "gongzhu play play-4: the illegal player for W answered a play that is not legal" in caplog.text
+    assert "gongzhu play play-4: the illegal player for W answered a play the rules do not allow" in caplog.text

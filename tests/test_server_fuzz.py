@@ -45,7 +45,7 @@ from gongzhu.rules.options import OPTION_KEYS
 from gongzhu.server import create_app
 from gongzhu.server.policy import MAX_BODY_BYTES, MAX_MESSAGE_BYTES
 from gongzhu.server.table import SPEEDS, Table, Tables
-from malformed import HOSTILE, byte_variants, json_variants
+from malformed import HOSTILE, byte_variants, json_variants, paths, replaced
 
 Message = dict[str, Any]
 
@@ -270,15 +270,6 @@ def test_http_empty_body_is_the_defaults(http_client: TestClient) -> None:
 # ---------------------------------------------------------------------------------- HTTP hypothesis
 
 
-def _paths(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    out = [path]
-    if isinstance(value, dict):
-        for key, item in value.items():
-            out += _paths(item, (*path, key))
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            out += _paths(item, (*path, i))
-    return out
 
 
 def _at(value: Any, path: tuple[Any, ...]) -> Any:
@@ -287,15 +278,6 @@ def _at(value: Any, path: tuple[Any, ...]) -> Any:
     return value
 
 
-def _replace(value: Any, path: tuple[Any, ...], new: Any) -> Any:
-    if not path:
-        return new
-    copy = json.loads(json.dumps(value))
-    node = copy
-    for key in path[:-1]:
-        node = node[key]
-    node[path[-1]] = new
-    return copy
 
 
 json_scalars = (st.none() | st.booleans() | st.integers(min_value=-(10**45), max_value=10**45)
@@ -334,7 +316,7 @@ def test_http_any_json_body(http_client: TestClient, value: Any, ascii_only: boo
     any_new_match(http_client, _json_text(value, ascii_only))
 
 
-NEW_MATCH_PATHS = _paths(NEW_MATCH)
+NEW_MATCH_PATHS = list(paths(NEW_MATCH))
 
 
 @settings(max_examples=150, deadline=None)
@@ -343,8 +325,8 @@ def test_http_any_value_anywhere(http_client: TestClient, path: tuple[Any, ...],
                                  data: st.DataObject) -> None:
     """A valid body with any value (long strings too) at any place, and maybe a key added to
     one of its objects (an unknown key: refused, saying which, in a few words)."""
-    body = _replace(NEW_MATCH, path, value)
-    objects = [p for p in _paths(body) if isinstance(_at(body, p), dict)]
+    body = replaced(NEW_MATCH, path, value)
+    objects = [p for p in paths(body) if isinstance(_at(body, p), dict)]
     add: bool = data.draw(st.booleans(), label="add a key")
     if objects and add:
         where = data.draw(st.sampled_from(objects), label="object")
@@ -703,9 +685,9 @@ def test_ws_any_message(tables_at: dict[str, TableAt], name: str, value: Any, ki
 def test_ws_any_value_anywhere(tables_at: dict[str, TableAt], name: str, kind: str, data: st.DataObject) -> None:
     at = tables_at[name]
     template = _template(at, kind)
-    path = data.draw(st.sampled_from(_paths(template)), label="path")
+    path = data.draw(st.sampled_from(list(paths(template))), label="path")
     value = data.draw(ws_values, label="value")
-    message = _replace(template, path, value)
+    message = replaced(template, path, value)
     if data.draw(st.booleans(), label="extra key") and isinstance(message, dict):
         message[data.draw(ws_keys | long_text, label="key")] = data.draw(ws_values, label="extra value")
     text = json.dumps(message)

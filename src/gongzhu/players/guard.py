@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
+from collections.abc import Callable
+from typing import TypeVar
 
 from gongzhu.players.base import Player
 from gongzhu.players.observation import Observation
@@ -26,6 +28,7 @@ from gongzhu.rules.model import Play
 __all__ = ["safe_exposures", "safe_play"]
 
 log = logging.getLogger("gongzhu.players")
+T = TypeVar("T")
 
 
 def _stand_in() -> Player:
@@ -76,33 +79,43 @@ def _note(stand_ins: list[str] | None, line: str) -> None:
         stand_ins.append(line)
 
 
+def _decide(label: str, what: str, player: Player, obs: Observation, ask: Callable[[Player], object],
+            check: Callable[[object], T | None], last: T, *, where: str, stand_ins: list[str] | None) -> T:
+    """``check(ask(player))``; should the player fail or answer what ``check`` refuses (None),
+    the intermediate player's answer, and should that fail too, ``last``.  ``label`` names the
+    decision in ``stand_ins`` (``play``), ``what`` in the log (``a play``)."""
+    game = where or "game"
+    try:
+        chosen = check(ask(player))
+        if chosen is not None:
+            return chosen
+        log.error("%s: the %s player for %s answered %s the rules do not allow; the intermediate player "
+                  "stands in", game, player.level, obs.seat.name, what)
+        _note(stand_ins, f"{obs.seat.name} {label}: the {player.level} player answered {what} the rules do not allow")
+    except Exception as e:
+        log.exception("%s: the %s player for %s failed to choose %s; the intermediate player stands in",
+                      game, player.level, obs.seat.name, what)
+        _note(stand_ins, f"{obs.seat.name} {label}: the {player.level} player failed ({type(e).__name__}: {e})")
+    try:
+        chosen = check(ask(_stand_in()))
+        if chosen is not None:
+            return chosen
+        log.error("%s: the intermediate player's answer was not allowed either; taking %r", game, last)
+    except Exception:
+        log.exception("%s: the intermediate player failed too; taking %r", game, last)
+    return last
+
+
 def safe_play(player: Player, obs: Observation, *, where: str = "", stand_ins: list[str] | None = None) -> Play:
     """``player``'s play for ``obs`` — always one of ``obs.legal_plays()`` (see the module
-    docstring).  ``where`` names the game for the log (a match id, an arena deal); a decision
-    made by a stand-in adds a line to ``stand_ins`` when it is given."""
+    docstring); the first legal play if even the stand-in fails.  ``where`` names the game for
+    the log (a match id, an arena deal); a decision made by a stand-in adds a line to
+    ``stand_ins`` when it is given."""
     legal = obs.legal_plays()
     if not legal:
         raise ValueError(f"{obs.seat.english} has no play to make: it is not their turn")
-    try:
-        chosen = _legal(player.choose_play(obs), legal)
-        if chosen is not None:
-            return chosen
-        log.error("%s: the %s player for %s answered a play that is not legal; the intermediate player "
-                  "plays instead", where or "game", player.level, obs.seat.name)
-        _note(stand_ins, f"{obs.seat.name} play: the {player.level} player answered an illegal play")
-    except Exception as e:
-        log.exception("%s: the %s player for %s failed; the intermediate player plays instead",
-                      where or "game", player.level, obs.seat.name)
-        _note(stand_ins, f"{obs.seat.name} play: the {player.level} player failed ({type(e).__name__}: {e})")
-    try:
-        chosen = _legal(_stand_in().choose_play(obs), legal)
-        if chosen is not None:
-            return chosen
-        log.error("%s: the intermediate player's play was not legal either; playing the first legal play",
-                  where or "game")
-    except Exception:
-        log.exception("%s: the intermediate player failed too; playing the first legal play", where or "game")
-    return legal[0]
+    return _decide("play", "a play", player, obs, lambda p: p.choose_play(obs), lambda answer: _legal(answer, legal),
+                   legal[0], where=where, stand_ins=stand_ins)
 
 
 def safe_exposures(player: Player, obs: Observation, *, where: str = "",
@@ -110,24 +123,5 @@ def safe_exposures(player: Player, obs: Observation, *, where: str = "",
     """``player``'s exposures for ``obs`` as ``(card, kind)`` pairs the rules accept from the
     seat (``Deal.declare`` takes them); on a failure or a declaration the rules refuse, the
     intermediate player's, or none.  ``where`` and ``stand_ins`` as for :func:`safe_play`."""
-    try:
-        chosen = _declaration(player.choose_exposures(obs), obs)
-        if chosen is not None:
-            return chosen
-        log.error("%s: the %s player for %s declared exposures the rules do not allow; the intermediate "
-                  "player declares instead", where or "game", player.level, obs.seat.name)
-        _note(stand_ins, f"{obs.seat.name} exposures: the {player.level} player declared exposures the rules "
-                         "do not allow")
-    except Exception as e:
-        log.exception("%s: the %s player for %s failed to declare; the intermediate player declares instead",
-                      where or "game", player.level, obs.seat.name)
-        _note(stand_ins, f"{obs.seat.name} exposures: the {player.level} player failed ({type(e).__name__}: {e})")
-    try:
-        chosen = _declaration(_stand_in().choose_exposures(obs), obs)
-        if chosen is not None:
-            return chosen
-        log.error("%s: the intermediate player's exposures were refused too; declaring no exposure",
-                  where or "game")
-    except Exception:
-        log.exception("%s: the intermediate player failed too; declaring no exposure", where or "game")
-    return []
+    return _decide("exposures", "exposures", player, obs, lambda p: p.choose_exposures(obs),
+                   lambda answer: _declaration(answer, obs), [], where=where, stand_ins=stand_ins)
