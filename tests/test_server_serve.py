@@ -76,12 +76,7 @@ def test_serve_starts_prints_the_address_and_answers(tmp_path: Path) -> None:
             print(f"gongzhu serve: first reply to a play after {(time.perf_counter() - sent) * 1000:.1f} ms")
             assert first == {"type": "played", "seat": "S", "cards": state["legal"][0]}
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:  # pragma: no cover
-            proc.kill()
-            proc.wait()
+        _stop(proc)
 
 
 def test_serve_is_a_command() -> None:
@@ -124,6 +119,15 @@ def test_serve_refuses_a_bad_allowed_origin(tmp_path: Path, capsys: pytest.Captu
                               allowed_origin=["https://gongzhu.example.org/play"], allowed_host=[])
     assert serve.run(args) == 2
     assert "--allowed-origin" in capsys.readouterr().err
+
+
+def _stop(proc: subprocess.Popen[str]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:  # pragma: no cover
+        proc.kill()
+        proc.wait()
 
 
 def _start(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen[str], str]:
@@ -194,9 +198,4 @@ def test_a_real_server_keeps_other_sites_out_and_bounds_what_it_reads(tmp_path: 
             assert json.loads(ws.recv(timeout=5))["state"]["phase"] == "expose"
         assert proc.poll() is None
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:  # pragma: no cover
-            proc.kill()
-            proc.wait()
+        _stop(proc)
