@@ -496,3 +496,27 @@ def test_refusals_are_json_and_odd_ids_never_reach_the_database(client: TestClie
     assert client.get("/api/matches").json() == []
     with client.websocket_connect("/ws/m-%00") as ws:
         assert ws.receive_json()["message"].startswith("unknown match")
+
+
+def test_a_hint_does_not_hold_up_the_connection(client: TestClient) -> None:
+    """While a hint is computed, the same connection's play is handled; the late hint names the
+    position it ranks (the page drops it)."""
+    match_id = new_match(client, seed=12, options={"exposure": "none"})
+    tables = tables_of(client)
+    release = threading.Event()
+    with client.websocket_connect(f"/ws/{match_id}") as ws:
+        browser = Browser(ws)
+        state = browser.settle()
+        busy = tables.hint_pool.submit(release.wait, 30)
+        try:
+            browser.send({"type": "hint"})
+            browser.send({"type": "play", "cards": state["legal"][0]})
+            first = browser.receive()
+            assert first == {"type": "played", "seat": "S", "cards": state["legal"][0]}
+        finally:
+            release.set()
+            busy.result()
+        while (message := browser.receive())["type"] != "hint":
+            pass
+        assert (message["deal_index"], message["hand_size"]) == (state["deal_index"], len(state["hand"]))
+        assert sorted(h["cards"] for h in message["hints"]) == sorted(state["legal"])

@@ -89,9 +89,11 @@ def run(args: argparse.Namespace) -> int:
         print("gongzhu serve: only loopback host names are accepted; add the names players use with "
               "--allowed-host (or --allowed-origin behind a proxy)", file=sys.stderr, flush=True)
     # The transport's own caps, above the application's limits (docs/web-protocol.md): a larger
-    # WebSocket message closes the connection, larger headers (h11) are refused.
+    # WebSocket message closes the connection, larger headers (h11) are refused.  No per-message
+    # compression: a flood of repeated messages would otherwise arrive a hundred to the kilobyte
+    # and be parsed in one go before the rate limit sees them (benchmarks/fairness.py).
     config = uvicorn.Config(app, log_level="warning", ws="auto", lifespan="on",
-                            ws_max_size=16 * MAX_MESSAGE_BYTES,
+                            ws_max_size=16 * MAX_MESSAGE_BYTES, ws_per_message_deflate=False,
                             h11_max_incomplete_event_size=2 * MAX_HEADER_BYTES)
     server = uvicorn.Server(config)
     server.run(sockets=[sock])  # uvicorn stops cleanly on Ctrl+C / SIGTERM

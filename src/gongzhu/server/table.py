@@ -313,6 +313,7 @@ class Table:
         self._outboxes: set[Outbox] = set()
         self._driver: asyncio.Task[None] | None = None
         self._hint: tuple[int, asyncio.Future[dict[str, Any]]] | None = None  # (version, the ranking)
+        self._hint_tasks: set[asyncio.Task[None]] = set()  # hint answers on their way
         #: Set once the store refused an action: the table is dropped and rebuilt from the store.
         self.broken = False
         self._restore(info)
@@ -528,7 +529,8 @@ class Table:
             elif kind == "settings":
                 self._settings(message["speed"])
             else:
-                reply(await self._hints())
+                self._ask_hint(reply)
+                return
         except (MessageError, GongzhuError, StoreError) as e:
             error: dict[str, Any] = {"type": "error", "message": str(e)}
             zh = getattr(e, "zh", None)
@@ -606,7 +608,10 @@ class Table:
         self.hub.store.set_speed(self.match_id, speed)
         self._publish([self.state_message()])
 
-    async def _hints(self) -> dict[str, Any]:
+    def _ask_hint(self, reply: Callable[[dict[str, Any]], None]) -> None:
+        """Answer a hint request when its ranking is ready, without holding up the connection's
+        next messages (a play may overtake it: the hint names the position it ranks, by deal and
+        South's hand size, so that the page can drop a late one)."""
         deal = self.deal
         if deal.turn != PERSON:
             if deal.phase is not Phase.PLAY:
@@ -620,16 +625,37 @@ class Table:
             stale = True  # a failed ranking is asked for again, not kept
         if stale:
             loop = asyncio.get_running_loop()
-            self._hint = (self.version, loop.run_in_executor(self.hub.hint_pool, self._rank, observe(deal, PERSON)))
+            obs = observe(deal, PERSON)
+            self._hint = (self.version, loop.run_in_executor(self.hub.hint_pool, self._rank, obs))
         assert self._hint is not None
-        return await asyncio.shield(self._hint[1])
+        task = asyncio.get_running_loop().create_task(self._send_hint(self._hint[1], reply))
+        self._hint_tasks.add(task)
+        task.add_done_callback(self._hint_tasks.discard)
+
+    async def _send_hint(self, ranking: asyncio.Future[dict[str, Any]],
+                         reply: Callable[[dict[str, Any]], None]) -> None:
+        try:
+            message = await asyncio.shield(ranking)
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if not ranking.cancelled() or (task is not None and task.cancelling()):
+                raise
+            reply({"type": "error", "message": "the hint was called off (the table is being reloaded): ask again",
+                   "message_zh": "提示已取消（牌桌正在重新载入）：请再试一次"})
+            return
+        except Exception:
+            log.exception("%s: a hint failed", self.match_id)
+            reply({"type": "error", "message": "the hint failed (the error is logged): ask again",
+                   "message_zh": "提示失败（错误已记录）：请再试一次"})
+            return
+        reply(message)
 
     def _rank(self, obs: Any) -> dict[str, Any]:
         from gongzhu.players.hints import DEFAULT_HINT_THINK, hints
 
         think = self.hub.hint_think if self.hub.hint_think is not None else DEFAULT_HINT_THINK
         ranked = hints(obs, think=think)
-        return {"type": "hint", "hints": [
+        return {"type": "hint", "deal_index": obs.deal_index, "hand_size": len(obs.hand), "hints": [
             {"cards": _codes(h.play), "expected": h.expected, "reason": {"zh": h.reason_zh, "en": h.reason_en}}
             for h in ranked
         ]}
@@ -716,10 +742,15 @@ class Table:
         self._commit(seat, {"type": "play", "cards": _codes(play)})
 
     def halt(self) -> None:
-        """Stop the computer players now (the table is being let go)."""
+        """Stop the computer players now, and a hint nobody waits for any more unless it has
+        started (the table is being let go)."""
         driver, self._driver = self._driver, None
         if driver is not None and not driver.done():
             driver.cancel()
+        if self._hint is not None and not self._hint[1].done():
+            self._hint[1].cancel()
+        for task in list(self._hint_tasks):
+            task.cancel()
 
     async def stop(self) -> None:
         driver, self._driver = self._driver, None

@@ -395,6 +395,9 @@ function receive(msg) {
     }
     toast(getLang() === "zh" && msg.message_zh ? msg.message_zh : msg.message, true);
   } else if (msg.type === "hint") {
+    // A hint ranks the position it was asked for: drop one that arrives after South moved on.
+    const s = ui.state;
+    if (ui.hints !== "pending" || !s || msg.deal_index !== s.deal_index || msg.hand_size !== s.hand.length) return;
     ui.hints = Array.isArray(msg.hints) ? msg.hints : [];
     renderHints();
     renderHand();
