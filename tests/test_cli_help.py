@@ -1,10 +1,13 @@
 """``gongzhu --help``, a bare ``gongzhu`` and ``gongzhu COMMAND --help`` print their help (every
-help text is an argparse format string: a literal ``%`` must be written ``%%``)."""
+help text is an argparse format string: a literal ``%`` must be written ``%%``); Ctrl+C stops a
+command quietly."""
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -41,3 +44,20 @@ def test_help_as_a_process() -> None:
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "usage: gongzhu" in done.stdout and done.stderr == ""
+
+
+@pytest.mark.parametrize("command", [["replay", "-"], ["score"]])
+def test_ctrl_c_stops_a_command_quietly(command: list[str]) -> None:
+    """A command waiting for its input is interrupted: status 130, one line, no traceback."""
+    proc = subprocess.Popen([sys.executable, "-m", "gongzhu.cli.main", *command], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(1.0)  # let it start and block on its input (not a timing assertion)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:  # pragma: no cover
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and err.strip().endswith("interrupted")

@@ -17,6 +17,8 @@ from gongzhu import __version__
 COMMANDS = ("play", "selfplay", "replay", "score", "arena", "bot", "serve")
 #: The exit status after standard output was closed by the reader (128 + SIGPIPE).
 CLOSED_OUTPUT = 141
+#: The exit status after Ctrl+C.
+INTERRUPTED = 130
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -44,6 +46,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         _drop_stdout()
         return CLOSED_OUTPUT
+    except KeyboardInterrupt:  # Ctrl+C: stop quietly, as a shell expects (128 + SIGINT)
+        print(f"gongzhu {args.command}: interrupted", file=sys.stderr)
+        return INTERRUPTED
     return code
 
 
