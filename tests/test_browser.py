@@ -612,3 +612,20 @@ def test_another_site_can_neither_frame_the_table_nor_open_its_socket(
     page.goto(f"/?match={match_id}")
     wait_for(page, in_phase("expose", "play"))
     assert page.evaluate(SOCKET_PROBE, socket_url)[0] == "open"
+
+
+def test_a_hint_ranks_the_legal_plays_and_plays_one(page_factory: Any, server: str) -> None:
+    """The hint button shows the server's ranking of the position on the table (the hint names
+    that position; the page keeps it), and a ranked play plays it."""
+    page = page_factory(1280, 800)
+    new_match(page)
+    assert wait_turn_or_over(page) == "play"
+    legal = sorted(page.eval_on_selector_all(LEGAL, "bs => bs.map(b => b.dataset.card)"))
+    cards_before = len(hand(page))
+    page.click("#hint")
+    wait_for(page, "#hint-list button.hint-play")
+    ranked = page.eval_on_selector_all("#hint-list button.hint-play", "bs => bs.length")
+    assert ranked == len(legal)
+    page.locator("#hint-list button.hint-play").first.click()
+    wait_for(page, f'{in_phase(*OVER)}, #hand:not(:has(button[data-card]:nth-child({cards_before})))')
+    assert len(hand(page)) == cards_before - 1
