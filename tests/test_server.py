@@ -639,7 +639,7 @@ def test_pages_are_served_only_when_built(db_url: str, tmp_path: Path) -> None:
 
 
 def test_the_default_app_needs_no_network(db_url: str) -> None:
-    """create_app works with the real static folder, present or not (built by the page's change)."""
+    """create_app works with the real static folder, present or not."""
     with local_client(create_app(db_url)) as client:
         assert client.get("/").status_code in (200, 503)
         assert client.get("/api/profile").json() == {"lifetime": 0, "title": "猪小弟", "matches": 0, "deals": 0}

@@ -70,7 +70,7 @@ __all__ = ["STATIC_DIR", "config", "create_app", "match_summary"]
 
 log = logging.getLogger("gongzhu.server")
 
-#: Where the page files are (written by the page's own change: ``gongzhu/web/static``).
+#: Where the page files are: ``gongzhu/web/static``.
 STATIC_DIR = Path(__file__).resolve().parent.parent / "web" / "static"
 
 
