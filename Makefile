@@ -1,34 +1,48 @@
 # Set-up and everyday commands.  `make play` and `make test` work on a fresh clone: the first
-# run creates .venv and installs the package (compiling its C fast path) with its dev tools.
+# run creates .venv and installs the package (compiling its C fast path); `make play` installs
+# only what playing needs, `make test` adds the dev tools.
 # `make play` starts the browser game's local server; `make terminal` plays in the terminal.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+SOURCES := pyproject.toml setup.py $(wildcard src/gongzhu/rules/_fast*.[ch])
+# Two stamps: playing needs the package alone; testing adds the dev tools (ruff, mypy, pytest …).
+PLAY_STAMP := $(VENV)/.installed-play
+DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: play terminal test lint bench clean
+.PHONY: play terminal test test-fast lint bench clean
 
-$(STAMP): pyproject.toml setup.py $(wildcard src/gongzhu/rules/_fast*.[ch])
+$(BIN)/python:
 	$(PYTHON) -c 'import sys; sys.exit("gongzhu needs Python >= 3.11" if sys.version_info < (3, 11) else 0)'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
-	touch $(STAMP)
 
-play: $(STAMP)
+$(PLAY_STAMP): $(SOURCES) | $(BIN)/python
+	$(BIN)/pip install -q -e .
+	touch $(PLAY_STAMP)
+
+$(DEV_STAMP): $(SOURCES) | $(BIN)/python
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $(DEV_STAMP) $(PLAY_STAMP)
+
+play: $(PLAY_STAMP)
 	$(BIN)/gongzhu serve $(ARGS)
 
-terminal: $(STAMP)
+terminal: $(PLAY_STAMP)
 	$(BIN)/gongzhu play $(ARGS)
 
-lint: $(STAMP)
+lint: $(DEV_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 
 test: lint
 	$(BIN)/pytest
 
-bench: $(STAMP)
+# The fast suite: everything but the real-browser, PostgreSQL and long-running tests.
+test-fast: $(DEV_STAMP)
+	$(BIN)/pytest -m "not browser and not postgres and not slow"
+
+bench: $(DEV_STAMP)
 	$(BIN)/pip install -q -e '.[bench]'
 	$(BIN)/python benchmarks/playout.py
 
