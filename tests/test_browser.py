@@ -33,6 +33,8 @@ from gongzhu.records.replay import replay
 from gongzhu.server.app import create_app
 from gongzhu.server.policy import SECURITY_HEADERS
 
+pytestmark = pytest.mark.browser
+
 try:
     from playwright.sync_api import Browser, ConsoleMessage, Page, Response, sync_playwright
 

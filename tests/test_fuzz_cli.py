@@ -41,6 +41,8 @@ from gongzhu.players.protocol import (
 )
 from malformed import HOSTILE, byte_variants, json_variants, paths, replaced
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "data" / "fuzz"
 GOLDEN = ROOT / "tests" / "data" / "golden.jsonl"

@@ -29,6 +29,8 @@ from conftest import local_client
 from gongzhu.server import create_app
 from gongzhu.server.store import Store
 
+pytestmark = pytest.mark.postgres
+
 
 def _pg_bin(name: str) -> str | None:
     found = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"))

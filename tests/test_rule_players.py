@@ -463,6 +463,7 @@ STRENGTH = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("a", "b", "preset", "threshold"), STRENGTH)
 def test_duplicate_strength(a: str, b: str, preset: str, threshold: float) -> None:
     diffs = duplicate(a, b, PRESETS[preset], 200, seed=2024)
@@ -472,6 +473,7 @@ def test_duplicate_strength(a: str, b: str, preset: str, threshold: float) -> No
     assert mean - half > 0
 
 
+@pytest.mark.slow
 def test_intermediate_beats_beginner_with_two_decks() -> None:
     diffs = duplicate("intermediate", "beginner", PRESETS["online2"], 100, seed=7)
     assert statistics.mean(diffs) > 0
@@ -483,7 +485,8 @@ def test_intermediate_beats_beginner_with_two_decks() -> None:
 def test_intermediate_decides_within_20_ms() -> None:
     """p95 of the intermediate's decision time over a few hundred decisions, one deck and two
     decks.  Measured over 30 deals each (decisions with a real choice): one deck p50 0.28 ms,
-    p95 0.71 ms; two decks p50 0.37 ms, p95 1.2 ms.  The assertion leaves CI slack."""
+    p95 0.71 ms; two decks p50 0.37 ms, p95 1.2 ms.  The assertion only catches a player gone
+    badly slow (a margin of about 100x that a busy machine cannot break)."""
     times: list[float] = []
     for name in ("online", "online2"):
         options = PRESETS[name]
@@ -500,7 +503,7 @@ def test_intermediate_decides_within_20_ms() -> None:
     times.sort()
     assert len(times) >= 300
     p95 = times[int(0.95 * len(times))]
-    assert p95 < 0.040, f"p95 {p95 * 1000:.1f} ms"
+    assert p95 < 0.1, f"p95 {p95 * 1000:.1f} ms"
 
 
 def test_table_reads_the_trick() -> None:

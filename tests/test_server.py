@@ -212,6 +212,7 @@ def check_deal_scores(client: TestClient, match_id: str, deal_messages: list[Mes
 CASES: list[tuple[str, dict[str, Any]]] = [(name, {}) for name in PRESETS] + [("online", {"exposure": "hidden"})]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("preset", "overrides"), CASES, ids=[f"{p}{'-hidden' if o else ''}" for p, o in CASES])
 def test_whole_match_over_websocket(client: TestClient, preset: str, overrides: dict[str, Any]) -> None:
     """A whole match under every preset (and hidden exposures): no message names a card South

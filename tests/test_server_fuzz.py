@@ -47,6 +47,8 @@ from gongzhu.server.policy import MAX_BODY_BYTES, MAX_MESSAGE_BYTES
 from gongzhu.server.table import SPEEDS, Table, Tables
 from malformed import HOSTILE, byte_variants, json_variants, paths, replaced
 
+pytestmark = pytest.mark.slow
+
 Message = dict[str, Any]
 
 ROOT = Path(__file__).resolve().parent.parent
