@@ -19,7 +19,7 @@ from gongzhu.rules import (
     deal_seed,
     next_seat,
 )
-from gongzhu.rules.dealing import dealing_order
+from gongzhu.rules.dealing import dealing_order, shuffle
 
 
 def test_next_seat_directions() -> None:
@@ -165,3 +165,23 @@ def test_bad_hands_are_refused() -> None:
     one_deck_twice = [list(h) + list(h) for h in hands]
     assert Deal(Options(decks=2, auto_expose_fourth=False), one_deck_twice).dealt[0][:13] == (
         tuple(hands[0]))
+
+
+def test_a_seed_deals_the_same_hands_on_every_python() -> None:
+    """R3: the shuffle is the project's own Fisher–Yates over the Mersenne Twister's bits, so a
+    seed's hands are fixed here, whatever random.shuffle does in another Python."""
+    north = [c.code for c in deal_hands(20261201)[0]]
+    assert north == ["4C", "KH", "KD", "JH", "2H", "2S", "8C", "QC", "5H", "8H", "4S", "7S", "3H"]
+    south = [c.code for c in deal_hands(7, decks=2)[2]][:13]
+    assert south == ["7D", "6S", "KH", "JH", "9C", "QC", "4S", "9S", "QH", "2H", "JS", "TC", "3D"]
+
+
+def test_the_shuffle_is_a_permutation_and_leaves_short_lists_alone() -> None:
+    cards = list(ALL_CARDS) * 2
+    shuffled = list(cards)
+    shuffle(shuffled, random.Random(3))
+    assert Counter(shuffled) == Counter(cards) and shuffled != cards
+    for short in ([], [ALL_CARDS[0]]):
+        copy = list(short)
+        shuffle(copy, random.Random(1))
+        assert copy == short

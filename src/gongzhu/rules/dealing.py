@@ -1,8 +1,12 @@
 """Shuffling and dealing (R3).
 
-The deck is shuffled by Fisher–Yates (``random.Random.shuffle``, unbiased and reproducible from
-a seed) and dealt one card at a time in play direction, starting with ``first_receiver``; each
-hand keeps the order its cards were received in.
+The deck is shuffled by Fisher–Yates (:func:`shuffle`, unbiased and reproducible from a seed)
+and dealt one card at a time in play direction, starting with ``first_receiver``; each hand keeps
+the order its cards were received in.
+
+The same seed deals the same hands on every Python: the shuffle is written here rather than taken
+from ``random.Random.shuffle`` (whose sequence Python does not promise to keep), and draws only
+``getrandbits`` of the Mersenne Twister seeded by ``random.Random(seed)``.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ import random
 
 from gongzhu.rules.cards import ALL_CARDS, Card, Seat
 
-__all__ = ["deal_hands", "deal_seed", "dealing_order", "next_seat"]
+__all__ = ["deal_hands", "deal_seed", "dealing_order", "next_seat", "shuffle"]
 
 
 def next_seat(seat: int, clockwise: bool) -> Seat:
@@ -28,6 +32,23 @@ def dealing_order(first_receiver: Seat, clockwise: bool) -> tuple[Seat, Seat, Se
     return (order[0], order[1], order[2], order[3])
 
 
+def _below(rng: random.Random, n: int) -> int:
+    """A uniform integer 0 … n − 1: ``n.bit_length()`` random bits, drawn again while too large."""
+    k = n.bit_length()
+    r = rng.getrandbits(k)
+    while r >= n:
+        r = rng.getrandbits(k)
+    return r
+
+
+def shuffle(cards: list[Card], rng: random.Random) -> None:
+    """Fisher–Yates, in place: from the last position down, swap it with a uniform position at or
+    below it (the sequence of ``random.Random.shuffle`` in CPython 3.11, fixed here)."""
+    for i in range(len(cards) - 1, 0, -1):
+        j = _below(rng, i + 1)
+        cards[i], cards[j] = cards[j], cards[i]
+
+
 def deal_hands(
     seed: int | random.Random, decks: int = 1, first_receiver: Seat = Seat.N, clockwise: bool = False
 ) -> list[list[Card]]:
@@ -35,7 +56,7 @@ def deal_hands(
     order its cards were received (R3, R11 ``hands``)."""
     rng = seed if isinstance(seed, random.Random) else random.Random(seed)
     deck = list(ALL_CARDS) * decks
-    rng.shuffle(deck)
+    shuffle(deck, rng)
     hands: list[list[Card]] = [[], [], [], []]
     for k, seat in enumerate(dealing_order(first_receiver, clockwise)):
         hands[seat] = deck[k::4]  # the k-th receiver gets cards k, k+4, k+8 ...
