@@ -51,3 +51,19 @@ def test_no_file_points_outside_the_repository() -> None:
         text = path.read_text(encoding="utf-8", errors="replace")
         hits += [f"{name}: {m.group(0)}" for m in outside.finditer(text)]
     assert hits == []
+
+
+def test_the_readme_command_table_gives_every_flag() -> None:
+    """Each ``gongzhu COMMAND`` row of the README's table names every option the command takes."""
+    import argparse
+
+    from gongzhu.cli.main import build_parser
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    rows = {m.group(2): m.group(1) for m in re.finditer(r"^\| `(gongzhu (\w+)[^`]*)`", readme, re.MULTILINE)}
+    commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    assert set(rows) == set(commands.choices)
+    for name, parser in commands.choices.items():
+        flags = [o for a in parser._actions for o in a.option_strings if o.startswith("--") and o != "--help"]
+        missing = [f for f in flags if f not in rows[name]]
+        assert missing == [], (name, missing)
