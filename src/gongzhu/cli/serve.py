@@ -1,16 +1,16 @@
 """``gongzhu serve``: the browser game on a local server.
 
 Starts the Starlette application of :mod:`gongzhu.server` under uvicorn, on loopback by default,
-with a SQLite file under the user's data folder (``$XDG_DATA_HOME/gongzhu/gongzhu.db``, else
-``~/.local/share/gongzhu/gongzhu.db``) unless ``--db`` gives another SQLAlchemy URL, and prints
-the address to open.  The server modules are imported only when the command runs, so the other
-commands start as fast as before.
+with a SQLite file in the user's data folder (``platformdirs.user_data_dir("gongzhu")``: on Linux
+``$XDG_DATA_HOME/gongzhu`` or ``~/.local/share/gongzhu``, on macOS ``~/Library/Application
+Support/gongzhu``, on Windows ``%LOCALAPPDATA%\\gongzhu``) unless ``--db`` gives another
+SQLAlchemy URL, and prints the address to open.  The server modules are imported only when the
+command runs, so the other commands start as fast as before.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -19,9 +19,10 @@ __all__ = ["default_db_url", "register", "run"]
 
 
 def default_db_url() -> str:
-    """``sqlite:///`` + the data folder's ``gongzhu/gongzhu.db`` (the folder is created)."""
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    folder = Path(base) / "gongzhu"
+    """``sqlite:///`` + ``gongzhu.db`` in the user's data folder for gongzhu (created)."""
+    from platformdirs import user_data_dir
+
+    folder = Path(user_data_dir("gongzhu", appauthor=False))
     folder.mkdir(parents=True, exist_ok=True)
     return f"sqlite:///{folder / 'gongzhu.db'}"
 
@@ -36,7 +37,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
     p.add_argument("--db", default=None, metavar="URL",
-                   help="SQLAlchemy database URL (default: a SQLite file in ~/.local/share/gongzhu)")
+                   help="SQLAlchemy database URL (default: a SQLite file in the user's data folder, "
+                        "~/.local/share/gongzhu on Linux)")
     p.add_argument("--allowed-origin", action="append", default=[], metavar="ORIGIN",
                    help="another origin whose pages may use this server, e.g. https://gongzhu.example.org "
                         "behind a proxy (repeatable; the server's own origin always may)")
