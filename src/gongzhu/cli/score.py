@@ -272,7 +272,7 @@ def _check_exposures(
         out.append((holder, fourth, "auto"))
 
     # 分牌全明 / 除羊全明 (R4.4): mandatory exposures, every copy.
-    if mode in ("all", "all_but_sheep"):
+    if options.mandatory_exposure:
         for c in EXPOSABLE:
             if mode == "all_but_sheep" and c == JD:
                 if copies[c]:

@@ -461,7 +461,7 @@ def _check_exposures(
             raise RequestError(f"{_s(seat)} exposes {e.card.code} {per_seat[(seat, e.card)]} time(s) but holds "
                                f"{own_held[e.card]} (its hand and its plays): only your own cards can be exposed",
                                f"{e.path}.card")
-    if options.exposure in ("all", "all_but_sheep"):
+    if options.mandatory_exposure:
         for c in EXPOSABLE:
             if (c != JD or options.exposure == "all") and per_seat[(seat, c)] != own_held[c]:
                 raise RequestError(f"{_s(seat)} holds {c.code} but it is not in 'exposures': under "
@@ -593,7 +593,7 @@ def observation_from_request(req: dict[str, Any]) -> Observation:
     tricks = _tricks(req.get("tricks", []), options)
     exposures = _exposures(req.get("exposures", []))
     if expose:
-        if options.exposure in ("none", "all", "all_but_sheep"):
+        if not options.players_declare:
             raise RequestError(f"exposure={options.exposure}: players do not choose exposures, there is no "
                                "expose request (R4.4)", "type")
         if tricks:

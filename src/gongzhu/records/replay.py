@@ -69,8 +69,7 @@ def _check_seed(rec: DealRecord) -> None:
 
 def _declare_exposures(deal: Deal, rec: DealRecord) -> None:
     """Declare the record's chosen exposures seat by seat, then compare the automatic ones."""
-    mode = deal.options.exposure
-    if mode in ("none", "all", "all_but_sheep"):
+    if not deal.options.players_declare:
         # The engine applied the mandatory exposures itself (R4.4); the record must list them.
         def key(e: Exposure) -> tuple[int, int, str]:
             return (e.seat, e.card.index, e.kind)
@@ -78,7 +77,7 @@ def _declare_exposures(deal: Deal, rec: DealRecord) -> None:
         if Counter(map(key, rec.exposures)) != Counter(map(key, deal.exposures)):
             engine = _exp_text(sorted(deal.exposures, key=key))
             raise RecordError(
-                f"under exposure={mode} the engine exposes {engine} "
+                f"under exposure={deal.options.exposure} the engine exposes {engine} "
                 f"(R4.4), but the record has {_exp_text(rec.exposures)}",
                 field="exposures",
             )

@@ -186,7 +186,7 @@ class Deal:
         self._board: Board | None = None
         self._synced = 0
         self._score: DealScore | None = None
-        if options.exposure in ("none", "all", "all_but_sheep"):
+        if not options.players_declare:
             # No choice is left to anyone: apply the mandatory exposures (R4.4) and play.
             for s in range(4):
                 for c in self.required_exposures(Seat(s)):

@@ -161,10 +161,22 @@ class Options:
         return _DECLARABLE[self.exposure]
 
     @property
+    def players_declare(self) -> bool:
+        """Whether the players choose what to expose (R4.4): not under ``none``, ``all`` or
+        ``all_but_sheep``, where there is no declaration and play starts at once."""
+        return bool(_DECLARABLE[self.exposure])
+
+    @property
+    def mandatory_exposure(self) -> bool:
+        """Whether the engine exposes the cards itself (R4.4): every exposable card under
+        ``all`` (分牌全明), every one but the sheep under ``all_but_sheep`` (除羊全明)."""
+        return self.exposure in ("all", "all_but_sheep")
+
+    @property
     def recorded_kinds(self) -> tuple[str, ...]:
         """The kinds that can appear in a record of a deal under these options (R10, R11):
         the declarable ones, ``shown`` for the mandatory exposures, ``auto`` for 逼明."""
-        kinds = _DECLARABLE[self.exposure] or (("shown",) if self.exposure in ("all", "all_but_sheep") else ())
+        kinds = _DECLARABLE[self.exposure] or (("shown",) if self.mandatory_exposure else ())
         return (*kinds, "auto") if self.auto_fourth_applies else kinds
 
     def exposure_factor(self, kind: str) -> int:
