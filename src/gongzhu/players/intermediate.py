@@ -41,7 +41,7 @@ from gongzhu.players.observation import Observation
 from gongzhu.rules.cards import AH, JD, QS, TC, Card, Rank, Seat, Suit
 from gongzhu.rules.legal import same_color_makeups
 from gongzhu.rules.model import Play
-from gongzhu.rules.scoring import heart_value, raw_scores, results
+from gongzhu.rules.scoring import heart_value, raw_scores, results, value_factors
 
 __all__ = ["IntermediatePlayer", "Table", "choose_exposures_by_rules", "play_key", "reason_for"]
 
@@ -132,10 +132,11 @@ class Table:
         self.others = [s for s in Seat if s != self.me]
 
         # Values of the point cards under the exposures this seat can see (R4.2, R4.5, R10).
-        self.pig_val = -100 * self._factor(QS)
-        self.sheep_val = 100 * self._factor(JD)
-        self.heart_mult = self._factor(AH)
-        self.tc_mult = 2 * self._factor(TC) if self.decks == 1 else 2 * 2 ** self._copies_exposed(TC)
+        factor = value_factors(o, obs.exposures)
+        self.pig_val = -100 * factor[QS]
+        self.sheep_val = 100 * factor[JD]
+        self.heart_mult = factor[AH]
+        self.tc_mult = 2 * factor[TC]
         self.heart_vals = {r: heart_value(r, o.heart_values) * self.heart_mult for r in range(2, 15)}
 
         # The trick so far.
@@ -174,16 +175,6 @@ class Table:
         self._penalty_best: int | None = None
 
     # ------------------------------------------------------------------ values and scoring
-
-    def _copies_exposed(self, c: Card) -> int:
-        return sum(1 for e in self.obs.exposures if e.card == c)
-
-    def _factor(self, c: Card) -> int:
-        """Value factor of a special card from the visible exposures (R10 one deck, R4.5 two)."""
-        kinds = [e.kind for e in self.obs.exposures if e.card == c]
-        if self.decks == 2:
-            return int(2 ** len(kinds))
-        return self.options.exposure_factor(kinds[0]) if kinds else 1
 
     def value(self, c: Card) -> int:
         """A point card's value to its taker, ignoring the transformer (R2, R4)."""

@@ -22,6 +22,7 @@ __all__ = [
     "results",
     "round_half_away",
     "score_deal",
+    "value_factors",
 ]
 
 #: R2: hearts, standard table and the ``book`` table (♥4 = −10, as the source stresses).
@@ -74,6 +75,18 @@ def round_half_away(numerator: int, denominator: int) -> int:
     return q if numerator >= 0 else -q
 
 
+def value_factors(options: Options, exposures: Iterable[Exposure]) -> dict[Card, int]:
+    """The value factor of each special card (♠Q ♦J ♣10 ♥A) under ``exposures`` (R4.2): one deck,
+    the exposure kind's factor f (R10: 2 for 明, 4 for 首明 …); two decks, 2**e for e exposed
+    copies (R4.5); 1 for a card not exposed.  Scoring and every player's estimate use this."""
+    factor = {QS: 1, JD: 1, TC: 1, AH: 1}
+    copies = {QS: 0, JD: 0, TC: 0, AH: 0}
+    for e in exposures:
+        copies[e.card] += 1
+        factor[e.card] = options.exposure_factor(e.kind) if options.decks == 1 else 2 ** copies[e.card]
+    return factor
+
+
 def raw_scores(
     options: Options,
     captured: Sequence[Iterable[Card]],
@@ -85,14 +98,11 @@ def raw_scores(
     ``dealt`` (the hands as dealt) is needed only with ``self_catch`` (R6.1).
     """
     decks = options.decks
-    # Per special card: one deck uses the exposure's value factor f (R10); two decks the number
-    # of exposed copies e, with factor 2**e (R4.5).
-    factor = {_QS: 1, _JD: 1, _TC: 1, _AH: 1}
+    exposures = list(exposures)
+    factor = {c.index: f for c, f in value_factors(options, exposures).items()}
     copies_exposed = {_QS: 0, _JD: 0, _TC: 0, _AH: 0}
     for e in exposures:
-        i = e.card.index
-        copies_exposed[i] += 1
-        factor[i] = options.exposure_factor(e.kind) if decks == 1 else 2 ** copies_exposed[i]
+        copies_exposed[e.card.index] += 1
     heart_mult = factor[_AH]
     hearts_table = _HEART_BY_INDEX[options.heart_values]
     dealt_to: dict[int, int] = {}
