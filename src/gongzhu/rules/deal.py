@@ -38,7 +38,7 @@ from gongzhu.rules.cards import (
     hand_masks,
     parse_card,
 )
-from gongzhu.rules.dealing import deal_hands, next_seat
+from gongzhu.rules.dealing import deal_hands, dealing_order
 from gongzhu.rules.errors import DealError, IllegalPlayError, excerpt
 from gongzhu.rules.legal import SeatView, Stage, bits, cascade, restricted_context, same_color_makeups
 from gongzhu.rules.model import Exposure, Play, Trick
@@ -447,14 +447,11 @@ class Deal:
 
     def _first_receiver_of(self, index: int) -> int:
         """Who received the first copy of a card in dealing order (R5.1)."""
-        s = int(self.first_receiver)
-        order = [s]
-        for _ in range(3):
-            order.append(int(next_seat(order[-1], self._cw)))
+        order = dealing_order(self.first_receiver, self._cw)
         for j in range(13 * self._decks):
             for seat in order:
                 if self.dealt[seat][j].index == index:
-                    return seat
+                    return int(seat)
         raise AssertionError("every card is dealt")
 
     # ------------------------------------------------------------------ legal plays (R4.3, R5)
