@@ -57,7 +57,6 @@ _SINGLE_PLAYS: list[Play] = [(c,) for c in ALL_CARDS]
 _SUIT_NAMES = ("spade", "heart", "club", "diamond")
 _SUIT_ZH = ("黑桃", "红桃", "梅花", "方块")
 _SEATS = tuple(Seat)
-_DISCARD_COLOR = {"off": 0, "enforce": 1, "penalty": 2}
 _KIND_ZH = {"shown": "明", "first": "首明", "hidden": "暗卖", "auto": "逼明"}
 # One deck: the plays of a legal set, cached per suit block as they are met.  A set within one
 # suit (most of them: following suit) is looked up whole in _PLAYS_OF_MASK.
@@ -441,7 +440,7 @@ class Deal:
             o = self.options
             self._board = Board(
                 self._h1, self._r1, leader, self._must_lead_c2, o.clockwise,
-                o.exposed_discard_before_suit_led, _DISCARD_COLOR[o.discard_color],
+                o.exposed_discard_before_suit_led, o.discard_color_code,
             )
             self._synced = self._board.version
 

@@ -71,7 +71,6 @@ Policy: TypeAlias = int | tuple[int, int, int, int]
 Scores = tuple[int, int, int, int]
 _MASK64 = (1 << 64) - 1
 _SPECIALS: tuple[Card, ...] = EXPOSABLE  # QS JD TC AH (R4.1): the C arrays factor[], dealt_to[]
-_DISCARD_COLOR = {"off": 0, "enforce": 1, "penalty": 2}
 _FIRST_LEAD = {"club2_must": 0, "club2_any": 1, "spade3_any": 2}
 
 
@@ -246,7 +245,7 @@ def encode_parts(
         must_lead_c2,
         options.clockwise,
         options.exposed_discard_before_suit_led,
-        _DISCARD_COLOR[options.discard_color],
+        options.discard_color_code,
         options.heart_values == "book",
         options.self_catch,
     )
@@ -320,7 +319,7 @@ def _deal_params(options: Options, expose_prob: float) -> tuple[object, ...]:
     return (
         options.clockwise,
         options.exposed_discard_before_suit_led,
-        _DISCARD_COLOR[options.discard_color],
+        options.discard_color_code,
         options.heart_values == "book",
         options.self_catch,
         _FIRST_LEAD[options.first_lead],

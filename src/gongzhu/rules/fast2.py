@@ -44,7 +44,6 @@ __all__ = [
 Scores = tuple[int, int, int, int]
 #: A play as card indices: one card, or two (sorted; equal for a pair).
 IndexPlay = tuple[int, ...]
-_DISCARD_COLOR = {"off": 0, "enforce": 1, "penalty": 2}
 
 
 class PlayoutTrace2(NamedTuple):
@@ -131,7 +130,7 @@ def _encode(options: Options, held: _Masks, bound: _Masks, captured: _Masks, exp
         must_lead_c2,
         options.clockwise,
         options.exposed_discard_before_suit_led,
-        _DISCARD_COLOR[options.discard_color],
+        options.discard_color_code,
         options.heart_values == "book",
     )
     return FastPosition2(blob)

@@ -161,6 +161,12 @@ class Options:
         return _DECLARABLE[self.exposure]
 
     @property
+    def discard_color_code(self) -> int:
+        """``discard_color`` as the C fast paths take it (R5.2): 0 ``off``, 1 ``enforce``,
+        2 ``penalty`` — its place in ``OPTION_CHOICES``."""
+        return OPTION_CHOICES["discard_color"].index(self.discard_color)
+
+    @property
     def players_declare(self) -> bool:
         """Whether the players choose what to expose (R4.4): not under ``none``, ``all`` or
         ``all_but_sheep``, where there is no declaration and play starts at once."""
