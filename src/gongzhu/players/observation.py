@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from gongzhu.rules.cards import ALL_CARDS, EXPOSABLE, Card, Seat, Suit, hand_masks
+from gongzhu.rules.cards import ALL_CARDS, Card, Seat, Suit, hand_masks
 from gongzhu.rules.deal import Deal, Phase
 from gongzhu.rules.dealing import next_seat
 from gongzhu.rules.legal import SeatView, cascade, restricted_context
@@ -66,12 +66,9 @@ class Observation:
 
     def exposure_kinds(self, c: Card) -> tuple[str, ...]:
         """The kinds in which the seat may declare ``c`` (R4.4), as :meth:`Deal.exposure_kinds`."""
-        if c not in EXPOSABLE or self.phase is not Phase.EXPOSE:
+        if self.phase is not Phase.EXPOSE:
             return ()
-        kinds = self.options.declarable_kinds
-        if "first" in kinds and self.first_card != c:
-            kinds = tuple(k for k in kinds if k != "first")  # 首明: the first dealt card only
-        return kinds
+        return self.options.exposure_kinds(c, self.first_card)
 
     def exposable(self) -> list[Card]:
         """The cards the seat may choose to expose (copies twice with two decks)."""

@@ -305,13 +305,8 @@ class Deal:
     # ------------------------------------------------------------------ exposure (R4)
 
     def exposure_kinds(self, seat: Seat, c: Card) -> tuple[str, ...]:
-        """The kinds in which ``seat`` may declare ``c`` now (R4.4)."""
-        if c not in EXPOSABLE:
-            return ()
-        kinds = self.options.declarable_kinds
-        if "first" in kinds and self.dealt[seat][0] != c:
-            kinds = tuple(k for k in kinds if k != "first")  # 首明: the first dealt card only
-        return kinds
+        """The kinds in which ``seat`` may declare ``c`` now (R4.4, :meth:`Options.exposure_kinds`)."""
+        return self.options.exposure_kinds(c, self.dealt[seat][0])
 
     def exposable(self, seat: Seat) -> list[Card]:
         """The cards ``seat`` may choose to expose (copies twice with two decks)."""

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from gongzhu.rules.cards import EXPOSABLE, Card
 from gongzhu.rules.errors import OptionError, excerpt
 
 __all__ = [
@@ -159,6 +160,17 @@ class Options:
         only for the player's first dealt card; nothing where no one chooses (``all``,
         ``all_but_sheep``: the engine applies them; ``none``)."""
         return _DECLARABLE[self.exposure]
+
+    def exposure_kinds(self, c: Card, first_dealt: Card | None) -> tuple[str, ...]:
+        """The kinds in which a player whose first dealt card was ``first_dealt`` may declare
+        ``c`` (R4.4): none for a card that is not exposable (R4.1), 首明 (``first``) only for the
+        first dealt card.  ``Deal`` and a player's ``Observation`` both ask this."""
+        if c not in EXPOSABLE:
+            return ()
+        kinds = self.declarable_kinds
+        if "first" in kinds and first_dealt != c:
+            kinds = tuple(k for k in kinds if k != "first")
+        return kinds
 
     @property
     def discard_color_code(self) -> int:
