@@ -206,7 +206,7 @@ def test_exposure_kind_not_allowed(monkeypatch: pytest.MonkeyPatch) -> None:
           ["暗卖", "exposure=standard", "明（shown）", "R4.4, R10"])
     # A card with no declarable kind at all (a safeguard no option reaches today).
     deal = exposure_deal()
-    monkeypatch.setattr(Deal, "exposure_kinds", lambda self, seat, c: ())
+    monkeypatch.setattr(Options, "exposure_kinds", lambda self, c, first_dealt: ())
     e = refusal(lambda: deal.declare(N, ["QS"]))
     check(e, "exposure=standard: players do not choose exposures (R4.4)", ["exposure=standard", "R4.4"])
 
@@ -218,7 +218,7 @@ def test_first_card_exposure_of_a_card_not_dealt_first(monkeypatch: pytest.Monke
     assert "first dealt card" in str(e)
     check(e, str(e), ["♠Q", "北家", "首明", "第一张", "R4.4"])
     # Two 首明 cards in one declaration (a safeguard: the kinds offered never allow it today).
-    monkeypatch.setattr(Deal, "exposure_kinds", lambda self, seat, c: ("shown", "first"))
+    monkeypatch.setattr(Options, "exposure_kinds", lambda self, c, first_dealt: ("shown", "first"))
     e = refusal(lambda: deal.declare(N, [("QS", "first"), ("AH", "first")]))
     check(e, "only one card, the first one dealt, can be 首明 (R4.4)", ["首明", "一张", "R4.4"])
 

@@ -23,6 +23,8 @@ from typing import TypeVar
 from gongzhu.players.base import Player
 from gongzhu.players.observation import Observation
 from gongzhu.rules.cards import Card
+from gongzhu.rules.deal import check_declaration
+from gongzhu.rules.errors import GongzhuError
 from gongzhu.rules.model import Play
 
 __all__ = ["safe_exposures", "safe_play"]
@@ -49,29 +51,20 @@ def _legal(play: object, legal: tuple[Play, ...]) -> Play | None:
 
 
 def _declaration(answer: object, obs: Observation) -> list[tuple[Card, str]] | None:
-    """``answer`` as ``(card, kind)`` pairs the rules accept from the seat now (R4.4, as
-    :meth:`Deal.verify_declare` checks it: held copies, allowed kinds, one 首明 at most; a bare
-    card stands for the option's usual kind), else None."""
-    if not isinstance(answer, list | tuple):
+    """``answer`` as ``(card, kind)`` pairs the rules accept from the seat now (R4.1, R4.4, as
+    :func:`~gongzhu.rules.deal.check_declaration` checks it for :meth:`Deal.verify_declare`),
+    else None."""
+    if not isinstance(answer, list | tuple) or not all(
+            isinstance(item, Card) or (isinstance(item, tuple | list) and len(item) == 2
+                                       and isinstance(item[0], Card) and isinstance(item[1], str))
+            for item in answer):
         return None
-    default = "hidden" if obs.options.exposure == "hidden" else "shown"
-    held = Counter(obs.exposable())
-    out: list[tuple[Card, str]] = []
-    for item in answer:
-        if isinstance(item, Card):
-            c, kind = item, default
-        elif (isinstance(item, tuple | list) and len(item) == 2 and isinstance(item[0], Card)
-              and isinstance(item[1], str)):
-            c, kind = item[0], item[1]
-        else:
-            return None
-        if kind not in obs.exposure_kinds(c) or held[c] <= 0:
-            return None
-        held[c] -= 1
-        out.append((c, kind))
-    if sum(1 for _, k in out if k == "first") > 1:
+    held = Counter(obs.hand)
+    items = [item if isinstance(item, Card) else (item[0], item[1]) for item in answer]
+    try:
+        return check_declaration(obs.options, obs.seat, items, lambda c: held[c], obs.first_card)
+    except GongzhuError:
         return None
-    return out
 
 
 def _note(stand_ins: list[str] | None, line: str) -> None:

@@ -20,7 +20,7 @@ hold the C board to the Python cascade position by position.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from enum import StrEnum
 from typing import Any, ClassVar
 
@@ -45,7 +45,7 @@ from gongzhu.rules.model import Exposure, Play, Trick
 from gongzhu.rules.options import Options
 from gongzhu.rules.scoring import DealScore, is_point_card, score_deal
 
-__all__ = ["Deal", "Phase"]
+__all__ = ["Deal", "Phase", "check_declaration"]
 
 _C2 = parse_card("2C").index
 _QS = QS.index
@@ -88,6 +88,60 @@ class Phase(StrEnum):
 
 def _plays_text(plays: Iterable[Sequence[int]]) -> str:
     return ", ".join("".join(ALL_CARDS[c].pretty for c in p) for p in plays)
+
+
+def check_declaration(
+    options: Options, seat: Seat, exposures: Iterable[Card | str | tuple[Card | str, str]],
+    copies_held: Callable[[Card], int], first_dealt: Card | None,
+) -> list[tuple[Card, str]]:
+    """Check one seat's exposure declaration (R4.1, R4.4) — the one place these rules are
+    written: ``Deal.verify_declare`` asks it with the dealt hand, a player's guard with what
+    the seat sees.  ``copies_held(c)`` is how many copies of ``c`` the seat holds,
+    ``first_dealt`` its first dealt card (首明).  Items are cards (the option's usual kind:
+    ``hidden`` under ``hidden``, else ``shown``) or ``(card, kind)`` pairs; returns them as
+    pairs, or raises :class:`IllegalPlayError` (:class:`CardError` for text that is no card)
+    saying why."""
+    default = "hidden" if options.exposure == "hidden" else "shown"
+    out: list[tuple[Card, str]] = []
+    for item in exposures:
+        if isinstance(item, tuple):
+            c, kind = parse_card(item[0]), item[1]
+        else:
+            c, kind = parse_card(item), default
+        if c not in EXPOSABLE:
+            raise IllegalPlayError(f"{c.pretty} cannot be exposed: only ♠Q ♦J ♣10 ♥A can (R4.1)",
+                                   zh=f"{c.pretty} 不能亮：只有 ♠Q ♦J ♣10 ♥A 可以亮 (R4.1)")
+        already = sum(1 for d, _ in out if d == c)
+        if copies_held(c) <= already:
+            held = "does not hold" if already == 0 else "does not hold another"
+            held_zh = "没有" if already == 0 else "没有第二张"
+            raise IllegalPlayError(f"{seat.english} {held} {c.pretty}: only your own cards can be exposed",
+                                   zh=f"{seat.zh}家手里{held_zh} {c.pretty}：只能亮自己手里的牌")
+        kinds = options.exposure_kinds(c, first_dealt)
+        if kind not in kinds:
+            if not kinds:
+                raise IllegalPlayError(
+                    f"exposure={options.exposure}: players do not choose exposures (R4.4)",
+                    zh=f"exposure={options.exposure}：亮哪些牌不由玩家选择 (R4.4)",
+                )
+            if kind == "first" and options.exposure == "first_card":
+                raise IllegalPlayError(
+                    f"{c.pretty} was not {seat.english}'s first dealt card: 首明 is only for the "
+                    "first card received (R4.4)",
+                    zh=f"{c.pretty} 不是{seat.zh}家发到的第一张牌：首明只限发到的第一张牌 (R4.4)",
+                )
+            zh = _KIND_ZH.get(kind, "?")
+            raise IllegalPlayError(
+                f"exposure kind {excerpt(kind)} ({zh}) is not allowed under exposure={options.exposure}: "
+                f"use {' or '.join(kinds)} (R4.4, R10)",
+                zh=f"exposure={options.exposure} 时不能用{zh}（{excerpt(kind)}）亮牌：请用"
+                f"{'或'.join(f'{_KIND_ZH.get(k, k)}（{k}）' for k in kinds)} (R4.4, R10)",
+            )
+        if kind == "first" and any(k == "first" for d, k in out):
+            raise IllegalPlayError("only one card, the first one dealt, can be 首明 (R4.4)",
+                                   zh="只有一张牌（发到的第一张）可以首明 (R4.4)")
+        out.append((c, kind))
+    return out
 
 
 class Deal:
@@ -347,47 +401,8 @@ class Deal:
         if self._declared[seat]:
             raise IllegalPlayError(f"{seat.english} has already declared exposures for this deal",
                                    zh=f"{seat.zh}家这一副已经声明过亮牌了")
-        default = "hidden" if self.options.exposure == "hidden" else "shown"
-        out: list[tuple[Card, str]] = []
-        for item in exposures:
-            if isinstance(item, tuple):
-                c, kind = parse_card(item[0]), item[1]
-            else:
-                c, kind = parse_card(item), default
-            if c not in EXPOSABLE:
-                raise IllegalPlayError(f"{c.pretty} cannot be exposed: only ♠Q ♦J ♣10 ♥A can (R4.1)",
-                                       zh=f"{c.pretty} 不能亮：只有 ♠Q ♦J ♣10 ♥A 可以亮 (R4.1)")
-            already = sum(1 for d, _ in out if d == c)
-            if self.copies_held(seat, c) <= already:
-                held = "does not hold" if already == 0 else "does not hold another"
-                held_zh = "没有" if already == 0 else "没有第二张"
-                raise IllegalPlayError(f"{seat.english} {held} {c.pretty}: only your own cards can be exposed",
-                                       zh=f"{seat.zh}家手里{held_zh} {c.pretty}：只能亮自己手里的牌")
-            kinds = self.exposure_kinds(seat, c)
-            if kind not in kinds:
-                if not kinds:
-                    raise IllegalPlayError(
-                        f"exposure={self.options.exposure}: players do not choose exposures (R4.4)",
-                        zh=f"exposure={self.options.exposure}：亮哪些牌不由玩家选择 (R4.4)",
-                    )
-                if kind == "first" and self.options.exposure == "first_card":
-                    raise IllegalPlayError(
-                        f"{c.pretty} was not {seat.english}'s first dealt card: 首明 is only for the "
-                        "first card received (R4.4)",
-                        zh=f"{c.pretty} 不是{seat.zh}家发到的第一张牌：首明只限发到的第一张牌 (R4.4)",
-                    )
-                zh = _KIND_ZH.get(kind, "?")
-                raise IllegalPlayError(
-                    f"exposure kind {excerpt(kind)} ({zh}) is not allowed under exposure={self.options.exposure}: "
-                    f"use {' or '.join(kinds)} (R4.4, R10)",
-                    zh=f"exposure={self.options.exposure} 时不能用{zh}（{excerpt(kind)}）亮牌：请用"
-                    f"{'或'.join(f'{_KIND_ZH.get(k, k)}（{k}）' for k in kinds)} (R4.4, R10)",
-                )
-            if kind == "first" and any(k == "first" for d, k in out):
-                raise IllegalPlayError("only one card, the first one dealt, can be 首明 (R4.4)",
-                                       zh="只有一张牌（发到的第一张）可以首明 (R4.4)")
-            out.append((c, kind))
-        return out
+        return check_declaration(self.options, seat, exposures, lambda c: self.copies_held(seat, c),
+                                 self.dealt[seat][0])
 
     def can_declare(self, seat: Seat, exposures: Iterable[Card | str | tuple[Card | str, str]]) -> bool:
         try:
