@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from gongzhu.rules.cards import ALL_CARDS, Card, Seat, Suit, hand_masks
 from gongzhu.rules.deal import Deal, Phase
 from gongzhu.rules.dealing import next_seat
-from gongzhu.rules.legal import SeatView, cascade, restricted_context
+from gongzhu.rules.legal import SeatView, bound_after, cascade
 from gongzhu.rules.model import Exposure, Play, Trick
 from gongzhu.rules.options import Options
 from gongzhu.rules.scoring import is_point_card, raw_scores
@@ -106,7 +106,7 @@ class Observation:
                     k = p.count(c)
                     held[c] -= k
                     b = bound[c]
-                    bound[c] = min(b, held[c]) if restricted_context(view, c.index) else max(0, b - k)
+                    bound[c] = bound_after(view, c.index, b, held[c], k)
             if trick is not None:
                 suits_led |= 1 << trick.plays[0][1][0].suit
         return sorted((c for c, n in bound.items() for _ in range(n)), key=lambda c: c.index)

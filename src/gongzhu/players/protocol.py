@@ -36,7 +36,7 @@ from gongzhu.rules.cards import EXPOSABLE, JD, Card, Seat, Suit, parse_card, par
 from gongzhu.rules.deal import Phase
 from gongzhu.rules.dealing import next_seat
 from gongzhu.rules.errors import GongzhuError, excerpt
-from gongzhu.rules.legal import COLOR_MASKS, SeatView, cascade, restricted_context
+from gongzhu.rules.legal import COLOR_MASKS, SeatView, bound_after, cascade
 from gongzhu.rules.model import Exposure, Play, Trick
 from gongzhu.rules.options import EXPOSURE_KINDS, PRESETS, Options, resolve_options
 
@@ -519,7 +519,7 @@ def _check_own_plays(
                     k = p.count(c)
                     held[c] -= k
                     b = bound[c]
-                    bound[c] = min(b, held[c]) if restricted_context(view, c.index) else max(0, b - k)
+                    bound[c] = bound_after(view, c.index, b, held[c], k)
             before.append((int(s), tuple(c.index for c in p)))
             first_play = False
         if len(t.plays) == 4:

@@ -40,7 +40,7 @@ from gongzhu.rules.cards import (
 )
 from gongzhu.rules.dealing import deal_hands, dealing_order
 from gongzhu.rules.errors import DealError, IllegalPlayError, excerpt
-from gongzhu.rules.legal import SeatView, Stage, bits, cascade, restricted_context, same_color_makeups
+from gongzhu.rules.legal import SeatView, Stage, bits, bound_after, cascade, restricted_context, same_color_makeups
 from gongzhu.rules.model import Exposure, Play, Trick
 from gongzhu.rules.options import Options
 from gongzhu.rules.scoring import DealScore, is_point_card, score_deal
@@ -678,8 +678,7 @@ class Deal:
             k = play.count(c)
             held = (h1 >> c & 1) + (h2 >> c & 1) - k
             bound = (r1 >> c & 1) + (r2 >> c & 1)
-            # R4.5: where the restriction binds, the free copy leaves; elsewhere the exposed one.
-            bound = min(bound, held) if restricted_context(view, c) else max(0, bound - k)
+            bound = bound_after(view, c, bound, held, k)  # R4.5: which copy leaves
             h1 = h1 | bit if held >= 1 else h1 & ~bit
             h2 = h2 | bit if held >= 2 else h2 & ~bit
             r1 = r1 | bit if bound >= 1 else r1 & ~bit

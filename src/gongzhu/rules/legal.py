@@ -14,7 +14,10 @@ from dataclasses import dataclass
 from gongzhu.rules.cards import SUIT_MASKS, Suit, parse_card
 from gongzhu.rules.options import Options
 
-__all__ = ["COLOR_MASKS", "SeatView", "bits", "cascade", "restricted_context", "same_color_makeups", "uses_restricted"]
+__all__ = [
+    "COLOR_MASKS", "SeatView", "bits", "bound_after", "cascade", "restricted_context", "same_color_makeups",
+    "uses_restricted",
+]
 
 _C2 = parse_card("2C").index
 _SUIT_OF = [i // 13 for i in range(52)]
@@ -74,6 +77,14 @@ def restricted_context(v: SeatView, c: int) -> bool:
     if not v.trick or suit == v.led:
         return True
     return v.options.exposed_discard_before_suit_led
+
+
+def bound_after(v: SeatView, c: int, bound: int, held_after: int, played: int) -> int:
+    """How many of the seat's exposed copies of card ``c`` stay bound by R4.3 after it plays
+    ``played`` copies of ``c`` in the position ``v``, holding ``held_after`` copies then (two
+    decks, R4.5): where the restriction binds, the free copy leaves first; elsewhere the exposed
+    one does.  The rules engine, a player's view and the bot protocol all follow this."""
+    return min(bound, held_after) if restricted_context(v, c) else max(0, bound - played)
 
 
 def uses_restricted(v: SeatView, play: tuple[int, ...]) -> bool:
