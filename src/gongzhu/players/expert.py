@@ -29,7 +29,7 @@ from gongzhu.players.observation import Observation
 from gongzhu.players.sampling import NoWorldError, World, sample_world
 from gongzhu.rules import fast, fast2
 from gongzhu.rules.cards import EXPOSABLE, Card, Seat, hand_masks, mask_of, parse_card
-from gongzhu.rules.legal import SeatView, cascade, same_color_makeups
+from gongzhu.rules.legal import SeatView, offends
 from gongzhu.rules.model import Exposure, Play
 from gongzhu.rules.options import Options
 
@@ -237,8 +237,7 @@ def _penalty_offender(obs: Observation, world: World) -> int:
             continue
         h1, h2 = hand_masks([*world.hands[Seat(s)].elements(), *obs.trick[i][1]])
         view = SeatView(obs.options, h1, h2, 0, 0, tuple(plays[:i]), obs.suits_led_mask(), False)
-        allowed = cascade(view)[-1][1]
-        if same_color_makeups(view, play) < max(same_color_makeups(view, p) for p in allowed):
+        if offends(view, play):
             return s
     return -1
 

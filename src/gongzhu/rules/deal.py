@@ -40,7 +40,15 @@ from gongzhu.rules.cards import (
 )
 from gongzhu.rules.dealing import deal_hands, dealing_order
 from gongzhu.rules.errors import DealError, IllegalPlayError, excerpt
-from gongzhu.rules.legal import SeatView, Stage, bits, bound_after, cascade, restricted_context, same_color_makeups
+from gongzhu.rules.legal import (
+    SeatView,
+    Stage,
+    bits,
+    bound_after,
+    cascade,
+    offends,
+    restricted_context,
+)
 from gongzhu.rules.model import Exposure, Play, Trick
 from gongzhu.rules.options import Options
 from gongzhu.rules.scoring import DealScore, is_point_card, score_deal
@@ -658,11 +666,8 @@ class Deal:
         view = self._view()
         offender = self._offender
         makeup = _SUIT_OF[play[0]] != self._led or _SUIT_OF[play[-1]] != self._led
-        if self._trick and self._penalty and offender < 0 and makeup:
-            # The offence is judged against the plays left by the earlier stages (R5.2).
-            allowed = self._cascade()[-1][1]
-            if same_color_makeups(view, play) < max(same_color_makeups(view, p) for p in allowed):
-                offender = s
+        if self._trick and self._penalty and offender < 0 and makeup and offends(view, play):
+            offender = s  # the first to offend takes the point cards (R5.2 penalty)
         self._undo.append((
             s, self._h1[s], self._h2[s], self._r1[s], self._r2[s], self._trick, self._led,
             self._pair, self._offender, self._suits_led, self._unled_cards, self._pig_taker,

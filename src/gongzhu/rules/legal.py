@@ -15,8 +15,8 @@ from gongzhu.rules.cards import SUIT_MASKS, Suit, parse_card
 from gongzhu.rules.options import Options
 
 __all__ = [
-    "COLOR_MASKS", "SeatView", "bits", "bound_after", "cascade", "restricted_context", "same_color_makeups",
-    "uses_restricted",
+    "COLOR_MASKS", "SeatView", "bits", "bound_after", "cascade", "offends", "restricted_context",
+    "same_color_makeups", "uses_restricted",
 ]
 
 _C2 = parse_card("2C").index
@@ -85,6 +85,15 @@ def bound_after(v: SeatView, c: int, bound: int, held_after: int, played: int) -
     decks, R4.5): where the restriction binds, the free copy leaves first; elsewhere the exposed
     one does.  The rules engine, a player's view and the bot protocol all follow this."""
     return min(bound, held_after) if restricted_context(v, c) else max(0, bound - played)
+
+
+def offends(v: SeatView, play: tuple[int, ...]) -> bool:
+    """Under ``discard_color=penalty`` (R5.2): whether ``play``, made in the position ``v``,
+    discards fewer cards of the led suit's colour than a play the earlier stages allow could;
+    the first such player takes the trick's point cards.  The rules engine and the expert's
+    worlds both judge it here."""
+    allowed = cascade(v)[-1][1]
+    return same_color_makeups(v, play) < max(same_color_makeups(v, p) for p in allowed)
 
 
 def uses_restricted(v: SeatView, play: tuple[int, ...]) -> bool:
