@@ -39,6 +39,7 @@ from collections.abc import Sequence
 from gongzhu.players.base import Player
 from gongzhu.players.observation import Observation
 from gongzhu.rules.cards import AH, JD, QS, TC, Card, Rank, Seat, Suit
+from gongzhu.rules.deal import two_card_class
 from gongzhu.rules.legal import same_color_makeups
 from gongzhu.rules.model import Play
 from gongzhu.rules.scoring import heart_value, raw_scores, results, value_factors
@@ -63,10 +64,7 @@ def play_key(play: Sequence[Card], led: Suit, pair_trick: bool) -> Key | None:
     a, b = play[0], play[1]
     if a.suit != led or b.suit != led:
         return None
-    is_pair = a == b
-    # In ♠ ♥ ♣ any two non-pair cards beat any pair; in ♦ any pair beats two non-pair cards.
-    top = 1 if is_pair == (led == _D) else 0
-    return (top, max(a.rank, b.rank), min(a.rank, b.rank))
+    return (two_card_class(a == b, led), max(a.rank, b.rank), min(a.rank, b.rank))  # R5.3
 
 
 def _cards_text(cards: Sequence[Card]) -> str:

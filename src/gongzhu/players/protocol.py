@@ -33,7 +33,7 @@ from gongzhu.players.guard import safe_exposures, safe_play
 from gongzhu.players.hints import DEFAULT_HINT_THINK, Hint, hints
 from gongzhu.players.observation import Observation
 from gongzhu.rules.cards import EXPOSABLE, JD, Card, Seat, Suit, parse_card, parse_cards
-from gongzhu.rules.deal import Phase
+from gongzhu.rules.deal import Phase, winner_of_trick
 from gongzhu.rules.dealing import next_seat
 from gongzhu.rules.errors import GongzhuError, excerpt
 from gongzhu.rules.legal import COLOR_MASKS, SeatView, bound_after, cascade
@@ -159,34 +159,10 @@ def _sorted(cards: Sequence[Card]) -> tuple[Card, ...]:
 # ---------------------------------------------------------------------------------- the trick rule
 
 
-def _pair_key(p: Play, led: Suit) -> tuple[int, int, int]:
-    """R5.3, as :meth:`Deal._pair_key`: in ♠♥♣ two non-pair cards beat any pair, in ♦ any pair
-    beats two non-pair cards; then by the higher card, then the lower."""
-    is_pair = p[0] == p[1]
-    top = 1 if is_pair == (led == Suit.DIAMONDS) else 0
-    return (top, max(c.index for c in p), min(c.index for c in p))
-
-
 def trick_winner(plays: Sequence[tuple[Seat, Play]]) -> Seat:
-    """Who wins a finished trick (R5.2, R5.3), by the engine's rule (:meth:`Deal._finish_trick`):
-    the highest card of the led suit, the first played of identical cards; after a pair lead the
-    best two-card play with both cards in the led suit, the earlier of equals."""
-    led = plays[0][1][0].suit
-    best_seat, best = plays[0]
-    if len(best) == 1:
-        hi = best[0].index
-        for seat, p in plays[1:]:
-            c = p[0]
-            if c.suit == led and c.index > hi:
-                hi, best_seat = c.index, seat
-        return best_seat
-    key = _pair_key(best, led)
-    for seat, p in plays[1:]:
-        if all(c.suit == led for c in p):
-            k = _pair_key(p, led)
-            if k > key:
-                key, best_seat = k, seat
-    return best_seat
+    """Who wins a finished trick (R5.2, R5.3), by the engine's rule
+    (:func:`~gongzhu.rules.deal.winner_of_trick`)."""
+    return Seat(winner_of_trick([(int(s), tuple(c.index for c in p)) for s, p in plays]))
 
 
 def _wrong_colour_makeup(play: Play, led: Suit) -> bool:

@@ -53,7 +53,7 @@ from gongzhu.rules.model import Exposure, Play, Trick
 from gongzhu.rules.options import Options
 from gongzhu.rules.scoring import DealScore, is_point_card, score_deal
 
-__all__ = ["Deal", "Phase", "check_declaration"]
+__all__ = ["Deal", "Phase", "check_declaration", "two_card_class", "winner_of_trick"]
 
 _C2 = parse_card("2C").index
 _QS = QS.index
@@ -96,6 +96,40 @@ class Phase(StrEnum):
 
 def _plays_text(plays: Iterable[Sequence[int]]) -> str:
     return ", ".join("".join(ALL_CARDS[c].pretty for c in p) for p in plays)
+
+
+def two_card_class(is_pair: bool, led: int) -> int:
+    """R5.3: the class of a two-card play wholly in the led suit — 1 ranks above 0 whatever the
+    cards.  In ♠ ♥ ♣ two non-pair cards beat any pair; in ♦ any pair beats two non-pair cards.
+    Within a class the higher card decides, then the lower (every player's estimate, the bot
+    protocol and the C fast path rank by this)."""
+    return 1 if is_pair == (led == Suit.DIAMONDS) else 0
+
+
+def _two_card_key(p: tuple[int, ...], led: int) -> tuple[int, int, int]:
+    return (two_card_class(p[0] == p[1], led), max(p), min(p))
+
+
+def winner_of_trick(plays: Sequence[tuple[int, tuple[int, ...]]]) -> int:
+    """Who wins a finished trick of ``(seat, card indices)`` plays (R5.2, R5.3): the highest card
+    of the led suit, the first played of identical copies; after a pair lead the best two-card
+    play wholly in the led suit (:func:`two_card_class`), the earlier of equals."""
+    best_seat, best = plays[0]
+    led = _SUIT_OF[best[0]]
+    if len(best) == 1:
+        hi = best[0]
+        for seat, p in plays[1:]:
+            c = p[0]
+            if c > hi and _SUIT_OF[c] == led:  # identical copies: the first played wins
+                hi, best_seat = c, seat
+        return best_seat
+    key = _two_card_key(best, led)
+    for seat, p in plays[1:]:
+        if _SUIT_OF[p[0]] == led and _SUIT_OF[p[1]] == led:
+            k = _two_card_key(p, led)
+            if k > key:
+                key, best_seat = k, seat
+    return best_seat
 
 
 def check_declaration(
@@ -698,20 +732,7 @@ class Deal:
     def _finish_trick(self) -> None:
         led = self._led
         trick = self._trick
-        best_seat, best = trick[0]
-        if not self._pair:
-            hi = best[0]
-            for seat, p in trick[1:]:
-                c = p[0]
-                if c > hi and _SUIT_OF[c] == led:  # identical copies: the first played wins
-                    hi, best_seat = c, seat
-        else:
-            key = self._pair_key(best)
-            for seat, p in trick[1:]:
-                if _SUIT_OF[p[0]] == led and _SUIT_OF[p[1]] == led:
-                    k = self._pair_key(p)
-                    if k > key:
-                        key, best_seat = k, seat
+        best_seat = winner_of_trick(trick)
         taker = self._offender if self._offender >= 0 else best_seat
         taken = self._captured[taker]
         for _, p in trick:
@@ -730,13 +751,6 @@ class Deal:
         self._offender = -1
         if not self._h1[best_seat]:
             self.phase = Phase.OVER
-
-    def _pair_key(self, p: tuple[int, ...]) -> tuple[int, int, int]:
-        """R5.3 ranking of a two-card play in the led suit: in ♠♥♣ any two non-pair cards beat
-        any pair; in ♦ any pair beats any two non-pair cards; then by the higher, lower card."""
-        is_pair = p[0] == p[1]
-        top = 1 if (is_pair == (self._led == Suit.DIAMONDS)) else 0
-        return (top, max(p), min(p))
 
     def undo(self) -> None:
         """Take back the last play (for search); exposures cannot be taken back."""
