@@ -198,8 +198,7 @@ def _exposure(i: int, item: Any, options: Options) -> tuple[Seat, Card, str]:
     if len(cards) != 1:
         raise ScoreInputError(f"{where}.card must be one card, not {show(item['card'])}")
     (c,) = cards
-    default = "hidden" if options.exposure == "hidden" else "shown"
-    kind = item.get("kind", default)
+    kind = item.get("kind", options.usual_kind)
     if kind not in EXPOSURE_KINDS:
         raise ScoreInputError(
             f"{where}: unknown exposure kind {excerpt(kind)}: "
@@ -274,7 +273,7 @@ def _check_exposures(
     # 分牌全明 / 除羊全明 (R4.4): mandatory exposures, every copy.
     if options.mandatory_exposure:
         for c in EXPOSABLE:
-            if mode == "all_but_sheep" and c == JD:
+            if c not in options.mandatory_cards:
                 if copies[c]:
                     raise ScoreInputError(
                         "exposure=all_but_sheep (除羊全明): JD must not be exposed (R4.4)"

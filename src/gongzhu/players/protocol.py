@@ -437,11 +437,10 @@ def _check_exposures(
             raise RequestError(f"{_s(seat)} exposes {e.card.code} {per_seat[(seat, e.card)]} time(s) but holds "
                                f"{own_held[e.card]} (its hand and its plays): only your own cards can be exposed",
                                f"{e.path}.card")
-    if options.mandatory_exposure:
-        for c in EXPOSABLE:
-            if (c != JD or options.exposure == "all") and per_seat[(seat, c)] != own_held[c]:
-                raise RequestError(f"{_s(seat)} holds {c.code} but it is not in 'exposures': under "
-                                   f"exposure={options.exposure} it is exposed (R4.4)", "exposures")
+    for c in options.mandatory_cards:
+        if per_seat[(seat, c)] != own_held[c]:
+            raise RequestError(f"{_s(seat)} holds {c.code} but it is not in 'exposures': under "
+                               f"exposure={options.exposure} it is exposed (R4.4)", "exposures")
     # Copies (R1): cards in hand, played, and exposed by another seat that has not played them yet.
     played_by: Counter[tuple[Seat, Card]] = Counter(
         (s, c) for t in tricks for s, p, _ in t.plays for c in p)

@@ -143,7 +143,7 @@ def check_declaration(
     ``hidden`` under ``hidden``, else ``shown``) or ``(card, kind)`` pairs; returns them as
     pairs, or raises :class:`IllegalPlayError` (:class:`CardError` for text that is no card)
     saying why."""
-    default = "hidden" if options.exposure == "hidden" else "shown"
+    default = options.usual_kind
     out: list[tuple[Card, str]] = []
     for item in exposures:
         if isinstance(item, tuple):
@@ -412,13 +412,7 @@ class Deal:
 
     def required_exposures(self, seat: Seat) -> list[Card]:
         """Cards that ``seat`` must expose under ``all`` / ``all_but_sheep`` (R4.4)."""
-        mode = self.options.exposure
-        if mode == "all":
-            wanted: tuple[Card, ...] = EXPOSABLE
-        elif mode == "all_but_sheep":
-            wanted = tuple(c for c in EXPOSABLE if c != JD)
-        else:
-            return []
+        wanted = self.options.mandatory_cards
         return [c for c in self.dealt[seat] if c in wanted]
 
     @property

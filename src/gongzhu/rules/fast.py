@@ -34,7 +34,7 @@ from collections.abc import Iterable, Sequence
 from typing import NamedTuple, TypeAlias
 
 import gongzhu.rules._fastplay as _c
-from gongzhu.rules.cards import EXPOSABLE, JD, Card
+from gongzhu.rules.cards import EXPOSABLE, Card
 from gongzhu.rules.deal import Deal, Phase
 from gongzhu.rules.model import Exposure
 from gongzhu.rules.options import Options
@@ -308,14 +308,9 @@ def _deal_params(options: Options, expose_prob: float) -> tuple[object, ...]:
         raise ValueError("the C fast path is for one-deck deals only (decks=1)")
     if not 0.0 <= expose_prob <= 1.0:
         raise ValueError(f"expose_prob must be between 0 and 1, not {expose_prob}")
-    mode = options.exposure
-    mandatory = 0  # R4.4: exposures nobody chooses
-    if mode == "all":
-        mandatory = 0b1111
-    elif mode == "all_but_sheep":
-        mandatory = sum(1 << k for k, c in enumerate(_SPECIALS) if c != JD)
-    chosen = mode in ("standard", "first_card", "hidden", "sell_x4_x2")
-    kind = "hidden" if mode == "hidden" else "shown"  # the usual kind of a chosen exposure
+    mandatory = sum(1 << k for k, c in enumerate(_SPECIALS) if c in options.mandatory_cards)  # R4.4
+    chosen = options.players_declare
+    kind = options.usual_kind
     return (
         options.clockwise,
         options.exposed_discard_before_suit_led,

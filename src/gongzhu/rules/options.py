@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from gongzhu.rules.cards import EXPOSABLE, Card
+from gongzhu.rules.cards import EXPOSABLE, JD, Card
 from gongzhu.rules.errors import OptionError, excerpt
 
 __all__ = [
@@ -185,10 +185,26 @@ class Options:
         return bool(_DECLARABLE[self.exposure])
 
     @property
+    def mandatory_cards(self) -> tuple[Card, ...]:
+        """The cards the engine exposes itself, every copy (R4.4): every exposable card under
+        ``all`` (分牌全明), every one but the sheep under ``all_but_sheep`` (除羊全明); none
+        otherwise."""
+        if self.exposure == "all":
+            return EXPOSABLE
+        if self.exposure == "all_but_sheep":
+            return tuple(c for c in EXPOSABLE if c != JD)
+        return ()
+
+    @property
     def mandatory_exposure(self) -> bool:
-        """Whether the engine exposes the cards itself (R4.4): every exposable card under
-        ``all`` (分牌全明), every one but the sheep under ``all_but_sheep`` (除羊全明)."""
-        return self.exposure in ("all", "all_but_sheep")
+        """Whether the engine exposes the cards itself (R4.4, :attr:`mandatory_cards`)."""
+        return bool(self.mandatory_cards)
+
+    @property
+    def usual_kind(self) -> str:
+        """The kind of a declared card given without one (R4.4): ``hidden`` under
+        ``exposure=hidden``, else ``shown``."""
+        return "hidden" if self.exposure == "hidden" else "shown"
 
     @property
     def recorded_kinds(self) -> tuple[str, ...]:
