@@ -502,10 +502,6 @@ class Table:
         if not self._outboxes:
             self.hub.release(self)
 
-    @property
-    def connections(self) -> int:
-        return len(self._outboxes)
-
     def _publish(self, messages: list[dict[str, Any]]) -> None:
         texts = [encode(m) for m in messages]
         for outbox in self._outboxes:
@@ -620,15 +616,13 @@ class Table:
             raise MessageError(f"a hint is for your turn to play: it is {deal.turn.english}'s turn")
         # One ranking per position: every connection of the table asking for it shares it, and
         # it is computed in the hint pool, one at a time, beside the computer players' pool.
-        stale = self._hint is None or self._hint[0] != self.version
-        if self._hint is not None and self._hint[1].done() and self._hint[1].exception() is not None:
-            stale = True  # a failed ranking is asked for again, not kept
-        if stale:
+        ranking = self._hint[1] if self._hint is not None and self._hint[0] == self.version else None
+        if ranking is None or (ranking.done() and (ranking.cancelled() or ranking.exception() is not None)):
+            # None for this position yet, or it failed or was called off: ask again, keep no failure
             loop = asyncio.get_running_loop()
-            obs = observe(deal, PERSON)
-            self._hint = (self.version, loop.run_in_executor(self.hub.hint_pool, self._rank, obs))
-        assert self._hint is not None
-        task = asyncio.get_running_loop().create_task(self._send_hint(self._hint[1], reply))
+            ranking = loop.run_in_executor(self.hub.hint_pool, self._rank, observe(deal, PERSON))
+            self._hint = (self.version, ranking)
+        task = asyncio.get_running_loop().create_task(self._send_hint(ranking, reply))
         self._hint_tasks.add(task)
         task.add_done_callback(self._hint_tasks.discard)
 
