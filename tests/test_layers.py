@@ -1,0 +1,72 @@
+"""The package layers of ``gongzhu`` (docs/architecture.md): each package imports only the layers
+below it — the rules core nothing outside itself — and each says so in its docstring."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parent.parent / "src" / "gongzhu"
+
+#: What each package (or top-level module) of gongzhu may import besides itself and the standard
+#: library and third-party packages.  Lower layers first.
+ALLOWED: dict[str, set[str]] = {
+    "jsontext": set(),
+    "rules": set(),
+    "records": {"rules", "jsontext"},
+    "players": {"rules", "jsontext"},
+    "arena": {"rules", "players", "records"},
+    "server": {"rules", "players", "records", "jsontext"},
+    "cli": {"rules", "players", "records", "arena", "server", "jsontext"},
+    "web": set(),
+}
+
+
+def _layer_of(path: Path) -> str:
+    rel = path.relative_to(SRC)
+    return rel.parts[0].removesuffix(".py")
+
+
+def _imported_layers(path: Path) -> set[tuple[str, int]]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: set[tuple[str, int]] = set()
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module]
+        for name in names:
+            parts = name.split(".")
+            if parts[0] == "gongzhu" and len(parts) > 1:
+                found.add((parts[1], node.lineno))
+    return found
+
+
+def _modules() -> list[Path]:
+    return sorted(p for p in SRC.rglob("*.py") if p.name != "__init__.py" or p.parent != SRC)
+
+
+def test_every_package_is_placed_in_a_layer() -> None:
+    layers = {_layer_of(p) for p in _modules()}
+    assert layers <= set(ALLOWED), f"packages with no layer in ALLOWED: {layers - set(ALLOWED)}"
+
+
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(SRC)))
+def test_imports_stay_within_the_layers_below(path: Path) -> None:
+    """R-independent structure: a module imports only its own package and the layers its package
+    may build on (the rules core, none)."""
+    layer = _layer_of(path)
+    bad = [(name, line) for name, line in _imported_layers(path)
+           if name != layer and name not in ALLOWED[layer]]
+    assert not bad, f"{path.relative_to(SRC)} imports {bad}: {layer} may import only {sorted(ALLOWED[layer])}"
+
+
+@pytest.mark.parametrize("package", sorted(p.name for p in SRC.iterdir() if (p / "__init__.py").exists()))
+def test_every_package_says_what_lives_there_and_what_it_may_import(package: str) -> None:
+    doc = importlib.import_module(f"gongzhu.{package}").__doc__ or ""
+    assert len(doc.split()) >= 8, f"gongzhu.{package} has no docstring saying what lives there"
+    assert "import" in doc, f"gongzhu.{package}'s docstring does not say what it may import"
