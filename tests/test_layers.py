@@ -34,15 +34,16 @@ def _imported_layers(path: Path) -> set[tuple[str, int]]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     found: set[tuple[str, int]] = set()
     for node in ast.walk(tree):
-        names: list[str] = []
         if isinstance(node, ast.Import):
-            names = [a.name for a in node.names]
+            names = [(a.name, node.lineno) for a in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names = [node.module]
-        for name in names:
+            names = [(node.module, node.lineno)]
+        else:
+            continue
+        for name, line in names:
             parts = name.split(".")
             if parts[0] == "gongzhu" and len(parts) > 1:
-                found.add((parts[1], node.lineno))
+                found.add((parts[1], line))
     return found
 
 
