@@ -21,6 +21,7 @@ from gongzhu.rules import (
     Seat,
     parse_card,
 )
+from gongzhu.rules.options import Decks
 
 N, E, S, W = Seat.N, Seat.E, Seat.S, Seat.W
 
@@ -28,7 +29,7 @@ N, E, S, W = Seat.N, Seat.E, Seat.S, Seat.W
 SPREAD = {"N": "QS 2S 3S", "E": "3C JD", "S": "TC 4S", "W": "AH 5S"}
 
 
-def deal_with(hands: dict[str, str] | None = None, decks: int = 1, **overrides: Any) -> Deal:
+def deal_with(hands: dict[str, str] | None = None, decks: Decks = 1, **overrides: Any) -> Deal:
     opts = Options(decks=decks, **overrides)
     return make_deal(opts, hands if hands is not None else SPREAD, declare=False)
 
@@ -162,7 +163,7 @@ def test_first_card_only_for_the_first_dealt_card() -> None:
 
 
 @pytest.mark.parametrize("decks", [1, 2])
-def test_all_exposes_everything_at_construction(decks: int) -> None:
+def test_all_exposes_everything_at_construction(decks: Decks) -> None:
     """R4.4 all (分牌全明): all four (every copy) are exposed automatically; play starts."""
     hands = (
         {"N": "QS JD", "E": "TC", "S": "AH", "W": "2S"}

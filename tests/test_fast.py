@@ -30,6 +30,7 @@ from gongzhu.rules.fast import (
     random_deals,
 )
 from gongzhu.rules.model import Exposure
+from gongzhu.rules.options import DiscardColor, ExposureRule
 
 # --------------------------------------------------------------------------- option sets
 
@@ -174,7 +175,7 @@ def test_traces_replay_hypothesis(
 
 
 @pytest.mark.parametrize("discard_color", ["off", "enforce", "penalty"])
-def test_many_traces_from_the_start(discard_color: str) -> None:
+def test_many_traces_from_the_start(discard_color: DiscardColor) -> None:
     options = Options(discard_color=discard_color, exposed_discard_before_suit_led=True,
                       self_catch=True)
     penalties = 0
@@ -216,7 +217,7 @@ def _random_split(rng: random.Random) -> list[list[Card]]:
     book=st.booleans(),
     self_catch=st.booleans(),
 )
-def test_raw_scores_match_reference(seed: int, exposure: str, book: bool, self_catch: bool) -> None:
+def test_raw_scores_match_reference(seed: int, exposure: ExposureRule, book: bool, self_catch: bool) -> None:
     rng = random.Random(seed)
     options = Options(exposure=exposure, heart_values="book" if book else "standard",
                       self_catch=self_catch, auto_expose_fourth=False)

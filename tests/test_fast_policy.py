@@ -29,6 +29,7 @@ from gongzhu.rules.fast import (
     random_deal_trace,
     random_deals,
 )
+from gongzhu.rules.options import DiscardColor
 from test_fast import OPTION_SETS, make_deal, python_deal, replay
 
 H, U = POLICY_HEURISTIC, POLICY_UNIFORM
@@ -83,7 +84,7 @@ def test_heuristic_traces_replay_hypothesis(
 
 
 @pytest.mark.parametrize("discard_color", ["off", "enforce", "penalty"])
-def test_heuristic_with_restrictions(discard_color: str) -> None:
+def test_heuristic_with_restrictions(discard_color: DiscardColor) -> None:
     """Exposed cards (R4.3, with the tournament discard rule) and the discard colour (R5.2)."""
     options = Options(discard_color=discard_color, exposed_discard_before_suit_led=True, self_catch=True)
     for seed in range(30):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import typing
 from typing import Any
 
 import pytest
@@ -15,6 +16,7 @@ from gongzhu.rules import (
     parse_option_assignment,
     resolve_options,
 )
+from gongzhu.rules.options import OPTION_CHOICES, ExposureRule, FirstLead
 
 # R9 "The base (= online)", transcribed from the rule book, not from the engine.
 BASE: dict[str, Any] = {
@@ -357,7 +359,7 @@ def test_auto_fourth_applies(overrides: dict[str, Any], applies: bool) -> None:
         ("hidden", "hidden", 2),
     ],
 )
-def test_exposure_factor(exposure: str, kind: str, factor: int) -> None:
+def test_exposure_factor(exposure: ExposureRule, kind: str, factor: int) -> None:
     """R10 per-card exposure kinds: shown 2, first 4, hidden 2, sell_x4_x2 shown 4 / hidden 2,
     auto as shown."""
     assert Options(exposure=exposure).exposure_factor(kind) == factor
@@ -374,3 +376,48 @@ def test_restricted_kinds() -> None:
     assert [Options.restricted_kind(k) for k in ("shown", "auto", "first", "hidden")] == [
         True, True, False, False,
     ]
+
+
+def test_choice_fields_are_typed_with_their_choices() -> None:
+    """R10: each enumerated key's field type admits exactly the values OPTION_CHOICES allows, so a
+    misspelt value in code is a type error."""
+    hints = typing.get_type_hints(Options)
+    for key, choices in OPTION_CHOICES.items():
+        assert choices == tuple(R10_VALUES[key])
+        kind = hints[key]
+        assert (typing.get_args(kind) if kind is not bool else (True, False)) == choices, key
+
+
+# Each predicate with the values of its key that make it true, transcribed from the rule book.
+PREDICATES: dict[str, tuple[str, set[Any]]] = {
+    "clockwise": ("direction", {"cw"}),  # R1
+    "book_hearts": ("heart_values", {"book"}),  # R2
+    "players_declare": ("exposure", {"standard", "first_card", "hidden", "sell_x4_x2"}),  # R4.4
+    "mandatory_exposure": ("exposure", {"all", "all_but_sheep"}),  # R4.4
+    "shown_x4": ("exposure", {"sell_x4_x2"}),  # R4.4
+    "must_lead_club2": ("first_lead", {"club2_must"}),  # R5.1
+    "discard_enforced": ("discard_color", {"enforce"}),  # R5.2
+    "discard_penalty": ("discard_color", {"penalty"}),  # R5.2
+    "partnership": ("scoring", {"partners"}),  # R7.3
+    "pig_sheep": ("scoring", {"pig_sheep"}),  # R7.4
+}
+
+
+@pytest.mark.parametrize("name", sorted(PREDICATES))
+def test_predicates(name: str) -> None:
+    """R1–R7: each named condition holds for exactly the values of its key the rule names."""
+    key, true_for = PREDICATES[name]
+    for value in R10_VALUES[key]:
+        extra = {"exposure": "none"} if key == "scoring" and value == "pig_sheep" else {}
+        assert getattr(Options().replace(**{key: value}, **extra), name) is (value in true_for), (key, value)
+
+
+@pytest.mark.parametrize(
+    ("first_lead", "card", "code"),
+    [("club2_must", "2C", 0), ("club2_any", "2C", 1), ("spade3_any", "3S", 2)],
+)
+def test_first_lead_card_and_code(first_lead: FirstLead, card: str, code: int) -> None:
+    """R5.1: the holder of ♣2 leads, or of ♠3 under spade3_any; the C fast path numbers the
+    choices 0, 1, 2."""
+    opts = Options().replace(first_lead=first_lead)
+    assert (opts.first_lead_card.code, opts.first_lead_code) == (card, code)

@@ -24,6 +24,7 @@ from gongzhu.rules import (
     Seat,
     parse_cards,
 )
+from gongzhu.rules.options import Direction, ExposureRule, FirstLead
 
 N, E, S, W = Seat.N, Seat.E, Seat.S, Seat.W
 
@@ -84,7 +85,7 @@ def test_first_lead_club2_must() -> None:
 
 
 @pytest.mark.parametrize("first_lead", ["club2_any", "spade3_any"])
-def test_first_lead_any(first_lead: str) -> None:
+def test_first_lead_any(first_lead: FirstLead) -> None:
     """R5.1 club2_any / spade3_any: the holder of ♣2 / ♠3 (here both North) leads anything."""
     deal = make_deal(Options(first_lead=first_lead), HANDS_A)
     assert deal.turn == N
@@ -103,7 +104,7 @@ def test_first_lead_spade3_holder() -> None:
 
 
 @pytest.mark.parametrize("first_lead", ["club2_must", "club2_any", "spade3_any"])
-def test_later_deals_led_by_previous_pig_taker(first_lead: str) -> None:
+def test_later_deals_led_by_previous_pig_taker(first_lead: FirstLead) -> None:
     """R5.1: in every later deal the previous pig taker leads, any card."""
     deal = make_deal(Options(first_lead=first_lead), HANDS_A, previous_pig_taker=E)
     assert deal.turn == E and deal.leader == E
@@ -123,7 +124,7 @@ def test_later_deals_led_by_previous_pig_taker(first_lead: str) -> None:
     ],
 )
 def test_two_decks_first_lead_goes_to_first_receiver_of_club2(
-    first_receiver: Seat, direction: str, n_pos: int, s_pos: int, leader: Seat
+    first_receiver: Seat, direction: Direction, n_pos: int, s_pos: int, leader: Seat
 ) -> None:
     """R5.1 two decks: the player who *received* the first ♣2 in dealing order leads, and the
     lead must contain a ♣2."""
@@ -324,7 +325,7 @@ def test_exposed_discard_forced_when_nothing_else() -> None:
 @pytest.mark.parametrize(
     ("exposure", "kind"), [("first_card", "first"), ("hidden", "hidden"), ("sell_x4_x2", "hidden")]
 )
-def test_first_and_hidden_exposures_unrestricted(exposure: str, kind: str) -> None:
+def test_first_and_hidden_exposures_unrestricted(exposure: ExposureRule, kind: str) -> None:
     """R4.4: 首明 and 暗卖 cards are exempt from the play restriction of R4.3."""
     opts = Options(exposure=exposure, auto_expose_fourth=False,
                    exposed_discard_before_suit_led=True)

@@ -20,6 +20,7 @@ from gongzhu.rules import (
     parse_card,
     parse_cards,
 )
+from gongzhu.rules.options import ExposureRule
 from gongzhu.rules.scoring import (
     heart_value,
     is_point_card,
@@ -169,7 +170,7 @@ def test_r6_events() -> None:
         ("sell_x4_x2", "auto", 4),
     ],
 )
-def test_every_exposure_factor(exposure: str, kind: str, factor: int) -> None:
+def test_every_exposure_factor(exposure: ExposureRule, kind: str, factor: int) -> None:
     """R4.2, R4.4, R10: with factor f, ♠Q = −100·f, ♦J = +100·f, ♥A multiplies every heart by f
     (满红 +200·f), ♣10 multiplies by 2·f and is worth 50·f alone."""
     opts = Options(exposure=exposure, scoring="raw", auto_expose_fourth=False)

@@ -165,7 +165,7 @@ class Tally:
     def __init__(self, config: ArenaConfig) -> None:
         self.config = config
         self.types: list[str] = list(dict.fromkeys(config.players))
-        self.partners = config.options.scoring == "partners"
+        self.partners = config.options.partnership
         self.deals = 0
         self.games = 0
         # Per type: per-deal means of raw, final, first share, last share.

@@ -217,7 +217,7 @@ def _check_exposures(
     if mode == "none" and items:
         raise ScoreInputError(
             "exposure=none: nothing can be exposed under these options (R4.4"
-            + (", 猪羊一家 R7.4)" if options.scoring == "pig_sheep" else ")")
+            + (", 猪羊一家 R7.4)" if options.pig_sheep else ")")
         )
     allowed = options.recorded_kinds  # ``auto`` (逼明) is checked on its own below
     copies: Counter[Card] = Counter()

@@ -79,7 +79,7 @@ class BeginnerPlayer(Player):
             low = min(sum(int(c.rank) for c in p) for p in winning)
             return self._pick([p for p in winning if sum(int(c.rank) for c in p) == low])
         if losing:
-            partner_wins = obs.options.scoring == "partners" and best_seat == Seat(obs.seat).partner and last
+            partner_wins = obs.options.partnership and best_seat == Seat(obs.seat).partner and last
             if partner_wins:  # keep points off the partner's trick
                 safe = [p for p in losing if _badness(p)[:2] == (0, 0)] or losing
                 top = max(sum(int(c.rank) for c in p) for p in safe)

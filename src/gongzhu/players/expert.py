@@ -28,7 +28,7 @@ from gongzhu.players.intermediate import IntermediatePlayer
 from gongzhu.players.observation import Observation
 from gongzhu.players.sampling import NoWorldError, World, sample_world
 from gongzhu.rules import fast, fast2
-from gongzhu.rules.cards import EXPOSABLE, Card, Seat, hand_masks, mask_of, parse_card
+from gongzhu.rules.cards import EXPOSABLE, Card, Seat, hand_masks, mask_of
 from gongzhu.rules.legal import SeatView, offends
 from gongzhu.rules.model import Exposure, Play
 from gongzhu.rules.options import Options
@@ -45,7 +45,7 @@ def objective_weights(options: Options, seat: Seat) -> tuple[float, float, float
     """The seat's deal result as a linear function of the four raw scores (R7): its own raw
     minus the others' mean (zero-sum, also used for 猪羊一家 and raw scoring, where the match is
     won on the highest total), or its team's margin under ``partners``."""
-    if options.scoring == "partners":
+    if options.partnership:
         return tuple(0.5 if (s - seat) % 2 == 0 else -0.5 for s in range(4))  # type: ignore[return-value]
     return tuple(1.0 if s == seat else -1 / 3 for s in range(4))  # type: ignore[return-value]
 
@@ -228,7 +228,7 @@ def _penalty_offender(obs: Observation, world: World) -> int:
     (R5.2), judged as the rules judge it against what the world says each seat held then — except
     that R4.3's hold on exposed cards is left out of that judgement (a rare case: exposed cards,
     a discard and the penalty rule in one trick)."""
-    if obs.options.discard_color != "penalty" or not obs.trick:
+    if not obs.options.discard_penalty or not obs.trick:
         return -1
     plays = [(int(s), tuple(c.index for c in p)) for s, p in obs.trick]
     led = plays[0][1][0] // 13
@@ -297,7 +297,7 @@ def _first_leader(obs: Observation, world: World, rng: random.Random) -> int:
     whoever received the first copy, unknown when two seats hold one: drawn at random."""
     if obs.deal_index > 0:
         return int(obs.first_receiver)
-    target = _S3 if obs.options.first_lead == "spade3_any" else _C2
+    target = obs.options.first_lead_card
     holders = [int(s) for s in Seat if world.hands[s][target] > 0]
     return holders[0] if len(holders) == 1 else rng.choice(holders)
 
@@ -306,7 +306,7 @@ def _start_position(obs: Observation, world: World, exposures: list[Exposure],
                     leader: int) -> fast.FastPosition | fast2.FastPosition2:
     """The C position at the first lead of the deal, with these exposures."""
     options = obs.options
-    must = obs.deal_index == 0 and options.first_lead == "club2_must"
+    must = obs.deal_index == 0 and options.must_lead_club2
     if options.decks == 2:
         bound: list[list[Card]] = [[], [], [], []]
         for e in exposures:
@@ -343,7 +343,3 @@ def _start_position(obs: Observation, world: World, exposures: list[Exposure],
         turn=leader,
         must_lead_c2=must,
     )
-
-
-_C2 = parse_card("2C")
-_S3 = parse_card("3S")

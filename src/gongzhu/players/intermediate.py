@@ -107,8 +107,7 @@ class Table:
         self.options = o
         self.me = obs.seat
         self.decks = o.decks
-        self.scoring = o.scoring
-        self.partner: Seat | None = obs.seat.partner if o.scoring == "partners" else None
+        self.partner: Seat | None = obs.seat.partner if o.partnership else None
         self.hand = obs.hand
         self.mine: Counter[Card] = Counter(obs.hand)
         self.by_suit: list[list[Card]] = [[], [], [], []]
@@ -186,24 +185,24 @@ class Table:
 
     def ally(self, a: Seat, b: Seat) -> bool:
         """Same side (the seat itself, or its partner under ``partners`` scoring, R7.3)."""
-        return a == b or (self.scoring == "partners" and (a - b) % 4 == 2)
+        return a == b or (self.options.partnership and (a - b) % 4 == 2)
 
     def scale(self, seat: Seat) -> float:
         """How much one raw point of ``seat`` moves this seat's result (R7), linearised."""
-        if self.scoring == "partners":
+        if self.options.partnership:
             return 0.5 if self.ally(seat, self.me) else -0.5
-        if self.scoring == "pig_sheep":
+        if self.options.pig_sheep:
             return 0.75 if seat == self.me else -0.25
         return 1.0 if seat == self.me else -1.0 / 3.0
 
     def _utility(self, raws: Sequence[int], caps: Sequence[Sequence[Card]]) -> float:
-        if self.scoring == "pig_sheep":
+        if self.options.pig_sheep:
             pig = next((Seat(s) for s in range(4) if QS in caps[s]), None)
             sheep = next((Seat(s) for s in range(4) if JD in caps[s]), None)
             if pig is not None and sheep is not None:
                 res, _ = results(self.options, raws, pig, sheep)
                 return float(res[self.me])
-        if self.scoring == "partners":
+        if self.options.partnership:
             team = raws[self.me] + raws[self.me.partner]
             return (team - (sum(raws) - team)) / 2
         return raws[self.me] - (sum(raws) - raws[self.me]) / 3
@@ -326,7 +325,7 @@ class Table:
             ace = AH in self.mine or AH in self.captured[self.me]
             elsewhere = 13 * self.decks - mine
             self._shoot = (sum(taken) == taken[self.me] and ace and elsewhere <= (3 if self.decks == 1 else 5)
-                           and self.scoring != "pig_sheep")
+                           and not self.options.pig_sheep)
         return self._shoot
 
     # ------------------------------------------------------------------ the trick
@@ -334,7 +333,7 @@ class Table:
     def offends(self, play: Play) -> bool:
         """Under ``discard_color=penalty`` (R5.2), whether ``play`` is an off-colour discard that
         makes this seat take the trick's point cards."""
-        if self.options.discard_color != "penalty" or self.leading:
+        if not self.options.discard_penalty or self.leading:
             return False
         view = self.obs.seat_view()
         if self._penalty_best is None:
@@ -680,7 +679,7 @@ def choose_exposures_by_rules(obs: Observation, strict: bool = False) -> list[tu
             continue
         if "first" in kinds and strong and obs.first_card == c:
             kind = "first"
-        elif "hidden" in kinds and not (strong and "shown" in kinds and obs.options.exposure == "sell_x4_x2"):
+        elif "hidden" in kinds and not (strong and "shown" in kinds and obs.options.shown_x4):
             kind = "hidden"
         elif "shown" in kinds:
             kind = "shown"

@@ -159,7 +159,7 @@ class Observation:
         ``discard_color=enforce`` a discard of the other colour shows it had none of the led
         colour either (R5.2)."""
         out: dict[Seat, set[Suit]] = {s: set() for s in Seat}
-        enforce = self.options.discard_color == "enforce"
+        enforce = self.options.discard_enforced
         for t in [*self.tricks, None]:
             plays = t.plays if t is not None else self.trick
             if not plays:
@@ -228,7 +228,7 @@ def observe(deal: Deal, seat: Seat) -> Observation:
     exposures, hidden = _visible_exposures(deal.exposures, seat, played)
     phase = Phase.PLAY if deal.phase is Phase.OVER else deal.phase
     hand = tuple(deal.hand(seat))
-    must = (deal.options.first_lead == "club2_must" and deal.previous_pig_taker is None and not tricks
+    must = (deal.options.must_lead_club2 and deal.previous_pig_taker is None and not tricks
             and not trick)
     return Observation(
         options=deal.options,

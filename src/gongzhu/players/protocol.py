@@ -68,7 +68,6 @@ MAX_LINE_BYTES = 64 * 1024
 MAX_ERROR_CHARS = 500
 
 _C2 = parse_card("2C")
-_S3 = parse_card("3S")
 _SEAT_CODES = "NESW"
 _STAGE_REASONS = {
     "first_lead": "the first lead of the match must contain ♣2 (R5.1)",
@@ -292,7 +291,7 @@ def _tricks(value: Any, options: Options) -> list[_TrickIn]:
             if obj.get("taker") is not None:
                 taker = _seat(obj["taker"], f"{path}.taker")
                 if taker != winner:
-                    if options.discard_color != "penalty":
+                    if not options.discard_penalty:
                         raise RequestError(f"{_s(taker)}, but the winner {_s(winner)} takes the trick's point "
                                            "cards unless discard_color=penalty (R5.2)", f"{path}.taker")
                     led = trick.plays[0][1][0].suit
@@ -335,7 +334,7 @@ def _check_first_leader(
                 f"{_s(lead)}, but in a later deal (deal_index {deal_index}) the previous deal's pig taker "
                 f"leads, who is also the first receiver, {_s(first_receiver)} (R3, R5.1)", f"{first.path}.leader")
         return
-    target = _S3 if options.first_lead == "spade3_any" else _C2
+    target = options.first_lead_card
     if seat == lead:
         if own_held[target] == 0:
             raise RequestError(f"{_s(lead)}, but the holder of {target.pretty} leads the first trick of the match "
@@ -346,7 +345,7 @@ def _check_first_leader(
         if elsewhere >= options.decks:
             raise RequestError(f"{_s(lead)}, but the holder of {target.pretty} leads the first trick of the match "
                                f"(R5.1) and {_s(lead)} did not hold it", f"{first.path}.leader")
-    if options.first_lead == "club2_must" and first.plays and _C2 not in first.plays[0][1]:
+    if options.must_lead_club2 and first.plays and _C2 not in first.plays[0][1]:
         raise RequestError(f"{_codes(first.plays[0][1])}, but the first lead of the match must contain ♣2 (R5.1)",
                            f"{first.plays[0][2]}.cards")
 
@@ -524,7 +523,7 @@ def _turn(
         return _known(finished[-1].winner)
     if deal_index > 0:
         return first_receiver
-    target = _S3 if options.first_lead == "spade3_any" else _C2
+    target = options.first_lead_card
     if own_held[target] == 0:
         raise RequestError(f"it is not {_s(seat)}'s turn: the holder of {target.pretty} leads the first trick of "
                            f"the match (R5.1) and {_s(seat)} does not hold it", "seat")
@@ -597,7 +596,7 @@ def observation_from_request(req: dict[str, Any]) -> Observation:
     _check_first_leader(tricks, options, seat, deal_index, first_receiver, own_held)
     _check_voids(seat, hand, tricks)
     _check_exposures(exposures, options, seat, expose, hand, tricks, own_held, first_card)
-    must_lead_c2 = options.first_lead == "club2_must" and deal_index == 0
+    must_lead_c2 = options.must_lead_club2 and deal_index == 0
     _check_own_plays(seat, options, hand, exposures, tricks, must_lead_c2)
 
     finished = [t for t in tricks if len(t.plays) == 4]

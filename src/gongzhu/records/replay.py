@@ -136,7 +136,7 @@ def _leader_reason(rec: DealRecord, i: int, leader: Seat) -> str:
         return ("in a later deal the previous deal's pig-taker, who is also the first_receiver, "
                 "leads (R3, R5.1)")
     opt = rec.options.first_lead
-    card = "♠3" if opt == "spade3_any" else "♣2"
+    card = rec.options.first_lead_card.pretty
     holds = "received the first" if rec.options.decks == 2 else "holds"
     return (f"{_s(leader)} {holds} {card} and leads the first trick of the match "
             f"(R5.1 first_lead={opt})")

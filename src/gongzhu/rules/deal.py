@@ -55,9 +55,7 @@ from gongzhu.rules.scoring import DealScore, is_point_card, score_deal
 
 __all__ = ["Deal", "Phase", "check_declaration", "two_card_class", "winner_of_trick"]
 
-_C2 = parse_card("2C").index
 _QS = QS.index
-_S3 = parse_card("3S").index
 _POINT = [is_point_card(c) for c in ALL_CARDS]
 _SUIT_OF = [i // 13 for i in range(52)]
 _SINGLE: list[tuple[int, ...]] = [(i,) for i in range(52)]
@@ -260,7 +258,7 @@ class Deal:
         self.exposures: list[Exposure] = []
         self._declared = [False, False, False, False]
         self.phase = Phase.EXPOSE
-        self._penalty = options.discard_color == "penalty"
+        self._penalty = options.discard_penalty
         self._turn = -1
         self._leader = -1
         self._led = -1
@@ -478,9 +476,9 @@ class Deal:
         if self.previous_pig_taker is not None:
             leader = int(self.previous_pig_taker)
         else:
-            target = _S3 if self.options.first_lead == "spade3_any" else _C2
+            target = self.options.first_lead_card.index
             leader = self._first_receiver_of(target)
-            self._must_lead_c2 = self.options.first_lead == "club2_must"
+            self._must_lead_c2 = self.options.must_lead_club2
         self._leader = self._turn = leader
         if self._decks == 1 and self.use_c_board:
             o = self.options

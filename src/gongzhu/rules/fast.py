@@ -71,7 +71,6 @@ Policy: TypeAlias = int | tuple[int, int, int, int]
 Scores = tuple[int, int, int, int]
 _MASK64 = (1 << 64) - 1
 _SPECIALS: tuple[Card, ...] = EXPOSABLE  # QS JD TC AH (R4.1): the C arrays factor[], dealt_to[]
-_FIRST_LEAD = {"club2_must": 0, "club2_any": 1, "spade3_any": 2}
 
 
 def _scores(value: Sequence[int]) -> Scores:
@@ -246,7 +245,7 @@ def encode_parts(
         options.clockwise,
         options.exposed_discard_before_suit_led,
         options.discard_color_code,
-        options.heart_values == "book",
+        options.book_hearts,
         options.self_catch,
     )
     return FastPosition(blob)
@@ -315,9 +314,9 @@ def _deal_params(options: Options, expose_prob: float) -> tuple[object, ...]:
         options.clockwise,
         options.exposed_discard_before_suit_led,
         options.discard_color_code,
-        options.heart_values == "book",
+        options.book_hearts,
         options.self_catch,
-        _FIRST_LEAD[options.first_lead],
+        options.first_lead_code,
         mandatory,
         float(expose_prob) if chosen else 0.0,
         options.exposure_factor(kind),

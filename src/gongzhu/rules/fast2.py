@@ -131,7 +131,7 @@ def _encode(options: Options, held: _Masks, bound: _Masks, captured: _Masks, exp
         options.clockwise,
         options.exposed_discard_before_suit_led,
         options.discard_color_code,
-        options.heart_values == "book",
+        options.book_hearts,
     )
     return FastPosition2(blob)
 

@@ -153,7 +153,7 @@ def cascade(v: SeatView) -> list[Stage]:
     if free:
         cand = free
     stages.append(("exposure", cand))
-    if v.trick and v.options.discard_color == "enforce":
+    if v.trick and v.options.discard_enforced:
         best = max(same_color_makeups(v, p) for p in cand)
         cand = [p for p in cand if same_color_makeups(v, p) == best]
         stages.append(("color", cand))

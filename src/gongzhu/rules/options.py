@@ -12,9 +12,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, get_args
 
-from gongzhu.rules.cards import EXPOSABLE, JD, Card
+from gongzhu.rules.cards import EXPOSABLE, JD, Card, parse_card
 from gongzhu.rules.errors import OptionError, excerpt
 
 __all__ = [
@@ -25,23 +25,39 @@ __all__ = [
     "OPTION_CHOICES",
     "OPTION_KEYS",
     "PRESETS",
+    "Decks",
+    "Direction",
+    "DiscardColor",
+    "ExposureRule",
+    "FirstLead",
+    "HeartValues",
     "Options",
+    "Scoring",
     "parse_option_assignment",
     "resolve_options",
 ]
 
+# The values of each enumerated option key of R10, as the types of the fields of Options.
+Decks = Literal[1, 2]
+Direction = Literal["ccw", "cw"]
+HeartValues = Literal["standard", "book"]
+ExposureRule = Literal["standard", "first_card", "hidden", "sell_x4_x2", "all_but_sheep", "all", "none"]
+FirstLead = Literal["club2_must", "club2_any", "spade3_any"]
+DiscardColor = Literal["off", "enforce", "penalty"]
+Scoring = Literal["raw", "zero_sum", "partners", "pig_sheep"]
+
 #: The values each enumerated option key of R10 may take; INTEGER_OPTIONS are positive integers.
 OPTION_CHOICES: dict[str, tuple[Any, ...]] = {
-    "decks": (1, 2),
-    "direction": ("ccw", "cw"),
-    "heart_values": ("standard", "book"),
-    "exposure": ("standard", "first_card", "hidden", "sell_x4_x2", "all_but_sheep", "all", "none"),
+    "decks": get_args(Decks),
+    "direction": get_args(Direction),
+    "heart_values": get_args(HeartValues),
+    "exposure": get_args(ExposureRule),
     "auto_expose_fourth": (True, False),
     "exposed_discard_before_suit_led": (True, False),
-    "first_lead": ("club2_must", "club2_any", "spade3_any"),
-    "discard_color": ("off", "enforce", "penalty"),
+    "first_lead": get_args(FirstLead),
+    "discard_color": get_args(DiscardColor),
     "self_catch": (True, False),
-    "scoring": ("raw", "zero_sum", "partners", "pig_sheep"),
+    "scoring": get_args(Scoring),
     "double_pig": (True, False),
 }
 INTEGER_OPTIONS = ("one_deck_factor", "match_limit")
@@ -52,7 +68,9 @@ MAX_MATCH_DEALS = 1000
 
 #: Per-card exposure kinds as they appear in records (R10).
 EXPOSURE_KINDS = ("shown", "first", "hidden", "auto")
-_DECLARABLE: dict[str, tuple[str, ...]] = {
+_C2 = parse_card("2C")
+_S3 = parse_card("3S")
+_DECLARABLE: dict[ExposureRule, tuple[str, ...]] = {
     "standard": ("shown",),
     "first_card": ("shown", "first"),
     "hidden": ("hidden",),
@@ -67,16 +85,16 @@ _DECLARABLE: dict[str, tuple[str, ...]] = {
 class Options:
     """Every option key of R10.  The defaults are the base of R9 (= the ``online`` preset)."""
 
-    decks: int = 1
-    direction: str = "ccw"
-    heart_values: str = "standard"
-    exposure: str = "standard"
+    decks: Decks = 1
+    direction: Direction = "ccw"
+    heart_values: HeartValues = "standard"
+    exposure: ExposureRule = "standard"
     auto_expose_fourth: bool = True
     exposed_discard_before_suit_led: bool = False
-    first_lead: str = "club2_must"
-    discard_color: str = "off"
+    first_lead: FirstLead = "club2_must"
+    discard_color: DiscardColor = "off"
     self_catch: bool = False
-    scoring: str = "zero_sum"
+    scoring: Scoring = "zero_sum"
     one_deck_factor: int = 12
     match_limit: int = 1000
     match_end: str = "loser"
@@ -123,12 +141,12 @@ class Options:
                     "self_catch (自得, R6.1) is a one-deck tournament rule: identical copies make "
                     "'a card dealt to them' undefined with decks=2"
                 )
-            if self.scoring == "pig_sheep":
+            if self.pig_sheep:
                 raise OptionError(
                     "scoring=pig_sheep (猪羊一家, R7.4) is defined for one deck only: with two pigs "
                     "and two sheep the teams are not defined"
                 )
-        if self.scoring == "pig_sheep" and self.exposure != "none":
+        if self.pig_sheep and self.exposure != "none":
             raise OptionError(
                 "scoring=pig_sheep (猪羊一家) does not allow exposure (R7.4): set exposure=none"
             )
@@ -137,7 +155,60 @@ class Options:
 
     @property
     def clockwise(self) -> bool:
+        """Whether dealing and play go clockwise (``direction=cw``, R1)."""
         return self.direction == "cw"
+
+    @property
+    def book_hearts(self) -> bool:
+        """Whether the hearts take the book's table of values (``heart_values=book``, R2)."""
+        return self.heart_values == "book"
+
+    @property
+    def first_lead_card(self) -> Card:
+        """The card whose holder leads the first trick of the match (R5.1): ♠3 under
+        ``first_lead=spade3_any``, else ♣2."""
+        return _S3 if self.first_lead == "spade3_any" else _C2
+
+    @property
+    def must_lead_club2(self) -> bool:
+        """Whether the first lead of the match must be (with two decks: contain) ♣2
+        (``first_lead=club2_must``, R5.1)."""
+        return self.first_lead == "club2_must"
+
+    @property
+    def first_lead_code(self) -> int:
+        """``first_lead`` as the C fast path takes it (R5.1): 0 ``club2_must``, 1 ``club2_any``,
+        2 ``spade3_any`` — its place in ``OPTION_CHOICES``."""
+        return OPTION_CHOICES["first_lead"].index(self.first_lead)
+
+    @property
+    def discard_enforced(self) -> bool:
+        """Whether an off-colour discard is illegal (``discard_color=enforce``, R5.2)."""
+        return self.discard_color == "enforce"
+
+    @property
+    def discard_penalty(self) -> bool:
+        """Whether an off-colour discard makes its player take the trick's point cards
+        (``discard_color=penalty``, R5.2)."""
+        return self.discard_color == "penalty"
+
+    @property
+    def partnership(self) -> bool:
+        """Whether opposite seats play as partners and score as a team (``scoring=partners``,
+        R7.3)."""
+        return self.scoring == "partners"
+
+    @property
+    def pig_sheep(self) -> bool:
+        """Whether the pig's and the sheep's takers form a team (猪羊一家, ``scoring=pig_sheep``,
+        R7.4)."""
+        return self.scoring == "pig_sheep"
+
+    @property
+    def shown_x4(self) -> bool:
+        """Whether a shown exposure (明卖) multiplies its card's value by 4 rather than 2
+        (``exposure=sell_x4_x2``, R4.4)."""
+        return self.exposure == "sell_x4_x2"
 
     @property
     def auto_fourth_applies(self) -> bool:
@@ -146,7 +217,7 @@ class Options:
         return (
             self.auto_expose_fourth
             and self.decks == 1
-            and self.exposure in ("standard", "first_card", "hidden", "sell_x4_x2")
+            and self.players_declare
         )
 
     @property
@@ -218,7 +289,7 @@ class Options:
         if kind == "first":
             return 4
         if kind in ("shown", "auto"):
-            return 4 if self.exposure == "sell_x4_x2" else 2
+            return 4 if self.shown_x4 else 2
         if kind == "hidden":
             return 2
         raise OptionError(f"unknown exposure kind {excerpt(kind)}: expected one of {EXPOSURE_KINDS}")
