@@ -30,7 +30,7 @@ import pytest
 import uvicorn
 
 from gongzhu.records.replay import replay
-from gongzhu.server.app import create_app
+from gongzhu.server.app import STATIC_DIR, create_app
 from gongzhu.server.policy import SECURITY_HEADERS
 
 pytestmark = pytest.mark.browser
@@ -245,6 +245,55 @@ def check_results(page: Page, server: str) -> dict[str, int]:
 def shot(page: Page, name: str) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def test_table_modules_load_without_console_errors(page_factory: Any, server: str) -> None:
+    """Every module of the table page loads from /static/ and the page starts without a console
+    error; the new-match dialog offers exactly what GET /api/config lists."""
+    page = page_factory(1280, 800)
+    problems: list[str] = []
+    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda error: problems.append(str(error)))
+    loaded: list[tuple[str, int]] = []
+    page.on("response", lambda r: loaded.append((r.url.rsplit("/", 1)[1], r.status)) if "/static/" in r.url else None)
+    open_setup(page)
+    modules = {p.name for p in STATIC_DIR.glob("*.js")} - {"history.js"}
+    assert {name for name, status in loaded if name.endswith(".js") and status == 200} == modules
+    assert problems == []
+    config = _get_json(f"{server}/api/config")
+    values = "es => es.map(e => e.value)"
+    assert page.eval_on_selector_all("#setup-preset option", values) == list(config["presets"])
+    assert page.input_value("#setup-preset") == config["default_preset"]
+    for seat in ("N", "E", "W"):
+        assert page.eval_on_selector_all(f"#setup-level-{seat} option", values) == config["levels"]
+        assert page.input_value(f"#setup-level-{seat}") == config["default_level"]
+    assert page.eval_on_selector_all("#setup-speed option", values) == list(config["speeds"])
+    assert page.input_value("#setup-speed") == config["default_speed"]
+    assert page.eval_on_selector_all("[data-option]", "es => es.map(e => e.dataset.option)") == list(config["options"])
+
+
+def test_the_page_waits_for_the_server_configuration(page_factory: Any) -> None:
+    """Until GET /api/config answers, the page offers no new match (its buttons wait, busy) and
+    says it could not read it; it asks again and opens the dialog once the server answers."""
+    page = page_factory(1280, 800)
+    refused: list[str] = []
+
+    def refuse(route: Any) -> None:
+        refused.append(route.request.url)
+        route.abort()
+
+    page.route("**/api/config", refuse)
+    page.goto("/")
+    wait_for(page, "#center .error")
+    welcome = page.locator("#center button.primary")
+    assert welcome.is_disabled() and welcome.get_attribute("aria-busy") == "true"
+    assert page.locator("#new-match").is_disabled()
+    assert page.locator("#setup-preset option").count() == 0
+    assert not page.evaluate("document.getElementById('setup').open")
+    page.unroute("**/api/config")
+    page.wait_for_selector("#setup[open]")
+    assert refused and page.locator("#new-match").is_enabled()
+    assert page.locator("#center .error").count() == 0
 
 
 def test_desktop_deal_by_clicking(page_factory: Any, server: str) -> None:

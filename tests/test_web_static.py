@@ -16,9 +16,16 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 STATIC = ROOT / "src" / "gongzhu" / "web" / "static"
-FILES = ("index.html", "history.html", "app.js", "history.js", "replay.js", "cards.js", "i18n.js", "style.css")
+# The table page's modules (app.js is its entry point; README.md maps them).
+TABLE_MODULES = (
+    "app.js", "actions.js", "connection.js", "dom.js", "keys.js", "render.js", "settings.js", "setup.js",
+    "state.js", "view-controls.js", "view-hand.js", "view-summary.js", "view-table.js",
+)
+SHARED_MODULES = ("cards.js", "i18n.js", "replay.js")
+FILES = ("index.html", "history.html", "history.js", *TABLE_MODULES, *SHARED_MODULES, "style.css", "README.md")
 PAGES = ("index.html", "history.html")
 SCRIPTS = tuple(f for f in FILES if f.endswith(".js"))
+IMPORT = re.compile(r"^import\s*(?:\{[^}]*\}\s*from\s*)?\"\./([\w.-]+)\";", re.M)
 
 
 def read(name: str) -> str:
@@ -108,12 +115,62 @@ def test_scripts_are_modules_and_fetch_nothing_remote() -> None:
 def test_module_imports_resolve() -> None:
     """Each `import {a, b} from "./x.js"` names a file in static/ that exports a and b."""
     for name in SCRIPTS:
-        for names, target in re.findall(r"import\s*\{([^}]*)\}\s*from\s*\"\./([\w.]+)\"", read(name)):
+        for names, target in re.findall(r"import\s*\{([^}]*)\}\s*from\s*\"\./([\w.-]+)\"", read(name)):
             assert (STATIC / target).is_file(), f"{name} imports missing {target}"
-            exported = set(re.findall(r"^export (?:async )?(?:function|const|let|class) (\w+)", read(target), re.M))
+            exported = set(re.findall(r"^export (?:async )?(?:function|const|let|class) ([\w$]+)", read(target), re.M))
             for imported in (n.strip() for n in names.split(",")):
                 if imported:
                     assert imported in exported, f"{name} imports {imported} that {target} does not export"
+
+
+def test_every_script_is_listed() -> None:
+    assert {p.name for p in STATIC.glob("*.js")} == set(SCRIPTS)
+
+
+def imports(name: str) -> set[str]:
+    return set(IMPORT.findall(read(name)))
+
+
+def test_modules_keep_to_what_they_may_import() -> None:
+    """Each module's header says what it may import ("May import: a.js, b.js." or "nothing"); its
+    imports keep to that, and the table page reaches every one of its modules from app.js."""
+    for name in SCRIPTS:
+        m = re.search(r"^// May import: (.*?)\.?$", read(name), re.M)
+        if name in SHARED_MODULES or name == "history.js":
+            continue  # the shared modules and the history page predate the module map
+        assert m, f"{name}: no 'May import:' line"
+        allowed = set(re.findall(r"[\w-]+\.js", m.group(1)))
+        if "view-*.js" in m.group(1):
+            allowed |= {f for f in SCRIPTS if f.startswith("view-")}
+        if "every module of the table page" in m.group(1):
+            allowed |= set(TABLE_MODULES) | set(SHARED_MODULES)
+        assert imports(name) <= allowed, f"{name} imports {imports(name) - allowed}, beyond its header"
+    reached, todo = set(), ["app.js"]
+    while todo:
+        name = todo.pop()
+        if name not in reached:
+            reached.add(name)
+            todo.extend(imports(name))
+    assert reached == set(TABLE_MODULES) | set(SHARED_MODULES)
+    # The views never reach the connection, the actions or the wiring.
+    for view in ("render.js", "view-controls.js", "view-hand.js", "view-summary.js", "view-table.js", "state.js"):
+        assert not imports(view) & {"app.js", "actions.js", "connection.js", "keys.js", "setup.js"}, view
+
+
+def test_the_page_has_no_copy_of_the_server_configuration() -> None:
+    """Presets, options, levels and speeds come from GET /api/config alone."""
+    for name in SCRIPTS:
+        text = read(name)
+        for gone in ("FALLBACK_CONFIG", "normalizeConfig", "DEFAULT_SETTINGS"):
+            assert gone not in text, f"{name} still has {gone}"
+        # No preset or option value list written into the page.
+        assert not re.search(r"\[\s*\"ccw\"\s*,\s*\"cw\"\s*\]", text), name
+        assert "pig_sheep: {}" not in text, name
+    assert 'fetch("/api/config")' in read("app.js")
+    setup = read("setup.js")
+    for part in ("page.config.presets", "page.config.options", "c.levels", "c.default_preset", "c.default_level",
+                 "c.default_speed"):
+        assert part in setup, part
 
 
 def test_i18n_tables_have_the_same_keys_and_parameters() -> None:
@@ -150,20 +207,20 @@ def test_every_string_key_used_exists() -> None:
 
 def test_stable_surface() -> None:
     """What outside browser tests rely on: the stable test surface."""
-    app, index = read("app.js"), read("index.html")
+    hand, summary, index = read("view-hand.js"), read("view-summary.js"), read("index.html")
     # Hand cards: <button data-card="QS" aria-disabled="true|false">.
-    assert 'createElement("button")' in app
-    assert 'setAttribute("data-card", code)' in app
+    assert 'createElement("button")' in hand
+    assert 'setAttribute("data-card", code)' in hand
     # ... enabled exactly for the legal plays (and, in the exposure phase, the exposable cards).
-    assert "const usable = legal.has(code) || kinds.length > 0;" in app
-    assert 'setAttribute("aria-disabled", usable ? "false" : "true")' in app
+    assert "const usable = legal.has(code) || kinds.length > 0;" in hand
+    assert 'setAttribute("aria-disabled", usable ? "false" : "true")' in hand
     # Each seat's R7 result after a deal.
-    assert 'setAttribute("data-deal-result", seat)' in app
+    assert 'setAttribute("data-deal-result", seat)' in summary
     # The phase on the root element, and every phase name.
-    assert 'document.documentElement.setAttribute("data-phase"' in app
+    assert 'document.documentElement.setAttribute("data-phase", displayedPhase())' in read("render.js")
     assert re.search(r"<html[^>]*\bdata-phase=\"setup\"", index)
     for phase in ("expose", "play", "deal-over", "match-over"):
-        assert f'"{phase}"' in app, phase
+        assert f'"{phase}"' in read("state.js"), phase
     # The button that ends the exposure phase is named 开始 / Start.
     start = [d for tag, d in parse("index.html").tags if tag == "button" and d.get("id") == "start"]
     assert len(start) == 1 and start[0].get("data-i18n") == "btn.start" and "aria-label" not in start[0]

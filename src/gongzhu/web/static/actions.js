@@ -1,0 +1,126 @@
+// What the person's clicks mean, turned into messages to the server: a hand card (an exposure
+// mark in the exposure phase; in play the legal play it picks out, one card at a time for
+// two-deck pairs), the declaration, the next deal, the last-trick review, the speed, the replay
+// of the deal just played.  The only local logic is which of the server's legal plays a click
+// means; the server decides every rule.
+//
+// May import: state.js, connection.js, dom.js, cards.js, i18n.js, replay.js.
+
+import { prettyCard } from "./cards.js";
+import { hurry, isOpen, send } from "./connection.js";
+import { toast } from "./dom.js";
+import { seatName, t } from "./i18n.js";
+import { showReplay } from "./replay.js";
+import {
+  clearSelection, declarationSent, dismissSummary, exposableKinds, ME, myTurn, page, playSent, select,
+  setFocus, setMark, updateSettings,
+} from "./state.js";
+
+// How many plays are offered as buttons when a two-deck selection is ambiguous.
+const MAX_CHOICES = 8;
+
+/** Hand card `i` (an index into page.hand) was clicked or pressed. */
+export function onCard(i) {
+  const s = page.state;
+  if (!s) return;
+  const code = page.hand[i];
+  setFocus(i);
+  if (s.phase === "expose") return toggleExposure(i, code);
+  if (s.phase !== "play") return;
+  if (!myTurn()) return toast(t("msg.notYourTurn", { seat: seatName(s.turn) }), true);
+  choosePlay(i, code);
+}
+
+/** Exposure phase: a click cycles through the kinds the server allows for that card, then off. */
+function toggleExposure(i, code) {
+  const kinds = exposableKinds(code);
+  if (!(page.state.undeclared ?? []).includes(ME)) return toast(t("msg.declared"), true);
+  if (!kinds.length) return toast(t("msg.notExposable", { card: prettyCard(code) }), true);
+  const now = page.marks.get(i);
+  setMark(i, now === undefined ? kinds[0] : kinds[kinds.indexOf(now) + 1]);
+}
+
+/** End the exposure phase: declare the marked cards (possibly none: the 开始/Start button). */
+export function declare() {
+  const entries = [...page.marks.entries()].sort((a, b) => a[0] - b[0]);
+  if (send({ type: "expose", cards: entries.map(([i]) => page.hand[i]), kinds: entries.map(([, k]) => k) })) {
+    declarationSent();
+  }
+}
+
+function contains(play, cards) {
+  const rest = [...play];
+  for (const c of cards) {
+    const k = rest.indexOf(c);
+    if (k < 0) return false;
+    rest.splice(k, 1);
+  }
+  return true;
+}
+
+/**
+ * Which legal play a click means.  One deck: the card itself.  Two decks: a card can start a
+ * pair, so clicking both copies plays the pair, clicking the same card twice plays the single,
+ * and two-card answers to a pair lead are chosen one card at a time (or from the offered plays).
+ */
+function choosePlay(i, code) {
+  const legal = page.state.legal ?? [];
+  if (page.selection.includes(i)) {
+    const single = legal.find((p) => p.length === 1 && p[0] === code);
+    if (page.selection.length === 1 && single && page.choices) return sendPlay(single);
+    return select(page.selection.filter((k) => k !== i), null);
+  }
+  let selection = [...page.selection, i];
+  let cards = selection.map((k) => page.hand[k]);
+  let candidates = legal.filter((p) => contains(p, cards));
+  if (!candidates.length && selection.length > 1) {
+    selection = [i];
+    cards = [code];
+    candidates = legal.filter((p) => contains(p, cards));
+  }
+  if (!candidates.length) {
+    // Not legal: let the rules core say why (the server answers with an error, nothing changes).
+    clearSelection();
+    if (!send({ type: "play", cards: [code] })) toast(t("msg.illegal", { card: prettyCard(code) }), true);
+    return;
+  }
+  // Only one legal play contains the chosen cards: that is the play (e.g. the pair a pair
+  // lead forces).  Otherwise keep the selection and offer the plays it can still become.
+  if (candidates.length === 1) return sendPlay(candidates[0]);
+  select(selection, [...candidates].sort((a, b) => a.length - b.length).slice(0, MAX_CHOICES));
+}
+
+/** Play `cards` (one of the legal plays). */
+export function sendPlay(cards) {
+  clearSelection();
+  hurry();
+  if (send({ type: "play", cards })) playSent();
+}
+
+/** After a deal: put the summary away and deal the next one. */
+export function nextDeal() {
+  if (page.state?.phase !== "deal-over") return;
+  hurry();
+  dismissSummary();
+  send({ type: "next" });
+}
+
+/** Show the replay of the deal just played (its R11 record from the server). */
+export async function replayThisDeal() {
+  const s = page.state;
+  const url = s.deal_result?.record_url ?? `/api/matches/${encodeURIComponent(s.match_id)}/deals/${s.deal_index}`;
+  try {
+    const res = await fetch(url);
+    if (!res.ok) throw new Error(`HTTP ${res.status}`);
+    showReplay(await res.json(), { title: t("replay.titleDeal", { n: s.deal_index + 1 }) });
+  } catch (err) {
+    toast(`${t("msg.noRecord")} (${err.message})`, true);
+  }
+}
+
+/** The header's speed: remembered, and sent to the server for the match being played. */
+export function changeSpeed(speed) {
+  updateSettings({ speed });
+  if (isOpen()) send({ type: "settings", speed });
+}
+

@@ -1,0 +1,337 @@
+// What the table page knows, in one place: the server's configuration (GET /api/config), the
+// remembered settings, the match shown and the latest `state` the server sent for it
+// (docs/web-protocol.md), and the page's own presentation state: exposure marks, a two-card
+// selection, the hints, the last-trick review, the pause after a finished trick.
+//
+// Other modules read it through `page` (writing a field throws) and the derived queries below,
+// and change it only through the named update functions.  Each update tells the subscribed
+// views which parts of the page to draw again: "all", or some of "header", "offline", "center",
+// "hand", "controls", "hints", "summary".  This module decides no rule: legality, scores and
+// phases come from the server.
+//
+// May import: cards.js, settings.js.  Nothing here touches the DOM or the network.
+
+import { sortCards } from "./cards.js";
+import { loadSettings, rememberMatch, saveSettings } from "./settings.js";
+
+export const SEATS = ["N", "E", "S", "W"];
+export const OPPONENTS = ["N", "E", "W"];
+export const ME = "S";
+
+// Milliseconds a played card takes to fly in, and a finished trick stays on the table, per
+// speed.  The server paces the computer players; the page only has to let the eye follow.
+export const PACE = {
+  slow: { anim: 600, linger: 1600 },
+  normal: { anim: 320, linger: 1000 },
+  fast: { anim: 150, linger: 450 },
+  instant: { anim: 0, linger: 0 },
+};
+
+const data = {
+  config: null,           // GET /api/config as the server sent it; null until it has answered
+  configFailed: false,    // the last attempt to read it failed (it is tried again)
+  settings: loadSettings(),
+  profile: null,          // GET /api/profile
+  matchId: null,
+  online: true,           // the WebSocket is open (or being opened for the first time)
+  state: null,            // the server's latest `state` of the match
+  hand: [],               // South's hand as displayed (sorted codes)
+  marks: new Map(),       // exposure phase: hand index -> kind
+  selection: [],          // hand indices chosen towards a two-card play (two decks)
+  choices: null,          // legal plays offered when a selection is ambiguous
+  hints: null,            // null, "pending" or the server's ranking
+  showLast: false,        // the last trick is being reviewed (L)
+  lingering: false,       // a finished trick is still shown
+  fresh: new Set(),       // seats whose card arrived since the center was drawn: animate them
+  pending: false,         // an action was sent: nothing is playable until the server answers
+  summaryDismissed: false,
+  focus: 0,               // roving focus index in the hand
+};
+
+/** The page's state, read-only: change it through this module's update functions. */
+export const page = new Proxy(data, {
+  set(_, key) {
+    throw new TypeError(`page.${String(key)} is changed through state.js's update functions`);
+  },
+  deleteProperty(_, key) {
+    throw new TypeError(`page.${String(key)} is changed through state.js's update functions`);
+  },
+});
+
+const listeners = [];
+
+/** Call `listener(parts)` after every update; `parts` is a Set of the parts to draw again. */
+export function subscribe(listener) {
+  listeners.push(listener);
+}
+
+function changed(...parts) {
+  const set = new Set(parts.length ? parts : ["all"]);
+  for (const listener of listeners) listener(set);
+}
+
+// ---------------------------------------------------------------- derived queries
+
+/** The match's speed (the server keeps it per match), else the remembered or default one. */
+export function speed() {
+  return speedOf(data.state);
+}
+
+function speedOf(s) {
+  return s?.speed ?? data.settings.speed ?? data.config?.default_speed;
+}
+
+export function pace() {
+  return PACE[speed()] ?? PACE.normal;
+}
+
+/** The speeds the server offers, by name. */
+export function speedNames() {
+  return Object.keys(data.config?.speeds ?? {});
+}
+
+export function myTurn() {
+  const s = data.state;
+  return Boolean(s && s.phase === "play" && s.turn === ME);
+}
+
+/** The cards that belong to at least one legal play now. */
+export function legalCards() {
+  if (!myTurn() || data.pending) return new Set();
+  return new Set((data.state.legal ?? []).flat());
+}
+
+/** South still has to declare its exposures. */
+export function declaring() {
+  const s = data.state;
+  return Boolean(s && s.phase === "expose" && (s.undeclared ?? []).includes(ME));
+}
+
+/** The exposure kinds the server allows for `code` now (none outside South's declaration). */
+export function exposableKinds(code) {
+  if (!declaring()) return [];
+  const entry = (data.state.exposable ?? []).find((e) => e.card === code);
+  return entry ? entry.kinds ?? ["shown"] : [];
+}
+
+/** What the page shows as the phase (a finished deal's last trick is shown before its summary). */
+export function displayedPhase() {
+  const s = data.state;
+  if (!s) return "setup";
+  if (data.lingering && (s.phase === "deal-over" || s.phase === "match-over")) return "play";
+  return s.phase;
+}
+
+/** Cards left in a seat's hand: every trick takes as many cards from each seat as from South. */
+export function handCount(seat) {
+  const s = data.state;
+  if (s.cards_left && seat in s.cards_left) return s.cards_left[seat];
+  const inTrick = (who) => (s.trick?.plays ?? []).filter((p) => p.seat === who).reduce((n, p) => n + p.cards.length, 0);
+  return Math.max(0, s.hand.length + inTrick(ME) - inTrick(seat));
+}
+
+/**
+ * Whether `seat` is the one the table waits for.  In the exposure phase South declares first
+ * and the computer players only after (docs/web-protocol.md), so they are not shown as
+ * deciding while South has not declared.
+ */
+export function isThinking(seat) {
+  const s = data.state;
+  const phase = displayedPhase();
+  if (phase === "play") return s.turn === seat;
+  if (phase !== "expose") return false;
+  const undeclared = s.undeclared ?? [];
+  if (undeclared.includes(ME)) return seat === ME;
+  return undeclared.includes(seat);
+}
+
+/** The trick the center shows, and whether it is a finished one. */
+export function shownTrick() {
+  const s = data.state;
+  if (data.showLast && s.last_trick) return { trick: s.last_trick, finished: true };
+  if (!(s.trick?.plays ?? []).length && data.lingering && s.last_trick) return { trick: s.last_trick, finished: true };
+  return { trick: s.trick, finished: false };
+}
+
+/** How long the trick that the server's `next` state finishes stays shown (0: none ends). */
+export function lingerAfter(next) {
+  const prev = data.state;
+  const ended = prev && !isNewDeal(prev, next) && next.tricks_played > prev.tricks_played && next.last_trick;
+  if (!ended) return 0;
+  return (PACE[speedOf(next)] ?? PACE.normal).linger;
+}
+
+function isNewDeal(prev, next) {
+  return !prev || prev.deal_index !== next.deal_index || prev.match_id !== next.match_id;
+}
+
+function sameCards(a, b) {
+  return (a ?? []).join() === (b ?? []).join();
+}
+
+// ---------------------------------------------------------------- updates
+
+export function setConfig(config) {
+  data.config = config;
+  data.configFailed = false;
+  changed();
+}
+
+export function configFailed() {
+  data.configFailed = true;
+  changed("center");
+}
+
+export function setProfile(profile) {
+  data.profile = profile;
+  changed("header");
+}
+
+/** Remember `patch` of the settings (the dialog's choices, the language, the speed). */
+export function updateSettings(patch) {
+  Object.assign(data.settings, patch);
+  saveSettings(data.settings);
+  changed("header");
+}
+
+/** Show match `matchId`: another match forgets the old table, the same one keeps it until
+ * its new state comes (a reconnection). */
+export function showMatch(matchId) {
+  if (matchId !== data.matchId) {
+    data.state = null;
+    data.hand = [];
+    data.summaryDismissed = false;
+  }
+  data.matchId = matchId;
+  rememberMatch(matchId);
+  changed();
+}
+
+export function setOnline(online) {
+  data.online = online;
+  changed("offline");
+}
+
+/** The server's new `state` of the table; `lingering`: its finished trick stays shown. */
+export function applyServerState(s, lingering = false) {
+  const prev = data.state;
+  const newDeal = isNewDeal(prev, s);
+  if (newDeal) {
+    data.marks.clear();
+    data.summaryDismissed = false;
+  }
+  if (newDeal || !sameCards(prev.hand, s.hand) || s.turn !== ME) {
+    data.selection = [];
+    data.choices = null;
+    data.hints = null;
+  }
+  data.state = s;
+  data.hand = sortCards(s.hand ?? []);
+  data.pending = false;
+  // The exposure marks are keyed by hand position: once South has declared they mean nothing
+  // (the declared cards show as exposures), and kept they would wander onto other cards as the
+  // hand shrinks.
+  if (!declaring()) data.marks.clear();
+  data.lingering = lingering;
+  changed();
+}
+
+/** The finished trick has been shown long enough. */
+export function endLinger() {
+  data.lingering = false;
+  changed();
+}
+
+/** A seat's card arrived: it flies in when the center is drawn next. */
+export function notePlayed(seat) {
+  data.fresh.add(seat);
+  data.showLast = false;
+}
+
+/** The seats whose card arrived since the last call (the center draws them flying in). */
+export function takeFresh() {
+  const fresh = new Set(data.fresh);
+  data.fresh.clear();
+  return fresh;
+}
+
+/** The server refused the last action: it may be tried again. */
+export function actionRefused() {
+  if (!data.pending) return;
+  data.pending = false;
+  changed("hand");
+}
+
+/** South's declaration was sent: no second one until the server answers. */
+export function declarationSent() {
+  data.pending = true;
+  changed("controls");
+}
+
+/** South's play was sent: nothing is playable until the server answers. */
+export function playSent() {
+  data.pending = true;
+  changed("hand");
+}
+
+/** Mark hand card `i` for exposure as `kind` (undefined: unmark it). */
+export function setMark(i, kind) {
+  if (kind === undefined) data.marks.delete(i);
+  else data.marks.set(i, kind);
+  changed();
+}
+
+/** Hand indices chosen towards a play, and the legal plays offered for them (or null). */
+export function select(selection, choices) {
+  data.selection = selection;
+  data.choices = choices;
+  changed();
+}
+
+export function clearSelection() {
+  data.selection = [];
+  data.choices = null;
+  changed("hand", "controls");
+}
+
+/** A hint was asked for the position on the table now. */
+export function hintAsked() {
+  data.hints = "pending";
+  changed("hints");
+}
+
+/** The server's hint message; one that ranks another position than the table's is dropped. */
+export function hintAnswered(msg) {
+  const s = data.state;
+  if (data.hints !== "pending" || !s || msg.deal_index !== s.deal_index || msg.hand_size !== s.hand.length) return;
+  data.hints = Array.isArray(msg.hints) ? msg.hints : [];
+  changed("hints", "hand");
+}
+
+export function closeHints() {
+  data.hints = null;
+  changed("hints", "hand");
+}
+
+/** Review the last trick (L), or stop reviewing it. */
+export function toggleLastTrick() {
+  if (!data.state?.last_trick) return;
+  data.showLast = !data.showLast;
+  changed("center", "controls");
+}
+
+/** The deal's summary is put away (closed, or the next deal asked for). */
+export function dismissSummary() {
+  data.summaryDismissed = true;
+  changed("summary");
+}
+
+export function reopenSummary() {
+  data.summaryDismissed = false;
+  changed("summary");
+}
+
+/** The hand card that has the roving focus (bookkeeping: draws nothing). */
+export function setFocus(i) {
+  data.focus = i;
+}

@@ -1,0 +1,78 @@
+// The views below the table: the buttons (开始/Start ends the exposure phase, hint, last
+// trick, 下一副/Next deal, summary, new match), the status line, the plays offered when a
+// two-card selection is ambiguous, and the hint list.  Clicks on an offered or hinted play go
+// to the handler given to initControls; the fixed buttons are wired by app.js.
+//
+// May import: state.js, dom.js, cards.js, i18n.js.
+
+import { prettyCard } from "./cards.js";
+import { $, button, li, span } from "./dom.js";
+import { cardName, getLang, seatName, t } from "./i18n.js";
+import { declaring, displayedPhase, myTurn, page } from "./state.js";
+
+let handlers = { onPlay: () => {} };
+
+/** `onPlay(cards)`: an offered or hinted play was chosen. */
+export function initControls(h) {
+  handlers = h;
+}
+
+export function renderControls() {
+  const s = page.state;
+  const phase = displayedPhase();
+  const mine = phase === "expose" && declaring();
+  $("start").hidden = !mine || page.pending;
+  $("hint").hidden = phase !== "play";
+  $("hint").disabled = !myTurn();
+  $("last").hidden = phase !== "play";
+  $("last").disabled = !s?.last_trick;
+  $("last").setAttribute("aria-pressed", page.showLast ? "true" : "false");
+  $("next").hidden = phase !== "deal-over";
+  $("again").hidden = phase !== "match-over";
+  $("show-summary").hidden = !(phase === "deal-over" || phase === "match-over");
+  $("status").textContent = statusLine(phase, mine);
+
+  const choices = $("choices");
+  choices.replaceChildren();
+  choices.hidden = !page.choices;
+  for (const play of page.choices ?? []) {
+    choices.append(button("", t("btn.playCards", { cards: play.map(prettyCard).join(" ") }), () => handlers.onPlay(play)));
+  }
+}
+
+function statusLine(phase, mine) {
+  const s = page.state;
+  if (phase === "expose") {
+    if (!mine) return t("status.waitExpose");
+    if (!(s.exposable ?? []).length) return t("status.nothingToExpose");
+    const marked = [...page.marks.entries()].map(([i, k]) => `${prettyCard(page.hand[i])}(${t(`kind.${k}`)})`);
+    return marked.length ? t("status.marked", { cards: marked.join(" ") }) : t("status.expose");
+  }
+  if (phase === "play") {
+    const complete = (page.choices ?? []).some((p) => p.length === page.selection.length);
+    if (page.selection.length && !complete) return t("status.chooseMore");
+    return myTurn() ? t("status.yourTurn") : t("status.waiting", { seat: seatName(s.turn) });
+  }
+  return "";
+}
+
+export function renderHints() {
+  const box = $("hints");
+  const list = $("hint-list");
+  list.replaceChildren();
+  box.hidden = page.hints === null;
+  if (page.hints === null) return;
+  if (page.hints === "pending") {
+    list.append(li(t("hint.thinking")));
+    return;
+  }
+  if (!page.hints.length) list.append(li(t("hint.none")));
+  for (const h of page.hints) {
+    const item = document.createElement("li");
+    const b = button("hint-play", h.cards.map(prettyCard).join(" "), () => handlers.onPlay(h.cards));
+    b.setAttribute("aria-label", t("btn.playCards", { cards: h.cards.map(cardName).join(" ") }));
+    const reason = h.reason?.[getLang()] ?? h.reason?.zh ?? "";
+    item.append(b, span("expected", t("hint.expected", { n: h.expected })), span("reason", reason));
+    list.append(item);
+  }
+}

@@ -1,0 +1,97 @@
+// The view of South's hand: one <button data-card aria-disabled> per card (the stable test
+// surface, docs/web-protocol.md), marked for exposure, selected towards a two-card play,
+// hinted or exposed, with a roving keyboard focus.  Buttons are kept from one state to the next
+// (keyed by card and copy), so a click or a test's element handle is not lost to a re-render;
+// only played cards disappear.  Clicks go to the handler given to initHand.
+//
+// May import: state.js, dom.js, cards.js, i18n.js.
+
+import { cardFace } from "./cards.js";
+import { $, span } from "./dom.js";
+import { cardName, t } from "./i18n.js";
+import { exposableKinds, legalCards, ME, myTurn, page, setFocus } from "./state.js";
+
+let handlers = { onCard: () => {} };
+
+/** `onCard(i)`: hand card `i` (an index into page.hand) was clicked or pressed. */
+export function initHand(h) {
+  handlers = h;
+}
+
+export function renderHand() {
+  const box = $("hand");
+  const s = page.state;
+  const hadFocus = box.contains(document.activeElement);
+  const hand = page.hand;
+  const dealKey = s ? `${s.match_id}/${s.deal_index}` : "";
+  const seen = {};
+  const keys = hand.map((code) => {
+    seen[code] = (seen[code] ?? 0) + 1;
+    return `${dealKey}/${code}#${seen[code]}`;
+  });
+  const old = new Map([...box.children].map((b) => [b.dataset.key, b]));
+  const buttons = keys.map((key, i) => old.get(key) ?? newCardButton(key, hand[i]));
+  for (const [key, b] of old) if (!keys.includes(key)) b.remove();
+  buttons.forEach((b, i) => {
+    if (box.children[i] !== b) box.insertBefore(b, box.children[i] ?? null);
+  });
+  if (!hand.length) return;
+  setFocus(Math.min(page.focus, hand.length - 1));
+  const legal = legalCards();
+  const mine = (s.exposures ?? []).filter((e) => e.seat === ME).map((e) => e.card);
+  const top = Array.isArray(page.hints) && page.hints.length ? page.hints[0].cards : [];
+  buttons.forEach((b, i) => updateCardButton(b, i, hand[i], { legal, mine, top }));
+  box.classList.toggle("my-turn", myTurn());
+  if (hadFocus && !box.contains(document.activeElement)) focusCard(page.focus);
+}
+
+function newCardButton(key, code) {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.className = "card";
+  b.dataset.key = key;
+  b.setAttribute("data-card", code);
+  b.append(cardFace(code));
+  // The index is read at click time: it shifts as cards leave the hand.
+  b.addEventListener("click", () => handlers.onCard(Number(b.dataset.index)));
+  b.addEventListener("focus", () => setFocus(Number(b.dataset.index)));
+  return b;
+}
+
+function updateCardButton(b, i, code, { legal, mine, top }) {
+  b.dataset.index = String(i);
+  const kinds = exposableKinds(code);
+  // Playwright and assistive technology treat aria-disabled cards as not clickable, so an
+  // exposable card is enabled during the exposure phase (where no card is a legal play).
+  const usable = legal.has(code) || kinds.length > 0;
+  b.setAttribute("aria-disabled", usable ? "false" : "true");
+  b.tabIndex = i === page.focus ? 0 : -1;
+  const mark = page.marks.get(i);
+  b.classList.toggle("exposable", kinds.length > 0);
+  b.classList.toggle("marked", Boolean(mark));
+  b.classList.toggle("is-exposed", mine.includes(code));
+  b.classList.toggle("selected", page.selection.includes(i));
+  b.classList.toggle("hinted", top.includes(code));
+  if (kinds.length) b.setAttribute("aria-pressed", mark ? "true" : "false");
+  else b.removeAttribute("aria-pressed");
+  for (const badge of b.querySelectorAll(".badge")) badge.remove();
+  let label = cardName(code);
+  if (mark) {
+    b.prepend(span("badge", t(`kind.${mark}`)));
+    label += `, ${t("hand.marked", { kind: t(`kind.${mark}`) })}`;
+  }
+  if (mine.includes(code)) {
+    b.prepend(span("badge exposed-badge", t("hand.exposed")));
+    label += `, ${t("hand.exposedName")}`;
+  }
+  b.setAttribute("aria-label", label);
+}
+
+/** Move the roving focus to hand card `i` (wrapping around) and focus it. */
+export function focusCard(i) {
+  const buttons = $("hand").querySelectorAll("button.card");
+  if (!buttons.length) return;
+  setFocus((i + buttons.length) % buttons.length);
+  buttons.forEach((b, k) => { b.tabIndex = k === page.focus ? 0 : -1; });
+  buttons[page.focus].focus();
+}
