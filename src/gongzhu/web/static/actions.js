@@ -92,9 +92,9 @@ function choosePlay(i, code) {
 
 /** Play `cards` (one of the legal plays). */
 export function sendPlay(cards) {
-  clearSelection();
   hurry();
   if (send({ type: "play", cards })) playSent();
+  else clearSelection();
 }
 
 /** After a deal: put the summary away and deal the next one. */

@@ -25,7 +25,7 @@ import { changeLanguage, startRendering } from "./render.js";
 import { initSetup, openSetup } from "./setup.js";
 import { rememberedMatch } from "./settings.js";
 import {
-  closeHints, configFailed, dismissSummary, page, reopenSummary, setConfig, setProfile, speed, speedNames,
+  closeHints, configUnavailable, dismissSummary, page, reopenSummary, setConfig, setProfile, speed, speedNames,
   toggleLastTrick,
 } from "./state.js";
 import { initControls } from "./view-controls.js";
@@ -67,7 +67,7 @@ async function loadConfig() {
     } catch {
       // The server is not reachable (yet): say so and try again.
     }
-    configFailed();
+    configUnavailable();
     await new Promise((resolve) => setTimeout(resolve, delay));
   }
 }

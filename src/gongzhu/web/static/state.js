@@ -177,7 +177,7 @@ export function setConfig(config) {
   changed();
 }
 
-export function configFailed() {
+export function configUnavailable() {
   data.configFailed = true;
   changed("center");
 }
@@ -268,10 +268,12 @@ export function declarationSent() {
   changed("controls");
 }
 
-/** South's play was sent: nothing is playable until the server answers. */
+/** South's play was sent: the selection is done with, nothing is playable until the server answers. */
 export function playSent() {
+  data.selection = [];
+  data.choices = null;
   data.pending = true;
-  changed("hand");
+  changed("hand", "controls");
 }
 
 /** Mark hand card `i` for exposure as `kind` (undefined: unmark it). */
