@@ -270,6 +270,11 @@ def test_table_modules_load_without_console_errors(page_factory: Any, server: st
     assert page.eval_on_selector_all("#setup-speed option", values) == list(config["speeds"])
     assert page.input_value("#setup-speed") == config["default_speed"]
     assert page.eval_on_selector_all("[data-option]", "es => es.map(e => e.dataset.option)") == list(config["options"])
+    # What the page knows is changed only through state.js's update functions.
+    written = page.evaluate("""() => import("/static/state.js").then((m) => {
+        try { m.page.state = null; return "written"; } catch (e) { return e.constructor.name; }
+    })""")
+    assert written == "TypeError"
 
 
 def test_the_page_waits_for_the_server_configuration(page_factory: Any) -> None:

@@ -152,6 +152,12 @@ def test_modules_keep_to_what_they_may_import() -> None:
             reached.add(name)
             todo.extend(imports(name))
     assert reached == set(TABLE_MODULES) | set(SHARED_MODULES)
+    # What the page knows changes only through state.js's update functions.
+    write = re.compile(r"\bpage\.[\w.]+\s*(?:=[^=]|\+\+|--|[-+*/]=)"
+                       r"|\bpage\.\w+\.(?:set|delete|clear|add|push|splice)\(")
+    for name in TABLE_MODULES:
+        writes = write.findall(read(name))
+        assert not writes, f"{name} writes {writes}"
     # The views never reach the connection, the actions or the wiring.
     for view in ("render.js", "view-controls.js", "view-hand.js", "view-summary.js", "view-table.js", "state.js"):
         assert not imports(view) & {"app.js", "actions.js", "connection.js", "keys.js", "setup.js"}, view
