@@ -7,15 +7,39 @@ short with the unused cards, in card order), declares the wanted exposures and s
 
 from __future__ import annotations
 
+import argparse
+import glob
+import itertools
+import json
+import os
 import random
+import shutil
+import subprocess
+import tempfile
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
+import pytest
 from starlette.applications import Starlette
 from starlette.testclient import TestClient, WebSocketTestSession
 
-from gongzhu.rules import ALL_CARDS, PRESETS, Card, Deal, OptionError, Options, Phase, Seat, parse_cards
+from gongzhu.cli import play as play_cli
+from gongzhu.rules import (
+    ALL_CARDS,
+    EXPOSABLE,
+    PRESETS,
+    Card,
+    Deal,
+    OptionError,
+    Options,
+    Phase,
+    Seat,
+    parse_cards,
+)
+from gongzhu.rules.fast import FastPosition, PlayoutTrace, encode
+from gongzhu.server import create_app
 
 __all__ = [
     "LOCAL",
@@ -176,6 +200,152 @@ def preset_option_sets(overrides: Sequence[Mapping[str, Any]], decks: int) -> li
     return out
 
 
+# ---------------------------------------------------------------------- the C fast path
+
+ONE_DECK_OVERRIDES: list[dict[str, Any]] = [
+    {},
+    {"discard_color": "enforce"},
+    {"discard_color": "penalty"},
+    {"exposed_discard_before_suit_led": True},
+    {"heart_values": "book"},
+    {"self_catch": True},
+    {"direction": "cw"},
+    {"direction": "ccw"},
+    {"exposure": "hidden"},
+    {"exposure": "sell_x4_x2"},
+    {"exposure": "first_card"},
+    {"exposure": "all"},
+    {"exposure": "all_but_sheep"},
+    {"first_lead": "club2_any"},
+    {"first_lead": "spade3_any"},
+    {"auto_expose_fourth": True},
+    {"discard_color": "penalty", "exposed_discard_before_suit_led": True, "self_catch": True},
+    {"discard_color": "enforce", "heart_values": "book", "direction": "cw"},
+]
+
+#: Every one-deck preset under each of :data:`ONE_DECK_OVERRIDES` (the C fast path's test grid).
+ONE_DECK_OPTION_SETS = one_deck_option_sets(ONE_DECK_OVERRIDES)
+
+
+def played_deal(
+    options: Options, seed: int, n_plays: int, expose_p: float = 0.5, later: bool = False
+) -> Deal:
+    """A deal dealt from ``seed``, random exposures declared (R4), ``n_plays`` random plays."""
+    rng = random.Random(seed * 7919 + 17)
+    prev = Seat(rng.randrange(4)) if later else None
+    deal = Deal.new(options, seed, deal_index=1 if later else 0, previous_pig_taker=prev)
+    declare_random_exposures(deal, rng, expose_p)
+    assert deal.phase == Phase.PLAY
+    for _ in range(n_plays):
+        if deal.is_over:
+            break
+        deal.play(rng.choice(deal.legal_plays())[0])
+    return deal
+
+
+def python_deal(options: Options, pos: FastPosition) -> Deal:
+    """The deal of ``random_deal_trace``'s position built through the reference ``Deal``."""
+    hands = [[c for c in ALL_CARDS if pos.hands[s] >> c.index & 1] for s in range(4)]
+    deal = Deal(options, hands)
+    if deal.phase == Phase.EXPOSE:
+        kind = "hidden" if options.exposure == "hidden" else "shown"
+        for seat in Seat:
+            # Under hidden, a restricted exposed card can only be the automatic fourth (R4.4),
+            # which Deal applies itself.
+            mine = [(c, kind) for k, c in enumerate(EXPOSABLE)
+                    if pos.factors[k] > 1 and pos.dealt_to[k] == seat
+                    and not (kind == "hidden" and pos.restricted[seat] >> c.index & 1)]
+            deal.declare(seat, mine)
+    assert deal.phase == Phase.PLAY
+    assert encode(deal) == pos
+    return deal
+
+
+def replay_playout(deal: Deal, start: FastPosition, trace: PlayoutTrace) -> None:
+    """Replay a C playout through Deal.play, checking every step against the reference."""
+    pos = start
+    assert len(trace.cards) == len(trace.legal)
+    for c, legal in zip(trace.cards, trace.legal, strict=True):
+        assert not deal.is_over
+        assert encode(deal) == pos, "C position differs from the encoded Python position"
+        assert deal.legal_mask() == legal == pos.legal_mask()
+        assert legal >> c & 1, f"C played {ALL_CARDS[c]}, not legal"
+        deal.play(ALL_CARDS[c])
+        pos = pos.play(c)
+    assert deal.is_over and pos.is_over
+    assert pos.legal_mask() == 0
+    assert deal.score.raw == trace.raw == pos.raw_scores()
+    hands_empty: tuple[int, int, int, int] = (0, 0, 0, 0)
+    assert pos.hands == hands_empty
+    for s in range(4):
+        assert pos.captured[s] == sum(1 << c.index for c in deal.captured(Seat(s)))
+
+
+# ---------------------------------------------------------------------- rule-book tables and hands
+
+# R10 table: every key and the values it takes (integers and deals:N by example).
+R10_VALUES: dict[str, list[Any]] = {
+    "decks": [1, 2],
+    "direction": ["ccw", "cw"],
+    "heart_values": ["standard", "book"],
+    "exposure": ["standard", "first_card", "hidden", "sell_x4_x2", "all_but_sheep", "all", "none"],
+    "auto_expose_fourth": [True, False],
+    "exposed_discard_before_suit_led": [True, False],
+    "first_lead": ["club2_must", "club2_any", "spade3_any"],
+    "discard_color": ["off", "enforce", "penalty"],
+    "self_catch": [True, False],
+    "scoring": ["raw", "zero_sum", "partners", "pig_sheep"],
+    "one_deck_factor": [12, 1, 7],
+    "match_limit": [1000, 800, 1],
+    "match_end": ["loser", "either", "deals:16", "deals:1"],
+    "double_pig": [True, False],
+}
+
+# Hand set A: no one holds anything odd; S is void in spades, N in nothing.
+HANDS_A = {
+    "N": "3S 4S QS 2H 3H AH 2C 3C 2D 3D 4D 5D 6D",
+    "E": "2S 6S 7S 8S TS JS KS AS 6H 7H 8H 9H TH",
+    "S": "JH QH KH 7C 8C 9C JC QC KC AC QD KD AD",
+    "W": "5S 9S 4H 5H 4C 5C 6C TC 7D 8D 9D TD JD",
+}
+# Hand set B: N holds ♠Q with two small spades and no hearts; W and S hold the hearts.
+HANDS_B = {
+    "N": "QS 3S 4S 2C 3C 4C 5C 6C 7C 2D 3D 4D 5D",
+    "W": "2H 3H 4H 5H 6H 7H 8H 2S 5S 8C 9C TC JC",
+    "S": "9H TH JH QH KH AH AS 7S 8S QC KC AC 6D",
+    "E": "6S 9S TS JS KS 7D 8D 9D TD JD QD KD AD",
+}
+
+
+TWO_DECK_OPTS = Options(decks=2, auto_expose_fourth=False)
+# R5.3 source example: A = N plays ♠4♠4, B = W ♠K♠K, C = S ♠Q♠8, D = E discards.
+SOURCE_EXAMPLE = {
+    "N": "4S 4S 2S 2S 3S 3S 5S 5S 6S 6S 7S 7S 2H 2H 3H 3H 4H 4H 5H 5H 6H 6H 7H 7H 8H 8H",
+    "E": "9H 9H TH TH JH JH QH QH KH KH AH AH 2C 2C 3C 3C 4C 4C 5C 5C 6C 6C 7C 7C 8C 8C",
+    "S": "QS 8S 9C 9C TC TC JC JC QC QC KC KC AC AC 2D 2D 3D 3D 4D 4D 5D 5D 6D 6D 7D 7D",
+    "W": "KS KS AS AS QS 8S 9S 9S TS TS JS JS 8D 8D 9D 9D TD TD JD JD QD QD KD KD AD AD",
+}
+
+
+def two_deck_deal(
+    hands: dict[str, str], leader: Seat, keep_out: str = "", **overrides: Any
+) -> Deal:
+    opts = TWO_DECK_OPTS.replace(**overrides) if overrides else TWO_DECK_OPTS
+    return make_deal(opts, hands, previous_pig_taker=leader, keep_out=keep_out,
+                     dump=leader.name)
+
+
+
+# ---------------------------------------------------------------------- the terminal game
+
+def run_play(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="gongzhu")
+    play_cli.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["play", *argv])
+    code: int = args.run(args)
+    return code
+
+
 #: The address the server tests reach the application at: one of the host names it answers to.
 LOCAL = "http://127.0.0.1"
 
@@ -194,3 +364,163 @@ class LocalClient(TestClient):
 def local_client(app: Starlette) -> TestClient:
     """A test client for the browser game's application, reaching it at :data:`LOCAL`."""
     return LocalClient(app, base_url=LOCAL)
+
+
+# ---------------------------------------------------------------------- the browser game's server
+
+#: A JSON message or state as the server sends it.
+Message = dict[str, Any]
+#: Computer opponents that answer at once: the server tests' usual table (South is the person).
+QUICK = {"N": "random", "E": "beginner", "W": "intermediate"}
+
+
+def _pg_bin(name: str) -> str | None:
+    found = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"))
+    return found[-1] if found else shutil.which(name)
+
+
+@pytest.fixture(scope="session")
+def postgres_socket() -> Iterator[tuple[str, int]]:
+    """A running throwaway PostgreSQL server: (socket folder, port)."""
+    initdb, pg_ctl = _pg_bin("initdb"), _pg_bin("pg_ctl")
+    if initdb is None or pg_ctl is None:
+        if os.environ.get("CI"):
+            pytest.fail("PostgreSQL (initdb, pg_ctl) is not installed; .ci/run installs it")
+        pytest.skip("PostgreSQL is not installed")
+    as_user: list[str] = []
+    root = Path(tempfile.mkdtemp(prefix="gongzhu-pg-"))
+    if os.geteuid() == 0:  # PostgreSQL refuses to run as root
+        as_user = ["runuser", "-u", "postgres", "--"]
+        shutil.chown(root, "postgres")
+    data, sock = root / "data", root
+    port = 5400 + os.getpid() % 500
+    subprocess.run([*as_user, initdb, "-D", str(data), "-U", "gongzhu", "--auth=trust", "-E", "UTF8"],
+                   check=True, capture_output=True)
+    options = f"-c listen_addresses='' -k {sock} -p {port} -c fsync=off"
+    subprocess.run([*as_user, pg_ctl, "-D", str(data), "-o", options, "-w", "-l", str(root / "log"), "start"],
+                   check=True, capture_output=True)
+    try:
+        yield str(sock), port
+    finally:
+        subprocess.run([*as_user, pg_ctl, "-D", str(data), "-m", "immediate", "stop"], capture_output=True)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+_pg_databases = itertools.count()
+
+
+@pytest.fixture
+def pg_url(postgres_socket: tuple[str, int]) -> str:
+    """A fresh, empty database on the throwaway PostgreSQL server, as a SQLAlchemy URL."""
+    import psycopg
+
+    sock, port = postgres_socket
+    name = f"gongzhu_test_{next(_pg_databases)}"
+    with psycopg.connect(host=sock, port=port, user="gongzhu", dbname="postgres", autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    return f"postgresql+psycopg://gongzhu@/{name}?host={sock}&port={port}"
+
+
+#: The stores a server test can run on: ``@pytest.mark.parametrize("db_url", STORES, indirect=True)``
+#: runs it on a SQLite file and on a throwaway PostgreSQL (marked ``postgres``).
+STORES = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
+
+
+@pytest.fixture
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The server's store as a SQLAlchemy URL: a SQLite file in the test's folder, or, when the
+    test is parametrized with ``"postgresql"`` (:data:`STORES`), a fresh PostgreSQL database."""
+    if getattr(request, "param", "sqlite") == "postgresql":
+        url: str = request.getfixturevalue("pg_url")
+        return url
+    return f"sqlite:///{tmp_path / 'gongzhu.db'}"
+
+
+@pytest.fixture
+def client(db_url: str, tmp_path: Path) -> Iterator[TestClient]:
+    """The browser game's application on :func:`db_url`, computer players paced at 0 s."""
+    app = create_app(db_url, pace=0, hint_think=0.05, static_dir=tmp_path / "no-static")
+    with local_client(app) as c:
+        yield c
+
+
+def new_match(client: TestClient, **body: Any) -> str:
+    body.setdefault("levels", QUICK)
+    response = client.post("/api/matches", json=body)
+    assert response.status_code == 201, response.text
+    match_id: str = response.json()["match_id"]
+    return match_id
+
+
+def settled(state: Message) -> bool:
+    """Whether the table waits for South (or the deal is over): nothing more comes unasked."""
+    phase = state["phase"]
+    if phase in ("deal-over", "match-over"):
+        return True
+    if phase == "expose":
+        return "S" in state["undeclared"]
+    return bool(state["turn"] == "S")
+
+
+class Browser:
+    """One WebSocket connection that records every message the server sends."""
+
+    def __init__(self, ws: WebSocketTestSession) -> None:
+        self.ws = ws
+        self.messages: list[Message] = []
+        self.state: Message = {}
+
+    def receive(self) -> Message:
+        message: Message = self.ws.receive_json()
+        self.messages.append(message)
+        if message["type"] == "state":
+            self.state = message["state"]
+        return message
+
+    def settle(self) -> Message:
+        """Read until the table waits for South; return that state."""
+        while True:
+            message = self.receive()
+            if message["type"] == "state" and settled(message["state"]):
+                return self.state
+
+    def send(self, message: Message | str) -> None:
+        self.ws.send_text(message if isinstance(message, str) else json.dumps(message))
+
+    def refused(self, message: Message | str | bytes) -> str:
+        """Send a message that must be refused; return the error text."""
+        if isinstance(message, bytes):
+            self.ws.send_bytes(message)
+        else:
+            self.send(message)
+        reply = self.receive()
+        assert reply["type"] == "error", reply
+        text: str = reply["message"]
+        assert text
+        return text
+
+
+def random_exposures(state: Message, rng: random.Random) -> Message:
+    cards: list[str] = []
+    kinds: list[str] = []
+    for item in state["exposable"]:
+        if rng.random() < 0.5:
+            choices = [k for k in item["kinds"] if not (k == "first" and "first" in kinds)]
+            cards.append(item["card"])
+            kinds.append(rng.choice(choices))
+    message: Message = {"type": "expose", "cards": cards}
+    default = "hidden" if state["options"]["exposure"] == "hidden" else "shown"
+    if rng.random() < 0.5 or any(k != default for k in kinds):
+        message["kinds"] = kinds  # else the option's usual kind is taken
+    return message
+
+
+def act(browser: Browser, rng: random.Random) -> None:
+    """South's move in a settled state: declare, play, or deal the next deal."""
+    state = browser.state
+    if state["phase"] == "expose":
+        browser.send(random_exposures(state, rng))
+    elif state["phase"] == "play":
+        browser.send({"type": "play", "cards": rng.choice(state["legal"])})
+    else:
+        browser.send({"type": "next"})

@@ -15,13 +15,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import declare_random_exposures, one_deck_option_sets
+from conftest import ONE_DECK_OPTION_SETS as OPTION_SETS
+from conftest import played_deal, python_deal, replay_playout
 from gongzhu.rules import ALL_CARDS, EXPOSABLE, PRESETS, Deal, Options, Phase, Seat, raw_scores
 from gongzhu.rules.cards import AH, JD, POINT_CARDS_MASK, QS, TC, Card, parse_cards
 from gongzhu.rules.fast import (
     POLICY_UNIFORM,
     FastPosition,
-    PlayoutTrace,
     encode,
     encode_parts,
     playout_scores,
@@ -34,29 +34,9 @@ from gongzhu.rules.options import DiscardColor, ExposureRule
 
 # --------------------------------------------------------------------------- option sets
 
-_OVERRIDES: list[dict[str, Any]] = [
-    {},
-    {"discard_color": "enforce"},
-    {"discard_color": "penalty"},
-    {"exposed_discard_before_suit_led": True},
-    {"heart_values": "book"},
-    {"self_catch": True},
-    {"direction": "cw"},
-    {"direction": "ccw"},
-    {"exposure": "hidden"},
-    {"exposure": "sell_x4_x2"},
-    {"exposure": "first_card"},
-    {"exposure": "all"},
-    {"exposure": "all_but_sheep"},
-    {"first_lead": "club2_any"},
-    {"first_lead": "spade3_any"},
-    {"auto_expose_fourth": True},
-    {"discard_color": "penalty", "exposed_discard_before_suit_led": True, "self_catch": True},
-    {"discard_color": "enforce", "heart_values": "book", "direction": "cw"},
-]
 
 
-OPTION_SETS = one_deck_option_sets(_OVERRIDES)
+
 ONE_DECK_PRESETS = [name for name, o in PRESETS.items() if o.decks == 1]
 
 
@@ -69,22 +49,6 @@ def test_every_one_deck_preset_is_covered() -> None:
 # --------------------------------------------------------------------------- helpers
 
 
-def make_deal(
-    options: Options, seed: int, n_plays: int, expose_p: float = 0.5, later: bool = False
-) -> Deal:
-    """A deal dealt from ``seed``, random exposures declared (R4), ``n_plays`` random plays."""
-    rng = random.Random(seed * 7919 + 17)
-    prev = Seat(rng.randrange(4)) if later else None
-    deal = Deal.new(options, seed, deal_index=1 if later else 0, previous_pig_taker=prev)
-    declare_random_exposures(deal, rng, expose_p)
-    assert deal.phase == Phase.PLAY
-    for _ in range(n_plays):
-        if deal.is_over:
-            break
-        deal.play(rng.choice(deal.legal_plays())[0])
-    return deal
-
-
 def snapshot(deal: Deal) -> tuple[Any, ...]:
     deal._sync()  # one-deck play runs on the deal's C board: pull its position into the fields
     return (
@@ -95,46 +59,8 @@ def snapshot(deal: Deal) -> tuple[Any, ...]:
     )
 
 
-def python_deal(options: Options, pos: FastPosition) -> Deal:
-    """The deal of ``random_deal_trace``'s position built through the reference ``Deal``."""
-    hands = [[c for c in ALL_CARDS if pos.hands[s] >> c.index & 1] for s in range(4)]
-    deal = Deal(options, hands)
-    if deal.phase == Phase.EXPOSE:
-        kind = "hidden" if options.exposure == "hidden" else "shown"
-        for seat in Seat:
-            # Under hidden, a restricted exposed card can only be the automatic fourth (R4.4),
-            # which Deal applies itself.
-            mine = [(c, kind) for k, c in enumerate(EXPOSABLE)
-                    if pos.factors[k] > 1 and pos.dealt_to[k] == seat
-                    and not (kind == "hidden" and pos.restricted[seat] >> c.index & 1)]
-            deal.declare(seat, mine)
-    assert deal.phase == Phase.PLAY
-    assert encode(deal) == pos
-    return deal
-
-
-def replay(deal: Deal, start: FastPosition, trace: PlayoutTrace) -> None:
-    """Replay a C playout through Deal.play, checking every step against the reference."""
-    pos = start
-    assert len(trace.cards) == len(trace.legal)
-    for c, legal in zip(trace.cards, trace.legal, strict=True):
-        assert not deal.is_over
-        assert encode(deal) == pos, "C position differs from the encoded Python position"
-        assert deal.legal_mask() == legal == pos.legal_mask()
-        assert legal >> c & 1, f"C played {ALL_CARDS[c]}, not legal"
-        deal.play(ALL_CARDS[c])
-        pos = pos.play(c)
-    assert deal.is_over and pos.is_over
-    assert pos.legal_mask() == 0
-    assert deal.score.raw == trace.raw == pos.raw_scores()
-    hands_empty: tuple[int, int, int, int] = (0, 0, 0, 0)
-    assert pos.hands == hands_empty
-    for s in range(4):
-        assert pos.captured[s] == sum(1 << c.index for c in deal.captured(Seat(s)))
-
-
 def check_trace(options: Options, seed: int, n_plays: int, expose_p: float, later: bool) -> None:
-    deal = make_deal(options, seed, n_plays, expose_p, later)
+    deal = played_deal(options, seed, n_plays, expose_p, later)
     if deal.is_over:
         with pytest.raises(ValueError, match="play phase"):
             encode(deal)
@@ -147,7 +73,7 @@ def check_trace(options: Options, seed: int, n_plays: int, expose_p: float, late
     assert mean == tuple(float(x) for x in trace.raw)
     assert playout_trace(deal, seed) == trace  # determinism
     assert pos.playout_trace(seed) == trace
-    replay(deal, pos, trace)
+    replay_playout(deal, pos, trace)
 
 
 # --------------------------------------------------------------------------- play and scoring
@@ -180,9 +106,9 @@ def test_many_traces_from_the_start(discard_color: DiscardColor) -> None:
                       self_catch=True)
     penalties = 0
     for seed in range(40):
-        deal = make_deal(options, seed, 0, expose_p=0.6)
+        deal = played_deal(options, seed, 0, expose_p=0.6)
         trace = playout_trace(deal, seed + 1)
-        replay(deal, encode(make_deal(options, seed, 0, expose_p=0.6)), trace)
+        replay_playout(deal, encode(played_deal(options, seed, 0, expose_p=0.6)), trace)
         penalties += sum(1 for t in deal.tricks if t.taker != t.winner)
     if discard_color == "penalty":
         assert penalties > 0  # the R5.2 penalty path was exercised
@@ -296,16 +222,16 @@ def test_refuses_two_decks_and_other_phases() -> None:
     assert fresh.phase == Phase.EXPOSE
     with pytest.raises(ValueError, match="play phase"):
         playout_trace(fresh, 1)
-    done = make_deal(Options(), 2, 52)
+    done = played_deal(Options(), 2, 52)
     assert done.is_over
     with pytest.raises(ValueError, match="play phase"):
         encode(done)
     with pytest.raises(ValueError):
-        playout_scores(make_deal(Options(), 2, 3), 0, 1)
+        playout_scores(played_deal(Options(), 2, 3), 0, 1)
 
 
 def test_fast_position_checks() -> None:
-    deal = make_deal(Options(), 5, 7)
+    deal = played_deal(Options(), 5, 7)
     pos = encode(deal)
     assert FastPosition(pos.blob) == pos and hash(FastPosition(pos.blob)) == hash(pos)
     assert len(pos.blob) == 136
@@ -323,14 +249,14 @@ def test_fast_position_checks() -> None:
 
 
 def test_first_lead_club2_must() -> None:
-    deal = make_deal(Options(), 11, 0)
+    deal = played_deal(Options(), 11, 0)
     pos = encode(deal)
     assert pos.legal_mask() == 1 << parse_cards("2C")[0].index
     assert playout_trace(deal, 3).cards[0] == parse_cards("2C")[0].index
 
 
 def test_playout_scores_determinism_and_mean() -> None:
-    deal = make_deal(Options(discard_color="penalty"), 21, 9)
+    deal = played_deal(Options(discard_color="penalty"), 21, 9)
     a = playout_scores(deal, 500, 42)
     assert a == playout_scores(deal, 500, 42)
     assert a != playout_scores(deal, 500, 43)
@@ -345,7 +271,7 @@ def test_playout_scores_determinism_and_mean() -> None:
 def test_playout_scores_converge() -> None:
     """Uniform playouts from the start of a deal: C means agree with Python random playouts."""
     options = Options()
-    deal = make_deal(options, 8, 20, expose_p=0.0)
+    deal = played_deal(options, 8, 20, expose_p=0.0)
     n = 4000
     fast = playout_scores(deal, n, 1)
     rng = random.Random(5)
@@ -373,7 +299,7 @@ def test_random_deals_match_python(label: str, options: Options) -> None:
     totals = [0, 0, 0, 0]
     for i in range(n):
         pos, trace = random_deal_trace(options, seed, i, expose_prob=expose)
-        replay(python_deal(options, pos), pos, trace)
+        replay_playout(python_deal(options, pos), pos, trace)
         for s in range(4):
             totals[s] += trace.raw[s]
     assert random_deals(options, n, seed, threads=1, expose_prob=expose) == tuple(totals)

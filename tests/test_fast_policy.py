@@ -15,6 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import ONE_DECK_OPTION_SETS as OPTION_SETS
+from conftest import played_deal, python_deal, replay_playout
 from gongzhu.rules import ALL_CARDS, EXPOSABLE, Options, Seat
 from gongzhu.rules.cards import Card, parse_cards
 from gongzhu.rules.fast import (
@@ -30,7 +32,6 @@ from gongzhu.rules.fast import (
     random_deals,
 )
 from gongzhu.rules.options import DiscardColor
-from test_fast import OPTION_SETS, make_deal, python_deal, replay
 
 H, U = POLICY_HEURISTIC, POLICY_UNIFORM
 POLICIES: list[Policy] = [H, (H, U, U, U), (U, H, H, U), (H, H, H, U), (U, U, U, H)]
@@ -55,7 +56,7 @@ def test_heuristic_deals_replay_in_python(label: str, options: Options) -> None:
         totals = [0, 0, 0, 0]
         for i in range(4):
             pos, trace = random_deal_trace(options, seed, i, expose_prob=0.5, policy=policy)
-            replay(python_deal(options, pos), pos, trace)
+            replay_playout(python_deal(options, pos), pos, trace)
             totals = [t + r for t, r in zip(totals, trace.raw, strict=True)]
         assert random_deals(options, 4, seed, threads=2, expose_prob=0.5, policy=policy) == tuple(totals)
 
@@ -73,14 +74,14 @@ def test_heuristic_traces_replay_hypothesis(
     index: int, seed: int, n_plays: int, expose_p: float, later: bool, policy: Policy
 ) -> None:
     """From any position of a deal (random exposures, random plays so far)."""
-    deal = make_deal(OPTION_SETS[index][1], seed, n_plays, expose_p, later)
+    deal = played_deal(OPTION_SETS[index][1], seed, n_plays, expose_p, later)
     if deal.is_over:
         return
     pos = encode(deal)
     trace = playout_trace(deal, seed, policy=policy)
     assert playout_trace(deal, seed, policy=policy) == trace  # determinism
     assert playout_scores(deal, 1, seed, policy=policy) == tuple(float(x) for x in trace.raw)
-    replay(deal, pos, trace)
+    replay_playout(deal, pos, trace)
 
 
 @pytest.mark.parametrize("discard_color", ["off", "enforce", "penalty"])
@@ -88,9 +89,9 @@ def test_heuristic_with_restrictions(discard_color: DiscardColor) -> None:
     """Exposed cards (R4.3, with the tournament discard rule) and the discard colour (R5.2)."""
     options = Options(discard_color=discard_color, exposed_discard_before_suit_led=True, self_catch=True)
     for seed in range(30):
-        deal = make_deal(options, seed, 0, expose_p=0.8)
+        deal = played_deal(options, seed, 0, expose_p=0.8)
         trace = playout_trace(deal, seed, policy=H)
-        replay(deal, encode(make_deal(options, seed, 0, expose_p=0.8)), trace)
+        replay_playout(deal, encode(played_deal(options, seed, 0, expose_p=0.8)), trace)
 
 
 # --------------------------------------------------------------------------- determinism, API
@@ -103,7 +104,7 @@ def test_determinism_and_threads() -> None:
         assert a == random_deals(options, 2000, 3, threads=2, policy=policy)
         assert a == random_deals(options, 2000, 3, threads=7, policy=policy)
         assert a != random_deals(options, 2000, 4, threads=2, policy=policy)
-    pos = encode(make_deal(options, 5, 9))
+    pos = encode(played_deal(options, 5, 9))
     assert pos.playout_sums(300, 1, policy=H) == pos.playout_sums(300, 1, policy=H)
     assert pos.playout_sums(300, 1, policy=H) != pos.playout_sums(300, 2, policy=H)
     assert pos.playout_sums(300, 1, policy=H) != pos.playout_sums(300, 1, policy=U)
@@ -113,7 +114,7 @@ def test_determinism_and_threads() -> None:
 
 def test_four_equal_ids_are_the_single_id() -> None:
     options = Options(exposure="all")
-    pos = encode(make_deal(Options(), 6, 13))
+    pos = encode(played_deal(Options(), 6, 13))
     for p in (U, H):
         assert random_deals(options, 500, 9, policy=(p, p, p, p)) == random_deals(options, 500, 9, policy=p)
         assert pos.playout_sums(200, 4, policy=(p, p, p, p)) == pos.playout_sums(200, 4, policy=p)
@@ -123,7 +124,7 @@ def test_four_equal_ids_are_the_single_id() -> None:
 
 
 def test_bad_policies() -> None:
-    pos = encode(make_deal(Options(), 5, 2))
+    pos = encode(played_deal(Options(), 5, 2))
     for bad in (2, -1, 2**70, (H, U, U, 5)):
         with pytest.raises(ValueError, match="policy"):
             pos.playout_sums(1, 1, policy=bad)

@@ -11,7 +11,7 @@ from typing import Any
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from conftest import snapshot
+from conftest import R10_VALUES, snapshot
 from gongzhu.rules import (
     ALL_CARDS,
     JD,
@@ -28,7 +28,6 @@ from gongzhu.rules import (
     resolve_options,
 )
 from gongzhu.rules.scoring import is_point_card
-from test_options import R10_VALUES
 
 # The R10 keys that change dealing, exposure, play or scoring (not the match keys of R8).
 RULE_VALUES: dict[str, list[Any]] = {

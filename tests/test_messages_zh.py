@@ -16,14 +16,22 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from conftest import local_client, make_deal, play_seq
+from conftest import (
+    HANDS_A,
+    HANDS_B,
+    SOURCE_EXAMPLE,
+    Browser,
+    local_client,
+    make_deal,
+    new_match,
+    play_seq,
+    run_play,
+    two_deck_deal,
+)
 from gongzhu.rules import Deal, IllegalPlayError, Options, Seat
 from gongzhu.rules.errors import CardError, GongzhuError, message
 from gongzhu.server import create_app
 from gongzhu.server.table import Tables
-from test_play_cli import run_play
-from test_play_rules import HANDS_A, HANDS_B, SOURCE_EXAMPLE, two_deck_deal
-from test_server import Browser, new_match
 
 N, E, S, W = Seat.N, Seat.E, Seat.S, Seat.W
 CHINESE = re.compile(r"[\u4e00-\u9fff]")

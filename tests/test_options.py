@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from conftest import R10_VALUES
 from gongzhu.rules import (
     OPTION_KEYS,
     PRESETS,
@@ -52,24 +53,6 @@ PRESET_TABLE: dict[str, dict[str, Any]] = {
         "match_end": "either",
     },
     "classic": {"direction": "cw", "auto_expose_fourth": False, "scoring": "raw"},
-}
-
-# R10 table: every key and the values it takes (integers and deals:N by example).
-R10_VALUES: dict[str, list[Any]] = {
-    "decks": [1, 2],
-    "direction": ["ccw", "cw"],
-    "heart_values": ["standard", "book"],
-    "exposure": ["standard", "first_card", "hidden", "sell_x4_x2", "all_but_sheep", "all", "none"],
-    "auto_expose_fourth": [True, False],
-    "exposed_discard_before_suit_led": [True, False],
-    "first_lead": ["club2_must", "club2_any", "spade3_any"],
-    "discard_color": ["off", "enforce", "penalty"],
-    "self_catch": [True, False],
-    "scoring": ["raw", "zero_sum", "partners", "pig_sheep"],
-    "one_deck_factor": [12, 1, 7],
-    "match_limit": [1000, 800, 1],
-    "match_end": ["loser", "either", "deals:16", "deals:1"],
-    "double_pig": [True, False],
 }
 
 BAD_VALUES: list[tuple[str, Any]] = [

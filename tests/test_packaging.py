@@ -1,6 +1,6 @@
 """What a clone or an install of gongzhu holds: one version, the licence pyproject names, every
-document listed in the README, and no file that points outside the repository (the rule book is
-docs/rules.md, R1–R12)."""
+document listed in the README, the rule book (docs/rules.md, R1–R12) inside the package too, shown
+by ``gongzhu rules``, and no file that points outside the repository."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ import importlib.metadata
 import re
 import subprocess
 from pathlib import Path
+
+import pytest
 
 import gongzhu
 
@@ -67,3 +69,56 @@ def test_the_readme_command_table_gives_every_flag() -> None:
         flags = [o for a in parser._actions for o in a.option_strings if o.startswith("--") and o != "--help"]
         missing = [f for f in flags if f not in rows[name]]
         assert missing == [], (name, missing)
+
+
+def test_the_rule_book_ships_with_the_package_as_its_one_copy() -> None:
+    """The package holds the rule book the product cites (R1–R12): in the repository a link to
+    docs/rules.md, listed as package data, so an install carries its text and no copy drifts."""
+    from importlib.resources import files
+
+    shipped = ROOT / "src" / "gongzhu" / "rules" / "rules.md"
+    assert shipped.is_symlink() and shipped.resolve() == (ROOT / "docs" / "rules.md").resolve()
+    assert '"rules/rules.md"' in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    book = files("gongzhu.rules").joinpath("rules.md").read_bytes()
+    assert book == (ROOT / "docs" / "rules.md").read_bytes()
+
+
+def test_a_build_of_the_package_holds_the_rule_book(tmp_path: Path) -> None:
+    """setuptools' build of the pure-Python part of the package (what a wheel is made of) holds the
+    rule book's text as a plain file."""
+    import sys
+
+    subprocess.run([sys.executable, "setup.py", "-q", "build_py", "--build-lib", str(tmp_path)],
+                   cwd=ROOT, capture_output=True, check=True)
+    built = tmp_path / "gongzhu" / "rules" / "rules.md"
+    assert not built.is_symlink()
+    assert built.read_bytes() == (ROOT / "docs" / "rules.md").read_bytes()
+
+
+def test_gongzhu_rules_prints_the_rule_book(capsys: pytest.CaptureFixture[str]) -> None:
+    from gongzhu.cli.main import main
+
+    book = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+    assert main(["rules"]) == 0
+    assert capsys.readouterr().out == book
+    assert main(["rules", "r5.2"]) == 0  # as refusals cite it: the sub-section alone
+    out = capsys.readouterr().out
+    assert out.startswith("### R5.2 Following and winning") and "### R5.3" not in out and out in book
+    assert main(["rules", "R4"]) == 0  # a section with its sub-sections, up to R5
+    out = capsys.readouterr().out
+    assert out.startswith("## R4. ") and "### R4.5" in out and "## R5." not in out
+    assert main(["rules", "R9.1"]) == 0  # no sub-section headings there: the section
+    assert capsys.readouterr().out.startswith("## R9. Presets")
+
+
+@pytest.mark.parametrize(("citation", "words"), [
+    ("R13", "give one of R1, R2"), ("R0", "give one of"), ("5", "give one of"), ("R5.9", "R5 has R5.1"), ("", "give"),
+])
+def test_gongzhu_rules_refuses_an_unknown_section(capsys: pytest.CaptureFixture[str], citation: str,
+                                                  words: str) -> None:
+    from gongzhu.cli.main import main
+
+    assert main(["rules", citation]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert f"no rule-book section {citation!r}" in captured.err and words in captured.err

@@ -5,7 +5,6 @@ The person's moves are always computed from the engine's legal plays (or read ba
 
 from __future__ import annotations
 
-import argparse
 import builtins
 import io
 import re
@@ -14,7 +13,7 @@ from collections.abc import Callable
 
 import pytest
 
-from gongzhu.cli import play as play_cli
+from conftest import run_play
 from gongzhu.cli.play import TerminalGame
 from gongzhu.players import Player, RandomPlayer
 from gongzhu.players.observation import Observation
@@ -30,14 +29,6 @@ from gongzhu.rules import (
     parse_card,
     parse_cards,
 )
-
-
-def run_play(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="gongzhu")
-    play_cli.register(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(["play", *argv])
-    code: int = args.run(args)
-    return code
 
 
 def scripted_game(

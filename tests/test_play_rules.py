@@ -11,7 +11,18 @@ from typing import Any
 
 import pytest
 
-from conftest import complete_hands, legal, make_deal, play_seq, snapshot
+from conftest import (
+    HANDS_A,
+    HANDS_B,
+    SOURCE_EXAMPLE,
+    TWO_DECK_OPTS,
+    complete_hands,
+    legal,
+    make_deal,
+    play_seq,
+    snapshot,
+    two_deck_deal,
+)
 from gongzhu.rules import (
     JD,
     QS,
@@ -27,22 +38,6 @@ from gongzhu.rules import (
 from gongzhu.rules.options import Direction, ExposureRule, FirstLead
 
 N, E, S, W = Seat.N, Seat.E, Seat.S, Seat.W
-
-# Hand set A: no one holds anything odd; S is void in spades, N in nothing.
-HANDS_A = {
-    "N": "3S 4S QS 2H 3H AH 2C 3C 2D 3D 4D 5D 6D",
-    "E": "2S 6S 7S 8S TS JS KS AS 6H 7H 8H 9H TH",
-    "S": "JH QH KH 7C 8C 9C JC QC KC AC QD KD AD",
-    "W": "5S 9S 4H 5H 4C 5C 6C TC 7D 8D 9D TD JD",
-}
-# Hand set B: N holds ♠Q with two small spades and no hearts; W and S hold the hearts.
-HANDS_B = {
-    "N": "QS 3S 4S 2C 3C 4C 5C 6C 7C 2D 3D 4D 5D",
-    "W": "2H 3H 4H 5H 6H 7H 8H 2S 5S 8C 9C TC JC",
-    "S": "9H TH JH QH KH AH AS 7S 8S QC KC AC 6D",
-    "E": "6S 9S TS JS KS 7D 8D 9D TD JD QD KD AD",
-}
-
 
 def cards_text(text: str) -> set[str]:
     return {c.code for c in parse_cards(text)}
@@ -495,24 +490,6 @@ def test_follow_suit_before_exposure() -> None:
 
 
 # ----------------------------------------------------------------------------- R5.3 two decks
-
-TWO_DECK_OPTS = Options(decks=2, auto_expose_fourth=False)
-# R5.3 source example: A = N plays ♠4♠4, B = W ♠K♠K, C = S ♠Q♠8, D = E discards.
-SOURCE_EXAMPLE = {
-    "N": "4S 4S 2S 2S 3S 3S 5S 5S 6S 6S 7S 7S 2H 2H 3H 3H 4H 4H 5H 5H 6H 6H 7H 7H 8H 8H",
-    "E": "9H 9H TH TH JH JH QH QH KH KH AH AH 2C 2C 3C 3C 4C 4C 5C 5C 6C 6C 7C 7C 8C 8C",
-    "S": "QS 8S 9C 9C TC TC JC JC QC QC KC KC AC AC 2D 2D 3D 3D 4D 4D 5D 5D 6D 6D 7D 7D",
-    "W": "KS KS AS AS QS 8S 9S 9S TS TS JS JS 8D 8D 9D 9D TD TD JD JD QD QD KD KD AD AD",
-}
-
-
-def two_deck_deal(
-    hands: dict[str, str], leader: Seat, keep_out: str = "", **overrides: Any
-) -> Deal:
-    opts = TWO_DECK_OPTS.replace(**overrides) if overrides else TWO_DECK_OPTS
-    return make_deal(opts, hands, previous_pig_taker=leader, keep_out=keep_out,
-                     dump=leader.name)
-
 
 def pairs_of(text: str) -> set[str]:
     return {f"{c} {c}" for c in text.split()}

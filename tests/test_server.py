@@ -12,119 +12,18 @@ import json
 import random
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from starlette.testclient import TestClient, WebSocketTestSession
+from starlette.testclient import TestClient
 
-from conftest import local_client
+from conftest import STORES, Browser, Message, act, local_client, new_match, settled
 from gongzhu.records.replay import check_file, replay
 from gongzhu.rules import PRESETS, OptionError, Seat, resolve_options, title_for
 from gongzhu.server import create_app
 from gongzhu.server.table import SPEEDS, Table, Tables
-
-Message = dict[str, Any]
-
-QUICK = {"N": "random", "E": "beginner", "W": "intermediate"}
-
-# ---------------------------------------------------------------------- helpers
-
-
-@pytest.fixture
-def db_url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'gongzhu.db'}"
-
-
-@pytest.fixture
-def client(db_url: str, tmp_path: Path) -> Iterator[TestClient]:
-    app = create_app(db_url, pace=0, hint_think=0.05, static_dir=tmp_path / "no-static")
-    with local_client(app) as c:
-        yield c
-
-
-def new_match(client: TestClient, **body: Any) -> str:
-    body.setdefault("levels", QUICK)
-    response = client.post("/api/matches", json=body)
-    assert response.status_code == 201, response.text
-    match_id: str = response.json()["match_id"]
-    return match_id
-
-
-def settled(state: Message) -> bool:
-    """Whether the table waits for South (or the deal is over): nothing more comes unasked."""
-    phase = state["phase"]
-    if phase in ("deal-over", "match-over"):
-        return True
-    if phase == "expose":
-        return "S" in state["undeclared"]
-    return bool(state["turn"] == "S")
-
-
-class Browser:
-    """One WebSocket connection that records every message the server sends."""
-
-    def __init__(self, ws: WebSocketTestSession) -> None:
-        self.ws = ws
-        self.messages: list[Message] = []
-        self.state: Message = {}
-
-    def receive(self) -> Message:
-        message: Message = self.ws.receive_json()
-        self.messages.append(message)
-        if message["type"] == "state":
-            self.state = message["state"]
-        return message
-
-    def settle(self) -> Message:
-        """Read until the table waits for South; return that state."""
-        while True:
-            message = self.receive()
-            if message["type"] == "state" and settled(message["state"]):
-                return self.state
-
-    def send(self, message: Message | str) -> None:
-        self.ws.send_text(message if isinstance(message, str) else json.dumps(message))
-
-    def refused(self, message: Message | str | bytes) -> str:
-        """Send a message that must be refused; return the error text."""
-        if isinstance(message, bytes):
-            self.ws.send_bytes(message)
-        else:
-            self.send(message)
-        reply = self.receive()
-        assert reply["type"] == "error", reply
-        text: str = reply["message"]
-        assert text
-        return text
-
-
-def random_exposures(state: Message, rng: random.Random) -> Message:
-    cards: list[str] = []
-    kinds: list[str] = []
-    for item in state["exposable"]:
-        if rng.random() < 0.5:
-            choices = [k for k in item["kinds"] if not (k == "first" and "first" in kinds)]
-            cards.append(item["card"])
-            kinds.append(rng.choice(choices))
-    message: Message = {"type": "expose", "cards": cards}
-    default = "hidden" if state["options"]["exposure"] == "hidden" else "shown"
-    if rng.random() < 0.5 or any(k != default for k in kinds):
-        message["kinds"] = kinds  # else the option's usual kind is taken
-    return message
-
-
-def act(browser: Browser, rng: random.Random) -> None:
-    """South's move in a settled state: declare, play, or deal the next deal."""
-    state = browser.state
-    if state["phase"] == "expose":
-        browser.send(random_exposures(state, rng))
-    elif state["phase"] == "play":
-        browser.send({"type": "play", "cards": rng.choice(state["legal"])})
-    else:
-        browser.send({"type": "next"})
-
 
 # ---------------------------------------------------------------------- what South may see
 
@@ -212,8 +111,15 @@ def check_deal_scores(client: TestClient, match_id: str, deal_messages: list[Mes
 CASES: list[tuple[str, dict[str, Any]]] = [(name, {}) for name in PRESETS] + [("online", {"exposure": "hidden"})]
 
 
+#: Every preset on SQLite; one deck and two decks on PostgreSQL.
+WHOLE_MATCHES = [pytest.param("sqlite", p, o, id=f"{p}{'-hidden' if o else ''}") for p, o in CASES] + [
+    pytest.param("postgresql", p, o, id=f"postgresql-{p}{'-hidden' if o else ''}", marks=pytest.mark.postgres)
+    for p, o in [("online", {}), ("online2", {"exposure": "hidden"})]
+]
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize(("preset", "overrides"), CASES, ids=[f"{p}{'-hidden' if o else ''}" for p, o in CASES])
+@pytest.mark.parametrize(("db_url", "preset", "overrides"), WHOLE_MATCHES, indirect=["db_url"])
 def test_whole_match_over_websocket(client: TestClient, preset: str, overrides: dict[str, Any]) -> None:
     """A whole match under every preset (and hidden exposures): no message names a card South
     may not see before its deal is over; every deal's scores are the engine's; the totals, the
@@ -291,6 +197,7 @@ def test_the_state_shows_south_everything_public(client: TestClient) -> None:
 # ---------------------------------------------------------------------- refused messages
 
 
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
 def test_malformed_and_illegal_messages_change_nothing(client: TestClient) -> None:
     match_id = new_match(client, seed=7)
     tables: Tables = client.app.state.tables  # type: ignore[attr-defined]
@@ -438,6 +345,7 @@ def test_hint_settings_and_next(client: TestClient) -> None:
 # ---------------------------------------------------------------------- persistence
 
 
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
 def test_restart_resumes_the_match(db_url: str, tmp_path: Path) -> None:
     """A server restart in the middle of a deal loses nothing: a new app on the same SQLite
     file shows the same table, and the deal finishes and is stored as an R11 record."""
@@ -663,6 +571,7 @@ def drive(client: TestClient, match_id: str, until: Callable[[Message], bool], r
         return state
 
 
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
 def test_two_tables_and_the_lifetime_title(client: TestClient) -> None:
     """The lifetime score adds South's finals (with the one-deck factor) over every match."""
     rng = random.Random(2)

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient, WebSocketDenialResponse
 
-from conftest import LOCAL, local_client
+from conftest import LOCAL, QUICK, Browser, Message, act, local_client, new_match, settled
 from gongzhu.players.base import Player
 from gongzhu.players.observation import Observation
 from gongzhu.records.replay import check_file
@@ -38,21 +38,8 @@ from gongzhu.server.policy import (
 )
 from gongzhu.server.store import Store
 from gongzhu.server.table import MAX_SEED, Outbox, Tables, encode
-from test_server import QUICK, Browser, act, new_match, settled
 
-Message = dict[str, Any]
 JSON = {"Content-Type": "application/json"}
-
-
-@pytest.fixture
-def db_url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'gongzhu.db'}"
-
-
-@pytest.fixture
-def client(db_url: str, tmp_path: Path) -> Iterator[TestClient]:
-    with local_client(create_app(db_url, pace=0, hint_think=0.05, static_dir=tmp_path / "no-static")) as c:
-        yield c
 
 
 def tables_of(client: TestClient) -> Tables:

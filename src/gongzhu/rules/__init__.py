@@ -5,6 +5,8 @@ other layer (records, players, command line, servers) builds on it and none re-i
 Besides the reference rules in Python it holds their fast copies in C for search: ``fast``
 (``_fastplay.c``: one deck, also the board under ``Deal``) and ``fast2`` (``_fastplay2.c``: two
 decks), sharing ``_fastcommon.h``; the tests check them play by play against the reference.
+``rules.md`` is the rule book itself, shipped with the package (in the repository a link to
+``docs/rules.md``, its one copy).
 """
 
 from gongzhu.rules.cards import (
