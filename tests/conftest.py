@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 from starlette.applications import Starlette
 from starlette.testclient import TestClient, WebSocketTestSession
 
@@ -54,8 +55,22 @@ __all__ = [
     "play_codes",
     "play_first_legal",
     "play_seq",
+    "scaled",
     "snapshot",
 ]
+
+#: Hypothesis profiles: the default one runs every example count as written (``make test``, CI);
+#: ``fast`` (``--hypothesis-profile=fast``, what ``make test-fast`` passes) a fifth of them.
+settings.register_profile("fast", max_examples=20)
+
+
+def scaled(n: int) -> int:
+    """A count of examples or of deals for a test that checks many: ``n`` under the default
+    hypothesis profile, proportionally fewer (``n / 5``, at least 2) under the ``fast`` profile."""
+    current = settings.default
+    assert current is not None  # a profile is always loaded under pytest
+    return max(2, n * current.max_examples // 100)
+
 
 ExposureItem = str | tuple[str, str]
 

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import declare_random_exposures, one_deck_option_sets
+from conftest import declare_random_exposures, one_deck_option_sets, scaled
 from gongzhu.rules import ALL_CARDS, PRESETS, Deal, Options, Phase, Seat
 from gongzhu.rules._fastplay import Board
 from gongzhu.rules.cards import Card, parse_card
@@ -301,7 +301,7 @@ def test_board_matches_reference(label: str, options: Options) -> None:
     run_deal(options, 77 + len(label), expose_p=0.5, later=True)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=scaled(150), deadline=None)
 @given(
     which=st.integers(0, len(OPTION_SETS) - 1),
     seed=st.integers(0, 2**32 - 1),

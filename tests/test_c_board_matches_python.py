@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import declare_random_exposures
+from conftest import declare_random_exposures, scaled
 from gongzhu.rules import PRESETS, Deal, IllegalPlayError, Options, Seat
 from gongzhu.rules.cards import ALL_CARDS
 
@@ -107,7 +107,7 @@ def test_c_board_and_python_rules_agree(preset: str, variant: dict[str, Any]) ->
         _play_both(fast, slow, random.Random(seed))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=scaled(40), deadline=None)
 @given(seed=st.integers(0, 2**32), preset=st.sampled_from(ONE_DECK), variant=st.sampled_from(VARIANTS))
 def test_undo_on_the_board_retraces_every_state(seed: int, preset: str, variant: dict[str, Any]) -> None:
     """Undo back to the start passes through exactly the states seen going forward."""

@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -46,13 +47,27 @@ def test_help_as_a_process() -> None:
     assert "usage: gongzhu" in done.stdout and done.stderr == ""
 
 
+def wait_until_reading_input(proc: subprocess.Popen[str], limit: float = 120.0) -> None:
+    """Wait until ``proc`` has started and blocks reading its standard input (a pipe), however busy
+    the machine: Linux names the wait in ``/proc/PID/wchan``; elsewhere wait one second."""
+    wchan = Path(f"/proc/{proc.pid}/wchan")
+    if not wchan.exists():  # pragma: no cover - not Linux
+        time.sleep(1.0)
+        return
+    deadline = time.monotonic() + limit
+    while proc.poll() is None and time.monotonic() < deadline:
+        if "pipe_read" in wchan.read_text(encoding="ascii", errors="replace"):
+            return
+        time.sleep(0.02)
+
+
 @pytest.mark.parametrize("command", [["replay", "-"], ["score"]])
 def test_ctrl_c_stops_a_command_quietly(command: list[str]) -> None:
     """A command waiting for its input is interrupted: status 130, one line, no traceback."""
     proc = subprocess.Popen([sys.executable, "-m", "gongzhu.cli.main", *command], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        time.sleep(1.0)  # let it start and block on its input (not a timing assertion)
+        wait_until_reading_input(proc)
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=20)
     finally:

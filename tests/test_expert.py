@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import declare_random_exposures
+from conftest import declare_random_exposures, scaled
 from gongzhu.players import make_player, observe
 from gongzhu.players.expert import ExpertPlayer, FlatMonteCarloPlayer, objective_weights
 from gongzhu.players.observation import Observation
@@ -275,7 +275,7 @@ def test_backtracked_worlds_of_a_constrained_position_hold_only_positive_counts(
 
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=scaled(40), deadline=None)
 @given(seed=st.integers(0, 10_000), plays=st.integers(-20, 51), observer=st.sampled_from(list(Seat)),
        attempts=st.sampled_from([0, 1, 50]),
        overrides=st.sampled_from([{}, {"discard_color": "enforce"}, {"exposure": "hidden"}]))

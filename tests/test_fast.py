@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import ONE_DECK_OPTION_SETS as OPTION_SETS
-from conftest import played_deal, python_deal, replay_playout
+from conftest import played_deal, python_deal, replay_playout, scaled
 from gongzhu.rules import ALL_CARDS, EXPOSABLE, PRESETS, Deal, Options, Phase, Seat, raw_scores
 from gongzhu.rules.cards import AH, JD, POINT_CARDS_MASK, QS, TC, Card, parse_cards
 from gongzhu.rules.fast import (
@@ -86,7 +86,7 @@ def test_traces_replay_in_python(label: str, options: Options) -> None:
                     expose_p=(0.0, 0.5, 1.0)[seed % 3], later=seed % 4 == 3)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=scaled(300), deadline=None)
 @given(
     index=st.integers(0, len(OPTION_SETS) - 1),
     seed=st.integers(0, 2**40),
@@ -136,7 +136,7 @@ def _random_split(rng: random.Random) -> list[list[Card]]:
     return captured
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=scaled(500), deadline=None)
 @given(
     seed=st.integers(0, 2**32),
     exposure=st.sampled_from(["standard", "first_card", "hidden", "sell_x4_x2"]),

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import declare_random_exposures, preset_option_sets
+from conftest import declare_random_exposures, preset_option_sets, scaled
 from gongzhu.rules import ALL_CARDS, PRESETS, Deal, Options, Phase, Seat, raw_scores
 from gongzhu.rules.cards import POINT_CARDS_MASK, Card, parse_cards
 from gongzhu.rules.fast import POLICY_HEURISTIC, POLICY_UNIFORM, Policy
@@ -109,7 +109,7 @@ def test_traces_replay_in_python(label: str, options: Options) -> None:
                     policy=POLICY_HEURISTIC if seed % 2 else POLICY_UNIFORM)
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=scaled(120), deadline=None)
 @given(
     index=st.integers(0, len(OPTION_SETS) - 1),
     seed=st.integers(0, 2**40),

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import ONE_DECK_OPTION_SETS as OPTION_SETS
-from conftest import played_deal, python_deal, replay_playout
+from conftest import played_deal, python_deal, replay_playout, scaled
 from gongzhu.rules import ALL_CARDS, EXPOSABLE, Options, Seat
 from gongzhu.rules.cards import Card, parse_cards
 from gongzhu.rules.fast import (
@@ -61,7 +61,7 @@ def test_heuristic_deals_replay_in_python(label: str, options: Options) -> None:
         assert random_deals(options, 4, seed, threads=2, expose_prob=0.5, policy=policy) == tuple(totals)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=scaled(300), deadline=None)
 @given(
     index=st.integers(0, len(OPTION_SETS) - 1),
     seed=st.integers(0, 2**40),

@@ -11,7 +11,7 @@ from typing import Any
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from conftest import R10_VALUES, snapshot
+from conftest import R10_VALUES, scaled, snapshot
 from gongzhu.rules import (
     ALL_CARDS,
     JD,
@@ -34,7 +34,7 @@ RULE_VALUES: dict[str, list[Any]] = {
     k: v for k, v in R10_VALUES.items() if k not in ("match_limit", "match_end", "double_pig")
 }
 
-SETTINGS = settings(max_examples=100, deadline=None,
+SETTINGS = settings(max_examples=scaled(100), deadline=None,
                     suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
 
 

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import scaled
 from gongzhu.jsontext import (
     MAX_DEPTH,
     MAX_INT_DIGITS,
@@ -159,7 +160,7 @@ json_values = st.recursive(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=scaled(150), deadline=None)
 @given(json_values)
 def test_show_of_any_value_is_short_and_encodable(value: Any) -> None:
     text = show(value)
@@ -167,7 +168,7 @@ def test_show_of_any_value_is_short_and_encodable(value: Any) -> None:
     text.encode("utf-8")
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=scaled(150), deadline=None)
 @given(json_values)
 def test_written_values_read_back(value: Any) -> None:
     text = json.dumps(value)
@@ -179,7 +180,7 @@ def test_written_values_read_back(value: Any) -> None:
         assert back == value
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=scaled(200), deadline=None)
 @given(st.text(alphabet=st.sampled_from(list('[]{}",:\\0123456789-.eE tnaflsru\ud800\udc00')), max_size=200))
 def test_any_text_is_read_or_refused_with_a_message(text: str) -> None:
     try:
@@ -188,7 +189,7 @@ def test_any_text_is_read_or_refused_with_a_message(text: str) -> None:
         str(e).encode("utf-8")
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=scaled(200), deadline=None)
 @given(st.binary(max_size=100))
 def test_any_bytes_decode_or_are_refused_with_a_message(data: bytes) -> None:
     try:

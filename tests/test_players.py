@@ -7,6 +7,7 @@ from collections import Counter
 
 import pytest
 
+from conftest import scaled
 from gongzhu.players import Player, RandomPlayer
 from gongzhu.players.observation import observe
 from gongzhu.rules import PRESETS, Deal, Options, Play, Seat, deal_seed
@@ -45,7 +46,7 @@ def play_checked(deal: Deal, players: list[RandomPlayer]) -> list[Play]:
 def test_random_player_chooses_only_legal_exposures_and_plays(name: str) -> None:
     options = OPTION_SETS[name]
     players = [RandomPlayer(100 + s) for s in range(4)]
-    deals = 30 if options.decks == 2 else 60
+    deals = scaled(30 if options.decks == 2 else 60)
     for i in range(deals):
         deal = Deal.new(options, deal_seed(7, i))
         plays = play_checked(deal, players)

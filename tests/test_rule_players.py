@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import pytest
 
+from conftest import scaled
 from gongzhu.players import Player, RandomPlayer, make_player, observe
 from gongzhu.players.beginner import BeginnerPlayer
 from gongzhu.players.intermediate import IntermediatePlayer, Table, play_key, reason_for
@@ -183,7 +184,7 @@ def test_rule_players_choose_only_legal_exposures_and_plays(name: str) -> None:
     """R4, R5: every exposure and play is allowed, under every preset and option set, at a
     table mixing both rule-based players with a random one."""
     options = OPTION_SETS[name]
-    deals = 12 if options.decks == 2 else 25
+    deals = scaled(12 if options.decks == 2 else 25)
     for i in range(deals):
         players: list[Player] = [IntermediatePlayer(i), BeginnerPlayer(i), IntermediatePlayer(i + 1), RandomPlayer(i)]
         players = players[i % 4:] + players[: i % 4]
@@ -196,7 +197,7 @@ def test_rule_players_choose_only_legal_exposures_and_plays(name: str) -> None:
 def test_intermediate_tables_are_legal(name: str) -> None:
     """Four intermediate players: exposures (首明 included) and plays stay legal (R4, R5)."""
     options = OPTION_SETS[name]
-    for i in range(10 if options.decks == 2 else 25):
+    for i in range(scaled(10 if options.decks == 2 else 25)):
         deal = Deal.new(options, deal_seed(23, i))
         play_out(deal, [IntermediatePlayer(s) for s in range(4)])
 
