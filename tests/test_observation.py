@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from conftest import declare_random_exposures
+from conftest import declare_random_exposures, scaled
 from gongzhu.players.observation import Observation, observe
 from gongzhu.rules import PRESETS, Card, Deal, Phase, Seat
 
@@ -70,7 +70,7 @@ def _check(obs: Observation, deal: Deal) -> None:
 @pytest.mark.parametrize(("preset", "overrides"), VARIANTS, ids=lambda v: str(v))
 def test_observations_hold_only_what_the_seat_may_know(preset: str, overrides: dict[str, Any]) -> None:
     options = PRESETS[preset].replace(**overrides)
-    for seed in range(4):
+    for seed in range(scaled(4)):
         rng = random.Random(seed)
         deal = Deal.new(options, seed)
         if deal.phase is Phase.EXPOSE:
