@@ -313,67 +313,67 @@ def _set(path: str, value: Any) -> Any:
 
 
 @pytest.mark.parametrize(("path", "value", "message"), [
-    ("tricks", ..., "missing field 'tricks'"),
-    ("final", ..., "missing field 'final'"),
+    ("tricks", ..., "$: missing field 'tricks'"),
+    ("final", ..., "$: missing field 'final'"),
     ("format", ..., "missing field 'format' (expected 'gongzhu-deal/1'): not a deal record"),
     ("format", "gongzhu-deal/2",
-     "format: unknown format version 'gongzhu-deal/2': this reader knows 'gongzhu-deal/1'"),
-    ("format", "pbn", "format: 'pbn' is not a deal record format: expected 'gongzhu-deal/1'"),
-    ("match", 7, 'match: must be a string, not an integer (7)'),
-    ("match", "", "match: must not be empty"),
-    ("deal_index", "0", 'deal_index: must be an integer, not a string ("0")'),
-    ("deal_index", 0.0, "deal_index: must be an integer, not a number with a fraction (0.0)"),
-    ("deal_index", -1, "deal_index: -1 is negative: deals count from 0"),
-    ("preset", 3, "preset: must be a string, not an integer (3)"),
-    ("seed", True, "seed: must be an integer, not a boolean (true)"),
+     "$.format: unknown format version 'gongzhu-deal/2': this reader knows 'gongzhu-deal/1'"),
+    ("format", "pbn", "$.format: 'pbn' is not a deal record format: expected 'gongzhu-deal/1'"),
+    ("match", 7, '$.match: must be a non-empty string, not an integer (7)'),
+    ("match", "", '$.match: must be a non-empty string, not ""'),
+    ("deal_index", "0", '$.deal_index: must be a deal number 0, 1, 2 ... (deals count from 0), not a string ("0")'),
+    ("deal_index", 0.0, '$.deal_index: must be a deal number 0, 1, 2 ... (deals count from 0), not a number with a fraction (0.0)'),
+    ("deal_index", -1, '$.deal_index: must be a deal number 0, 1, 2 ... (deals count from 0), not an integer (-1)'),
+    ("preset", 3, '$.preset: must be a string or null, not an integer (3)'),
+    ("seed", True, '$.seed: must be an integer or null, not a boolean (true)'),
     ("options.colour", "red",
-     "options: unknown option 'colour': known options are decks, direction, heart_values, "
-     "exposure, auto_expose_fourth, exposed_discard_before_suit_led, first_lead, discard_color, "
-     "self_catch, scoring, one_deck_factor, match_limit, match_end, double_pig"),
+     "$.options: unknown field 'colour': expected 'decks', 'direction', 'heart_values', 'exposure', "
+     "'auto_expose_fourth', 'exposed_discard_before_suit_led', 'first_lead', 'discard_color', "
+     "'self_catch', 'scoring', 'one_deck_factor', 'match_limit', 'match_end', 'double_pig'"),
     ("options.double_pig", ...,
-     "options: missing option 'double_pig': a record lists every key of R10, resolved"),
-    ("options.decks", 3, "options: option decks cannot be 3: choose one of 1, 2"),
-    ("options.decks", "2", 'options.decks: must be an integer, not a string ("2")'),
-    ("options.self_catch", "true", 'options.self_catch: must be true or false, not a string ("true")'),
+     "$.options: missing field 'double_pig'"),
+    ("options.decks", 3, '$.options.decks: must be one of 1, 2, not an integer (3)'),
+    ("options.decks", "2", '$.options.decks: must be one of 1, 2, not a string ("2")'),
+    ("options.self_catch", "true", '$.options.self_catch: must be true or false, not a string ("true")'),
     ("options.exposure", "some",
-     "options: option exposure cannot be 'some': choose one of 'standard', 'first_card', "
-     "'hidden', 'sell_x4_x2', 'all_but_sheep', 'all', 'none'"),
+     '$.options.exposure: must be one of standard, first_card, hidden, sell_x4_x2, all_but_sheep, all, none, '
+     'not "some"'),
     ("options.scoring", "pig_sheep",
-     "options: scoring=pig_sheep (猪羊一家) does not allow exposure (R7.4): set exposure=none"),
-    ("first_receiver", "X", 'first_receiver: "X" is not a seat: write one of N, E, S, W'),
+     '$.options: scoring=pig_sheep (猪羊一家) does not allow exposure (R7.4): set exposure=none'),
+    ("first_receiver", "X", '$.first_receiver: must be a seat: N, E, S or W, not "X"'),
     ("first_receiver", "E",
-     "first_receiver: E, but the first deal of a match (deal_index 0) is dealt first to N (R3)"),
-    ("hands.X", [], "hands: unknown field 'X': expected 'N', 'E', 'S', 'W'"),
-    ("hands.W", ..., "hands: missing field 'W'"),
-    ("hands.N", "7S 2S", 'hands.N: must be an array, not a string ("7S 2S")'),
+     '$.first_receiver: E, but the first deal of a match (deal_index 0) is dealt first to N (R3)'),
+    ("hands.X", [], "$.hands: unknown field 'X': expected 'N', 'E', 'S', 'W'"),
+    ("hands.W", ..., "$.hands: missing field 'W'"),
+    ("hands.N", "7S 2S", '$.hands.N: must be an array, not a string ("7S 2S")'),
     ("hands.N.0", "XS",
-     "hands.N[0]: \"XS\" is not a card: write rank 23456789TJQKA then suit SHCD, e.g. 'QS', 'TC'"),
-    ("hands.N.0", "♠7", "hands.N[0]: \"♠7\" is not a canonical card code: write '7S'"),
-    ("hands.N.0", "7s", "hands.N[0]: \"7s\" is not a canonical card code: write '7S'"),
-    ("hands.N.0", 7, "hands.N[0]: must be a string, not an integer (7)"),
-    ("hands.N.0", ..., "hands.N: 12 cards, but each hand has 13 with 1 deck(s) (R1)"),
-    ("exposures.0.card", "AS", "exposures[0].card: AS cannot be exposed: only QS, JD, TC and AH can (R4.1)"),
+     '$.hands.N[0]: must be a card code: rank 23456789TJQKA then suit SHCD, e.g. "QS", "TC", not "XS"'),
+    ("hands.N.0", "♠7", '$.hands.N[0]: must be a card code: rank 23456789TJQKA then suit SHCD, e.g. "QS", "TC", not "♠7"'),
+    ("hands.N.0", "7s", '$.hands.N[0]: must be a card code: rank 23456789TJQKA then suit SHCD, e.g. "QS", "TC", not "7s"'),
+    ("hands.N.0", 7, '$.hands.N[0]: must be a card code: rank 23456789TJQKA then suit SHCD, e.g. "QS", "TC", not an integer (7)'),
+    ("hands.N.0", ..., '$.hands.N: 12 cards, but each hand has 13 with 1 deck(s) (R1)'),
+    ("exposures.0.card", "AS", '$.exposures[0].card: AS cannot be exposed: only QS, JD, TC and AH can (R4.1)'),
     ("exposures.0.kind", "sold",
-     "exposures[0].kind: unknown exposure kind 'sold': one of shown, first, hidden, auto (R10)"),
-    ("exposures.0.seat", "n", 'exposures[0].seat: "n" is not a seat: write one of N, E, S, W'),
+     '$.exposures[0].kind: must be an exposure kind: shown, first, hidden or auto (R10), not "sold"'),
+    ("exposures.0.seat", "n", '$.exposures[0].seat: must be a seat: N, E, S or W, not "n"'),
     ("exposures.0.note", "x",
-     "exposures[0]: unknown field 'note': expected 'seat', 'card', 'kind'"),
-    ("tricks.0.winner", ..., "tricks[0]: missing field 'winner'"),
-    ("tricks.0.plays.3", ..., "tricks[0].plays: 3 plays, but every player plays once to a trick (R5.2)"),
-    ("tricks.0.plays.1.cards", ["KC", "7C"], "tricks[0].plays[1].cards: 2 cards, but a play is one card"),
-    ("tricks.0.plays.1.cards", [], "tricks[0].plays[1].cards: 0 cards, but a play is one card"),
-    ("tricks.0.leader", "E", "tricks[0].plays[0].seat: S, but the trick's leader E plays first"),
-    ("raw.N", "40", 'raw.N: must be an integer, not a string ("40")'),
-    ("final", [], "final: must be an object, not an array ([])"),
+     "$.exposures[0]: unknown field 'note': expected 'seat', 'card', 'kind'"),
+    ("tricks.0.winner", ..., "$.tricks[0]: missing field 'winner'"),
+    ("tricks.0.plays.3", ..., '$.tricks[0].plays: must be 4 plays: every player plays once to a trick (R5.2), not an array ([{"seat": "S", "cards": ["2C"]}, {"se...)'),
+    ("tricks.0.plays.1.cards", ["KC", "7C"], '$.tricks[0].plays[1].cards: 2 cards, but a play is one card with one deck (R5.3)'),
+    ("tricks.0.plays.1.cards", [], '$.tricks[0].plays[1].cards: must be one card, or two in a two-deck pair trick (R5.3), not an array ([])'),
+    ("tricks.0.leader", "E", "$.tricks[0].plays[0].seat: S, but the trick's leader E plays first"),
+    ("raw.N", "40", '$.raw.N: must be an integer, not a string ("40")'),
+    ("final", [], '$.final: must be an object, not an array ([])'),
 ])
 def test_malformed_field(path: str, value: Any, message: str) -> None:
     record = corrupt(_set(path, value))
-    if message.startswith("options: option ") or "pig_sheep" in message:
+    if message.startswith("$.options: option ") or "pig_sheep" in message:
         # The reason is the rules' own OptionError, quoted verbatim (R10); the literal above is
         # today's wording of it.
         with pytest.raises(OptionError) as why:
             Options.from_dict(record["options"])
-        message = f"options: {why.value}"
+        message = f"$.options: {why.value}"
     with pytest.raises(RecordError) as info:
         parse_record(record)
     assert str(info.value) == message
@@ -391,7 +391,7 @@ def test_duplicated_card() -> None:
     where = record["hands"]["S"].index("QS")
     record["hands"]["S"][where] = dup
     assert error_of(record) == (
-        f"hands: {dup} is dealt 2 times (hands.N[0], hands.S[{where}]), but every card is dealt "
+        f"$.hands: {dup} is dealt 2 times ($.hands.N[0], $.hands.S[{where}]), but every card is dealt "
         "exactly once with 1 deck(s) (R1)"
     )
 

@@ -121,9 +121,9 @@ def test_illegal_play_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]
      "deal_index: expected 2 after deal_index 1 of this match (line 2), got 5: the deals of a "
      "match count up by 1 (R11)"),
     (1, lambda r: r["raw"].__setitem__("S", -400), "raw.S: recorded -400, but S scores -800 (R6)"),
-    (4, lambda r: r.pop("hands"), "missing field 'hands'"),
+    (4, lambda r: r.pop("hands"), "$: missing field 'hands'"),
     (1, lambda r: r["hands"]["E"].__setitem__(0, "1S"),
-     "hands.E[0]: \"1S\" is not a card: write rank 23456789TJQKA then suit SHCD, e.g. 'QS', 'TC'"),
+     '$.hands.E[0]: must be a card code: rank 23456789TJQKA then suit SHCD, e.g. "QS", "TC", not "1S"'),
 ])
 def test_bad_records_exit_1(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], line: int, mutate: Any, message: str

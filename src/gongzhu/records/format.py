@@ -3,7 +3,8 @@
 A record is a plain ``dict`` of JSON values; a file of records is JSON Lines, one record a line
 (:func:`dump_record` writes one line).  Reading and strict checking live in
 :mod:`gongzhu.records.read`, re-checking by replay in :mod:`gongzhu.records.replay`; the format
-itself is documented in ``docs/records.md``.
+itself is declared in :mod:`gongzhu.formats.record` (the key order written here is its field
+order) and documented in ``docs/records.md``.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from gongzhu.formats.common import SEAT_CODES
+from gongzhu.formats.record import EXPOSURE_FIELDS, FIELDS, FORMAT, PLAY_FIELDS, TRICK_FIELDS
 from gongzhu.rules.cards import Card, Seat
 from gongzhu.rules.deal import Deal
 from gongzhu.rules.errors import excerpt
@@ -30,18 +33,8 @@ __all__ = [
     "dump_record",
 ]
 
-#: The format tag of every record (R11).
-FORMAT = "gongzhu-deal/1"
 #: Seat codes as written in records, in seat order (R1).
-SEATS: tuple[str, str, str, str] = ("N", "E", "S", "W")
-#: Top-level fields, in the order they are written (R11).
-FIELDS: tuple[str, ...] = (
-    "format", "match", "deal_index", "preset", "options", "seed", "first_receiver",
-    "hands", "exposures", "tricks", "raw", "final",
-)
-EXPOSURE_FIELDS: tuple[str, ...] = ("seat", "card", "kind")
-TRICK_FIELDS: tuple[str, ...] = ("leader", "plays", "winner", "taker")
-PLAY_FIELDS: tuple[str, ...] = ("seat", "cards")
+SEATS: tuple[str, str, str, str] = SEAT_CODES
 
 
 class RecordError(ValueError):

@@ -15,16 +15,22 @@ from __future__ import annotations
 import codecs
 import io
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import IO, Any
 
-from gongzhu.jsontext import JSONTextError, decode_utf8, describe, loads_strict, show
-from gongzhu.records.format import FIELDS, FORMAT, SEATS, RecordError
-from gongzhu.rules.cards import ALL_CARDS, EXPOSABLE, Card, Seat, parse_card
-from gongzhu.rules.errors import CardError, OptionError, excerpt
+import msgspec
+
+from gongzhu.formats import FormatError, typed
+from gongzhu.formats.record import FIELDS, FORMAT, Record, SeatCards, SeatScores, options_dict
+from gongzhu.formats.record import Exposure as RecordExposure
+from gongzhu.formats.record import Trick as RecordTrick
+from gongzhu.jsontext import JSONTextError, decode_utf8, describe, loads_strict
+from gongzhu.records.format import SEATS, RecordError
+from gongzhu.rules.cards import ALL_CARDS, EXPOSABLE, Card, Seat
+from gongzhu.rules.errors import OptionError, excerpt
 from gongzhu.rules.model import Exposure, Play, Trick
-from gongzhu.rules.options import EXPOSURE_KINDS, OPTION_KEYS, Options
+from gongzhu.rules.options import Options
 
 __all__ = ["MAX_LINE_BYTES", "DealRecord", "RecordTextError", "load_records", "parse_record", "read_records"]
 
@@ -33,7 +39,6 @@ MAX_LINE_BYTES = 1 << 20
 
 _BY_CODE: dict[str, Card] = {c.code: c for c in ALL_CARDS}
 _SEAT_OF: dict[str, Seat] = {code: Seat(i) for i, code in enumerate(SEATS)}
-_OPTION_DEFAULTS = Options().to_dict()
 
 
 class RecordTextError(RecordError):
@@ -73,7 +78,7 @@ def _parse_line(text: str, line: int) -> dict[str, Any]:
     except JSONTextError as e:
         raise RecordError(f"not valid JSON: {e}", line=line) from None
     if not isinstance(value, dict):
-        raise RecordError(f"a record is a JSON object, not {_kind(value)}", line=line)
+        raise RecordError(f"a record is a JSON object, not {describe(value)}", line=line)
     return value
 
 
@@ -152,119 +157,32 @@ def locate(error: RecordError, line: int | None, obj: Mapping[str, Any]) -> Reco
 # ---------------------------------------------------------------------------------- checking
 
 
-_kind = describe
-_show = show
+def _card(code: str) -> Card:
+    return _BY_CODE[code]  # a CardCode of the format is one of the 52 codes
 
 
-def _type_error(path: str, wanted: str, value: Any) -> RecordError:
-    return RecordError(f"must be {wanted}, not {_kind(value)} ({_show(value)})", field=path)
+def _seat(code: str) -> Seat:
+    return _SEAT_OF[code]
 
 
-def _object(value: Any, path: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise _type_error(path, "an object", value)
-    return value
-
-
-def _array(value: Any, path: str) -> list[Any]:
-    if not isinstance(value, list):
-        raise _type_error(path, "an array", value)
-    return value
-
-
-def _int(value: Any, path: str) -> int:
-    if type(value) is not int:
-        raise _type_error(path, "an integer", value)
-    return value
-
-
-def _str(value: Any, path: str) -> str:
-    if not isinstance(value, str):
-        raise _type_error(path, "a string", value)
-    return value
-
-
-def _keys(
-    obj: dict[str, Any], path: str, required: Iterable[str], optional: Iterable[str] = ()
-) -> None:
-    """Every required key present, no key outside required + optional."""
-    required = tuple(required)
-    for key in required:
-        if key not in obj:
-            raise RecordError(f"missing field {key!r}", field=path or None)
-    allowed = set(required) | set(optional)
-    for key in obj:
-        if key not in allowed:
-            known = ", ".join(repr(k) for k in (*required, *optional))
-            raise RecordError(
-                f"unknown field {excerpt(key)}: expected {known}",
-                field=path or None,
-            )
-
-
-def _seat(value: Any, path: str) -> Seat:
-    if isinstance(value, str) and value in _SEAT_OF:
-        return _SEAT_OF[value]
-    raise RecordError(f"{_show(value)} is not a seat: write one of N, E, S, W", field=path)
-
-
-def _card(value: Any, path: str) -> Card:
-    code = _str(value, path)
-    if code in _BY_CODE:
-        return _BY_CODE[code]
-    try:
-        c = parse_card(code)
-    except CardError:
-        raise RecordError(
-            f"{_show(code)} is not a card: write rank 23456789TJQKA then suit SHCD, "
-            "e.g. 'QS', 'TC'",
-            field=path,
-        ) from None
-    raise RecordError(f"{_show(code)} is not a canonical card code: write {c.code!r}", field=path)
-
-
-def _seat_map(value: Any, path: str) -> dict[str, Any]:
-    obj = _object(value, path)
-    _keys(obj, path, SEATS)
-    return obj
-
-
-def _scores(value: Any, path: str) -> tuple[int, int, int, int]:
-    obj = _seat_map(value, path)
-    n, e, s, w = (_int(obj[k], f"{path}.{k}") for k in SEATS)
-    return n, e, s, w
+def _scores(value: SeatScores) -> tuple[int, int, int, int]:
+    return value.N, value.E, value.S, value.W
 
 
 def _options(value: Any) -> Options:
-    obj = _object(value, "options")
-    for key in obj:
-        if key not in OPTION_KEYS:
-            raise RecordError(f"unknown option {excerpt(key)}: known options are {', '.join(OPTION_KEYS)}",
-                              field="options")
-    for key in OPTION_KEYS:
-        if key not in obj:
-            raise RecordError(f"missing option {key!r}: a record lists every key of R10, resolved",
-                              field="options")
-    for key in OPTION_KEYS:
-        default, given = _OPTION_DEFAULTS[key], obj[key]
-        if type(given) is not type(default):
-            wanted = {bool: "true or false", int: "an integer", str: "a string"}[type(default)]
-            raise _type_error(f"options.{key}", wanted, given)
     try:
-        return Options.from_dict(obj)
+        return Options.from_dict(options_dict(value))
     except OptionError as e:
-        raise RecordError(str(e), field="options") from None
+        raise RecordError(str(e), field="$.options") from None
 
 
-def _hands(value: Any, options: Options) -> tuple[tuple[Card, ...], ...]:
-    obj = _seat_map(value, "hands")
+def _hands(value: SeatCards, options: Options) -> tuple[tuple[Card, ...], ...]:
     size = 13 * options.decks
     hands: list[tuple[Card, ...]] = []
     where: dict[Card, list[str]] = {}
     for code in SEATS:
-        path = f"hands.{code}"
-        cards = _array(obj[code], path)
-        hand = tuple(_card(c, f"{path}[{i}]") for i, c in enumerate(cards))
+        path = f"$.hands.{code}"
+        hand = tuple(_card(c) for c in getattr(value, code))
         if len(hand) != size:
             raise RecordError(
                 f"{len(hand)} cards, but each hand has {size} with {options.decks} deck(s) (R1)",
@@ -279,136 +197,92 @@ def _hands(value: Any, options: Options) -> tuple[tuple[Card, ...], ...]:
             raise RecordError(
                 f"{c.code} is dealt {len(places)} times ({', '.join(places)}), but every card is "
                 f"dealt exactly {once} with {options.decks} deck(s) (R1)",
-                field="hands",
+                field="$.hands",
             )
-    for c in ALL_CARDS:  # only reachable if a card is missing and the sizes were fixed up
-        if len(where.get(c, ())) != options.decks:
-            raise RecordError(f"{c.code} is dealt {len(where.get(c, ()))} times, but every card is "
-                              f"dealt exactly {once} (R1)", field="hands")
-    return tuple(hands)
+    return tuple(hands)  # the sizes and counts together: every card is dealt as often as decks
 
 
-def _exposures(value: Any) -> tuple[Exposure, ...]:
+def _exposures(value: list[RecordExposure]) -> tuple[Exposure, ...]:
     out = []
-    for i, item in enumerate(_array(value, "exposures")):
-        path = f"exposures[{i}]"
-        obj = _object(item, path)
-        _keys(obj, path, ("seat", "card", "kind"))
-        seat = _seat(obj["seat"], f"{path}.seat")
-        c = _card(obj["card"], f"{path}.card")
+    for i, e in enumerate(value):
+        c = _card(e.card)
         if c not in EXPOSABLE:
             raise RecordError(f"{c.code} cannot be exposed: only QS, JD, TC and AH can (R4.1)",
-                              field=f"{path}.card")
-        kind = _str(obj["kind"], f"{path}.kind")
-        if kind not in EXPOSURE_KINDS:
-            raise RecordError(
-                f"unknown exposure kind {excerpt(kind)}: one of {', '.join(EXPOSURE_KINDS)} (R10)",
-                field=f"{path}.kind",
-            )
-        out.append(Exposure(seat, c, kind))
+                              field=f"$.exposures[{i}].card")
+        out.append(Exposure(_seat(e.seat), c, e.kind))
     return tuple(out)
 
 
-def _tricks(value: Any, options: Options) -> tuple[Trick, ...]:
+def _tricks(value: list[RecordTrick], options: Options) -> tuple[Trick, ...]:
     out = []
-    for i, item in enumerate(_array(value, "tricks")):
-        path = f"tricks[{i}]"
-        obj = _object(item, path)
-        _keys(obj, path, ("leader", "plays", "winner"), ("taker",))
-        leader = _seat(obj["leader"], f"{path}.leader")
-        plays_in = _array(obj["plays"], f"{path}.plays")
-        if len(plays_in) != 4:
-            raise RecordError(
-                f"{len(plays_in)} plays, but every player plays once to a trick (R5.2)",
-                field=f"{path}.plays",
-            )
+    for i, t in enumerate(value):
+        path = f"$.tricks[{i}]"
         plays: list[tuple[Seat, Play]] = []
-        for j, p in enumerate(plays_in):
-            ppath = f"{path}.plays[{j}]"
-            pobj = _object(p, ppath)
-            _keys(pobj, ppath, ("seat", "cards"))
-            seat = _seat(pobj["seat"], f"{ppath}.seat")
-            cards_in = _array(pobj["cards"], f"{ppath}.cards")
-            if not 1 <= len(cards_in) <= options.decks:
-                wanted = ("one card" if options.decks == 1
-                          else "one card, or two in a pair trick (R5.3)")
-                raise RecordError(f"{len(cards_in)} cards, but a play is {wanted}",
-                                  field=f"{ppath}.cards")
-            cards = tuple(_card(c, f"{ppath}.cards[{k}]") for k, c in enumerate(cards_in))
-            plays.append((seat, cards))
+        for j, p in enumerate(t.plays):
+            if len(p.cards) > options.decks:
+                raise RecordError(f"{len(p.cards)} cards, but a play is one card with one deck (R5.3)",
+                                  field=f"{path}.plays[{j}].cards")
+            plays.append((_seat(p.seat), tuple(_card(c) for c in p.cards)))
+        leader = _seat(t.leader)
         if plays[0][0] != leader:
             raise RecordError(
                 f"{SEATS[plays[0][0]]}, but the trick's leader {SEATS[leader]} plays first",
                 field=f"{path}.plays[0].seat",
             )
-        winner = _seat(obj["winner"], f"{path}.winner")
-        taker = _seat(obj["taker"], f"{path}.taker") if "taker" in obj else winner
+        winner = _seat(t.winner)
+        taker = winner if isinstance(t.taker, msgspec.UnsetType) else _seat(t.taker)
         out.append(Trick(leader, tuple(plays), winner, taker))
     return tuple(out)
 
 
 def parse_record(obj: Any) -> DealRecord:
-    """Check one record object field by field (R11) and type it.
+    """Check one record object (R11) and type it: its shape by the declared format
+    (:class:`gongzhu.formats.record.Record`), then what the format cannot say.
 
-    Refuses, with a :class:`RecordError` naming the field: a missing field, a value of the
-    wrong JSON type, another format version, an unknown or missing option key, a bad option
-    value or combination (a record's ``options`` are authoritative; ``preset`` is only a note),
-    a card that is not a canonical code such as ``QS``, a seat other than N/E/S/W, hands that
-    are not a deal (R1), a non-exposable card in ``exposures``, a trick without four plays, a
-    first deal of a match (``deal_index`` 0) not dealt first to North (R3).
+    Refuses, with a :class:`RecordError` naming the field by its path (``$.tricks[3].winner``):
+    a missing field, a value of the wrong JSON type, another format version, an unknown or
+    missing option key, a bad option value or combination (a record's ``options`` are
+    authoritative; ``preset`` is only a note), a card that is not a canonical code such as
+    ``QS``, a seat other than N/E/S/W, hands that are not a deal (R1), a non-exposable card in
+    ``exposures``, a trick without four plays, a first deal of a match (``deal_index`` 0) not
+    dealt first to North (R3).
     """
     if not isinstance(obj, dict):
-        raise RecordError(f"a record is a JSON object, not {_kind(obj)}")
+        raise RecordError(f"a record is a JSON object, not {describe(obj)}")
     if "format" not in obj:
         raise RecordError(f"missing field 'format' (expected {FORMAT!r}): not a deal record")
-    fmt = _str(obj["format"], "format")
-    if fmt != FORMAT:
+    fmt = obj["format"]
+    if isinstance(fmt, str) and fmt != FORMAT:
         if fmt.startswith("gongzhu-deal/"):
             raise RecordError(f"unknown format version {excerpt(fmt)}: this reader knows {FORMAT!r}",
-                              field="format")
+                              field="$.format")
         raise RecordError(f"{excerpt(fmt)} is not a deal record format: expected {FORMAT!r}",
-                          field="format")
-    for key in FIELDS:
-        if key not in obj:
-            raise RecordError(f"missing field {key!r}")
-    match = _str(obj["match"], "match")
-    if not match:
-        raise RecordError("must not be empty", field="match")
-    deal_index = _int(obj["deal_index"], "deal_index")
-    if deal_index < 0:
-        raise RecordError(f"{deal_index} is negative: deals count from 0", field="deal_index")
-    preset = obj["preset"]
-    if preset is not None:
-        preset = _str(preset, "preset")
-    options = _options(obj["options"])
-    seed = obj["seed"]
-    if seed is not None:
-        seed = _int(seed, "seed")
-    first_receiver = _seat(obj["first_receiver"], "first_receiver")
-    if deal_index == 0 and first_receiver != Seat.N:
+                          field="$.format")
+    try:
+        record = typed(obj, Record)
+    except FormatError as e:
+        raise RecordError(e.reason, field=e.path) from None
+    options = _options(record.options)
+    first_receiver = _seat(record.first_receiver)
+    if record.deal_index == 0 and first_receiver != Seat.N:
         raise RecordError(
             f"{SEATS[first_receiver]}, but the first deal of a match (deal_index 0) is dealt first "
             "to N (R3)",
-            field="first_receiver",
+            field="$.first_receiver",
         )
-    hands = _hands(obj["hands"], options)
-    exposures = _exposures(obj["exposures"])
-    tricks = _tricks(obj["tricks"], options)
-    raw = _scores(obj["raw"], "raw")
-    final = _scores(obj["final"], "final")
+    hands = _hands(record.hands, options)
     extra = tuple((k, obj[k]) for k in obj if k not in FIELDS)
     return DealRecord(
-        match=match,
-        deal_index=deal_index,
-        preset=preset,
+        match=record.match,
+        deal_index=record.deal_index,
+        preset=record.preset,
         options=options,
-        seed=seed,
+        seed=record.seed,
         first_receiver=first_receiver,
         hands=(hands[0], hands[1], hands[2], hands[3]),
-        exposures=exposures,
-        tricks=tricks,
-        raw=raw,
-        final=final,
+        exposures=_exposures(record.exposures),
+        tricks=_tricks(record.tricks, options),
+        raw=_scores(record.raw),
+        final=_scores(record.final),
         extra=extra,
     )
-
