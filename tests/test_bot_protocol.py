@@ -242,8 +242,8 @@ def test_an_empty_trick_names_the_leader() -> None:
             assert observation_from_request(req) == observe(deal, seat)
         else:
             message = _error(req)
-            assert message.startswith((f"seat: it is not {SEATS[seat]}'s turn but {SEATS[leader]}'s",
-                                       f"tricks[0].leader: {SEATS[leader]}, but the holder of ♣2 leads")), message
+            assert message.startswith((f"$.seat: it is not {SEATS[seat]}'s turn but {SEATS[leader]}'s",
+                                       f"$.tricks[0].leader: {SEATS[leader]}, but the holder of ♣2 leads")), message
 
 
 # ---------------------------------------------------------------------------------- refusals
@@ -274,25 +274,25 @@ def test_malformed_requests_are_refused_precisely() -> None:
         return req
 
     assert _error([1, 2]) == "a request is a JSON object, not an array"
-    assert _error({k: v for k, v in good.items() if k != "hand"}) == "missing field 'hand'"
-    assert _error({k: v for k, v in good.items() if k != "type"}).startswith("missing field 'type'")
-    assert _error(changed(type="bid")).startswith("type: unknown request type \"bid\"")
-    assert _error(changed(seat="X")) == "seat: \"X\" is not a seat: write one of N, E, S, W"
+    assert _error({k: v for k, v in good.items() if k != "hand"}) == "$: missing field 'hand'"
+    assert _error({k: v for k, v in good.items() if k != "type"}).startswith("$: missing field 'type': one of \"info\", \"expose\", \"play\", \"hint\"")
+    assert _error(changed(type="bid"))== '$.type: must be one of "info", "expose", "play", "hint", not "bid"'
+    assert _error(changed(seat="X")) == "$.seat: \"X\" is not a seat: write one of N, E, S, W"
     bad_card = changed()
     bad_card["hand"][2] = "ZZ"
-    assert _error(bad_card).startswith("hand[2]: \"ZZ\" is not a card")
-    assert _error(changed(options={"decks": 3})).startswith("options: option decks cannot be 3")
-    assert _error(changed(options={"colour": "x"})).startswith("options: unknown option 'colour'")
-    assert _error(changed(preset="home")).startswith("preset: unknown preset 'home'")
-    assert _error(changed(deal_index=-1)).startswith("deal_index: must be a deal number")
+    assert _error(bad_card).startswith("$.hand[2]: \"ZZ\" is not a card")
+    assert _error(changed(options={"decks": 3})).startswith("$.options: option decks cannot be 3")
+    assert _error(changed(options={"colour": "x"})).startswith("$.options: unknown option 'colour'")
+    assert _error(changed(preset="home")).startswith("$.preset: unknown preset 'home'")
+    assert _error(changed(deal_index=-1)).startswith("$.deal_index: must be a deal number")
     # Not this seat's turn.
     other = Seat((turn + 1) % 4)
     msg = _error(deal_to_request(deal, other))
-    assert msg == f"seat: it is not {SEATS[other]}'s turn but {SEATS[turn]}'s (after the tricks given, R5.2)"
+    assert msg == f"$.seat: it is not {SEATS[other]}'s turn but {SEATS[turn]}'s (after the tricks given, R5.2)"
     # Counts: a card missing from the hand.
     short = changed(hand=good["hand"][1:])
     n, k = len(short["hand"]), 13 - len(good["hand"])
-    assert _error(short) == (f"hand: {n} cards in hand and {k} played by {SEATS[turn]}: together they are the 13 "
+    assert _error(short) == (f"$.hand: {n} cards in hand and {k} played by {SEATS[turn]}: together they are the 13 "
                              "cards dealt with 1 deck(s) (R1)")
     # A duplicated card: one of the hand's cards also in a trick.
     dup = copy.deepcopy(good)
@@ -309,25 +309,25 @@ def test_inconsistent_tricks_are_refused_precisely() -> None:
     right = t0["winner"]
     wrong = copy.deepcopy(good)
     wrong["tricks"][0]["winner"] = next(s for s in SEATS if s != right)
-    assert _error(wrong).startswith(f"tricks[0].winner: given {wrong['tricks'][0]['winner']}, but {right} wins "
+    assert _error(wrong).startswith(f"$.tricks[0].winner: given {wrong['tricks'][0]['winner']}, but {right} wins "
                                     "the trick with ")
     size = copy.deepcopy(good)
     del size["tricks"][1]["plays"][3]
-    assert _error(size) == ("tricks[1].plays: 3 plays: only the last trick may be incomplete, every earlier one "
+    assert _error(size) == ("$.tricks[1].plays: 3 plays: only the last trick may be incomplete, every earlier one "
                             "has 4 plays (R5.2)")
     two = copy.deepcopy(good)
     two["tricks"][1]["plays"][1]["cards"].append("2S")
-    assert _error(two) == "tricks[1].plays[1].cards: 2 cards, but a play is one card"
+    assert _error(two) == "$.tricks[1].plays[1].cards: 2 cards, but a play is one card"
     order = copy.deepcopy(good)
     p = order["tricks"][1]["plays"]
     p[1], p[2] = p[2], p[1]
-    assert _error(order).startswith(f"tricks[1].plays[1].seat: {p[1]['seat']}, but after {p[0]['seat']} comes ")
+    assert _error(order).startswith(f"$.tricks[1].plays[1].seat: {p[1]['seat']}, but after {p[0]['seat']} comes ")
     leader = copy.deepcopy(good)
     leader["tricks"][2]["leader"] = next(s for s in SEATS if s != good["tricks"][2]["leader"])
-    assert _error(leader).startswith("tricks[2]")
+    assert _error(leader).startswith("$.tricks[2]")
     taker = copy.deepcopy(good)
     taker["tricks"][0]["taker"] = next(s for s in SEATS if s != right)
-    assert _error(taker).startswith("tricks[0].taker: ")
+    assert _error(taker).startswith("$.tricks[0].taker: ")
     assert "unless discard_color=penalty" in _error(taker)
     unfinished = copy.deepcopy(good)
     unfinished["tricks"][-1]["winner"] = "N"
@@ -352,18 +352,18 @@ def _crafted(**edits: Any) -> dict[str, Any]:
 
 def test_what_the_seat_can_check_of_the_others_is_checked() -> None:
     """R5.2 (revoke), R4 (exposure copies and hidden counts), R5.2 penalty taker, R5.1, R5.3."""
-    assert _error(_crafted()) == ("tricks[1].plays[1].cards: E plays 7C, but showed no clubs in tricks[0] (did "
+    assert _error(_crafted()) == ("$.tricks[1].plays[1].cards: E plays 7C, but showed no clubs in tricks[0] (did "
                                   "not follow suit, R5.2)")
     fine = _crafted()
     fine["tricks"][1]["plays"][1]["cards"] = ["7H"]
     assert "cards" in answer(RandomPlayer(0), fine)  # North has no club: any card
     mine = _crafted(exposures=[{"seat": "E", "card": "QS", "kind": "shown"}])
     mine["tricks"][1]["plays"][1]["cards"] = ["7H"]
-    assert _error(mine).startswith("exposures: QS is exposed by another seat, but it is also in your hand")
+    assert _error(mine).startswith("$.exposures: QS is exposed by another seat, but it is also in your hand")
     many = copy.deepcopy(fine)
     many["options"] = {"exposure": "hidden"}
     many["exposures"] = [{"seat": "E", "kind": "hidden"}] * 3
-    assert _error(many) == ("exposures: 3 hidden exposures of other seats, but only 2 exposable card(s) are "
+    assert _error(many) == ("$.exposures: 3 hidden exposures of other seats, but only 2 exposable card(s) are "
                             "neither in your hand, nor played, nor exposed visibly (R4.4)")
     penalty = copy.deepcopy(fine)
     penalty["options"] = {"discard_color": "penalty"}
@@ -371,15 +371,15 @@ def test_what_the_seat_can_check_of_the_others_is_checked() -> None:
     assert "cards" in answer(RandomPlayer(0), penalty)
     assert observation_from_request(penalty).tricks[0].taker == Seat.E
     penalty["tricks"][0]["taker"] = "W"
-    assert _error(penalty).startswith("tricks[0].taker: W, but W played 3C, not a discard of the wrong colour")
+    assert _error(penalty).startswith("$.tricks[0].taker: W, but W played 3C, not a discard of the wrong colour")
     twice = copy.deepcopy(fine)
     twice["hand"][-1] = "AS"
     assert _error(twice) == "AS appears 2 times (hand[0], hand[11]), but there is only one with 1 deck(s) (R1)"
     west: dict[str, Any] = {"type": "play", "seat": "W", "hand": codes_of("AS KS QS JS TS 9S 8S AD KD QD JD TD 3C"),
             "tricks": [{"leader": "N", "plays": [{"seat": "N", "cards": ["9C"]}]}]}
-    assert _error(west) == "tricks[0].plays[0].cards: 9C, but the first lead of the match must contain ♣2 (R5.1)"
+    assert _error(west) == "$.tricks[0].plays[0].cards: 9C, but the first lead of the match must contain ♣2 (R5.1)"
     west["hand"][-1] = "2C"
-    assert _error(west) == ("tricks[0].leader: N, but the holder of ♣2 leads the first trick of the match (R5.1) "
+    assert _error(west) == ("$.tricks[0].leader: N, but the holder of ♣2 leads the first trick of the match (R5.1) "
                             "and N did not hold it")
     west["hand"][-1] = "3C"
     west["tricks"][0]["plays"][0]["cards"] = ["2C"]
@@ -392,7 +392,7 @@ def test_own_earlier_plays_must_have_been_legal() -> None:
     req["tricks"][1] = {"leader": "S", "plays": [{"seat": "S", "cards": ["3S"]}, {"seat": "E", "cards": ["4S"]},
                                                  {"seat": "N", "cards": ["QS"]}, {"seat": "W", "cards": ["5S"]}]}
     req["hand"].remove("QS")
-    assert _error(req) == ("tricks[1].plays[2].cards: N's own play QS was not legal there: it played an exposed "
+    assert _error(req) == ("$.tricks[1].plays[2].cards: N's own play QS was not legal there: it played an exposed "
                            "card in the first trick of its suit (R4.3)")
     req["exposures"] = []
     assert "cards" in answer(RandomPlayer(0), req)
@@ -407,11 +407,11 @@ def test_two_deck_trick_shapes() -> None:
     assert "cards" in answer(RandomPlayer(0), req)
     bad = copy.deepcopy(req)
     bad["tricks"][0]["plays"][1]["cards"] = ["4C"]
-    assert _error(bad) == ("tricks[0].plays[1].cards: 1 card(s), but the lead was a pair: every play of the "
+    assert _error(bad) == ("$.tricks[0].plays[1].cards: 1 card(s), but the lead was a pair: every play of the "
                            "trick has 2 (R5.3)")
     bad = copy.deepcopy(req)
     bad["tricks"][0]["plays"][0]["cards"] = ["2C", "3C"]
-    assert _error(bad) == "tricks[0].plays[0].cards: 2C 3C is not a pair: a lead is one card or two identical " \
+    assert _error(bad) == "$.tricks[0].plays[0].cards: 2C 3C is not a pair: a lead is one card or two identical " \
                           "cards (R5.3)"
 
 
@@ -424,11 +424,11 @@ def test_first_lead_and_expose_requests_are_checked() -> None:
     assert leader is not None
     other = Seat((leader + 1) % 4)
     assert _error(deal_to_request(deal, other)) == (
-        f"seat: it is not {SEATS[other]}'s turn: the holder of ♣2 leads the first trick of the match (R5.1) "
+        f"$.seat: it is not {SEATS[other]}'s turn: the holder of ♣2 leads the first trick of the match (R5.1) "
         f"and {SEATS[other]} does not hold it")
     req = deal_to_request(deal, leader)
     req["first_receiver"] = "E"
-    assert _error(req).startswith("first_receiver: E, but the first deal of a match (deal_index 0) is dealt")
+    assert _error(req).startswith("$.first_receiver: E, but the first deal of a match (deal_index 0) is dealt")
     later = deal_to_request(deal, leader)
     later["deal_index"] = 2
     del later["first_receiver"]
@@ -438,16 +438,16 @@ def test_first_lead_and_expose_requests_are_checked() -> None:
     assert exp["type"] == "expose" and len(exp["hand"]) == 13
     short = copy.deepcopy(exp)
     short["hand"].pop()
-    assert _error(short).startswith("hand: 12 cards, but an expose request gives the whole hand as dealt")
+    assert _error(short).startswith("$.hand: 12 cards, but an expose request gives the whole hand as dealt")
     none = copy.deepcopy(exp)
     none["options"] = {"exposure": "none", "auto_expose_fourth": False}
-    assert _error(none).startswith("type: exposure=none: players do not choose exposures")
+    assert _error(none).startswith("$.type: exposure=none: players do not choose exposures")
     own = copy.deepcopy(exp)
     own["exposures"] = [{"seat": "S", "card": "QS", "kind": "shown"}]
-    assert _error(own).startswith("exposures[0]: S has already declared its exposures")
+    assert _error(own).startswith("$.exposures[0]: S has already declared its exposures")
     kind = copy.deepcopy(exp)
     kind["exposures"] = [{"seat": "E", "kind": "hidden"}]
-    assert _error(kind).startswith("exposures[0].kind: kind 'hidden' is not used under exposure=standard")
+    assert _error(kind).startswith("$.exposures[0].kind: kind 'hidden' is not used under exposure=standard")
 
 
 def test_expose_answers_name_kinds() -> None:
@@ -636,7 +636,7 @@ def test_the_documented_session_is_what_the_bot_answers() -> None:
 
 
 def test_request_error_is_a_value_error() -> None:
-    with pytest.raises(ValueError, match=r"^seat: "):
+    with pytest.raises(ValueError, match=r"^\$\.seat: "):
         observation_from_request({"type": "play", "seat": 3, "hand": []})
     assert issubclass(RequestError, ValueError)
     assert Options() == PRESETS["online"]

@@ -20,7 +20,7 @@ and the value found there.  May import ``msgspec``, :mod:`gongzhu.jsontext` and 
 from __future__ import annotations
 
 import re
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 import msgspec
 import msgspec.inspect as mi
@@ -103,12 +103,26 @@ def _step(info: mi.Type, key: str, index: str, value: Any) -> mi.Type | None:
     return None
 
 
+def _tags(info: mi.Type | None, key: str) -> mi.LiteralType | None:
+    """The tags a tagged struct (or union of them) takes in its tag field ``key``."""
+    if info is None:
+        return None
+    info, _ = _unwrap(info)
+    members = [_unwrap(t)[0] for t in info.types] if isinstance(info, mi.UnionType) else [info]
+    tags = tuple(m.tag for m in members if isinstance(m, mi.StructType) and m.tag_field == key)
+    return mi.LiteralType(tags) if tags else None
+
+
 def _type_at(root: Any, path: str, value: Any) -> mi.Type | None:
     info: mi.Type | None = mi.type_info(root)
     node = value
     for key, index in _STEP.findall(path[1:]):
         if info is None:
             return None
+        tags = _tags(info, key)
+        if tags is not None:
+            info = tags
+            continue
         unwrapped, _ = _unwrap(info)
         if isinstance(unwrapped, mi.UnionType) and isinstance(node, dict):
             structs = [m for m in (_unwrap(t)[0] for t in unwrapped.types) if isinstance(m, mi.StructType)]
@@ -150,7 +164,9 @@ def _explain(error: msgspec.ValidationError, root: Any, value: Any) -> FormatErr
     reason, path = m.group("reason"), m.group("path") or "$"
     missing, unknown = _MISSING.match(reason), _UNKNOWN.match(reason)
     if missing:
-        return FormatError(path, f"missing field {excerpt(missing.group('key'))}")
+        key = missing.group("key")
+        tags = _choices(_tags(_type_at(root, path, value), key))
+        return FormatError(path, f"missing field {excerpt(key)}" + (f": {tags}" if tags else ""))
     if unknown:
         known = _fields(_type_at(root, path, value))
         return FormatError(path, f"unknown field {excerpt(unknown.group('key'))}{known}")
@@ -171,7 +187,11 @@ def _explain(error: msgspec.ValidationError, root: Any, value: Any) -> FormatErr
     return FormatError(path, f"{reason[:1].lower()}{reason[1:]}: {shown}" if shown else reason)
 
 
-def typed(value: Any, kind: type[T]) -> T:
+@overload
+def typed(value: Any, kind: type[T]) -> T: ...
+@overload
+def typed(value: Any, kind: Any) -> Any: ...
+def typed(value: Any, kind: Any) -> Any:
     """``value`` (a JSON value as :func:`~gongzhu.jsontext.loads_strict` returns it) as the
     declared type ``kind``; raises :class:`FormatError` naming the path and the bad value."""
     try:

@@ -14,6 +14,7 @@ import msgspec
 from gongzhu.rules.options import EXPOSURE_KINDS, INTEGER_LIMITS, INTEGER_OPTIONS, OPTION_CHOICES, OPTION_KEYS
 
 __all__ = [
+    "SEAT_CODES",
     "CardCode",
     "CardText",
     "ExposureKind",
@@ -21,7 +22,6 @@ __all__ = [
     "RecordOptions",
     "SeatCode",
     "SeatText",
-    "SEAT_CODES",
 ]
 
 #: Seat codes in seat order (R1).

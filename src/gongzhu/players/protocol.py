@@ -11,8 +11,9 @@ raising).  The protocol is documented in ``docs/bot-protocol.md``.
 Everything a request says is checked against the rules as far as the seat can know them: the
 trick structure and the play direction (R1, R5.2, R5.3), every finished trick's winner, the
 first leader (R3, R5.1), card counts and copies (R1), suits a seat showed it lacks (R5.2), the
-exposures (R4) and the seat's own earlier plays (R4.3, R5).  A refusal is a
-:class:`RequestError` naming the field, e.g. ``tricks[2].winner: given E, but W wins ...``.
+exposures (R4) and the seat's own earlier plays (R4.3, R5).  The request's shape
+is declared in :mod:`gongzhu.formats.bot`.  A refusal is a :class:`RequestError` naming the field
+by its path, e.g. ``$.tricks[2].winner: given E, but W wins ...``.
 """
 
 from __future__ import annotations
@@ -25,7 +26,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 from gongzhu import __version__
+from gongzhu.formats import FormatError, typed
+from gongzhu.formats.bot import REQUEST_TYPES, ExposeRequest, InfoRequest, Position, Request
+from gongzhu.formats.bot import Exposure as ExposureFormat
+from gongzhu.formats.bot import Trick as TrickFormat
 from gongzhu.jsontext import JSONTextError, decode_utf8, describe, loads_strict, show
 from gongzhu.players.base import Player
 from gongzhu.players.expert import ExpertPlayer
@@ -38,7 +45,7 @@ from gongzhu.rules.dealing import next_seat
 from gongzhu.rules.errors import GongzhuError, excerpt
 from gongzhu.rules.legal import COLOR_MASKS, SeatView, bound_after, cascade
 from gongzhu.rules.model import Exposure, Play, Trick
-from gongzhu.rules.options import EXPOSURE_KINDS, PRESETS, Options, resolve_options
+from gongzhu.rules.options import PRESETS, Options, resolve_options
 
 __all__ = [
     "MAX_ERROR_CHARS",
@@ -59,8 +66,6 @@ log = logging.getLogger("gongzhu.players")
 
 #: The protocol name and version, as the ``info`` answer gives it.
 PROTOCOL = "gongzhu-bot/1"
-#: The request types: ``info`` (who is answering), ``expose`` (R4) and ``play`` (R5).
-REQUEST_TYPES = ("info", "expose", "play", "hint")
 #: The longest request line read, in bytes of UTF-8 without the line end; a longer line is
 #: answered with an error unread.
 MAX_LINE_BYTES = 64 * 1024
@@ -80,21 +85,17 @@ _STAGE_REASONS = {
 class RequestError(ValueError):
     """A request that cannot be answered: malformed, or inconsistent with the rules.
 
-    ``reason`` says what is wrong and ``field`` where (a path such as ``tricks[3].winner``, or
-    None); ``str()`` joins them as ``field: reason``.
+    ``reason`` says what is wrong and ``field`` where (a path such as ``$.tricks[3].winner``, or
+    None; a path given without the leading ``$.`` gets it); ``str()`` joins them as ``field: reason``.
     """
 
     def __init__(self, reason: str, field: str | None = None) -> None:
         self.reason = reason
-        self.field = field
-        super().__init__(f"{field}: {reason}" if field else reason)
+        self.field = field if field is None or field.startswith("$") else f"$.{field}"
+        super().__init__(f"{self.field}: {reason}" if self.field else reason)
 
 
 # ---------------------------------------------------------------------------------- small readers
-
-
-_kind = describe
-_show = show
 
 
 def _s(seat: Seat) -> str:
@@ -105,50 +106,29 @@ def _codes(cards: Sequence[Card]) -> str:
     return " ".join(c.code for c in cards)
 
 
-def _object(value: Any, path: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise RequestError(f"must be an object, not {_kind(value)} ({_show(value)})", path)
-    return value
-
-
-def _array(value: Any, path: str) -> list[Any]:
-    if not isinstance(value, list):
-        raise RequestError(f"must be an array, not {_kind(value)} ({_show(value)})", path)
-    return value
-
-
-def _required(obj: dict[str, Any], key: str, path: str | None = None, why: str = "") -> Any:
-    if key not in obj:
-        where = f" in {path}" if path else ""
-        raise RequestError(f"missing field {key!r}{where}{why}")
-    return obj[key]
-
-
-def _seat(value: Any, path: str) -> Seat:
+def _seat(value: str, path: str) -> Seat:
     try:
         return Seat.parse(value)
     except GongzhuError:
-        raise RequestError(f"{_show(value)} is not a seat: write one of N, E, S, W", path) from None
+        raise RequestError(f"{show(value)} is not a seat: write one of N, E, S, W", path) from None
 
 
-def _card(value: Any, path: str) -> Card:
-    if not isinstance(value, str):
-        raise RequestError(f"a card is a string such as \"QS\", not {_kind(value)} ({_show(value)})", path)
+def _card(value: str, path: str) -> Card:
     try:
         return parse_card(value)
     except GongzhuError:
         raise RequestError(
-            f"{_show(value)} is not a card: write rank 23456789TJQKA then suit SHCD, e.g. \"QS\", \"TC\" "
+            f"{show(value)} is not a card: write rank 23456789TJQKA then suit SHCD, e.g. \"QS\", \"TC\" "
             "(\"10C\", \"SQ\" and \"♠Q\" are read too)", path) from None
 
 
-def _cards(value: Any, path: str) -> list[Card]:
+def _cards(value: list[str] | str, path: str) -> list[Card]:
     if isinstance(value, str):  # lenient: "QS 3S AH"
         try:
             return parse_cards(value)
         except GongzhuError as e:
             raise RequestError(str(e), path) from None
-    return [_card(c, f"{path}[{i}]") for i, c in enumerate(_array(value, path))]
+    return [_card(c, f"{path}[{i}]") for i, c in enumerate(value)]
 
 
 def _sorted(cards: Sequence[Card]) -> tuple[Card, ...]:
@@ -174,15 +154,12 @@ def _wrong_colour_makeup(play: Play, led: Suit) -> bool:
 # ---------------------------------------------------------------------------------- request parts
 
 
-def _options(req: dict[str, Any]) -> Options:
-    preset = req.get("preset")
-    if preset is not None and not isinstance(preset, str):
-        raise RequestError(f"must be a preset name (a string) or null, not {_kind(preset)}", "preset")
-    if preset is not None and preset not in PRESETS:
-        raise RequestError(f"unknown preset {excerpt(preset)}: choose one of {', '.join(PRESETS)} (R9)", "preset")
-    overrides = _object(req.get("options", {}), "options")
+def _options(req: Position) -> Options:
+    if req.preset is not None and req.preset not in PRESETS:
+        raise RequestError(f"unknown preset {excerpt(req.preset)}: choose one of {', '.join(PRESETS)} (R9)",
+                           "preset")
     try:
-        return resolve_options(preset, overrides)
+        return resolve_options(req.preset, req.options)
     except GongzhuError as e:
         raise RequestError(str(e), "options") from None
 
@@ -195,27 +172,21 @@ class _ExposureIn:
     kind: str
 
 
-def _exposures(value: Any) -> list[_ExposureIn]:
+def _exposures(value: list[ExposureFormat]) -> list[_ExposureIn]:
     out = []
-    for i, item in enumerate(_array(value, "exposures")):
+    for i, item in enumerate(value):
         path = f"exposures[{i}]"
-        obj = _object(item, path)
-        seat = _seat(_required(obj, "seat", path), f"{path}.seat")
-        kind = _required(obj, "kind", path)
-        if kind not in EXPOSURE_KINDS:
-            raise RequestError(f"unknown exposure kind {_show(kind)}: one of {', '.join(EXPOSURE_KINDS)} (R10)",
-                               f"{path}.kind")
-        card = obj.get("card")
-        if card is None:
-            if kind != "hidden":
+        seat = _seat(item.seat, f"{path}.seat")
+        if item.card is None:
+            if item.kind != "hidden":
                 raise RequestError(f"missing field 'card': only a hidden (暗卖) exposure may be given without "
-                                   f"its card, not a {kind!r} one (R4.4)", path)
-            out.append(_ExposureIn(path, seat, None, kind))
+                                   f"its card, not a {item.kind!r} one (R4.4)", path)
+            out.append(_ExposureIn(path, seat, None, item.kind))
             continue
-        c = _card(card, f"{path}.card")
+        c = _card(item.card, f"{path}.card")
         if c not in EXPOSABLE:
             raise RequestError(f"{c.code} cannot be exposed: only QS, JD, TC and AH can (R4.1)", f"{path}.card")
-        out.append(_ExposureIn(path, seat, c, kind))
+        out.append(_ExposureIn(path, seat, c, item.kind))
     return out
 
 
@@ -228,19 +199,16 @@ class _TrickIn:
     taker: Seat | None = None
 
 
-def _tricks(value: Any, options: Options) -> list[_TrickIn]:
-    items = _array(value, "tricks")
+def _tricks(items: list[TrickFormat], options: Options) -> list[_TrickIn]:
     out: list[_TrickIn] = []
     decks = options.decks
     for i, item in enumerate(items):
         path = f"tricks[{i}]"
-        obj = _object(item, path)
-        plays_in = _array(_required(obj, "plays", path), f"{path}.plays")
-        if "leader" in obj:
-            leader = _seat(obj["leader"], f"{path}.leader")
+        plays_in = item.plays
+        if not isinstance(item.leader, msgspec.UnsetType):
+            leader = _seat(item.leader, f"{path}.leader")
         elif plays_in:
-            first = _object(plays_in[0], f"{path}.plays[0]")
-            leader = _seat(_required(first, "seat", f"{path}.plays[0]"), f"{path}.plays[0].seat")
+            leader = _seat(plays_in[0].seat, f"{path}.plays[0].seat")
         else:
             raise RequestError("missing field 'leader': a trick with no plays yet names its leader", path)
         if len(plays_in) > 4:
@@ -253,14 +221,13 @@ def _tricks(value: Any, options: Options) -> list[_TrickIn]:
         expected = leader
         for j, p in enumerate(plays_in):
             ppath = f"{path}.plays[{j}]"
-            pobj = _object(p, ppath)
-            seat = _seat(_required(pobj, "seat", ppath), f"{ppath}.seat")
+            seat = _seat(p.seat, f"{ppath}.seat")
             if seat != expected:
                 why = (f"the leader {_s(leader)} plays first" if j == 0 else
                        f"after {_s(trick.plays[-1][0])} comes {_s(expected)} in play direction "
                        f"(direction={options.direction}, R1)")
                 raise RequestError(f"{_s(seat)}, but {why}", f"{ppath}.seat")
-            cards = _cards(_required(pobj, "cards", ppath), f"{ppath}.cards")
+            cards = _cards(p.cards, f"{ppath}.cards")
             size = len(cards)
             if not 1 <= size <= decks:
                 wanted = "one card" if decks == 1 else "one card, or two in a pair trick (R5.3)"
@@ -276,20 +243,21 @@ def _tricks(value: Any, options: Options) -> list[_TrickIn]:
             trick.plays.append((seat, _sorted(cards), ppath))
             expected = next_seat(seat, options.clockwise)
         finished = len(trick.plays) == 4
-        if "winner" in obj:
-            given = _seat(obj["winner"], f"{path}.winner")
+        given_winner = not isinstance(item.winner, msgspec.UnsetType)
+        if not isinstance(item.winner, msgspec.UnsetType):
+            given = _seat(item.winner, f"{path}.winner")
             if not finished:
                 raise RequestError(f"{_s(given)}, but the trick has {len(trick.plays)} plays: an unfinished "
                                    "trick has no winner yet", f"{path}.winner")
         if finished:
             winner = trick_winner([(s, p) for s, p, _ in trick.plays])
-            if "winner" in obj and given != winner:
+            if given_winner and given != winner:
                 play = next(p for s, p, _ in trick.plays if s == winner)
                 raise RequestError(f"given {_s(given)}, but {_s(winner)} wins the trick with {_codes(play)} "
                                    "(R5.2, R5.3)", f"{path}.winner")
             trick.winner = trick.taker = winner
-            if obj.get("taker") is not None:
-                taker = _seat(obj["taker"], f"{path}.taker")
+            if item.taker is not None:
+                taker = _seat(item.taker, f"{path}.taker")
                 if taker != winner:
                     if not options.discard_penalty:
                         raise RequestError(f"{_s(taker)}, but the winner {_s(winner)} takes the trick's point "
@@ -302,7 +270,7 @@ def _tricks(value: Any, options: Options) -> list[_TrickIn]:
                             f"colour: only the winner {_s(winner)} or an offender takes the points "
                             "(R5.2 discard_color=penalty)", f"{path}.taker")
                 trick.taker = taker
-        elif obj.get("taker") is not None:
+        elif item.taker is not None:
             raise RequestError("an unfinished trick has no taker yet", f"{path}.taker")
         out.append(trick)
     return out
@@ -530,31 +498,25 @@ def _turn(
     return seat  # two decks: whoever received the first ♣2 leads, which the seat cannot check
 
 
-def _request_type(req: dict[str, Any]) -> str:
-    kind = _required(req, "type", why=f": one of {', '.join(REQUEST_TYPES)}")
-    if kind not in REQUEST_TYPES:
-        raise RequestError(f"unknown request type {_show(kind)}: one of {', '.join(REQUEST_TYPES)}", "type")
-    return str(kind)
-
-
 def observation_from_request(req: dict[str, Any]) -> Observation:
     """The :class:`Observation` an ``expose`` or ``play`` request describes (see the module
     docstring and ``docs/bot-protocol.md``); raises :class:`RequestError` saying what is wrong."""
     if not isinstance(req, dict):
-        raise RequestError(f"a request is a JSON object, not {_kind(req)}")
-    kind = _request_type(req)
-    if kind == "info":
+        raise RequestError(f"a request is a JSON object, not {describe(req)}")
+    try:
+        position: Request = typed(req, Request)
+    except FormatError as error:
+        raise RequestError(error.reason, error.path) from None
+    if isinstance(position, InfoRequest):
         raise RequestError("an info request describes no position", "type")
-    expose = kind == "expose"
-    options = _options(req)
+    expose = isinstance(position, ExposeRequest)
+    options = _options(position)
     decks = options.decks
     size = 13 * decks
-    seat = _seat(_required(req, "seat"), "seat")
-    deal_index = req.get("deal_index", 0)
-    if type(deal_index) is not int or deal_index < 0:
-        raise RequestError(f"must be a deal number 0, 1, 2 … not {_show(deal_index)}", "deal_index")
-    if req.get("first_receiver") is not None:
-        first_receiver = _seat(req["first_receiver"], "first_receiver")
+    seat = _seat(position.seat, "seat")
+    deal_index = position.deal_index
+    if position.first_receiver is not None:
+        first_receiver = _seat(position.first_receiver, "first_receiver")
         if deal_index == 0 and first_receiver != Seat.N:
             raise RequestError(f"{_s(first_receiver)}, but the first deal of a match (deal_index 0) is dealt "
                                "first to N (R3)", "first_receiver")
@@ -563,9 +525,9 @@ def observation_from_request(req: dict[str, Any]) -> Observation:
     else:
         raise RequestError("missing field 'first_receiver': in a later deal (deal_index > 0) it names the "
                            "previous deal's pig taker, who was dealt to first and leads (R3, R5.1)")
-    hand = _cards(_required(req, "hand"), "hand")
-    tricks = _tricks(req.get("tricks", []), options)
-    exposures = _exposures(req.get("exposures", []))
+    hand = _cards(position.hand, "hand")
+    tricks = _tricks(position.tricks, options)
+    exposures = _exposures(position.exposures)
     if expose:
         if not options.players_declare:
             raise RequestError(f"exposure={options.exposure}: players do not choose exposures, there is no "
@@ -583,8 +545,8 @@ def observation_from_request(req: dict[str, Any]) -> Observation:
     first_card: Card | None = None
     if expose:
         first_card = hand[0]
-    elif req.get("first_card") is not None:
-        first_card = _card(req["first_card"], "first_card")
+    elif position.first_card is not None:
+        first_card = _card(position.first_card, "first_card")
         if own_held[first_card] == 0:
             raise RequestError(f"{first_card.code} is neither in {_s(seat)}'s hand nor among its plays",
                                "first_card")
@@ -698,7 +660,7 @@ def parse_request_line(text: str) -> dict[str, Any]:
     except JSONTextError as e:
         raise RequestError(f"not valid JSON: {e}") from None
     if not isinstance(value, dict):
-        raise RequestError(f"a request is a JSON object, not {_kind(value)}")
+        raise RequestError(f"a request is a JSON object, not {describe(value)}")
     return value
 
 
