@@ -275,7 +275,8 @@ def test_malformed_requests_are_refused_precisely() -> None:
 
     assert _error([1, 2]) == "a request is a JSON object, not an array"
     assert _error({k: v for k, v in good.items() if k != "hand"}) == "$: missing field 'hand'"
-    assert _error({k: v for k, v in good.items() if k != "type"}).startswith("$: missing field 'type': one of \"info\", \"expose\", \"play\", \"hint\"")
+    assert _error({k: v for k, v in good.items() if k != "type"}).startswith(
+        "$: missing field 'type': one of \"info\", \"expose\", \"play\", \"hint\"")
     assert _error(changed(type="bid"))== '$.type: must be one of "info", "expose", "play", "hint", not "bid"'
     assert _error(changed(seat="X")) == "$.seat: \"X\" is not a seat: write one of N, E, S, W"
     bad_card = changed()
@@ -283,7 +284,7 @@ def test_malformed_requests_are_refused_precisely() -> None:
     assert _error(bad_card).startswith("$.hand[2]: \"ZZ\" is not a card")
     assert _error(changed(options={"decks": 3})).startswith("$.options: option decks cannot be 3")
     assert _error(changed(options={"colour": "x"})).startswith("$.options: unknown option 'colour'")
-    assert _error(changed(preset="home")).startswith("$.preset: unknown preset 'home'")
+    assert _error(changed(preset="home")).startswith('$.preset: must be a preset of R9: online, online2, ')
     assert _error(changed(deal_index=-1)).startswith("$.deal_index: must be a deal number")
     # Not this seat's turn.
     other = Seat((turn + 1) % 4)

@@ -236,7 +236,7 @@ def test_malformed_and_illegal_messages_change_nothing(client: TestClient) -> No
             browser.refused({"type": "settings"}),
         ]
         assert "not a JSON message" in errors[0] and "duplicate key" in errors[1]
-        assert "binary" in errors[3] and "unknown message type" in errors[5]
+        assert "binary" in errors[3] and errors[5].startswith("$.type: must be one of ")
         assert f"does not hold {_pretty(missing)}" in errors[14]
         assert "cannot be exposed" in errors[15]
         assert "exposure phase" in errors[12]
@@ -478,21 +478,22 @@ def test_config(client: TestClient) -> None:
 
 
 @pytest.mark.parametrize(("body", "words"), [
-    ({"preset": "poker"}, "unknown preset"),
-    ({"preset": 3}, "preset must be a string"),
+    ({"preset": "poker"}, '$.preset: must be a preset of R9: online, '),
+    ({"preset": 3}, "not an integer (3)"),
     ({"options": {"decks": 3}}, "decks cannot be 3"),
     ({"options": {"colour": "red"}}, "unknown option"),
     ({"options": {"decks": 2, "exposure": "first_card"}}, "one deck only"),
-    ({"options": []}, "options must be an object"),
+    ({"options": []}, "$.options: must be an object or null, not an array"),
     ({"levels": {"S": "expert"}}, "South is you"),
     ({"levels": {"N": "genius"}}, "not a level"),
-    ({"levels": "expert"}, "levels must be an object"),
-    ({"speed": "warp"}, "not a speed"),
-    ({"seed": "x"}, "seed must be"),
-    ({"seed": -1}, "seed must be"),
-    ({"seed": True}, "seed must be"),
-    ({"colour": 1}, "unknown field"),
-    ([1], "JSON object"),
+    ({"levels": "expert"}, "$.levels: must be an object or null"),
+    ({"speed": "warp"}, '$.speed: must be a speed: slow, normal, fast or instant or null, not "warp"'),
+    ({"seed": "x"}, "$.seed: must be an integer from 0 to 2^64 - 1"),
+    ({"seed": -1}, "$.seed: must be an integer from 0 to 2^64 - 1"),
+    ({"seed": True}, "$.seed: must be an integer from 0 to 2^64 - 1"),
+    ({"seed": 2**64}, "$.seed: must be an integer from 0 to 2^64 - 1"),
+    ({"colour": 1}, "$: unknown field 'colour': expected 'preset', 'options', 'levels', 'speed', 'seed'"),
+    ([1], "$: must be an object, not an array"),
 ])
 def test_new_match_refuses_a_bad_body(client: TestClient, body: Any, words: str) -> None:
     response = client.post("/api/matches", json=body)

@@ -113,6 +113,17 @@ def _tags(info: mi.Type | None, key: str) -> mi.LiteralType | None:
     return mi.LiteralType(tags) if tags else None
 
 
+def _member(info: mi.Type, node: Any) -> mi.Type:
+    """Of a union of tagged structs, the member ``node`` names by its tag (else ``info``)."""
+    unwrapped, _ = _unwrap(info)
+    if isinstance(unwrapped, mi.UnionType) and isinstance(node, dict):
+        structs = [m for m in (_unwrap(t)[0] for t in unwrapped.types) if isinstance(m, mi.StructType)]
+        tagged = [s for s in structs if s.tag_field is not None and node.get(s.tag_field) == s.tag]
+        if tagged:
+            return tagged[0]
+    return info
+
+
 def _type_at(root: Any, path: str, value: Any) -> mi.Type | None:
     info: mi.Type | None = mi.type_info(root)
     node = value
@@ -123,19 +134,14 @@ def _type_at(root: Any, path: str, value: Any) -> mi.Type | None:
         if tags is not None:
             info = tags
             continue
-        unwrapped, _ = _unwrap(info)
-        if isinstance(unwrapped, mi.UnionType) and isinstance(node, dict):
-            structs = [m for m in (_unwrap(t)[0] for t in unwrapped.types) if isinstance(m, mi.StructType)]
-            tagged = [s for s in structs if s.tag_field is not None and node.get(s.tag_field) == s.tag]
-            if tagged:
-                unwrapped = tagged[0]
+        unwrapped, _ = _unwrap(_member(info, node))
         if isinstance(unwrapped, mi.StructType) and unwrapped.tag_field is not None:
             info = next((f.type for f in unwrapped.fields if f.encode_name == key), None)
         else:
             info = _step(unwrapped, key, index, node)
         node = node.get(key) if key and isinstance(node, dict) else (
             node[int(index)] if index and isinstance(node, list) and int(index) < len(node) else None)
-    return info
+    return None if info is None else _member(info, node)
 
 
 def _choices(info: mi.Type | None) -> str | None:
@@ -146,6 +152,11 @@ def _choices(info: mi.Type | None) -> str | None:
         return description
     if isinstance(info, mi.LiteralType):
         return "one of " + ", ".join(show(v) for v in info.values)
+    if isinstance(info, mi.UnionType):
+        described = [c for c in map(_choices, info.types) if c is not None]
+        nullable = any(isinstance(t, mi.NoneType) for t in info.types)
+        if len(described) == 1 and len(info.types) == 1 + nullable:
+            return described[0] + (" or null" if nullable else "")
     return None
 
 
@@ -154,6 +165,8 @@ def _fields(info: mi.Type | None) -> str:
     if isinstance(inner, mi.UnionType):
         inner = next((t for t in map(lambda m: _unwrap(m)[0], inner.types) if isinstance(t, mi.StructType)), None)
     if isinstance(inner, mi.StructType):
+        if not inner.fields:
+            return f": a {inner.tag} message has no other field" if inner.tag is not None else ""
         return ": expected " + ", ".join(repr(f.encode_name) for f in inner.fields)
     return ""
 

@@ -18,7 +18,7 @@ from typing import Annotated, Any
 
 import msgspec
 
-from gongzhu.formats.common import CardText, ExposureKind, OptionOverrides, SeatText
+from gongzhu.formats.common import CardText, ExposureKind, OptionOverrides, PresetName, SeatText
 
 __all__ = [
     "REQUEST_TYPES",
@@ -73,7 +73,7 @@ class Position(msgspec.Struct, tag_field="type"):
 
     seat: SeatText
     hand: Cards
-    preset: str | None = None
+    preset: PresetName | None = None
     options: OptionOverrides = msgspec.field(default_factory=dict)
     exposures: list[Exposure] = msgspec.field(default_factory=list)
     tricks: list[Trick] = msgspec.field(default_factory=list)

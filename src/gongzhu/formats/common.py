@@ -11,7 +11,14 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from gongzhu.rules.options import EXPOSURE_KINDS, INTEGER_LIMITS, INTEGER_OPTIONS, OPTION_CHOICES, OPTION_KEYS
+from gongzhu.rules.options import (
+    EXPOSURE_KINDS,
+    INTEGER_LIMITS,
+    INTEGER_OPTIONS,
+    OPTION_CHOICES,
+    OPTION_KEYS,
+    PRESETS,
+)
 
 __all__ = [
     "SEAT_CODES",
@@ -19,6 +26,7 @@ __all__ = [
     "CardText",
     "ExposureKind",
     "OptionOverrides",
+    "PresetName",
     "RecordOptions",
     "SeatCode",
     "SeatText",
@@ -45,6 +53,11 @@ SeatText = Annotated[str, msgspec.Meta(
 ExposureKind = Annotated[
     Literal["shown", "first", "hidden", "auto"],
     msgspec.Meta(description="an exposure kind: shown, first, hidden or auto (R10)")]
+
+#: A preset of R9 (its name).
+PresetName: Any = Annotated[
+    Literal.__getitem__(tuple(PRESETS)),
+    msgspec.Meta(description=f"a preset of R9: {', '.join(PRESETS)}")]
 
 
 def _option_type(key: str) -> Any:

@@ -42,10 +42,10 @@ from gongzhu.players.observation import Observation
 from gongzhu.rules.cards import EXPOSABLE, JD, Card, Seat, Suit, parse_card, parse_cards
 from gongzhu.rules.deal import Phase, winner_of_trick
 from gongzhu.rules.dealing import next_seat
-from gongzhu.rules.errors import GongzhuError, excerpt
+from gongzhu.rules.errors import GongzhuError
 from gongzhu.rules.legal import COLOR_MASKS, SeatView, bound_after, cascade
 from gongzhu.rules.model import Exposure, Play, Trick
-from gongzhu.rules.options import PRESETS, Options, resolve_options
+from gongzhu.rules.options import Options, resolve_options
 
 __all__ = [
     "MAX_ERROR_CHARS",
@@ -155,9 +155,6 @@ def _wrong_colour_makeup(play: Play, led: Suit) -> bool:
 
 
 def _options(req: Position) -> Options:
-    if req.preset is not None and req.preset not in PRESETS:
-        raise RequestError(f"unknown preset {excerpt(req.preset)}: choose one of {', '.join(PRESETS)} (R9)",
-                           "preset")
     try:
         return resolve_options(req.preset, req.options)
     except GongzhuError as e:

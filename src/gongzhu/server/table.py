@@ -35,12 +35,25 @@ import logging
 import random
 import secrets
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from gongzhu.jsontext import JSONTextError, describe, loads_strict, show
+import msgspec
+
+from gongzhu.formats import FormatError, typed
+from gongzhu.formats.web import (
+    MAX_SEED,
+    SPEED_NAMES,
+    BrowserMessage,
+    ExposeMessage,
+    NewMatchBody,
+    NextMessage,
+    PlayMessage,
+    SettingsMessage,
+)
+from gongzhu.jsontext import JSONTextError, loads_strict, show
 from gongzhu.players.base import Player
 from gongzhu.players.guard import safe_exposures, safe_play
 from gongzhu.players.observation import observe
@@ -52,7 +65,7 @@ from gongzhu.rules.deal import Deal, Phase
 from gongzhu.rules.errors import GongzhuError
 from gongzhu.rules.match import Match, title_for
 from gongzhu.rules.model import Play
-from gongzhu.rules.options import PRESETS, Options, resolve_options
+from gongzhu.rules.options import Options, resolve_options
 from gongzhu.server.policy import OUTBOX_LIMIT
 from gongzhu.server.store import MatchInfo, Store
 
@@ -81,17 +94,9 @@ COMPUTERS = (Seat.N, Seat.E, Seat.W)
 SPEEDS: dict[str, float] = {"slow": 1.2, "normal": 0.6, "fast": 0.25, "instant": 0.0}
 DEFAULT_SPEED = "normal"
 DEFAULT_LEVEL = "intermediate"
-#: Browser message type -> (required fields, optional fields), besides ``type``.
-_MESSAGES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "expose": (("cards",), ("kinds",)),
-    "play": (("cards",), ()),
-    "hint": ((), ()),
-    "next": ((), ()),
-    "settings": (("speed",), ()),
-}
+assert tuple(SPEEDS) == SPEED_NAMES  # the speeds a message may name (gongzhu.formats.web)
 #: Seeds are 0 … MAX_SEED − 1 (64 bits); the server draws its own from ``secrets``, so that no
 #: finished deal's record (which shows that deal's own seed) leads back to the match's seed.
-MAX_SEED = 2**64
 #: Server threads for the computer players' decisions, and for hints (one at a time).
 PLAYER_THREADS = 4
 HINT_THREADS = 1
@@ -140,55 +145,31 @@ class NewMatch:
 
 
 def parse_new_match(body: Any) -> NewMatch:
-    """Check a new-match body (``docs/web-protocol.md``); raise :class:`MessageError` saying
-    what is wrong.  Missing keys take their defaults: preset ``online``, no option overrides,
-    every level ``intermediate``, speed ``normal``, a random seed."""
-    if not isinstance(body, dict):
-        raise MessageError(f"the body must be a JSON object, not {describe(body)}")
-    allowed = ("preset", "options", "levels", "speed", "seed")
-    unknown = sorted(set(body) - set(allowed))
-    if unknown:
-        raise MessageError(f"unknown field {show(unknown[0])}: a new match takes {', '.join(allowed)}")
-    preset = body.get("preset")
-    if preset is None:
-        preset = "online"
-    if not isinstance(preset, str):
-        raise MessageError(f"preset must be a string, one of {', '.join(PRESETS)}, not {describe(preset)}")
-    if preset not in PRESETS:
-        raise MessageError(f"unknown preset {show(preset)}: choose one of {', '.join(PRESETS)}")
-    overrides = body.get("options")
-    if overrides is None:
-        overrides = {}
-    if not isinstance(overrides, dict):
-        raise MessageError(f"options must be an object of R10 keys and values, not {describe(overrides)}")
+    """Check a new-match body (``docs/web-protocol.md``, declared as
+    :class:`gongzhu.formats.web.NewMatchBody`); raise :class:`MessageError` saying what is wrong.
+    Missing keys take their defaults: preset ``online``, no option overrides, every level
+    ``intermediate``, speed ``normal``, a random seed."""
     try:
-        options = resolve_options(preset, overrides)
-    except GongzhuError as e:
+        new = typed(body, NewMatchBody)
+    except FormatError as e:
         raise MessageError(str(e)) from None
-    levels_in = body.get("levels")
-    if levels_in is None:
-        levels_in = {}
-    if not isinstance(levels_in, dict):
-        raise MessageError(f"levels must be an object such as {{\"N\": \"expert\"}}, not {describe(levels_in)}")
+    preset = new.preset or "online"
+    try:
+        options = resolve_options(preset, new.options or {})
+    except GongzhuError as e:
+        raise MessageError(f"$.options: {e}") from None
     levels = {s.name: DEFAULT_LEVEL for s in COMPUTERS}
-    for key, level in levels_in.items():
+    for key, level in (new.levels or {}).items():
         if key not in levels:
             why = "South is you" if key == PERSON.name else f"{show(key)} is not a seat"
-            raise MessageError(f"levels: {why}; the computer players sit N, E and W")
-        if not isinstance(level, str) or level not in LEVELS:
-            raise MessageError(f"levels.{key}: {show(level)} is not a level: choose one of {', '.join(LEVELS)}")
+            raise MessageError(f"$.levels: {why}; the computer players sit N, E and W")
+        if level not in LEVELS:
+            raise MessageError(f"$.levels.{key}: {show(level)} is not a level: choose one of {', '.join(LEVELS)}")
         levels[key] = level
-    speed = body.get("speed")
-    if speed is None:
-        speed = DEFAULT_SPEED
-    if not isinstance(speed, str) or speed not in SPEEDS:
-        raise MessageError(f"speed {show(speed)} is not a speed: choose one of {', '.join(SPEEDS)}")
-    seed = body.get("seed")
-    if seed is None:
-        seed = secrets.randbits(64)
-    if type(seed) is not int or not 0 <= seed < MAX_SEED:
-        raise MessageError(f"seed must be null or an integer from 0 to 2^64 - 1, not {show(seed)}")
-    return NewMatch(preset, options, levels, speed, seed)
+    seed = secrets.randbits(64) if new.seed is None else new.seed
+    if seed >= MAX_SEED:
+        raise MessageError(f"$.seed: must be an integer from 0 to 2^64 - 1, not {show(seed)}")
+    return NewMatch(preset, options, levels, new.speed or DEFAULT_SPEED, seed)
 
 
 # ---------------------------------------------------------------------- the tables
@@ -515,15 +496,15 @@ class Table:
         answered with an error by ``reply`` and changes nothing; a change is published to every
         connection of the table."""
         try:
-            kind, message = self._parse(text)
-            if kind == "expose":
-                self._expose(message["cards"], message.get("kinds"))
-            elif kind == "play":
-                self._play(message["cards"])
-            elif kind == "next":
+            message = self._parse(text)
+            if isinstance(message, ExposeMessage):
+                self._expose(message.cards, None if isinstance(message.kinds, msgspec.UnsetType) else message.kinds)
+            elif isinstance(message, PlayMessage):
+                self._play(message.cards)
+            elif isinstance(message, NextMessage):
                 self._next()
-            elif kind == "settings":
-                self._settings(message["speed"])
+            elif isinstance(message, SettingsMessage):
+                self._settings(message.speed)
             else:
                 self._ask_hint(reply)
                 return
@@ -537,38 +518,19 @@ class Table:
         self.kick()
 
     @staticmethod
-    def _parse(text: str | None) -> tuple[str, dict[str, Any]]:
+    def _parse(text: str | None) -> BrowserMessage:
+        """A browser message, typed as declared in :mod:`gongzhu.formats.web`."""
         if text is None:
             raise MessageError("messages are JSON text, not binary frames")
         try:
-            message = loads_strict(text)
+            message: BrowserMessage = typed(loads_strict(text), BrowserMessage)
         except JSONTextError as e:
             raise MessageError(f"not a JSON message: {e}") from None
-        kinds = ", ".join(_MESSAGES)
-        if not isinstance(message, dict):
-            raise MessageError(f"a message is a JSON object with a type ({kinds}), not {describe(message)}")
-        kind = message.get("type")
-        if kind is None:
-            raise MessageError(f"the message has no \"type\": expected one of {kinds}")
-        if not isinstance(kind, str) or kind not in _MESSAGES:
-            raise MessageError(f"unknown message type {show(kind)}: expected one of {kinds}")
-        required, optional = _MESSAGES[kind]
-        for name in required:
-            if name not in message:
-                raise MessageError(f"a {kind} message needs \"{name}\"")
-        unknown = sorted(set(message) - {"type", *required, *optional})
-        if unknown:
-            raise MessageError(f"unexpected field {show(unknown[0])} in a {kind} message")
-        for name in ("cards", "kinds"):
-            value = message.get(name)
-            if name in message and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
-                example = '["QS"]' if name == "cards" else '["shown"]'
-                raise MessageError(f"\"{name}\" must be a list of strings such as {example}, not {show(value)}")
-        if kind == "play" and not 1 <= len(message["cards"]) <= 2:
-            raise MessageError(f"play one card, or two for a two-deck pair, not {len(message['cards'])} (R5.2, R5.3)")
-        return kind, message
+        except FormatError as e:
+            raise MessageError(str(e)) from None
+        return message
 
-    def _expose(self, cards: list[str], kinds: list[str] | None) -> None:
+    def _expose(self, cards: list[str], kinds: Sequence[str] | None) -> None:
         """South's exposure declaration (R4), possibly empty."""
         items: list[Card | str | tuple[Card | str, str]]
         if kinds is None:
@@ -595,9 +557,7 @@ class Table:
         self.version += 1
         self._publish([self.state_message()])
 
-    def _settings(self, speed: Any) -> None:
-        if not isinstance(speed, str) or speed not in SPEEDS:
-            raise MessageError(f"speed {show(speed)} is not a speed: choose one of {', '.join(SPEEDS)}")
+    def _settings(self, speed: str) -> None:
         if speed == self.speed:
             return  # nothing changes: nothing to store or send
         self.speed = speed  # not a change of position: a computer player's pending choice stands
