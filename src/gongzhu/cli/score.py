@@ -28,20 +28,20 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
+import msgspec
+
 from gongzhu.cli.text import LANGS, cards_text, event_text, kind_text, seat_text, t
+from gongzhu.formats import FormatError, typed
+from gongzhu.formats.score import INPUT_KEYS, ScoreExposure, ScoreInput
 from gongzhu.jsontext import JSONTextError, decode_utf8, loads_strict, show
 from gongzhu.rules.cards import ALL_CARDS, EXPOSABLE, JD, QS, TC, Card, Seat, parse_cards
 from gongzhu.rules.errors import GongzhuError, excerpt
 from gongzhu.rules.model import Exposure
-from gongzhu.rules.options import EXPOSURE_KINDS, Options, resolve_options
+from gongzhu.rules.options import Options, resolve_options
 from gongzhu.rules.scoring import is_point_card, score_deal
 
 __all__ = ["INPUT_KEYS", "ScoreInputError", "format_table", "register", "run", "score_input"]
 
-#: The top-level keys of the input; any other key is refused (a typo such as ``"exposure"``
-#: must not silently drop the exposures).
-INPUT_KEYS = ("preset", "options", "captured", "exposures", "hands")
-_EXPOSURE_KEYS = ("seat", "card", "kind")
 
 #: Display order of point cards: pig, sheep, transformer, then hearts from the ace down.
 _ORDER = {QS: 0, JD: 1, TC: 2}
@@ -63,24 +63,16 @@ def _point_key(c: Card) -> tuple[int, int]:
     return (_ORDER.get(c, 3), -int(c.rank))
 
 
-def _cards_of(where: str, value: Any) -> list[Card]:
-    """Cards from a JSON list of card strings (or one space-separated string), any R1 form."""
-    if not isinstance(value, (list, str)):
-        raise ScoreInputError(
-            f"{where} must be a list of cards such as [\"QS\", \"10H\"], not {show(value)}"
-        )
+def _cards_of(where: str, value: str | list[str]) -> list[Card]:
+    """Cards from a list of card strings (or one space-separated string), any R1 form."""
     try:
         return parse_cards(value)
     except GongzhuError as e:
         raise ScoreInputError(f"{where}: {e}") from None
 
 
-def _seat_map(where: str, value: Any, *, all_four: bool) -> dict[Seat, list[Card]]:
+def _seat_map(where: str, value: Mapping[str, str | list[str]], *, all_four: bool) -> dict[Seat, list[Card]]:
     """``{"N": [...], ...}`` -> cards per seat; seats are N, E, S, W (R1)."""
-    if not isinstance(value, Mapping):
-        raise ScoreInputError(
-            f"{where} must be an object with the seats N, E, S, W as keys, not {show(value)}"
-        )
     out: dict[Seat, list[Card]] = {}
     for key, cards in value.items():
         try:
@@ -101,19 +93,11 @@ def _seat_map(where: str, value: Any, *, all_four: bool) -> dict[Seat, list[Card
     return out
 
 
-def _resolve(data: Mapping[str, Any]) -> tuple[str, Options]:
-    preset = data.get("preset", "online")
-    if not isinstance(preset, str):
-        raise ScoreInputError(f"preset must be a preset name such as \"online\", not {show(preset)}")
-    overrides = data.get("options", {})
-    if not isinstance(overrides, Mapping):
-        raise ScoreInputError(
-            f"options must be an object such as {{\"decks\": 2}}, not {show(overrides)}"
-        )
+def _resolve(data: ScoreInput) -> Options:
     try:
-        return preset, resolve_options(preset, overrides)
+        return resolve_options(data.preset, data.options)
     except GongzhuError as e:
-        raise ScoreInputError(str(e)) from None
+        raise ScoreInputError(f"$.options: {e}") from None
 
 
 def _check_hands(options: Options, hands: dict[Seat, list[Card]]) -> None:
@@ -122,14 +106,14 @@ def _check_hands(options: Options, hands: dict[Seat, list[Card]]) -> None:
     for seat in Seat:
         if len(hands[seat]) != size:
             raise ScoreInputError(
-                f"hands.{seat.name} has {len(hands[seat])} cards: with "
+                f"$.hands.{seat.name} has {len(hands[seat])} cards: with "
                 f"{_deck_words(options.decks)} each hand has {size} (R1)"
             )
     counts = Counter(c for h in hands.values() for c in h)
     for c in ALL_CARDS:
         if counts[c] != options.decks:
             raise ScoreInputError(
-                f"hands: {c.code} is dealt {counts[c]} times: with {_deck_words(options.decks)} "
+                f"$.hands: {c.code} is dealt {counts[c]} times: with {_deck_words(options.decks)} "
                 f"every card is dealt exactly {_once(options.decks)} (R1)"
             )
 
@@ -174,37 +158,20 @@ def _check_consistent(options: Options, captured: dict[Seat, list[Card]],
         )
 
 
-def _exposure(i: int, item: Any, options: Options) -> tuple[Seat, Card, str]:
-    where = f"exposures[{i}]"
-    if not isinstance(item, Mapping):
-        raise ScoreInputError(
-            f"{where} must be an object such as {{\"seat\": \"N\", \"card\": \"QS\"}}, not {show(item)}"
-        )
-    unknown = sorted(set(item) - set(_EXPOSURE_KEYS))
-    if unknown:
-        raise ScoreInputError(
-            f"{where}: unknown field {excerpt(unknown[0])}: an exposure has seat, card, kind"
-        )
-    for key in ("seat", "card"):
-        if key not in item:
-            raise ScoreInputError(f"{where}: missing {key!r}")
+def _exposure(i: int, item: ScoreExposure, options: Options) -> tuple[Seat, Card, str]:
+    where = f"$.exposures[{i}]"
     try:
-        seat = Seat.parse(item["seat"])
+        seat = Seat.parse(item.seat)
     except GongzhuError:
         raise ScoreInputError(
-            f"{where}: unknown seat {excerpt(item['seat'])}: the seats are N, E, S, W (R1)"
+            f"{where}.seat: unknown seat {excerpt(item.seat)}: the seats are N, E, S, W (R1)"
         ) from None
-    cards = _cards_of(f"{where}.card", item["card"])
+    cards = _cards_of(f"{where}.card", item.card)
     if len(cards) != 1:
-        raise ScoreInputError(f"{where}.card must be one card, not {show(item['card'])}")
+        raise ScoreInputError(f"{where}.card must be one card, not {show(item.card)}")
     (c,) = cards
-    kind = item.get("kind", options.usual_kind)
-    if kind not in EXPOSURE_KINDS:
-        raise ScoreInputError(
-            f"{where}: unknown exposure kind {excerpt(kind)}: "
-            f"the kinds are {', '.join(EXPOSURE_KINDS)} (R10)"
-        )
-    return seat, c, str(kind)
+    kind = options.usual_kind if isinstance(item.kind, msgspec.UnsetType) else item.kind
+    return seat, c, kind
 
 
 def _check_exposures(
@@ -306,7 +273,7 @@ def _check_exposures(
     return out
 
 
-def score_input(data: Mapping[str, Any]) -> dict[str, Any]:
+def score_input(data: Any) -> dict[str, Any]:
     """Check one table deal and score it (R6, R7) with :func:`~gongzhu.rules.scoring.score_deal`.
 
     Returns ``raw`` (R6), ``result`` (R7 before the one-deck factor: what match totals add, R10),
@@ -316,23 +283,19 @@ def score_input(data: Mapping[str, Any]) -> dict[str, Any]:
     no hands say who held it) and ``captured`` (the point cards each seat took).
     Raises :class:`ScoreInputError` for anything that is not a valid deal.
     """
-    if not isinstance(data, Mapping):
-        raise ScoreInputError(f"the input must be a JSON object, not {type(data).__name__}")
-    unknown = sorted(set(data) - set(INPUT_KEYS))
-    if unknown:
-        raise ScoreInputError(
-            f"unknown input field {excerpt(unknown[0])}: the fields are {', '.join(INPUT_KEYS)}"
-        )
-    preset, options = _resolve(data)
-    if "captured" not in data:
-        raise ScoreInputError("missing 'captured': say which point cards each seat took (R6)")
-    given = _seat_map("captured", data["captured"], all_four=False)
+    try:
+        given_input = typed(data, ScoreInput)
+    except FormatError as e:
+        raise ScoreInputError(str(e)) from None
+    options = _resolve(given_input)
+    preset = given_input.preset
+    given = _seat_map("$.captured", given_input.captured, all_four=False)
     captured = {s: given.get(s, []) for s in Seat}  # a seat left out took nothing
     _check_captured(options, captured)
 
     hands: dict[Seat, list[Card]] | None = None
-    if "hands" in data:
-        hands = _seat_map("hands", data["hands"], all_four=True)
+    if not isinstance(given_input.hands, msgspec.UnsetType):
+        hands = _seat_map("$.hands", given_input.hands, all_four=True)
         _check_hands(options, hands)
         _check_consistent(options, captured, hands)
     elif options.self_catch:
@@ -341,10 +304,7 @@ def score_input(data: Mapping[str, Any]) -> dict[str, Any]:
             "add \"hands\" with each seat's 13 cards"
         )
 
-    raw_exposures = data.get("exposures", [])
-    if not isinstance(raw_exposures, list):
-        raise ScoreInputError(f"exposures must be a list, not {show(raw_exposures)}")
-    items = [_exposure(i, item, options) for i, item in enumerate(raw_exposures)]
+    items = [_exposure(i, item, options) for i, item in enumerate(given_input.exposures)]
     exposures = _check_exposures(options, items, hands)
 
     # Scoring reads only the card and kind of an exposure (R6, R10); the seat of an automatic

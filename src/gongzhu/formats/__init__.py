@@ -210,4 +210,44 @@ def typed(value: Any, kind: Any) -> Any:
     try:
         return msgspec.convert(value, kind, strict=True)
     except msgspec.ValidationError as e:
-        raise _explain(e, kind, value) from None
+        raise _explain(_named_key(e, kind, value), kind, value) from None
+
+
+def _named_key(error: msgspec.ValidationError, kind: Any, value: Any) -> msgspec.ValidationError:
+    """msgspec writes the path of a bad value in an object of free keys as ``[...]``: find the
+    key by converting the object one key at a time, and write it into the path."""
+    text = str(error)
+    at = text.find(" - at `$")
+    cut = text.find("[...]", at)
+    if at < 0 or cut < 0:
+        return error
+    parent = text[at + len(" - at `"):cut]
+    mapping = _value_at(value, parent)
+    if not isinstance(mapping, dict):
+        return error
+    for key, item in mapping.items():
+        mapping_alone = {key: item}
+        trial = _replaced(value, parent, mapping_alone)
+        try:
+            msgspec.convert(trial, kind, strict=True)
+        except msgspec.ValidationError as e:
+            step = f".{key}" if key and not _ODD_KEY.search(key) else f"[{show(key)}]"
+            return msgspec.ValidationError(str(e).replace("[...]", step, 1))
+    return error
+
+
+_ODD_KEY = re.compile(r"[.\[\]`]")
+
+
+def _replaced(value: Any, path: str, new: Any) -> Any:
+    """``value`` with the part at ``path`` replaced by ``new`` (copies along the path only)."""
+    steps = _STEP.findall(path[1:])
+    if not steps:
+        return new
+    (key, index), rest = steps[0], path[1:][len(_STEP.match(path[1:]).group()):]  # type: ignore[union-attr]
+    if key and isinstance(value, dict):
+        return {**value, key: _replaced(value[key], "$" + rest, new)}
+    if index and isinstance(value, list):
+        i = int(index)
+        return [*value[:i], _replaced(value[i], "$" + rest, new), *value[i + 1:]]
+    return value

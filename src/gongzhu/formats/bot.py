@@ -18,7 +18,7 @@ from typing import Annotated, Any
 
 import msgspec
 
-from gongzhu.formats.common import CardText, ExposureKind, OptionOverrides, PresetName, SeatText
+from gongzhu.formats.common import Cards, CardText, ExposureKind, OptionOverrides, PresetName, SeatText
 
 __all__ = [
     "REQUEST_TYPES",
@@ -32,10 +32,6 @@ __all__ = [
     "Request",
     "Trick",
 ]
-
-#: Cards as a list, or as one string such as ``"QS 3S AH"``.
-Cards = list[CardText] | Annotated[str, msgspec.Meta(max_length=512)]
-
 
 class Exposure(msgspec.Struct):
     """An exposure the seat can see (R4); another seat's hidden one (暗卖) may come without its card."""

@@ -24,6 +24,7 @@ __all__ = [
     "SEAT_CODES",
     "CardCode",
     "CardText",
+    "Cards",
     "ExposureKind",
     "OptionOverrides",
     "PresetName",
@@ -44,6 +45,9 @@ CardCode = Annotated[str, msgspec.Meta(
 CardText = Annotated[str, msgspec.Meta(
     min_length=1, max_length=8,
     description='a card such as "QS" (also read: "10C", "SQ", "♠Q", any case)')]
+#: Cards as a list, or as one string such as ``"QS 3S AH"`` (read by
+#: :func:`gongzhu.rules.cards.parse_cards`).
+Cards = list[CardText] | Annotated[str, msgspec.Meta(max_length=512)]
 #: A seat code (R1).
 SeatCode = Annotated[Literal["N", "E", "S", "W"], msgspec.Meta(description="a seat: N, E, S or W")]
 #: A seat in any notation :meth:`gongzhu.rules.cards.Seat.parse` reads (``N``, ``north``, ``北``).
