@@ -417,7 +417,7 @@ def test_extra_top_level_fields_are_carried() -> None:
 
 def test_wrong_winner() -> None:
     record = corrupt(_set("tricks.0.winner", "S"))
-    assert error_of(record) == "tricks[0].winner: recorded S, but E wins the trick with ♣K (R5.2)"
+    assert error_of(record) == "$.tricks[0].winner: recorded S, but E wins the trick with ♣K (R5.2)"
 
 
 def test_wrong_winner_two_decks_pair() -> None:
@@ -430,7 +430,7 @@ def test_wrong_winner_two_decks_pair() -> None:
     shown = "".join(parse_card(c).pretty for c in cards)
     wrong = trick["winner"] = next(s for s in "NESW" if s != right)
     assert error_of(record) == (
-        f"tricks[{i}].winner: recorded {wrong}, but {right} wins the trick with {shown} (R5.3)"
+        f"$.tricks[{i}].winner: recorded {wrong}, but {right} wins the trick with {shown} (R5.3)"
     )
 
 
@@ -438,21 +438,21 @@ def test_illegal_play_must_follow_suit() -> None:
     record = corrupt(_set("tricks.0.plays.1.cards", ["JS"]))
     reason = engine_play_error(0, 0, 1, ["JS"])
     assert "follow suit" in reason and "(R5.2)" in reason
-    assert error_of(record) == f"tricks[0].plays[1].cards: E cannot play ♠J: {reason}"
+    assert error_of(record) == f"$.tricks[0].plays[1].cards: E cannot play ♠J: {reason}"
 
 
 def test_illegal_play_card_not_held() -> None:
     record = corrupt(_set("tricks.0.plays.0.cards", ["3C"]))
     reason = engine_play_error(0, 0, 0, ["3C"])
     assert "does not hold ♣3" in reason
-    assert error_of(record) == f"tricks[0].plays[0].cards: S cannot play ♣3: {reason}"
+    assert error_of(record) == f"$.tricks[0].plays[0].cards: S cannot play ♣3: {reason}"
 
 
 def test_illegal_play_first_lead_must_be_club2() -> None:
     record = corrupt(_set("tricks.0.plays.0.cards", ["4C"]))
     reason = engine_play_error(0, 0, 0, ["4C"])
     assert "♣2" in reason and "(R5.1)" in reason
-    assert error_of(record) == f"tricks[0].plays[0].cards: S cannot play ♣4: {reason}"
+    assert error_of(record) == f"$.tricks[0].plays[0].cards: S cannot play ♣4: {reason}"
 
 
 def test_play_out_of_turn() -> None:
@@ -460,7 +460,7 @@ def test_play_out_of_turn() -> None:
         plays = record["tricks"][0]["plays"]
         plays[1], plays[2] = plays[2], plays[1]
     assert error_of(corrupt(swap)) == (
-        "tricks[0].plays[1].seat: recorded N, but it is E's turn (direction ccw: N → W → S → E, R1)"
+        "$.tricks[0].plays[1].seat: recorded N, but it is E's turn (direction ccw: N → W → S → E, R1)"
     )
 
 
@@ -469,7 +469,7 @@ def test_wrong_leader_of_a_later_trick() -> None:
         trick = record["tricks"][1]
         trick["leader"] = trick["plays"][0]["seat"] = "N"
     assert error_of(corrupt(lead)) == (
-        "tricks[1].leader: recorded N, but E leads: the winner of tricks[0] leads the next trick (R5.2)"
+        "$.tricks[1].leader: recorded N, but E leads: the winner of tricks[0] leads the next trick (R5.2)"
     )
 
 
@@ -478,7 +478,7 @@ def test_wrong_first_leader_of_the_first_deal() -> None:
         trick = record["tricks"][0]
         trick["leader"] = trick["plays"][0]["seat"] = "N"
     assert error_of(corrupt(lead)) == (
-        "tricks[0].leader: recorded N, but S leads: S holds ♣2 and leads the first trick of the "
+        "$.tricks[0].leader: recorded N, but S leads: S holds ♣2 and leads the first trick of the "
         "match (R5.1 first_lead=club2_must)"
     )
 
@@ -488,15 +488,15 @@ def test_wrong_leader_in_deal_2_single_record() -> None:
         trick = record["tricks"][0]
         trick["leader"] = trick["plays"][0]["seat"] = "E"
     assert error_of(corrupt(lead, 1)) == (
-        "tricks[0].leader: recorded E, but S leads: in a later deal the previous deal's "
+        "$.tricks[0].leader: recorded E, but S leads: in a later deal the previous deal's "
         "pig-taker, who is also the first_receiver, leads (R3, R5.1)"
     )
 
 
 def test_wrong_score() -> None:
-    assert error_of(corrupt(_set("raw.N", 50))) == "raw.N: recorded 50, but N scores 40 (R6)"
+    assert error_of(corrupt(_set("raw.N", 50))) == "$.raw.N: recorded 50, but N scores 40 (R6)"
     assert error_of(corrupt(_set("final.W", 0))) == (
-        "final.W: recorded 0, but W scores 3996 (R7, scoring=zero_sum)"
+        "$.final.W: recorded 0, but W scores 3996 (R7, scoring=zero_sum)"
     )
 
 
@@ -507,10 +507,10 @@ def test_record_cut_short_or_too_long() -> None:
     def extend(record: dict[str, Any]) -> None:
         record["tricks"].append(copy.deepcopy(record["tricks"][-1]))
     assert error_of(corrupt(cut)) == (
-        "tricks: the record ends after 12 tricks, but the deal is not over: 4 cards are still in hand"
+        "$.tricks: the record ends after 12 tricks, but the deal is not over: 4 cards are still in hand"
     )
     assert error_of(corrupt(extend)) == (
-        "tricks[13]: the deal is already over after 13 tricks: every card has been played"
+        "$.tricks[13]: the deal is already over after 13 tricks: every card has been played"
     )
 
 
@@ -520,7 +520,7 @@ def test_seed_must_deal_the_hands() -> None:
     with pytest.raises(RecordError) as info:
         replay(record, check_seed=True)
     assert re.fullmatch(
-        r"hands: not the hands that seed 21 deals \(R3, first card to N, direction ccw\): "
+        r"\$\.hands: not the hands that seed 21 deals \(R3, first card to N, direction ccw\): "
         r"hands\.N\[\d+\] is [2-9TJQKA][SHCD], the seed deals [2-9TJQKA][SHCD]",
         str(info.value),
     )
@@ -532,13 +532,13 @@ def test_wrong_taker() -> None:
     trick = record["tricks"][i]
     taker, winner = trick.pop("taker"), trick["winner"]
     assert error_of(record) == (
-        f"tricks[{i}]: no taker recorded, but {taker} broke the discard colour rule first and "
+        f"$.tricks[{i}]: no taker recorded, but {taker} broke the discard colour rule first and "
         "takes the point cards (R5.2 discard_color=penalty)"
     )
     other = next(s for s in "NESW" if s not in (taker, winner))
     trick["taker"] = other
     assert error_of(record) == (
-        f"tricks[{i}].taker: recorded {other}, but {taker} broke the discard colour rule first "
+        f"$.tricks[{i}].taker: recorded {other}, but {taker} broke the discard colour rule first "
         "and takes the point cards (R5.2 discard_color=penalty)"
     )
     honest = record["tricks"][0]
@@ -547,7 +547,7 @@ def test_wrong_taker() -> None:
     del trick["taker"]
     trick["taker"] = taker
     assert error_of(record) == (
-        f"tricks[0].taker: recorded {honest['taker']}, but nobody broke the discard colour rule: "
+        f"$.tricks[0].taker: recorded {honest['taker']}, but nobody broke the discard colour rule: "
         f"the winner {honest['winner']} takes the point cards (R5.2)"
     )
 
@@ -568,13 +568,13 @@ def test_exposure_of_a_card_not_held() -> None:
     with pytest.raises(IllegalPlayError) as info:
         fresh.verify_declare(Seat.N, [("AH", "shown")])
     assert "does not hold ♥A" in str(info.value)
-    assert error_of(record) == f"exposures[0]: {info.value}"
+    assert error_of(record) == f"$.exposures[0]: {info.value}"
 
 
 def test_exposure_kind_not_allowed() -> None:
     record = corrupt(_set("exposures.1.kind", "hidden"))
     message = error_of(record)
-    assert message.startswith("exposures[1]: exposure kind 'hidden'")
+    assert message.startswith("$.exposures[1]: exposure kind 'hidden'")
     assert message.endswith("is not allowed under exposure=standard: use shown (R4.4, R10)")
 
 
@@ -582,7 +582,7 @@ def test_missing_automatic_exposure() -> None:
     def drop(record: dict[str, Any]) -> None:
         del record["exposures"][-1]
     assert error_of(corrupt(drop, 1)) == (
-        "exposures: three of the four cards are exposed, so the engine exposes AH for N "
+        "$.exposures: three of the four cards are exposed, so the engine exposes AH for N "
         "automatically (逼明, R4.4), but the record has no 'auto' exposure"
     )
 
@@ -590,12 +590,12 @@ def test_missing_automatic_exposure() -> None:
 def test_automatic_exposure_that_the_engine_does_not_make() -> None:
     record = corrupt(_set("exposures.0.kind", "auto"), 2)  # S's QS, the only exposure
     assert error_of(record) == (
-        "exposures[0]: automatic exposure of QS by S, but the engine applies none: only when "
+        "$.exposures[0]: automatic exposure of QS by S, but the engine applies none: only when "
         "three of the four cards are exposed, with one deck and auto_expose_fourth=true (逼明, R4.4)"
     )
     wrong = corrupt(_set("exposures.3.card", "JD"), 1)
     assert error_of(wrong) == (
-        "exposures[3]: recorded JD by N, but the engine exposes AH for N automatically (逼明, R4.4)"
+        "$.exposures[3]: recorded JD by N, but the engine exposes AH for N automatically (逼明, R4.4)"
     )
 
 
@@ -604,12 +604,12 @@ def test_mandatory_exposures_must_be_listed() -> None:
     engine = list(record["exposures"])
     record["exposures"] = engine[:-1]
     message = error_of(record)
-    assert message.startswith("exposures: under exposure=all the engine exposes ")
+    assert message.startswith("$.exposures: under exposure=all the engine exposes ")
     assert "(R4.4), but the record has " in message
     none = golden()[5]  # pig_sheep: exposure=none
     none["exposures"] = [{"seat": "N", "card": "QS", "kind": "shown"}]
     assert error_of(none) == (
-        "exposures: under exposure=none the engine exposes none (R4.4), but the record has "
+        "$.exposures: under exposure=none the engine exposes none (R4.4), but the record has "
         "N QS shown"
     )
     record["exposures"] = list(reversed(engine))  # any order is the same set
@@ -648,7 +648,7 @@ def test_wrong_first_receiver_in_deal_2() -> None:
     records = golden()[:3]
     records[1]["first_receiver"] = "E"
     assert file_error(records) == (
-        "line 2, match 'golden-online', deal_index 1: first_receiver: recorded E, but S took the "
+        "line 2, match 'golden-online', deal_index 1: $.first_receiver: recorded E, but S took the "
         "pig in deal_index 0 of this match (line 1): a later deal is dealt first to the previous "
         "pig-taker (R3), who leads (R5.1)"
     )
@@ -658,12 +658,12 @@ def test_deal_index_gap() -> None:
     records = golden()[:3]
     records[2]["deal_index"] = 3
     assert file_error(records) == (
-        "line 3, match 'golden-online', deal_index 3: deal_index: expected 2 after deal_index 1 "
+        "line 3, match 'golden-online', deal_index 3: $.deal_index: expected 2 after deal_index 1 "
         "of this match (line 2), got 3: the deals of a match count up by 1 (R11)"
     )
     repeated = [golden()[0], golden()[0]]
     assert file_error(repeated).startswith(
-        "line 2, match 'golden-online', deal_index 0: deal_index: expected 1 after deal_index 0"
+        "line 2, match 'golden-online', deal_index 0: $.deal_index: expected 1 after deal_index 0"
     )
 
 
@@ -671,7 +671,7 @@ def test_options_change_within_a_match() -> None:
     records = golden()[:2]
     records[1]["options"]["match_limit"] = 800
     assert file_error(records) == (
-        "line 2, match 'golden-online', deal_index 1: options: differ from the match's earlier "
+        "line 2, match 'golden-online', deal_index 1: $.options: differ from the match's earlier "
         "deals (line 1): match_limit 800 vs 1000; one match is played under one set of options (R8)"
     )
 
@@ -680,7 +680,7 @@ def test_error_in_a_later_line_is_located() -> None:
     records = golden()
     records[4]["tricks"][2]["winner"] = "N" if records[4]["tricks"][2]["winner"] != "N" else "E"
     assert file_error(records).startswith(
-        "line 5, match 'golden-tournament', deal_index 0: tricks[2].winner: recorded "
+        "line 5, match 'golden-tournament', deal_index 0: $.tricks[2].winner: recorded "
     )
 
 
@@ -729,7 +729,7 @@ def test_no_deal_after_the_match_is_over() -> None:
     records.append(deal_to_record(extra, match_id="short", preset="online"))
     shown = ", ".join(f"{s} {t}" for s, t in zip("NESW", totals, strict=True))
     assert file_error(records) == (
-        f"line {n + 1}, match 'short', deal_index {n}: deal_index: the match was already over "
+        f"line {n + 1}, match 'short', deal_index {n}: $.deal_index: the match was already over "
         f"after deal_index {n - 1} (totals {shown}; R8 match_end=loser, match_limit=1000): no "
         "further deal belongs to it"
     )

@@ -92,7 +92,7 @@ def test_wrong_winner_exits_1_naming_the_record(tmp_path: Path, capsys: pytest.C
     assert main(["replay", str(path)]) == 1
     out, err = capsys.readouterr()
     assert err == (
-        f"gongzhu replay: {path}: line 2, match 'golden-online', deal_index 1: tricks[0].winner: "
+        f"gongzhu replay: {path}: line 2, match 'golden-online', deal_index 1: $.tricks[0].winner: "
         "recorded S, but N wins the trick with ♦K (R5.2)\n"
     )
     assert out.startswith("Deal 1 (match golden-online, line 1")  # the good deal before it
@@ -108,19 +108,19 @@ def test_illegal_play_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert out == ""
     assert err.startswith(
         f"gongzhu replay: {path}: line 1, match 'golden-online', deal_index 0: "
-        "tricks[0].plays[1].cards: E cannot play ♠J: "
+        "$.tricks[0].plays[1].cards: E cannot play ♠J: "
     )
     assert "follow suit" in err
 
 
 @pytest.mark.parametrize(("line", "mutate", "message"), [
     (2, lambda r: r.__setitem__("first_receiver", "E"),
-     "first_receiver: recorded E, but S took the pig in deal_index 0 of this match (line 1): a "
+     "$.first_receiver: recorded E, but S took the pig in deal_index 0 of this match (line 1): a "
      "later deal is dealt first to the previous pig-taker (R3), who leads (R5.1)"),
     (3, lambda r: r.__setitem__("deal_index", 5),
-     "deal_index: expected 2 after deal_index 1 of this match (line 2), got 5: the deals of a "
+     "$.deal_index: expected 2 after deal_index 1 of this match (line 2), got 5: the deals of a "
      "match count up by 1 (R11)"),
-    (1, lambda r: r["raw"].__setitem__("S", -400), "raw.S: recorded -400, but S scores -800 (R6)"),
+    (1, lambda r: r["raw"].__setitem__("S", -400), "$.raw.S: recorded -400, but S scores -800 (R6)"),
     (4, lambda r: r.pop("hands"), "$: missing field 'hands'"),
     (1, lambda r: r["hands"]["E"].__setitem__(0, "1S"),
      '$.hands.E[0]: must be a card code: rank 23456789TJQKA then suit SHCD, e.g. "QS", "TC", not "1S"'),

@@ -188,6 +188,8 @@ def _explain(error: msgspec.ValidationError, root: Any, value: Any) -> FormatErr
     mismatch = expected is not None and ", got `" in reason
     if isinstance(found, _Absent):
         shown = ""
+    elif found is None:
+        shown = "null"
     elif isinstance(found, str) and not mismatch:
         shown = show(found)
     else:

@@ -41,9 +41,10 @@ class RecordError(ValueError):
     """A record that is not a valid, consistent ``gongzhu-deal/1`` deal.
 
     ``reason`` says what is wrong, ``field`` where inside the record (a path such as
-    ``tricks[3].winner``, or None), and ``line``/``match``/``deal_index`` which record, when
+    ``$.tricks[3].winner``, or None; a path given without the leading ``$.`` gets it), and
+    ``line``/``match``/``deal_index`` which record, when
     known.  ``str()`` puts them together, e.g.
-    ``line 4, match 'm1', deal_index 3: tricks[3].winner: recorded E, but ...``.
+    ``line 4, match 'm1', deal_index 3: $.tricks[3].winner: recorded E, but ...``.
     """
 
     def __init__(
@@ -56,7 +57,7 @@ class RecordError(ValueError):
         deal_index: int | None = None,
     ) -> None:
         self.reason = reason
-        self.field = field
+        self.field = field if field is None or field.startswith("$") else f"$.{field}"
         self.line = line
         self.match = match
         self.deal_index = deal_index

@@ -1,7 +1,7 @@
 """The web application of the browser game (Starlette, run by uvicorn): the routes and the
 WebSocket of ``docs/web-protocol.md``.  Plain Starlette rather than FastAPI: the API is a handful
-of JSON routes, their bodies declared in ``gongzhu.formats.web`` (``table.parse_new_match``), and FastAPI's import alone costs
-about half a second of the start command's one-second budget (docs/benchmarks.md).
+of JSON routes, their bodies declared in ``gongzhu.formats.web`` (``table.parse_new_match``),
+and FastAPI's import alone costs about half a second of the start command's one-second budget (docs/benchmarks.md).
 
 :func:`create_app` builds it on a database URL (``sqlite:///path/gongzhu.db`` by default from
 ``gongzhu serve``).  The page files live in ``gongzhu/web/static`` (``index.html`` at ``/``,
