@@ -16,11 +16,12 @@ SRC = Path(__file__).resolve().parent.parent / "src" / "gongzhu"
 ALLOWED: dict[str, set[str]] = {
     "jsontext": set(),
     "rules": set(),
-    "records": {"rules", "jsontext"},
-    "players": {"rules", "jsontext"},
+    "formats": {"rules", "jsontext"},
+    "records": {"rules", "jsontext", "formats"},
+    "players": {"rules", "jsontext", "formats"},
     "arena": {"rules", "players", "records"},
-    "server": {"rules", "players", "records", "jsontext"},
-    "cli": {"rules", "players", "records", "arena", "server", "jsontext"},
+    "server": {"rules", "players", "records", "jsontext", "formats"},
+    "cli": {"rules", "players", "records", "arena", "server", "jsontext", "formats"},
     "web": set(),
 }
 

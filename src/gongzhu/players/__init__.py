@@ -2,7 +2,8 @@
 :class:`~gongzhu.players.observation.Observation` of a :class:`gongzhu.rules.Deal`: the seat's
 own hand and what is public, never the other hands.
 
-May import ``gongzhu.rules``; the rules core never imports this package.
+May import ``gongzhu.rules``, ``gongzhu.formats`` and ``gongzhu.jsontext``; the rules core never imports
+this package.
 """
 
 from gongzhu.players.base import Player

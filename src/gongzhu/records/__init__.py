@@ -1,6 +1,7 @@
 """Deal records ``gongzhu-deal/1`` (R11): writing, reading and re-checking them by replay.
 
-May import ``gongzhu.rules``; the rules core never imports this package.
+May import ``gongzhu.rules``, ``gongzhu.formats`` and ``gongzhu.jsontext``; the rules core never imports
+this package.
 """
 
 from gongzhu.records.format import FORMAT, RecordError, deal_to_record, dump_record

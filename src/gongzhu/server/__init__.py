@@ -11,7 +11,8 @@ protocol of ``docs/web-protocol.md``.
                               deals as R11 records, the actions of the deal in progress, the local
                               player's lifetime score.
 
-May import ``gongzhu.rules``, ``gongzhu.records``, ``gongzhu.players`` and ``gongzhu.jsontext``;
+May import ``gongzhu.rules``, ``gongzhu.formats``, ``gongzhu.records``, ``gongzhu.players`` and
+``gongzhu.jsontext``;
 nothing imports this package but the command line (lazily, for ``gongzhu serve``).
 """
 
