@@ -35,6 +35,7 @@ from gongzhu.formats import FormatError, typed
 from gongzhu.formats.score import INPUT_KEYS, ScoreExposure, ScoreInput
 from gongzhu.jsontext import JSONTextError, decode_utf8, loads_strict, show
 from gongzhu.rules.cards import ALL_CARDS, EXPOSABLE, JD, QS, TC, Card, Seat, parse_cards
+from gongzhu.rules.deal import check_declaration
 from gongzhu.rules.errors import GongzhuError, excerpt
 from gongzhu.rules.model import Exposure
 from gongzhu.rules.options import Options, resolve_options
@@ -186,33 +187,39 @@ def _check_exposures(
             "exposure=none: nothing can be exposed under these options (R4.4"
             + (", 猪羊一家 R7.4)" if options.pig_sheep else ")")
         )
-    allowed = options.recorded_kinds  # ``auto`` (逼明) is checked on its own below
     copies: Counter[Card] = Counter()
-    for seat, c, kind in items:
-        if c not in EXPOSABLE:
-            raise ScoreInputError(f"{c.code} cannot be exposed: only QS JD TC AH can (R4.1)")
-        if kind != "auto" and kind not in allowed:
-            why = {
-                "first": "first (首明) needs exposure=first_card",
-                "hidden": "hidden (暗卖) needs exposure=hidden or sell_x4_x2",
-                "shown": "under exposure=hidden every exposure is hidden (暗卖)",
-            }[kind]
+    declared: dict[Seat, list[tuple[Card, str]]] = {}
+    for i, (seat, c, kind) in enumerate(items):
+        where = f"$.exposures[{i}]"
+        if kind != "auto" and options.players_declare:
+            # A declaration (R4.1, R4.4): the rules core's own check, seat by seat, with the
+            # hands when given (else any card up to the decks' copies, 首明 believed).
+            mine = [*declared.get(seat, []), (c, kind)]
+            first: Card | None
+            if hands is not None:
+                held, first = hands[seat].count, hands[seat][0]
+            else:
+                first = next((d for d, k in mine if k == "first"), None)
+
+                def held(_: Card) -> int:
+                    return decks
+            try:
+                check_declaration(options, seat, mine, held, first)
+            except GongzhuError as e:
+                raise ScoreInputError(f"{where}: {e}") from None
+            declared[seat] = mine
+        elif c not in EXPOSABLE:
+            raise ScoreInputError(f"{where}.card: {c.code} cannot be exposed: only QS JD TC AH can (R4.1)")
+        elif kind != "auto" and kind != "shown":
             raise ScoreInputError(
-                f"exposure kind {kind!r} ({seat.name} {c.code}) is not allowed under "
-                f"exposure={mode}: {why} (R4.4, R10)"
+                f"{where}.kind: exposure kind {kind!r} ({seat.name} {c.code}) is not used under "
+                f"exposure={mode}: the mandatory exposures are shown (R4.4, R10)"
             )
         copies[c] += 1
         if copies[c] > decks:
             raise ScoreInputError(
                 f"{c.code} is exposed {copies[c]} times: with {_deck_words(decks)} it exists "
                 f"{_once(decks)} (R4.5)"
-            )
-    firsts = Counter(seat for seat, _, kind in items if kind == "first")
-    for seat, n in firsts.items():
-        if n > 1:
-            raise ScoreInputError(
-                f"{seat.name} has {n} first (首明) exposures: "
-                "only the first card dealt can be (R4.4)"
             )
 
     # 逼明 (R4.4): the fourth exposable card, when three others were exposed.
@@ -254,21 +261,15 @@ def _check_exposures(
                 )
 
     if hands is not None:
-        # Only the listed exposures: an added automatic fourth goes to its holder per hands.
-        by_seat = Counter((s, c) for s, c, _ in items)
+        # The engine's exposures (mandatory, 逼明) are the holder's own cards too (R4.1).
+        by_seat = Counter((s, c) for s, c, k in items if k == "auto" or not options.players_declare)
         for (who, card), n in by_seat.items():
-            held = hands[who].count(card)
-            if held < n:
-                have = "did not hold it" if held == 0 else f"held only {held} copy"
+            held_n = hands[who].count(card)
+            if held_n < n:
+                have = "did not hold it" if held_n == 0 else f"held only {held_n} copy"
                 raise ScoreInputError(
                     f"{who.name} exposed {card.code}{'' if n == 1 else f' {n} times'} but {have} "
                     "per hands: only your own cards can be exposed (R4.1)"
-                )
-        for who, card, kind in items:
-            if kind == "first" and hands[who][0] != card:
-                raise ScoreInputError(
-                    f"{who.name} exposed {card.code} as first (首明), but {who.name}'s first dealt "
-                    f"card was {hands[who][0].code} (hands are in the order received; R4.4)"
                 )
     return out
 
