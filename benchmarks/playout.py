@@ -8,7 +8,7 @@ of it: shuffle and deal (R3), the exposure phase (nobody exposes), 52 random leg
 
 - public API: ``Deal.new`` / ``declare`` / ``legal_plays`` / ``random.Random.choice`` / ``play``
   / ``score``, one deal after another in one process — what a user of the library writes.
-- fast path: ``gongzhu.rules.fast.random_deals`` — dealing, uniform random play and scoring in C,
+- fast path: ``gongzhu.search.fast.random_deals`` — dealing, uniform random play and scoring in C,
   on 1 and on 2 threads (the GIL released).
 - OpenSpiel (``pyspiel``, game ``hearts`` with ``pass_cards=False``), see
   ``benchmarks/openspiel_hearts.py``: its Python-driven loop (chance nodes sampled from
@@ -31,11 +31,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from gongzhu.rules import (
-    Deal,
-    Options,
-    fast,
-)
+from gongzhu.rules import Deal, Options
+from gongzhu.search import fast
 from openspiel_hearts import (
     openspiel_cpp_deals_per_second,
     openspiel_deals_per_second,

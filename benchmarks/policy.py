@@ -27,7 +27,8 @@ import platform
 import time
 
 from gongzhu.rules import Options
-from gongzhu.rules.fast import (
+from gongzhu.rules.legal import bits
+from gongzhu.search.fast import (
     POLICY_HEURISTIC,
     POLICY_UNIFORM,
     FastPosition,
@@ -35,7 +36,6 @@ from gongzhu.rules.fast import (
     random_deal_trace,
     random_deals,
 )
-from gongzhu.rules.legal import bits
 
 H, U = POLICY_HEURISTIC, POLICY_UNIFORM
 NAMES = {U: "policy 0 (uniform)", H: "policy 1 (heuristic)"}

@@ -1,4 +1,4 @@
-"""Two-deck playouts: the C fast path (``gongzhu.rules.fast2``) against the Python rules engine.
+"""Two-deck playouts: the C fast path (``gongzhu.search.fast2``) against the Python rules engine.
 
     python benchmarks/twodeck.py [--seconds S] [--deals N] [--json]
 
@@ -22,8 +22,8 @@ import random
 import time
 
 from gongzhu.rules import PRESETS, Deal
-from gongzhu.rules.fast import POLICY_HEURISTIC, POLICY_UNIFORM
-from gongzhu.rules.fast2 import FastPosition2, encode
+from gongzhu.search.fast import POLICY_HEURISTIC, POLICY_UNIFORM
+from gongzhu.search.fast2 import FastPosition2, encode
 
 OPTIONS = PRESETS["online2"]
 

@@ -189,7 +189,7 @@ def test_search_positions_equal_the_rules_position_in_the_true_world(preset: str
     offender) is the rules engine's own position: playouts start where the game is."""
     from gongzhu.players.expert import _position
     from gongzhu.players.sampling import World
-    from gongzhu.rules import fast, fast2
+    from gongzhu.search import fast, fast2
 
     options = PRESETS[preset].replace(**overrides)
     checked = 0
@@ -319,7 +319,7 @@ def test_search_positions_ignore_zero_counts_in_a_world() -> None:
     the same C position as the world without them: only held cards enter the masks."""
     from gongzhu.players.expert import _position, _start_position
     from gongzhu.players.sampling import World
-    from gongzhu.rules import fast
+    from gongzhu.search import fast
 
     deal = _midgame(PRESETS["online"].replace(discard_color="enforce"), 11, 21)
     turn = deal.turn

@@ -1,4 +1,4 @@
-"""The C fast path (gongzhu.rules.fast) against the reference rules (Deal, raw_scores).
+"""The C fast path (gongzhu.search.fast) against the reference rules (Deal, raw_scores).
 
 Every C playout is replayed through ``Deal.play``: at each step the C legal set must equal
 ``Deal.legal_mask`` (R5.2 → R4.3 → discard colour), the C position must equal the encoding of the
@@ -19,7 +19,9 @@ from conftest import ONE_DECK_OPTION_SETS as OPTION_SETS
 from conftest import played_deal, python_deal, replay_playout, scaled
 from gongzhu.rules import ALL_CARDS, EXPOSABLE, PRESETS, Deal, Options, Phase, Seat, raw_scores
 from gongzhu.rules.cards import AH, JD, POINT_CARDS_MASK, QS, TC, Card, parse_cards
-from gongzhu.rules.fast import (
+from gongzhu.rules.model import Exposure
+from gongzhu.rules.options import DiscardColor, ExposureRule
+from gongzhu.search.fast import (
     POLICY_UNIFORM,
     FastPosition,
     encode,
@@ -29,8 +31,6 @@ from gongzhu.rules.fast import (
     random_deal_trace,
     random_deals,
 )
-from gongzhu.rules.model import Exposure
-from gongzhu.rules.options import DiscardColor, ExposureRule
 
 # --------------------------------------------------------------------------- option sets
 
@@ -50,11 +50,8 @@ def test_every_one_deck_preset_is_covered() -> None:
 
 
 def snapshot(deal: Deal) -> tuple[Any, ...]:
-    deal._sync()  # one-deck play runs on the deal's C board: pull its position into the fields
     return (
-        list(deal._h1), list(deal._r1), list(deal._trick), deal._turn, deal._leader, deal._led,
-        deal._offender, deal._suits_led, deal._must_lead_c2, len(deal.tricks),
-        [list(c) for c in deal._captured], list(deal.exposures), deal.phase,
+        deal.position(), len(deal.tricks), list(deal.exposures), deal.phase,
         deal.legal_mask() if deal.phase == Phase.PLAY else None,
     )
 

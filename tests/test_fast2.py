@@ -1,4 +1,4 @@
-"""The two-deck C fast path (gongzhu.rules.fast2) against the reference rules (Deal, raw_scores).
+"""The two-deck C fast path (gongzhu.search.fast2) against the reference rules (Deal, raw_scores).
 
 Every C playout is replayed through ``Deal.play``: at each step the C position must equal the
 encoding of the Python position (hands and copies, exposed copies bound by R4.3/R4.5, cards
@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 from conftest import declare_random_exposures, preset_option_sets, scaled
 from gongzhu.rules import ALL_CARDS, PRESETS, Deal, Options, Phase, Seat, raw_scores
 from gongzhu.rules.cards import POINT_CARDS_MASK, Card, parse_cards
-from gongzhu.rules.fast import POLICY_HEURISTIC, POLICY_UNIFORM, Policy
-from gongzhu.rules.fast2 import FastPosition2, PlayoutTrace2, encode, encode_parts
 from gongzhu.rules.model import Exposure
+from gongzhu.search.fast import POLICY_HEURISTIC, POLICY_UNIFORM, Policy
+from gongzhu.search.fast2 import FastPosition2, PlayoutTrace2, encode, encode_parts
 
 _OVERRIDES: list[dict[str, Any]] = [
     {},

@@ -19,7 +19,7 @@ from conftest import ONE_DECK_OPTION_SETS as OPTION_SETS
 from conftest import played_deal, python_deal, replay_playout, scaled
 from gongzhu.rules import ALL_CARDS, EXPOSABLE, Options, Seat
 from gongzhu.rules.cards import Card, parse_cards
-from gongzhu.rules.fast import (
+from gongzhu.search.fast import (
     POLICY_HEURISTIC,
     POLICY_UNIFORM,
     FastPosition,

@@ -21,12 +21,23 @@ CLOSED_OUTPUT = 141
 INTERRUPTED = 130
 
 
+def version_text() -> str:
+    """``gongzhu --version``: the version and which rules path this installation runs on."""
+    from gongzhu.rules.deal import C_BOARD
+    from gongzhu.search import AVAILABLE
+
+    if C_BOARD and AVAILABLE:
+        return f"gongzhu {__version__} (C fast paths built: one-deck play on the C board, search available)"
+    return (f"gongzhu {__version__} (C fast paths not built: pure-Python rules, slower; the expert and "
+            "flatmc players are unavailable — reinstall with a C compiler present to get them)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gongzhu",
         description="拱猪 Gongzhu (chasing the pig): play, score, record and re-check deals.",
     )
-    parser.add_argument("--version", action="version", version=f"gongzhu {__version__}")
+    parser.add_argument("--version", action="version", version=version_text())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(f"gongzhu.cli.{name}").register(sub)

@@ -8,8 +8,10 @@ R7: the seat's own result, its team's under ``partners``).  The candidate with t
 wins.  Exposures (亮牌, 首明, 暗卖) are chosen the same way: each allowed set of exposures is
 evaluated by playouts of the whole deal.
 
-Playouts run in C with the heuristic playout policy: one deck on :mod:`gongzhu.rules.fast`, two
-decks on :mod:`gongzhu.rules.fast2` (pairs, copies, R4.5's exposed copies, R6.2 scoring).
+Playouts run in C with the heuristic playout policy: one deck on :mod:`gongzhu.search.fast`, two
+decks on :mod:`gongzhu.search.fast2` (pairs, copies, R4.5's exposed copies, R6.2 scoring).  Where
+the C extensions are not built, constructing either player raises
+:class:`~gongzhu.search.SearchUnavailableError`.
 
 :class:`FlatMonteCarloPlayer` is the plain baseline: hidden cards dealt uniformly with no
 inference (only hand sizes and visible exposures respected) and uniformly random playouts.
@@ -23,15 +25,19 @@ from collections import Counter
 from dataclasses import dataclass
 from itertools import combinations, product
 
+from gongzhu import search
 from gongzhu.players.base import Player
 from gongzhu.players.intermediate import IntermediatePlayer
 from gongzhu.players.observation import Observation
 from gongzhu.players.sampling import NoWorldError, World, sample_world
-from gongzhu.rules import fast, fast2
 from gongzhu.rules.cards import EXPOSABLE, Card, Seat, hand_masks, mask_of
 from gongzhu.rules.legal import SeatView, offends
 from gongzhu.rules.model import Exposure, Play
 from gongzhu.rules.options import Options
+from gongzhu.search import POLICY_HEURISTIC, POLICY_UNIFORM, require
+
+if search.AVAILABLE:
+    from gongzhu.search import fast, fast2
 
 __all__ = ["DEFAULT_THINK", "ExpertPlayer", "FlatMonteCarloPlayer", "PlayValue", "objective_weights"]
 
@@ -69,9 +75,10 @@ class ExpertPlayer(Player):
 
     level = "expert"
     infer = True  # respect voids and hidden exposures when sampling worlds
-    policy = fast.POLICY_HEURISTIC
+    policy = POLICY_HEURISTIC
 
     def __init__(self, seed: int | None = None, think: float | None = None, iterations: int | None = None) -> None:
+        require(f"the {self.level} player")
         self.seed = seed
         self.rng = random.Random(seed)
         self.think = DEFAULT_THINK if think is None and iterations is None else think
@@ -175,7 +182,7 @@ class FlatMonteCarloPlayer(ExpertPlayer):
 
     level = "flatmc"
     infer = False
-    policy = fast.POLICY_UNIFORM
+    policy = POLICY_UNIFORM
 
 
 # ---------------------------------------------------------------------- helpers

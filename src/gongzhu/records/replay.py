@@ -87,6 +87,7 @@ def _declare_exposures(deal: Deal, rec: DealRecord) -> None:
         if x.kind != "auto":
             by_seat.setdefault(x.seat, []).append((i, x))
     order = list(by_seat) + [s for s in Seat if s not in by_seat]
+    automatic: tuple[Exposure, ...] = ()  # set off by the fourth declaration (逼明)
     for seat in order:
         items = by_seat.get(seat, [])
         wanted = [(x.card, x.kind) for _, x in items]
@@ -100,8 +101,8 @@ def _declare_exposures(deal: Deal, rec: DealRecord) -> None:
                 except GongzhuError as e:
                     raise RecordError(str(e), field=f"exposures[{items[k - 1][0]}]") from None
             raise
-        deal.declare(seat, wanted)
-    engine_auto = [e for e in deal.exposures if e.kind == "auto"]
+        automatic = deal.declare(seat, wanted).automatic
+    engine_auto = list(automatic)
     record_auto = [(i, x) for i, x in enumerate(rec.exposures) if x.kind == "auto"]
     if [x for _, x in record_auto] == engine_auto:
         return
@@ -142,8 +143,8 @@ def _leader_reason(rec: DealRecord, i: int, leader: Seat) -> str:
             f"(R5.1 first_lead={opt})")
 
 
-def _check_trick(deal: Deal, recorded: Trick, i: int) -> None:
-    done = deal.tricks[-1]
+def _check_trick(deal: Deal, done: Trick, recorded: Trick, i: int) -> None:
+    """Compare the recorded trick ``i`` with the trick ``done`` as the engine completed it."""
     path = f"tricks[{i}]"
     if recorded.winner != done.winner:
         play = dict(done.plays)[done.winner]
@@ -233,6 +234,7 @@ def replay_states(record: Mapping[str, Any] | DealRecord, *, check_seed: bool = 
                 + _leader_reason(rec, i, deal.turn),
                 field=f"{path}.leader",
             )
+        completed: Trick | None = None
         for j, (seat, cards) in enumerate(trick.plays):
             ppath = f"{path}.plays[{j}]"
             turn = deal.turn
@@ -245,12 +247,13 @@ def replay_states(record: Mapping[str, Any] | DealRecord, *, check_seed: bool = 
                     field=f"{ppath}.seat",
                 )
             try:
-                deal.play(cards, seat=seat)
+                completed = deal.play(cards, seat=seat).trick
             except GongzhuError as e:
                 raise RecordError(f"{_s(seat)} cannot play {_play_text(cards)}: {e}",
                                   field=f"{ppath}.cards") from None
             yield deal
-        _check_trick(deal, trick, i)
+        assert completed is not None  # a record's trick has four plays (parse_record)
+        _check_trick(deal, completed, trick, i)
     if not deal.is_over:
         left = sum(len(deal.hand(s)) for s in Seat)
         raise RecordError(

@@ -1443,6 +1443,24 @@ static PyObject *Board_get_over(PyObject *self, void *closure)
     return PyBool_FromLong(fp_is_over(&((BoardObject *)self)->pos));
 }
 
+/* The last finished trick packed in one int (what Deal.play's record of a trick-completing play
+ * keeps until it is read): leader | winner << 2 | taker << 4 | step << 6 | card i << (8 + 6 i),
+ * cards in playing order (seat of card i = (leader + i * step) % 4); -1 before the first. */
+static PyObject *Board_get_last_trick(PyObject *self, void *closure)
+{
+    (void)closure;
+    BoardObject *b = (BoardObject *)self;
+    int n = b->n_plays / 4;
+    if (n == 0)
+        return PyLong_FromLong(-1);
+    const FpTrick *h = &b->hist[n - 1];
+    long long code = (long long)h->leader | (long long)h->winner << 2 | (long long)h->taker << 4 |
+                     (long long)b->pos.step << 6;
+    for (int i = 0; i < 4; i++)
+        code |= (long long)h->card[i] << (8 + 6 * i);
+    return PyLong_FromLongLong(code);
+}
+
 static PyObject *Board_get_version(PyObject *self, void *closure)
 {
     (void)closure;
@@ -1481,6 +1499,11 @@ static PyGetSetDef Board_getset[] = {
     {"n_plays", Board_get_n_plays, NULL, "cards played so far", NULL},
     {"over", Board_get_over, NULL, "whether the deal is over", NULL},
     {"version", Board_get_version, NULL, "+1 on every successful play and undo", NULL},
+    {"last_trick", Board_get_last_trick, NULL,
+     "the last finished trick packed in an int: leader | winner << 2 | taker << 4 | step << 6 |\n"
+     "card i << (8 + 6 i), cards in playing order, seat of card i = (leader + i * step) % 4;\n"
+     "-1 before the first",
+     NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 

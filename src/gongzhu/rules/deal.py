@@ -10,21 +10,30 @@ the same for exposed copies still bound by the play restriction of R4.3.  Outsid
 :class:`~gongzhu.rules.cards.Card` objects.
 
 The rules of play are written once here, readably, in :meth:`Deal._cascade` (legal plays in the
-restriction order of R5.2) and :meth:`Deal._apply` / :meth:`Deal._finish_trick`.  One-deck play
-runs on a transcription of them in C (``_fastplay.Board``, shared with the search fast path)
-so that a playout through this public API costs one C call per action; the Python fields are
-pulled from the board when a slower path (an explanation, a reader) needs them, and the tests
-hold the C board to the Python cascade position by position.
+restriction order of R5.2) and :meth:`Deal._apply` / :meth:`Deal._finish_trick`.
+
+One state per deal.  A one-deck deal's play state *is* a C board (``_fastplay.Board``, a
+transcription of these rules shared with the search fast path), so that a playout through this
+public API costs one C call per action; the Python fields are its readable mirror, pulled from
+the board when a slower path (an explanation, a reader) needs them, and the tests hold the board
+to the Python rules position by position.  A two-deck deal — and a one-deck deal when the C
+extension is not built (:data:`C_BOARD` is False) — plays on the Python fields alone.  Code
+outside this module reads a position through the public API: :meth:`Deal.position` (a frozen
+:class:`~gongzhu.rules.model.Position`), :attr:`Deal.actions` (the
+:class:`~gongzhu.rules.model.Declaration` / :class:`~gongzhu.rules.model.CardPlay` records that
+:meth:`Deal.declare` and :meth:`Deal.play` return), :meth:`Deal.legal_plays` and the readers.
 """
 
 from __future__ import annotations
 
 import itertools
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from enum import StrEnum
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
-from gongzhu.rules._fastplay import Board
+if TYPE_CHECKING:
+    from gongzhu.rules._fastplay import Board
 from gongzhu.rules.cards import (
     ALL_CARDS,
     EXPOSABLE,
@@ -49,39 +58,76 @@ from gongzhu.rules.legal import (
     offends,
     restricted_context,
 )
-from gongzhu.rules.model import Exposure, Play, Trick
+from gongzhu.rules.model import Action, CardPlay, Declaration, Exposure, LegalPlays, Play, Position, Trick
 from gongzhu.rules.options import Options
 from gongzhu.rules.scoring import DealScore, is_point_card, score_deal
 
-__all__ = ["Deal", "Phase", "check_declaration", "two_card_class", "winner_of_trick"]
+__all__ = ["C_BOARD", "Deal", "Phase", "check_declaration", "two_card_class", "winner_of_trick"]
+
+
+def _board_class() -> type[Board] | None:
+    try:
+        from gongzhu.rules._fastplay import Board
+    except ImportError:
+        return None
+    return Board
+
+
+_BOARD = _board_class()
+#: Whether one-deck deals play on the C board (the C extension ``gongzhu.rules._fastplay`` is
+#: built).  Without it they play on the Python rules: the same deals, records and scores, only
+#: slower, and the search fast path (:mod:`gongzhu.search`) and the expert player are unavailable.
+C_BOARD: Final = _BOARD is not None
+if not C_BOARD:
+    warnings.warn(
+        "gongzhu: the C extension gongzhu.rules._fastplay is not built, so one-deck deals play on "
+        "the pure-Python rules (several times slower) and the expert player's search is unavailable; "
+        "install gongzhu where a C compiler is present (e.g. pip install --force-reinstall "
+        "--no-binary gongzhu gongzhu) to get them",
+        RuntimeWarning,
+        stacklevel=2,
+    )
 
 _QS = QS.index
 _POINT = [is_point_card(c) for c in ALL_CARDS]
 _SUIT_OF = [i // 13 for i in range(52)]
 _SINGLE: list[tuple[int, ...]] = [(i,) for i in range(52)]
 _SINGLE_PLAYS: list[Play] = [(c,) for c in ALL_CARDS]
+_SEATS = tuple(Seat)
+# A play that does not complete a trick, as a record: one shared instance per seat and card.
+_PLAIN: list[CardPlay] = [CardPlay(seat, _SINGLE_PLAYS[i]) for seat in _SEATS for i in range(52)]
+_NO_PLAYS = LegalPlays()
+_packed = CardPlay._packed
 _SUIT_NAMES = ("spade", "heart", "club", "diamond")
 _SUIT_ZH = ("黑桃", "红桃", "梅花", "方块")
-_SEATS = tuple(Seat)
 _KIND_ZH = {"shown": "明", "first": "首明", "hidden": "暗卖", "auto": "逼明"}
 # One deck: the plays of a legal set, cached per suit block as they are met.  A set within one
 # suit (most of them: following suit) is looked up whole in _PLAYS_OF_MASK.
-_PLAYS_OF_MASK: dict[int, tuple[Play, ...]] = {}
-_PLAYS_OF_BLOCK: list[dict[int, tuple[Play, ...]]] = [{}, {}, {}, {}]
+_PLAYS_OF_MASK: dict[int, LegalPlays] = {}
+_PLAYS_OF_BLOCK: list[dict[int, LegalPlays]] = [{}, {}, {}, {}]
 
 
-def _plays_of_mask(mask: int) -> tuple[Play, ...]:
+def _plays_of_mask(mask: int) -> LegalPlays:
     plays: tuple[Play, ...] = ()
     for suit in range(4):
         block = mask >> 13 * suit & 0x1FFF
         if block:
             known = _PLAYS_OF_BLOCK[suit].get(block)
             if known is None:
-                known = tuple(_SINGLE_PLAYS[13 * suit + i] for i in range(13) if block >> i & 1)
+                known = LegalPlays(_SINGLE_PLAYS[13 * suit + i] for i in range(13) if block >> i & 1)
                 _PLAYS_OF_BLOCK[suit][block] = known
                 _PLAYS_OF_MASK[block << 13 * suit] = known
             plays += known
-    return plays
+    return LegalPlays(plays)
+
+
+def _make_trick(leader: int, plays: Iterable[tuple[int, Sequence[int]]], winner: int, taker: int) -> Trick:
+    return Trick(_SEATS[leader], tuple((_SEATS[s], tuple(ALL_CARDS[c] for c in p)) for s, p in plays),
+                 _SEATS[winner], _SEATS[taker])
+
+
+def _four(values: Sequence[int]) -> tuple[int, int, int, int]:
+    return (values[0], values[1], values[2], values[3])
 
 
 class Phase(StrEnum):
@@ -197,6 +243,7 @@ class Deal:
         "_captured",
         "_cw",
         "_decks",
+        "_declarations",
         "_declared",
         "_h1",
         "_h2",
@@ -228,8 +275,8 @@ class Deal:
         "seed",
     )
 
-    #: One-deck play runs on the C board; a subclass with False plays on the Python rules
-    #: alone (the tests use that to hold the two to each other).
+    #: One-deck play runs on the C board (when :data:`C_BOARD`); a subclass with False plays on
+    #: the Python rules alone (the tests use that to hold the two to each other).
     use_c_board: ClassVar[bool] = True
 
     def __init__(
@@ -257,6 +304,7 @@ class Deal:
         self._r2 = [0, 0, 0, 0]  # ... two of them
         self.exposures: list[Exposure] = []
         self._declared = [False, False, False, False]
+        self._declarations: list[Declaration] = []
         self.phase = Phase.EXPOSE
         self._penalty = options.discard_penalty
         self._turn = -1
@@ -346,17 +394,55 @@ class Deal:
     @property
     def tricks(self) -> list[Trick]:
         """The finished tricks, in order."""
+        return list(self._built_tricks())
+
+    def _built_tricks(self) -> list[Trick]:
         self._sync()
         built = self._trick_objects
         del built[len(self._raw_tricks):]
         for leader, plays, winner, taker in self._raw_tricks[len(built):]:
-            built.append(Trick(
-                _SEATS[leader],
-                tuple((_SEATS[seat], tuple(ALL_CARDS[c] for c in p)) for seat, p in plays),
-                _SEATS[winner],
-                _SEATS[taker],
-            ))
-        return list(built)
+            built.append(_make_trick(leader, plays, winner, taker))
+        return built
+
+    @property
+    def actions(self) -> list[Action]:
+        """Every action so far, in order: the seats' exposure declarations, then the plays (the
+        records :meth:`declare` and :meth:`play` returned; :meth:`undo` takes plays back).
+        Exposures nobody chose (``exposure=none/all/all_but_sheep``) are in :attr:`exposures`."""
+        out: list[Action] = list(self._declarations)
+        for trick in self._built_tricks():
+            *first, (seat, cards) = trick.plays
+            out += [CardPlay(s, p) for s, p in first]
+            out.append(CardPlay(seat, cards, trick))
+        out += [CardPlay(_SEATS[s], tuple(ALL_CARDS[c] for c in p)) for s, p in self._trick]
+        return out
+
+    def position(self) -> Position:
+        """A frozen snapshot of the play state (see :class:`~gongzhu.rules.model.Position`)."""
+        self._sync()
+        return Position(
+            self._decks, _four(self._h1), _four(self._h2), _four(self._r1), _four(self._r2),
+            (tuple(self._captured[0]), tuple(self._captured[1]), tuple(self._captured[2]),
+             tuple(self._captured[3])),
+            self._trick, self._leader, self._turn, self._led if self._trick else -1, self._offender,
+            self._suits_led, self._must_lead_c2 and not self._raw_tricks and not self._trick,
+            self._pig_taker,
+        )
+
+    def copy(self) -> Deal:
+        """An independent deal at the same position, with the same actions: playing or undoing on
+        either leaves the other as it is."""
+        new = object.__new__(type(self))
+        for name in Deal.__slots__:
+            setattr(new, name, getattr(self, name))
+        if hasattr(self, "__dict__"):
+            new.__dict__.update(self.__dict__)
+        new._board = None if self._board is None else self._board.copy()
+        new._captured = [list(c) for c in self._captured]
+        for name in ("_declarations", "_declared", "_h1", "_h2", "_r1", "_r2", "_raw_tricks",
+                     "_trick_objects", "_undo", "exposures"):
+            setattr(new, name, list(getattr(self, name)))
+        return new
 
     @property
     def current_trick(self) -> list[tuple[Seat, Play]]:
@@ -445,13 +531,16 @@ class Deal:
             return False
         return True
 
-    def declare(self, seat: Seat, exposures: Iterable[Card | str | tuple[Card | str, str]] = ()) -> None:
+    def declare(self, seat: Seat, exposures: Iterable[Card | str | tuple[Card | str, str]] = ()) -> Declaration:
         """``seat`` declares the cards it exposes (possibly none).  Each seat declares once, in
         any order; after the fourth declaration the automatic fourth exposure (逼明, R4.4) is
-        applied and play starts."""
+        applied and play starts.  Returns the declaration as applied."""
         items = self.verify_declare(seat, exposures)
+        seat = Seat(seat)
+        before = len(self.exposures)
         for c, kind in items:
             self._apply_exposure(seat, c, kind)
+        mine = len(self.exposures)
         self._declared[seat] = True
         if all(self._declared):
             if self.options.auto_fourth_applies:
@@ -461,6 +550,9 @@ class Deal:
                     holder = next(s for s in range(4) if self._h1[s] >> fourth.index & 1)
                     self._apply_exposure(holder, fourth, "auto")
             self._start_play()
+        record = Declaration(seat, tuple(self.exposures[before:mine]), tuple(self.exposures[mine:]))
+        self._declarations.append(record)
+        return record
 
     def _apply_exposure(self, seat: int, c: Card, kind: str) -> None:
         self.exposures.append(Exposure(Seat(seat), c, kind))
@@ -480,9 +572,9 @@ class Deal:
             leader = self._first_receiver_of(target)
             self._must_lead_c2 = self.options.must_lead_club2
         self._leader = self._turn = leader
-        if self._decks == 1 and self.use_c_board:
+        if self._decks == 1 and self.use_c_board and _BOARD is not None:
             o = self.options
-            self._board = Board(
+            self._board = _BOARD(
                 self._h1, self._r1, leader, self._must_lead_c2, o.clockwise,
                 o.exposed_discard_before_suit_led, o.discard_color_code,
             )
@@ -499,16 +591,18 @@ class Deal:
 
     # ------------------------------------------------------------------ legal plays (R4.3, R5)
 
-    def legal_plays(self) -> Sequence[Play]:
-        """Every legal play of the player to move: single cards, and pairs in two-deck play."""
+    def legal_plays(self) -> LegalPlays:
+        """Every legal play of the player to move: single cards, and pairs in two-deck play.
+        ``in`` also takes a play written another way: ``"QS" in deal.legal_plays()``, a
+        :class:`Card`, ``("QS", "QS")`` or ``"QS QS"`` (see :class:`~gongzhu.rules.model.LegalPlays`)."""
         board = self._board
         if board is not None:
             m = board.legal_mask()
             plays = _PLAYS_OF_MASK.get(m)
             return plays if plays is not None else _plays_of_mask(m)
         if self.phase is not Phase.PLAY:
-            return ()
-        return [tuple(ALL_CARDS[c] for c in p) for p in self._cascade()[-1][1]]
+            return _NO_PLAYS
+        return LegalPlays(tuple(ALL_CARDS[c] for c in p) for p in self._cascade()[-1][1])
 
     def legal_mask(self) -> int:
         """One deck: the legal cards as a 52-bit set (the fast form of :meth:`legal_plays`)."""
@@ -567,24 +661,38 @@ class Deal:
             return False
         return True
 
-    def play(self, cards: Card | str | Iterable[Card | str], seat: Seat | None = None) -> None:
-        """Play a card (or a two-deck pair / two-card answer) for the player to move."""
+    def play(self, cards: Card | str | Iterable[Card | str], seat: Seat | None = None) -> CardPlay:
+        """Play a card (or a two-deck pair / two-card answer) for the player to move; returns
+        the play as a record, with the trick it completed, if it did."""
         board = self._board
         if board is not None and seat is None:
             # The hot path of playouts: a play as returned by legal_plays(), or a Card.
             c = cards[0] if type(cards) is tuple and len(cards) == 1 else cards
-            if type(c) is Card and board.play(c.index) >= 0:
-                if board.over:
-                    self.phase = Phase.OVER
-                return
+            if type(c) is Card:
+                s = board.turn
+                done = board.play(c.index)
+                if done == 0:
+                    return _PLAIN[52 * s + c.index]
+                if done > 0:
+                    if done == 2:
+                        self.phase = Phase.OVER
+                    return _packed(_SEATS[s], _SINGLE_PLAYS[c.index], board.last_trick)
         self.verify_play(cards, seat)  # raises, saying why
         play = self._normalize(cards)
         if board is not None:
-            board.play(play[0])
-            if board.over:
+            s = board.turn
+            done = board.play(play[0])
+            if done == 2:
                 self.phase = Phase.OVER
-        else:
-            self._apply(play)
+            if done == 0:
+                return _PLAIN[52 * s + play[0]]
+            return _packed(_SEATS[s], _SINGLE_PLAYS[play[0]], board.last_trick)
+        s = self._turn
+        n_tricks = len(self._raw_tricks)
+        self._apply(play)
+        if len(self._raw_tricks) > n_tricks:
+            return CardPlay(_SEATS[s], tuple(ALL_CARDS[c] for c in play), self._built_tricks()[-1])
+        return _PLAIN[52 * s + play[0]] if len(play) == 1 else CardPlay(_SEATS[s], tuple(ALL_CARDS[c] for c in play))
 
     def _sync(self) -> None:
         """One deck: bring the Python fields up to the C board's position."""

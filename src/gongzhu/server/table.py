@@ -64,7 +64,7 @@ from gongzhu.rules.cards import Card, Seat
 from gongzhu.rules.deal import Deal, Phase
 from gongzhu.rules.errors import GongzhuError
 from gongzhu.rules.match import Match, title_for
-from gongzhu.rules.model import Play
+from gongzhu.rules.model import Action, CardPlay, Play
 from gongzhu.rules.options import Options, resolve_options
 from gongzhu.server.policy import OUTBOX_LIMIT
 from gongzhu.server.store import MatchInfo, Store
@@ -321,12 +321,11 @@ class Table:
                 self._finish(deal)
 
     @staticmethod
-    def _apply(deal: Deal, action: Mapping[str, Any]) -> None:
+    def _apply(deal: Deal, action: Mapping[str, Any]) -> Action:
         seat = Seat.parse(action["seat"])
         if action["type"] == "declare":
-            deal.declare(seat, [(c, k) for c, k in action["items"]])
-        else:
-            deal.play(action["cards"], seat)
+            return deal.declare(seat, [(c, k) for c, k in action["items"]])
+        return deal.play(action["cards"], seat)
 
     def _commit(self, seat: Seat, action: dict[str, Any]) -> None:
         """Store an action already checked legal, apply it, and publish what changed.  The action
@@ -336,9 +335,8 @@ class Table:
         deal = self.match.current
         assert deal is not None
         entry = {"seat": seat.name, **action}
-        tricks = len(deal.tricks)
         try:
-            self._apply(deal, entry)  # checked legal before: the rules accept it
+            done = self._apply(deal, entry)  # checked legal before: the rules accept it
             if deal.is_over:
                 self._finish(deal)  # the deal's record holds this last play
             else:
@@ -352,8 +350,8 @@ class Table:
         out: list[dict[str, Any]] = []
         if action["type"] == "play":
             out.append({"type": "played", "seat": seat.name, "cards": action["cards"]})
-            if len(deal.tricks) > tricks:
-                trick = deal.tricks[-1]
+            trick = done.trick if isinstance(done, CardPlay) else None
+            if trick is not None:
                 out.append({"type": "trick", "winner": trick.winner.name, "taker": trick.taker.name})
         out.append(self.state_message())
         self._publish(out)

@@ -4,7 +4,8 @@ The engine's :class:`~gongzhu.rules.deal.Deal` is the reference; this module is 
 for the expert's search, and ``tests/test_fast2.py`` checks it against the reference play by
 play, under every two-deck option:
 
-* :func:`encode` reads a two-deck deal in the play phase into a :class:`FastPosition2`, an
+* :func:`encode` reads a two-deck deal in the play phase (its :meth:`Deal.position
+  <gongzhu.rules.deal.Deal.position>`) into a :class:`FastPosition2`, an
   immutable 224-byte position: each hand as cards held at least once / twice, the exposed copies
   still bound by R4.3 (R4.5: a card is restricted only while every copy left is exposed), the
   point cards taken (copies counted), the trick in progress (singles or two-card plays) and the
@@ -28,9 +29,9 @@ from typing import NamedTuple
 import gongzhu.rules._fastplay2 as _c
 from gongzhu.rules.cards import EXPOSABLE, Card, hand_masks
 from gongzhu.rules.deal import Deal, Phase
-from gongzhu.rules.fast import POLICY_HEURISTIC, POLICY_UNIFORM, BlobPosition, Policy
 from gongzhu.rules.model import Exposure
 from gongzhu.rules.options import Options
+from gongzhu.search.fast import POLICY_HEURISTIC, POLICY_UNIFORM, BlobPosition, Policy
 
 __all__ = [
     "POLICY_HEURISTIC",
@@ -163,6 +164,7 @@ def encode(deal: Deal) -> FastPosition2:
         raise ValueError("the two-deck C fast path is for decks=2 only: this deal has decks=1")
     if deal.phase != Phase.PLAY:
         raise ValueError(f"the C fast path needs a deal in the play phase, not in phase {deal.phase.value!r}")
-    return _encode(deal.options, (deal._h1, deal._h2), (deal._r1, deal._r2), _masks4(deal._captured, "captured"),
-                   deal.exposures, [p for _, p in deal._trick], deal._leader, deal._turn, deal._offender,
-                   deal._suits_led, deal._must_lead_c2 and not deal.tricks and not deal._trick)
+    pos = deal.position()
+    return _encode(deal.options, (pos.hands, pos.hands_twice), (pos.restricted, pos.restricted_twice),
+                   _masks4(pos.captured, "captured"), deal.exposures, [p for _, p in pos.trick], pos.leader,
+                   pos.turn, pos.offender, pos.suits_led, pos.must_lead_c2)

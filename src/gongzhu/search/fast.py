@@ -4,7 +4,8 @@ The engine's :class:`~gongzhu.rules.deal.Deal` is the reference; this module is 
 for search and benchmarks, and the tests (``tests/test_fast.py``) check it against the
 reference play by play:
 
-* :func:`encode` reads a one-deck deal in the play phase into a :class:`FastPosition`, an
+* :func:`encode` reads a one-deck deal in the play phase (through its public snapshot,
+  :meth:`Deal.position <gongzhu.rules.deal.Deal.position>`) into a :class:`FastPosition`, an
   immutable 136-byte position (hands, exposed cards bound by R4.3, cards taken, the trick in
   progress, every one-deck option of R10 that changes play or scoring);
 * legal moves are exactly ``Deal.legal_mask`` (R5.2 follow suit → R4.3 exposure → R5.2
@@ -31,13 +32,14 @@ POLICY_UNIFORM)``; four equal ids play exactly as the single id.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple, TypeAlias
+from typing import NamedTuple
 
 import gongzhu.rules._fastplay as _c
 from gongzhu.rules.cards import EXPOSABLE, Card
 from gongzhu.rules.deal import Deal, Phase
 from gongzhu.rules.model import Exposure
 from gongzhu.rules.options import Options
+from gongzhu.search import POLICY_HEURISTIC, POLICY_UNIFORM, Policy
 
 __all__ = [
     "POLICY_HEURISTIC",
@@ -53,20 +55,6 @@ __all__ = [
     "random_deal_trace",
     "random_deals",
 ]
-
-#: Playout policy: uniform over the legal cards at every step.
-POLICY_UNIFORM = 0
-#: Playout policy: a cheap heuristic player (``policy_heuristic`` in ``_fastplay.c``).  It plays
-#: like a sensible human from what the mover may know (its hand, the trick, the cards still out,
-#: the cards taken, the exposures): follow with the highest card under the trick's winner; win a
-#: clean trick last with a high card; dump ♠Q, then ♥A K Q J, then ♠A/♠K while ♠Q is out; keep the
-#: ♦J and take tricks worth taking (the sheep); lead low in the safest suit, low spades to flush the
-#: pig when holding none of ♠Q ♠K ♠A.  About 10% of its choices are uniformly random (and lead
-#: ties break at random), so playouts from one position differ.
-POLICY_HEURISTIC = 1
-
-#: A playout policy id, or four ids: one per seat (N, E, S, W).
-Policy: TypeAlias = int | tuple[int, int, int, int]
 
 Scores = tuple[int, int, int, int]
 _MASK64 = (1 << 64) - 1
@@ -259,22 +247,21 @@ def encode(deal: Deal) -> FastPosition:
         raise ValueError(
             f"the C fast path needs a deal in the play phase, not in phase {deal.phase.value!r}"
         )
-    deal._sync()  # one deck plays on the deal's own C board: pull its position first
-    exposures = list(deal.exposures)
+    pos = deal.position()
     return encode_parts(
         deal.options,
-        hands=deal._h1,
-        restricted=deal._r1,
-        captured=deal._captured,
-        exposures=exposures,
+        hands=pos.hands,
+        restricted=pos.restricted,
+        captured=pos.captured,
+        exposures=deal.exposures,
         dealt=deal.dealt,
-        trick=[play[0] for _, play in deal._trick],
-        leader=deal._leader,
-        turn=deal._turn,
-        led=deal._led if deal._trick else -1,
-        offender=deal._offender,
-        suits_led=deal._suits_led,
-        must_lead_c2=deal._must_lead_c2 and not deal.tricks and not deal._trick,
+        trick=[play[0] for _, play in pos.trick],
+        leader=pos.leader,
+        turn=pos.turn,
+        led=pos.led,
+        offender=pos.offender,
+        suits_led=pos.suits_led,
+        must_lead_c2=pos.must_lead_c2,
     )
 
 
