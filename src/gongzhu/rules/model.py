@@ -91,7 +91,7 @@ class CardPlay:
     @property
     def trick(self) -> Trick | None:
         trick = self._trick
-        if type(trick) is int:
+        if isinstance(trick, int):
             leader, step = trick & 3, trick >> 6 & 3
             seats = tuple(Seat)
             trick = Trick(
