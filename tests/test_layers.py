@@ -16,12 +16,13 @@ SRC = Path(__file__).resolve().parent.parent / "src" / "gongzhu"
 ALLOWED: dict[str, set[str]] = {
     "jsontext": set(),
     "rules": set(),
+    "search": {"rules"},
     "formats": {"rules", "jsontext"},
     "records": {"rules", "jsontext", "formats"},
-    "players": {"rules", "jsontext", "formats"},
+    "players": {"rules", "search", "jsontext", "formats"},
     "arena": {"rules", "players", "records"},
     "server": {"rules", "players", "records", "jsontext", "formats"},
-    "cli": {"rules", "players", "records", "arena", "server", "jsontext", "formats"},
+    "cli": {"rules", "search", "players", "records", "arena", "server", "jsontext", "formats"},
     "web": set(),
 }
 

@@ -3,6 +3,7 @@
 Layers, inner to outer (each imports only from the ones before it):
 
 - ``gongzhu.rules``    the rules core (R1–R10 of the rule book): no I/O.
+- ``gongzhu.search``   the C fast paths for search (encoding, playouts, playout policies).
 - ``gongzhu.jsontext`` strict JSON reading and value names for messages (imports nothing).
 - ``gongzhu.records``  deal records ``gongzhu-deal/1`` (R11): reading, writing, re-checking.
 - ``gongzhu.players``  computer players (they see an observation, never the deal), hints, the
