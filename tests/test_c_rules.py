@@ -16,13 +16,13 @@ from collections.abc import Iterator, Sequence
 import pytest
 
 import gongzhu.rules._fastplay2 as _fastplay2
-from gongzhu.rules import fast
 from gongzhu.rules.cards import ALL_CARDS, EXPOSABLE, Card, Seat, parse_card
 from gongzhu.rules.deal import winner_of_trick
 from gongzhu.rules.legal import SeatView, cascade, offends
 from gongzhu.rules.model import Exposure
 from gongzhu.rules.options import PRESETS, Options
 from gongzhu.rules.scoring import raw_scores
+from gongzhu.search import fast
 
 HEARTS = [c for c in ALL_CARDS if c.suit.name == "HEARTS"]
 QS, JD, TC, AH = EXPOSABLE
