@@ -58,7 +58,17 @@ from gongzhu.rules.legal import (
     offends,
     restricted_context,
 )
-from gongzhu.rules.model import Action, CardPlay, Declaration, Exposure, LegalPlays, Play, Position, Trick
+from gongzhu.rules.model import (
+    Action,
+    CardPlay,
+    Declaration,
+    Exposure,
+    LegalPlays,
+    Play,
+    Position,
+    Trick,
+    trick_of,
+)
 from gongzhu.rules.options import Options
 from gongzhu.rules.scoring import DealScore, is_point_card, score_deal
 
@@ -119,11 +129,6 @@ def _plays_of_mask(mask: int) -> LegalPlays:
                 _PLAYS_OF_MASK[block << 13 * suit] = known
             plays += known
     return LegalPlays(plays)
-
-
-def _make_trick(leader: int, plays: Iterable[tuple[int, Sequence[int]]], winner: int, taker: int) -> Trick:
-    return Trick(_SEATS[leader], tuple((_SEATS[s], tuple(ALL_CARDS[c] for c in p)) for s, p in plays),
-                 _SEATS[winner], _SEATS[taker])
 
 
 def _four(values: Sequence[int]) -> tuple[int, int, int, int]:
@@ -401,7 +406,7 @@ class Deal:
         built = self._trick_objects
         del built[len(self._raw_tricks):]
         for leader, plays, winner, taker in self._raw_tricks[len(built):]:
-            built.append(_make_trick(leader, plays, winner, taker))
+            built.append(trick_of((leader, plays, winner, taker)))
         return built
 
     @property
@@ -691,7 +696,7 @@ class Deal:
         n_tricks = len(self._raw_tricks)
         self._apply(play)
         if len(self._raw_tricks) > n_tricks:
-            return CardPlay(_SEATS[s], tuple(ALL_CARDS[c] for c in play), self._built_tricks()[-1])
+            return _packed(_SEATS[s], tuple(ALL_CARDS[c] for c in play), self._raw_tricks[-1])
         return _PLAIN[52 * s + play[0]] if len(play) == 1 else CardPlay(_SEATS[s], tuple(ALL_CARDS[c] for c in play))
 
     def _sync(self) -> None:

@@ -7,14 +7,18 @@ Imports :mod:`gongzhu.rules.cards` and :mod:`gongzhu.rules.errors` only.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TypeAlias
 
 from gongzhu.rules.cards import ALL_CARDS, Card, Seat, parse_card
 from gongzhu.rules.errors import CardError
 
-__all__ = ["Action", "CardPlay", "Declaration", "Exposure", "LegalPlays", "Play", "Position", "Trick"]
+_SEATS = tuple(Seat)
+
+__all__ = [
+    "Action", "CardPlay", "Declaration", "Exposure", "LegalPlays", "Play", "Position", "RawTrick", "Trick", "trick_of",
+]
 
 #: A play: one card, or two identical-or-not cards in a two-deck pair trick (R5.3).
 Play = tuple[Card, ...]
@@ -45,6 +49,25 @@ class Trick:
         return [c for _, play in self.plays for c in play]
 
 
+#: A finished trick as numbers: leader, ``(seat, card indices)`` plays in order, winner, taker.
+RawTrick: TypeAlias = tuple[int, Sequence[tuple[int, Sequence[int]]], int, int]
+
+
+def trick_of(raw: RawTrick) -> Trick:
+    """The :class:`Trick` of a finished trick given as numbers (seats 0–3, card indices)."""
+    leader, plays, winner, taker = raw
+    seats = _SEATS
+    return Trick(seats[leader], tuple((seats[s], tuple(ALL_CARDS[c] for c in p)) for s, p in plays),
+                 seats[winner], seats[taker])
+
+
+def _unpack_trick(code: int) -> Trick:
+    """A trick packed by a one-deck C board (``Board.last_trick``)."""
+    leader, step = code & 3, code >> 6 & 3
+    return trick_of((leader, [((leader + i * step) & 3, (code >> 8 + 6 * i & 63,)) for i in range(4)],
+                     code >> 2 & 3, code >> 4 & 3))
+
+
 @dataclass(frozen=True, slots=True)
 class Declaration:
     """One seat's exposure declaration (亮牌, R4.4), as :meth:`Deal.declare
@@ -67,13 +90,14 @@ class CardPlay:
     def __init__(self, seat: Seat, cards: Play, trick: Trick | None = None) -> None:
         self._seat = seat
         self._cards = cards
-        self._trick: Trick | int | None = trick
+        self._trick: Trick | RawTrick | int | None = trick
 
     @classmethod
-    def _packed(cls, seat: Seat, cards: Play, trick: int) -> CardPlay:
-        """A record whose trick is still packed as a one-deck C board packs it
-        (``Board.last_trick``: leader | winner << 2 | taker << 4 | step << 6 | card i << (8 + 6 i));
-        it is unpacked on first read, so that a playout that never reads it does not pay for it."""
+    def _packed(cls, seat: Seat, cards: Play, trick: RawTrick | int) -> CardPlay:
+        """A record whose trick is still in numbers: a :data:`RawTrick`, or an int as a one-deck
+        C board packs it (``Board.last_trick``: leader | winner << 2 | taker << 4 | step << 6 |
+        card i << (8 + 6 i)).  It becomes a :class:`Trick` on first read, so that a playout that
+        never reads it does not pay for it."""
         record = cls.__new__(cls)
         record._seat = seat
         record._cards = cards
@@ -91,17 +115,11 @@ class CardPlay:
     @property
     def trick(self) -> Trick | None:
         trick = self._trick
-        if isinstance(trick, int):
-            leader, step = trick & 3, trick >> 6 & 3
-            seats = tuple(Seat)
-            trick = Trick(
-                seats[leader],
-                tuple((seats[(leader + i * step) & 3], (ALL_CARDS[trick >> 8 + 6 * i & 63],)) for i in range(4)),
-                seats[trick >> 2 & 3],
-                seats[trick >> 4 & 3],
-            )
-            self._trick = trick
-        return trick
+        if trick is None or isinstance(trick, Trick):
+            return trick
+        built = _unpack_trick(trick) if isinstance(trick, int) else trick_of(trick)
+        self._trick = built
+        return built
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not CardPlay:
