@@ -391,13 +391,40 @@ def test_penalty_offender_takes_the_points() -> None:
 def test_play_argument_errors() -> None:
     b = fresh()
     v = b.version
-    for bad in ("2C", 1.0, None, True, ALL_CARDS[C2]):
-        with pytest.raises(TypeError):
-            b.play(bad)  # type: ignore[arg-type]
-    for out_of_range in (-1, 52, 2**70, -(2**70)):
-        with pytest.raises(ValueError):
-            b.play(out_of_range)
+    for play in (b.play, b.play_packed):
+        for bad in ("2C", 1.0, None, True, ALL_CARDS[C2]):
+            with pytest.raises(TypeError):
+                play(bad)  # type: ignore[arg-type]
+        for out_of_range in (-1, 52, 2**70, -(2**70)):
+            with pytest.raises(ValueError):
+                play(out_of_range)
     assert b.version == v and b.n_plays == 0
+
+
+@pytest.mark.parametrize("options", [Options(), Options(direction="cw", discard_color="penalty")])
+@pytest.mark.parametrize("seed", [1, 2])
+def test_play_packed_says_who_played_and_which_trick_it_finished(options: Options, seed: int) -> None:
+    deal = start_deal(options, seed, 0.5, False)
+    packed, plain = Board(*board_args(deal)), Board(*board_args(deal))
+    rng = random.Random(seed)
+    while not plain.over:
+        legal = bits(plain.legal_mask())
+        illegal = [c for c in range(52) if c not in legal]
+        if illegal:
+            assert packed.play_packed(rng.choice(illegal)) == -1
+        c = rng.choice(legal)
+        seat = plain.turn
+        done = plain.play(c)
+        code = packed.play_packed(c)
+        assert view(packed) == view(plain)
+        if done == 0:
+            assert code == seat
+            continue
+        leader, plays, winner, taker = plain.history()[-1]
+        step = code >> 6 & 3
+        assert (code & 3, code >> 2 & 3, code >> 4 & 3) == (leader, winner, taker)
+        assert [((leader + i * step) & 3, code >> 8 + 6 * i & 63) for i in range(4)] == list(plays)
+        assert (code >> 32 & 1, code >> 33) == (done == 2, seat)
 
 
 def test_constructor_errors() -> None:

@@ -1234,9 +1234,11 @@ static PyObject *Board_legal_mask(PyObject *self, PyObject *noargs)
     return PyLong_FromUnsignedLongLong(board_legal((BoardObject *)self));
 }
 
-static PyObject *Board_play(PyObject *self, PyObject *arg)
+/* Board.play / Board.play_packed: play card `arg` for the player to move.  Returns -1 when it
+ * is not legal now (nothing changes), else 0 / 1 (finished a trick) / 2 (finished the deal), with
+ * the seat that played in *seat; -2 with an exception set for an argument that is no card. */
+static int board_play(BoardObject *b, PyObject *arg, int *seat)
 {
-    BoardObject *b = (BoardObject *)self;
     long c;
     if (PyLong_CheckExact(arg)) {
         int overflow;
@@ -1247,29 +1249,55 @@ static PyObject *Board_play(PyObject *self, PyObject *arg)
         int overflow;
         c = PyLong_AsLongAndOverflow(arg, &overflow);
         if (c == -1 && PyErr_Occurred())
-            return NULL;
+            return -2;
         if (overflow)
             c = -1;
     } else {
         PyErr_Format(PyExc_TypeError, "Board.play: the card is an int index 0..51, not %.100s",
                      Py_TYPE(arg)->tp_name);
-        return NULL;
+        return -2;
     }
     if (c < 0 || c > 51) {
         PyErr_SetString(PyExc_ValueError, "Board.play: card index out of range (0..51)");
-        return NULL;
+        return -2;
     }
     uint64_t legal = board_legal(b);
     if (!(legal >> c & 1))
-        return PyLong_FromLong(-1);
+        return -1;
+    *seat = b->pos.turn;
     b->stack[b->n_plays] = b->pos;
     int done = fp_apply_rec(&b->pos, (int)c, legal, &b->hist[b->n_plays >> 2]);
     b->n_plays++;
     b->version++;
     b->legal_ok = 0;
     if (!done)
-        return PyLong_FromLong(0);
-    return PyLong_FromLong(b->pos.hand[b->pos.turn] ? 1 : 2);
+        return 0;
+    return b->pos.hand[b->pos.turn] ? 1 : 2;
+}
+
+static PyObject *Board_play(PyObject *self, PyObject *arg)
+{
+    int seat;
+    int r = board_play((BoardObject *)self, arg, &seat);
+    return r == -2 ? NULL : PyLong_FromLong(r);
+}
+
+static PyObject *Board_play_packed(PyObject *self, PyObject *arg)
+{
+    BoardObject *b = (BoardObject *)self;
+    int seat;
+    int r = board_play(b, arg, &seat);
+    if (r == -2)
+        return NULL;
+    if (r <= 0)
+        return PyLong_FromLong(r < 0 ? -1 : seat);
+    const FpTrick *h = &b->hist[b->n_plays / 4 - 1];
+    long long code = (long long)h->leader | (long long)h->winner << 2 | (long long)h->taker << 4 |
+                     (long long)b->pos.step << 6;
+    for (int i = 0; i < 4; i++)
+        code |= (long long)h->card[i] << (8 + 6 * i);
+    code |= (long long)(r == 2) << 32 | (long long)seat << 33;
+    return PyLong_FromLongLong(code);
 }
 
 static PyObject *Board_undo(PyObject *self, PyObject *noargs)
@@ -1443,24 +1471,6 @@ static PyObject *Board_get_over(PyObject *self, void *closure)
     return PyBool_FromLong(fp_is_over(&((BoardObject *)self)->pos));
 }
 
-/* The last finished trick packed in one int (what Deal.play's record of a trick-completing play
- * keeps until it is read): leader | winner << 2 | taker << 4 | step << 6 | card i << (8 + 6 i),
- * cards in playing order (seat of card i = (leader + i * step) % 4); -1 before the first. */
-static PyObject *Board_get_last_trick(PyObject *self, void *closure)
-{
-    (void)closure;
-    BoardObject *b = (BoardObject *)self;
-    int n = b->n_plays / 4;
-    if (n == 0)
-        return PyLong_FromLong(-1);
-    const FpTrick *h = &b->hist[n - 1];
-    long long code = (long long)h->leader | (long long)h->winner << 2 | (long long)h->taker << 4 |
-                     (long long)b->pos.step << 6;
-    for (int i = 0; i < 4; i++)
-        code |= (long long)h->card[i] << (8 + 6 * i);
-    return PyLong_FromLongLong(code);
-}
-
 static PyObject *Board_get_version(PyObject *self, void *closure)
 {
     (void)closure;
@@ -1473,6 +1483,12 @@ static PyMethodDef Board_methods[] = {
     {"play", Board_play, METH_O,
      "play(card) -> -1 not legal now (nothing changes), 0 played, 1 finished a trick,\n"
      "2 finished the deal"},
+    {"play_packed", Board_play_packed, METH_O,
+     "play_packed(card) -> play as play() does, saying what happened in one int: -1 not legal\n"
+     "now (nothing changes); 0..3 the seat that played, the trick goes on; else the trick it\n"
+     "finished, packed: leader | winner << 2 | taker << 4 | step << 6 | card i << (8 + 6 i)\n"
+     "(cards in playing order, seat of card i = (leader + i * step) % 4) | over << 32 |\n"
+     "seat << 33 (over: it finished the deal; seat: who played)"},
     {"undo", Board_undo, METH_NOARGS, "undo() -> take back the last play; False if there is none"},
     {"hands", Board_hands, METH_NOARGS, "hands() -> the four hands as card masks"},
     {"restricted", Board_restricted, METH_NOARGS,
@@ -1499,11 +1515,6 @@ static PyGetSetDef Board_getset[] = {
     {"n_plays", Board_get_n_plays, NULL, "cards played so far", NULL},
     {"over", Board_get_over, NULL, "whether the deal is over", NULL},
     {"version", Board_get_version, NULL, "+1 on every successful play and undo", NULL},
-    {"last_trick", Board_get_last_trick, NULL,
-     "the last finished trick packed in an int: leader | winner << 2 | taker << 4 | step << 6 |\n"
-     "card i << (8 + 6 i), cards in playing order, seat of card i = (leader + i * step) % 4;\n"
-     "-1 before the first",
-     NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 

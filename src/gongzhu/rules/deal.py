@@ -674,24 +674,22 @@ class Deal:
             # The hot path of playouts: a play as returned by legal_plays(), or a Card.
             c = cards[0] if type(cards) is tuple and len(cards) == 1 else cards
             if type(c) is Card:
-                s = board.turn
-                done = board.play(c.index)
-                if done == 0:
-                    return _PLAIN[52 * s + c.index]
+                done = board.play_packed(c.index)  # the seat, or the trick it finished (packed)
+                if 0 <= done < 4:
+                    return _PLAIN[52 * done + c.index]
                 if done > 0:
-                    if done == 2:
+                    if done >> 32 & 1:
                         self.phase = Phase.OVER
-                    return _packed(_SEATS[s], _SINGLE_PLAYS[c.index], board.last_trick)
+                    return _packed(_SEATS[done >> 33], _SINGLE_PLAYS[c.index], done)
         self.verify_play(cards, seat)  # raises, saying why
         play = self._normalize(cards)
         if board is not None:
-            s = board.turn
-            done = board.play(play[0])
-            if done == 2:
+            done = board.play_packed(play[0])
+            if done < 4:
+                return _PLAIN[52 * done + play[0]]
+            if done >> 32 & 1:
                 self.phase = Phase.OVER
-            if done == 0:
-                return _PLAIN[52 * s + play[0]]
-            return _packed(_SEATS[s], _SINGLE_PLAYS[play[0]], board.last_trick)
+            return _packed(_SEATS[done >> 33], _SINGLE_PLAYS[play[0]], done)
         s = self._turn
         n_tricks = len(self._raw_tricks)
         self._apply(play)

@@ -62,7 +62,7 @@ def trick_of(raw: RawTrick) -> Trick:
 
 
 def _unpack_trick(code: int) -> Trick:
-    """A trick packed by a one-deck C board (``Board.last_trick``)."""
+    """A trick packed by a one-deck C board (``Board.play_packed``)."""
     leader, step = code & 3, code >> 6 & 3
     return trick_of((leader, [((leader + i * step) & 3, (code >> 8 + 6 * i & 63,)) for i in range(4)],
                      code >> 2 & 3, code >> 4 & 3))
@@ -95,8 +95,8 @@ class CardPlay:
     @classmethod
     def _packed(cls, seat: Seat, cards: Play, trick: RawTrick | int) -> CardPlay:
         """A record whose trick is still in numbers: a :data:`RawTrick`, or an int as a one-deck
-        C board packs it (``Board.last_trick``: leader | winner << 2 | taker << 4 | step << 6 |
-        card i << (8 + 6 i)).  It becomes a :class:`Trick` on first read, so that a playout that
+        C board packs it (``Board.play_packed``: leader | winner << 2 | taker << 4 | step << 6 |
+        card i << (8 + 6 i), higher bits ignored).  It becomes a :class:`Trick` on first read, so that a playout that
         never reads it does not pay for it."""
         record = cls.__new__(cls)
         record._seat = seat
