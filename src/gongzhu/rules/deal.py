@@ -541,7 +541,7 @@ class Deal:
         any order; after the fourth declaration the automatic fourth exposure (逼明, R4.4) is
         applied and play starts.  Returns the declaration as applied."""
         items = self.verify_declare(seat, exposures)
-        seat = Seat(seat)
+        seat = _SEATS[seat]
         before = len(self.exposures)
         for c, kind in items:
             self._apply_exposure(seat, c, kind)
