@@ -108,6 +108,7 @@ _SEATS = tuple(Seat)
 _PLAIN: list[CardPlay] = [CardPlay(seat, _SINGLE_PLAYS[i]) for seat in _SEATS for i in range(52)]
 _NO_PLAYS = LegalPlays()
 _packed = CardPlay._packed
+_new_record = object.__new__
 _SUIT_NAMES = ("spade", "heart", "club", "diamond")
 _SUIT_ZH = ("黑桃", "红桃", "梅花", "方块")
 _KIND_ZH = {"shown": "明", "first": "首明", "hidden": "暗卖", "auto": "逼明"}
@@ -680,7 +681,12 @@ class Deal:
                 if done > 0:
                     if done >> 32 & 1:
                         self.phase = Phase.OVER
-                    return _packed(_SEATS[done >> 33], _SINGLE_PLAYS[c.index], done)
+                    # CardPlay._packed, inlined: a call costs as much as the record
+                    record = _new_record(CardPlay)
+                    record._seat = _SEATS[done >> 33]
+                    record._cards = _SINGLE_PLAYS[c.index]
+                    record._trick = done
+                    return record
         self.verify_play(cards, seat)  # raises, saying why
         play = self._normalize(cards)
         if board is not None:
