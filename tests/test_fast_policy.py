@@ -19,6 +19,7 @@ from conftest import ONE_DECK_OPTION_SETS as OPTION_SETS
 from conftest import played_deal, python_deal, replay_playout, scaled
 from gongzhu.rules import ALL_CARDS, EXPOSABLE, Options, Seat
 from gongzhu.rules.cards import Card, parse_cards
+from gongzhu.rules.options import DiscardColor
 from gongzhu.search.fast import (
     POLICY_HEURISTIC,
     POLICY_UNIFORM,
@@ -31,7 +32,6 @@ from gongzhu.search.fast import (
     random_deal_trace,
     random_deals,
 )
-from gongzhu.rules.options import DiscardColor
 
 H, U = POLICY_HEURISTIC, POLICY_UNIFORM
 POLICIES: list[Policy] = [H, (H, U, U, U), (U, H, H, U), (H, H, H, U), (U, U, U, H)]
