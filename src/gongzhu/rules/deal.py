@@ -132,6 +132,11 @@ def _plays_of_mask(mask: int) -> LegalPlays:
     return LegalPlays(plays)
 
 
+def _cards_of(play: Sequence[int]) -> Play:
+    """A play of card indices as cards (one card, or two)."""
+    return _SINGLE_PLAYS[play[0]] if len(play) == 1 else (ALL_CARDS[play[0]], ALL_CARDS[play[1]])
+
+
 def _four(values: Sequence[int]) -> tuple[int, int, int, int]:
     return (values[0], values[1], values[2], values[3])
 
@@ -142,6 +147,12 @@ class Phase(StrEnum):
     EXPOSE = "expose"
     PLAY = "play"
     OVER = "over"
+
+
+# Members as module constants: reading one off the enum class costs several times more, and
+# playouts through the public API ask ``is_over`` once a play.
+_PLAY = Phase.PLAY
+_OVER = Phase.OVER
 
 
 def _plays_text(plays: Iterable[Sequence[int]]) -> str:
@@ -383,7 +394,7 @@ class Deal:
     @property
     def turn(self) -> Seat | None:
         """Who plays next (None outside the play phase)."""
-        if self.phase is not Phase.PLAY:
+        if self.phase is not _PLAY:
             return None
         return _SEATS[self._board.turn if self._board is not None else self._turn]
 
@@ -395,7 +406,7 @@ class Deal:
 
     @property
     def is_over(self) -> bool:
-        return self.phase is Phase.OVER
+        return self.phase is _OVER
 
     @property
     def tricks(self) -> list[Trick]:
@@ -608,7 +619,7 @@ class Deal:
             return plays if plays is not None else _plays_of_mask(m)
         if self.phase is not Phase.PLAY:
             return _NO_PLAYS
-        return LegalPlays(tuple(ALL_CARDS[c] for c in p) for p in self._cascade()[-1][1])
+        return LegalPlays([_cards_of(p) for p in self._cascade()[-1][1]])
 
     def legal_mask(self) -> int:
         """One deck: the legal cards as a 52-bit set (the fast form of :meth:`legal_plays`)."""
@@ -680,7 +691,7 @@ class Deal:
                     return _PLAIN[52 * done + c.index]
                 if done > 0:
                     if done >> 32 & 1:
-                        self.phase = Phase.OVER
+                        self.phase = _OVER
                     # CardPlay._packed, inlined: a call costs as much as the record
                     record = _new_record(CardPlay)
                     record._seat = _SEATS[done >> 33]
@@ -700,8 +711,8 @@ class Deal:
         n_tricks = len(self._raw_tricks)
         self._apply(play)
         if len(self._raw_tricks) > n_tricks:
-            return _packed(_SEATS[s], tuple(ALL_CARDS[c] for c in play), self._raw_tricks[-1])
-        return _PLAIN[52 * s + play[0]] if len(play) == 1 else CardPlay(_SEATS[s], tuple(ALL_CARDS[c] for c in play))
+            return _packed(_SEATS[s], _cards_of(play), self._raw_tricks[-1])
+        return _PLAIN[52 * s + play[0]] if len(play) == 1 else CardPlay(_SEATS[s], _cards_of(play))
 
     def _sync(self) -> None:
         """One deck: bring the Python fields up to the C board's position."""
