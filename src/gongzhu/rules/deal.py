@@ -686,18 +686,19 @@ class Deal:
             # The hot path of playouts: a play as returned by legal_plays(), or a Card.
             c = cards[0] if type(cards) is tuple and len(cards) == 1 else cards
             if type(c) is Card:
-                done = board.play_packed(c.index)  # the seat, or the trick it finished (packed)
-                if 0 <= done < 4:
-                    return _PLAIN[52 * done + c.index]
-                if done > 0:
+                i = c.index
+                done = board.play_packed(i)  # the seat, or the trick it finished (packed)
+                if done >= 4:
                     if done >> 32 & 1:
                         self.phase = _OVER
                     # CardPlay._packed, inlined: a call costs as much as the record
                     record = _new_record(CardPlay)
                     record._seat = _SEATS[done >> 33]
-                    record._cards = _SINGLE_PLAYS[c.index]
+                    record._cards = _SINGLE_PLAYS[i]
                     record._trick = done
                     return record
+                if done >= 0:
+                    return _PLAIN[52 * done + i]
         self.verify_play(cards, seat)  # raises, saying why
         play = self._normalize(cards)
         if board is not None:
