@@ -39,7 +39,7 @@ from gongzhu.rules import (
     Seat,
     parse_cards,
 )
-from gongzhu.rules.fast import FastPosition, PlayoutTrace, encode
+from gongzhu.search.fast import FastPosition, PlayoutTrace, encode
 from gongzhu.server import create_app
 
 __all__ = [
