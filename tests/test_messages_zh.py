@@ -64,14 +64,22 @@ def exposure_deal(hands: dict[str, str] | None = None, **overrides: Any) -> Deal
 
 
 def test_zh_is_kept_apart_from_the_english_message() -> None:
-    e = IllegalPlayError("a club was led", zh="首家出的是梅花")
-    assert str(e) == "a club was led" and e.args == ("a club was led",) and e.zh == "首家出的是梅花"
+    e = IllegalPlayError("refusal.follow_suit", suit="C", legal="♣6, ♣J")
+    english = "a club was led: you must follow suit with one of ♣6, ♣J (R5.2)"
+    assert str(e) == english and e.args == (english,)
+    assert e.code == "refusal.follow_suit" and e.params == {"suit": "C", "legal": "♣6, ♣J"}
+    assert e.zh == message(e, "zh") == "首家出的是梅花：你必须跟同花色，可出 ♣6, ♣J (R5.2)"
     copy = pickle.loads(pickle.dumps(e))
-    assert type(copy) is IllegalPlayError and str(copy) == str(e) and copy.zh == e.zh
+    assert type(copy) is IllegalPlayError and str(copy) == str(e) and copy.zh == e.zh and copy.code == e.code
     plain = CardError("unknown card 'ZZ'")
-    assert plain.zh is None and message(plain, "zh") == "unknown card 'ZZ'"
+    assert plain.zh is None and plain.code is None and message(plain, "zh") == "unknown card 'ZZ'"
+    assert pickle.loads(pickle.dumps(plain)).args == plain.args
     assert isinstance(e, GongzhuError) and isinstance(e, ValueError)
     assert message(ValueError("boom"), "zh") == "boom"
+    with pytest.raises(TypeError, match="not a key of the message catalog"):
+        IllegalPlayError("a club was led", zh="首家出的是梅花")
+    with pytest.raises(KeyError, match="legal"):
+        IllegalPlayError("refusal.follow_suit", suit="C")
 
 
 # ---------------------------------------------------------------------- play refusals

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 if TYPE_CHECKING:
     from gongzhu.rules._fastplay import Board
+from gongzhu.messages import Text
 from gongzhu.rules.cards import (
     ALL_CARDS,
     EXPOSABLE,
@@ -69,7 +70,7 @@ from gongzhu.rules.model import (
     Trick,
     trick_of,
 )
-from gongzhu.rules.options import Options
+from gongzhu.rules.options import EXPOSURE_KINDS, Options
 from gongzhu.rules.scoring import DealScore, is_point_card, score_deal
 
 __all__ = ["C_BOARD", "Deal", "Phase", "check_declaration", "two_card_class", "winner_of_trick"]
@@ -109,9 +110,6 @@ _PLAIN: list[CardPlay] = [CardPlay(seat, _SINGLE_PLAYS[i]) for seat in _SEATS fo
 _NO_PLAYS = LegalPlays()
 _packed = CardPlay._packed
 _new_record = object.__new__
-_SUIT_NAMES = ("spade", "heart", "club", "diamond")
-_SUIT_ZH = ("黑桃", "红桃", "梅花", "方块")
-_KIND_ZH = {"shown": "明", "first": "首明", "hidden": "暗卖", "auto": "逼明"}
 # One deck: the plays of a legal set, cached per suit block as they are met.  A set within one
 # suit (most of them: following suit) is looked up whole in _PLAYS_OF_MASK.
 _PLAYS_OF_MASK: dict[int, LegalPlays] = {}
@@ -212,37 +210,21 @@ def check_declaration(
         else:
             c, kind = parse_card(item), default
         if c not in EXPOSABLE:
-            raise IllegalPlayError(f"{c.pretty} cannot be exposed: only ♠Q ♦J ♣10 ♥A can (R4.1)",
-                                   zh=f"{c.pretty} 不能亮：只有 ♠Q ♦J ♣10 ♥A 可以亮 (R4.1)")
+            raise IllegalPlayError("refusal.not_exposable", card=c.pretty)
         already = sum(1 for d, _ in out if d == c)
         if copies_held(c) <= already:
-            held = "does not hold" if already == 0 else "does not hold another"
-            held_zh = "没有" if already == 0 else "没有第二张"
-            raise IllegalPlayError(f"{seat.english} {held} {c.pretty}: only your own cards can be exposed",
-                                   zh=f"{seat.zh}家手里{held_zh} {c.pretty}：只能亮自己手里的牌")
+            code = "refusal.expose_not_held" if already == 0 else "refusal.expose_not_held_another"
+            raise IllegalPlayError(code, seat=seat, card=c.pretty)
         kinds = options.exposure_kinds(c, first_dealt)
         if kind not in kinds:
             if not kinds:
-                raise IllegalPlayError(
-                    f"exposure={options.exposure}: players do not choose exposures (R4.4)",
-                    zh=f"exposure={options.exposure}：亮哪些牌不由玩家选择 (R4.4)",
-                )
+                raise IllegalPlayError("refusal.no_choice", exposure=options.exposure)
             if kind == "first" and options.exposure == "first_card":
-                raise IllegalPlayError(
-                    f"{c.pretty} was not {seat.english}'s first dealt card: 首明 is only for the "
-                    "first card received (R4.4)",
-                    zh=f"{c.pretty} 不是{seat.zh}家发到的第一张牌：首明只限发到的第一张牌 (R4.4)",
-                )
-            zh = _KIND_ZH.get(kind, "?")
-            raise IllegalPlayError(
-                f"exposure kind {excerpt(kind)} ({zh}) is not allowed under exposure={options.exposure}: "
-                f"use {' or '.join(kinds)} (R4.4, R10)",
-                zh=f"exposure={options.exposure} 时不能用{zh}（{excerpt(kind)}）亮牌：请用"
-                f"{'或'.join(f'{_KIND_ZH.get(k, k)}（{k}）' for k in kinds)} (R4.4, R10)",
-            )
+                raise IllegalPlayError("refusal.not_first_dealt", card=c.pretty, seat=seat)
+            raise IllegalPlayError("refusal.kind_not_allowed", kind=excerpt(kind), exposure=options.exposure,
+                                   name=kind if isinstance(kind, str) and kind in EXPOSURE_KINDS else "?", kinds=list(kinds))
         if kind == "first" and any(k == "first" for d, k in out):
-            raise IllegalPlayError("only one card, the first one dealt, can be 首明 (R4.4)",
-                                   zh="只有一张牌（发到的第一张）可以首明 (R4.4)")
+            raise IllegalPlayError("refusal.one_first")
         out.append((c, kind))
     return out
 
@@ -533,11 +515,9 @@ class Deal:
         """
         seat = Seat(seat)
         if self.phase != Phase.EXPOSE:
-            raise IllegalPlayError("the exposure phase (亮牌) is over: cards can no longer be exposed",
-                                   zh="亮牌阶段已经结束：不能再亮牌了")
+            raise IllegalPlayError("refusal.exposure_over")
         if self._declared[seat]:
-            raise IllegalPlayError(f"{seat.english} has already declared exposures for this deal",
-                                   zh=f"{seat.zh}家这一副已经声明过亮牌了")
+            raise IllegalPlayError("refusal.already_declared", seat=seat)
         return check_declaration(self.options, seat, exposures, lambda c: self.copies_held(seat, c),
                                  self.dealt[seat][0])
 
@@ -653,23 +633,18 @@ class Deal:
         play = self._normalize(cards)
         as_cards = tuple(ALL_CARDS[c] for c in play)
         if self.phase == Phase.EXPOSE:
-            waiting = ", ".join(s.english for s in self.undeclared)
-            waiting_zh = "、".join(f"{s.zh}家" for s in self.undeclared)
-            raise IllegalPlayError(f"the exposure phase (亮牌) is not over: waiting for {waiting}",
-                                   zh=f"亮牌阶段还没有结束：正在等{waiting_zh}亮牌")
+            raise IllegalPlayError("refusal.exposure_not_over", waiting=self.undeclared)
         if self.phase == Phase.OVER:
-            raise IllegalPlayError("the deal is over: no more cards can be played",
-                                   zh="这一副牌已经打完：不能再出牌了")
+            raise IllegalPlayError("refusal.deal_over")
         s = self._turn
         if seat is not None and Seat(seat) != s:
-            raise IllegalPlayError(f"it is {Seat(s).english}'s turn, not {Seat(seat).english}'s",
-                                   zh=f"现在轮到{Seat(s).zh}家出牌，不是{Seat(seat).zh}家")
+            raise IllegalPlayError("refusal.not_your_turn", turn=Seat(s), seat=Seat(seat))
         if self._board is not None and len(play) == 1 and self._board.legal_mask() >> play[0] & 1:
             return as_cards
         if self._board is None and play in self._cascade()[-1][1]:
             return as_cards
-        why, why_zh = self._explain(s, play)
-        raise IllegalPlayError(why, zh=why_zh)
+        why = self._explain(s, play)
+        raise IllegalPlayError(why.key, **why.params)
 
     def can_play(self, cards: Card | str | Iterable[Card | str], seat: Seat | None = None) -> bool:
         try:
@@ -741,79 +716,54 @@ class Deal:
             self._captured[taker] += [ALL_CARDS[p[0]] for _, p in plays if _POINT[p[0]]]
         self.phase = Phase.OVER if board.over else Phase.PLAY
 
-    def _explain(self, s: int, play: tuple[int, ...]) -> tuple[str, str]:
-        """Why ``play`` by ``s`` is refused: the English and the Chinese message."""
-        who = Seat(s).english
-        who_zh = f"{Seat(s).zh}家"
-        text = _plays_text([play]) or "nothing"
-        text_zh = _plays_text([play]) or "不出牌"
+    def _explain(self, s: int, play: tuple[int, ...]) -> Text:
+        """Why ``play`` by ``s`` is refused: a refusal of the message catalog."""
+        who = Seat(s)
+        text = _plays_text([play]) or "none"  # {cards:play}: "none" reads 不出牌 / nothing
         if self._trick:  # following: the lead fixes how many cards (R5.2, R5.3)
             need = 2 if self._pair else 1
             if len(play) != need:
-                if need == 2:
-                    return (f"a pair was led: {who} must play two cards, not {text} (R5.3)",
-                            f"首家出的是对子：{who_zh}必须出两张牌，不能出 {text_zh} (R5.3)")
-                return (f"a single card was led: {who} must play one card, not {text} (R5.2, R5.3)",
-                        f"首家出的是单张：{who_zh}必须出一张牌，不能出 {text_zh} (R5.2, R5.3)")
+                return Text.of("refusal.pair_led" if need == 2 else "refusal.single_led", seat=who, cards=text)
         elif not play or len(play) > self._decks:
-            return (f"lead one card{' or a pair' if self._decks == 2 else ''}, not {text} (R5.2, R5.3)",
-                    f"领出一张牌{'或一个对子' if self._decks == 2 else ''}，不能出 {text_zh} (R5.2, R5.3)")
+            return Text.of("refusal.lead_one_or_pair" if self._decks == 2 else "refusal.lead_one", cards=text)
         for c in set(play):
             held = (self._h1[s] >> c & 1) + (self._h2[s] >> c & 1)
             if play.count(c) > held:
-                return (f"{who} does not hold {'two of ' if held else ''}{ALL_CARDS[c].pretty}",
-                        f"{who_zh}手里没有{'两张' if held else ''} {ALL_CARDS[c].pretty}")
+                return Text.of("refusal.not_held_two" if held else "refusal.not_held", seat=who,
+                               card=ALL_CARDS[c].pretty)
         if len(play) == 2 and not self._trick and play[0] != play[1]:
-            return (f"{text} is not a pair: lead one card or two identical cards (R5.3)",
-                    f"{text_zh} 不是对子：领出一张牌，或两张相同的牌 (R5.3)")
+            return Text.of("refusal.not_a_pair", cards=text)
         stages = self._cascade()
         for (_, before), (name, after) in itertools.pairwise(stages):
             if play in before and play not in after:
                 return self._stage_reason(name, s, play, after, stages[-1][1])
-        return f"{text} is not a legal play now", f"现在不能出 {text_zh}"
+        return Text.of("refusal.not_legal", cards=text)
 
     def _stage_reason(
         self, stage: str, s: int, play: tuple[int, ...], after: list[tuple[int, ...]], legal: list[tuple[int, ...]]
-    ) -> tuple[str, str]:
-        """Why ``play`` fails the rule ``stage`` of the cascade: the English and the Chinese message.
+    ) -> Text:
+        """Why ``play`` fails the rule ``stage`` of the cascade: a refusal of the message catalog.
         ``after`` holds the plays left by that stage, ``legal`` the legal plays (which the message
         lists: a later stage, e.g. R4.3, may remove some of ``after``)."""
-        text = _plays_text([play])
         view = self._view()
-        suit = _SUIT_NAMES[self._led] if self._led >= 0 else ""
-        suit_zh = _SUIT_ZH[self._led] if self._led >= 0 else ""
+        suit = Suit(self._led).letter if self._led >= 0 else ""
         if stage == "first_lead":
-            return (f"the first lead of the match must {'be' if self._decks == 1 else 'contain'} ♣2 (R5.1)",
-                    f"本局第一次出牌必须{'是' if self._decks == 1 else '包含'} ♣2 (R5.1)")
+            return Text.of("refusal.first_lead_is" if self._decks == 1 else "refusal.first_lead_contains")
         if stage == "follow":
             if not self._pair:
-                return (f"a {suit} was led: you must follow suit with one of {_plays_text(legal)} (R5.2)",
-                        f"首家出的是{suit_zh}：你必须跟同花色，可出 {_plays_text(legal)} (R5.2)")
+                return Text.of("refusal.follow_suit", suit=suit, legal=_plays_text(legal))
             if any(p[0] == p[1] for p in after):
-                return (f"a {suit} pair was led and you hold a {suit} pair: play one of {_plays_text(legal)} (R5.3)",
-                        f"首家出的是{suit_zh}对子，你手里有{suit_zh}对子：必须跟对子，可出 {_plays_text(legal)} (R5.3)")
-            return (f"a {suit} pair was led: play your {suit}s first ({_plays_text(legal)}) (R5.3)",
-                    f"首家出的是{suit_zh}对子：必须先出你的{suit_zh}（{_plays_text(legal)}）(R5.3)")
+                return Text.of("refusal.follow_pair_with_pair", suit=suit, legal=_plays_text(legal))
+            return Text.of("refusal.follow_pair", suit=suit, legal=_plays_text(legal))
         if stage == "exposure":
             bad = next(c for c in play if restricted_context(view, c))
-            card_text = ALL_CARDS[bad].pretty
-            bad_suit_zh = _SUIT_ZH[_SUIT_OF[bad]]
-            if not self._trick or _SUIT_OF[bad] == self._led:
-                return (f"{card_text} was exposed: it cannot be played in the first "
-                        f"{_SUIT_NAMES[_SUIT_OF[bad]]} trick (R4.3)",
-                        f"{card_text} 是亮过的牌：{bad_suit_zh}首圈不能出 (R4.3)")
-            return (f"{card_text} was exposed: it cannot be discarded before "
-                    f"{_SUIT_NAMES[_SUIT_OF[bad]]}s have been led (R4.3, tournament rule)",
-                    f"{card_text} 是亮过的牌：{bad_suit_zh}还没有领出过，不能垫出 (R4.3，比赛规则)")
+            code = ("refusal.exposed_first_trick" if not self._trick or _SUIT_OF[bad] == self._led
+                    else "refusal.exposed_discard")
+            return Text.of(code, card=ALL_CARDS[bad].pretty, suit=Suit(_SUIT_OF[bad]).letter)
         if stage == "color":
-            red = Suit(self._led).is_red
-            colour = "red" if red else "black"
-            colour_zh = "红" if red else "黑"
-            return (f"a {colour} suit was led: discard a {colour} card while you hold one, e.g. "
-                    f"{_plays_text(legal[:4])} (R5.2 discard_color)",
-                    f"首家出的是{colour_zh}色花色：手里有{colour_zh}色牌时必须垫{colour_zh}色牌，例如 "
-                    f"{_plays_text(legal[:4])} (R5.2 discard_color)")
-        return f"{text} is not a legal play now", f"现在不能出 {text}"
+            return Text.of("refusal.discard_color", colour="red" if Suit(self._led).is_red else "black",
+                           legal=_plays_text(legal[:4]))
+        return Text.of("refusal.not_legal", cards=_plays_text([play]))
 
     def _apply(self, play: tuple[int, ...]) -> None:
         """Play ``play`` (already checked legal) on the Python rules (two decks, or no C board)."""
@@ -878,11 +828,11 @@ class Deal:
         self._score = None
         if self._board is not None:
             if not self._board.undo():
-                raise IllegalPlayError("there is no play to take back", zh="没有可以收回的出牌")
+                raise IllegalPlayError("refusal.no_undo")
             self.phase = Phase.PLAY
             return
         if not self._undo:
-            raise IllegalPlayError("there is no play to take back", zh="没有可以收回的出牌")
+            raise IllegalPlayError("refusal.no_undo")
         (s, self._h1[s], self._h2[s], self._r1[s], self._r2[s], self._trick, self._led,
          self._pair, self._offender, self._suits_led, self._unled_cards, self._pig_taker,
          self._leader, n_tricks, self.phase) = self._undo.pop()
@@ -900,8 +850,7 @@ class Deal:
     def score(self) -> DealScore:
         """Raw scores (R6), results and finals (R7) once the deal is over."""
         if self.phase != Phase.OVER:
-            raise IllegalPlayError("the deal is not over yet: it has no score",
-                                   zh="这一副牌还没有打完：还没有得分")
+            raise IllegalPlayError("refusal.no_score")
         if self._score is None:
             # Scoring needs only who took which point cards: read them off the board directly.
             captured = self._captured if self._board is None else [cards_in(m) for m in self._board.captured()]

@@ -1,21 +1,62 @@
 """The errors the rules core raises.  All are ``ValueError`` subclasses whose message says why in
 plain words; an action refused with one of them leaves the state exactly as it was.
 
-``str(e)`` is always the English message; where a Chinese version exists it is ``e.zh`` (see
-:func:`message`)."""
+A refusal a player reads is raised by its code in the message catalog (:mod:`gongzhu.messages`)
+with its parameters: ``IllegalPlayError("refusal.follow_suit", suit="C", legal="♣6, ♣J")``.
+``e.code`` and ``e.params`` keep them, ``str(e)`` is the English text and :func:`message` renders
+it in any language of the catalog.  An error raised with plain text (one that only a program or a
+developer reads: malformed input, a bad option) has no code; its text is English only."""
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from gongzhu.messages import Text, has, render
 
 __all__ = ["CardError", "DealError", "GongzhuError", "IllegalPlayError", "OptionError", "excerpt", "message"]
 
 
 class GongzhuError(ValueError):
-    """Base class of every rules error.  ``str(e)`` and ``e.args`` hold the English message only;
-    ``e.zh`` is its Chinese version, or None where there is none."""
+    """Base class of every rules error, raised as ``GongzhuError(code, **params)`` with a key of
+    the message catalog, or as ``GongzhuError(text)`` with an English text.  ``str(e)`` and
+    ``e.args`` hold the English message only; ``e.code`` and ``e.params`` are the key and its
+    parameters (None and ``{}`` for a plain text)."""
 
-    def __init__(self, message: str, *, zh: str | None = None) -> None:
-        super().__init__(message)
-        self.zh = zh
+    def __init__(self, message: str, /, **params: object) -> None:
+        if has(message):
+            self.text: Text | None = Text.of(message, **params)
+            english = self.text.render("en")
+        elif params:
+            raise TypeError(f"{message!r} is not a key of the message catalog: it takes no parameters")
+        else:
+            self.text = None
+            english = message
+        super().__init__(english)
+
+    @property
+    def code(self) -> str | None:
+        """The catalog key of the refusal, or None for a plain English message."""
+        return self.text.key if self.text is not None else None
+
+    @property
+    def params(self) -> Mapping[str, object]:
+        """The refusal's parameters (codes and texts that read the same in any language)."""
+        return self.text.params if self.text is not None else {}
+
+    @property
+    def zh(self) -> str | None:
+        """The Chinese message, or None where there is none."""
+        return self.text.render("zh") if self.text is not None else None
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        if self.text is None:
+            return (type(self), self.args)
+        return (_rebuild, (type(self), self.text.key, dict(self.text.params)))
+
+
+def _rebuild(cls: type[GongzhuError], code: str, params: dict[str, object]) -> GongzhuError:
+    return cls(code, **params)
 
 
 class CardError(GongzhuError):
@@ -35,10 +76,10 @@ class IllegalPlayError(GongzhuError):
 
 
 def message(e: BaseException, lang: str) -> str:
-    """``e``'s message in ``lang``: the Chinese one for ``"zh"`` where ``e`` has one, else ``str(e)``."""
-    zh = getattr(e, "zh", None)
-    if lang == "zh" and isinstance(zh, str) and zh:
-        return zh
+    """``e``'s message in ``lang``: rendered from the catalog where ``e`` has a code, else ``str(e)``."""
+    text = getattr(e, "text", None)
+    if isinstance(text, Text):
+        return render(text.key, lang, text.params)
     return str(e)
 
 
@@ -49,4 +90,3 @@ def excerpt(value: object) -> str:
         return f"an integer of {value.bit_length()} bits"
     text = repr(value[:40] if isinstance(value, str) and len(value) > 40 else value)
     return text if len(text) <= 40 else text[:37] + "..."
-

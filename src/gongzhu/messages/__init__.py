@@ -1,0 +1,140 @@
+"""The message catalog: every text a player reads, in 中文 and English.
+
+``zh.json`` and ``en.json`` (in this package) map the same keys to templates; the Python code
+(rules refusals, hint reasons, the terminal game) renders them with :func:`render`, and the page
+loads the very same files (the server serves them at ``/messages/<lang>.json``; ``i18n.js``
+reads them before the page is drawn).  Chinese terms follow docs/rules.md (猪, 羊, 变压器,
+亮牌, 首明, 暗卖, 满红, 满贯, 逼明; seats 北 东 南 西).
+
+Keys, by prefix:
+
+- ``refusal.*``: why the rules core refuses an action (``GongzhuError``'s code); the rule
+  book citation (R5.2 …) is part of the text;
+- ``hint.reason.*``: why a hint or a rule-based player would make a play (R12's terms);
+- ``term.*``: the terminal commands' words and phrases;
+- the page's own keys, unprefixed as its scripts use them (``btn.start``, ``seat.N``, …);
+- value words that typed parameters look up (``seat.N``, ``who.N``, ``suit.S``, ``kind.first``, …)
+  and list separators ``sep.<type>``.
+
+Templates: ``{name}`` inserts a parameter as it is; ``{name:type}`` inserts the catalog entry
+``type.<value>`` of the same language (``{seat:who}`` with ``"N"`` is 北家 / North), or the value
+itself where there is no such entry; a list value renders each item that way, joined by
+``sep.<type>`` (else ``sep.list``).  ``{name!r}`` inserts ``repr(value)``; any other spec after
+``:`` is a Python format spec (``{expected:+.0f}``).  So no caller translates a parameter: it
+passes seats, suits, colours and exposure kinds as codes (an enum is taken by its name), cards as
+their ``pretty`` text, which reads the same in both languages.  Both languages have the same keys
+and each key the same parameter names (the types may differ: English says ``{suit:suits}``
+where Chinese needs no plural).
+
+This is the one package below the rules core: it imports nothing of ``gongzhu`` (only the
+standard library), so every layer, the rules core included, may use it.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import re
+from collections.abc import Mapping, Sequence
+from functools import cache
+from importlib import resources
+from typing import NamedTuple
+
+__all__ = ["LANGS", "Text", "catalog", "catalog_bytes", "has", "params_of", "plain", "render"]
+
+#: The languages of the catalog; the first is the default of the page.
+LANGS = ("zh", "en")
+
+_FIELD = re.compile(r"\{(\w+)(![rs])?(?::([^{}]*))?\}")
+_TYPE = re.compile(r"[a-z_]+")
+
+
+@cache
+def catalog_bytes(lang: str) -> bytes:
+    """The catalog file of ``lang`` as stored (UTF-8 JSON), as the server sends it."""
+    if lang not in LANGS:
+        raise KeyError(f"no message catalog for language {lang!r}: one of {', '.join(LANGS)}")
+    return (resources.files(__name__) / f"{lang}.json").read_bytes()
+
+
+@cache
+def catalog(lang: str) -> Mapping[str, str]:
+    """Key -> template of ``lang``."""
+    table = json.loads(catalog_bytes(lang))
+    assert isinstance(table, dict) and all(isinstance(v, str) for v in table.values()), lang
+    return table
+
+
+def has(key: str) -> bool:
+    """Whether ``key`` is in the catalog."""
+    return key in catalog("en")
+
+
+def params_of(template: str) -> set[str]:
+    """The parameter names of a template."""
+    return {m.group(1) for m in _FIELD.finditer(template)}
+
+
+def plain(value: object) -> object:
+    """A parameter as it is stored and sent: an enum by its name, a tuple as a list."""
+    if isinstance(value, enum.Enum):
+        return value.name
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    return value
+
+
+def _word(value: object, kind: str, table: Mapping[str, str]) -> str:
+    if isinstance(value, (list, tuple)):
+        sep = table.get(f"sep.{kind}", table["sep.list"])
+        return sep.join(_word(v, kind, table) for v in value)
+    name = str(plain(value))
+    return table.get(f"{kind}.{name}", name)
+
+
+def render(key: str, lang: str, params: Mapping[str, object] | None = None) -> str:
+    """The template ``key`` of ``lang`` (English for a language the catalog does not have) with
+    its parameters filled in; a :class:`KeyError` names a missing key or parameter."""
+    table = catalog(lang if lang in LANGS else "en")
+    values = params or {}
+
+    def field(m: re.Match[str]) -> str:
+        name, conversion, spec = m.group(1), m.group(2), m.group(3)
+        if name not in values:
+            raise KeyError(f"message {key!r} needs the parameter {name!r}")
+        value = values[name]
+        if conversion == "!r":
+            return repr(value)
+        if spec and _TYPE.fullmatch(spec):
+            return _word(value, spec, table)
+        if spec:
+            return format(value, spec)
+        return str(plain(value))
+
+    return _FIELD.sub(field, table[key])
+
+
+class Text(NamedTuple):
+    """A message not yet in a language: a catalog key and its parameters."""
+
+    key: str
+    params: Mapping[str, object] = {}
+
+    def render(self, lang: str) -> str:
+        return render(self.key, lang, self.params)
+
+    @staticmethod
+    def of(key: str, /, **params: object) -> Text:
+        """``Text(key, params)``, the parameters stored plain (see :func:`plain`)."""
+        return Text(key, {k: plain(v) for k, v in params.items()})
+
+    @property
+    def json(self) -> dict[str, object]:
+        """``{"code": key, "params": {...}}``, as the server sends it."""
+        return {"code": self.key, "params": dict(self.params)}
+
+
+def _check(key: str, params: Sequence[str]) -> None:  # pragma: no cover - used by tests
+    missing = params_of(catalog("en")[key]) - set(params)
+    if missing:
+        raise KeyError(f"{key}: missing {missing}")
