@@ -3,8 +3,8 @@
 Everything the rules decide comes from :mod:`gongzhu.rules` (legality and its explanation, trick
 winners, scores, the end of the match); this module only shows the table and reads what you type.
 Input is read with :func:`input`, so a script or a test can drive a game through stdin; end of
-input quits cleanly.  Words come from :mod:`gongzhu.cli.text`, further phrases from
-:data:`PHRASES` below, both in Chinese and English.
+input quits cleanly.  Words come from :mod:`gongzhu.cli.text`, further phrases from the
+``term.play.*`` entries of the message catalog (:mod:`gongzhu.messages`), both in Chinese and English.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from gongzhu.cli.text import LANGS, card_text, cards_text, event_text, kind_text, seat_text, t
+from gongzhu.messages import render
 from gongzhu.players.base import Player
 from gongzhu.players.guard import safe_exposures, safe_play
 from gongzhu.players.hints import hints
@@ -28,44 +29,7 @@ from gongzhu.rules.match import Match
 from gongzhu.rules.model import Play
 from gongzhu.rules.options import EXPOSURE_KINDS, Options, parse_option_assignment, resolve_options
 
-__all__ = ["PHRASES", "TerminalGame", "phrase", "register", "run"]
-
-#: Phrases of this command that :mod:`gongzhu.cli.text` does not have: key -> (zh, en).
-PHRASES: dict[str, tuple[str, str]] = {
-    "intro": ("拱猪：规则 {rules}，你坐{seat}，种子 {seed}。输入 help 查看帮助。",
-              "Gongzhu: rules {rules}, you sit {seat}, seed {seed}. Type help for help."),
-    "you": ("{seat}（你）", "{seat} (you)"),
-    "plays": ("{seat}：{cards}", "{seat}: {cards}"),
-    "table": ("桌上", "On the table"),
-    "table_empty": ("桌上无牌，由你首出", "The table is empty: you lead"),
-    "hidden_count": ("{n}张暗卖", "{n} hidden"),
-    "may_expose": ("可亮的牌", "You may expose"),
-    "expose_prompt": ("亮哪些牌？（如 QS AH 或 QS:first，直接回车不亮）> ",
-                      "Expose which cards? (e.g. QS AH or QS:first; Enter for none) > "),
-    "play_prompt": ("出牌 > ", "Your card > "),
-    "pair_hint": ("对子或跟两张时输入两张牌，如 QS QS",
-                  "For a pair or a two-card answer type two cards, e.g. QS QS"),
-    "refused": ("不行：{why}", "Not allowed: {why}"),
-    "events": ("事件", "Events"),
-    "none": ("无", "none"),
-    "bye": ("再见。", "Goodbye."),
-    "eof": ("输入结束，退出。", "End of input: quitting."),
-    "unknown_kind": ("不认识的亮牌方式 {kind!r}：可用 {kinds}",
-                     "unknown exposure kind {kind!r}: use {kinds}"),
-    "points_so_far": ("已收分牌", "Point cards taken so far"),
-    "help": (
-        "出牌：输入一张牌，如 QS、10c、♠Q、sq（两副牌时对子输入两张：QS QS）。\n"
-        "亮牌：输入要亮的牌，如 QS AH；可选方式用冒号：QS:first（首明）、"
-        "QS:hidden（暗卖）；直接回车不亮。\n"
-        "命令：help 帮助，hand 显示手牌和桌面，hint 提示（专家的建议），quit 退出。",
-        "Play: type a card, e.g. QS, 10c, ♠Q or sq (two decks: a pair as two cards, QS QS).\n"
-        "Expose: type the cards, e.g. QS AH; choose a kind with a colon: QS:first (首明), "
-        "QS:hidden (暗卖); Enter for none.\n"
-        "Commands: help, hand (show your hand and the table), hint (the expert's advice), quit.",
-    ),
-    "hint_line": ("  {cards}：期望 {expected:+.0f}，{reason}", "  {cards}: expected {expected:+.0f}, {reason}"),
-    "hint_head": ("提示（专家的排序，最好的在前）：", "Hint (the expert's ranking, best first):"),
-}
+__all__ = ["TerminalGame", "phrase", "register", "run"]
 
 _KIND_WORDS: dict[str, str] = {
     **{k: k for k in EXPOSURE_KINDS},
@@ -78,9 +42,8 @@ _HINT = ("hint", "提示")
 
 
 def phrase(key: str, lang: str, **fields: object) -> str:
-    """A phrase of :data:`PHRASES` in ``lang`` with ``{fields}`` filled in."""
-    zh, en = PHRASES[key]
-    return (zh if lang == "zh" else en).format(**fields)
+    """The catalog's phrase ``term.play.<key>`` in ``lang`` with ``{fields}`` filled in."""
+    return render(f"term.play.{key}", lang, fields)
 
 
 class _Quit(Exception):

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from gongzhu.cli.text import LANGS, cards_text, event_text, kind_text, seat_text, t
+from gongzhu.messages import render
 from gongzhu.records.format import RecordError
 from gongzhu.records.read import RecordTextError, load_records
 from gongzhu.records.replay import CheckedDeal, check_records
@@ -23,19 +24,9 @@ from gongzhu.rules.cards import Card, Seat
 
 __all__ = ["format_deal", "register", "run"]
 
-#: Words this command needs beyond those of gongzhu.cli.text: (zh, en).
-_MORE: dict[str, tuple[str, str]] = {
-    "header": ("{deal}（对局 {match}，第{line}行，预设 {preset}）",
-               "{deal} (match {match}, line {line}, preset {preset})"),
-    "events": ("特殊", "Events"),
-    "summary": ("共{deals}副、{matches}局：{ok}", "{deals} deal(s) in {matches} match(es): {ok}"),
-    "none": ("无", "none"),
-}
-
-
 def _w(key: str, lang: str, **fields: object) -> str:
-    zh, en = _MORE[key]
-    return (zh if lang == "zh" else en).format(**fields)
+    """The catalog's phrase ``term.replay.<key>`` in ``lang``."""
+    return render(f"term.replay.{key}", lang, fields)
 
 
 def register(subparsers: Any) -> None:

@@ -221,8 +221,9 @@ def check_declaration(
                 raise IllegalPlayError("refusal.no_choice", exposure=options.exposure)
             if kind == "first" and options.exposure == "first_card":
                 raise IllegalPlayError("refusal.not_first_dealt", card=c.pretty, seat=seat)
-            raise IllegalPlayError("refusal.kind_not_allowed", kind=excerpt(kind), exposure=options.exposure,
-                                   name=kind if isinstance(kind, str) and kind in EXPOSURE_KINDS else "?", kinds=list(kinds))
+            known = isinstance(kind, str) and kind in EXPOSURE_KINDS
+            raise IllegalPlayError("refusal.kind_not_allowed", kind=excerpt(kind), name=kind if known else "?",
+                                   exposure=options.exposure, kinds=list(kinds))
         if kind == "first" and any(k == "first" for d, k in out):
             raise IllegalPlayError("refusal.one_first")
         out.append((c, kind))
