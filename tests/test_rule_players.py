@@ -27,6 +27,7 @@ from conftest import scaled
 from gongzhu.players import Player, RandomPlayer, make_player, observe
 from gongzhu.players.beginner import BeginnerPlayer
 from gongzhu.players.intermediate import IntermediatePlayer, Table, play_key, reason_for
+from gongzhu.players.observation import Observation
 from gongzhu.rules import (
     ALL_CARDS,
     JD,
@@ -41,6 +42,7 @@ from gongzhu.rules import (
     parse_card,
     parse_cards,
 )
+from gongzhu.rules.model import Play
 
 #: Every preset, plus option sets that exercise the other exposure kinds and play restrictions.
 OPTION_SETS: dict[str, Options] = {
@@ -61,6 +63,12 @@ LEVELS: dict[str, Factory] = {"random": RandomPlayer, "beginner": BeginnerPlayer
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+def reasons(obs: Observation, play: Play) -> tuple[str, str]:
+    """:func:`reason_for` rendered in Chinese and in English."""
+    why = reason_for(obs, play)
+    return why.render("zh"), why.render("en")
 
 
 def declare_all(deal: Deal, players: Sequence[Player]) -> None:
@@ -266,7 +274,7 @@ def test_ducks_just_under_the_winner(player_class: Factory) -> None:
     assert choice(player_class(1), deal) == "8C"
     turn = deal.turn
     assert turn is not None
-    zh, en = reason_for(observe(deal, turn), (parse_card("8C"),))
+    zh, en = reasons(observe(deal, turn), (parse_card("8C"),))
     assert "自然跟牌" in zh and "natural following" in en
 
 
@@ -276,7 +284,7 @@ def test_captures_the_sheep(player_class: Factory) -> None:
     deal = position(ONLINE, {"S": "JD", "N": "QD 2D", "W": "3D 5D KD AD", "E": "4D 6D 7D 8D 9D TD"}, "3D JD 4D",
                     leader="W")
     assert choice(player_class(1), deal) == "QD"
-    zh, en = reason_for(observe(deal, Seat.N), (parse_card("QD"),))
+    zh, en = reasons(observe(deal, Seat.N), (parse_card("QD"),))
     assert "捉羊" in zh and "sheep" in en
 
 
@@ -300,7 +308,7 @@ def test_chases_the_pig_with_small_spades() -> None:
     deal = position(ONLINE, {"S": "4S 7S 9S JS 6C 8C JC 5D 8D 9D QD 5H 9H"}, leader="S")
     play = choice(IntermediatePlayer(1), deal)
     assert play in {"4S", "7S", "9S", "JS"}
-    zh, en = reason_for(observe(deal, Seat.S), (parse_card(play),))
+    zh, en = reasons(observe(deal, Seat.S), (parse_card(play),))
     assert "拱猪" in zh and "拱猪" in en
 
 
@@ -327,7 +335,7 @@ def test_breaks_all_hearts() -> None:
     deal = _all_hearts_position(threat=True)
     assert deal.turn == Seat.S
     assert choice(IntermediatePlayer(1), deal) == "JH"
-    zh, en = reason_for(observe(deal, Seat.S), (parse_card("JH"),))
+    zh, en = reasons(observe(deal, Seat.S), (parse_card("JH"),))
     assert "破红" in zh and "all-hearts" in en
     assert choice(IntermediatePlayer(1), _all_hearts_position(threat=False)) == "9H"
 
@@ -341,7 +349,7 @@ def test_covers_the_sheep_holder() -> None:
                     exposures={"W": [("JD", "first")]}, first={"W": "JD"})
     assert deal.turn == Seat.N
     assert choice(IntermediatePlayer(1), deal) == "AD"
-    zh, _ = reason_for(observe(deal, Seat.N), (parse_card("AD"),))
+    zh, _ = reasons(observe(deal, Seat.N), (parse_card("AD"),))
     assert "援助" in zh
 
 
@@ -433,7 +441,7 @@ def test_every_legal_play_has_a_reason(name: str) -> None:
         while (turn := deal.turn) is not None:
             obs = observe(deal, turn)
             for play in obs.legal_plays()[:6]:
-                zh, en = reason_for(obs, play)
+                zh, en = reasons(obs, play)
                 assert zh and en and "\n" not in zh + en
             play = players[turn].choose_play(obs)
             assert players[turn].explain(obs, play) == reason_for(obs, play)  # type: ignore[attr-defined]
@@ -442,10 +450,10 @@ def test_every_legal_play_has_a_reason(name: str) -> None:
 
 def test_reasons_name_the_forced_play_and_the_pig_dump() -> None:
     deal = position(ONLINE, {"S": "QS AH KH", "W": "5C"}, "5C", void={"S": "C"}, leader="W")
-    zh, en = reason_for(observe(deal, Seat.S), (QS,))
+    zh, en = reasons(observe(deal, Seat.S), (QS,))
     assert "垫猪" in zh and "pig" in en
     deal = position(ONLINE, {"S": "JD", "W": "3D 2D 4D 5D"}, "3D", leader="W")
-    zh, en = reason_for(observe(deal, Seat.S), (JD,))
+    zh, en = reasons(observe(deal, Seat.S), (JD,))
     assert "别无选择" in zh and "forced" in en
 
 

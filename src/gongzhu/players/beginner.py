@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import random
 
+from gongzhu.messages import Text
 from gongzhu.players.base import Player
 from gongzhu.players.intermediate import play_key, reason_for
 from gongzhu.players.observation import Observation
@@ -103,8 +104,8 @@ class BeginnerPlayer(Player):
         low = min(order(p) for p in singles)
         return self._pick([p for p in singles if order(p) == low])
 
-    def explain(self, obs: Observation, play: Play) -> tuple[str, str]:
-        """Why ``play`` (Chinese, English), in the words of R12."""
+    def explain(self, obs: Observation, play: Play) -> Text:
+        """Why ``play``, in the words of R12 (a catalog entry to render in either language)."""
         return reason_for(obs, play)
 
     def __repr__(self) -> str:

@@ -1,5 +1,5 @@
 """Hints: the legal plays of a position ranked by the expert's expected result, each with a
-one-line reason in Chinese and English (the terms of R12), fast enough for a hint button.
+one-line reason (the terms of R12) from the message catalog, in Chinese or English, fast enough for a hint button.
 
 A hint always comes: should the expert's search fail (a bug, or a view of the deal no hands
 fit), the failure is logged and the plays are ranked by the intermediate player's rule-based
@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+from gongzhu.messages import Text
 from gongzhu.players.expert import ExpertPlayer
 from gongzhu.players.intermediate import Table, reason_for
 from gongzhu.players.observation import Observation
@@ -32,11 +33,18 @@ class Hint:
 
     play: Play
     expected: float
-    reason_zh: str
-    reason_en: str
+    why: Text  # a ``hint.reason.*`` entry of the message catalog
 
     def reason(self, lang: str) -> str:
-        return self.reason_zh if lang == "zh" else self.reason_en
+        return self.why.render(lang)
+
+    @property
+    def reason_zh(self) -> str:
+        return self.why.render("zh")
+
+    @property
+    def reason_en(self) -> str:
+        return self.why.render("en")
 
 
 def hints(obs: Observation, *, think: float = DEFAULT_HINT_THINK, seed: int | None = None,
@@ -56,12 +64,11 @@ def hints(obs: Observation, *, think: float = DEFAULT_HINT_THINK, seed: int | No
     out = []
     for play, value in ranked:
         try:
-            zh, en = reason_for(obs, play)
+            why = reason_for(obs, play)
         except Exception:
             log.exception("hint for %s: no reason for %s", obs.seat.name, play)
-            text = " ".join(c.pretty for c in play)
-            zh, en = f"出{text}", f"play {text}"
-        out.append(Hint(play, round(value, 1), zh, en))
+            why = Text.of("hint.reason.play", cards=" ".join(c.pretty for c in play))
+        out.append(Hint(play, round(value, 1), why))
     return out
 
 

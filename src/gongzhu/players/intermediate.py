@@ -36,6 +36,7 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 
+from gongzhu.messages import Text
 from gongzhu.players.base import Player
 from gongzhu.players.observation import Observation
 from gongzhu.rules.cards import AH, JD, QS, TC, Card, Rank, Seat, Suit
@@ -717,8 +718,8 @@ class IntermediatePlayer(Player):
         top = [p for v, p in scored if v >= best - 1e-9]
         return top[0] if len(top) == 1 else self.rng.choice(top)
 
-    def explain(self, obs: Observation, play: Play) -> tuple[str, str]:
-        """Why ``play`` (Chinese, English), in the words of R12."""
+    def explain(self, obs: Observation, play: Play) -> Text:
+        """Why ``play``, in the words of R12 (a catalog entry to render in either language)."""
         return reason_for(obs, play)
 
     def __repr__(self) -> str:
@@ -728,8 +729,9 @@ class IntermediatePlayer(Player):
 # ---------------------------------------------------------------------- reasons (hints)
 
 
-def reason_for(obs: Observation, play: Play) -> tuple[str, str]:
-    """A one-line reason for a legal ``play``, in Chinese and English, using R12's terms:
+def reason_for(obs: Observation, play: Play) -> Text:
+    """A one-line reason for a legal ``play`` (a ``hint.reason.*`` entry of the message catalog,
+    to render in either language), using R12's terms:
     forced, 送猪/垫猪 (dump the pig), 垫红桃 (dump hearts), 拱猪 lead, 断门, 捉羊 / 自得羊, 援助,
     破红, 收全红, 自然跟牌 (duck just under the winner), 出口 (exit card), 跑圈, 分红, 牵羊/放羊,
     攻变, winning a trick, and two-deck pair plays (R5.3)."""
@@ -737,7 +739,7 @@ def reason_for(obs: Observation, play: Play) -> tuple[str, str]:
     text = _cards_text(play)
     legal = obs.legal_plays()
     if len(legal) == 1:
-        return (f"别无选择：只能出{text}", f"forced: {text} is the only legal play")
+        return _reason("forced", cards=text)
     if t.leading:
         return _lead_reason(t, play, text)
     assert t.led is not None and t.best_key is not None and t.best_seat is not None
@@ -745,8 +747,6 @@ def reason_for(obs: Observation, play: Play) -> tuple[str, str]:
     key = play_key(play, led, t.pair_trick)
     following = any(c.suit == led for c in play)
     winner = t.best_seat
-    who = winner.zh
-    who_en = winner.english
     threat = t.threat()
     if key is not None and key > t.best_key:
         last = not t.after
@@ -755,136 +755,123 @@ def reason_for(obs: Observation, play: Play) -> tuple[str, str]:
         can_duck = any((k := play_key(p, led, t.pair_trick)) is None or k <= best_key for p in legal)
         if JD in pts and last:
             if JD in play:
-                return (f"自得羊：最后出牌，用{text}收回自己的羊",
-                        f"self-catch: last to play, {text} takes back our own sheep")
-            return (f"捉羊：用{text}收下{JD.pretty}", f"capture the sheep: {text} takes {JD.pretty}")
+                return _reason("self_catch_last", cards=text)
+            return _reason("capture_sheep", cards=text)
         if JD in play:
-            return (f"出羊{text}，争取自得", f"play the sheep {text}, hoping to take it back ourselves")
+            return _reason("play_sheep", cards=text)
         if JD in pts:
-            return (f"捉羊：出{text}争取收下{JD.pretty}", f"go for the sheep: {text} tries to take {JD.pretty}")
+            return _reason("go_for_sheep", cards=text)
         if led == _D and t.unseen[JD] and not t.mine[JD] and max(c.rank for c in play) > _J and t.after:
-            return (f"援助：提早出羊圈{text}，不让执羊者自得羊",
-                    f"cover (援助): an early sheep-catcher {text}, so the sheep's holder cannot catch it")
+            return _reason("cover", cards=text)
         if threat is not None and any(c.suit == _H for c in pts):
-            x = threat[0]
-            return (f"破红：{x.zh}家收了全部红桃，用{text}收一张红桃破坏满红",
-                    f"break all-hearts: {x.english} has taken every heart, {text} takes one")
+            return _reason("break_hearts_win", seat=threat[0], cards=text)
         if t.shooting() and led == _H:
-            return (f"收全红：用{text}收红桃", f"going for all hearts: {text} collects the hearts")
+            return _reason("collect_hearts", cards=text)
         if QS in pts and not can_duck:
-            return (f"不得不收猪：{text}最小也大过{who}家", f"forced to take the pig: even {text} beats {who_en}")
+            return _reason("forced_pig", cards=text, who=winner)
         if t.pair_trick and play[0] == play[1] and led == _D:
-            return (f"方块对子大于两张单牌：出{text}", f"in ♦ a pair beats two singles: {text}")
+            return _reason("diamond_pair_wins", cards=text)
         if not can_duck:
             if last:
-                return (f"最后出牌，反正要收：出最大的{text}", f"last to play and bound to win: the highest, {text}")
-            return (f"出{text}压过{who}家（没有更小的牌可以躲）",
-                    f"play over {who_en} with {text} (no lower card to duck with)")
+                return _reason("last_highest", cards=text)
+            return _reason("over_no_duck", cards=text, who=winner)
         if last:
-            return (f"最后出牌，这圈分少：用大牌{text}收下，甩掉大牌",
-                    f"last to play, few points here: win with {text}, shedding a high card")
-        return (f"趁这一圈还安全，出大牌{text}甩掉", f"shed the high card {text} while the trick is still safe")
+            return _reason("last_few_points", cards=text)
+        return _reason("shed_high", cards=text)
     if not following:
         return _discard_reason(t, play, text)
     # Following suit without winning.
     if QS in play:
-        return (f"送猪：{who}家的大牌压着，把{QS.pretty}垫给他",
-                f"dump the pig: {QS.pretty} under {who_en}'s higher spade")
+        return _reason("give_pig", who=winner)
     hearts = [c for c in play if c.suit == _H]
     if hearts and not t.ally(winner, t.me):
-        return (f"贴着{who}家下面出{text}，送出红桃", f"duck under {who_en} with {text}, shedding hearts")
+        return _reason("duck_hearts", cards=text, who=winner)
     if TC in play:
         if t.ally(winner, t.me):
-            return (f"只好把变压器{text}送给对家", f"the transformer {text} has to go to the partner")
-        return (f"把变压器{text}送给{who}家", f"give the transformer {text} to {who_en}")
+            return _reason("transformer_to_partner", cards=text)
+        return _reason("transformer_to", cards=text, who=winner)
     if JD in play:
         if t.ally(winner, t.me):
-            return (f"把羊{text}送给对家", f"give the sheep {text} to the partner")
-        return (f"羊{text}只好跟出", f"the sheep {text} has to go")
+            return _reason("sheep_to_partner", cards=text)
+        return _reason("sheep_goes", cards=text)
     own = sorted(c.rank for c in t.by_suit[led])
     lowest = own[0] if own else 0
     best_rank = t.best_key[1]
     below = [r for r in own if r < best_rank]
     if t.pair_trick and play[0] == play[1] and led != _D:
-        return (f"{led.zh}对子小于两张单牌：出{text}躲过这一圈",
-                f"in {led.symbol} a pair loses to two singles: {text} ducks this trick")
+        return _reason("pair_ducks", suit=led.letter, cards=text)
     if below and max(c.rank for c in play) == max(below) and (len(own) == 1 or min(c.rank for c in play) > lowest):
-        return (f"自然跟牌：贴着{who}家的牌下面出{text}，保留小牌作出口",
-                f"natural following: {text} just under {who_en}'s card, keeping a low exit")
+        return _reason("natural", cards=text, who=winner)
     if min(c.rank for c in play) == lowest:
-        return (f"出最小的{text}躲过这一圈", f"duck with the lowest card {text}")
-    return (f"出{text}，比{who}家小", f"duck under {who_en} with {text}")
+        return _reason("duck_lowest", cards=text)
+    return _reason("duck_under", cards=text, who=winner)
 
 
-def _lead_reason(t: Table, play: Play, text: str) -> tuple[str, str]:
+def _reason(name: str, **params: object) -> Text:
+    return Text.of(f"hint.reason.{name}", **params)
+
+
+def _lead_reason(t: Table, play: Play, text: str) -> Text:
     c = play[0]
     suit = c.suit
     n_suit = len(t.by_suit[suit])
     if len(play) == 2:
         if suit == _D:
-            return (f"出方块对子{text}：方块对子大于两张单牌",
-                    f"lead the diamond pair {text}: in ♦ a pair beats two singles")
-        return (f"出对子{text}：{suit.zh}对子小于两张单牌，容易脱手",
-                f"lead the pair {text}: in {suit.symbol} any two singles beat a pair, an easy exit")
+            return _reason("lead_diamond_pair", cards=text)
+        return _reason("lead_pair", cards=text, suit=suit.letter)
     if c == JD and t.count_above(_D, _J) == 0:
-        return (f"自得羊：羊圈已经出完，出羊{text}自己收回", f"self-catch: the sheep-catchers are gone, lead {text}")
+        return _reason("lead_self_catch", cards=text)
     if c == QS:
         if t.count_above(_S, _Q) > 0:
-            return (f"出猪{text}，让猪圈收走", f"lead the pig {text}: let ♠A/♠K take it")
-        return (f"出猪{text}", f"lead the pig {text}")
+            return _reason("lead_pig_to_catchers", cards=text)
+        return _reason("lead_pig", cards=text)
     if suit == _S and c.rank < _Q and t.unseen[QS]:
-        return (f"拱猪：出小黑桃{text}逼出{QS.pretty}",
-                f"拱猪 (chase the pig): a small spade {text} to flush out {QS.pretty}")
+        return _reason("chase_pig", cards=text)
     if suit == _S and c.rank > _Q and t.unseen[QS]:
-        return (f"跑圈：趁安全先出猪圈{text}", f"run the pig-catcher {text} while it is safe")
+        return _reason("run_catcher", cards=text)
     if suit == _H:
         if t.shooting():
-            return (f"收全红：出{text}收红桃", f"going for all hearts: {text} draws the hearts")
-        return (f"分红：出小红桃{text}，让别人收红桃", f"分红 (spread the hearts): a small heart {text}")
+            return _reason("draw_hearts", cards=text)
+        return _reason("spread_hearts", cards=text)
     if suit == _D and t.unseen[JD]:
         if c.rank > _J:
-            return (f"牵羊：出羊圈{text}捉羊", f"牵羊 (lead a sheep-catcher) {text} to catch {JD.pretty}")
+            return _reason("lead_sheep_catcher", cards=text)
         if t.mine[JD]:
-            return (f"放羊：出小方块{text}，逼出羊圈", f"放羊: a small diamond {text} to draw out the sheep-catchers")
+            return _reason("release_sheep", cards=text)
     if suit == _C and t.unseen[TC] and c.rank < _T:
-        return (f"攻变：出小梅花{text}逼出变压器", f"攻变: a small club {text} to flush out the transformer")
+        return _reason("attack_transformer", cards=text)
     if n_suit <= 2 and t.unseen_ranks[suit]:
-        return (f"断门：先出短门{suit.zh}{text}，好早点垫牌",
-                f"断门 (get void): lead the short suit with {text}, to discard later")
+        return _reason("lead_short", suit=suit.letter, cards=text)
     if t.count_above(suit, c.rank) > 0 and c == t.by_suit[suit][0]:
-        return (f"出口：出小牌{text}脱手", f"exit card: the low {text} gives up the lead")
-    return (f"出{text}：不容易得分的花色", f"lead {text}: a suit unlikely to catch points")
+        return _reason("exit_card", cards=text)
+    return _reason("lead_safe", cards=text)
 
 
-def _discard_reason(t: Table, play: Play, text: str) -> tuple[str, str]:
-    assert t.best_seat is not None
+def _discard_reason(t: Table, play: Play, text: str) -> Text:
+    assert t.best_seat is not None and t.led is not None
     winner = t.best_seat
-    who, who_en = winner.zh, winner.english
     if QS in play:
         if t.ally(winner, t.me):
-            return (f"垫猪{text}（只能垫在对家身上）", f"discard the pig {text} (even onto the partner)")
-        return (f"垫猪：{t.led.zh if t.led is not None else ''}断门，把{QS.pretty}垫给{who}家",
-                f"dump the pig: void, {QS.pretty} goes to {who_en}")
+            return _reason("pig_to_partner", cards=text)
+        return _reason("dump_pig", suit=t.led.letter, who=winner)
     if JD in play and t.ally(winner, t.me):
-        return (f"把羊{JD.pretty}垫给对家", f"give the sheep {JD.pretty} to the partner")
+        return _reason("discard_sheep_to_partner")
     if TC in play:
         if t.raw[winner] < 0 and not t.ally(winner, t.me):
-            return (f"把变压器垫给负分的{who}家", f"give the transformer to {who_en}, who holds negative points")
-        return (f"垫出变压器{text}", f"discard the transformer {text}")
+            return _reason("transformer_to_negative", who=winner)
+        return _reason("discard_transformer", cards=text)
     hearts = [c for c in play if c.suit == _H]
     threat = t.threat()
     if hearts:
         if threat is not None and threat[0] != winner:
-            return (f"破红：把红桃垫给{who}家，破坏{threat[0].zh}家的满红",
-                    f"break all-hearts: a heart to {who_en} spoils {threat[0].english}'s 满红")
-        return (f"垫红桃：断门，把{text}垫给{who}家", f"dump hearts: void, {text} goes to {who_en}")
+            return _reason("break_hearts_discard", who=winner, seat=threat[0])
+        return _reason("dump_hearts", cards=text, who=winner)
     for c in play:
         if len(t.by_suit[c.suit]) == sum(1 for d in play if d == c or d.suit == c.suit) and t.unseen_ranks[c.suit]:
-            return (f"断门：垫掉{c.suit.zh}的最后一张{c.pretty}", f"断门 (get void): discard the last {c.pretty}")
+            return _reason("get_void", suit=c.suit.letter, card=c.pretty)
     c = max(play, key=lambda x: x.rank)
     if c.rank < _T:
-        return (f"垫牌：垫掉{text}，留下有用的牌", f"discard {text}, keeping the useful cards")
+        return _reason("discard_low", cards=text)
     if c.suit == _S and c.rank > _Q and t.unseen[QS]:
-        return (f"垫掉猪圈{c.pretty}，免得以后收猪",
-                f"discard the pig-catcher {c.pretty}, so as not to catch the pig later")
-    return (f"垫牌：垫掉大牌{text}", f"discard the high card {text}")
+        return _reason("discard_catcher", card=c.pretty)
+    return _reason("discard_high", cards=text)
