@@ -287,7 +287,8 @@ def test_an_illegal_websocket_play_gets_message_and_message_zh(client: TestClien
             table.deal.verify_play([stranger], S)
         browser.send({"type": "play", "cards": [stranger]})
         reply = browser.receive()
-        assert reply == {"type": "error", "message": str(info.value), "message_zh": info.value.zh}
+        assert reply == {"type": "error", "message": str(info.value), "message_zh": info.value.zh,
+                         "code": info.value.code, "params": info.value.params}
         assert reply["message"].startswith("South does not hold ")
         assert reply["message_zh"].startswith("南家手里没有 ")
 

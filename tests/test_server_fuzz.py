@@ -504,7 +504,7 @@ def accepted(table: Table, text: str) -> bool:
 
 
 def assert_ws_error(reply: Message) -> str:
-    assert reply.get("type") == "error" and set(reply) <= {"type", "message", "message_zh"}, reply
+    assert reply.get("type") == "error" and set(reply) <= {"type", "message", "message_zh", "code", "params"}, reply
     for key in ("message", "message_zh"):
         if key in reply:
             text = reply[key]

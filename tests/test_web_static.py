@@ -1,6 +1,6 @@
 """The browser pages without a browser: the static files exist and are
-packaged, they load nothing from the network, both languages have the same strings, the scripts'
-imports resolve, and the stable surface that outside browser tests rely on is in place.  Game
+packaged, they load nothing from the network, both languages of the message catalog they read have
+the same strings, the scripts' imports resolve, and the stable surface that outside browser tests rely on is in place.  Game
 terms follow docs/rules.md (R1 seats, R2 card names, R4 exposure kinds, R6 events, R8 titles)."""
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
+
+from gongzhu.messages import LANGS, catalog, params_of
 
 ROOT = Path(__file__).resolve().parent.parent
 STATIC = ROOT / "src" / "gongzhu" / "web" / "static"
@@ -33,14 +35,8 @@ def read(name: str) -> str:
 
 
 def i18n_tables() -> dict[str, dict[str, str]]:
-    """The two tables of i18n.js, written there as strict JSON."""
-    text = read("i18n.js")
-    tables = {}
-    for lang, name in (("zh", "ZH"), ("en", "EN")):
-        m = re.search(rf"^export const {name} = (\{{.*?^\}});$", text, re.S | re.M)
-        assert m, f"i18n.js: table {name} not found"
-        tables[lang] = json.loads(m.group(1))
-    return tables
+    """The two tables the page reads: the message catalog (gongzhu.messages), which i18n.js loads."""
+    return {lang: dict(catalog(lang)) for lang in LANGS}
 
 
 class Refs(HTMLParser):
@@ -179,13 +175,22 @@ def test_the_page_has_no_copy_of_the_server_configuration() -> None:
         assert part in setup, part
 
 
+def test_the_page_loads_the_catalog_before_it_draws() -> None:
+    """i18n.js holds no strings of its own: it awaits both catalog files at the top level, so every
+    module importing it (and so the page) runs with them."""
+    text = read("i18n.js")
+    assert "await Promise.all([loadCatalog(\"zh\"), loadCatalog(\"en\")])" in text
+    assert "fetch(`/messages/${name}.json`" in text
+    assert not re.search(r'^\s*"btn\.start"', text, re.M)
+
+
 def test_i18n_tables_have_the_same_keys_and_parameters() -> None:
     tables = i18n_tables()
     zh, en = tables["zh"], tables["en"]
     assert set(zh) == set(en), f"only zh: {set(zh) - set(en)}; only en: {set(en) - set(zh)}"
     for key in zh:
         assert zh[key].strip() and en[key].strip(), key
-        params = (set(re.findall(r"\{(\w+)\}", zh[key])), set(re.findall(r"\{(\w+)\}", en[key])))
+        params = (params_of(zh[key]), params_of(en[key]))
         assert params[0] == params[1], f"{key}: parameters differ {params}"
 
 

@@ -201,7 +201,7 @@ class TerminalGame:
         try:
             self.play_match()
         except _Quit as q:
-            self.say(phrase("eof" if q.args == ("eof",) else "bye", self.lang))
+            self.say(phrase("eof", self.lang) if q.args == ("eof",) else phrase("bye", self.lang))
         return 0
 
     def play_match(self) -> None:

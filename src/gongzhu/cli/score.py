@@ -34,6 +34,7 @@ from gongzhu.cli.text import LANGS, cards_text, event_text, kind_text, seat_text
 from gongzhu.formats import FormatError, typed
 from gongzhu.formats.score import INPUT_KEYS, ScoreExposure, ScoreInput
 from gongzhu.jsontext import JSONTextError, decode_utf8, loads_strict, show
+from gongzhu.messages import render
 from gongzhu.rules.cards import ALL_CARDS, EXPOSABLE, JD, QS, TC, Card, Seat, parse_cards
 from gongzhu.rules.deal import check_declaration
 from gongzhu.rules.errors import GongzhuError, excerpt
@@ -336,17 +337,9 @@ def score_input(data: Any) -> dict[str, Any]:
 
 # ---------------------------------------------------------------------------- text output
 
-_WORDS: dict[str, tuple[str, str]] = {
-    "seat": ("座位", "Seat"),
-    "events": ("事件", "Events"),
-    "preset": ("规则", "Rules"),
-    "unknown_seat": ("持有者", "holder"),
-}
-
-
 def _w(key: str, lang: str) -> str:
-    zh, en = _WORDS[key]
-    return zh if lang == "zh" else en
+    """The catalog's word ``term.score.<key>`` in ``lang``."""
+    return render(f"term.score.{key}", lang)
 
 
 def _width(text: str) -> int:

@@ -6,7 +6,8 @@ and FastAPI's import alone costs about half a second of the start command's one-
 :func:`create_app` builds it on a database URL (``sqlite:///path/gongzhu.db`` by default from
 ``gongzhu serve``).  The page files live in ``gongzhu/web/static`` (``index.html`` at ``/``,
 ``history.html`` at ``/history``, everything at ``/static/...``); while they are missing, ``/``
-answers 503 saying the page is not built.
+answers 503 saying the page is not built.  The message catalog of :mod:`gongzhu.messages`, which
+the page loads before it draws, is at ``/messages/zh.json`` and ``/messages/en.json``.
 
 Everything that arrives passes :class:`~gongzhu.server.policy.SitePolicy` first (hosts, origins,
 header sizes, security headers); the routes then bound bodies and WebSocket messages and rate
@@ -34,6 +35,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from gongzhu.jsontext import JSONTextError, decode_utf8, loads_strict, show
+from gongzhu.messages import LANGS, catalog_bytes
 from gongzhu.players.registry import LEVELS
 from gongzhu.rules.match import title_for
 from gongzhu.rules.options import (
@@ -213,6 +215,12 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
     async def get_config(_request: Request) -> Response:
         return JSONResponse(config())
 
+    async def get_messages(request: Request) -> Response:
+        lang = request.path_params["lang"]
+        if lang not in LANGS:
+            return _error(404, f"no message catalog for {show(lang)}: one of {', '.join(LANGS)}")
+        return Response(catalog_bytes(lang), media_type="application/json")
+
     async def new_match(request: Request) -> Response:
         try:
             new = parse_new_match(await _json_body(request))
@@ -277,6 +285,7 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         Route("/", table_page),
         Route("/history", history_page),
         Route("/api/config", get_config),
+        Route("/messages/{lang}.json", get_messages),
         Route("/api/matches", new_match, methods=["POST"]),
         Route("/api/matches", list_matches),
         Route("/api/matches/{match_id}", get_match),

@@ -4,8 +4,9 @@ The server is authoritative (``docs/web-protocol.md``): the rules core decides e
 :class:`Table` only drives it.  It
 
 - validates every browser message (:meth:`Table.receive`): a malformed, out-of-turn or illegal
-  one is answered with ``{"type": "error", "message": ...}`` — for a refused action the rules
-  core's own explanation, with ``"message_zh"`` where it has a Chinese one — and changes nothing;
+  one is answered with ``{"type": "error", "message": ...}`` (:func:`refusal`) — for a refused
+  action the rules core's own explanation, with ``"message_zh"``, ``"code"`` and ``"params"``
+  where it comes from the message catalog — and changes nothing;
 - plays the computer players (:meth:`Table.kick` starts the driver task), each play taking the
   time the speed setting asks for (:data:`SPEEDS`, seconds per computer play; a search player's
   thinking counts towards it);
@@ -54,6 +55,7 @@ from gongzhu.formats.web import (
     SettingsMessage,
 )
 from gongzhu.jsontext import JSONTextError, loads_strict, show
+from gongzhu.messages import Text
 from gongzhu.players.base import Player
 from gongzhu.players.guard import safe_exposures, safe_play
 from gongzhu.players.observation import observe
@@ -109,6 +111,15 @@ class MessageError(ValueError):
 class StoreError(RuntimeError):
     """The store refused an action: it was not acknowledged, and the table is rebuilt from what
     was stored."""
+
+
+def refusal(why: Text | str) -> dict[str, Any]:
+    """An error message for the browser: ``message`` in English, and for a refusal of the message
+    catalog its ``message_zh``, ``code`` and ``params`` (the page renders the code in its language;
+    a plain text is English only)."""
+    if isinstance(why, str):
+        return {"type": "error", "message": why}
+    return {"type": "error", "message": why.render("en"), "message_zh": why.render("zh"), **why.json}
 
 
 def encode(message: Mapping[str, Any]) -> str:
@@ -363,10 +374,7 @@ class Table:
         log.error("%s: the store refused an action; dropping the table", self.match_id, exc_info=error)
         self.broken = True
         for outbox in list(self._outboxes):
-            outbox.put(encode({"type": "error",
-                               "message": "the server could not save the last action, so it did not happen: "
-                                          "reconnecting",
-                               "message_zh": "服务器未能保存上一步操作，该操作未生效：正在重新连接"}))
+            outbox.put(encode(refusal(Text.of("server.store_failed"))))
             outbox.close(1011, "the table is reloaded from the store")
         self.hub.release(self)
 
@@ -507,11 +515,7 @@ class Table:
                 self._ask_hint(reply)
                 return
         except (MessageError, GongzhuError, StoreError) as e:
-            error: dict[str, Any] = {"type": "error", "message": str(e)}
-            zh = getattr(e, "zh", None)
-            if zh:
-                error["message_zh"] = zh
-            reply(error)
+            reply(refusal(e.text if isinstance(e, GongzhuError) and e.text is not None else str(e)))
             return
         self.kick()
 
@@ -592,13 +596,11 @@ class Table:
             task = asyncio.current_task()
             if not ranking.cancelled() or (task is not None and task.cancelling()):
                 raise
-            reply({"type": "error", "message": "the hint was called off (the table is being reloaded): ask again",
-                   "message_zh": "提示已取消（牌桌正在重新载入）：请再试一次"})
+            reply(refusal(Text.of("server.hint_called_off")))
             return
         except Exception:
             log.exception("%s: a hint failed", self.match_id)
-            reply({"type": "error", "message": "the hint failed (the error is logged): ask again",
-                   "message_zh": "提示失败（错误已记录）：请再试一次"})
+            reply(refusal(Text.of("server.hint_failed")))
             return
         reply(message)
 

@@ -8,7 +8,7 @@
 // May import: state.js, dom.js, i18n.js.
 
 import { toast } from "./dom.js";
-import { getLang, t } from "./i18n.js";
+import { getLang, hasText, t } from "./i18n.js";
 import {
   actionRefused, applyServerState, endLinger, hintAnswered, hintAsked, lingerAfter, myTurn, notePlayed, page,
   setOnline, showMatch,
@@ -84,7 +84,9 @@ export function hurry() {
 function receive(msg) {
   if (msg.type === "error") {
     actionRefused();
-    toast(getLang() === "zh" && msg.message_zh ? msg.message_zh : msg.message, true);
+    // A refusal of the message catalog is rendered in the page's language from its code.
+    if (hasText(msg.code)) toast(t(msg.code, msg.params ?? {}), true);
+    else toast(getLang() === "zh" && msg.message_zh ? msg.message_zh : msg.message, true);
   } else if (msg.type === "hint") {
     hintAnswered(msg);
   } else {
