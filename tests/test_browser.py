@@ -354,7 +354,11 @@ def test_illegal_card_is_refused(page_factory: Any, server: str) -> None:
     card.click(force=True)
     toast = page.locator("#toast")
     toast.wait_for(state="visible")
-    assert (toast.text_content() or "").strip()
+    # The rules core's refusal, rendered by the page from its code in the page's language (中文):
+    # every parameter filled in, the suit named in words (黑桃 …), never as a code.
+    text = (toast.text_content() or "").strip()
+    assert re.search(r"[\u4e00-\u9fff]", text) and "{" not in text, text
+    assert not re.search(r"首家出的是[SHCD]", text), text
     page.wait_for_timeout(300)  # a wrongly accepted play would have changed the table by now
     assert hand(page) == before
     assert code in hand(page)

@@ -1,4 +1,5 @@
-"""Chinese versions of the rules core's refusals (``IllegalPlayError.zh``): one representative of
+"""Chinese versions of the rules core's refusals (``message(e, "zh")``, rendered from the message
+catalog by the refusal's code and parameters; ``e.zh`` is the same): one representative of
 each kind, checked to be Chinese, to name the same cards, seats and rule sections, and to leave
 the English ``str(e)`` exactly as it was; then the browser game (``message_zh``) and the terminal
 game (``--lang zh``) showing them."""

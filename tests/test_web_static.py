@@ -1,11 +1,11 @@
 """The browser pages without a browser: the static files exist and are
 packaged, they load nothing from the network, both languages of the message catalog they read have
-the same strings, the scripts' imports resolve, and the stable surface that outside browser tests rely on is in place.  Game
-terms follow docs/rules.md (R1 seats, R2 card names, R4 exposure kinds, R6 events, R8 titles)."""
+the same strings, the scripts' imports resolve, and the stable surface that outside browser tests
+rely on is in place.  Game terms follow docs/rules.md (R1 seats, R2 card names, R4 exposure
+kinds, R6 events, R8 titles)."""
 
 from __future__ import annotations
 
-import json
 import re
 import tomllib
 from html.parser import HTMLParser

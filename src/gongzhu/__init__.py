@@ -2,6 +2,9 @@
 
 Layers, inner to outer (each imports only from the ones before it):
 
+- ``gongzhu.messages`` the message catalog, every text a player reads in 中文 and English
+                       (``zh.json``, ``en.json``); imports nothing of gongzhu, so it is the one
+                       package below the rules core.
 - ``gongzhu.rules``    the rules core (R1–R10 of the rule book): no I/O.
 - ``gongzhu.search``   the C fast paths for search (encoding, playouts, playout policies).
 - ``gongzhu.jsontext`` strict JSON reading and value names for messages (imports nothing).

@@ -19,15 +19,16 @@ Keys, by prefix:
 Templates: ``{name}`` inserts a parameter as it is; ``{name:type}`` inserts the catalog entry
 ``type.<value>`` of the same language (``{seat:who}`` with ``"N"`` is 北家 / North), or the value
 itself where there is no such entry; a list value renders each item that way, joined by
-``sep.<type>`` (else ``sep.list``).  ``{name!r}`` inserts ``repr(value)``; any other spec after
-``:`` is a Python format spec (``{expected:+.0f}``).  So no caller translates a parameter: it
+``sep.<type>`` (else ``sep.list``).  ``{name!r}`` inserts ``repr(value)``; a spec after ``:``
+that is not a lower-case word is a Python format spec (``{expected:+.0f}``).  So no caller translates a parameter: it
 passes seats, suits, colours and exposure kinds as codes (an enum is taken by its name), cards as
 their ``pretty`` text, which reads the same in both languages.  Both languages have the same keys
 and each key the same parameter names (the types may differ: English says ``{suit:suits}``
 where Chinese needs no plural).
 
 This is the one package below the rules core: it imports nothing of ``gongzhu`` (only the
-standard library), so every layer, the rules core included, may use it.
+standard library), so every layer, the rules core included, may use it.  It reads its two files
+once, when a message is first rendered.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from __future__ import annotations
 import enum
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from functools import cache
 from importlib import resources
 from typing import NamedTuple
@@ -132,9 +133,3 @@ class Text(NamedTuple):
     def json(self) -> dict[str, object]:
         """``{"code": key, "params": {...}}``, as the server sends it."""
         return {"code": self.key, "params": dict(self.params)}
-
-
-def _check(key: str, params: Sequence[str]) -> None:  # pragma: no cover - used by tests
-    missing = params_of(catalog("en")[key]) - set(params)
-    if missing:
-        raise KeyError(f"{key}: missing {missing}")

@@ -1,8 +1,9 @@
 """The rules core: cards, options, dealing, exposure, play, scoring and matches (R1–R10).
 
-Pure computation, no I/O.  This package imports nothing from the rest of ``gongzhu``; every
-other layer (records, players, search, command line, servers) builds on it and none
-re-implements a rule.
+Pure computation, no I/O.  This package imports nothing from the rest of ``gongzhu`` but the
+message catalog (``gongzhu.messages``, whose keys its refusals carry; it reads its own package
+files); every other layer (records, players, search, command line, servers) builds on it and
+none re-implements a rule.
 
 One state per deal.  The Python rules in :mod:`gongzhu.rules.deal` are the readable reference.
 A one-deck :class:`Deal` plays on a C board (``_fastplay.Board``, built from ``_fastplay.c``):
