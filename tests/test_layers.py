@@ -1,5 +1,6 @@
 """The package layers of ``gongzhu`` (docs/architecture.md): each package imports only the layers
-below it — the rules core nothing outside itself — and each says so in its docstring."""
+below it — the message catalog nothing, the rules core nothing outside itself but the catalog —
+and each says so in its docstring."""
 
 from __future__ import annotations
 
@@ -14,15 +15,16 @@ SRC = Path(__file__).resolve().parent.parent / "src" / "gongzhu"
 #: What each package (or top-level module) of gongzhu may import besides itself and the standard
 #: library and third-party packages.  Lower layers first.
 ALLOWED: dict[str, set[str]] = {
+    "messages": set(),
     "jsontext": set(),
-    "rules": set(),
-    "search": {"rules"},
-    "formats": {"rules", "jsontext"},
-    "records": {"rules", "jsontext", "formats"},
-    "players": {"rules", "search", "jsontext", "formats"},
-    "arena": {"rules", "players", "records"},
-    "server": {"rules", "players", "records", "jsontext", "formats"},
-    "cli": {"rules", "search", "players", "records", "arena", "server", "jsontext", "formats"},
+    "rules": {"messages"},
+    "search": {"rules", "messages"},
+    "formats": {"rules", "jsontext", "messages"},
+    "records": {"rules", "jsontext", "formats", "messages"},
+    "players": {"rules", "search", "jsontext", "formats", "messages"},
+    "arena": {"rules", "players", "records", "messages"},
+    "server": {"rules", "players", "records", "jsontext", "formats", "messages"},
+    "cli": {"rules", "search", "players", "records", "arena", "server", "jsontext", "formats", "messages"},
     "web": set(),
 }
 
