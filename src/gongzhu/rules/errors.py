@@ -50,9 +50,11 @@ class GongzhuError(ValueError):
         return self.text.render("zh") if self.text is not None else None
 
     def __reduce__(self) -> tuple[Any, ...]:
+        # A refusal is rebuilt from its code and parameters; any further attribute comes along.
+        state = {k: v for k, v in self.__dict__.items() if k != "text"}
         if self.text is None:
-            return (type(self), self.args)
-        return (_rebuild, (type(self), self.text.key, dict(self.text.params)))
+            return (type(self), self.args, state)
+        return (_rebuild, (type(self), self.text.key, dict(self.text.params)), state)
 
 
 def _rebuild(cls: type[GongzhuError], code: str, params: dict[str, object]) -> GongzhuError:
