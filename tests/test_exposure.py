@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import pytest
@@ -9,6 +10,7 @@ import pytest
 from conftest import make_deal, phase, snapshot
 from gongzhu.rules import (
     AH,
+    EXPOSABLE,
     JD,
     PRESETS,
     QS,
@@ -343,3 +345,18 @@ def test_playing_during_exposure_phase_is_refused() -> None:
         deal.play("2C")
     assert snapshot(deal) == before
     assert not deal.can_play("2C")
+
+
+def test_auto_fourth_is_the_missing_exposable_card_after_three() -> None:
+    """R4.4 逼明: Options.auto_fourth names the fourth exposable card once exactly the three others
+    are exposed, where the rule applies (one deck, players declare, auto_expose_fourth); the deal
+    and the scorekeeper both ask it."""
+    online = PRESETS["online"]
+    for n in range(5):
+        for shown in itertools.combinations(EXPOSABLE, n):
+            expected = next(c for c in EXPOSABLE if c not in shown) if n == 3 else None
+            assert online.auto_fourth(shown) == expected
+            assert online.auto_fourth([*shown, *shown]) == expected  # a card named twice is one card
+            assert PRESETS["online2"].auto_fourth(shown) is None
+            assert online.replace(auto_expose_fourth=False).auto_fourth(shown) is None
+            assert online.replace(exposure="all").auto_fourth(shown) is None

@@ -30,7 +30,7 @@ def register(subparsers: Any) -> None:
         "arena",
         help="computer players play seeded deals against each other; means with 95%% CIs",
         description="Four computer players (level names, seats N,E,S,W) play seeded deals; "
-        "the report gives per player type the mean raw and final points per deal with 95%% "
+        "the report gives per player type the mean raw and final points per deal with 95% "
         "confidence intervals across deals, first/last rates, think times, and head-to-head "
         "differences. --duplicate plays every deal in all four seat rotations.",
     )

@@ -226,6 +226,7 @@ def _check_exposures(
     # 逼明 (R4.4): the fourth exposable card, when three others were exposed.
     autos = [(seat, c) for seat, c, kind in items if kind == "auto"]
     chosen = {c for _, c, kind in items if kind != "auto"}
+    fourth = options.auto_fourth(chosen)
     if autos:
         seat, c = autos[0]
         if not options.auto_fourth_applies:
@@ -234,14 +235,13 @@ def _check_exposures(
                 "does not apply under these options (auto_expose_fourth="
                 f"{str(options.auto_expose_fourth).lower()}, decks={decks}, exposure={mode}; R4.4)"
             )
-        if len(autos) > 1 or len(chosen) != 3:
+        if len(autos) > 1 or fourth is None:
             raise ScoreInputError(
                 f"exposure kind 'auto' ({seat.name} {c.code}): only the fourth card is exposed "
                 f"automatically, after the three others were exposed ({len(chosen)} were; R4.4)"
             )
     out: list[tuple[Seat | None, Card, str]] = [(s, c, k) for s, c, k in items]
-    if options.auto_fourth_applies and not autos and len(chosen) == 3:
-        (fourth,) = set(EXPOSABLE) - chosen
+    if not autos and fourth is not None:
         holder = None if hands is None else next(s for s in Seat if fourth in hands[s])
         out.append((holder, fourth, "auto"))
 

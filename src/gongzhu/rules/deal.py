@@ -541,12 +541,10 @@ class Deal:
         mine = len(self.exposures)
         self._declared[seat] = True
         if all(self._declared):
-            if self.options.auto_fourth_applies:
-                shown = {e.card for e in self.exposures}
-                if len(shown) == 3:
-                    (fourth,) = set(EXPOSABLE) - shown
-                    holder = next(s for s in range(4) if self._h1[s] >> fourth.index & 1)
-                    self._apply_exposure(holder, fourth, "auto")
+            fourth = self.options.auto_fourth(e.card for e in self.exposures)
+            if fourth is not None:
+                holder = next(s for s in range(4) if self._h1[s] >> fourth.index & 1)
+                self._apply_exposure(holder, fourth, "auto")
             self._start_play()
         record = Declaration(seat, tuple(self.exposures[before:mine]), tuple(self.exposures[mine:]))
         self._declarations.append(record)

@@ -10,7 +10,7 @@ to wonder whether its options make sense.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
@@ -219,6 +219,18 @@ class Options:
             and self.decks == 1
             and self.players_declare
         )
+
+    def auto_fourth(self, exposed: Iterable[Card]) -> Card | None:
+        """逼明 (R4.4): the card exposed automatically once every seat has declared — the fourth
+        exposable card when the declarations exposed exactly the three others and the rule
+        applies (:attr:`auto_fourth_applies`); else None.  The deal and the scorekeeper ask this."""
+        if not self.auto_fourth_applies:
+            return None
+        shown = set(exposed)
+        if len(shown) != 3:
+            return None
+        missing = [c for c in EXPOSABLE if c not in shown]
+        return missing[0] if len(missing) == 1 else None
 
     @property
     def deals_limit(self) -> int | None:
