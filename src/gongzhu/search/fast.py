@@ -39,6 +39,7 @@ from gongzhu.rules.cards import EXPOSABLE, Card
 from gongzhu.rules.deal import Deal, Phase
 from gongzhu.rules.model import Exposure
 from gongzhu.rules.options import Options
+from gongzhu.rules.scoring import value_factors
 from gongzhu.search import POLICY_HEURISTIC, POLICY_UNIFORM, Policy
 
 __all__ = [
@@ -206,10 +207,8 @@ def encode_parts(
     if options.decks != 1:
         raise ValueError("the C fast path is for one-deck deals only (decks=1)")
     exposures = list(exposures)
-    factors = []
-    for special in _SPECIALS:
-        kinds = [e.kind for e in exposures if e.card == special]
-        factors.append(options.exposure_factor(kinds[0]) if kinds else 1)
+    by_card = value_factors(options, exposures)  # R4.2, R10: one function for every reader
+    factors = [by_card[special] for special in _SPECIALS]
     dealt_sets = [set(h) for h in dealt]
     dealt_to = []
     for special in _SPECIALS:
