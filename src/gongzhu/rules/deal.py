@@ -578,6 +578,8 @@ class Deal:
 
     def _first_receiver_of(self, index: int) -> int:
         """Who received the first copy of a card in dealing order (R5.1)."""
+        if self._decks == 1:  # one copy: its holder
+            return next(s for s in range(4) if self._h1[s] >> index & 1)
         order = dealing_order(self.first_receiver, self._cw)
         for j in range(13 * self._decks):
             for seat in order:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+from functools import cache
 
 from gongzhu.rules.cards import ALL_CARDS, Card, Seat
 
@@ -24,6 +25,7 @@ def next_seat(seat: int, clockwise: bool) -> Seat:
     return Seat((seat + (1 if clockwise else -1)) % 4)
 
 
+@cache
 def dealing_order(first_receiver: Seat, clockwise: bool) -> tuple[Seat, Seat, Seat, Seat]:
     """The four seats in the order they receive cards."""
     order = [Seat(first_receiver)]
