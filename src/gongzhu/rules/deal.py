@@ -105,6 +105,8 @@ _SUIT_OF = [i // 13 for i in range(52)]
 _SINGLE: list[tuple[int, ...]] = [(i,) for i in range(52)]
 _SINGLE_PLAYS: list[Play] = [(c,) for c in ALL_CARDS]
 _SEATS = tuple(Seat)
+#: The record of a declaration that exposed nothing and set off no 逼明, one per seat (immutable).
+_NOTHING_EXPOSED = tuple(Declaration(seat, ()) for seat in _SEATS)
 # A play that does not complete a trick, as a record: one shared instance per seat and card.
 _PLAIN: list[CardPlay] = [CardPlay(seat, _SINGLE_PLAYS[i]) for seat in _SEATS for i in range(52)]
 _NO_PLAYS = LegalPlays()
@@ -519,6 +521,8 @@ class Deal:
             raise IllegalPlayError("refusal.exposure_over")
         if self._declared[seat]:
             raise IllegalPlayError("refusal.already_declared", seat=seat)
+        if exposures == ():  # nothing exposed (the usual case): nothing to check
+            return []
         return check_declaration(self.options, seat, exposures, lambda c: self.copies_held(seat, c),
                                  self.dealt[seat][0])
 
@@ -546,7 +550,10 @@ class Deal:
                 holder = next(s for s in range(4) if self._h1[s] >> fourth.index & 1)
                 self._apply_exposure(holder, fourth, "auto")
             self._start_play()
-        record = Declaration(seat, tuple(self.exposures[before:mine]), tuple(self.exposures[mine:]))
+        if before == len(self.exposures):  # nothing exposed: the seat's shared empty record
+            record = _NOTHING_EXPOSED[seat]
+        else:
+            record = Declaration(seat, tuple(self.exposures[before:mine]), tuple(self.exposures[mine:]))
         self._declarations.append(record)
         return record
 
