@@ -14,6 +14,8 @@ What is stored (``docs/web-protocol.md``, Persistence):
 :class:`Store` is the repository; it hands out plain :class:`MatchInfo` values and each method is
 one transaction.  It uses SQLAlchemy Core (tables and statements) without the ORM: the ORM's
 import alone cost about 0.3 s of the start command's one-second budget (docs/benchmarks.md).
+The schema is versioned by the Alembic revisions of :mod:`gongzhu.server.migrations`, which
+:class:`Store` applies when it opens a database.
 """
 
 from __future__ import annotations
@@ -48,14 +50,17 @@ from sqlalchemy import (
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.pool import StaticPool
 
-__all__ = ["MatchInfo", "Profile", "Store"]
+from gongzhu.server import migrations
+
+__all__ = ["METADATA", "MatchInfo", "Profile", "Store"]
 
 _LOCAL = "local"
 
-_META = MetaData()
+#: The tables; every change to them is a revision in :mod:`gongzhu.server.migrations`.
+METADATA = MetaData()
 
 _MATCHES = Table(
-    "matches", _META,
+    "matches", METADATA,
     Column("id", String(64), primary_key=True),
     Column("created", String(40), index=True, nullable=False),
     Column("preset", String(32), nullable=False),
@@ -72,7 +77,7 @@ _MATCHES = Table(
 )
 
 _DEALS = Table(
-    "deals", _META,
+    "deals", METADATA,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("match_id", ForeignKey("matches.id"), index=True, nullable=False),
     Column("deal_index", Integer, nullable=False),
@@ -82,7 +87,7 @@ _DEALS = Table(
 )
 
 _ACTIONS = Table(
-    "actions", _META,
+    "actions", METADATA,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("match_id", ForeignKey("matches.id"), index=True, nullable=False),
     Column("deal_index", Integer, nullable=False),
@@ -92,7 +97,7 @@ _ACTIONS = Table(
 )
 
 _PROFILE = Table(
-    "profile", _META,
+    "profile", METADATA,
     Column("id", String(32), primary_key=True),
     Column("lifetime", BigInteger, nullable=False, default=0),
 )
@@ -175,8 +180,14 @@ class Store:
     """The repository of matches, deals, actions and the local profile."""
 
     def __init__(self, db_url: str) -> None:
+        """Open the database ``db_url``, brought to the newest schema (:func:`migrations.upgrade`;
+        :class:`~gongzhu.server.migrations.SchemaError` for a database of a newer gongzhu)."""
         self.engine = _engine(db_url)
-        _META.create_all(self.engine)
+        try:
+            migrations.upgrade(self.engine)
+        except BaseException:
+            self.engine.dispose()
+            raise
 
     def close(self) -> None:
         self.engine.dispose()

@@ -1,0 +1,291 @@
+"""The store's schema migrations (:mod:`gongzhu.server.migrations`), on a SQLite file and on a
+throwaway PostgreSQL (marker ``postgres``, :data:`conftest.STORES`).
+
+A database made before the schema was versioned is built here from a frozen copy of its table
+definitions (:data:`_LEGACY`, never to be edited: it is what servers of that time wrote) and
+filled with the rows of a real match; the current server must open it, serve the same history
+and profile, and resume the deal in progress.  The tables of :mod:`gongzhu.server.store` must
+agree with the migrations (Alembic's ``compare_metadata``): a schema change without its revision
+fails here.
+"""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from alembic import command
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    Column,
+    ForeignKey,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+    create_engine,
+    insert,
+    inspect,
+    select,
+    text,
+)
+from starlette.testclient import TestClient
+
+from conftest import STORES, Browser, act, local_client, new_match
+from gongzhu.cli.main import main as gongzhu_main
+from gongzhu.server import create_app
+from gongzhu.server import migrations as mig
+from gongzhu.server.migrations.__main__ import main as migrations_main
+from gongzhu.server.store import METADATA, Store
+
+# ---------------------------------------------------------------------- the schema before versioning
+
+_LEGACY = MetaData()
+Table(
+    "matches", _LEGACY,
+    Column("id", String(64), primary_key=True),
+    Column("created", String(40), index=True, nullable=False),
+    Column("preset", String(32), nullable=False),
+    Column("options", JSON, nullable=False),
+    Column("levels", JSON, nullable=False),
+    Column("speed", String(16), nullable=False),
+    Column("seed", BigInteger, nullable=False),
+    Column("totals", JSON, nullable=False),
+    Column("deals", Integer, nullable=False, default=0),
+    Column("in_deal", Boolean, nullable=False, default=True),
+    Column("over", Boolean, nullable=False, default=False),
+    Column("winners", JSON, nullable=False),
+    Column("pigs", JSON, nullable=False),
+)
+Table(
+    "deals", _LEGACY,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("match_id", ForeignKey("matches.id"), index=True, nullable=False),
+    Column("deal_index", Integer, nullable=False),
+    Column("record", Text, nullable=False),
+    Column("south_final", BigInteger, nullable=False),
+    UniqueConstraint("match_id", "deal_index"),
+)
+Table(
+    "actions", _LEGACY,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("match_id", ForeignKey("matches.id"), index=True, nullable=False),
+    Column("deal_index", Integer, nullable=False),
+    Column("seq", Integer, nullable=False),
+    Column("action", Text, nullable=False),
+    UniqueConstraint("match_id", "deal_index", "seq"),
+)
+Table(
+    "profile", _LEGACY,
+    Column("id", String(32), primary_key=True),
+    Column("lifetime", BigInteger, nullable=False, default=0),
+)
+
+Rows = dict[str, list[dict[str, Any]]]
+
+
+def _served(client: TestClient, match_id: str) -> dict[str, Any]:
+    """What the server says about the stored data: history, the match, its records, the profile."""
+    return {
+        "history": client.get("/api/matches").json(),
+        "match": client.get(f"/api/matches/{match_id}").json(),
+        "records": client.get(f"/api/matches/{match_id}/records.jsonl").text,
+        "profile": client.get("/api/profile").json(),
+    }
+
+
+def _played(tmp_path: Path) -> tuple[str, Rows, dict[str, Any], dict[str, Any]]:
+    """A match with a finished deal and a deal in progress, played on a scratch SQLite store:
+    (match id, every row of the four tables, what the server served, the table's state)."""
+    url = f"sqlite:///{tmp_path / 'scratch.db'}"
+    rng = random.Random(5)
+    with local_client(create_app(url, pace=0, hint_think=0.05, static_dir=tmp_path / "none")) as client:
+        match_id = new_match(client, seed=11)
+        with client.websocket_connect(f"/ws/{match_id}") as ws:
+            browser = Browser(ws)
+            state = browser.settle()
+            while not (state["phase"] == "play" and state["deal_index"] == 1 and len(state["trick"]["plays"]) > 1):
+                act(browser, rng)
+                state = browser.settle()
+        served = _served(client, match_id)
+    assert served["profile"]["deals"] == 1
+    engine = create_engine(url)
+    with engine.connect() as c:
+        rows = {name: [dict(r._mapping) for r in c.execute(select(table))] for name, table in _LEGACY.tables.items()}
+    engine.dispose()
+    assert rows["matches"] and rows["deals"] and rows["actions"] and rows["profile"]
+    return match_id, rows, served, state
+
+
+def _legacy_database(url: str, rows: Rows) -> None:
+    """A database as servers wrote it before the schema was versioned, holding ``rows``."""
+    engine = create_engine(url)
+    _LEGACY.create_all(engine)
+    with engine.begin() as c:
+        for table in _LEGACY.sorted_tables:
+            if rows[table.name]:
+                c.execute(insert(table), rows[table.name])
+    engine.dispose()
+
+
+def _revisions(url: str) -> tuple[str, ...]:
+    engine = create_engine(url)
+    try:
+        with engine.connect() as c:
+            return mig.revisions(c)
+    finally:
+        engine.dispose()
+
+
+def _snapshot(url: str) -> dict[str, Any]:
+    """Every table's name, columns and rows."""
+    engine = create_engine(url)
+    try:
+        with engine.connect() as c:
+            meta = MetaData()
+            meta.reflect(c)
+            return {name: ([col.name for col in t.columns], sorted(map(tuple, c.execute(select(t)).all()), key=repr))
+                    for name, t in meta.tables.items()}
+    finally:
+        engine.dispose()
+
+
+# ---------------------------------------------------------------------- tests
+
+
+def test_head_names_the_newest_revision() -> None:
+    script = ScriptDirectory.from_config(mig.config())
+    assert script.get_heads() == [mig.HEAD]
+    assert script.get_base() == mig.FIRST
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_database_before_versioning_is_kept_and_served(db_url: str, tmp_path: Path) -> None:
+    match_id, rows, served, state = _played(tmp_path)
+    _legacy_database(db_url, rows)
+    assert _revisions(db_url) == ()
+    with local_client(create_app(db_url, pace=0, hint_think=0.05, static_dir=tmp_path / "none")) as client:
+        assert _revisions(db_url) == (mig.HEAD,)
+        assert _served(client, match_id) == served
+        assert [m["match_id"] for m in served["history"]] == [match_id]
+        assert served["profile"]["lifetime"] == rows["profile"][0]["lifetime"]
+        assert served["profile"]["deals"] == 1
+        with client.websocket_connect(f"/ws/{match_id}") as ws:  # the deal in progress resumes
+            assert Browser(ws).settle() == state
+    # Every stored row is still there, unchanged.
+    engine = create_engine(db_url)
+    with engine.connect() as c:
+        for name, table in _LEGACY.tables.items():
+            assert [dict(r._mapping) for r in c.execute(select(table))] == rows[name], name
+    engine.dispose()
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_new_database_is_made_by_the_migrations_and_agrees_with_the_tables(db_url: str) -> None:
+    Store(db_url).close()
+    assert _revisions(db_url) == (mig.HEAD,)
+    engine = create_engine(db_url)
+    try:
+        with engine.connect() as c:
+            assert set(inspect(c).get_table_names()) == {*METADATA.tables, "alembic_version"}
+            context = MigrationContext.configure(c, opts={"compare_type": True})
+            assert compare_metadata(context, METADATA) == []
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_database_at_an_older_revision_is_upgraded(db_url: str) -> None:
+    Store(db_url).close()
+    engine = create_engine(db_url)
+    try:
+        with engine.connect() as c:
+            cfg = mig.config()
+            cfg.attributes["connection"] = c
+            command.downgrade(cfg, "base")
+            c.commit()
+            assert set(inspect(c).get_table_names()) == {"alembic_version"}
+    finally:
+        engine.dispose()
+    assert _revisions(db_url) == ()
+    store = Store(db_url)
+    try:
+        assert store.profile().lifetime == 0 and store.matches() == []
+    finally:
+        store.close()
+    assert _revisions(db_url) == (mig.HEAD,)
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_database_of_a_newer_gongzhu_is_refused_unchanged(db_url: str, tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    store = Store(db_url)
+    store.create_match(match_id="m1", preset="classic", options={}, levels={}, speed="normal", seed=3)
+    store.close()
+    engine = create_engine(db_url)
+    with engine.begin() as c:
+        c.execute(text("UPDATE alembic_version SET version_num = 'ffffffffffff'"))
+        c.execute(text("CREATE TABLE tables_of_the_future (id INTEGER PRIMARY KEY)"))
+    engine.dispose()
+    before = _snapshot(db_url)
+    with pytest.raises(mig.SchemaError, match=r"revision ffffffffffff, .* written by a newer gongzhu"):
+        Store(db_url)
+    assert _snapshot(db_url) == before
+    # gongzhu serve says so in one line and stops.
+    assert gongzhu_main(["serve", "--port", "0", "--db", db_url]) == 2
+    err = capsys.readouterr().err
+    assert "cannot open the database" in err and "newer gongzhu" in err and "Traceback" not in err
+    assert _snapshot(db_url) == before
+
+
+_OPEN_AT_ONCE = """
+import sys, time
+from pathlib import Path
+from gongzhu.server.store import Store
+folder, url, me = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+(folder / f"ready-{me}").touch()
+while not (folder / "go").exists():
+    time.sleep(0.001)
+Store(url).close()
+"""
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_servers_starting_at_once_migrate_once(db_url: str, tmp_path: Path) -> None:
+    servers = 4
+    procs = [subprocess.Popen([sys.executable, "-c", _OPEN_AT_ONCE, str(tmp_path), db_url, str(i)],
+                              stderr=subprocess.PIPE, text=True) for i in range(servers)]
+    try:
+        while len(list(tmp_path.glob("ready-*"))) < servers and all(p.poll() is None for p in procs):
+            time.sleep(0.01)
+        (tmp_path / "go").touch()
+        errors = [p.communicate(timeout=120)[1] for p in procs]
+    finally:
+        for p in procs:
+            p.kill()
+    assert [p.returncode for p in procs] == [0] * servers, errors
+    assert _revisions(db_url) == (mig.HEAD,)
+    engine = create_engine(db_url)
+    with engine.connect() as c:
+        assert list(c.scalars(text("SELECT version_num FROM alembic_version"))) == [mig.HEAD]
+        assert set(inspect(c).get_table_names()) == {*METADATA.tables, "alembic_version"}
+    engine.dispose()
+
+
+def test_command_line_works_on_the_package_environment(capsys: pytest.CaptureFixture[str]) -> None:
+    migrations_main(["heads"])
+    assert capsys.readouterr().out.split() == [mig.HEAD, "(head)"]
+    with pytest.raises(SystemExit):
+        migrations_main([])
