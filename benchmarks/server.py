@@ -4,7 +4,8 @@
 
 The targets: from the start command to a playable table in under 1 s locally; a card click
 answered in under 50 ms.  For each of ``--runs`` cold starts of ``gongzhu serve`` (a new process
-on a free loopback port, a new SQLite file) it measures
+on a free loopback port, a new SQLite file; with ``--existing`` the same file, already at the
+newest schema) it measures
 
 - *answering*: until ``GET /api/config`` answers;
 - *table*: until a new match's table state has arrived over the WebSocket (the page's own first
@@ -48,13 +49,15 @@ def baseline_seconds() -> float:
     return time.perf_counter() - start
 
 
-def one_start(plays: int) -> tuple[float, float, list[float]]:
-    """(answering, table) seconds after the start command, and reply times of ``plays`` plays."""
+def one_start(plays: int, db: str | None = None) -> tuple[float, float, list[float]]:
+    """(answering, table) seconds after the start command, and reply times of ``plays`` plays;
+    on the SQLite file ``db``, or a new one."""
     with tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        url = f"sqlite:///{db or tmp + '/g.db'}"
         started = time.perf_counter()
         proc = subprocess.Popen(
-            [sys.executable, "-m", "gongzhu.cli.main", "serve", "--port", "0", "--db", f"sqlite:///{tmp}/g.db"],
+            [sys.executable, "-m", "gongzhu.cli.main", "serve", "--port", "0", "--db", url],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env,
         )
         try:
@@ -110,17 +113,24 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="cold starts")
     parser.add_argument("--plays", type=int, default=40, help="South plays timed in the last run")
+    parser.add_argument("--existing", action="store_true",
+                        help="every start opens the same database, made by an unmeasured start first "
+                             "(what `make play` does after its first start); else a new file per start")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     args = parser.parse_args()
     base = [baseline_seconds() for _ in range(args.runs)]
     answering: list[float] = []
     table: list[float] = []
     replies: list[float] = []
-    for i in range(args.runs):
-        a, t, r = one_start(args.plays if i == args.runs - 1 else 0)
-        answering.append(a)
-        table.append(t)
-        replies += r
+    with tempfile.TemporaryDirectory() as folder:
+        db = f"{folder}/existing.db" if args.existing else None
+        if db is not None:
+            one_start(0, db)
+        for i in range(args.runs):
+            a, t, r = one_start(args.plays if i == args.runs - 1 else 0, db)
+            answering.append(a)
+            table.append(t)
+            replies += r
     ms = [x * 1000 for x in replies]
     result = {
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
@@ -134,7 +144,8 @@ def main() -> None:
     if args.json:
         print(json.dumps(result, indent=2))
         return
-    print(f"gongzhu serve, {args.runs} cold starts ({result['machine']}); median / max")
+    on = "the same up-to-date database" if args.existing else "a new database each"
+    print(f"gongzhu serve, {args.runs} cold starts on {on} ({result['machine']}); median / max")
     print(f"  baseline: import starlette, uvicorn, sqlalchemy.orm     "
           f"{result['baseline_imports_ms']['median']} / {result['baseline_imports_ms']['max']} ms")
     print(f"  start command -> /api/config answers                {result['answering_ms']['median']} / "

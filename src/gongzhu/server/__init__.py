@@ -10,6 +10,8 @@ protocol of ``docs/web-protocol.md``.
 - :mod:`gongzhu.server.store` persistence with SQLAlchemy (SQLite by default): matches, finished
                               deals as R11 records, the actions of the deal in progress, the local
                               player's lifetime score.
+- :mod:`gongzhu.server.migrations` the store's schema revisions (Alembic) and their environment;
+                              the store brings every database it opens to the newest.
 
 May import ``gongzhu.rules``, ``gongzhu.formats``, ``gongzhu.records``, ``gongzhu.players`` and
 ``gongzhu.jsontext``;
