@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from conftest import make_deal
+from conftest import make_deal, scaled
 from gongzhu.cli.bot import serve
 from gongzhu.players import RandomPlayer, make_player
 from gongzhu.players.observation import Observation, observe
@@ -140,7 +140,7 @@ def test_requests_give_the_engines_observation_and_legal_answers(preset: str, ov
     bot = RandomPlayer(3)
     match = Match(options, seed=rng.randrange(1 << 30))
     hidden_seen = later_deals = 0
-    for _ in range(8 if options.decks == 1 else 5):
+    for _ in range(max(3, scaled(8 if options.decks == 1 else 5))):  # three deals: one is a later deal
         if match.is_over:
             match = Match(options, seed=rng.randrange(1 << 30))
         deal = match.new_deal()
