@@ -38,11 +38,11 @@ lint: $(DEV_STAMP)
 test: lint
 	$(BIN)/pytest
 
-# The fast suite: everything but the real-browser, PostgreSQL and long-running tests, on every
+# The fast suite: everything but the real-browser, PostgreSQL, long-running and strength tests, on every
 # core (pytest-xdist), with a fifth of the examples of the property and volume tests
 # (hypothesis profile `fast`, tests/conftest.py); `make test` runs everything at full count.
 test-fast: $(DEV_STAMP)
-	$(BIN)/pytest -m "not browser and not postgres and not slow" -n auto --dist worksteal --hypothesis-profile=fast
+	$(BIN)/pytest -m "not browser and not postgres and not slow and not strength" -n auto --dist worksteal --hypothesis-profile=fast
 
 bench: $(DEV_STAMP)
 	$(BIN)/pip install -q -e '.[bench]'

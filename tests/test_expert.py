@@ -160,6 +160,7 @@ def _duplicate_margin(strong: str, weak: str, deals: int, budget: int, preset: s
     return total / (2 * deals * 2)
 
 
+@pytest.mark.strength
 def test_expert_beats_random_clearly() -> None:
     """A broken search (wrong sign, wrong seat, no playouts) would not do this."""
     assert _duplicate_margin("expert", "random", deals=6, budget=10) > 60
@@ -207,6 +208,7 @@ def test_search_positions_equal_the_rules_position_in_the_true_world(preset: str
 
 
 @pytest.mark.slow
+@pytest.mark.strength
 def test_two_deck_expert_beats_random_clearly() -> None:
     """The two-deck search (C playouts, fast2) plays: a broken one would not do this."""
     assert _duplicate_margin("expert", "random", deals=3, budget=6, preset="online2", first_seed=700) > 100

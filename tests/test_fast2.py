@@ -191,6 +191,7 @@ def test_bad_input_is_refused() -> None:
     assert encode(deal) == pos  # nothing changed
 
 
+@pytest.mark.strength
 def test_the_heuristic_policy_beats_uniform_playouts() -> None:
     """The heuristic playout policy is a better player than uniform play (duplicate: the same
     positions, the heuristic in one seat, uniform in the others)."""

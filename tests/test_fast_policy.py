@@ -219,6 +219,7 @@ def test_leads() -> None:
 # --------------------------------------------------------------------------- strength
 
 
+@pytest.mark.strength
 @pytest.mark.parametrize("options", [Options(), Options(exposure="all", discard_color="penalty")])
 def test_heuristic_seat_beats_random_seats(options: Options) -> None:
     """3000 C deals per seat: the policy-1 seat scores far better than the three random seats,

@@ -262,6 +262,7 @@ Store(url).close()
 """
 
 
+@pytest.mark.slow  # four server processes race to migrate
 @pytest.mark.parametrize("db_url", STORES, indirect=True)
 def test_servers_starting_at_once_migrate_once(db_url: str, tmp_path: Path) -> None:
     servers = 4

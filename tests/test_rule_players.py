@@ -473,6 +473,7 @@ STRENGTH = [
 
 
 @pytest.mark.slow
+@pytest.mark.strength
 @pytest.mark.parametrize(("a", "b", "preset", "threshold"), STRENGTH)
 def test_duplicate_strength(a: str, b: str, preset: str, threshold: float) -> None:
     diffs = duplicate(a, b, PRESETS[preset], 200, seed=2024)
@@ -483,6 +484,7 @@ def test_duplicate_strength(a: str, b: str, preset: str, threshold: float) -> No
 
 
 @pytest.mark.slow
+@pytest.mark.strength
 def test_intermediate_beats_beginner_with_two_decks() -> None:
     diffs = duplicate("intermediate", "beginner", PRESETS["online2"], 100, seed=7)
     assert statistics.mean(diffs) > 0
