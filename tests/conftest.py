@@ -64,6 +64,13 @@ __all__ = [
 settings.register_profile("fast", max_examples=20)
 
 
+def preset_variants(variants: list[tuple[str, dict[str, Any]]], fast: set[str] | None = None) -> list[Any]:
+    """Parameters of a test run under every preset and some option variants: the presets as
+    they are (or those named in ``fast``) in the fast suite, the rest marked ``slow`` (``make test``)."""
+    return [v if not v[1] and (fast is None or v[0] in fast) else pytest.param(*v, marks=pytest.mark.slow)
+            for v in variants]
+
+
 def scaled(n: int) -> int:
     """A count of examples or of deals for a test that checks many: ``n`` under the default
     hypothesis profile, proportionally fewer (``n / 5``, at least 2) under the ``fast`` profile."""

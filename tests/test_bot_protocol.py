@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from conftest import make_deal, scaled
+from conftest import make_deal, preset_variants, scaled
 from gongzhu.cli.bot import serve
 from gongzhu.players import RandomPlayer, make_player
 from gongzhu.players.observation import Observation, observe
@@ -130,10 +130,8 @@ def _error(req: Any) -> str:
 # ---------------------------------------------------------------------------------- same view as the engine
 
 
-# Every preset in the fast suite; the option variants on top of them with the long-running tests.
-@pytest.mark.parametrize(("preset", "overrides"), [
-    v if not v[1] else pytest.param(*v, marks=pytest.mark.slow) for v in VARIANTS
-], ids=lambda v: str(v))
+@pytest.mark.parametrize(("preset", "overrides"), preset_variants(VARIANTS, fast={"online", "online2", "tournament"}),
+                         ids=lambda v: str(v))
 def test_requests_give_the_engines_observation_and_legal_answers(preset: str, overrides: dict[str, Any]) -> None:
     """R4, R5, R11: at every decision of random matches, the request written from what the seat
     knows gives observe(deal, seat), and the bot's answer is legal in the deal."""

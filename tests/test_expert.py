@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import declare_random_exposures, scaled
+from conftest import declare_random_exposures, preset_variants, scaled
 from gongzhu.players import make_player, observe
 from gongzhu.players.expert import ExpertPlayer, FlatMonteCarloPlayer, objective_weights
 from gongzhu.players.observation import Observation
@@ -101,8 +101,8 @@ def test_objective_weights_follow_the_scoring() -> None:
     assert objective_weights(PRESETS["partners"], Seat.E) == (-0.5, 0.5, -0.5, 0.5)
 
 
-@pytest.mark.parametrize(("preset", "overrides"), VARIANTS, ids=str)
-@pytest.mark.parametrize("level", ["expert", "flatmc"])
+@pytest.mark.parametrize(("preset", "overrides"), preset_variants(VARIANTS), ids=str)
+@pytest.mark.parametrize("level", ["expert", pytest.param("flatmc", marks=pytest.mark.slow)])
 def test_search_players_choose_legal_exposures_and_plays(preset: str, overrides: dict[str, Any], level: str) -> None:
     options = PRESETS[preset].replace(**overrides)
     deal = Deal.new(options, 5)
@@ -214,6 +214,7 @@ def test_two_deck_expert_beats_random_clearly() -> None:
     assert _duplicate_margin("expert", "random", deals=3, budget=6, preset="online2", first_seed=700) > 100
 
 
+@pytest.mark.slow  # a long backtracking search for consistent worlds
 def test_a_tightly_constrained_two_deck_position_still_gets_worlds() -> None:
     """Regression: in this arena game (online2, seed 31, deal 97, rotation 2) South's expert met,
     after 17 tricks, a position where 50 random placements of the hidden cards all failed (voids

@@ -54,11 +54,12 @@ def test_heuristic_deals_replay_in_python(label: str, options: Options) -> None:
     seed = 7 + len(label)
     for policy in POLICIES[:3]:
         totals = [0, 0, 0, 0]
-        for i in range(4):
+        n = scaled(4)
+        for i in range(n):
             pos, trace = random_deal_trace(options, seed, i, expose_prob=0.5, policy=policy)
             replay_playout(python_deal(options, pos), pos, trace)
             totals = [t + r for t, r in zip(totals, trace.raw, strict=True)]
-        assert random_deals(options, 4, seed, threads=2, expose_prob=0.5, policy=policy) == tuple(totals)
+        assert random_deals(options, n, seed, threads=2, expose_prob=0.5, policy=policy) == tuple(totals)
 
 
 @settings(max_examples=scaled(300), deadline=None)

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from conftest import declare_random_exposures, scaled
+from conftest import declare_random_exposures, preset_variants, scaled
 from gongzhu.players.observation import Observation, observe
 from gongzhu.rules import PRESETS, Card, Deal, Phase, Seat
 
@@ -67,7 +67,7 @@ def _check(obs: Observation, deal: Deal) -> None:
             assert deal.copies_held(s, c) >= n
 
 
-@pytest.mark.parametrize(("preset", "overrides"), VARIANTS, ids=lambda v: str(v))
+@pytest.mark.parametrize(("preset", "overrides"), preset_variants(VARIANTS), ids=lambda v: str(v))
 def test_observations_hold_only_what_the_seat_may_know(preset: str, overrides: dict[str, Any]) -> None:
     options = PRESETS[preset].replace(**overrides)
     for seed in range(scaled(4)):

@@ -4,14 +4,15 @@
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from conftest import scaled
 from gongzhu.cli import selfplay
+from gongzhu.records.replay import check_file
 from gongzhu.rules import Options, match_over
 
 
@@ -123,8 +124,6 @@ def test_zero_deals_writes_an_empty_file(tmp_path: Path) -> None:
     assert out.read_bytes() == b""
 
 
-@pytest.mark.skipif(importlib.util.find_spec("gongzhu.records.replay") is None,
-                    reason="gongzhu.records.replay is not written yet")
 @pytest.mark.parametrize(
     "argv",
     [
@@ -138,12 +137,11 @@ def test_zero_deals_writes_an_empty_file(tmp_path: Path) -> None:
 )
 def test_selfplay_output_replays(argv: list[str], tmp_path: Path) -> None:
     """Every record re-checks by replay, and so does the match sequence (R3, R5.1, R8, R11)."""
-    from gongzhu.records.replay import check_file
-
     out = tmp_path / "r.jsonl"
-    assert run_selfplay([*argv, "--deals", "25", "--seed", "3", "--out", str(out)]) == 0
+    deals = scaled(25)
+    assert run_selfplay([*argv, "--deals", str(deals), "--seed", "3", "--out", str(out)]) == 0
     checked = check_file(out)  # raises on the first record that does not check out
-    assert len(checked) == 25
+    assert len(checked) == deals
 
 
 def test_through_the_gongzhu_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
