@@ -128,8 +128,6 @@ def _two_deck_cases() -> Iterator[tuple[Options, SeatView]]:
                 for bound in ([], exposed):
                     r1 = _mask(bound)
                     for lead in leads:
-                        if lead and len(lead) == 2 and size < 2:
-                            continue
                         trick = ((1, lead),) if lead else ()
                         for suits_led in (0, 0b1110):
                             yield options, SeatView(options, h1, h2, r1, 0, trick, suits_led, False)
@@ -213,7 +211,8 @@ def test_c_penalty_taker_is_the_first_offender(decks: int) -> None:
         for size in (1, 2, 3):
             for hand in sorted(set(itertools.combinations(mover_universe, size))):
                 mover = order[3]
-                h1 = [1 << parse_card("2C").index] * 4
+                # the other seats keep a club each (two decks: no card more than twice)
+                h1 = [1 << parse_card(c).index for c in ("2C", "2C", "4C", "4C")]
                 h1[mover] = _mask(hand) | (1 << parse_card("2C").index if decks == 1 else 0)
                 if decks == 1:
                     n = h1[mover].bit_count()
