@@ -17,6 +17,7 @@ from gongzhu.rules import (
     parse_option_assignment,
     resolve_options,
 )
+from gongzhu.rules.errors import message
 from gongzhu.rules.options import OPTION_CHOICES, ExposureRule, FirstLead
 
 # R9 "The base (= online)", transcribed from the rule book, not from the engine.
@@ -404,3 +405,16 @@ def test_first_lead_card_and_code(first_lead: FirstLead, card: str, code: int) -
     choices 0, 1, 2."""
     opts = Options().replace(first_lead=first_lead)
     assert (opts.first_lead_card.code, opts.first_lead_code) == (card, code)
+
+
+def test_option_refusals_speak_both_languages() -> None:
+    """R10: a refused option set is a catalog refusal: English text, a code, and the Chinese."""
+    with pytest.raises(OptionError) as caught:
+        Options(decks=2, exposure="first_card")
+    assert caught.value.code == "refusal.option_first_card_two_decks"
+    assert str(caught.value).startswith("exposure=first_card (首明) is defined for one deck only (R4.4)")
+    assert message(caught.value, "zh").startswith("exposure=first_card（首明）只适用于一副牌")
+    with pytest.raises(OptionError) as caught:
+        resolve_options("nope", {})
+    assert caught.value.params == {"name": "'nope'", "presets": ", ".join(PRESETS)}
+    assert message(caught.value, "zh") == f"没有预设 'nope'：请从 {', '.join(PRESETS)} 中选一个"

@@ -5,7 +5,7 @@ A refusal a player reads is raised by its code in the message catalog (:mod:`gon
 with its parameters: ``IllegalPlayError("refusal.follow_suit", suit="C", legal="♣6, ♣J")``.
 ``e.code`` and ``e.params`` keep them, ``str(e)`` is the English text and :func:`message` renders
 it in any language of the catalog.  An error raised with plain text (one that only a program or a
-developer reads: malformed input, a bad option) has no code; its text is English only."""
+developer reads: malformed input) has no code; its text is English only."""
 
 from __future__ import annotations
 

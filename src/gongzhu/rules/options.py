@@ -106,50 +106,32 @@ class Options:
             # bool is an int subclass: keep True from passing as decks=1 and 1 as True.
             if value not in choices or type(value) is not type(choices[0]):
                 shown = ", ".join(_text(c) for c in choices)
-                raise OptionError(f"option {key} cannot be {_text(value)}: choose one of {shown}")
+                raise OptionError("refusal.option_choice", key=key, value=_text(value), choices=shown)
         for key in INTEGER_OPTIONS:
             value = getattr(self, key)
             if type(value) is not int or not 1 <= value <= INTEGER_LIMITS[key]:
-                raise OptionError(f"option {key} must be an integer from 1 to {INTEGER_LIMITS[key]}, "
-                                  f"not {_text(value)}")
+                raise OptionError("refusal.option_integer", key=key, limit=INTEGER_LIMITS[key], value=_text(value))
         if self.match_end not in ("loser", "either"):
             end = self.match_end if isinstance(self.match_end, str) else ""
             n = end.removeprefix("deals:")
             if not (end.startswith("deals:") and n.isascii() and n.isdigit() and len(n) <= 4
                     and 1 <= int(n) <= MAX_MATCH_DEALS):
-                raise OptionError(
-                    f"option match_end cannot be {_text(self.match_end)}: "
-                    f"choose loser, either or deals:N with N from 1 to {MAX_MATCH_DEALS}"
-                )
+                raise OptionError("refusal.option_match_end", value=_text(self.match_end), limit=MAX_MATCH_DEALS)
         self._check_combination()
 
     def _check_combination(self) -> None:
         """Refuse what the rule book does not define (R10), naming the rule that is missing."""
         if self.decks == 2:
             if self.exposure == "first_card":
-                raise OptionError(
-                    "exposure=first_card (首明) is defined for one deck only (R4.4): "
-                    "with decks=2 choose another exposure"
-                )
+                raise OptionError("refusal.option_first_card_two_decks")
             if self.exposure == "sell_x4_x2":
-                raise OptionError(
-                    "exposure=sell_x4_x2 uses one-deck value factors (R4.4, R10); two-deck values "
-                    "depend only on how many copies are exposed (R4.5): not defined with decks=2"
-                )
+                raise OptionError("refusal.option_sell_two_decks")
             if self.self_catch:
-                raise OptionError(
-                    "self_catch (自得, R6.1) is a one-deck tournament rule: identical copies make "
-                    "'a card dealt to them' undefined with decks=2"
-                )
+                raise OptionError("refusal.option_self_catch_two_decks")
             if self.pig_sheep:
-                raise OptionError(
-                    "scoring=pig_sheep (猪羊一家, R7.4) is defined for one deck only: with two pigs "
-                    "and two sheep the teams are not defined"
-                )
+                raise OptionError("refusal.option_pig_sheep_two_decks")
         if self.pig_sheep and self.exposure != "none":
-            raise OptionError(
-                "scoring=pig_sheep (猪羊一家) does not allow exposure (R7.4): set exposure=none"
-            )
+            raise OptionError("refusal.option_pig_sheep_exposure")
 
     # --- derived facts the engine asks about -------------------------------------------------
 
@@ -322,7 +304,7 @@ class Options:
         """A copy with some keys changed; unknown keys and bad values are refused."""
         unknown = sorted(set(changes) - set(OPTION_KEYS))
         if unknown:
-            raise OptionError(f"unknown option {excerpt(unknown[0])}: known options are {', '.join(OPTION_KEYS)}")
+            raise OptionError("refusal.option_unknown", key=excerpt(unknown[0]), keys=", ".join(OPTION_KEYS))
         return dataclasses.replace(self, **{k: _coerce(k, v) for k, v in changes.items()})
 
     @classmethod
@@ -355,7 +337,7 @@ def resolve_options(preset: str | None = "online", overrides: Mapping[str, Any] 
     """A preset (R9) with any keys of R10 overridden on top of it."""
     name = preset or "online"
     if name not in PRESETS:
-        raise OptionError(f"unknown preset {excerpt(name)}: choose one of {', '.join(PRESETS)}")
+        raise OptionError("refusal.option_unknown_preset", name=excerpt(name), presets=", ".join(PRESETS))
     # Overrides are applied together, so two keys that only make sense side by side can be set.
     return PRESETS[name].replace(**dict(overrides or {}))
 
@@ -363,11 +345,11 @@ def resolve_options(preset: str | None = "online", overrides: Mapping[str, Any] 
 def parse_option_assignment(text: str) -> tuple[str, Any]:
     """Read ``key=value`` as written on a command line, e.g. ``decks=2``, ``self_catch=true``."""
     if "=" not in text:
-        raise OptionError(f"expected key=value, got {excerpt(text)}")
+        raise OptionError("refusal.option_assignment", text=excerpt(text))
     key, _, value = text.partition("=")
     key = key.strip()
     if key not in OPTION_KEYS:
-        raise OptionError(f"unknown option {excerpt(key)}: known options are {', '.join(OPTION_KEYS)}")
+        raise OptionError("refusal.option_unknown", key=excerpt(key), keys=", ".join(OPTION_KEYS))
     return key, _coerce(key, value.strip())
 
 
