@@ -5,6 +5,7 @@ cards that can be enumerated (the play-by-play comparisons of whole deals are in
 * legal plays (R4.3, R4.5, R5.1–R5.3, R5.2 ``discard_color``) — ``rules.legal.cascade``;
 * who wins a trick (R5.2, R5.3, the two-card classes) — ``rules.deal.winner_of_trick``;
 * who takes the point cards under ``discard_color=penalty`` (R5.2) — ``rules.legal.offends``;
+* which copy of an exposed card stays bound after one is played (R4.5) — ``rules.legal.bound_after``;
 * raw scores with exposure value factors (R4.2, R4.5, R6, R6.1, R10) — ``rules.scoring.raw_scores``.
 """
 
@@ -18,7 +19,7 @@ import pytest
 import gongzhu.rules._fastplay2 as _fastplay2
 from gongzhu.rules.cards import ALL_CARDS, EXPOSABLE, Card, Seat, parse_card
 from gongzhu.rules.deal import winner_of_trick
-from gongzhu.rules.legal import SeatView, cascade, offends
+from gongzhu.rules.legal import SeatView, bound_after, cascade, offends
 from gongzhu.rules.model import Exposure
 from gongzhu.rules.options import PRESETS, Options
 from gongzhu.rules.scoring import raw_scores
@@ -317,3 +318,42 @@ def test_two_deck_c_raw_scores_are_rules_raw_scores() -> None:
                     assert _fastplay2.raw_scores(blob) == raw_scores(options, captured, exposures)[0]
                     checked += 1
     assert checked == 16 * 3 * 3 * 4 * 9
+
+
+# ---------------------------------------------------------------------------- R4.5, two decks
+
+@pytest.mark.parametrize("edbsl", [False, True])
+@pytest.mark.parametrize("exposed", ["QS", "TC", "JD"])
+@pytest.mark.parametrize("bound", [1, 2])
+def test_two_deck_c_keeps_the_copy_bound_after_says(edbsl: bool, exposed: str, bound: int) -> None:
+    """R4.5: East holds both copies of an exposed card, ``bound`` of them bound by R4.3, and
+    discards one on a heart trick before the card's suit was led (a restricted play only under
+    ``exposed_discard_before_suit_led``).  When that suit is then led, the C path lets East play
+    the copy left exactly when rules.legal.bound_after says it is no longer bound."""
+    options = PRESETS["online2"].replace(exposed_discard_before_suit_led=edbsl)
+    x = parse_card(exposed).index
+    suit = ALL_CARDS[x].suit.name[0]
+    low, lead = parse_card(f"2{suit}").index, parse_card(f"9{suit}").index
+    n, e, s, w = 0, 1, 2, 3  # counter-clockwise: N leads, then W, S, E
+    h1 = [1 << parse_card("3C").index, (1 << x) | (1 << low), 1 << lead, 1 << parse_card("4C").index]
+    if suit == "C":
+        h1[n], h1[w] = 1 << parse_card("3D").index, 1 << parse_card("4D").index
+    h2 = [0, 1 << x, 0, 0]
+    r1 = [0, 1 << x, 0, 0]
+    r2 = [0, (1 << x) if bound == 2 else 0, 0, 0]
+    trick = [(parse_card("5H").index,), (parse_card("7H").index,), (parse_card("AH").index,)]
+    blob = _fastplay2.encode(h1, h2, r1, r2, [0] * 4, [0] * 4, (0, 0, 0, 0), trick, n, e, -1, 0, False,
+                             options.clockwise, edbsl, options.discard_color_code, False)
+    view = SeatView(options, h1[e], h2[e], r1[e], r2[e], tuple(zip((n, w, s), trick, strict=True)), 0, False)
+    if (x,) not in cascade(view)[-1][1]:
+        assert (x,) not in _fastplay2.legal_plays(blob)  # both copies bound where R4.3 binds
+        return
+    after = _fastplay2.play(blob, (x,))  # South's ♥A wins and leads the card's suit
+    assert _fastplay2.turn(after)[0] == s
+    after = _fastplay2.play(after, (lead,))
+    assert _fastplay2.turn(after)[0] == e
+    left_bound = bound_after(view, x, bound, 1, 1)
+    follow = SeatView(options, (1 << x) | (1 << low), 0, (1 << x) if left_bound else 0, 0, ((s, (lead,)),),
+                      1 << 1, False)
+    assert sorted(_fastplay2.legal_plays(after)) == sorted(cascade(follow)[-1][1])
+    assert ((x,) in _fastplay2.legal_plays(after)) == (left_bound == 0)
