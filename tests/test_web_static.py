@@ -132,8 +132,6 @@ def test_modules_keep_to_what_they_may_import() -> None:
     imports keep to that, and the table page reaches every one of its modules from app.js."""
     for name in SCRIPTS:
         m = re.search(r"^// May import: (.*?)\.?$", read(name), re.M)
-        if name in SHARED_MODULES or name == "history.js":
-            continue  # the shared modules and the history page predate the module map
         assert m, f"{name}: no 'May import:' line"
         allowed = set(re.findall(r"[\w-]+\.js", m.group(1)))
         if "view-*.js" in m.group(1):

@@ -1,6 +1,8 @@
 // Card faces and backs drawn as SVG by the project (no downloaded images or fonts), and the
 // small card helpers the pages share.  Card codes are the canonical notation of R1: rank
 // "23456789TJQKA" then suit "SHCD" ("QS" the pig, "JD" the sheep, "TC" the transformer).
+//
+// May import: nothing.
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 

@@ -1,36 +1,20 @@
 // The history page: GET /api/profile (lifetime score and title, R8) and GET /api/matches (past
 // matches, newest first); each finished deal opens in the replay, each match's records download
 // as JSON Lines, an unfinished match can be continued on the table page.
+//
+// May import: cards.js, i18n.js, replay.js, settings.js.
 
 import { installCardDefs } from "./cards.js";
 import { applyI18n, getLang, optionLabel, optionValueLabel, presetLabel, seatName, setLang, t, titleLabel } from "./i18n.js";
 import { showReplay } from "./replay.js";
+import { loadSettings, saveSettings } from "./settings.js";
 
-const SETTINGS_KEY = "gongzhu.settings";
 const SEATS = ["N", "E", "S", "W"];
 const $ = (id) => document.getElementById(id);
 
 let matches = [];
 let profile = null;
 let presets = {};
-
-function savedLang() {
-  try {
-    return JSON.parse(localStorage.getItem(SETTINGS_KEY) ?? "{}").lang ?? "zh";
-  } catch {
-    return "zh";
-  }
-}
-
-function rememberLang(lang) {
-  let settings = {};
-  try {
-    settings = JSON.parse(localStorage.getItem(SETTINGS_KEY) ?? "{}");
-  } catch {
-    // A damaged entry is replaced.
-  }
-  localStorage.setItem(SETTINGS_KEY, JSON.stringify({ ...settings, lang }));
-}
 
 /** `created` may be an ISO string or seconds since the epoch. */
 function dateText(created) {
@@ -143,11 +127,11 @@ async function load() {
 
 function main() {
   installCardDefs();
-  setLang(savedLang());
+  setLang(loadSettings().lang);
   applyI18n();
   $("lang").addEventListener("click", () => {
     const lang = getLang() === "zh" ? "en" : "zh";
-    rememberLang(lang);
+    saveSettings({ ...loadSettings(), lang });
     setLang(lang);
     applyI18n();
     render();

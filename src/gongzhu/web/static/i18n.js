@@ -7,6 +7,8 @@
 // a list value is rendered item by item, joined by "sep.<type>" (else "sep.list").
 // Chinese terms follow docs/rules.md: 猪 pig, 羊 sheep, 变压器 transformer, 亮牌 exposure, 首明,
 // 暗卖, 满红, 满贯, 当猪; seats 北 东 南 西.
+//
+// May import: cards.js.
 
 import { prettyCard, rankLabel } from "./cards.js";
 

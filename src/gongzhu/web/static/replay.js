@@ -1,6 +1,8 @@
 // Replay of a finished deal, trick by trick, from its R11 record (GET
 // /api/matches/{id}/deals/{k}).  Used by the table page (after a deal) and the history page.
 // Everything shown is in the record: the hands as dealt, the exposures, the tricks in order.
+//
+// May import: cards.js, i18n.js.
 
 import { cardChip, cardFace, isPointCard, sortCards } from "./cards.js";
 import { applyI18n, cardName, presetLabel, seatName, t } from "./i18n.js";
