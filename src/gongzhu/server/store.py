@@ -158,7 +158,8 @@ def _engine(db_url: str) -> Engine:
     memory = url.database in (None, "", ":memory:")
     engine = create_engine(
         url,
-        connect_args={"check_same_thread": False},
+        # A busy file (another server migrating or writing) is waited for up to 30 s, not 5.
+        connect_args={"check_same_thread": False, "timeout": 30.0},
         poolclass=StaticPool if memory else None,
     )
 
