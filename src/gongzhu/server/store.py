@@ -31,6 +31,7 @@ from sqlalchemy import (
     BigInteger,
     Boolean,
     Column,
+    Float,
     ForeignKey,
     Integer,
     MetaData,
@@ -74,6 +75,19 @@ _MATCHES = Table(
     Column("over", Boolean, nullable=False, default=False),
     Column("winners", JSON, nullable=False),
     Column("pigs", JSON, nullable=False),
+    # The table around the match (see the module docstring).
+    Column("host", String(40), nullable=True),
+    Column("seats", JSON, nullable=True),
+    Column("visibility", String(8), nullable=False, server_default="private"),
+    Column("invite", String(64), nullable=True),
+    Column("turn_seconds", Integer, nullable=True),
+    Column("expose_seconds", Integer, nullable=True),
+    Column("status", String(8), index=True, nullable=False, server_default="playing"),
+    Column("version", BigInteger, nullable=False, server_default="0"),
+    Column("auto", JSON, nullable=True),
+    Column("timeouts", JSON, nullable=True),
+    Column("deadline", Float, nullable=True),
+    Column("dealt_to", JSON, nullable=True),
 )
 
 _DEALS = Table(
@@ -96,10 +110,35 @@ _ACTIONS = Table(
     UniqueConstraint("match_id", "deal_index", "seq"),
 )
 
-_PROFILE = Table(
-    "profile", METADATA,
-    Column("id", String(32), primary_key=True),
-    Column("lifetime", BigInteger, nullable=False, default=0),
+USERS = Table(
+    "users", METADATA,
+    Column("id", String(40), primary_key=True),
+    Column("name", String(32), nullable=False),
+    Column("name_key", String(64), nullable=False, unique=True),  # the name as compared (NFKC, casefolded)
+    Column("password_hash", Text, nullable=True),  # argon2id; null for guests
+    Column("guest", Boolean, nullable=False),
+    Column("created", String(40), nullable=False),
+    Column("lifetime", BigInteger, index=True, nullable=False),
+    Column("deals", Integer, nullable=False),
+    Column("matches", Integer, nullable=False),
+    Column("pigs", Integer, nullable=False),
+    Column("session_epoch", Integer, nullable=False),  # raised to sign every session out
+)
+
+SETTINGS = Table(
+    "settings", METADATA,
+    Column("name", String(64), primary_key=True),
+    Column("value", Text, nullable=False),
+)
+
+MATCH_PLAYERS = Table(
+    "match_players", METADATA,
+    Column("match_id", ForeignKey("matches.id"), primary_key=True),
+    Column("user_id", ForeignKey("users.id"), primary_key=True, index=True),
+    Column("deals", Integer, nullable=False),
+    Column("total", BigInteger, nullable=False),
+    Column("pig", Boolean, nullable=False),
+    Column("last", String(40), nullable=False),
 )
 
 
