@@ -21,7 +21,7 @@ import msgspec
 from gongzhu.formats.bot import Request
 from gongzhu.formats.record import Record
 from gongzhu.formats.score import ScoreInput
-from gongzhu.formats.web import BrowserMessage, NewMatchBody
+from gongzhu.formats.web import BrowserMessage, NewMatchBody, NewTableBody
 
 __all__ = ["DOCUMENTS", "main", "render"]
 
@@ -46,6 +46,11 @@ DOCUMENTS: dict[str, tuple[str, str, Any]] = {
         "Browser game new-match body",
         "The JSON body of POST /api/matches (docs/web-protocol.md).",
         NewMatchBody,
+    ),
+    "web-new-table.schema.json": (
+        "Browser game new-table body",
+        "The JSON body of POST /api/tables (docs/web-protocol.md).",
+        NewTableBody,
     ),
     "score-input.schema.json": (
         "gongzhu score input",

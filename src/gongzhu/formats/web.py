@@ -1,6 +1,7 @@
 """The browser game's messages (``docs/web-protocol.md``), declared as typed structures: what
-the page sends on a table's WebSocket (:data:`BrowserMessage`, told apart by ``type``) and the
-body of ``POST /api/matches`` (:class:`NewMatchBody`).
+the page sends on a table's WebSocket (:data:`BrowserMessage`, told apart by ``type``), the
+body of ``POST /api/matches`` (:class:`NewMatchBody`: one person against three computer players)
+and that of ``POST /api/tables`` (:class:`NewTableBody`: a table for people).
 
 Unknown fields are refused.  Whether a message may be sent now (South's turn, a legal play, a
 known level) is checked by :mod:`gongzhu.server.table` and the rules core.
@@ -17,16 +18,26 @@ import msgspec
 from gongzhu.formats.common import CardText, ExposureKind, OptionOverrides, PresetName
 
 __all__ = [
+    "MAX_CHAT",
     "MAX_SEED",
+    "MAX_TIMER",
+    "MIN_TIMER",
     "SPEED_NAMES",
+    "AutoMessage",
     "BrowserMessage",
+    "ChatMessage",
     "ExposeMessage",
     "HintMessage",
     "NewMatchBody",
+    "NewTableBody",
     "NextMessage",
     "PlayMessage",
     "SettingsMessage",
+    "SitMessage",
     "Speed",
+    "StandMessage",
+    "StartMessage",
+    "TakeBackMessage",
 ]
 
 #: The speed settings of the computer players, slowest first.
@@ -66,8 +77,45 @@ class SettingsMessage(msgspec.Struct, tag_field="type", tag="settings", forbid_u
     speed: Speed
 
 
+SeatName = Annotated[Literal["N", "E", "S", "W"], msgspec.Meta(description="a seat: N, E, S or W")]
+#: The longest chat line, in characters.
+MAX_CHAT = 120
+
+
+class SitMessage(msgspec.Struct, tag_field="type", tag="sit", forbid_unknown_fields=True):
+    """Take a seat nobody sits in (its computer player stops playing it)."""
+
+    seat: SeatName
+
+
+class StandMessage(msgspec.Struct, tag_field="type", tag="stand", forbid_unknown_fields=True):
+    """Leave one's seat: its computer player takes it over."""
+
+
+class StartMessage(msgspec.Struct, tag_field="type", tag="start", forbid_unknown_fields=True):
+    """The host starts the match: computer players fill the empty seats."""
+
+
+class TakeBackMessage(msgspec.Struct, tag_field="type", tag="takeback", forbid_unknown_fields=True):
+    """Play one's seat again after 托管."""
+
+
+class AutoMessage(msgspec.Struct, tag_field="type", tag="auto", forbid_unknown_fields=True):
+    """Put one's seat into 托管: its computer player plays for it."""
+
+
+class ChatMessage(msgspec.Struct, tag_field="type", tag="chat", forbid_unknown_fields=True):
+    """A line of table talk: a text, or one of the quick phrases (a catalog key ``chat.quick.*``)."""
+
+    text: Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_CHAT,
+                                      description=f"1 to {MAX_CHAT} characters")] | msgspec.UnsetType = msgspec.UNSET
+    quick: Annotated[str, msgspec.Meta(pattern="^chat[.]quick[.][a-z_]{1,32}$",
+                                       description="a quick phrase: chat.quick.<name>")] | msgspec.UnsetType = msgspec.UNSET
+
+
 #: Any message the page sends, by its ``type``.
-BrowserMessage = ExposeMessage | PlayMessage | HintMessage | NextMessage | SettingsMessage
+BrowserMessage = (ExposeMessage | PlayMessage | HintMessage | NextMessage | SettingsMessage | SitMessage
+                  | StandMessage | StartMessage | TakeBackMessage | AutoMessage | ChatMessage)
 
 
 class NewMatchBody(msgspec.Struct, forbid_unknown_fields=True):
@@ -80,4 +128,28 @@ class NewMatchBody(msgspec.Struct, forbid_unknown_fields=True):
     levels: dict[str, str] | None = None
     speed: Speed | None = None
     #: msgspec bounds an integer within 64 bits signed: the reader checks ``seed < MAX_SEED``.
+    seed: Annotated[int, msgspec.Meta(ge=0, description="an integer from 0 to 2^64 - 1")] | None = None
+
+
+#: The turn timer's and the exposure window's bounds, in seconds.
+MIN_TIMER = 5
+MAX_TIMER = 300
+Timer = Annotated[int, msgspec.Meta(ge=MIN_TIMER, le=MAX_TIMER,
+                                    description=f"seconds, {MIN_TIMER} to {MAX_TIMER}")]
+
+
+class NewTableBody(msgspec.Struct, forbid_unknown_fields=True):
+    """The body of ``POST /api/tables``: a table for people and computer players.  A field left
+    out takes its default: preset ``online``, no overrides, every seat's computer player
+    ``intermediate``, a public table, a 30-second turn timer and a 20-second exposure window
+    (null: no timer), speed ``normal``, the creator at South, a random seed."""
+
+    preset: PresetName | None = None
+    options: OptionOverrides | None = None
+    levels: dict[str, str] | None = None
+    visibility: Literal["public", "private"] = "public"
+    turn_seconds: Timer | None = 30
+    expose_seconds: Timer | None = 20
+    speed: Speed | None = None
+    seat: SeatName = "S"
     seed: Annotated[int, msgspec.Meta(ge=0, description="an integer from 0 to 2^64 - 1")] | None = None

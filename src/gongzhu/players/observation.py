@@ -22,7 +22,7 @@ from gongzhu.rules.model import Exposure, Play, Trick
 from gongzhu.rules.options import Options
 from gongzhu.rules.scoring import is_point_card, raw_scores
 
-__all__ = ["Observation", "observe"]
+__all__ = ["Observation", "observe", "visible_exposures"]
 
 
 @dataclass(frozen=True)
@@ -201,9 +201,11 @@ class Observation:
         return raw
 
 
-def _visible_exposures(exposures: Sequence[Exposure], seat: Seat, played: list[tuple[Seat, Card]]) -> tuple[
-        tuple[Exposure, ...], tuple[int, int, int, int]]:
-    """Another seat's hidden exposure (暗卖) shows as a count until it plays that card (R4.4)."""
+def visible_exposures(exposures: Sequence[Exposure], seat: Seat | None, played: Sequence[tuple[Seat, Card]]
+                      ) -> tuple[tuple[Exposure, ...], tuple[int, int, int, int]]:
+    """The exposures ``seat`` sees (None: someone who sits at no seat) and the hidden ones it does
+    not, counted per seat: another seat's hidden exposure (暗卖) shows as a count until it plays
+    that card (R4.4)."""
     plays_by = Counter((s, c) for s, c in played)
     visible: list[Exposure] = []
     hidden = [0, 0, 0, 0]
@@ -225,7 +227,7 @@ def observe(deal: Deal, seat: Seat) -> Observation:
     tricks = tuple(deal.tricks)
     trick = tuple(deal.current_trick)
     played = [(s, c) for t in tricks for s, p in t.plays for c in p] + [(s, c) for s, p in trick for c in p]
-    exposures, hidden = _visible_exposures(deal.exposures, seat, played)
+    exposures, hidden = visible_exposures(deal.exposures, seat, played)
     phase = Phase.PLAY if deal.phase is Phase.OVER else deal.phase
     hand = tuple(deal.hand(seat))
     must = (deal.options.must_lead_club2 and deal.previous_pig_taker is None and not tricks

@@ -35,9 +35,8 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from gongzhu.jsontext import JSONTextError, decode_utf8, loads_strict, show
-from gongzhu.messages import LANGS, catalog_bytes
+from gongzhu.messages import LANGS, Text, catalog_bytes
 from gongzhu.players.registry import LEVELS
-from gongzhu.rules.match import title_for
 from gongzhu.rules.options import (
     INTEGER_LIMITS,
     INTEGER_OPTIONS,
@@ -47,6 +46,7 @@ from gongzhu.rules.options import (
     PRESETS,
     Options,
 )
+from gongzhu.server.identity import Identity
 from gongzhu.server.policy import (
     LOOPBACK_HOSTS,
     MAX_BODY_BYTES,
@@ -61,11 +61,15 @@ from gongzhu.server.table import (
     PERSON,
     SPEEDS,
     MessageError,
+    NewTable,
     Outbox,
+    Person,
     Table,
     Tables,
     encode,
     parse_new_match,
+    parse_new_table,
+    refusal,
 )
 
 __all__ = ["STATIC_DIR", "config", "create_app", "match_summary"]
@@ -110,6 +114,8 @@ def match_summary(info: MatchInfo) -> dict[str, Any]:
         "preset": info.preset,
         "options": info.options,
         "levels": info.levels,
+        "seats": {s: (o[1] if o is not None else None) for s, o in zip("NESW", info.seating.seats, strict=True)},
+        "status": info.seating.status,
         "speed": info.speed,
         "seed": info.seed if info.over else None,
         "deals": info.deals,
@@ -129,6 +135,8 @@ _DEAL_NUMBER = re.compile(r"[0-9]{1,6}")
 #: A match id as the server makes them (``m-`` and hex digits), give or take: anything else in a
 #: URL is an unknown match without asking the database.
 _MATCH_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+#: The version a reconnecting page last saw (``?since=``): plain digits.
+_VERSION = re.compile(r"[0-9]{1,15}")
 
 
 class BodyError(Exception):
@@ -194,6 +202,7 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
     ``allowed_origins`` the pages of other origins that may use it (see
     :mod:`gongzhu.server.policy`; the server's own origin always may)."""
     store = Store(db_url)
+    identity = Identity(store)
     tables = Tables(store, pace=pace, hint_think=hint_think)
     static = Path(static_dir) if static_dir is not None else STATIC_DIR
 
@@ -206,11 +215,23 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
     def known(match_id: str) -> MatchInfo | None:
         return store.match(match_id) if _MATCH_ID.fullmatch(match_id) else None
 
+    def person(request: Request) -> tuple[Person, str | None]:
+        user, cookie = identity.ensure(request)
+        return Person(user.id, user.name), cookie
+
+    def with_cookie(response: Response, cookie: str | None) -> Response:
+        if cookie is not None:
+            response.headers.append("set-cookie", cookie)
+        return response
+
     async def table_page(_request: Request) -> Response:
         return _page(static / "index.html", "table")
 
     async def history_page(_request: Request) -> Response:
         return _page(static / "history.html", "history")
+
+    async def lobby_page(_request: Request) -> Response:
+        return _page(static / "lobby.html", "lobby")
 
     async def get_config(_request: Request) -> Response:
         return JSONResponse(config())
@@ -221,20 +242,56 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
             return _error(404, f"no message catalog for {show(lang)}: one of {', '.join(LANGS)}")
         return Response(catalog_bytes(lang), media_type="application/json")
 
-    async def new_match(request: Request) -> Response:
+    async def _new(request: Request, parse: Any) -> NewTable | Response:
         try:
-            new = parse_new_match(await _json_body(request))
+            return parse(await _json_body(request))  # type: ignore[no-any-return]
         except BodyError as e:
             return _error(e.status, str(e))
         except MessageError as e:
             return _error(400, str(e))
         except ClientDisconnect:
             return _error(400, "the body was cut off")
-        info = tables.create(new)
-        return JSONResponse({"match_id": info.match_id}, status_code=201)
 
-    async def list_matches(_request: Request) -> Response:
-        return JSONResponse([match_summary(m) for m in store.matches()])
+    async def new_match(request: Request) -> Response:
+        new = await _new(request, parse_new_match)
+        if isinstance(new, Response):
+            return new
+        host, cookie = person(request)
+        info = tables.create(new, host)
+        return with_cookie(JSONResponse({"match_id": info.match_id, "url": f"/table/{info.match_id}"},
+                                        status_code=201), cookie)
+
+    async def new_table(request: Request) -> Response:
+        new = await _new(request, parse_new_table)
+        if isinstance(new, Response):
+            return new
+        host, cookie = person(request)
+        info = tables.create(new, host)
+        body = {"table_id": info.match_id, "url": f"/table/{info.match_id}"}
+        if info.seating.visibility == "private":
+            body["invite"] = info.seating.invite or ""
+            body["url"] += f"?invite={info.seating.invite}"
+        return with_cookie(JSONResponse(body, status_code=201), cookie)
+
+    async def play_now(request: Request) -> Response:
+        try:
+            await _json_body(request)  # nothing to read, but a POST is JSON like every other
+        except BodyError as e:
+            return _error(e.status, str(e))
+        except (MessageError, ClientDisconnect) as e:
+            return _error(400, str(e))
+        who, cookie = person(request)
+        table_id = tables.play_now(who)
+        return with_cookie(JSONResponse({"table_id": table_id, "url": f"/table/{table_id}"}), cookie)
+
+    async def list_tables(_request: Request) -> Response:
+        return JSONResponse(tables.lobby.listing())
+
+    async def list_matches(request: Request) -> Response:
+        user = identity.user_for(request)
+        if user is None:
+            return JSONResponse([])
+        return JSONResponse([match_summary(m) for m in store.matches(user.id)])
 
     async def get_match(request: Request) -> Response:
         match_id = request.path_params["match_id"]
@@ -260,38 +317,78 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         return Response(text, media_type="application/x-ndjson; charset=utf-8",
                         headers={"Content-Disposition": f'attachment; filename="gongzhu-{match_id}.jsonl"'})
 
-    async def get_profile(_request: Request) -> Response:
-        profile = store.profile()
-        return JSONResponse({"lifetime": profile.lifetime, "title": title_for(profile.lifetime),
-                             "matches": profile.matches, "deals": profile.deals})
+    async def refuse(websocket: WebSocket, message: dict[str, Any], code: int) -> None:
+        await websocket.send_text(encode(message))
+        await websocket.close(code=code)
 
     async def table_socket(websocket: WebSocket) -> None:
         match_id = websocket.path_params["match_id"]
         await websocket.accept()
+        user = identity.user_for(websocket)
+        if user is None:
+            await refuse(websocket, refusal(Text.of("server.no_session")), 4401)
+            return
+        since_text = websocket.query_params.get("since")
+        since = int(since_text) if since_text is not None and _VERSION.fullmatch(since_text) else None
         try:
             table = tables.get(match_id) if _MATCH_ID.fullmatch(match_id) else None
         except Exception as e:  # a stored match that no longer replays: say so, do not guess
             log.exception("cannot open match %s", match_id)
-            await websocket.send_text(encode({"type": "error", "message": f"cannot open match {show(match_id)}: {e}"}))
-            await websocket.close(code=1011)
+            await refuse(websocket, {"type": "error", "message": f"cannot open match {show(match_id)}: {e}"}, 1011)
             return
         if table is None:
-            await websocket.send_text(encode({"type": "error", "message": f"unknown match {show(match_id)}"}))
-            await websocket.close(code=4404)
+            await refuse(websocket, {"type": "error", "message": f"unknown match {show(match_id)}"}, 4404)
             return
-        await _serve(websocket, table)
+        who = Person(user.id, user.name)
+        if not table.may_enter(who, websocket.query_params.get("invite")):
+            if not table.connections:
+                tables.release(table)
+            await refuse(websocket, refusal(Text.of("server.private_table")), 4403)
+            return
+        await _serve(websocket, table, who, since)
+
+    async def lobby_socket(websocket: WebSocket) -> None:
+        await websocket.accept()
+        outbox = Outbox(lambda: encode(tables.lobby.snapshot()), name="lobby")
+        tables.lobby.outboxes.add(outbox)
+        outbox.put(encode(tables.lobby.snapshot()))
+        pump = asyncio.create_task(_pump(websocket, outbox))
+        try:
+            while not pump.done():
+                receiving = asyncio.ensure_future(websocket.receive())
+                await asyncio.wait({receiving, pump}, return_when=asyncio.FIRST_COMPLETED)
+                if not receiving.done():
+                    receiving.cancel()
+                    with contextlib.suppress(asyncio.CancelledError, Exception):
+                        await receiving
+                    break
+                if receiving.result()["type"] == "websocket.disconnect":
+                    break
+                outbox.put(encode({"type": "error", "message": "the lobby takes no messages: it only lists tables"}))
+        except WebSocketDisconnect:
+            pass
+        finally:
+            tables.lobby.outboxes.discard(outbox)
+            pump.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await pump
 
     routes: list[Route | WebSocketRoute | Mount] = [
         Route("/", table_page),
+        Route("/table/{match_id}", table_page),
+        Route("/lobby", lobby_page),
         Route("/history", history_page),
         Route("/api/config", get_config),
         Route("/messages/{lang}.json", get_messages),
         Route("/api/matches", new_match, methods=["POST"]),
+        Route("/api/tables", new_table, methods=["POST"]),
+        Route("/api/tables", list_tables),
+        Route("/api/tables/play-now", play_now, methods=["POST"]),
         Route("/api/matches", list_matches),
         Route("/api/matches/{match_id}", get_match),
         Route("/api/matches/{match_id}/deals/{k}", get_deal),
         Route("/api/matches/{match_id}/records.jsonl", get_records),
-        Route("/api/profile", get_profile),
+        WebSocketRoute("/ws/lobby", lobby_socket),
         WebSocketRoute("/ws/{match_id}", table_socket),
     ]
     if static.is_dir():
@@ -304,14 +401,16 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
     )
     app.state.tables = tables
     app.state.store = store
+    app.state.identity = identity
     return app
 
 
-async def _serve(websocket: WebSocket, table: Table) -> None:
-    """One connection: its outbox is pumped by a task while browser messages are read, each one
-    no larger than :data:`MAX_MESSAGE_BYTES`, at the connection's rate
+async def _serve(websocket: WebSocket, table: Table, person: Person, since: int | None) -> None:
+    """One connection of ``person``: its outbox is pumped by a task while browser messages are
+    read, each one no larger than :data:`MAX_MESSAGE_BYTES`, at the connection's rate
     (:class:`~gongzhu.server.policy.RateLimiter`)."""
-    outbox = table.subscribe()
+    connection = table.connect(person, since)
+    outbox = connection.outbox
     pump = asyncio.create_task(_pump(websocket, outbox))
     limiter = RateLimiter()
     loop = asyncio.get_running_loop()
@@ -320,7 +419,7 @@ async def _serve(websocket: WebSocket, table: Table) -> None:
         outbox.put(encode(message))
 
     try:
-        table.kick()
+        table.resume()
         while not pump.done():
             receiving = asyncio.ensure_future(websocket.receive())
             await asyncio.wait({receiving, pump}, return_when=asyncio.FIRST_COMPLETED)
@@ -343,7 +442,7 @@ async def _serve(websocket: WebSocket, table: Table) -> None:
                                                    f"{MAX_MESSAGE_BYTES}"})
                 continue
             try:
-                await table.receive(text, reply)
+                await table.receive(connection, text, reply)
             except Exception:  # a defect, not the browser's fault: say so, keep the connection
                 log.exception("%s: a message failed", table.match_id)
                 reply({"type": "error", "message": "the server failed on this message (the error is logged); "
@@ -351,7 +450,7 @@ async def _serve(websocket: WebSocket, table: Table) -> None:
     except WebSocketDisconnect:
         pass
     finally:
-        table.unsubscribe(outbox)
+        table.disconnect(connection)
         pump.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await pump
@@ -367,4 +466,4 @@ async def _pump(websocket: WebSocket, outbox: Outbox) -> None:
     except asyncio.CancelledError:
         raise
     except Exception as e:  # the socket is gone: the read loop ends too
-        log.debug("%s: sending stopped: %s", outbox.table.match_id, e)
+        log.debug("%s: sending stopped: %s", outbox.name, e)

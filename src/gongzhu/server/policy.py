@@ -228,3 +228,14 @@ class RateLimiter:
         self.last = now
         self.tokens -= 1.0
         return 0.0 if self.tokens >= 0.0 else -self.tokens / self.rate
+
+    def allow(self, now: float) -> bool:
+        """Whether one more message fits the budget at ``now`` (counted if it does; one that does
+        not costs nothing, so a refused sender is not kept waiting longer)."""
+        if self.last is not None:
+            self.tokens = min(self.burst, self.tokens + (now - self.last) * self.rate)
+        self.last = now
+        if self.tokens < 1.0:
+            return False
+        self.tokens -= 1.0
+        return True

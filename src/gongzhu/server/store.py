@@ -3,13 +3,20 @@ URL otherwise).
 
 What is stored (``docs/web-protocol.md``, Persistence):
 
-- ``matches``: one row per match — preset, resolved options (R10), the computer players' levels,
-  speed, seed, the running totals (R8, without the one-deck factor), how many deals are finished,
-  whether a deal is in progress, and at the end the winners and pigs;
+- ``matches``: one row per table and its match — preset, resolved options (R10), every seat's
+  computer level, speed, seed, the running totals (R8, without the one-deck factor), how many
+  deals are finished, whether a deal is in progress, at the end the winners and pigs; and the
+  table around it (:class:`Seating`): host, who sits where, public or private (and the invite of
+  a private one), the turn and exposure timers, waiting/playing/over, the event version, the
+  seats in 托管 and their timeouts in a row, the running timer's deadline, who was dealt the
+  deal in progress;
 - ``deals``: every finished deal as its R11 record (one JSON line, as ``gongzhu replay`` reads);
 - ``actions``: the actions of the deal in progress (every seat's declaration and play, in order),
   so that a restarted server re-deals it from the seed, replays them and resumes where it was;
-- ``profile``: the local player's lifetime score (R8: deal finals *with* the one-deck factor).
+- ``users``: every person — guest or account (:mod:`gongzhu.server.identity`) — with the
+  lifetime score (R8: deal finals *with* the one-deck factor), deals, matches and times 当猪;
+- ``match_players``: who played which match (deals, total, whether they ended as a pig);
+- ``settings``: values the server keeps for itself (the session cookies' signing key).
 
 :class:`Store` is the repository; it hands out plain :class:`MatchInfo` values and each method is
 one transaction.  It uses SQLAlchemy Core (tables and statements) without the ORM: the ORM's
@@ -21,8 +28,8 @@ The schema is versioned by the Alembic revisions of :mod:`gongzhu.server.migrati
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -43,19 +50,17 @@ from sqlalchemy import (
     create_engine,
     delete,
     event,
-    func,
     insert,
     select,
     update,
 )
-from sqlalchemy.engine import Connection, Engine, make_url
+from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.pool import StaticPool
 
 from gongzhu.server import migrations
 
-__all__ = ["METADATA", "MatchInfo", "Profile", "Store"]
+__all__ = ["MATCH_PLAYERS", "METADATA", "SETTINGS", "USERS", "Charge", "MatchInfo", "Seating", "Store"]
 
-_LOCAL = "local"
 
 #: The tables; every change to them is a revision in :mod:`gongzhu.server.migrations`.
 METADATA = MetaData()
@@ -143,6 +148,43 @@ MATCH_PLAYERS = Table(
 
 
 @dataclass(frozen=True, slots=True)
+class Seating:
+    """The table around a match: who sits where and how the table runs.
+
+    ``seats`` are N, E, S, W: the user id and name of the person sitting there, or None for a
+    seat that a computer player plays (at the seat's ``levels`` level); ``auto`` marks the
+    persons' seats in 托管 and ``timeouts`` counts each seat's timeouts in a row; ``dealt_to``
+    are the persons who were dealt the deal in progress (whom its result counts for);
+    ``deadline`` the running timer's end (seconds since the epoch, the server's clock)."""
+
+    host: str | None
+    seats: tuple[tuple[str, str] | None, ...]
+    levels: dict[str, str]
+    visibility: str  # "public" or "private"
+    invite: str | None
+    turn_seconds: int | None
+    expose_seconds: int | None
+    status: str  # "waiting", "playing" or "over"
+    version: int
+    auto: tuple[bool, ...]
+    timeouts: tuple[int, ...]
+    deadline: float | None
+    dealt_to: tuple[str | None, ...]
+
+    def columns(self) -> dict[str, Any]:
+        """The row's columns for this seating."""
+        return {
+            "host": self.host,
+            "seats": [{"user": s[0], "name": s[1]} if s is not None else {"user": None, "name": None}
+                      for s in self.seats],
+            "levels": dict(self.levels), "visibility": self.visibility, "invite": self.invite,
+            "turn_seconds": self.turn_seconds, "expose_seconds": self.expose_seconds, "status": self.status,
+            "version": self.version, "auto": list(self.auto), "timeouts": list(self.timeouts),
+            "deadline": self.deadline, "dealt_to": list(self.dealt_to),
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class MatchInfo:
     """A match as stored (see the module docstring)."""
 
@@ -150,7 +192,6 @@ class MatchInfo:
     created: str
     preset: str
     options: dict[str, Any]
-    levels: dict[str, str]
     speed: str
     seed: int
     totals: list[int]
@@ -159,15 +200,20 @@ class MatchInfo:
     over: bool
     winners: list[str]
     pigs: list[str]
+    seating: Seating
+
+    @property
+    def levels(self) -> dict[str, str]:
+        return self.seating.levels
 
 
 @dataclass(frozen=True, slots=True)
-class Profile:
-    """The local player: lifetime score (R8, with the one-deck factor), matches, finished deals."""
+class Charge:
+    """A finished deal's result for the person it counts for."""
 
-    lifetime: int
-    matches: int
-    deals: int
+    user: str
+    final: int
+    pig: bool = False  # the match ended with this person as a pig
 
 
 def _seed_column(seed: int) -> int:
@@ -180,13 +226,31 @@ def _seed_value(column: int) -> int:
     return column + (1 << 64) if column < 0 else column
 
 
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+def _seating(m: Any) -> Seating:
+    raw_seats = m["seats"] or [{"user": None, "name": None}] * 4
+    seats = tuple((s["user"], s["name"]) if s.get("user") else None for s in raw_seats)
+    levels = dict(m["levels"])
+    return Seating(
+        host=m["host"], seats=seats, levels={s: levels.get(s, "intermediate") for s in "NESW"},
+        visibility=m["visibility"], invite=m["invite"], turn_seconds=m["turn_seconds"],
+        expose_seconds=m["expose_seconds"], status=m["status"], version=int(m["version"]),
+        auto=tuple(bool(a) for a in (m["auto"] or [False] * 4)),
+        timeouts=tuple(int(t) for t in (m["timeouts"] or [0] * 4)), deadline=m["deadline"],
+        dealt_to=tuple(m["dealt_to"] or [None] * 4),
+    )
+
+
 def _info(row: Row[Any]) -> MatchInfo:
     m = row._mapping
     return MatchInfo(
         match_id=m["id"], created=m["created"], preset=m["preset"], options=dict(m["options"]),
-        levels=dict(m["levels"]), speed=m["speed"], seed=_seed_value(m["seed"]), totals=list(m["totals"]),
+        speed=m["speed"], seed=_seed_value(m["seed"]), totals=list(m["totals"]),
         deals=m["deals"], in_deal=bool(m["in_deal"]), over=bool(m["over"]), winners=list(m["winners"]),
-        pigs=list(m["pigs"]),
+        pigs=list(m["pigs"]), seating=_seating(m),
     )
 
 
@@ -217,7 +281,7 @@ def _engine(db_url: str) -> Engine:
 
 
 class Store:
-    """The repository of matches, deals, actions and the local profile."""
+    """The repository of matches, deals, actions, users and settings."""
 
     def __init__(self, db_url: str) -> None:
         """Open the database ``db_url``, brought to the newest schema (:func:`migrations.upgrade`;
@@ -234,16 +298,16 @@ class Store:
 
     # ------------------------------------------------------------------ matches
 
-    def create_match(self, *, match_id: str, preset: str, options: Mapping[str, Any],
-                     levels: Mapping[str, str], speed: str, seed: int) -> MatchInfo:
+    def create_match(self, *, match_id: str, preset: str, options: Mapping[str, Any], speed: str, seed: int,
+                     seating: Seating) -> MatchInfo:
         info = MatchInfo(
-            match_id=match_id, created=datetime.now(UTC).isoformat(timespec="microseconds"),
-            preset=preset, options=dict(options), levels=dict(levels), speed=speed, seed=seed,
-            totals=[0, 0, 0, 0], deals=0, in_deal=True, over=False, winners=[], pigs=[],
+            match_id=match_id, created=_now(), preset=preset, options=dict(options), speed=speed, seed=seed,
+            totals=[0, 0, 0, 0], deals=0, in_deal=seating.status != "waiting", over=False, winners=[], pigs=[],
+            seating=seating,
         )
-        row = asdict(info)
-        row["id"] = row.pop("match_id")
-        row["seed"] = _seed_column(seed)
+        row = {"id": match_id, "created": info.created, "preset": preset, "options": dict(options),
+               "speed": speed, "seed": _seed_column(seed), "totals": [0, 0, 0, 0], "deals": 0,
+               "in_deal": info.in_deal, "over": False, "winners": [], "pigs": [], **seating.columns()}
         with self.engine.begin() as c:
             c.execute(insert(_MATCHES).values(**row))
         return info
@@ -253,27 +317,38 @@ class Store:
             row = c.execute(select(_MATCHES).where(_MATCHES.c.id == match_id)).first()
             return _info(row) if row is not None else None
 
-    def matches(self) -> list[MatchInfo]:
-        """Every match, newest first."""
+    def matches(self, user: str | None = None) -> list[MatchInfo]:
+        """Every match, newest first; with ``user``, the matches that person played or sits at."""
+        query = select(_MATCHES).order_by(_MATCHES.c.created.desc(), _MATCHES.c.id.desc())
+        if user is not None:
+            played = select(MATCH_PLAYERS.c.match_id).where(MATCH_PLAYERS.c.user_id == user)
+            query = query.where((_MATCHES.c.id.in_(played)) | (_MATCHES.c.host == user))
         with self.engine.connect() as c:
-            rows = c.execute(select(_MATCHES).order_by(_MATCHES.c.created.desc(), _MATCHES.c.id.desc()))
+            return [_info(r) for r in c.execute(query)]
+
+    def listed(self) -> list[MatchInfo]:
+        """The public tables not over (the lobby), oldest first."""
+        with self.engine.connect() as c:
+            rows = c.execute(select(_MATCHES).where(_MATCHES.c.visibility == "public", _MATCHES.c.status != "over")
+                             .order_by(_MATCHES.c.created, _MATCHES.c.id))
             return [_info(r) for r in rows]
 
-    def set_speed(self, match_id: str, speed: str) -> None:
+    def save_table(self, match_id: str, seating: Seating, **match: Any) -> None:
+        """Store a table's seating (and ``speed``/``in_deal`` when given)."""
         with self.engine.begin() as c:
-            c.execute(update(_MATCHES).where(_MATCHES.c.id == match_id).values(speed=speed))
-
-    def start_deal(self, match_id: str) -> None:
-        """The next deal of the match has been dealt (its actions follow)."""
-        with self.engine.begin() as c:
-            c.execute(update(_MATCHES).where(_MATCHES.c.id == match_id).values(in_deal=True))
+            c.execute(update(_MATCHES).where(_MATCHES.c.id == match_id).values(**seating.columns(), **match))
 
     # ------------------------------------------------------------------ the deal in progress
 
-    def add_action(self, match_id: str, deal_index: int, seq: int, action: Mapping[str, Any]) -> None:
+    def add_action(self, match_id: str, deal_index: int, seq: int, action: Mapping[str, Any],
+                   seating: Seating | None = None) -> None:
+        """Store an action of the deal in progress (and the table's seating, in the same
+        transaction)."""
         with self.engine.begin() as c:
             c.execute(insert(_ACTIONS).values(match_id=match_id, deal_index=deal_index, seq=seq,
                                               action=json.dumps(action, separators=(",", ":"))))
+            if seating is not None:
+                c.execute(update(_MATCHES).where(_MATCHES.c.id == match_id).values(**seating.columns()))
 
     def actions(self, match_id: str, deal_index: int) -> list[dict[str, Any]]:
         with self.engine.connect() as c:
@@ -285,21 +360,41 @@ class Store:
             return [json.loads(a) for a in rows]
 
     def finish_deal(self, match_id: str, deal_index: int, *, record_line: str, south_final: int,
-                    totals: list[int], over: bool, winners: list[str], pigs: list[str]) -> int:
-        """Store a finished deal's R11 record and the match's new totals, drop the deal's actions
-        and add South's final to the lifetime score, in one transaction.  Returns the new
-        lifetime score."""
+                    totals: list[int], over: bool, winners: list[str], pigs: list[str],
+                    charges: Sequence[Charge] = (), seating: Seating | None = None) -> dict[str, int]:
+        """Store a finished deal's R11 record and the match's new totals, drop the deal's actions,
+        and add each charged person's final to their lifetime score, deals, matches and pig count,
+        in one transaction.  Returns the charged persons' new lifetime scores."""
+        now = _now()
+        lifetimes: dict[str, int] = {}
         with self.engine.begin() as c:
             c.execute(insert(_DEALS).values(match_id=match_id, deal_index=deal_index, record=record_line,
                                             south_final=south_final))
-            c.execute(update(_MATCHES).where(_MATCHES.c.id == match_id).values(
-                totals=list(totals), deals=deal_index + 1, in_deal=False, over=over, winners=list(winners),
-                pigs=list(pigs)))
+            values: dict[str, Any] = {"totals": list(totals), "deals": deal_index + 1, "in_deal": False,
+                                      "over": over, "winners": list(winners), "pigs": list(pigs)}
+            if seating is not None:
+                values.update(seating.columns())
+            c.execute(update(_MATCHES).where(_MATCHES.c.id == match_id).values(**values))
             c.execute(delete(_ACTIONS).where(_ACTIONS.c.match_id == match_id,
                                              _ACTIONS.c.deal_index == deal_index))
-            lifetime = self._lifetime(c) + south_final
-            c.execute(update(_PROFILE).where(_PROFILE.c.id == _LOCAL).values(lifetime=lifetime))
-            return lifetime
+            for charge in charges:
+                key = (MATCH_PLAYERS.c.match_id == match_id) & (MATCH_PLAYERS.c.user_id == charge.user)
+                played = c.execute(select(MATCH_PLAYERS.c.deals).where(key)).first()
+                if played is None:
+                    c.execute(insert(MATCH_PLAYERS).values(match_id=match_id, user_id=charge.user, deals=1,
+                                                           total=charge.final, pig=charge.pig, last=now))
+                else:
+                    c.execute(update(MATCH_PLAYERS).where(key).values(
+                        deals=MATCH_PLAYERS.c.deals + 1, total=MATCH_PLAYERS.c.total + charge.final,
+                        pig=charge.pig, last=now))
+                c.execute(update(USERS).where(USERS.c.id == charge.user).values(
+                    lifetime=USERS.c.lifetime + charge.final, deals=USERS.c.deals + 1,
+                    matches=USERS.c.matches + (1 if played is None else 0),
+                    pigs=USERS.c.pigs + (1 if charge.pig else 0)))
+                lifetime = c.scalar(select(USERS.c.lifetime).where(USERS.c.id == charge.user))
+                if lifetime is not None:
+                    lifetimes[charge.user] = int(lifetime)
+        return lifetimes
 
     # ------------------------------------------------------------------ finished deals
 
@@ -315,20 +410,12 @@ class Store:
                 _DEALS.c.match_id == match_id, _DEALS.c.deal_index == deal_index)).first()
             return line
 
-    # ------------------------------------------------------------------ the local player
+    # ------------------------------------------------------------------ people
 
-    @staticmethod
-    def _lifetime(c: Connection) -> int:
-        """The local player's lifetime score, its row created (at 0) if missing."""
-        value = c.scalar(select(_PROFILE.c.lifetime).where(_PROFILE.c.id == _LOCAL))
-        if value is None:
-            c.execute(insert(_PROFILE).values(id=_LOCAL, lifetime=0))
-            return 0
-        return int(value)
-
-    def profile(self) -> Profile:
+    def people(self, ids: list[str]) -> dict[str, tuple[str, int]]:
+        """The name and lifetime score of each of these users that exists."""
+        if not ids:
+            return {}
         with self.engine.connect() as c:
-            lifetime = c.scalar(select(_PROFILE.c.lifetime).where(_PROFILE.c.id == _LOCAL))
-            matches = c.scalar(select(func.count()).select_from(_MATCHES)) or 0
-            deals = c.scalar(select(func.count()).select_from(_DEALS)) or 0
-            return Profile(int(lifetime) if lifetime is not None else 0, matches, deals)
+            rows = c.execute(select(USERS.c.id, USERS.c.name, USERS.c.lifetime).where(USERS.c.id.in_(ids)))
+            return {r.id: (r.name, int(r.lifetime)) for r in rows}

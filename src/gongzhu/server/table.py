@@ -1,28 +1,32 @@
-"""One table: a match in progress between the person at South and three computer players.
+"""Tables: a match played by people and computer players, seat by seat.
 
 The server is authoritative (``docs/web-protocol.md``): the rules core decides everything, a
-:class:`Table` only drives it.  It
+:class:`Table` only drives it.  A table
 
-- validates every browser message (:meth:`Table.receive`): a malformed, out-of-turn or illegal
-  one is answered with ``{"type": "error", "message": ...}`` (:func:`refusal`) — for a refused
-  action the rules core's own explanation, with ``"message_zh"``, ``"code"`` and ``"params"``
-  where it comes from the message catalog — and changes nothing;
-- plays the computer players (:meth:`Table.kick` starts the driver task), each play taking the
-  time the speed setting asks for (:data:`SPEEDS`, seconds per computer play; a search player's
-  thinking counts towards it);
-- builds the table as South sees it (:meth:`Table.view`) from :func:`~gongzhu.players.observe`
-  of South plus public facts: never another seat's hand, never an unplayed hidden (暗卖)
-  exposure of another seat; once a deal is over its ``deal_result`` shows every hand;
+- has four seats, each played by the person sitting there or by a computer player at the
+  seat's level — a seat nobody sits in, or a person's seat in 托管 (two timeouts in a row, or the
+  person asked for it); a host who starts the match; a turn timer and an exposure window, or none;
+- validates every browser message (:meth:`Table.receive`): a malformed one, one from a person
+  who may not send it (not seated, not their turn, not the host) or an illegal action is
+  answered with ``{"type": "error", ...}`` (:func:`refusal`; the rules core's own explanation
+  for a refused action) and changes nothing;
+- keeps the exposure phase secret: declarations are stored as they come and revealed together
+  once every seat has declared (or the window closed), applied in seat order (R4);
+- sends each connection the table as its person may see it (:meth:`Table.view`): their own hand
+  and public facts — no other hand, no unplayed hidden (暗卖) exposure of another seat, nothing of
+  a hand to someone who sits at no seat — and, once a deal is over, its ``deal_result``;
+- numbers every change (``v``) and keeps the last :data:`HISTORY` changes' public messages, so
+  that a connection that comes back says the last version it saw and gets what it missed;
 - stores every action before it is acknowledged — the play that ends a deal together with the
-  deal's R11 record, in one transaction — and is rebuilt from the store after a restart
-  (:class:`Tables` loads tables on demand and lets a table go once nobody is connected to it);
-  should the store refuse an action, the table is dropped, its connections are told and closed,
-  and the next connection rebuilds it from what was stored;
-- bounds what a connection costs: each one's waiting messages (:class:`Outbox`), and hints, which
-  run one at a time in a pool of their own, so that they never hold up the computer players.
+  deal's R11 record and each person's lifetime score, in one transaction — and is rebuilt from
+  the store after a restart (:class:`Tables` loads tables on demand and lets one go once nobody
+  is connected to it); should the store refuse an action, the table is dropped, its connections
+  are told and closed, and the next connection rebuilds it from what was stored;
+- bounds what a connection costs: its waiting messages (:class:`Outbox`), its chat lines, and
+  hints and computer players, which think in pools of threads of their own.
 
-All changes happen on the event loop's thread, each in one synchronous step (check, store,
-apply, publish), so no lock is needed; only the computer players' choices and hints are
+All changes happen on the event loop's thread, each in one synchronous step (check, apply,
+store, publish), so no lock is needed; only the computer players' choices and hints are
 computed in worker threads, from an :class:`~gongzhu.players.Observation` taken before.
 """
 
@@ -35,10 +39,12 @@ import json
 import logging
 import random
 import secrets
+import time
+import unicodedata
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
@@ -47,58 +53,76 @@ from gongzhu.formats import FormatError, typed
 from gongzhu.formats.web import (
     MAX_SEED,
     SPEED_NAMES,
+    AutoMessage,
     BrowserMessage,
+    ChatMessage,
     ExposeMessage,
+    HintMessage,
     NewMatchBody,
+    NewTableBody,
     NextMessage,
-    PlayMessage,
     SettingsMessage,
+    SitMessage,
+    StandMessage,
+    StartMessage,
+    TakeBackMessage,
 )
 from gongzhu.jsontext import JSONTextError, loads_strict, show
-from gongzhu.messages import Text
+from gongzhu.messages import Text, has
 from gongzhu.players.base import Player
 from gongzhu.players.guard import safe_exposures, safe_play
-from gongzhu.players.observation import observe
+from gongzhu.players.observation import observe, visible_exposures
 from gongzhu.players.registry import LEVELS, make_player
 from gongzhu.records.format import deal_to_record, dump_record
 from gongzhu.records.replay import replay
-from gongzhu.rules.cards import Card, Seat
+from gongzhu.rules.cards import Card, Seat, parse_card
 from gongzhu.rules.deal import Deal, Phase
 from gongzhu.rules.errors import GongzhuError
 from gongzhu.rules.match import Match, title_for
-from gongzhu.rules.model import Action, CardPlay, Play
+from gongzhu.rules.model import CardPlay, Play
 from gongzhu.rules.options import Options, resolve_options
-from gongzhu.server.policy import OUTBOX_LIMIT
-from gongzhu.server.store import MatchInfo, Store
+from gongzhu.server.policy import OUTBOX_LIMIT, RateLimiter
+from gongzhu.server.store import Charge, MatchInfo, Seating, Store
 
 __all__ = [
-    "COMPUTERS",
     "DEFAULT_LEVEL",
     "DEFAULT_SPEED",
+    "HISTORY",
     "MAX_SEED",
     "PERSON",
     "SPEEDS",
+    "Connection",
     "MessageError",
-    "NewMatch",
+    "NewTable",
     "Outbox",
+    "Person",
     "Table",
     "Tables",
     "encode",
     "parse_new_match",
+    "parse_new_table",
+    "refusal",
 ]
 
 log = logging.getLogger("gongzhu.server")
 
-#: The person's seat, and the computer players' seats.
+#: The seat of the person who plays alone against three computer players (``POST /api/matches``).
 PERSON = Seat.S
-COMPUTERS = (Seat.N, Seat.E, Seat.W)
 #: Speed setting -> seconds per computer play (a computer's exposure takes half of it).
 SPEEDS: dict[str, float] = {"slow": 1.2, "normal": 0.6, "fast": 0.25, "instant": 0.0}
 DEFAULT_SPEED = "normal"
 DEFAULT_LEVEL = "intermediate"
 assert tuple(SPEEDS) == SPEED_NAMES  # the speeds a message may name (gongzhu.formats.web)
-#: Seeds are 0 … MAX_SEED − 1 (64 bits); the server draws its own from ``secrets``, so that no
-#: finished deal's record (which shows that deal's own seed) leads back to the match's seed.
+#: Who plays for a person whose time ran out, and how many timeouts in a row put a seat into 托管.
+TIMEOUT_LEVEL = "intermediate"
+TIMEOUTS_TO_AUTO = 2
+#: With a turn timer, the next deal is dealt this many seconds after a deal unless someone asks sooner.
+NEXT_DEAL_SECONDS = 10
+#: How many changes' messages a table keeps for connections that come back.
+HISTORY = 200
+#: Chat: lines per second on average and in a burst, per connection.
+CHAT_RATE = 1.0
+CHAT_BURST = 3
 #: Server threads for the computer players' decisions, and for hints (one at a time).
 PLAYER_THREADS = 4
 HINT_THREADS = 1
@@ -111,6 +135,14 @@ class MessageError(ValueError):
 class StoreError(RuntimeError):
     """The store refused an action: it was not acknowledged, and the table is rebuilt from what
     was stored."""
+
+
+class Refused(Exception):
+    """A message refused with a catalog text (the page shows it in its language)."""
+
+    def __init__(self, key: str, **params: Any) -> None:
+        self.text = Text.of(key, **params)
+        super().__init__(self.text.render("en"))
 
 
 def refusal(why: Text | str) -> dict[str, Any]:
@@ -133,7 +165,7 @@ def encode(message: Mapping[str, Any]) -> str:
     return text
 
 
-def _codes(cards: tuple[Card, ...] | list[Card]) -> list[str]:
+def _codes(cards: Iterable[Card]) -> list[str]:
     return [c.code for c in cards]
 
 
@@ -141,46 +173,90 @@ def _seat_map(values: Any) -> dict[str, Any]:
     return {s.name: values[s] for s in Seat}
 
 
-# ---------------------------------------------------------------------- creating a match
+# ---------------------------------------------------------------------- people and new tables
 
 
 @dataclass(frozen=True, slots=True)
-class NewMatch:
-    """A checked ``POST /api/matches`` body."""
+class Person:
+    """Someone using the server: a user id and the name the table shows."""
+
+    id: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class NewTable:
+    """A checked ``POST /api/tables`` or ``POST /api/matches`` body."""
 
     preset: str
     options: Options
     levels: dict[str, str]
     speed: str
     seed: int
+    visibility: str = "private"
+    turn_seconds: int | None = None
+    expose_seconds: int | None = None
+    seat: Seat = PERSON
+    started: bool = True  # the match starts at once (one person and three computer players)
 
 
-def parse_new_match(body: Any) -> NewMatch:
-    """Check a new-match body (``docs/web-protocol.md``, declared as
-    :class:`gongzhu.formats.web.NewMatchBody`); raise :class:`MessageError` saying what is wrong.
-    Missing keys take their defaults: preset ``online``, no option overrides, every level
-    ``intermediate``, speed ``normal``, a random seed."""
+def _options(preset: str | None, overrides: Mapping[str, Any] | None) -> tuple[str, Options]:
+    name = preset or "online"
+    try:
+        return name, resolve_options(name, overrides or {})
+    except GongzhuError as e:
+        raise MessageError(f"$.options: {e}") from None
+
+
+def _seed(seed: int | None) -> int:
+    value = secrets.randbits(64) if seed is None else seed
+    if value >= MAX_SEED:
+        raise MessageError(f"$.seed: must be an integer from 0 to 2^64 - 1, not {show(value)}")
+    return value
+
+
+def _levels(given: Mapping[str, str] | None, seats: Sequence[str], why_not: Callable[[str], str]) -> dict[str, str]:
+    levels = {s.name: DEFAULT_LEVEL for s in Seat}
+    for key, level in (given or {}).items():
+        if key not in seats:
+            raise MessageError(f"$.levels: {why_not(key)}")
+        if level not in LEVELS:
+            raise MessageError(f"$.levels.{key}: {show(level)} is not a level: choose one of {', '.join(LEVELS)}")
+        levels[key] = level
+    return levels
+
+
+def parse_new_match(body: Any) -> NewTable:
+    """Check a new-match body (one person at South against three computer players,
+    ``docs/web-protocol.md``, declared as :class:`gongzhu.formats.web.NewMatchBody`); raise
+    :class:`MessageError` saying what is wrong.  Missing keys take their defaults: preset
+    ``online``, no option overrides, every level ``intermediate``, speed ``normal``, a random seed."""
     try:
         new = typed(body, NewMatchBody)
     except FormatError as e:
         raise MessageError(str(e)) from None
-    preset = new.preset or "online"
+    preset, options = _options(new.preset, new.options)
+
+    def why_not(key: str) -> str:
+        why = "South is you" if key == PERSON.name else f"{show(key)} is not a seat"
+        return f"{why}; the computer players sit N, E and W"
+
+    levels = _levels(new.levels, ("N", "E", "W"), why_not)
+    return NewTable(preset, options, levels, new.speed or DEFAULT_SPEED, _seed(new.seed))
+
+
+def parse_new_table(body: Any) -> NewTable:
+    """Check a new-table body (:class:`gongzhu.formats.web.NewTableBody`): a table that waits for
+    people until its host starts it."""
     try:
-        options = resolve_options(preset, new.options or {})
-    except GongzhuError as e:
-        raise MessageError(f"$.options: {e}") from None
-    levels = {s.name: DEFAULT_LEVEL for s in COMPUTERS}
-    for key, level in (new.levels or {}).items():
-        if key not in levels:
-            why = "South is you" if key == PERSON.name else f"{show(key)} is not a seat"
-            raise MessageError(f"$.levels: {why}; the computer players sit N, E and W")
-        if level not in LEVELS:
-            raise MessageError(f"$.levels.{key}: {show(level)} is not a level: choose one of {', '.join(LEVELS)}")
-        levels[key] = level
-    seed = secrets.randbits(64) if new.seed is None else new.seed
-    if seed >= MAX_SEED:
-        raise MessageError(f"$.seed: must be an integer from 0 to 2^64 - 1, not {show(seed)}")
-    return NewMatch(preset, options, levels, new.speed or DEFAULT_SPEED, seed)
+        new = typed(body, NewTableBody)
+    except FormatError as e:
+        raise MessageError(str(e)) from None
+    preset, options = _options(new.preset, new.options)
+    levels = _levels(new.levels, ("N", "E", "S", "W"), lambda key: f"{show(key)} is not a seat: N, E, S or W")
+    return NewTable(preset, options, levels, new.speed or DEFAULT_SPEED, _seed(new.seed), visibility=new.visibility,
+                    turn_seconds=new.turn_seconds, expose_seconds=new.expose_seconds, seat=Seat.parse(new.seat),
+                    started=False)
 
 
 # ---------------------------------------------------------------------- the tables
@@ -188,16 +264,18 @@ def parse_new_match(body: Any) -> NewMatch:
 
 class Tables:
     """The open tables of one server, loaded from the store on demand and let go when their last
-    connection leaves, and the local player's lifetime score.  ``pace`` (seconds per computer
+    connection leaves, and the lobby that lists the public ones.  ``pace`` (seconds per computer
     play) overrides every table's speed setting (tests use 0); ``hint_think`` is the expert's
     search time per hint."""
 
     def __init__(self, store: Store, *, pace: float | None = None, hint_think: float | None = None) -> None:
+        from gongzhu.server.lobby import Lobby
+
         self.store = store
         self.pace = pace
         self.hint_think = hint_think
         self._tables: dict[str, Table] = {}
-        self.lifetime = store.profile().lifetime
+        self.lobby = Lobby(self)
         self.player_pool = ThreadPoolExecutor(PLAYER_THREADS, thread_name_prefix="gongzhu-player")
         self.hint_pool = ThreadPoolExecutor(HINT_THREADS, thread_name_prefix="gongzhu-hint")
 
@@ -206,11 +284,25 @@ class Tables:
         """How many tables are in memory now."""
         return len(self._tables)
 
-    def create(self, new: NewMatch) -> MatchInfo:
-        """Store a new match; its table deals the first deal when it is opened."""
+    def loaded(self, match_id: str) -> Table | None:
+        return self._tables.get(match_id)
+
+    def create(self, new: NewTable, host: Person) -> MatchInfo:
+        """Store a new table with ``host`` at ``new.seat``; a started one deals its first deal when
+        it is opened."""
         match_id = "m-" + secrets.token_hex(6)
-        return self.store.create_match(match_id=match_id, preset=new.preset, options=new.options.to_dict(),
-                                       levels=new.levels, speed=new.speed, seed=new.seed)
+        seats: list[tuple[str, str] | None] = [None] * 4
+        seats[new.seat] = (host.id, host.name)
+        seating = Seating(
+            host=host.id, seats=tuple(seats), levels=dict(new.levels), visibility=new.visibility,
+            invite=secrets.token_urlsafe(12), turn_seconds=new.turn_seconds, expose_seconds=new.expose_seconds,
+            status="playing" if new.started else "waiting", version=0, auto=(False,) * 4, timeouts=(0,) * 4,
+            deadline=None, dealt_to=tuple(s[0] if s else None for s in seats) if new.started else (None,) * 4,
+        )
+        info = self.store.create_match(match_id=match_id, preset=new.preset, options=new.options.to_dict(),
+                                       speed=new.speed, seed=new.seed, seating=seating)
+        self.lobby.changed(info.match_id)
+        return info
 
     def get(self, match_id: str) -> Table | None:
         """The table of a match, rebuilt from the store if it is not open yet (None if unknown)."""
@@ -222,6 +314,26 @@ class Tables:
             table = self._tables[match_id] = Table(self, info)
         return table
 
+    def play_now(self, person: Person) -> str:
+        """A seat for ``person`` at a public table waiting for players (where they sit already,
+        or the oldest with a free seat), or a new public table with them at South."""
+        for info in self.store.listed():
+            if info.seating.status != "waiting":
+                continue
+            table = self.get(info.match_id)
+            if table is None or table.status != "waiting":
+                continue
+            if table.seat_of(person.id) is not None:
+                return table.match_id
+            free = [s for s in Seat if table.seats[s] is None]
+            if free:
+                table.sit(person, free[0])
+                return table.match_id
+        new = NewTable("online", resolve_options("online", {}), {s.name: DEFAULT_LEVEL for s in Seat},
+                       DEFAULT_SPEED, secrets.randbits(64), visibility="public", turn_seconds=30,
+                       expose_seconds=20, started=False)
+        return self.create(new, person).match_id
+
     def release(self, table: Table) -> None:
         """Let a table go (its connections are gone, or it is broken): it stops, and the next
         connection rebuilds it from the store."""
@@ -230,23 +342,25 @@ class Tables:
         table.halt()
 
     async def close(self) -> None:
-        """Stop every table's computer players (the store keeps where each match stands)."""
+        """Stop every table's computer players and timers (the store keeps where each match stands)."""
         for table in self._tables.values():
             await table.stop()
         self._tables.clear()
+        self.lobby.close()
         self.player_pool.shutdown(wait=False, cancel_futures=True)
         self.hint_pool.shutdown(wait=False, cancel_futures=True)
 
 
 class Outbox:
     """One connection's messages waiting to be sent.  At most ``limit`` wait: past that (a client
-    that does not read), the waiting ones are dropped and the next message sent is the table's
-    current state, which says everything they said.  :meth:`close` ends the connection after
-    the messages already waiting."""
+    that does not read), the waiting ones are dropped and the next message sent is ``resync()``
+    (the table's current state, which says everything they said).  :meth:`close` ends the
+    connection after the messages already waiting."""
 
-    def __init__(self, table: Table, limit: int = OUTBOX_LIMIT) -> None:
-        self.table = table
+    def __init__(self, resync: Callable[[], str], limit: int = OUTBOX_LIMIT, name: str = "") -> None:
+        self.name = name
         self.limit = limit
+        self._resync_text = resync
         self._items: deque[str] = deque()
         self._ready = asyncio.Event()
         self._resync = False
@@ -275,7 +389,7 @@ class Outbox:
         while True:
             if self._resync:
                 self._resync = False
-                return encode(self.table.state_message())
+                return self._resync_text()
             if self._items:
                 return self._items.popleft()
             if self.closing is not None:
@@ -284,42 +398,94 @@ class Outbox:
             await self._ready.wait()
 
 
+@dataclass(eq=False)
+class Connection:
+    """One WebSocket at a table: whose it is, and what it may cost."""
+
+    table: Table
+    person: Person
+    outbox: Outbox = field(init=False)
+    chat: RateLimiter = field(default_factory=lambda: RateLimiter(rate=CHAT_RATE, burst=CHAT_BURST))
+
+    def __post_init__(self) -> None:
+        self.outbox = Outbox(lambda: encode(self.table.state_message(self)), name=self.table.match_id)
+
+    @property
+    def seat(self) -> Seat | None:
+        return self.table.seat_of(self.person.id)
+
+
+def _chat_text(text: str) -> str:
+    """A chat line as it is shown: control characters out, spaces at the ends trimmed."""
+    kept = "".join(ch for ch in text if unicodedata.category(ch)[0] != "C" or ch == " ")
+    return " ".join(kept.split())
+
+
 class Table:
-    """One match in progress (see the module docstring)."""
+    """One table and its match (see the module docstring)."""
 
     def __init__(self, hub: Tables, info: MatchInfo) -> None:
         self.hub = hub
         self.match_id = info.match_id
+        self.created = info.created
         self.preset = info.preset
         self.options = Options.from_dict(info.options)
-        self.levels = dict(info.levels)
         self.speed = info.speed
         self.match = Match(self.options, seed=info.seed, match_id=info.match_id)
+        seating = info.seating
+        self.host = seating.host
+        self.seats: list[tuple[str, str] | None] = list(seating.seats)
+        self.levels = dict(seating.levels)
+        self.visibility = seating.visibility
+        self.invite = seating.invite
+        self.turn_seconds = seating.turn_seconds
+        self.expose_seconds = seating.expose_seconds
+        self.status = seating.status
+        self.auto = list(seating.auto)
+        self.timeouts = list(seating.timeouts)
+        self.deadline = seating.deadline
+        self.dealt_to: list[str | None] = list(seating.dealt_to)
         rng = random.Random(info.seed)
-        self.players: dict[Seat, Player] = {
-            s: make_player(self.levels[s.name], seed=rng.getrandbits(63)) for s in COMPUTERS
-        }
-        #: Counts changes, so that a computer player's choice made for an older position is dropped.
-        self.version = 0
+        self.players: dict[Seat, Player] = {s: make_player(self.levels[s.name], seed=rng.getrandbits(63)) for s in Seat}
+        self.stand_ins: dict[Seat, Player] = {s: make_player(TIMEOUT_LEVEL, seed=rng.getrandbits(63)) for s in Seat}
+        #: The event version (every change raises it) and the position (every change of the game).
+        self.version = seating.version
+        self.position = 0
+        self._history: deque[tuple[int, list[str]]] = deque(maxlen=HISTORY)
         self._seq = 0  # actions of the current deal so far
-        self._outboxes: set[Outbox] = set()
+        #: Declarations of the exposure phase not revealed yet (R4: every seat declares unseen).
+        self.pending: dict[Seat, list[tuple[Card, str]]] = {}
+        self.connections: set[Connection] = set()
+        self.lifetimes: dict[str, int] = {}
         self._driver: asyncio.Task[None] | None = None
-        self._hint: tuple[int, asyncio.Future[dict[str, Any]]] | None = None  # (version, the ranking)
-        self._hint_tasks: set[asyncio.Task[None]] = set()  # hint answers on their way
+        self._timer: asyncio.TimerHandle | None = None
+        self._timeout_task: asyncio.Task[None] | None = None
+        self._hint: tuple[int, Seat, asyncio.Future[dict[str, Any]]] | None = None
+        self._hint_tasks: set[asyncio.Task[None]] = set()
+        self._states: dict[Seat | None, dict[str, Any]] = {}  # this version's views, by seat
         #: Set once the store refused an action: the table is dropped and rebuilt from the store.
         self.broken = False
         self._restore(info)
+        self._refresh_people()
 
     # ------------------------------------------------------------------ the store
 
+    def seating(self) -> Seating:
+        return Seating(
+            host=self.host, seats=tuple(self.seats), levels=dict(self.levels), visibility=self.visibility,
+            invite=self.invite, turn_seconds=self.turn_seconds, expose_seconds=self.expose_seconds,
+            status=self.status, version=self.version, auto=tuple(self.auto), timeouts=tuple(self.timeouts),
+            deadline=self.deadline, dealt_to=tuple(self.dealt_to),
+        )
+
     def _restore(self, info: MatchInfo) -> None:
         """Rebuild the match: finished deals from their records, then the deal in progress
-        from the seed and its stored actions (a new match deals its first deal here)."""
+        from the seed and its stored actions (a started match deals its first deal here)."""
         store = self.hub.store
         for line in store.records(self.match_id):
             self.match.current = replay(json.loads(line))
             self.match.finish_deal()
-        if info.in_deal:
+        if info.in_deal and self.status == "playing":
             deal = self.match.new_deal()
             for action in store.actions(self.match_id, deal.deal_index):
                 self._apply(deal, action)
@@ -331,41 +497,66 @@ class Table:
                             deal.deal_index)
                 self._finish(deal)
 
-    @staticmethod
-    def _apply(deal: Deal, action: Mapping[str, Any]) -> Action:
+    def _apply(self, deal: Deal, action: Mapping[str, Any]) -> CardPlay | list[Any] | None:
+        """Apply a stored action: a declaration waits until every seat has declared (then all are
+        applied, in seat order); a play is applied at once."""
         seat = Seat.parse(action["seat"])
         if action["type"] == "declare":
-            return deal.declare(seat, [(c, k) for c, k in action["items"]])
+            self.pending[seat] = [(parse_card(c), k) for c, k in action["items"]]
+            if len(self.pending) < len(deal.undeclared):
+                return None
+            pending, self.pending = self.pending, {}
+            return [deal.declare(s, pending[s]) for s in sorted(pending)]
         return deal.play(action["cards"], seat)
 
-    def _commit(self, seat: Seat, action: dict[str, Any]) -> None:
-        """Store an action already checked legal, apply it, and publish what changed.  The action
+    def _commit(self, seat: Seat, action: dict[str, Any], *, timed_out: bool = False) -> None:
+        """Apply an action already checked legal, store it, and publish what changed.  The action
         that ends a deal is stored with the deal's record, in one transaction.  If the store
         refuses, the action is not acknowledged: raises :class:`StoreError` after dropping the
         table (see :meth:`_break`)."""
         deal = self.match.current
         assert deal is not None
         entry = {"seat": seat.name, **action}
+        if self.seats[seat] is not None and not self.auto[seat]:
+            self.timeouts[seat] = self.timeouts[seat] + 1 if timed_out else 0
+            if self.timeouts[seat] >= TIMEOUTS_TO_AUTO:
+                self.auto[seat] = True
         try:
             done = self._apply(deal, entry)  # checked legal before: the rules accept it
+            self.version += 1
+            self._arm_deadline()
             if deal.is_over:
                 self._finish(deal)  # the deal's record holds this last play
             else:
-                self.hub.store.add_action(self.match_id, deal.deal_index, self._seq, entry)
+                self.hub.store.add_action(self.match_id, deal.deal_index, self._seq, entry, self.seating())
                 self._seq += 1
         except Exception as e:
             self._break(e)
             raise StoreError("the server could not save this action, so it did not happen; "
                              "reconnect and try again") from None
-        self.version += 1
         out: list[dict[str, Any]] = []
-        if action["type"] == "play":
+        if isinstance(done, CardPlay):
             out.append({"type": "played", "seat": seat.name, "cards": action["cards"]})
-            trick = done.trick if isinstance(done, CardPlay) else None
-            if trick is not None:
-                out.append({"type": "trick", "winner": trick.winner.name, "taker": trick.taker.name})
-        out.append(self.state_message())
-        self._publish(out)
+            if done.trick is not None:
+                out.append({"type": "trick", "winner": done.trick.winner.name, "taker": done.trick.taker.name})
+        elif isinstance(done, list):
+            out.append({"type": "revealed", "exposures": self._public_exposures(deal)})
+        self._changed(out, position=True)
+        if deal.is_over:
+            self.hub.lobby.changed(self.match_id)
+
+    def _save(self, lobby: bool = True, **match: Any) -> None:
+        """Store the seating after a change of the table (not of the game), then publish it."""
+        self.version += 1
+        try:
+            self.hub.store.save_table(self.match_id, self.seating(), **match)
+        except Exception as e:
+            self._break(e)
+            raise StoreError("the server could not save this change, so it did not happen; "
+                             "reconnect and try again") from None
+        self._changed([], position=True)
+        if lobby:
+            self.hub.lobby.changed(self.match_id)
 
     def _break(self, error: Exception) -> None:
         """The store refused an action: this table's state may be ahead of what was stored, so it
@@ -373,69 +564,213 @@ class Table:
         connection rebuilds the table from the store."""
         log.error("%s: the store refused an action; dropping the table", self.match_id, exc_info=error)
         self.broken = True
-        for outbox in list(self._outboxes):
-            outbox.put(encode(refusal(Text.of("server.store_failed"))))
-            outbox.close(1011, "the table is reloaded from the store")
+        for connection in list(self.connections):
+            connection.outbox.put(encode(refusal(Text.of("server.store_failed"))))
+            connection.outbox.close(1011, "the table is reloaded from the store")
         self.hub.release(self)
 
     def _finish(self, deal: Deal) -> None:
         record = deal_to_record(deal, match_id=self.match_id, preset=self.preset)
+        record["players"] = self._players_record()
         self.match.finish_deal()
         over = self.match.is_over
         outcome = self.match.outcome() if over else None
-        self.hub.lifetime = self.hub.store.finish_deal(
+        pigs = set(outcome.pigs) if outcome else set()
+        charges = [Charge(user, deal.score.final[s], s in pigs)
+                   for s in Seat if (user := self.dealt_to[s]) is not None]
+        if over:
+            self.status = "over"
+            self.deadline = None
+        self.lifetimes.update(self.hub.store.finish_deal(
             self.match_id, deal.deal_index, record_line=dump_record(record),
             south_final=deal.score.final[PERSON], totals=list(self.match.totals), over=over,
             winners=[s.name for s in outcome.winners] if outcome else [],
-            pigs=[s.name for s in outcome.pigs] if outcome else [],
-        )
+            pigs=[s.name for s in outcome.pigs] if outcome else [], charges=charges, seating=self.seating(),
+        ))
         self._seq = 0
 
-    # ------------------------------------------------------------------ what South sees
+    def _players_record(self) -> dict[str, Any]:
+        """Who played each seat of the deal: the person dealt it (name, and whether 托管 played for
+        them at the end) or the computer player's level."""
+        people = self.hub.store.people([u for u in self.dealt_to if u is not None])
+        out: dict[str, Any] = {}
+        for s in Seat:
+            user = self.dealt_to[s]
+            if user is not None and user in people:
+                out[s.name] = {"name": people[user][0], "computer": None, "auto": self.auto[s]}
+            else:
+                out[s.name] = {"name": None, "computer": self.levels[s.name], "auto": False}
+        return out
+
+    # ------------------------------------------------------------------ seats and people
+
+    def seat_of(self, user: str) -> Seat | None:
+        for s in Seat:
+            occupant = self.seats[s]
+            if occupant is not None and occupant[0] == user:
+                return s
+        return None
+
+    def may_enter(self, person: Person, invite: str | None) -> bool:
+        """Whether ``person`` may watch (and sit at) this table: a public one, or a private one
+        they host, sit at or were dealt a deal at, or hold the invite of."""
+        if self.visibility == "public" or person.id == self.host or person.id in self.dealt_to:
+            return True
+        if self.seat_of(person.id) is not None:
+            return True
+        return invite is not None and self.invite is not None and secrets.compare_digest(invite, self.invite)
+
+    def is_computer(self, seat: Seat) -> bool:
+        """Whether a computer player plays ``seat`` now (nobody sits there, or 托管)."""
+        return self.seats[seat] is None or self.auto[seat]
+
+    def _refresh_people(self) -> None:
+        ids = [s[0] for s in self.seats if s is not None]
+        for user, (_name, lifetime) in self.hub.store.people(ids).items():
+            self.lifetimes[user] = lifetime
+
+    def sit(self, person: Person, seat: Seat) -> None:
+        if self.status == "over":
+            raise Refused("server.table_over")
+        mine = self.seat_of(person.id)
+        if mine is not None:
+            raise Refused("server.already_seated", seat=mine.name)
+        if self.seats[seat] is not None:
+            raise Refused("server.seat_taken", seat=seat.name)
+        self.seats[seat] = (person.id, person.name)
+        self.auto[seat] = False
+        self.timeouts[seat] = 0
+        self._refresh_people()
+        self._arm_deadline()
+        self._save()
+        self.kick()
+
+    def stand(self, person: Person) -> None:
+        seat = self._seated(person)
+        self.seats[seat] = None
+        self.auto[seat] = False
+        self.timeouts[seat] = 0
+        self._arm_deadline()
+        self._save()
+        self.kick()
+
+    def _seated(self, person: Person) -> Seat:
+        seat = self.seat_of(person.id)
+        if seat is None:
+            raise Refused("server.not_seated")
+        return seat
+
+    def start(self, person: Person) -> None:
+        if person.id != self.host:
+            raise Refused("server.host_only")
+        if self.status != "waiting":
+            raise Refused("server.already_started")
+        self.status = "playing"
+        self.dealt_to = [s[0] if s is not None else None for s in self.seats]
+        self.match.new_deal()
+        self._seq = 0
+        self._arm_deadline()
+        self._save(in_deal=True)
+        self.kick()
+
+    def set_auto(self, person: Person, on: bool) -> None:
+        seat = self._seated(person)
+        if self.auto[seat] == on:
+            return
+        self.auto[seat] = on
+        self.timeouts[seat] = 0
+        self._arm_deadline()
+        self._save()
+        self.kick()
+
+    # ------------------------------------------------------------------ what each seat sees
 
     @property
-    def deal(self) -> Deal:
-        """The deal in progress, or the last finished one between deals."""
+    def deal(self) -> Deal | None:
+        """The deal in progress, or the last finished one between deals (None before the start)."""
         current = self.match.current
-        return current if current is not None else self.match.deals[-1]
+        if current is not None:
+            return current
+        return self.match.deals[-1] if self.match.deals else None
 
     @property
     def phase(self) -> str:
         deal = self.deal
+        if self.status == "waiting" or deal is None:
+            return "waiting"
         if not deal.is_over:
             return deal.phase.value
         return "match-over" if self.match.is_over else "deal-over"
 
-    def view(self) -> dict[str, Any]:
-        """The table as South sees it (``docs/web-protocol.md``, The state)."""
+    def _public_exposures(self, deal: Deal) -> list[dict[str, str]]:
+        played = [(s, c) for t in deal.tricks for s, p in t.plays for c in p]
+        played += [(s, c) for s, p in deal.current_trick for c in p]
+        shown, _hidden = visible_exposures(deal.exposures, None, played)
+        return [{"seat": e.seat.name, "card": e.card.code, "kind": e.kind} for e in shown]
+
+    def _seat_view(self, seat: Seat | None) -> dict[str, Any]:
+        """The table as ``seat`` sees it (None: someone who sits at no seat), without what depends
+        on the person (``you``, ``lifetime``): shared by every connection of that seat."""
+        cached = self._states.get(seat)
+        if cached is not None and cached["v"] == self.version:
+            return cached
         deal = self.deal
-        obs = observe(deal, PERSON)
+        state: dict[str, Any] = {
+            "v": self.version, "match_id": self.match_id, "phase": self.phase, "options": self.options.to_dict(),
+            "preset": self.preset, "levels": dict(self.levels), "speed": self.speed,
+            "seat": seat.name if seat is not None else None, "table": self._table_view(seat),
+            "clock": self._clock(), "totals": _seat_map(self.match.totals), "deals_played": len(self.match.deals),
+            "match_result": None,
+        }
+        if deal is None:
+            state.update({
+                "deal_index": 0, "turn": None, "hand": [], "legal": [], "exposable": [], "exposures": [],
+                "hidden_counts": dict.fromkeys("NESW", 0), "undeclared": [], "declared": [], "my_declaration": None,
+                "trick": {"leader": None, "plays": []}, "last_trick": None, "tricks_played": 0,
+                "captured": {s.name: [] for s in Seat}, "cards_left": dict.fromkeys("NESW", 0), "deal_result": None,
+            })
+        else:
+            state.update(self._deal_view(deal, seat))
+        if self.match.is_over:
+            outcome = self.match.outcome()
+            state["match_result"] = {"winners": [s.name for s in outcome.winners],
+                                     "pigs": [s.name for s in outcome.pigs]}
+        self._states[seat] = state
+        return state
+
+    def _deal_view(self, deal: Deal, seat: Seat | None) -> dict[str, Any]:
         over = deal.is_over
         turn = deal.turn
-        tricks = obs.tricks
+        tricks = deal.tricks
+        trick = deal.current_trick
+        played = [(s, c) for t in tricks for s, p in t.plays for c in p] + [(s, c) for s, p in trick for c in p]
+        exposures, hidden = visible_exposures(deal.exposures, seat, played)
         last = tricks[-1] if tricks else None
         leader = deal.leader if deal.phase is not Phase.EXPOSE else None
-        state: dict[str, Any] = {
-            "match_id": self.match_id,
-            "phase": self.phase,
-            "options": self.options.to_dict(),
-            "preset": self.preset,
-            "levels": dict(self.levels),
-            "speed": self.speed,
+        undeclared = [s for s in deal.undeclared if s not in self.pending]
+        mine = seat is not None and seat in deal.undeclared and seat not in self.pending
+        taken: dict[Seat, list[str]] = {s: [] for s in Seat}
+        for t in tricks:
+            taken[t.taker].extend(c.code for _s, p in t.plays for c in p)
+        cards_left = {s.name: len(deal.dealt[s]) for s in Seat}
+        for s, _c in played:
+            cards_left[s.name] -= 1
+        return {
             "deal_index": deal.deal_index,
-            "deals_played": len(self.match.deals),
-            "seat": PERSON.name,
             "turn": turn.name if turn is not None else None,
-            "hand": _codes(obs.hand),
-            "legal": [_codes(p) for p in deal.legal_plays()] if turn == PERSON else [],
-            "exposable": [{"card": c.code, "kinds": list(deal.exposure_kinds(PERSON, c))}
-                          for c in deal.exposable(PERSON)],
-            "exposures": [{"seat": e.seat.name, "card": e.card.code, "kind": e.kind} for e in obs.exposures],
-            "hidden_counts": _seat_map(obs.hidden_counts),
-            "undeclared": [s.name for s in deal.undeclared],
+            "hand": _codes(deal.hand(seat)) if seat is not None else [],
+            "legal": [_codes(p) for p in deal.legal_plays()] if turn == seat and seat is not None else [],
+            "exposable": [{"card": c.code, "kinds": list(deal.exposure_kinds(seat, c))}
+                          for c in deal.exposable(seat)] if mine and seat is not None else [],
+            "exposures": [{"seat": e.seat.name, "card": e.card.code, "kind": e.kind} for e in exposures],
+            "hidden_counts": _seat_map(hidden),
+            "undeclared": [s.name for s in undeclared],
+            "declared": [s.name for s in deal.undeclared if s in self.pending],
+            "my_declaration": ([{"card": c.code, "kind": k} for c, k in self.pending[seat]]
+                               if seat is not None and seat in self.pending else None),
             "trick": {
                 "leader": leader.name if leader is not None and not over else None,
-                "plays": [{"seat": s.name, "cards": _codes(p)} for s, p in obs.trick],
+                "plays": [{"seat": s.name, "cards": _codes(p)} for s, p in trick],
             },
             "last_trick": None if last is None else {
                 "leader": last.leader.name,
@@ -444,18 +779,35 @@ class Table:
                 "taker": last.taker.name,
             },
             "tricks_played": len(tricks),
-            "captured": {s.name: _codes(obs.captured(s)) for s in Seat},
-            "cards_left": {s.name: obs.cards_left(s) for s in Seat},
+            "captured": {s.name: taken[s] for s in Seat},
+            "cards_left": cards_left,
             "deal_result": self._deal_result(deal) if over else None,
-            "totals": _seat_map(self.match.totals),
-            "lifetime": {"score": self.hub.lifetime, "title": title_for(self.hub.lifetime)},
-            "match_result": None,
         }
-        if self.match.is_over:
-            outcome = self.match.outcome()
-            state["match_result"] = {"winners": [s.name for s in outcome.winners],
-                                     "pigs": [s.name for s in outcome.pigs]}
-        return state
+
+    def _table_view(self, seat: Seat | None) -> dict[str, Any]:
+        connected = {c.person.id for c in self.connections}
+        spectators = {c.person.id for c in self.connections if c.seat is None}
+        seats: dict[str, Any] = {}
+        for s in Seat:
+            occupant = self.seats[s]
+            if occupant is None:
+                seats[s.name] = {"name": None, "title": None, "computer": self.levels[s.name], "auto": False,
+                                 "connected": False, "timeouts": 0}
+            else:
+                seats[s.name] = {"name": occupant[1], "title": title_for(self.lifetimes.get(occupant[0], 0)),
+                                 "computer": self.levels[s.name] if self.auto[s] else None, "auto": self.auto[s],
+                                 "connected": occupant[0] in connected, "timeouts": self.timeouts[s]}
+        host = next((o[1] for o in self.seats if o is not None and o[0] == self.host), None)
+        return {"id": self.match_id, "status": self.status, "visibility": self.visibility,
+                "host": host if host is not None else self._host_name(),
+                "invite": self.invite if seat is not None and self.visibility == "private" else None,
+                "turn_seconds": self.turn_seconds, "expose_seconds": self.expose_seconds, "seats": seats,
+                "spectators": len(spectators)}
+
+    def _host_name(self) -> str | None:
+        if self.host is None:
+            return None
+        return self.hub.store.people([self.host]).get(self.host, (None, 0))[0]
 
     def _deal_result(self, deal: Deal) -> dict[str, Any]:
         """A finished deal: every card is public now."""
@@ -470,50 +822,120 @@ class Table:
             "record_url": f"/api/matches/{self.match_id}/deals/{deal.deal_index}",
         }
 
-    def state_message(self) -> dict[str, Any]:
-        return {"type": "state", "state": self.view()}
+    def view(self, connection: Connection | None = None, seat: Seat | None = None) -> dict[str, Any]:
+        """The table as a connection's person sees it (``docs/web-protocol.md``, The state); without
+        a connection, as ``seat`` sees it."""
+        if connection is not None:
+            seat = connection.seat
+        state = dict(self._seat_view(seat))
+        if connection is not None:
+            person = connection.person
+            lifetime = self.lifetimes.get(person.id, 0)
+            state["you"] = {"id": person.id, "name": person.name, "host": person.id == self.host,
+                            "seat": seat.name if seat is not None else None,
+                            "auto": seat is not None and self.auto[seat]}
+            state["lifetime"] = {"score": lifetime, "title": title_for(lifetime)}
+        else:
+            state["you"] = None
+            state["lifetime"] = {"score": 0, "title": title_for(0)}
+        return state
+
+    def state_message(self, connection: Connection | None = None) -> dict[str, Any]:
+        return {"type": "state", "v": self.version, "state": self.view(connection)}
 
     # ------------------------------------------------------------------ connections
 
-    def subscribe(self) -> Outbox:
-        """A new connection's outbox; it gets the current state first."""
-        outbox = Outbox(self)
-        self._outboxes.add(outbox)
-        outbox.put(encode(self.state_message()))
-        return outbox
+    def connect(self, person: Person, since: int | None = None) -> Connection:
+        """A new connection of ``person``: it gets what it missed since version ``since`` (if the
+        table still has those messages), then the current state."""
+        connection = Connection(self, person)
+        first = not any(c.person.id == person.id for c in self.connections)
+        self.connections.add(connection)
+        if since is not None and self._history and since <= self.version:
+            oldest = self._history[0][0]
+            if since >= oldest - 1:
+                for v, texts in self._history:
+                    if v > since:
+                        for text in texts:
+                            connection.outbox.put(text)
+        if first:
+            self._presence()
+        connection.outbox.put(encode(self.state_message(connection)))
+        return connection
 
-    def unsubscribe(self, outbox: Outbox) -> None:
+    def disconnect(self, connection: Connection) -> None:
         """A connection is gone; the last one to go lets the table go (it stops; the store keeps
         where the match stands)."""
-        self._outboxes.discard(outbox)
-        if not self._outboxes:
+        self.connections.discard(connection)
+        if not self.connections:
             self.hub.release(self)
+            self.hub.lobby.changed(self.match_id)
+        elif not any(c.person.id == connection.person.id for c in self.connections):
+            self._presence()
 
-    def _publish(self, messages: list[dict[str, Any]]) -> None:
-        texts = [encode(m) for m in messages]
-        for outbox in self._outboxes:
+    def _presence(self) -> None:
+        """Someone came or went: the seats' ``connected`` and the spectator count change."""
+        self.version += 1
+        self._changed([], position=False)
+        self.hub.lobby.changed(self.match_id)
+
+    def _changed(self, public: list[dict[str, Any]], *, position: bool) -> None:
+        """Publish a change: its public messages, then each connection's state."""
+        if position:
+            self.position += 1
+        texts = [encode({**m, "v": self.version}) for m in public]
+        self._history.append((self.version, texts))
+        self._states.clear()
+        for connection in list(self.connections):
             for text in texts:
-                outbox.put(text)
+                connection.outbox.put(text)
+            connection.outbox.put(encode(self.state_message(connection)))
+        self._schedule_deadline()
+
+    def _event(self, message: dict[str, Any]) -> None:
+        """A change that is only a message (chat): numbered, kept, sent; no new state."""
+        self.version += 1
+        text = encode({**message, "v": self.version})
+        self._history.append((self.version, [text]))
+        for connection in list(self.connections):
+            connection.outbox.put(text)
 
     # ------------------------------------------------------------------ browser messages
 
-    async def receive(self, text: str | None, reply: Callable[[dict[str, Any]], None]) -> None:
+    async def receive(self, connection: Connection, text: str | None,
+                      reply: Callable[[dict[str, Any]], None]) -> None:
         """Handle one browser message (``text`` None for a binary frame).  A refused message is
         answered with an error by ``reply`` and changes nothing; a change is published to every
         connection of the table."""
+        person = connection.person
         try:
             message = self._parse(text)
-            if isinstance(message, ExposeMessage):
-                self._expose(message.cards, None if isinstance(message.kinds, msgspec.UnsetType) else message.kinds)
-            elif isinstance(message, PlayMessage):
-                self._play(message.cards)
-            elif isinstance(message, NextMessage):
-                self._next()
-            elif isinstance(message, SettingsMessage):
-                self._settings(message.speed)
-            else:
-                self._ask_hint(reply)
+            if isinstance(message, HintMessage):
+                self._ask_hint(self._seated(person), reply)
                 return
+            if isinstance(message, ChatMessage):
+                self._chat(connection, message)
+            elif isinstance(message, SitMessage):
+                self.sit(person, Seat.parse(message.seat))
+            elif isinstance(message, StandMessage):
+                self.stand(person)
+            elif isinstance(message, StartMessage):
+                self.start(person)
+            elif isinstance(message, TakeBackMessage | AutoMessage):
+                self.set_auto(person, isinstance(message, AutoMessage))
+            elif isinstance(message, SettingsMessage):
+                self._settings(person, message.speed)
+            elif isinstance(message, NextMessage):
+                self._seated(person)
+                self._next()
+            elif isinstance(message, ExposeMessage):
+                kinds = None if isinstance(message.kinds, msgspec.UnsetType) else message.kinds
+                self._expose(self._seated(person), message.cards, kinds)
+            else:
+                self._play(self._seated(person), message.cards)
+        except Refused as e:
+            reply(refusal(e.text))
+            return
         except (MessageError, GongzhuError, StoreError) as e:
             reply(refusal(e.text if isinstance(e, GongzhuError) and e.text is not None else str(e)))
             return
@@ -532,8 +954,18 @@ class Table:
             raise MessageError(str(e)) from None
         return message
 
-    def _expose(self, cards: list[str], kinds: Sequence[str] | None) -> None:
-        """South's exposure declaration (R4), possibly empty."""
+    def _current(self) -> Deal:
+        deal = self.match.current
+        if self.status == "waiting" or deal is None:
+            if self.status == "waiting":
+                raise Refused("server.not_started")
+            raise Refused("server.deal_over")
+        return deal
+
+    def _expose(self, seat: Seat, cards: list[str], kinds: Sequence[str] | None) -> None:
+        """A seat's exposure declaration (R4), possibly empty; kept secret until every seat has
+        declared."""
+        deal = self._current()
         items: list[Card | str | tuple[Card | str, str]]
         if kinds is None:
             items = list(cards)
@@ -541,49 +973,83 @@ class Table:
             if len(kinds) != len(cards):
                 raise MessageError(f"\"kinds\" has {len(kinds)} entries for {len(cards)} cards: one kind per card")
             items = list(zip(cards, kinds, strict=True))
-        checked = self.deal.verify_declare(PERSON, items)  # raises, saying why
-        self._commit(PERSON, {"type": "declare", "items": [[c.code, k] for c, k in checked]})
+        if seat in self.pending:
+            raise GongzhuError("refusal.already_declared", seat=seat)
+        if self.auto[seat]:
+            raise Refused("server.in_auto")
+        checked = deal.verify_declare(seat, items)  # raises, saying why
+        self._commit(seat, {"type": "declare", "items": [[c.code, k] for c, k in checked]})
 
-    def _play(self, cards: list[str]) -> None:
-        play = self.deal.verify_play(cards, PERSON)  # raises, saying why
-        self._commit(PERSON, {"type": "play", "cards": _codes(play)})
+    def _play(self, seat: Seat, cards: list[str]) -> None:
+        deal = self._current()
+        if self.auto[seat] and deal.turn == seat:
+            raise Refused("server.in_auto")
+        play = deal.verify_play(cards, seat)  # raises, saying why
+        self._commit(seat, {"type": "play", "cards": _codes(play)})
 
     def _next(self) -> None:
+        if self.status == "waiting":
+            raise Refused("server.not_started")
         if self.match.current is not None:
             raise MessageError("the deal is not over yet: the next deal comes after it")
         if self.match.is_over:
             raise MessageError("the match is over: start a new match")
         self.match.new_deal()
-        self.hub.store.start_deal(self.match_id)
+        self.dealt_to = [s[0] if s is not None else None for s in self.seats]
         self._seq = 0
-        self.version += 1
-        self._publish([self.state_message()])
+        self.pending = {}
+        self.deadline = None
+        self._arm_deadline()
+        self._save(lobby=False, in_deal=True)
 
-    def _settings(self, speed: str) -> None:
+    def _settings(self, person: Person, speed: str) -> None:
+        if person.id != self.host:
+            raise Refused("server.host_only")
         if speed == self.speed:
             return  # nothing changes: nothing to store or send
         self.speed = speed  # not a change of position: a computer player's pending choice stands
-        self.hub.store.set_speed(self.match_id, speed)
-        self._publish([self.state_message()])
+        self.version += 1
+        self.hub.store.save_table(self.match_id, self.seating(), speed=speed)
+        self._changed([], position=False)
 
-    def _ask_hint(self, reply: Callable[[dict[str, Any]], None]) -> None:
+    def _chat(self, connection: Connection, message: ChatMessage) -> None:
+        if isinstance(message.quick, str):
+            if not has(message.quick):
+                raise MessageError(f"$.quick: {show(message.quick)} is not a quick phrase")
+            body: dict[str, Any] = {"quick": message.quick}
+        elif isinstance(message.text, str):
+            text = _chat_text(message.text)
+            if not text:
+                raise MessageError("$.text: the line is empty")
+            body = {"text": text}
+        else:
+            raise MessageError("a chat message has a \"text\" or a \"quick\" phrase")
+        if not connection.chat.allow(time.monotonic()):
+            raise Refused("server.chat_too_fast")
+        seat = connection.seat
+        self._event({"type": "chat", "from": {"name": connection.person.name,
+                                              "seat": seat.name if seat is not None else None}, **body})
+
+    # ------------------------------------------------------------------ hints
+
+    def _ask_hint(self, seat: Seat, reply: Callable[[dict[str, Any]], None]) -> None:
         """Answer a hint request when its ranking is ready, without holding up the connection's
         next messages (a play may overtake it: the hint names the position it ranks, by deal and
-        South's hand size, so that the page can drop a late one)."""
-        deal = self.deal
-        if deal.turn != PERSON:
+        the seat's hand size, so that the page can drop a late one)."""
+        deal = self._current()
+        if deal.turn != seat:
             if deal.phase is not Phase.PLAY:
                 raise MessageError("a hint is for your turn to play: no card is being played now")
             assert deal.turn is not None
             raise MessageError(f"a hint is for your turn to play: it is {deal.turn.english}'s turn")
-        # One ranking per position: every connection of the table asking for it shares it, and
-        # it is computed in the hint pool, one at a time, beside the computer players' pool.
-        ranking = self._hint[1] if self._hint is not None and self._hint[0] == self.version else None
+        # One ranking per position: every connection asking for it shares it, and it is computed
+        # in the hint pool, one at a time, beside the computer players' pool.
+        hint = self._hint
+        ranking = hint[2] if hint is not None and hint[0] == self.position and hint[1] == seat else None
         if ranking is None or (ranking.done() and (ranking.cancelled() or ranking.exception() is not None)):
-            # None for this position yet, or it failed or was called off: ask again, keep no failure
             loop = asyncio.get_running_loop()
-            ranking = loop.run_in_executor(self.hub.hint_pool, self._rank, observe(deal, PERSON))
-            self._hint = (self.version, ranking)
+            ranking = loop.run_in_executor(self.hub.hint_pool, self._rank, observe(deal, seat))
+            self._hint = (self.position, seat, ranking)
         task = asyncio.get_running_loop().create_task(self._send_hint(ranking, reply))
         self._hint_tasks.add(task)
         task.add_done_callback(self._hint_tasks.discard)
@@ -614,6 +1080,114 @@ class Table:
             for h in ranked
         ]}
 
+    # ------------------------------------------------------------------ the clock
+
+    def _persons_to_act(self) -> tuple[str, list[Seat]] | None:
+        """Whose time runs now: (``"play"``, [the person to play]), (``"expose"``, [the persons
+        yet to declare]), (``"next"``, []) between deals, or None."""
+        deal = self.match.current
+        if self.status != "playing":
+            return None
+        if deal is None:
+            return None if self.match.is_over else ("next", [])
+        if deal.phase is Phase.EXPOSE:
+            seats = [s for s in deal.undeclared if s not in self.pending and not self.is_computer(s)]
+            return ("expose", seats) if seats else None
+        turn = deal.turn
+        if turn is None or self.is_computer(turn):
+            return None
+        return "play", [turn]
+
+    def _arm_deadline(self) -> None:
+        """Set the running timer's deadline after a change (the exposure window runs on while
+        persons declare; a turn's timer restarts with each turn)."""
+        due = self._persons_to_act()
+        kind = due[0] if due is not None else None
+        seconds = {"play": self.turn_seconds, "expose": self.expose_seconds,
+                   "next": NEXT_DEAL_SECONDS if self.turn_seconds else None}.get(kind or "")
+        if due is None or not seconds:
+            self.deadline = None
+            return
+        if kind == "expose" and self.deadline is not None and self._clock_kind == "expose":
+            return  # the window started when the deal was dealt
+        self.deadline = time.time() + seconds
+
+    @property
+    def _clock_kind(self) -> str | None:
+        due = self._persons_to_act()
+        return due[0] if due is not None else None
+
+    def _clock(self) -> dict[str, Any] | None:
+        due = self._persons_to_act()
+        if due is None or self.deadline is None:
+            return None
+        kind, seats = due
+        total = {"play": self.turn_seconds, "expose": self.expose_seconds, "next": NEXT_DEAL_SECONDS}[kind]
+        return {"kind": kind, "seats": [s.name for s in seats], "total": total,
+                "remaining": round(max(0.0, self.deadline - time.time()), 1)}
+
+    def _schedule_deadline(self) -> None:
+        """Run :meth:`_on_deadline` when the deadline passes (call on the event loop)."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self.deadline is None or self.broken:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        delay = max(0.0, self.deadline - time.time())
+        self._timer = loop.call_later(delay, self._on_deadline, self.deadline)
+
+    def _on_deadline(self, deadline: float) -> None:
+        if self.broken or self.deadline != deadline:
+            return
+        if self._timeout_task is None or self._timeout_task.done():
+            self._timeout_task = asyncio.get_running_loop().create_task(self._timeout(deadline))
+            self._timeout_task.add_done_callback(_report_failure)
+
+    async def _timeout(self, deadline: float) -> None:
+        """The time ran out: the intermediate player acts for each person who had to (a second
+        timeout in a row puts the seat into 托管); between deals, the next deal is dealt."""
+        due = self._persons_to_act()
+        if due is None:
+            return
+        kind, seats = due
+        if kind == "next":
+            with contextlib.suppress(MessageError, Refused, StoreError):
+                self._next()
+            self.kick()
+            return
+        deal = self.match.current
+        assert deal is not None
+        loop = asyncio.get_running_loop()
+        position = self.position
+        where = f"match {self.match_id} (timeout)"
+        choices: list[tuple[Seat, Any]] = []
+        for seat in seats:
+            obs = observe(deal, seat)
+            player = self.stand_ins[seat]
+            choice: Any
+            if kind == "expose":
+                choice = await loop.run_in_executor(self.hub.player_pool,
+                                                    functools.partial(safe_exposures, player, obs, where=where))
+            else:
+                choice = await loop.run_in_executor(self.hub.player_pool,
+                                                    functools.partial(safe_play, player, obs, where=where))
+            choices.append((seat, choice))
+        if self.position != position or self.deadline != deadline or self.broken:
+            return  # someone acted meanwhile
+        try:
+            for seat, choice in choices:
+                if kind == "expose":
+                    self._computer_declare(deal, seat, choice, timed_out=True)
+                else:
+                    self._computer_play(deal, seat, choice, timed_out=True)
+        except StoreError:
+            return
+        self.kick()
+
     # ------------------------------------------------------------------ computer players
 
     @property
@@ -623,17 +1197,17 @@ class Table:
 
     def _computer_step(self) -> tuple[Seat, str] | None:
         """The computer player to act now and how (``declare``/``play``), or None when the
-        table waits for South (or the deal is over)."""
+        table waits for a person (or the deal is over)."""
         deal = self.match.current
-        if deal is None or deal.is_over:
+        if self.status != "playing" or deal is None or deal.is_over:
             return None
         if deal.phase is Phase.EXPOSE:
-            undeclared = deal.undeclared
-            if PERSON in undeclared:
-                return None  # South declares first, then the computer players (as at the terminal)
-            return (undeclared[0], "declare") if undeclared else None
+            for seat in deal.undeclared:
+                if seat not in self.pending and self.is_computer(seat):
+                    return seat, "declare"
+            return None
         turn = deal.turn
-        return (turn, "play") if turn is not None and turn != PERSON else None
+        return (turn, "play") if turn is not None and self.is_computer(turn) else None
 
     def kick(self) -> None:
         """Start the computer players if one of them is to act (call on the event loop)."""
@@ -654,7 +1228,7 @@ class Table:
             seat, kind = step
             deal = self.match.current
             assert deal is not None
-            version = self.version
+            position = self.position
             obs = observe(deal, seat)
             player = self.players[seat]
             started = loop.time()
@@ -668,7 +1242,7 @@ class Table:
                 delay = self.pace
             wait = delay - (loop.time() - started)
             await asyncio.sleep(max(0.0, wait))
-            if self.version != version or self.broken:
+            if self.position != position or self.broken or self._computer_step() != step:
                 continue  # the position changed meanwhile: think again
             try:
                 if kind == "declare":
@@ -678,43 +1252,55 @@ class Table:
             except StoreError:
                 return  # the table is dropped; the next connection rebuilds it
 
-    def _computer_declare(self, deal: Deal, seat: Seat, choice: list[tuple[Card, str]]) -> None:
+    def _computer_declare(self, deal: Deal, seat: Seat, choice: list[tuple[Card, str]], *,
+                          timed_out: bool = False) -> None:
         try:
             checked = deal.verify_declare(seat, choice)
         except GongzhuError as e:
             log.error("%s: %s's exposures %r refused (%s): declaring none", self.match_id, seat.name, choice, e)
             checked = []
-        self._commit(seat, {"type": "declare", "items": [[c.code, k] for c, k in checked]})
+        self._commit(seat, {"type": "declare", "items": [[c.code, k] for c, k in checked]}, timed_out=timed_out)
 
-    def _computer_play(self, deal: Deal, seat: Seat, choice: Play) -> None:
+    def _computer_play(self, deal: Deal, seat: Seat, choice: Play, *, timed_out: bool = False) -> None:
         try:
             play = deal.verify_play(choice, seat)
         except GongzhuError as e:
             log.error("%s: %s's play %r refused (%s): playing the first legal play", self.match_id,
                       seat.name, choice, e)
             play = deal.legal_plays()[0]
-        self._commit(seat, {"type": "play", "cards": _codes(play)})
+        self._commit(seat, {"type": "play", "cards": _codes(play)}, timed_out=timed_out)
 
     def halt(self) -> None:
-        """Stop the computer players now, and a hint nobody waits for any more unless it has
-        started (the table is being let go)."""
+        """Stop the computer players and the clock now, and a hint nobody waits for any more
+        unless it has started (the table is being let go)."""
         driver, self._driver = self._driver, None
         if driver is not None and not driver.done():
             driver.cancel()
-        if self._hint is not None and not self._hint[1].done():
-            self._hint[1].cancel()
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self._timeout_task is not None and not self._timeout_task.done():
+            self._timeout_task.cancel()
+        if self._hint is not None and not self._hint[2].done():
+            self._hint[2].cancel()
         for task in list(self._hint_tasks):
             task.cancel()
 
     async def stop(self) -> None:
-        driver, self._driver = self._driver, None
-        if driver is None or driver.done() or driver.get_loop() is not asyncio.get_running_loop():
-            return  # nothing running here (a task of a finished event loop is gone with it)
-        driver.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await driver
+        self.halt()
+        for task in (self._driver, self._timeout_task):
+            if task is None or task.done() or task.get_loop() is not asyncio.get_running_loop():
+                continue
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    def resume(self) -> None:
+        """Start what runs by itself: the computer players and the clock (call on the event loop)."""
+        self._schedule_deadline()
+        self.kick()
 
 
 def _report_failure(task: asyncio.Task[None]) -> None:
     if not task.cancelled() and task.exception() is not None:
-        log.error("computer players stopped", exc_info=task.exception())
+        log.error("a table task stopped", exc_info=task.exception())
+

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from typing import Any
 
 import sqlalchemy as sa
 from alembic import op
@@ -101,8 +102,8 @@ def _carry_over() -> None:
         {"id": LOCAL_USER, "name": LOCAL_NAME, "key": LOCAL_NAME, "guest": False, "created": now,
          "lifetime": int(lifetime or 0), "deals": int(deals), "matches": len(matches)})
     for match_id, levels, over, played, pig_seats, created in matches:
-        levels = _json(levels)
-        pig = "S" in _json(pig_seats)
+        levels = dict(_json(levels))
+        pig = "S" in list(_json(pig_seats))
         pigs += pig
         seats = [{"user": LOCAL_USER, "name": LOCAL_NAME} if s == "S" else {"user": None, "name": None}
                  for s in "NESW"]
@@ -123,7 +124,7 @@ def _carry_over() -> None:
     bind.execute(sa.text("UPDATE users SET pigs = :pigs WHERE id = :id"), {"pigs": pigs, "id": LOCAL_USER})
 
 
-def _json(value: object) -> object:
+def _json(value: Any) -> Any:
     return json.loads(value) if isinstance(value, str) else value
 
 

@@ -1,0 +1,115 @@
+"""The lobby: the live list of public tables not over (``docs/web-protocol.md``, The lobby).
+
+:class:`Lobby` keeps the entries of the listed tables and the lobby's connections.  A table
+tells it when something a lobby shows may have changed (:meth:`Lobby.changed`: seats, 托管,
+status, spectators, deals played); it sends ``{"type": "table", "table": entry}`` to every lobby
+connection when the entry differs from the one they have, and ``{"type": "gone", "id": ...}``
+when a table stops being listed.  An entry is built from the open table when it is in memory,
+else from the store.
+
+Imports the store and the rules core; :mod:`gongzhu.server.table` hands it the tables.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from gongzhu.rules.match import title_for
+from gongzhu.rules.options import PRESETS, Options
+from gongzhu.server.store import MatchInfo
+
+if TYPE_CHECKING:
+    from gongzhu.server.table import Outbox, Table, Tables
+
+__all__ = ["Lobby", "entry"]
+
+
+def _changed_options(preset: str, options: dict[str, Any]) -> dict[str, Any]:
+    base = PRESETS[preset].to_dict() if preset in PRESETS else Options().to_dict()
+    return {k: v for k, v in options.items() if base.get(k) != v}
+
+
+def entry(info: MatchInfo, people: dict[str, tuple[str, int]], *, spectators: int = 0,
+          connected: set[str] | None = None, table: Table | None = None) -> dict[str, Any]:
+    """A table as the lobby lists it."""
+    seating = table.seating() if table is not None else info.seating
+    options = table.options.to_dict() if table is not None else info.options
+    seats: dict[str, Any] = {}
+    for i, s in enumerate("NESW"):
+        occupant = seating.seats[i]
+        if occupant is None:
+            seats[s] = {"name": None, "title": None, "computer": seating.levels[s], "auto": False}
+        else:
+            lifetime = people.get(occupant[0], (occupant[1], 0))[1]
+            seats[s] = {"name": occupant[1], "title": title_for(lifetime),
+                        "computer": seating.levels[s] if seating.auto[i] else None, "auto": seating.auto[i]}
+    host = people.get(seating.host, (None, 0))[0] if seating.host is not None else None
+    deals = len(table.match.deals) if table is not None else info.deals
+    return {
+        "id": info.match_id, "url": f"/table/{info.match_id}", "preset": info.preset,
+        "changed": _changed_options(info.preset, options), "status": seating.status, "host": host,
+        "seats": seats, "spectators": spectators, "turn_seconds": seating.turn_seconds,
+        "expose_seconds": seating.expose_seconds, "deals_played": deals, "created": info.created,
+    }
+
+
+class Lobby:
+    """The listed tables' entries and the lobby's connections (see the module docstring)."""
+
+    def __init__(self, tables: Tables) -> None:
+        self.tables = tables
+        self.outboxes: set[Outbox] = set()
+        self._entries: dict[str, dict[str, Any]] | None = None  # loaded on first use
+
+    def _load(self) -> dict[str, dict[str, Any]]:
+        if self._entries is None:
+            infos = self.tables.store.listed()
+            ids = {u for i in infos for u in [i.seating.host, *(o[0] for o in i.seating.seats if o)] if u}
+            people = self.tables.store.people(sorted(ids))
+            self._entries = {}
+            for info in infos:
+                table = self.tables.loaded(info.match_id)
+                self._entries[info.match_id] = self._entry(info, people, table)
+        return self._entries
+
+    def _entry(self, info: MatchInfo, people: dict[str, tuple[str, int]], table: Table | None) -> dict[str, Any]:
+        if table is None:
+            return entry(info, people)
+        spectators = len({c.person.id for c in table.connections if c.seat is None})
+        return entry(info, people, spectators=spectators, table=table)
+
+    def listing(self) -> list[dict[str, Any]]:
+        """Every listed table, oldest first."""
+        return sorted(self._load().values(), key=lambda e: (e["created"], e["id"]))
+
+    def snapshot(self) -> dict[str, Any]:
+        return {"type": "lobby", "tables": self.listing()}
+
+    def changed(self, match_id: str) -> None:
+        """Something a lobby shows may have changed at table ``match_id``."""
+        from gongzhu.server.table import encode
+
+        entries = self._load()
+        table = self.tables.loaded(match_id)
+        info = self.tables.store.match(match_id)
+        listed = info is not None and info.seating.visibility == "public" and (
+            (table.status if table is not None else info.seating.status) != "over")
+        if not listed or info is None:
+            if entries.pop(match_id, None) is not None:
+                self._send(encode({"type": "gone", "id": match_id}))
+            return
+        seating = table.seating() if table is not None else info.seating
+        ids = sorted({u for u in [seating.host, *(o[0] for o in seating.seats if o)] if u})
+        new = self._entry(info, self.tables.store.people(ids), table)
+        if entries.get(match_id) != new:
+            entries[match_id] = new
+            self._send(encode({"type": "table", "table": new}))
+
+    def _send(self, text: str) -> None:
+        for outbox in list(self.outboxes):
+            outbox.put(text)
+
+    def close(self) -> None:
+        for outbox in list(self.outboxes):
+            outbox.close(1001, "the server is stopping")
+        self.outboxes.clear()
