@@ -16,6 +16,7 @@ import random
 import shutil
 import subprocess
 import tempfile
+import time
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -546,3 +547,129 @@ def act(browser: Browser, rng: random.Random) -> None:
         browser.send({"type": "play", "cards": rng.choice(state["legal"])})
     else:
         browser.send({"type": "next"})
+
+
+# ---------------------------------------------------------------------- a live server and its people
+
+
+class LiveServer:
+    """The browser game's application served by uvicorn on a free loopback port, in a thread of
+    the test process (computer players paced at 0 s unless ``pace`` says otherwise).  Stopping it
+    and starting another on the same database is a server restart."""
+
+    def __init__(self, db_url: str, *, pace: float = 0.0, static_dir: Path | None = None) -> None:
+        import threading
+
+        import uvicorn
+
+        self.app = create_app(db_url, pace=pace, hint_think=0.05, static_dir=static_dir)
+        config = uvicorn.Config(app=self.app, host="127.0.0.1", port=0, log_level="warning", lifespan="on",
+                                ws_max_size=64 * 1024)
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._server.run, name="gongzhu-live", daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + 20
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("the server did not start")
+            time.sleep(0.01)
+        port = self._server.servers[0].sockets[0].getsockname()[1]
+        self.base = f"http://127.0.0.1:{port}"
+        self.ws_base = f"ws://127.0.0.1:{port}"
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+        self._thread.join(15)
+
+    def __enter__(self) -> LiveServer:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.stop()
+
+
+class Someone:
+    """A person using a live server: an HTTP client keeping their session cookie, and their
+    table connections (``websockets``' synchronous client) that record every message."""
+
+    def __init__(self, server: LiveServer) -> None:
+        import httpx
+
+        self.server = server
+        self.http = httpx.Client(base_url=server.base, timeout=10)
+        me = self.http.get("/api/me")
+        assert me.status_code == 200, me.text
+        self.id: str = me.json()["id"]
+        self.name: str = me.json()["name"]
+
+    def rebind(self, server: LiveServer) -> None:
+        """The same person (same cookie) on another server on the same database."""
+        import httpx
+
+        cookies = self.http.cookies
+        self.http.close()
+        self.server = server
+        self.http = httpx.Client(base_url=server.base, timeout=10, cookies=cookies)
+
+    def cookie_header(self) -> str:
+        return "; ".join(f"{k}={v}" for k, v in self.http.cookies.items())
+
+    def connect(self, table_id: str, *, since: int | None = None, invite: str | None = None) -> Live:
+        query = "&".join(f"{k}={v}" for k, v in (("since", since), ("invite", invite)) if v is not None)
+        url = f"{self.server.ws_base}/ws/{table_id}" + (f"?{query}" if query else "")
+        return Live(url, self.cookie_header())
+
+
+class Live:
+    """One table connection of a live server: every message it received, the last state."""
+
+    def __init__(self, url: str, cookie: str) -> None:
+        from websockets.sync.client import connect
+
+        self._opened = connect(url, additional_headers={"Cookie": cookie} if cookie else None, open_timeout=10)
+        self.ws = self._opened.__enter__()
+        self.messages: list[Message] = []
+        self.state: Message = {}
+
+    def receive(self, timeout: float = 10) -> Message:
+        message: Message = json.loads(self.ws.recv(timeout=timeout))
+        self.messages.append(message)
+        if message["type"] == "state":
+            self.state = message["state"]
+        return message
+
+    def until(self, done: Any, timeout: float = 30) -> Message:
+        """Read until ``done(state)`` holds for the last state; return that state."""
+        if self.state and done(self.state):
+            return self.state
+        end = time.monotonic() + timeout
+        while True:
+            left = end - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"the table never reached the state waited for; last: {self.state}")
+            message = self.receive(left)
+            if message["type"] == "state" and done(self.state):
+                return self.state
+
+    def drain(self, quiet: float = 0.2) -> None:
+        """Read what has come, until nothing more comes for ``quiet`` seconds."""
+        import contextlib
+
+        with contextlib.suppress(TimeoutError):
+            while True:
+                self.receive(quiet)
+
+    def send(self, message: Message | str) -> None:
+        self.ws.send(message if isinstance(message, str) else json.dumps(message))
+
+    def refused(self, message: Message | str) -> Message:
+        """Send a message that must be refused (on a table where nothing else happens meanwhile);
+        return the error.  Nothing else may come in answer."""
+        self.drain(0.05)
+        self.send(message)
+        reply = self.receive()
+        assert reply["type"] == "error", f"a refused message was answered with {reply}"
+        return reply
+
+    def close(self) -> None:
+        self._opened.__exit__(None, None, None)

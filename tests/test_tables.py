@@ -1,0 +1,395 @@
+"""Online tables over the real protocol: people at one table on a live server (uvicorn on a
+loopback port), each with their own session, computers in the empty seats.
+
+What is checked on whole matches under every preset: every message each seat and each
+spectator received holds no card that recipient could see at that moment (its own hand as
+dealt, cards played so far, exposures once revealed — a hidden one (暗卖) only once played),
+checked against the deal's record; each person's lifetime score is the sum of their seats'
+finals; the records say who played each seat.  And the refusals: acting out of turn, not seated,
+without a session, at a private table without its invite, malformed — each answered with an
+error that changes nothing.  Secret exposures, catching up after a reconnect, a restart of the
+server mid-deal with three people seated, the turn timer and 托管, the lobby's live list.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from websockets.exceptions import ConnectionClosed
+
+from conftest import STORES, LiveServer, Live, Message, Someone, random_exposures
+from gongzhu.records import check_file
+
+CARD = re.compile(r"[2-9TJQKA][SHCD]")
+#: Keys of a state that hold no card of the deal (option values, names).
+NOT_CARDS = {"options", "you", "table", "levels", "preset", "deal_result"}
+PRESETS = ["online", "online2", "partners", "partners2", "pig_sheep", "tournament", "classic"]
+
+
+@pytest.fixture
+def server(db_url: str, tmp_path: Path) -> Iterator[LiveServer]:
+    with LiveServer(db_url, static_dir=tmp_path / "no-static") as s:
+        yield s
+
+
+def cards_in(value: Any) -> set[str]:
+    if isinstance(value, str):
+        return {value} if CARD.fullmatch(value) else set()
+    if isinstance(value, dict):
+        return set().union(*(cards_in(v) for k, v in value.items() if k not in NOT_CARDS)) if value else set()
+    if isinstance(value, list):
+        return set().union(*(cards_in(v) for v in value)) if value else set()
+    return set()
+
+
+def visible(record: Message, seat: str | None, state: Message) -> set[str]:
+    """The cards ``seat`` (None: a spectator) may see in ``state`` of the deal of ``record``."""
+    plays = [c for t in record["tricks"] for p in t["plays"] for c in [p["cards"]]]
+    done = state["tricks_played"] * 4 + len(state["trick"]["plays"])
+    allowed = {c for cards in plays[:done] for c in cards}
+    if seat is not None:
+        allowed |= set(record["hands"][seat])
+    if state["phase"] != "expose":
+        allowed |= {e["card"] for e in record["exposures"] if e["kind"] != "hidden" or e["seat"] == seat}
+    return allowed
+
+
+def assert_no_leak(messages: list[Message], seat: str | None, records: dict[int, Message]) -> int:
+    """Every message of a connection of ``seat`` holds only cards it may see; returns how many
+    states were checked."""
+    checked = 0
+    for m in messages:
+        if m["type"] == "state":
+            state = m["state"]
+            if state["phase"] == "waiting":
+                assert cards_in(state) == set()
+                continue
+            record = records[state["deal_index"]]
+            shown = cards_in(state)
+            allowed = visible(record, seat, state)
+            assert shown <= allowed, (seat, sorted(shown - allowed), state["phase"], state["tricks_played"])
+            if seat is None:
+                assert state["hand"] == [] and state["legal"] == [] and state["exposable"] == []
+            else:
+                assert state["seat"] == seat
+            if state["deal_result"] is not None:
+                assert state["phase"] in ("deal-over", "match-over")
+            checked += 1
+        elif m["type"] == "revealed":
+            assert all(e["kind"] != "hidden" for e in m["exposures"])
+        elif m["type"] == "chat":
+            assert "text" in m or "quick" in m
+    return checked
+
+
+def drive(lives: dict[str, Live], rng: random.Random, until: Any, *, timeout: float = 120) -> None:
+    """Let each seated connection act whenever the table waits for it, until ``until(states)``."""
+    import time
+
+    acted: dict[str, int] = {}
+    end = time.monotonic() + timeout
+    while True:
+        for seat, live in lives.items():
+            live.drain(0.005)
+        if until({s: live.state for s, live in lives.items()}):
+            return
+        assert time.monotonic() < end, {s: (live.state.get("phase"), live.state.get("turn")) for s, live in lives.items()}
+        for seat, live in lives.items():
+            state = live.state
+            if not state or acted.get(seat, -1) >= state["v"]:
+                continue
+            if state["phase"] == "expose" and seat in state["undeclared"]:
+                live.send(random_exposures(state, rng))
+            elif state["phase"] == "play" and state["turn"] == seat and state["legal"]:
+                live.send({"type": "play", "cards": rng.choice(state["legal"])})
+            else:
+                continue
+            acted[seat] = state["v"]
+
+
+def new_table(person: Someone, **body: Any) -> Message:
+    body.setdefault("turn_seconds", None)
+    body.setdefault("expose_seconds", None)
+    response = person.http.post("/api/tables", json=body)
+    assert response.status_code == 201, response.text
+    created: Message = response.json()
+    return created
+
+
+def everyone_done(states: dict[str, Message]) -> bool:
+    return all(s.get("phase") == "match-over" for s in states.values())
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_whole_match_three_people_a_computer_and_a_spectator(server: LiveServer, preset: str) -> None:
+    rng = random.Random(preset)
+    host, east, west, watcher = (Someone(server) for _ in range(4))
+    table = new_table(host, preset=preset, options={"match_end": "deals:2"},
+                      levels={"N": "random", "E": "beginner", "S": "random", "W": "random"}, seat="S")
+    table_id = table["table_id"]
+    lives = {"S": host.connect(table_id), "E": east.connect(table_id), "W": west.connect(table_id)}
+    spectator = watcher.connect(table_id)
+    lives["E"].send({"type": "sit", "seat": "E"})
+    lives["W"].send({"type": "sit", "seat": "W"})
+    lives["S"].until(lambda s: s["table"]["seats"]["E"]["name"] == east.name
+                     and s["table"]["seats"]["W"]["name"] == west.name)
+    assert lives["S"].state["table"]["seats"]["N"] == {"name": None, "title": None, "computer": "random",
+                                                       "auto": False, "connected": False, "timeouts": 0}
+    assert lives["E"].refused({"type": "start"})["code"] == "server.host_only"
+    lives["S"].send({"type": "start"})
+    drive(lives, rng, lambda states: everyone_done(states) or any(
+        s.get("phase") == "deal-over" for s in states.values()))
+    for live in lives.values():
+        live.until(lambda s: s["phase"] in ("deal-over", "match-over"))
+    if lives["S"].state["phase"] == "deal-over":
+        lives["E"].send({"type": "next"})
+    drive(lives, rng, everyone_done)
+    spectator.until(lambda s: s["phase"] == "match-over")
+    spectator.drain()
+    download = host.http.get(f"/api/matches/{table_id}/records.jsonl")
+    lines = download.text.splitlines()
+    checked = check_file(download.text)
+    assert len(checked) == 2
+    records = {r["deal_index"]: r for r in map(json.loads, lines)}
+    for seat, live in lives.items():
+        live.drain()
+        assert assert_no_leak(live.messages, seat, records) > 10
+    assert assert_no_leak(spectator.messages, None, records) > 10
+    assert all(m["type"] != "hint" for m in spectator.messages)
+    # who played: the record names the people and the computer
+    for record in records.values():
+        assert record["players"]["N"] == {"name": None, "computer": "random", "auto": False}
+        assert record["players"]["E"]["name"] == east.name and record["players"]["E"]["computer"] is None
+    # each person's lifetime is the sum of their seat's finals
+    for person, seat in ((host, "S"), (east, "E"), (west, "W")):
+        me = person.http.get("/api/me").json()
+        assert me["lifetime"] == sum(r["final"][seat] for r in records.values())
+        assert me["matches"] == 1 and me["deals"] == 2
+    assert watcher.http.get("/api/me").json()["matches"] == 0
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_whole_match_on_each_store(server: LiveServer) -> None:
+    """Two people, two computers, the default preset, to the end of a two-deal match."""
+    rng = random.Random(7)
+    host, guest = Someone(server), Someone(server)
+    table_id = new_table(host, options={"match_end": "deals:2"}, levels={"N": "random", "W": "random"})["table_id"]
+    lives = {"S": host.connect(table_id), "N": guest.connect(table_id)}
+    lives["N"].send({"type": "sit", "seat": "N"})
+    lives["S"].until(lambda s: s["table"]["seats"]["N"]["name"] == guest.name)
+    lives["S"].send({"type": "start"})
+    drive(lives, rng, lambda st: all(s.get("phase") in ("deal-over", "match-over") for s in st.values()))
+    lives["N"].send({"type": "next"})
+    drive(lives, rng, everyone_done)
+    records = {r["deal_index"]: r for r in map(json.loads, host.http.get(
+        f"/api/matches/{table_id}/records.jsonl").text.splitlines())}
+    for seat, live in lives.items():
+        assert_no_leak(live.messages, seat, records)
+    assert host.http.get("/api/me").json()["lifetime"] == sum(r["final"]["S"] for r in records.values())
+
+
+def test_refusals_change_nothing(server: LiveServer) -> None:
+    host, other, stranger = Someone(server), Someone(server), Someone(server)
+    table_id = new_table(host, levels={"N": "random", "E": "random", "W": "random"})["table_id"]
+    s_live, e_live, x_live = host.connect(table_id), other.connect(table_id), stranger.connect(table_id)
+    e_live.send({"type": "sit", "seat": "E"})
+    s_live.until(lambda s: s["table"]["seats"]["E"]["name"] == other.name)
+    assert x_live.refused({"type": "sit", "seat": "E"})["code"] == "server.seat_taken"
+    assert e_live.refused({"type": "sit", "seat": "W"})["code"] == "server.already_seated"
+    assert x_live.refused({"type": "play", "cards": ["2C"]})["code"] == "server.not_seated"
+    assert e_live.refused({"type": "play", "cards": ["2C"]})["code"] == "server.not_started"
+    s_live.send({"type": "start"})
+    s_live.until(lambda s: s["phase"] == "expose")
+    for live in (s_live, e_live):
+        live.send({"type": "expose", "cards": []})
+    state = s_live.until(lambda s: s["phase"] == "play" and s["turn"] in ("S", "E"))
+    e_live.until(lambda s: s["v"] == state["v"])
+    x_live.until(lambda s: s["v"] == state["v"])
+    mover, idle = (s_live, e_live) if state["turn"] == "S" else (e_live, s_live)
+    before = state["v"]
+    # out of turn; for another seat (a seat field is not part of a message); not seated; malformed
+    refusal = idle.refused({"type": "play", "cards": [idle.state["hand"][0]]})
+    assert refusal["code"] in ("refusal.not_your_turn", "refusal.not_turn") or "turn" in refusal["message"]
+    assert "seat" in idle.refused({"type": "play", "cards": mover.state["legal"][0], "seat": state["turn"]})["message"]
+    assert x_live.refused({"type": "play", "cards": mover.state["legal"][0]})["code"] == "server.not_seated"
+    assert x_live.refused({"type": "expose", "cards": []})["code"] == "server.not_seated"
+    assert "JSON" in mover.refused("{not json")["message"]
+    assert mover.refused({"type": "play", "cards": ["ZZ"]})["message"]
+    assert mover.refused({"type": "settings", "speed": "fast"} if mover is e_live
+                         else {"type": "start"})["code"] in ("server.host_only", "server.already_started")
+    for live in (s_live, e_live, x_live):
+        live.drain()
+        assert live.state["v"] == before
+    # no session, a forged cookie, a private table without its invite
+    from websockets.sync.client import connect
+
+    for cookie in (None, "gongzhu_session=forged.value.here", host.cookie_header() + "x"):
+        with connect(f"{server.ws_base}/ws/{table_id}", additional_headers={"Cookie": cookie} if cookie else None) as ws:
+            reply = json.loads(ws.recv(timeout=5))
+            assert reply["type"] == "error" and reply["code"] == "server.no_session"
+    private = new_table(host, visibility="private")
+    assert private["invite"] and "invite=" in private["url"]
+    refused = stranger.connect(private["table_id"])
+    assert refused.receive()["code"] == "server.private_table"
+    with pytest.raises(ConnectionClosed):  # told why, then closed
+        refused.receive()
+    invited = stranger.connect(private["table_id"], invite=private["invite"])
+    assert invited.receive()["state"]["seat"] is None
+    s_live.drain()
+    assert s_live.state["v"] == before
+
+
+def test_exposures_are_secret_until_everyone_has_declared(server: LiveServer) -> None:
+    host, other = Someone(server), Someone(server)
+    for seed in range(40):  # a deal where South may expose something
+        table_id = new_table(host, seed=seed, levels={"N": "random", "W": "random"})["table_id"]
+        s_live, e_live = host.connect(table_id), other.connect(table_id)
+        e_live.send({"type": "sit", "seat": "E"})
+        s_live.until(lambda s: s["table"]["seats"]["E"]["name"] == other.name)
+        s_live.send({"type": "start"})
+        state = s_live.until(lambda s: s["phase"] == "expose")
+        if state["exposable"]:
+            break
+        s_live.close()
+        e_live.close()
+    card = state["exposable"][0]["card"]
+    s_live.send({"type": "expose", "cards": [card]})
+    mine = s_live.until(lambda s: s["my_declaration"] is not None)
+    assert mine["my_declaration"][0]["card"] == card and "S" in mine["declared"]
+    theirs = e_live.until(lambda s: "S" in s["declared"])
+    assert theirs["my_declaration"] is None and all(e["card"] != card for e in theirs["exposures"])
+    assert card not in cards_in(theirs)
+    e_live.send({"type": "expose", "cards": []})
+    revealed = e_live.until(lambda s: s["phase"] == "play")
+    assert any(e["card"] == card and e["seat"] == "S" for e in revealed["exposures"])
+    events = [m for m in e_live.messages if m["type"] == "revealed"]
+    assert len(events) == 1 and any(e["card"] == card for e in events[0]["exposures"])
+
+
+def test_reconnect_gets_what_it_missed(server: LiveServer) -> None:
+    rng = random.Random(3)
+    host, other = Someone(server), Someone(server)
+    table_id = new_table(host, levels={"N": "random", "W": "random"})["table_id"]
+    lives = {"S": host.connect(table_id), "E": other.connect(table_id)}
+    lives["E"].send({"type": "sit", "seat": "E"})
+    lives["S"].until(lambda s: s["table"]["seats"]["E"]["name"] == other.name)
+    lives["S"].send({"type": "start"})
+    drive(lives, rng, lambda st: st["S"].get("tricks_played", 0) >= 2 and st["S"]["turn"] == "S")
+    seen = lives["E"].state["v"]
+    lives["E"].close()
+    gone = lives.pop("E")
+    # South plays on alone until East's turn comes (the computers play their seats)
+    lives["S"].send({"type": "play", "cards": rng.choice(lives["S"].state["legal"])})
+    lives["S"].until(lambda s: s["turn"] == "E")
+    back = other.connect(table_id, since=seen)
+    first = back.receive()
+    missed = [first]
+    while missed[-1]["type"] != "state":
+        missed.append(back.receive())
+    # exactly the public messages South received meanwhile, then the state
+    public = [m for m in lives["S"].messages if m["type"] != "state" and m.get("v", 0) > seen]
+    assert missed[:-1] == public and [m["type"] for m in public].count("played") >= 1
+    assert first["v"] > seen
+    fresh = other.connect(table_id).receive()["state"]
+    assert missed[-1]["state"]["hand"] == fresh["hand"] and missed[-1]["state"]["trick"] == fresh["trick"]
+    assert gone.state["tricks_played"] * 4 + len(gone.state["trick"]["plays"]) < \
+        fresh["tricks_played"] * 4 + len(fresh["trick"]["plays"])
+    # a version the table never had: the whole state at once
+    assert other.connect(table_id, since=10**9).receive()["type"] == "state"
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_restart_mid_deal_with_three_people(db_url: str, tmp_path: Path) -> None:
+    rng = random.Random(11)
+    first = LiveServer(db_url, static_dir=tmp_path / "none")
+    people = {"S": Someone(first), "E": Someone(first), "W": Someone(first)}
+    table_id = new_table(people["S"], levels={"N": "random"})["table_id"]
+    lives = {seat: p.connect(table_id) for seat, p in people.items()}
+    for seat in ("E", "W"):
+        lives[seat].send({"type": "sit", "seat": seat})
+    lives["S"].until(lambda s: all(s["table"]["seats"][x]["name"] for x in "ESW"))
+    lives["S"].send({"type": "start"})
+    drive(lives, rng, lambda st: st["S"].get("tricks_played", 0) >= 4 and len(st["S"]["trick"]["plays"]) == 2)
+    for live in lives.values():
+        live.drain()
+    before = {seat: live.state for seat, live in lives.items()}
+    for live in lives.values():
+        live.close()
+    first.stop()
+    with LiveServer(db_url, static_dir=tmp_path / "none") as second:
+        for seat, person in people.items():
+            person.rebind(second)
+            after = person.connect(table_id).receive()["state"]
+            for key in ("hand", "legal", "exposures", "trick", "last_trick", "captured", "totals", "turn", "phase",
+                        "cards_left", "deal_index"):
+                assert after[key] == before[seat][key], key
+            assert after["seat"] == seat
+
+
+@pytest.mark.slow
+def test_timer_plays_for_a_slow_person_then_托管(server: LiveServer) -> None:
+    host = Someone(server)
+    table_id = new_table(host, turn_seconds=5, expose_seconds=5,
+                         levels={"N": "random", "E": "random", "W": "random"})["table_id"]
+    live = host.connect(table_id)
+    live.until(lambda s: s["phase"] == "waiting")
+    live.send({"type": "start"})
+    state = live.until(lambda s: s["phase"] == "expose")
+    assert state["clock"]["kind"] == "expose" and state["clock"]["seats"] == ["S"]
+    assert 0 < state["clock"]["remaining"] <= 5
+    # the window closes: the intermediate player declares for South
+    live.until(lambda s: s["phase"] == "play", timeout=15)
+    assert live.state["table"]["seats"]["S"]["timeouts"] == 1
+    # two timeouts in a row: 托管 until South takes the seat back
+    live.until(lambda s: s["table"]["seats"]["S"]["auto"], timeout=30)
+    assert live.state["you"]["auto"] is True
+    live.send({"type": "takeback"})
+    back = live.until(lambda s: not s["table"]["seats"]["S"]["auto"])
+    assert back["table"]["seats"]["S"]["timeouts"] == 0
+
+
+def test_lobby_lists_public_tables_live(server: LiveServer) -> None:
+    from websockets.sync.client import connect
+
+    host, other = Someone(server), Someone(server)
+    with connect(f"{server.ws_base}/ws/lobby") as lobby:
+        assert json.loads(lobby.recv(timeout=5)) == {"type": "lobby", "tables": []}
+        table_id = new_table(host, preset="partners", options={"match_limit": 800})["table_id"]
+        entry = json.loads(lobby.recv(timeout=5))
+        assert entry["type"] == "table" and entry["table"]["id"] == table_id
+        assert entry["table"]["changed"] == {"match_limit": 800} and entry["table"]["status"] == "waiting"
+        assert entry["table"]["seats"]["S"]["name"] == host.name
+        new_table(host, visibility="private")  # not listed
+        joined = other.http.post("/api/tables/play-now", json={})
+        assert joined.json()["table_id"] == table_id
+        while True:
+            entry = json.loads(lobby.recv(timeout=5))
+            if entry["type"] == "table" and any(s["name"] == other.name for s in entry["table"]["seats"].values()):
+                break
+        listed = host.http.get("/api/tables").json()
+        assert [t["id"] for t in listed] == [table_id]
+
+
+def test_chat_is_text_rate_limited_and_reaches_the_table(server: LiveServer) -> None:
+    host, other = Someone(server), Someone(server)
+    table_id = new_table(host)["table_id"]
+    a, b = host.connect(table_id), other.connect(table_id)
+    a.until(lambda s: s["table"]["spectators"] == 1)
+    a.send({"type": "chat", "text": "<b>你好</b>\u0007  all"})
+    said = next(m for m in iter(b.receive, None) if m["type"] == "chat")
+    assert said["text"] == "<b>你好</b> all" and said["from"] == {"name": host.name, "seat": "S"}
+    a.send({"type": "chat", "quick": "chat.quick.good_game"})
+    assert next(m for m in iter(b.receive, None) if m["type"] == "chat")["quick"] == "chat.quick.good_game"
+    assert b.refused({"type": "chat", "quick": "chat.quick.nope"})["message"]
+    assert b.refused({"type": "chat", "text": "x" * 121})["message"]
+    for _ in range(6):
+        b.send({"type": "chat", "text": "spam"})
+    b.drain()
+    codes = [m.get("code") for m in b.messages if m["type"] == "error"]
+    assert "server.chat_too_fast" in codes
