@@ -3,7 +3,8 @@
 ``python -m gongzhu.formats.schemas --write`` writes them (run from the repository root, or give
 the folder with ``--dir``); ``--check`` exits 1 when a file there differs from what the
 declarations give (the test suite checks the same).  One file a document: the deal record, a bot
-request, the score input, and for the browser game a WebSocket message and the new-match body.
+request, the score input, and for the browser game a WebSocket message, the new-match body and
+the account bodies.
 
 May import ``msgspec`` and the format modules of :mod:`gongzhu.formats` only.
 """
@@ -21,7 +22,7 @@ import msgspec
 from gongzhu.formats.bot import Request
 from gongzhu.formats.record import Record
 from gongzhu.formats.score import ScoreInput
-from gongzhu.formats.web import BrowserMessage, NewMatchBody, NewTableBody
+from gongzhu.formats.web import AccountBody, BrowserMessage, LogoutBody, NewMatchBody, NewTableBody
 
 __all__ = ["DOCUMENTS", "main", "render"]
 
@@ -51,6 +52,16 @@ DOCUMENTS: dict[str, tuple[str, str, Any]] = {
         "Browser game new-table body",
         "The JSON body of POST /api/tables (docs/web-protocol.md).",
         NewTableBody,
+    ),
+    "web-account.schema.json": (
+        "Browser game account body",
+        "The JSON body of POST /api/account and POST /api/login (docs/web-protocol.md, Who you are).",
+        AccountBody,
+    ),
+    "web-logout.schema.json": (
+        "Browser game sign-out body",
+        "The JSON body of POST /api/logout, which may be left empty (docs/web-protocol.md, Who you are).",
+        LogoutBody,
     ),
     "score-input.schema.json": (
         "gongzhu score input",

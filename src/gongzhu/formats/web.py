@@ -1,7 +1,8 @@
 """The browser game's messages (``docs/web-protocol.md``), declared as typed structures: what
 the page sends on a table's WebSocket (:data:`BrowserMessage`, told apart by ``type``), the
-body of ``POST /api/matches`` (:class:`NewMatchBody`: one person against three computer players)
-and that of ``POST /api/tables`` (:class:`NewTableBody`: a table for people).
+body of ``POST /api/matches`` (:class:`NewMatchBody`: one person against three computer players),
+that of ``POST /api/tables`` (:class:`NewTableBody`: a table for people) and the bodies of the
+account routes (:class:`AccountBody`, :class:`LogoutBody`).
 
 Unknown fields are refused.  Whether a message may be sent now (South's turn, a legal play, a
 known level) is checked by :mod:`gongzhu.server.table` and the rules core.
@@ -23,11 +24,13 @@ __all__ = [
     "MAX_TIMER",
     "MIN_TIMER",
     "SPEED_NAMES",
+    "AccountBody",
     "AutoMessage",
     "BrowserMessage",
     "ChatMessage",
     "ExposeMessage",
     "HintMessage",
+    "LogoutBody",
     "NewMatchBody",
     "NewTableBody",
     "NextMessage",
@@ -153,3 +156,19 @@ class NewTableBody(msgspec.Struct, forbid_unknown_fields=True):
     speed: Speed | None = None
     seat: SeatName = "S"
     seed: Annotated[int, msgspec.Meta(ge=0, description="an integer from 0 to 2^64 - 1")] | None = None
+
+
+class AccountBody(msgspec.Struct, forbid_unknown_fields=True):
+    """The body of ``POST /api/account`` (a new account) and ``POST /api/login``.  The rules of a
+    name and a password are the server's (:mod:`gongzhu.server.identity`), refused with a catalog
+    message; here only the shape."""
+
+    name: Annotated[str, msgspec.Meta(description="the nickname: 1 to 16 letters, digits, _, - or ·")]
+    password: Annotated[str, msgspec.Meta(description="the password: 8 to 128 characters")]
+
+
+class LogoutBody(msgspec.Struct, forbid_unknown_fields=True):
+    """The body of ``POST /api/logout`` (may be empty): ``everywhere`` ends every session of the
+    user, on every browser, not only this one."""
+
+    everywhere: bool = False
