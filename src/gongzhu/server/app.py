@@ -46,6 +46,7 @@ from gongzhu.rules.options import (
     PRESETS,
     Options,
 )
+from gongzhu.server.accounts import routes as account_routes
 from gongzhu.server.identity import Identity
 from gongzhu.server.policy import (
     LOOPBACK_HOSTS,
@@ -233,6 +234,12 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
     async def lobby_page(_request: Request) -> Response:
         return _page(static / "lobby.html", "lobby")
 
+    async def profile_page(_request: Request) -> Response:
+        return _page(static / "profile.html", "profile")
+
+    async def leaderboard_page(_request: Request) -> Response:
+        return _page(static / "leaderboard.html", "leaderboard")
+
     async def get_config(_request: Request) -> Response:
         return JSONResponse(config())
 
@@ -378,6 +385,9 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         Route("/table/{match_id}", table_page),
         Route("/lobby", lobby_page),
         Route("/history", history_page),
+        Route("/profile", profile_page),
+        Route("/leaderboard", leaderboard_page),
+        *account_routes(identity),
         Route("/api/config", get_config),
         Route("/messages/{lang}.json", get_messages),
         Route("/api/matches", new_match, methods=["POST"]),

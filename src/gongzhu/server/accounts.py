@@ -1,0 +1,242 @@
+"""The routes of who you are (``docs/web-protocol.md``, Who you are), on an
+:class:`~gongzhu.server.identity.Identity`:
+
+- ``GET /api/me``: the current user, made (a guest, with its cookie) when there is none;
+- ``POST /api/account`` ``{"name", "password"}``: the current guest becomes an account;
+- ``POST /api/login`` ``{"name", "password"}``, ``POST /api/logout`` ``{"everywhere": false}``;
+- ``GET /api/profile``: the current user with its matches; ``GET /api/users/{name}``: an
+  account's public profile; ``GET /api/leaderboard?limit=N``: the accounts by lifetime score.
+
+Bodies are declared in :mod:`gongzhu.formats.web` (:class:`AccountBody`, :class:`LogoutBody`);
+a malformed one gets ``400 {"error"}`` naming the ``$.path``.  Every refusal a player reads is a
+catalog message, ``{"error": English, "message_zh", "code", "params"}``.  Sign-in attempts are
+limited per name and per client address (:class:`Attempts`), and so are new accounts per
+address, since each one hashes a password: past the limit ``429`` with ``Retry-After``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from gongzhu.formats import FormatError, typed
+from gongzhu.formats.web import AccountBody, LogoutBody
+from gongzhu.jsontext import JSONTextError, decode_utf8, loads_strict, show
+from gongzhu.messages import Text
+from gongzhu.server.identity import AccountError, Identity, login_key
+from gongzhu.server.policy import MAX_BODY_BYTES
+
+__all__ = [
+    "LEADERBOARD_DEFAULT",
+    "LEADERBOARD_MAX",
+    "LOGINS_PER_ADDRESS",
+    "LOGINS_PER_NAME",
+    "SIGNUPS_PER_ADDRESS",
+    "WINDOW",
+    "Attempts",
+    "routes",
+]
+
+#: Sign-in attempts one name, and one client address, may make per :data:`WINDOW` seconds; new
+#: accounts one address may make in that time.
+LOGINS_PER_NAME = 10
+LOGINS_PER_ADDRESS = 30
+SIGNUPS_PER_ADDRESS = 10
+WINDOW = 60.0
+#: Rows of ``GET /api/leaderboard`` unless ``?limit=`` says (1 … LEADERBOARD_MAX).
+LEADERBOARD_DEFAULT = 50
+LEADERBOARD_MAX = 200
+#: Matches listed by ``GET /api/profile`` and ``GET /api/users/{name}``, newest first.
+PROFILE_MATCHES = 200
+
+T = TypeVar("T")
+
+
+class Attempts:
+    """At most ``limit`` attempts per key in any ``window`` seconds (a sliding window):
+    :meth:`due` says how long until a key has room, :meth:`add` counts an attempt.  Keys idle for
+    a window are forgotten; past ``most_keys`` the oldest keys are dropped, so memory stays
+    bounded."""
+
+    def __init__(self, limit: int, window: float = WINDOW, *, most_keys: int = 10_000,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.limit = limit
+        self.window = window
+        self.most_keys = most_keys
+        self.clock = clock
+        self.seen: dict[str, deque[float]] = {}
+
+    def due(self, key: str) -> float:
+        """Seconds until ``key`` may make another attempt (0.0: now)."""
+        now = self.clock()
+        times = self.seen.get(key)
+        if times is None:
+            return 0.0
+        while times and times[0] <= now - self.window:
+            times.popleft()
+        return times[0] + self.window - now if len(times) >= self.limit else 0.0
+
+    def add(self, key: str) -> None:
+        now = self.clock()
+        self.seen.setdefault(key, deque()).append(now)
+        if len(self.seen) > self.most_keys:
+            for idle in [k for k, times in self.seen.items() if not times or times[-1] <= now - self.window]:
+                del self.seen[idle]
+            while len(self.seen) > self.most_keys:
+                del self.seen[next(iter(self.seen))]
+
+
+def _attempt(*checks: tuple[Attempts, str]) -> float:
+    """Count an attempt on each (limit, key) when every one has room; else count nothing and
+    return the seconds until they all have."""
+    wait = max(limits.due(key) for limits, key in checks)
+    if wait <= 0:
+        for limits, key in checks:
+            limits.add(key)
+    return max(wait, 0.0)
+
+
+class _Refused(Exception):
+    """A request refused before its body is read as an account body (status, plain English)."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+async def _body(request: Request, kind: type[T]) -> T:
+    """The request's JSON body, at most :data:`MAX_BODY_BYTES`, as ``kind`` (an empty body is
+    ``{}`` and needs no Content-Type); raises :class:`_Refused`."""
+    body = bytearray()
+    try:
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > MAX_BODY_BYTES:
+                raise _Refused(413, f"the body is too large: at most {MAX_BODY_BYTES} bytes")
+    except ClientDisconnect:
+        raise _Refused(400, "the body was cut off") from None
+    media = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    if body.strip() and media != "application/json":
+        raise _Refused(415, "send the body as JSON, with Content-Type: application/json")
+    try:
+        text = decode_utf8(bytes(body))
+        return typed(loads_strict(text) if text.strip() else {}, kind)
+    except JSONTextError as e:
+        raise _Refused(400, f"the body is not JSON: {e}") from None
+    except FormatError as e:
+        raise _Refused(400, str(e)) from None
+
+
+def _answer(content: Any, cookie: str | None = None, status: int = 200) -> JSONResponse:
+    """A JSON answer about a person: never cached, with the session cookie when one is given."""
+    response = JSONResponse(content, status_code=status, headers={"Cache-Control": "no-store"})
+    if cookie is not None:
+        response.headers.append("set-cookie", cookie)
+    return response
+
+
+def _plain(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+def _too_many(seconds: float) -> JSONResponse:
+    wait = max(1, math.ceil(seconds))
+    refusal = AccountError(429, Text.of("server.account_too_many_attempts", seconds=wait))
+    return JSONResponse(refusal.json, status_code=429, headers={"Retry-After": str(wait)})
+
+
+def _address(request: Request) -> str:
+    return request.client.host if request.client is not None else ""
+
+
+_LIMIT = re.compile(r"[0-9]{1,4}")
+
+
+def routes(identity: Identity) -> list[Route]:
+    """The routes of the module docstring on ``identity``; each application makes its own (the
+    attempt limits are per application)."""
+    logins = Attempts(LOGINS_PER_NAME)
+    login_addresses = Attempts(LOGINS_PER_ADDRESS)
+    signups = Attempts(SIGNUPS_PER_ADDRESS)
+
+    async def me(request: Request) -> Response:
+        user, cookie = identity.ensure(request)
+        return _answer(user.to_json(), cookie)
+
+    async def register(request: Request) -> Response:
+        try:
+            body = await _body(request, AccountBody)
+        except _Refused as e:
+            return _plain(e.status, str(e))
+        wait = _attempt((signups, _address(request)))
+        if wait:
+            return _too_many(wait)
+        try:
+            user, cookie = await identity.register(request, body.name, body.password)
+        except AccountError as e:
+            return _answer(e.json, status=e.status)
+        return _answer(user.to_json(), cookie)
+
+    async def login(request: Request) -> Response:
+        try:
+            body = await _body(request, AccountBody)
+        except _Refused as e:
+            return _plain(e.status, str(e))
+        # A name is counted by its key (every spelling of it alike), an address as it is.
+        wait = _attempt((logins, login_key(body.name)[:64]), (login_addresses, _address(request)))
+        if wait:
+            return _too_many(wait)
+        try:
+            user, cookie = await identity.login(request, body.name, body.password)
+        except AccountError as e:
+            return _answer(e.json, status=e.status)
+        return _answer(user.to_json(), cookie)
+
+    async def logout(request: Request) -> Response:
+        try:
+            body = await _body(request, LogoutBody)
+        except _Refused as e:
+            return _plain(e.status, str(e))
+        return _answer({"signed_out": True}, identity.logout(request, everywhere=body.everywhere))
+
+    async def profile(request: Request) -> Response:
+        user, cookie = identity.ensure(request)
+        found = identity.profile(user.id, PROFILE_MATCHES)
+        assert found is not None  # ensure made it
+        return _answer(found, cookie)
+
+    async def public_profile(request: Request) -> Response:
+        name = request.path_params["name"]
+        found = identity.public_profile(name, PROFILE_MATCHES) if len(name) <= 64 else None
+        if found is None:
+            refusal = AccountError(404, Text.of("server.account_unknown", name=show(name)))
+            return _answer(refusal.json, status=404)
+        return _answer(found)
+
+    async def leaderboard(request: Request) -> Response:
+        given = request.query_params.get("limit")
+        if given is None:
+            limit = LEADERBOARD_DEFAULT
+        elif _LIMIT.fullmatch(given) and 1 <= int(given) <= LEADERBOARD_MAX:
+            limit = int(given)
+        else:
+            return _plain(400, f"limit={show(given)}: a number of rows from 1 to {LEADERBOARD_MAX}")
+        return _answer(identity.leaderboard(limit))
+
+    return [
+        Route("/api/me", me),
+        Route("/api/account", register, methods=["POST"]),
+        Route("/api/login", login, methods=["POST"]),
+        Route("/api/logout", logout, methods=["POST"]),
+        Route("/api/profile", profile),
+        Route("/api/users/{name}", public_profile),
+        Route("/api/leaderboard", leaderboard),
+    ]

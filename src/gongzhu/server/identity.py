@@ -1,0 +1,488 @@
+"""Who you are on the server: guests, accounts and their sessions (``docs/web-protocol.md``, Who
+you are).
+
+- **Guests.** A browser without a session becomes a guest: a row of ``users`` with a generated
+  nickname, ``游客`` and four digits (more digits once four keep colliding), and no password.
+- **Accounts.** ``register`` turns the current guest into an account with a nickname and a
+  password, keeping its id (and so its matches, lifetime score and pig count).  Nicknames are
+  NFKC-normalised, 1–16 characters of letters of any script (with their combining marks),
+  digits, ``_``, ``-`` and ``·``; the names of guests (``游客…``, ``Guest…``) and of the computer
+  players are kept back; two names are the same when their NFKC case folds are (``name_key``).
+  Passwords, 8–128 characters, are stored as argon2id hashes (``argon2-cffi``), hashed again when
+  the hasher's parameters change; a login with an unknown name verifies against a stand-in hash,
+  so that its time does not tell whether the name exists.
+- **Sessions.** The cookie ``gongzhu_session`` holds the user id and the user's
+  ``session_epoch``, signed with ``itsdangerous`` by a key kept in the ``settings`` row
+  ``session_key`` (made on first use; the environment variable ``GONGZHU_SECRET_KEY`` replaces
+  it).  Raising the epoch (signing out everywhere) makes every earlier cookie stale.  A missing,
+  expired, forged or stale cookie is no session, never an error.
+- **The person of the single-player server.**  Migration 0002 made the earlier server's person
+  the user ``local``; the first browser on the server's own machine (a loopback address) without
+  a session continues as that user, once (the ``settings`` row ``local_claimed``).
+
+:class:`Identity` is used by the routes of :mod:`gongzhu.server.accounts` and by the tables:
+:meth:`Identity.user_for` reads a request's or a WebSocket's cookie without changing anything,
+:meth:`Identity.ensure` makes the guest an HTTP request needs.  Every method but the two that hash
+a password (run in a worker thread) is a short database transaction.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import os
+import secrets
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+from itsdangerous import BadData, URLSafeTimedSerializer
+from sqlalchemy import Row, insert, select, update
+from sqlalchemy.exc import IntegrityError
+from starlette.requests import HTTPConnection, cookie_parser
+
+from gongzhu.messages import Text, catalog
+from gongzhu.players.registry import LEVELS
+from gongzhu.rules.match import title_for
+from gongzhu.server.store import _MATCHES, MATCH_PLAYERS, SETTINGS, USERS, Store
+
+__all__ = [
+    "COOKIE",
+    "COOKIE_MAX_AGE",
+    "LOCAL_USER",
+    "NAME_MAX",
+    "NAME_MIN",
+    "PASSWORD_MAX",
+    "PASSWORD_MIN",
+    "SECRET_ENV",
+    "AccountError",
+    "Identity",
+    "User",
+    "check_name",
+    "check_password",
+    "login_key",
+    "name_key",
+]
+
+#: The session cookie's name.
+COOKIE = "gongzhu_session"
+#: How long a session lasts without a visit (seconds): 400 days, the most browsers keep a cookie.
+COOKIE_MAX_AGE = 400 * 24 * 3600
+#: A session cookie older than this is sent again (its 400 days start anew) when it is used.
+REFRESH_AFTER = 7 * 24 * 3600
+#: The environment variable whose value, when set, signs the cookies instead of the stored key.
+SECRET_ENV = "GONGZHU_SECRET_KEY"
+#: The settings rows: the stored signing key, and whether ``local`` has been claimed.
+KEY_SETTING = "session_key"
+CLAIMED_SETTING = "local_claimed"
+#: The user migration 0002 made of the single-player server's person.
+LOCAL_USER = "local"
+
+NAME_MIN, NAME_MAX = 1, 16
+PASSWORD_MIN, PASSWORD_MAX = 8, 128
+#: Characters a nickname may hold besides letters and digits.
+NAME_PUNCTUATION = "_-·"
+#: Guests are named ``游客`` and this many digits at first.
+GUEST_PREFIX = "游客"
+GUEST_DIGITS = 4
+
+
+class AccountError(Exception):
+    """A refusal a player reads: an HTTP status and a catalog message."""
+
+    def __init__(self, status: int, text: Text) -> None:
+        super().__init__(text.render("en"))
+        self.status = status
+        self.text = text
+
+    @property
+    def json(self) -> dict[str, object]:
+        """``{"error": English, "message_zh", "code", "params"}``, as the routes answer it."""
+        return {"error": self.text.render("en"), "message_zh": self.text.render("zh"), **self.text.json}
+
+
+@dataclass(frozen=True, slots=True)
+class User:
+    """A person as the server knows them.  ``guest``: a generated name, no account;
+    ``account``: has a password (the user ``local`` of an earlier server is neither until it
+    registers)."""
+
+    id: str
+    name: str
+    guest: bool
+    account: bool
+    lifetime: int
+    deals: int
+    matches: int
+    pigs: int
+
+    @property
+    def title(self) -> str:
+        """The title of the lifetime score (R8)."""
+        return title_for(self.lifetime)
+
+    def to_json(self) -> dict[str, Any]:
+        """``GET /api/me``: id, name, guest, lifetime, title, deals, matches, pigs."""
+        return {"id": self.id, "name": self.name, "guest": self.guest, "lifetime": self.lifetime,
+                "title": self.title, "deals": self.deals, "matches": self.matches, "pigs": self.pigs}
+
+
+def _user(row: Row[Any]) -> User:
+    m = row._mapping
+    return User(id=m["id"], name=m["name"], guest=bool(m["guest"]), account=m["password_hash"] is not None,
+                lifetime=int(m["lifetime"]), deals=int(m["deals"]), matches=int(m["matches"]), pigs=int(m["pigs"]))
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+# ---------------------------------------------------------------------- names and passwords
+
+
+def name_key(name: str) -> str:
+    """A name as names are compared: NFKC of the case fold of its NFKC form."""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
+
+
+def login_key(name: str) -> str:
+    """The key of a name as typed to sign in or to look a player up (spaces around it dropped)."""
+    return name_key(unicodedata.normalize("NFKC", name).strip())
+
+
+def _shown(char: str) -> str:
+    """A character as a refusal quotes it: itself when printable, else ``U+XXXX``."""
+    return char if char.isprintable() and not char.isspace() else f"U+{ord(char):04X}"
+
+
+def _computer_names() -> frozenset[str]:
+    """The names computer players are shown with: their levels, in both languages."""
+    names = set(LEVELS)
+    for lang in ("zh", "en"):
+        table = catalog(lang)
+        names.update(table[f"level.{level}"] for level in LEVELS if f"level.{level}" in table)
+    return frozenset(name_key(n) for n in names) | {"bot", "ai"}
+
+
+_COMPUTER_NAMES = _computer_names()
+#: Name keys beginning so are kept for guests and computer players.
+_RESERVED_PREFIXES = tuple(name_key(p) for p in (GUEST_PREFIX, "guest", "电脑", "computer", "机器人", "robot"))
+
+
+def check_name(name: str) -> str:
+    """The nickname ``name`` as stored (NFKC, outer spaces dropped); :class:`AccountError` (400)
+    when it breaks the rules of the module docstring."""
+    clean = unicodedata.normalize("NFKC", name).strip()
+    if not NAME_MIN <= len(clean) <= NAME_MAX:
+        raise AccountError(400, Text.of("server.account_name_length", min=NAME_MIN, max=NAME_MAX))
+    for i, char in enumerate(clean):
+        kind = unicodedata.category(char)
+        if not (kind[0] == "L" or kind == "Nd" or char in NAME_PUNCTUATION or (kind in ("Mn", "Mc") and i > 0)):
+            raise AccountError(400, Text.of("server.account_name_chars", char=_shown(char)))
+    key = name_key(clean)
+    if key.startswith(_RESERVED_PREFIXES) or key in _COMPUTER_NAMES:
+        raise AccountError(400, Text.of("server.account_name_reserved", name=clean))
+    return clean
+
+
+def check_password(password: str) -> None:
+    if not PASSWORD_MIN <= len(password) <= PASSWORD_MAX:
+        raise AccountError(400, Text.of("server.account_password_length", min=PASSWORD_MIN, max=PASSWORD_MAX))
+
+
+def _loopback(host: str | None) -> bool:
+    if not host:
+        return False
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped.is_loopback
+    return address.is_loopback
+
+
+def _cookie(value: str, max_age: int, secure: bool) -> str:
+    """A ``Set-Cookie`` value for the session cookie."""
+    return f"{COOKIE}={value}; HttpOnly; Max-Age={max_age}; Path=/; SameSite=Lax" + ("; Secure" if secure else "")
+
+
+def _secure(connection: HTTPConnection) -> bool:
+    return connection.url.scheme in ("https", "wss")
+
+
+# ---------------------------------------------------------------------- the identity service
+
+
+@dataclass(frozen=True, slots=True)
+class _Session:
+    user_id: str
+    epoch: int
+    age: float  # seconds since the cookie was signed
+
+
+class Identity:
+    """Guests, accounts and sessions on a :class:`~gongzhu.server.store.Store` (see the module
+    docstring).  ``hasher`` replaces the default argon2id parameters (``argon2-cffi``'s)."""
+
+    def __init__(self, store: Store, *, hasher: PasswordHasher | None = None) -> None:
+        self.store = store
+        self.hasher = hasher or PasswordHasher()
+        self._serializer: URLSafeTimedSerializer | None = None
+        self._stand_in: str | None = None
+
+    # ------------------------------------------------------------------ the signing key
+
+    def _signer(self) -> URLSafeTimedSerializer:
+        if self._serializer is None:
+            key = os.environ.get(SECRET_ENV) or self._stored_key()
+            self._serializer = URLSafeTimedSerializer(key, salt="gongzhu.session")
+        return self._serializer
+
+    def _stored_key(self) -> str:
+        """The ``session_key`` setting, made now if there is none: insert if absent, then read,
+        so that servers starting at once on one database agree on it."""
+        engine = self.store.engine
+        with engine.connect() as c:
+            key = c.scalar(select(SETTINGS.c.value).where(SETTINGS.c.name == KEY_SETTING))
+        if key is None:
+            try:
+                with engine.begin() as c:
+                    c.execute(insert(SETTINGS).values(name=KEY_SETTING, value=secrets.token_urlsafe(48)))
+            except IntegrityError:
+                pass  # another server made it first
+            with engine.connect() as c:
+                key = c.scalar(select(SETTINGS.c.value).where(SETTINGS.c.name == KEY_SETTING))
+        assert isinstance(key, str)
+        return key
+
+    # ------------------------------------------------------------------ reading a session
+
+    def _session(self, token: str | None) -> _Session | None:
+        if not token:
+            return None
+        try:
+            payload, signed = self._signer().loads(token, max_age=COOKIE_MAX_AGE, return_timestamp=True)
+        except BadData:  # forged, tampered with, expired, or not a cookie of ours
+            return None
+        if not (isinstance(payload, list) and len(payload) == 2 and isinstance(payload[0], str)
+                and isinstance(payload[1], int) and not isinstance(payload[1], bool)):
+            return None
+        age = (datetime.now(UTC) - signed).total_seconds()
+        return _Session(payload[0], payload[1], age)
+
+    @staticmethod
+    def _token(source: HTTPConnection | Mapping[str, Any]) -> str | None:
+        if isinstance(source, HTTPConnection):
+            return source.cookies.get(COOKIE)
+        if "type" in source and "headers" in source:  # an ASGI scope
+            header = "; ".join(value.decode("latin-1") for name, value in source["headers"] if name == b"cookie")
+            return cookie_parser(header).get(COOKIE)
+        token = source.get(COOKIE)
+        return token if isinstance(token, str) else None
+
+    def _current(self, source: HTTPConnection | Mapping[str, Any]) -> tuple[User, _Session] | None:
+        session = self._session(self._token(source))
+        if session is None:
+            return None
+        with self.store.engine.connect() as c:
+            row = c.execute(select(USERS).where(USERS.c.id == session.user_id)).first()
+        if row is None or row._mapping["session_epoch"] != session.epoch:
+            return None  # a user no longer there, or signed out everywhere since
+        return _user(row), session
+
+    def user_for(self, source: HTTPConnection | Mapping[str, Any]) -> User | None:
+        """The user of a request or WebSocket (a Starlette connection, an ASGI scope, or the
+        cookies as a mapping), or None without a valid session.  Changes nothing."""
+        current = self._current(source)
+        return current[0] if current is not None else None
+
+    def user(self, user_id: str) -> User | None:
+        with self.store.engine.connect() as c:
+            row = c.execute(select(USERS).where(USERS.c.id == user_id)).first()
+        return _user(row) if row is not None else None
+
+    # ------------------------------------------------------------------ making a session
+
+    def cookie(self, user: User, *, secure: bool) -> str:
+        """A ``Set-Cookie`` value that signs ``user`` in (at the user's current epoch)."""
+        with self.store.engine.connect() as c:
+            epoch = c.scalar(select(USERS.c.session_epoch).where(USERS.c.id == user.id))
+        value = self._signer().dumps([user.id, int(epoch or 0)])
+        assert isinstance(value, str)
+        return _cookie(value, COOKIE_MAX_AGE, secure)
+
+    @staticmethod
+    def cleared_cookie(*, secure: bool) -> str:
+        """A ``Set-Cookie`` value that removes the session cookie."""
+        return _cookie("", 0, secure)
+
+    def ensure(self, request: HTTPConnection) -> tuple[User, str | None]:
+        """The request's user, made when it has no session: the user ``local`` for the first
+        browser on the server's own machine while it is unclaimed, else a new guest.  Returns the
+        user and a ``Set-Cookie`` value to send (None when the cookie is current)."""
+        current = self._current(request)
+        if current is not None:
+            user, session = current
+            return user, (self.cookie(user, secure=_secure(request)) if session.age > REFRESH_AFTER else None)
+        client = request.client
+        claimed = self._claim_local() if client is not None and _loopback(client.host) else None
+        user = claimed or self.new_guest()
+        return user, self.cookie(user, secure=_secure(request))
+
+    def _claim_local(self) -> User | None:
+        engine = self.store.engine
+        with engine.connect() as c:
+            if c.scalar(select(SETTINGS.c.value).where(SETTINGS.c.name == CLAIMED_SETTING)) is not None:
+                return None
+            row = c.execute(select(USERS).where(USERS.c.id == LOCAL_USER)).first()
+        if row is None:
+            return None
+        try:
+            with engine.begin() as c:
+                c.execute(insert(SETTINGS).values(name=CLAIMED_SETTING, value=_now()))
+        except IntegrityError:
+            return None  # claimed by a request at the same moment
+        return _user(row)
+
+    def new_guest(self) -> User:
+        """A new guest, ``游客`` and four random digits (more once those keep colliding)."""
+        for attempt in range(60):
+            digits = GUEST_DIGITS + attempt // 10
+            name = f"{GUEST_PREFIX}{secrets.randbelow(10**digits):0{digits}d}"
+            user_id = f"u-{secrets.token_hex(8)}"
+            try:
+                with self.store.engine.begin() as c:
+                    c.execute(insert(USERS).values(
+                        id=user_id, name=name, name_key=name_key(name), password_hash=None, guest=True,
+                        created=_now(), lifetime=0, deals=0, matches=0, pigs=0, session_epoch=0))
+            except IntegrityError:
+                continue
+            return User(id=user_id, name=name, guest=True, account=False, lifetime=0, deals=0, matches=0, pigs=0)
+        raise RuntimeError("no free guest name after 60 tries")
+
+    # ------------------------------------------------------------------ accounts
+
+    async def register(self, request: HTTPConnection, name: str, password: str) -> tuple[User, str]:
+        """Turn the request's user (a guest, or ``local`` without a password; made by
+        :meth:`ensure` when there is none) into the account ``name``; returns it and the
+        ``Set-Cookie`` value.  :class:`AccountError`: signed in to an account (409), the name's or
+        the password's rules (400), the name taken (409)."""
+        current = self.user_for(request)
+        if current is not None and current.account:
+            raise AccountError(409, Text.of("server.account_signed_in", name=current.name))
+        clean = check_name(name)
+        check_password(password)
+        key = name_key(clean)
+        taken = AccountError(409, Text.of("server.account_name_taken", name=clean))
+        with self.store.engine.connect() as c:
+            holder = c.scalar(select(USERS.c.id).where(USERS.c.name_key == key))
+        if holder is not None and (current is None or holder != current.id):
+            raise taken
+        hashed = await asyncio.to_thread(self.hasher.hash, password)
+        user, _ = self.ensure(request) if current is None else (current, None)
+        try:
+            with self.store.engine.begin() as c:
+                done = c.execute(
+                    update(USERS).where(USERS.c.id == user.id, USERS.c.password_hash.is_(None))
+                    .values(name=clean, name_key=key, password_hash=hashed, guest=False)).rowcount
+        except IntegrityError:
+            raise taken from None
+        if not done:  # became an account meanwhile
+            raise AccountError(409, Text.of("server.account_signed_in", name=user.name))
+        registered = self.user(user.id)
+        assert registered is not None
+        return registered, self.cookie(registered, secure=_secure(request))
+
+    def _verify(self, stored: str, password: str) -> bool:
+        try:
+            return self.hasher.verify(stored, password)
+        except (VerificationError, InvalidHashError):
+            return False
+
+    async def login(self, request: HTTPConnection, name: str, password: str) -> tuple[User, str]:
+        """Sign in to the account ``name``; returns it and the ``Set-Cookie`` value, or
+        :class:`AccountError` (401) for an unknown name or a wrong password alike."""
+        with self.store.engine.connect() as c:
+            row = c.execute(select(USERS).where(USERS.c.name_key == login_key(name),
+                                                USERS.c.password_hash.is_not(None))).first()
+        if row is None:
+            if self._stand_in is None:
+                self._stand_in = await asyncio.to_thread(self.hasher.hash, secrets.token_urlsafe(16))
+            await asyncio.to_thread(self._verify, self._stand_in, password)
+            raise AccountError(401, Text.of("server.account_wrong_login"))
+        stored: str = row._mapping["password_hash"]
+        if not await asyncio.to_thread(self._verify, stored, password):
+            raise AccountError(401, Text.of("server.account_wrong_login"))
+        user = _user(row)
+        if self.hasher.check_needs_rehash(stored):
+            hashed = await asyncio.to_thread(self.hasher.hash, password)
+            with self.store.engine.begin() as c:
+                c.execute(update(USERS).where(USERS.c.id == user.id, USERS.c.password_hash == stored)
+                          .values(password_hash=hashed))
+        return user, self.cookie(user, secure=_secure(request))
+
+    def logout(self, request: HTTPConnection, *, everywhere: bool = False) -> str:
+        """Sign the request out (the ``Set-Cookie`` value that removes the cookie); with
+        ``everywhere``, every other session of the same user ends too (its epoch is raised)."""
+        if everywhere:
+            user = self.user_for(request)
+            if user is not None:
+                with self.store.engine.begin() as c:
+                    c.execute(update(USERS).where(USERS.c.id == user.id)
+                              .values(session_epoch=USERS.c.session_epoch + 1))
+        return self.cleared_cookie(secure=_secure(request))
+
+    # ------------------------------------------------------------------ profiles and the leaderboard
+
+    def leaderboard(self, limit: int) -> list[dict[str, Any]]:
+        """The ``limit`` best players with a name of their own (guests are not listed), by
+        lifetime score, then name: rank (equal scores share one), name, title, lifetime, deals,
+        matches, pigs."""
+        with self.store.engine.connect() as c:
+            rows = c.execute(select(USERS).where(USERS.c.guest.is_(False))
+                             .order_by(USERS.c.lifetime.desc(), USERS.c.name, USERS.c.id).limit(limit)).all()
+        board: list[dict[str, Any]] = []
+        for i, row in enumerate(rows):
+            user = _user(row)
+            rank = board[-1]["rank"] if board and board[-1]["lifetime"] == user.lifetime else i + 1
+            board.append({"rank": rank, "name": user.name, "title": user.title, "lifetime": user.lifetime,
+                          "deals": user.deals, "matches": user.matches, "pigs": user.pigs})
+        return board
+
+    def _matches(self, user_id: str, limit: int, public_only: bool) -> list[dict[str, Any]]:
+        query = (select(_MATCHES.c.id, _MATCHES.c.created, _MATCHES.c.preset, _MATCHES.c.over,
+                        MATCH_PLAYERS.c.deals, MATCH_PLAYERS.c.total, MATCH_PLAYERS.c.pig)
+                 .join(_MATCHES, _MATCHES.c.id == MATCH_PLAYERS.c.match_id)
+                 .where(MATCH_PLAYERS.c.user_id == user_id)
+                 .order_by(_MATCHES.c.created.desc(), _MATCHES.c.id.desc()).limit(limit))
+        if public_only:
+            query = query.where(_MATCHES.c.visibility == "public")
+        with self.store.engine.connect() as c:
+            rows = c.execute(query).all()
+        return [{"id": r.id, "created": r.created, "preset": r.preset, "deals": int(r.deals), "total": int(r.total),
+                 "pig": bool(r.pig), "over": bool(r.over)} for r in rows]
+
+    def profile(self, user_id: str, limit: int = 200) -> dict[str, Any] | None:
+        """``GET /api/profile``: the user as :meth:`User.to_json` says, whether it is an account,
+        and its ``limit`` newest matches (``matches_list``: id, created, preset, deals it played,
+        its total, whether it ended as a pig, whether the match is over)."""
+        user = self.user(user_id)
+        if user is None:
+            return None
+        return {**user.to_json(), "account": user.account, "matches_list": self._matches(user_id, limit, False)}
+
+    def public_profile(self, name: str, limit: int = 200) -> dict[str, Any] | None:
+        """``GET /api/users/{name}``: a player with a name of their own (not a guest), as
+        :meth:`profile` says but without the id, and only the matches of public tables."""
+        with self.store.engine.connect() as c:
+            row = c.execute(select(USERS).where(USERS.c.name_key == login_key(name), USERS.c.guest.is_(False))).first()
+        if row is None:
+            return None
+        user = _user(row)
+        shown = {k: v for k, v in user.to_json().items() if k != "id"}
+        return {**shown, "account": user.account, "matches_list": self._matches(user.id, limit, True)}
