@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from websockets.exceptions import ConnectionClosed
 
-from conftest import STORES, LiveServer, Live, Message, Someone, random_exposures
+from conftest import STORES, Live, LiveServer, Message, Someone, random_exposures
 from gongzhu.records import check_file
 
 CARD = re.compile(r"[2-9TJQKA][SHCD]")
@@ -95,11 +95,11 @@ def drive(lives: dict[str, Live], rng: random.Random, until: Any, *, timeout: fl
     acted: dict[str, int] = {}
     end = time.monotonic() + timeout
     while True:
-        for seat, live in lives.items():
+        for live in lives.values():
             live.drain(0.005)
         if until({s: live.state for s, live in lives.items()}):
             return
-        assert time.monotonic() < end, {s: (live.state.get("phase"), live.state.get("turn")) for s, live in lives.items()}
+        assert time.monotonic() < end, {s: (x.state.get("phase"), x.state.get("turn")) for s, x in lives.items()}
         for seat, live in lives.items():
             state = live.state
             if not state or acted.get(seat, -1) >= state["v"]:
@@ -230,7 +230,8 @@ def test_refusals_change_nothing(server: LiveServer) -> None:
     from websockets.sync.client import connect
 
     for cookie in (None, "gongzhu_session=forged.value.here", host.cookie_header() + "x"):
-        with connect(f"{server.ws_base}/ws/{table_id}", additional_headers={"Cookie": cookie} if cookie else None) as ws:
+        headers = {"Cookie": cookie} if cookie else None
+        with connect(f"{server.ws_base}/ws/{table_id}", additional_headers=headers) as ws:
             reply = json.loads(ws.recv(timeout=5))
             assert reply["type"] == "error" and reply["code"] == "server.no_session"
     private = new_table(host, visibility="private")

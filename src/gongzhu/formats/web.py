@@ -107,13 +107,16 @@ class AutoMessage(msgspec.Struct, tag_field="type", tag="auto", forbid_unknown_f
     """Put one's seat into 托管: its computer player plays for it."""
 
 
+ChatText = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_CHAT, description=f"1 to {MAX_CHAT} characters")]
+QuickPhrase = Annotated[str, msgspec.Meta(pattern="^chat[.]quick[.][a-z_]{1,32}$",
+                                          description="a quick phrase: chat.quick.<name>")]
+
+
 class ChatMessage(msgspec.Struct, tag_field="type", tag="chat", forbid_unknown_fields=True):
     """A line of table talk: a text, or one of the quick phrases (a catalog key ``chat.quick.*``)."""
 
-    text: Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_CHAT,
-                                      description=f"1 to {MAX_CHAT} characters")] | msgspec.UnsetType = msgspec.UNSET
-    quick: Annotated[str, msgspec.Meta(pattern="^chat[.]quick[.][a-z_]{1,32}$",
-                                       description="a quick phrase: chat.quick.<name>")] | msgspec.UnsetType = msgspec.UNSET
+    text: ChatText | msgspec.UnsetType = msgspec.UNSET
+    quick: QuickPhrase | msgspec.UnsetType = msgspec.UNSET
 
 
 #: Any message the page sends, by its ``type``.
