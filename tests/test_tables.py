@@ -192,6 +192,10 @@ def test_whole_match_on_each_store(server: LiveServer) -> None:
     for seat, live in lives.items():
         assert_no_leak(live.messages, seat, records)
     assert host.http.get("/api/me").json()["lifetime"] == sum(r["final"]["S"] for r in records.values())
+    mine = guest.http.get("/api/me/records.jsonl")
+    assert mine.status_code == 200 and "attachment" in mine.headers["content-disposition"]
+    assert [json.loads(line) for line in mine.text.splitlines()] == [records[0], records[1]]
+    assert len(check_file(mine.text)) == 2
 
 
 def test_refusals_change_nothing(server: LiveServer) -> None:

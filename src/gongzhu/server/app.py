@@ -324,6 +324,14 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         return Response(text, media_type="application/x-ndjson; charset=utf-8",
                         headers={"Content-Disposition": f'attachment; filename="gongzhu-{match_id}.jsonl"'})
 
+    async def my_records(request: Request) -> Response:
+        user = identity.user_for(request)
+        if user is None:
+            return _error(401, Text.of("server.no_session").render("en"))
+        lines = [line for m in reversed(store.matches(user.id)) for line in store.records(m.match_id)]
+        return Response("".join(line + "\n" for line in lines), media_type="application/x-ndjson; charset=utf-8",
+                        headers={"Content-Disposition": 'attachment; filename="gongzhu-my-records.jsonl"'})
+
     async def refuse(websocket: WebSocket, message: dict[str, Any], code: int) -> None:
         await websocket.send_text(encode(message))
         await websocket.close(code=code)
@@ -398,6 +406,7 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         Route("/api/matches/{match_id}", get_match),
         Route("/api/matches/{match_id}/deals/{k}", get_deal),
         Route("/api/matches/{match_id}/records.jsonl", get_records),
+        Route("/api/me/records.jsonl", my_records),
         WebSocketRoute("/ws/lobby", lobby_socket),
         WebSocketRoute("/ws/{match_id}", table_socket),
     ]

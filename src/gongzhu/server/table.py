@@ -467,6 +467,8 @@ class Table:
         self.broken = False
         self._restore(info)
         self._refresh_people()
+        hosts = self.hub.store.people([self.host]) if self.host is not None else {}
+        self.host_name = hosts[self.host][0] if self.host in hosts else None
 
     # ------------------------------------------------------------------ the store
 
@@ -797,17 +799,11 @@ class Table:
                 seats[s.name] = {"name": occupant[1], "title": title_for(self.lifetimes.get(occupant[0], 0)),
                                  "computer": self.levels[s.name] if self.auto[s] else None, "auto": self.auto[s],
                                  "connected": occupant[0] in connected, "timeouts": self.timeouts[s]}
-        host = next((o[1] for o in self.seats if o is not None and o[0] == self.host), None)
         return {"id": self.match_id, "status": self.status, "visibility": self.visibility,
-                "host": host if host is not None else self._host_name(),
+                "host": self.host_name,
                 "invite": self.invite if seat is not None and self.visibility == "private" else None,
                 "turn_seconds": self.turn_seconds, "expose_seconds": self.expose_seconds, "seats": seats,
                 "spectators": len(spectators)}
-
-    def _host_name(self) -> str | None:
-        if self.host is None:
-            return None
-        return self.hub.store.people([self.host]).get(self.host, (None, 0))[0]
 
     def _deal_result(self, deal: Deal) -> dict[str, Any]:
         """A finished deal: every card is public now."""
