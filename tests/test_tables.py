@@ -277,6 +277,7 @@ def test_exposures_are_secret_until_everyone_has_declared(server: LiveServer) ->
     assert len(events) == 1 and any(e["card"] == card for e in events[0]["exposures"])
 
 
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
 def test_reconnect_gets_what_it_missed(server: LiveServer) -> None:
     rng = random.Random(3)
     host, other = Someone(server), Someone(server)
