@@ -399,3 +399,24 @@ def test_chat_is_text_rate_limited_and_reaches_the_table(server: LiveServer) -> 
     b.drain()
     codes = [m.get("code") for m in b.messages if m["type"] == "error"]
     assert "server.chat_too_fast" in codes
+
+
+def test_with_a_turn_timer_the_next_deal_has_a_clock(server: LiveServer) -> None:
+    """Between deals the clock says when the next deal comes by itself; asking sooner deals it."""
+    rng = random.Random(5)
+    host = Someone(server)
+    table_id = new_table(host, turn_seconds=30, expose_seconds=20, options={"match_end": "deals:3"},
+                         levels={"N": "random", "E": "random", "W": "random"})["table_id"]
+    lives = {"S": host.connect(table_id)}
+    lives["S"].until(lambda s: s["phase"] == "waiting")
+    lives["S"].send({"type": "start"})
+    state = lives["S"].until(lambda s: s["phase"] == "expose")
+    assert state["clock"]["kind"] == "expose" and state["clock"]["total"] == 20
+    drive(lives, rng, lambda st: st["S"]["phase"] == "play")
+    assert lives["S"].state["clock"] is None or lives["S"].state["clock"]["kind"] == "play"
+    drive(lives, rng, lambda st: st["S"]["phase"] == "deal-over")
+    over = lives["S"].state
+    assert over["clock"]["kind"] == "next" and over["clock"]["seats"] == [] and over["clock"]["total"] == 10
+    lives["S"].send({"type": "next"})
+    again = lives["S"].until(lambda s: s["phase"] == "expose")
+    assert again["deal_index"] == 1 and again["clock"]["kind"] == "expose"

@@ -321,13 +321,15 @@ class Tables:
             if info.seating.status != "waiting":
                 continue
             table = self.get(info.match_id)
-            if table is None or table.status != "waiting":
+            if table is None:
                 continue
-            if table.seat_of(person.id) is not None:
-                return table.match_id
-            free = [s for s in Seat if table.seats[s] is None]
-            if free:
-                table.sit(person, free[0])
+            chosen = table.status == "waiting" and (
+                table.seat_of(person.id) is not None or any(o is None for o in table.seats))
+            if chosen and table.seat_of(person.id) is None:
+                table.sit(person, next(s for s in Seat if table.seats[s] is None))
+            if not table.connections:
+                self.release(table)  # stored: the person's connection loads it again
+            if chosen:
                 return table.match_id
         new = NewTable("online", resolve_options("online", {}), {s.name: DEFAULT_LEVEL for s in Seat},
                        DEFAULT_SPEED, secrets.randbits(64), visibility="public", turn_seconds=30,
@@ -526,10 +528,10 @@ class Table:
         try:
             done = self._apply(deal, entry)  # checked legal before: the rules accept it
             self.version += 1
-            self._arm_deadline()
             if deal.is_over:
                 self._finish(deal)  # the deal's record holds this last play
             else:
+                self._arm_deadline()
                 self.hub.store.add_action(self.match_id, deal.deal_index, self._seq, entry, self.seating())
                 self._seq += 1
         except Exception as e:
@@ -582,7 +584,7 @@ class Table:
                    for s in Seat if (user := self.dealt_to[s]) is not None]
         if over:
             self.status = "over"
-            self.deadline = None
+        self._arm_deadline()  # between deals: the next deal's timer, if the table has one
         self.lifetimes.update(self.hub.store.finish_deal(
             self.match_id, deal.deal_index, record_line=dump_record(record),
             south_final=deal.score.final[PERSON], totals=list(self.match.totals), over=over,
@@ -1139,9 +1141,13 @@ class Table:
     def _on_deadline(self, deadline: float) -> None:
         if self.broken or self.deadline != deadline:
             return
-        if self._timeout_task is None or self._timeout_task.done():
-            self._timeout_task = asyncio.get_running_loop().create_task(self._timeout(deadline))
-            self._timeout_task.add_done_callback(_report_failure)
+        loop = asyncio.get_running_loop()
+        if self._timeout_task is not None and not self._timeout_task.done():
+            # a timeout of a moment ago is still deciding (someone acted meanwhile): look again soon
+            self._timer = loop.call_later(0.05, self._on_deadline, deadline)
+            return
+        self._timeout_task = loop.create_task(self._timeout(deadline))
+        self._timeout_task.add_done_callback(_report_failure)
 
     async def _timeout(self, deadline: float) -> None:
         """The time ran out: the intermediate player acts for each person who had to (a second
