@@ -1035,6 +1035,10 @@ class Table:
         next messages (a play may overtake it: the hint names the position it ranks, by deal and
         the seat's hand size, so that the page can drop a late one)."""
         deal = self._current()
+        others = {u for u in (*self.dealt_to, *(o[0] for o in self.seats if o is not None)) if u is not None}
+        occupant = self.seats[seat]
+        if others - {occupant[0] if occupant is not None else None}:
+            raise Refused("server.no_hints_with_people")  # fair play: hints are for games against computers
         if deal.turn != seat:
             if deal.phase is not Phase.PLAY:
                 raise MessageError("a hint is for your turn to play: no card is being played now")
