@@ -24,8 +24,9 @@ TABLE_MODULES = (
     "state.js", "view-controls.js", "view-hand.js", "view-summary.js", "view-table.js",
 )
 SHARED_MODULES = ("cards.js", "i18n.js", "replay.js")
-FILES = ("index.html", "history.html", "history.js", *TABLE_MODULES, *SHARED_MODULES, "style.css", "README.md")
-PAGES = ("index.html", "history.html")
+FILES = ("index.html", "history.html", "history.js", "profile.html", "profile.js", "leaderboard.html",
+         "leaderboard.js", *TABLE_MODULES, *SHARED_MODULES, "style.css", "README.md")
+PAGES = ("index.html", "history.html", "profile.html", "leaderboard.html")
 SCRIPTS = tuple(f for f in FILES if f.endswith(".js"))
 IMPORT = re.compile(r"^import\s*(?:\{[^}]*\}\s*from\s*)?\"\./([\w.-]+)\";", re.M)
 

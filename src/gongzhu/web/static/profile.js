@@ -1,0 +1,182 @@
+// The profile page: GET /api/profile (who you are: name, guest or account, lifetime score and
+// title (R8), matches, deals, times the pig, and your matches newest first) with the forms of
+// POST /api/account (a guest becomes an account, keeping its record), POST /api/login and
+// POST /api/logout.  With ?name=… it shows GET /api/users/{name}, a player's public profile
+// (the matches of public tables only), and no forms.  A refusal is shown in the page's language
+// from its catalog code.
+//
+// May import: i18n.js, settings.js.
+
+import { applyI18n, getLang, hasText, presetLabel, setLang, t, titleLabel } from "./i18n.js";
+import { loadSettings, saveSettings } from "./settings.js";
+
+const $ = (id) => document.getElementById(id);
+const shownName = new URLSearchParams(location.search).get("name");
+
+let profile = null;
+/** The refusals shown, by the id of the element showing them: {body, status} or {text}, kept so
+ * that they are written again in the other language. */
+const refusals = {};
+
+/** A refusal's text: its catalog message in the page's language, else the server's words. */
+function refusalText({ body, status, text }) {
+  if (text !== undefined) return text;
+  if (body && hasText(body.code)) return t(body.code, body.params ?? {});
+  return body?.error ?? `HTTP ${status}`;
+}
+
+function showRefusal(id, refusal) {
+  refusals[id] = refusal;
+  $(id).textContent = refusal ? refusalText(refusal) : "";
+}
+
+function dateText(created) {
+  const d = new Date(created);
+  return Number.isNaN(d.getTime()) ? String(created ?? "") : d.toLocaleString(getLang() === "zh" ? "zh-CN" : "en");
+}
+
+function cell(label, content) {
+  const td = document.createElement("td");
+  td.dataset.label = t(label);
+  if (content instanceof Node) td.append(content);
+  else td.textContent = content;
+  return td;
+}
+
+function link(href, text, download = false) {
+  const a = document.createElement("a");
+  a.href = href;
+  a.className = "button";
+  a.textContent = text;
+  if (download) a.download = "";
+  return a;
+}
+
+function kindText(p) {
+  if (p.guest) return t("profile.kind.guest");
+  return p.account ? t("profile.kind.account") : t("profile.kind.local");
+}
+
+function renderFacts() {
+  const p = profile;
+  $("heading").textContent = shownName ? t("profile.heading_of", { name: p?.name ?? shownName }) : t("profile.heading");
+  document.title = shownName ? `${t("profile.title")} · ${p?.name ?? shownName}` : t("profile.title");
+  $("facts").hidden = !p;
+  if (!p) return;
+  $("fact-name").textContent = p.name;
+  $("fact-kind").textContent = kindText(p);
+  $("fact-lifetime").textContent = String(p.lifetime ?? 0);
+  $("fact-title").textContent = titleLabel(p.title);
+  $("fact-matches").textContent = String(p.matches ?? 0);
+  $("fact-deals").textContent = String(p.deals ?? 0);
+  $("fact-pigs").textContent = String(p.pigs ?? 0);
+}
+
+function renderForms() {
+  const mine = profile && !shownName;
+  $("sign-forms").hidden = !mine || profile.account;
+  $("guest-note").hidden = !mine || !profile.guest;
+  $("signed-in").hidden = !mine || !profile.account;
+  if (mine && profile.account) $("signed-in-as").textContent = t("profile.signed_in_as", { name: profile.name });
+}
+
+function renderMatches() {
+  const list = profile?.matches_list ?? [];
+  $("matches-heading").textContent = t(shownName ? "profile.public_matches" : "profile.matches");
+  $("matches-empty").hidden = !profile || list.length > 0;
+  const rows = $("match-rows");
+  rows.replaceChildren();
+  for (const m of list) {
+    const tr = document.createElement("tr");
+    tr.dataset.match = m.id;
+    const actions = document.createElement("span");
+    actions.className = "actions";
+    const id = encodeURIComponent(m.id);
+    if ((m.deals ?? 0) > 0) {
+      actions.append(link(`/api/matches/${id}/records.jsonl`, t("history.download"), true),
+        link("/history", t("history.replay")));
+    }
+    if (!m.over && !shownName) actions.append(link(`/table/${id}`, t("history.continue")));
+    tr.append(cell("history.created", dateText(m.created)), cell("history.preset", presetLabel(m.preset)),
+      cell("history.deals", String(m.deals ?? 0)), cell("profile.total", String(m.total ?? 0)),
+      cell("profile.pig", t(m.pig ? "val.true" : "val.false")),
+      cell("history.status", t(m.over ? "profile.over" : "history.playing")), cell("history.actions", actions));
+    rows.append(tr);
+  }
+}
+
+function render() {
+  for (const [id, refusal] of Object.entries(refusals)) showRefusal(id, refusal);
+  renderFacts();
+  renderForms();
+  renderMatches();
+}
+
+async function load() {
+  const url = shownName ? `/api/users/${encodeURIComponent(shownName)}` : "/api/profile";
+  let refusal = null;
+  try {
+    const res = await fetch(url, { credentials: "same-origin" });
+    const body = await res.json().catch(() => null);
+    if (res.ok) profile = body;
+    else refusal = { body, status: res.status };
+  } catch (err) {
+    refusal = { text: `${t("msg.loadFailed")}: ${err.message}` };
+  }
+  if (refusal) profile = null;
+  refusals["profile-error"] = refusal;
+  render();
+}
+
+/** POST a JSON body; resolves to null on success, else the refusal. */
+async function post(url, body) {
+  try {
+    const res = await fetch(url, {
+      method: "POST", credentials: "same-origin",
+      headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+    });
+    if (res.ok) return null;
+    return { body: await res.json().catch(() => null), status: res.status };
+  } catch (err) {
+    return { text: err.message };
+  }
+}
+
+function wireForm(form, url, prefix) {
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const button = form.querySelector("button[type=submit]");
+    button.disabled = true;
+    const refusal = await post(url, { name: $(`${prefix}-name`).value, password: $(`${prefix}-password`).value });
+    button.disabled = false;
+    showRefusal(`${prefix}-error`, refusal);
+    if (refusal === null) {
+      for (const id of ["signup-error", "signin-error"]) showRefusal(id, null);
+      form.reset();
+      await load();
+    }
+  });
+}
+
+function main() {
+  setLang(loadSettings().lang);
+  applyI18n();
+  $("lang").addEventListener("click", () => {
+    const lang = getLang() === "zh" ? "en" : "zh";
+    saveSettings({ ...loadSettings(), lang });
+    setLang(lang);
+    applyI18n();
+    render();
+  });
+  wireForm($("signup-form"), "/api/account", "signup");
+  wireForm($("signin-form"), "/api/login", "signin");
+  $("signout").addEventListener("click", async () => {
+    const refusal = await post("/api/logout", { everywhere: $("signout-everywhere").checked });
+    showRefusal("profile-error", refusal);
+    if (refusal === null) await load();
+  });
+  render();
+  load();
+}
+
+main();
