@@ -24,7 +24,7 @@ from starlette.testclient import TestClient
 from conftest import LOCAL, STORES, local_client
 from gongzhu.messages import catalog
 from gongzhu.server import migrations
-from gongzhu.server.accounts import LEADERBOARD_MAX, LOGINS_PER_NAME, Attempts
+from gongzhu.server.accounts import LEADERBOARD_MAX, LOGINS_PER_NAME, SIGNUPS_PER_ADDRESS, Attempts
 from gongzhu.server.app import create_app
 from gongzhu.server.identity import (
     COOKIE,
@@ -531,3 +531,22 @@ def test_sign_in_attempts_are_limited_per_name(client: TestClient) -> None:
         assert 1 <= int(r.headers["retry-after"]) <= 60 and body["params"] == {"seconds": int(r.headers["retry-after"])}
     # Another name from the same address is still heard.
     refusal(client.post("/api/login", json={"name": "Bob", "password": PASSWORD}), 401, "server.account_wrong_login")
+
+
+def test_new_accounts_are_limited_per_address(app: Any) -> None:
+    """Only requests that would hash a password count: names against the rules never do."""
+    with browser(app, host="10.0.0.7") as c:
+        c.get("/api/me")
+        for _ in range(SIGNUPS_PER_ADDRESS + 2):
+            refusal(c.post("/api/account", json={"name": "Guest", "password": PASSWORD}), 400,
+                    "server.account_name_reserved")
+    for n in range(SIGNUPS_PER_ADDRESS):
+        with browser(app, host="10.0.0.7") as c:
+            register(c, f"player{n}")
+    with browser(app, host="10.0.0.7") as c:
+        c.get("/api/me")
+        r = c.post("/api/account", json={"name": "one_more", "password": PASSWORD})
+        refusal(r, 429, "server.account_too_many_attempts")
+        assert c.get("/api/me").json()["guest"] is True
+    with browser(app, host="10.0.0.8") as c:  # another address is heard
+        register(c, "one_more")

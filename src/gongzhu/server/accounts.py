@@ -11,7 +11,8 @@ Bodies are declared in :mod:`gongzhu.formats.web` (:class:`AccountBody`, :class:
 a malformed one gets ``400 {"error"}`` naming the ``$.path``.  Every refusal a player reads is a
 catalog message, ``{"error": English, "message_zh", "code", "params"}``.  Sign-in attempts are
 limited per name and per client address (:class:`Attempts`), and so are new accounts per
-address, since each one hashes a password: past the limit ``429`` with ``Retry-After``.
+address (those with a name and a password that keep the rules, since each one hashes the
+password): past the limit ``429`` with ``Retry-After``.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from gongzhu.formats import FormatError, typed
 from gongzhu.formats.web import AccountBody, LogoutBody
 from gongzhu.jsontext import JSONTextError, decode_utf8, loads_strict, show
 from gongzhu.messages import Text
-from gongzhu.server.identity import AccountError, Identity, login_key
+from gongzhu.server.identity import AccountError, Identity, check_name, check_password, login_key
 from gongzhu.server.policy import MAX_BODY_BYTES
 
 __all__ = [
@@ -176,6 +177,11 @@ def routes(identity: Identity) -> list[Route]:
             body = await _body(request, AccountBody)
         except _Refused as e:
             return _plain(e.status, str(e))
+        try:
+            check_name(body.name)  # refused before counting: only a hashed password counts
+            check_password(body.password)
+        except AccountError as e:
+            return _answer(e.json, status=e.status)
         wait = _attempt((signups, _address(request)))
         if wait:
             return _too_many(wait)
