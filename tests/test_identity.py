@@ -358,6 +358,26 @@ def test_forged_tampered_expired_and_stale_cookies_are_no_session(app: Any, clie
     assert client.get("/api/me").json()["id"] != alice["id"]
 
 
+def test_a_week_old_cookie_is_sent_again(app: Any, client: TestClient) -> None:
+    """A session in use keeps going: a cookie signed more than a week ago is renewed."""
+    me = client.get("/api/me").json()
+    with store_of(app).engine.connect() as conn:
+        key = conn.scalar(select(SETTINGS.c.value).where(SETTINGS.c.name == "session_key"))
+
+    class WeekOld(TimestampSigner):
+        def get_timestamp(self) -> int:
+            return int(datetime.now(UTC).timestamp()) - 8 * 24 * 3600
+
+    old = URLSafeTimedSerializer(str(key), salt="gongzhu.session", signer=WeekOld).dumps([me["id"], 0])
+    with browser(app) as c:
+        r = c.get("/api/me", headers={"cookie": f"{COOKIE}={old}"})
+        assert r.json() == me and set_cookie(r).startswith(f"{COOKIE}=")
+        renewed = set_cookie(r).split(";")[0].split("=", 1)[1]
+        assert renewed != old
+        again = c.get("/api/me", headers={"cookie": f"{COOKIE}={renewed}"})
+        assert again.json() == me and "set-cookie" not in again.headers
+
+
 @pytest.mark.parametrize("db_url", STORES, indirect=True)
 def test_the_signing_key_is_kept_and_the_environment_replaces_it(db_url: str, tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
