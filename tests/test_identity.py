@@ -8,6 +8,7 @@ Each test that uses the database runs on SQLite and on PostgreSQL (``STORES``)."
 
 from __future__ import annotations
 
+import random
 import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -21,8 +22,9 @@ from itsdangerous import TimestampSigner, URLSafeTimedSerializer
 from sqlalchemy import create_engine, insert, select, text, update
 from starlette.testclient import TestClient
 
-from conftest import LOCAL, STORES, local_client
+from conftest import LOCAL, STORES, Browser, act, local_client, new_match
 from gongzhu.messages import catalog
+from gongzhu.rules.match import title_for
 from gongzhu.server import migrations
 from gongzhu.server.accounts import LEADERBOARD_MAX, LOGINS_PER_NAME, SIGNUPS_PER_ADDRESS, Attempts
 from gongzhu.server.app import create_app
@@ -490,6 +492,29 @@ def test_profiles_list_matches_newest_first(app: Any, client: TestClient) -> Non
         body = refusal(other.get(f"/api/users/{guest}"), 404, "server.account_unknown")
         assert guest in body["error"]
         refusal(other.get("/api/users/nobody"), 404, "server.account_unknown")
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_a_deal_played_counts_on_the_profile_and_the_leaderboard(app: Any, client: TestClient) -> None:
+    """A real deal at a single-player table: the account's profile lists the match with what it
+    scored there, its lifetime score is the deal's final for its seat, and so is the leaderboard."""
+    me = register(client, "Alice")
+    match_id = new_match(client, seed=7)
+    rng = random.Random(7)
+    with client.websocket_connect(f"/ws/{match_id}") as ws:
+        table = Browser(ws)
+        state = table.settle()
+        while state["phase"] not in ("deal-over", "match-over"):
+            act(table, rng)
+            state = table.settle()
+    final = state["deal_result"]["final"]["S"]
+    profile = client.get("/api/profile").json()
+    assert profile["id"] == me["id"] and (profile["lifetime"], profile["deals"], profile["matches"]) == (final, 1, 1)
+    assert [(m["id"], m["deals"], m["total"]) for m in profile["matches_list"]] == [(match_id, 1, final)]
+    with browser(app) as other:
+        assert other.get("/api/users/Alice").json()["matches_list"] == []  # a private table
+        board = other.get("/api/leaderboard").json()
+    assert [(row["name"], row["lifetime"], row["title"]) for row in board] == [("Alice", final, title_for(final))]
 
 
 @pytest.mark.parametrize("db_url", STORES, indirect=True)
