@@ -22,18 +22,17 @@ import re
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
-from starlette.requests import ClientDisconnect, Request
+from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from gongzhu.formats import FormatError, typed
 from gongzhu.formats.web import AccountBody, LogoutBody
-from gongzhu.jsontext import JSONTextError, decode_utf8, loads_strict, show
+from gongzhu.jsontext import show
 from gongzhu.messages import Text
+from gongzhu.server.bodies import BodyError, typed_body
 from gongzhu.server.identity import AccountError, Identity, check_name, check_password, login_key
-from gongzhu.server.policy import MAX_BODY_BYTES
 
 __all__ = [
     "LEADERBOARD_DEFAULT",
@@ -58,7 +57,6 @@ LEADERBOARD_MAX = 200
 #: Matches listed by ``GET /api/profile`` and ``GET /api/users/{name}``, newest first.
 PROFILE_MATCHES = 200
 
-T = TypeVar("T")
 
 
 class Attempts:
@@ -105,37 +103,6 @@ def _attempt(*checks: tuple[Attempts, str]) -> float:
     return max(wait, 0.0)
 
 
-class _Refused(Exception):
-    """A request refused before its body is read as an account body (status, plain English)."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-
-
-async def _body(request: Request, kind: type[T]) -> T:
-    """The request's JSON body, at most :data:`MAX_BODY_BYTES`, as ``kind`` (an empty body is
-    ``{}`` and needs no Content-Type); raises :class:`_Refused`."""
-    body = bytearray()
-    try:
-        async for chunk in request.stream():
-            body += chunk
-            if len(body) > MAX_BODY_BYTES:
-                raise _Refused(413, f"the body is too large: at most {MAX_BODY_BYTES} bytes")
-    except ClientDisconnect:
-        raise _Refused(400, "the body was cut off") from None
-    media = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
-    if body.strip() and media != "application/json":
-        raise _Refused(415, "send the body as JSON, with Content-Type: application/json")
-    try:
-        text = decode_utf8(bytes(body))
-        return typed(loads_strict(text) if text.strip() else {}, kind)
-    except JSONTextError as e:
-        raise _Refused(400, f"the body is not JSON: {e}") from None
-    except FormatError as e:
-        raise _Refused(400, str(e)) from None
-
-
 def _answer(content: Any, cookie: str | None = None, status: int = 200) -> JSONResponse:
     """A JSON answer about a person: never cached, with the session cookie when one is given."""
     response = JSONResponse(content, status_code=status, headers={"Cache-Control": "no-store"})
@@ -174,8 +141,8 @@ def routes(identity: Identity) -> list[Route]:
 
     async def register(request: Request) -> Response:
         try:
-            body = await _body(request, AccountBody)
-        except _Refused as e:
+            body = await typed_body(request, AccountBody)
+        except BodyError as e:
             return _plain(e.status, str(e))
         try:
             check_name(body.name)  # refused before counting: only a hashed password counts
@@ -193,8 +160,8 @@ def routes(identity: Identity) -> list[Route]:
 
     async def login(request: Request) -> Response:
         try:
-            body = await _body(request, AccountBody)
-        except _Refused as e:
+            body = await typed_body(request, AccountBody)
+        except BodyError as e:
             return _plain(e.status, str(e))
         # A name is counted by its key (every spelling of it alike), an address as it is.
         wait = _attempt((logins, login_key(body.name)[:64]), (login_addresses, _address(request)))
@@ -208,8 +175,8 @@ def routes(identity: Identity) -> list[Route]:
 
     async def logout(request: Request) -> Response:
         try:
-            body = await _body(request, LogoutBody)
-        except _Refused as e:
+            body = await typed_body(request, LogoutBody)
+        except BodyError as e:
             return _plain(e.status, str(e))
         return _answer({"signed_out": True}, identity.logout(request, everywhere=body.everywhere))
 

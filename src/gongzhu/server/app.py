@@ -28,13 +28,13 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.requests import ClientDisconnect, Request
+from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from gongzhu.jsontext import JSONTextError, decode_utf8, loads_strict, show
+from gongzhu.jsontext import show
 from gongzhu.messages import LANGS, Text, catalog_bytes
 from gongzhu.players.registry import LEVELS
 from gongzhu.rules.options import (
@@ -47,10 +47,10 @@ from gongzhu.rules.options import (
     Options,
 )
 from gongzhu.server.accounts import routes as account_routes
+from gongzhu.server.bodies import BodyError, json_body
 from gongzhu.server.identity import Identity
 from gongzhu.server.policy import (
     LOOPBACK_HOSTS,
-    MAX_BODY_BYTES,
     MAX_MESSAGE_BYTES,
     RateLimiter,
     SitePolicy,
@@ -140,38 +140,6 @@ _MATCH_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _VERSION = re.compile(r"[0-9]{1,15}")
 
 
-class BodyError(Exception):
-    """A request body refused before it is read as JSON (status, reason)."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-
-
-async def _json_body(request: Request) -> Any:
-    """The request's body as strict JSON (an empty body is ``{}``), read no further than
-    :data:`MAX_BODY_BYTES`; raises :class:`BodyError` or :class:`MessageError`."""
-    media = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
-    if media != "application/json":
-        raise BodyError(415, "send the body as JSON, with Content-Type: application/json")
-    declared = request.headers.get("content-length")
-    if declared is not None:
-        if not (declared.isascii() and declared.isdigit()):
-            raise BodyError(400, f"Content-Length {show(declared)} is not a number of bytes")
-        if len(declared) > 12 or int(declared) > MAX_BODY_BYTES:
-            raise BodyError(413, f"the body is too large: at most {MAX_BODY_BYTES} bytes")
-    body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_BODY_BYTES:
-            raise BodyError(413, f"the body is too large: at most {MAX_BODY_BYTES} bytes")
-    try:
-        text = decode_utf8(bytes(body))
-        return loads_strict(text) if text.strip() else {}
-    except JSONTextError as e:
-        raise MessageError(f"the body is not JSON: {e}") from None
-
-
 async def _http_error(_request: Request, exc: Exception) -> Response:
     """Starlette's own refusals (an unknown path, a method a route does not take) as JSON."""
     assert isinstance(exc, HTTPException)
@@ -251,13 +219,11 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
 
     async def _new(request: Request, parse: Any) -> NewTable | Response:
         try:
-            return parse(await _json_body(request))  # type: ignore[no-any-return]
+            return parse(await json_body(request))  # type: ignore[no-any-return]
         except BodyError as e:
             return _error(e.status, str(e))
         except MessageError as e:
             return _error(400, str(e))
-        except ClientDisconnect:
-            return _error(400, "the body was cut off")
 
     async def new_match(request: Request) -> Response:
         new = await _new(request, parse_new_match)
@@ -282,11 +248,9 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
 
     async def play_now(request: Request) -> Response:
         try:
-            await _json_body(request)  # nothing to read, but a POST is JSON like every other
+            await json_body(request)  # nothing to read, but a POST is JSON like every other
         except BodyError as e:
             return _error(e.status, str(e))
-        except (MessageError, ClientDisconnect) as e:
-            return _error(400, str(e))
         who, cookie = person(request)
         table_id = tables.play_now(who)
         return with_cookie(JSONResponse({"table_id": table_id, "url": f"/table/{table_id}"}), cookie)
