@@ -81,6 +81,7 @@ from gongzhu.rules.errors import GongzhuError
 from gongzhu.rules.match import Match, title_for
 from gongzhu.rules.model import CardPlay, Play
 from gongzhu.rules.options import Options, resolve_options
+from gongzhu.rules.scoring import is_point_card
 from gongzhu.server.policy import OUTBOX_LIMIT, RateLimiter
 from gongzhu.server.store import Charge, MatchInfo, Seating, Store
 
@@ -755,7 +756,7 @@ class Table:
         mine = seat is not None and seat in deal.undeclared and seat not in self.pending
         taken: dict[Seat, list[str]] = {s: [] for s in Seat}
         for t in tricks:
-            taken[t.taker].extend(c.code for _s, p in t.plays for c in p)
+            taken[t.taker].extend(c.code for c in t.cards if is_point_card(c))  # point cards (R6)
         cards_left = {s.name: len(deal.dealt[s]) for s in Seat}
         for s, _c in played:
             cards_left[s.name] -= 1
