@@ -858,7 +858,7 @@ class Table:
                         for text in texts:
                             connection.outbox.put(text)
         if first:
-            self._presence()
+            self._presence(joining=connection)
         connection.outbox.put(encode(self.state_message(connection)))
         return connection
 
@@ -872,20 +872,23 @@ class Table:
         elif not any(c.person.id == connection.person.id for c in self.connections):
             self._presence()
 
-    def _presence(self) -> None:
-        """Someone came or went: the seats' ``connected`` and the spectator count change."""
+    def _presence(self, joining: Connection | None = None) -> None:
+        """Someone came or went: the seats' ``connected`` and the spectator count change.  The
+        connection ``joining`` gets its state from :meth:`connect` (once, not twice)."""
         self.version += 1
-        self._changed([], position=False)
+        self._changed([], position=False, skip=joining)
         self.hub.lobby.changed(self.match_id)
 
-    def _changed(self, public: list[dict[str, Any]], *, position: bool) -> None:
-        """Publish a change: its public messages, then each connection's state."""
+    def _changed(self, public: list[dict[str, Any]], *, position: bool, skip: Connection | None = None) -> None:
+        """Publish a change: its public messages, then each connection's state (but ``skip``'s)."""
         if position:
             self.position += 1
         texts = [encode({**m, "v": self.version}) for m in public]
         self._history.append((self.version, texts))
         self._states.clear()
         for connection in list(self.connections):
+            if connection is skip:
+                continue
             for text in texts:
                 connection.outbox.put(text)
             connection.outbox.put(encode(self.state_message(connection)))
