@@ -8,6 +8,7 @@ short with the unused cards, in card order), declares the wanted exposures and s
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import glob
 import itertools
 import json
@@ -42,6 +43,9 @@ from gongzhu.rules import (
 )
 from gongzhu.search.fast import FastPosition, PlayoutTrace, encode
 from gongzhu.server import create_app
+from gongzhu.server.identity import Identity, User
+from gongzhu.server.store import Seating
+from gongzhu.server.table import Table
 
 __all__ = [
     "LOCAL",
@@ -384,9 +388,13 @@ class LocalClient(TestClient):
         return super().websocket_connect(url, subprotocols, **kwargs)
 
 
-def local_client(app: Starlette) -> TestClient:
-    """A test client for the browser game's application, reaching it at :data:`LOCAL`."""
-    return LocalClient(app, base_url=LOCAL)
+def local_client(app: Starlette, cookies: Mapping[str, str] | None = None, *, loopback: bool = False) -> TestClient:
+    """A test client for the browser game's application, reaching it at :data:`LOCAL`; with
+    ``cookies`` (another client's, e.g. its session cookie), as the same browser; with
+    ``loopback``, from a loopback address, as a browser on the server's own machine (the
+    client is otherwise Starlette's ``testclient``, no address)."""
+    address = ("127.0.0.1", 50000) if loopback else ("testclient", 50000)
+    return LocalClient(app, base_url=LOCAL, cookies=dict(cookies) if cookies is not None else None, client=address)
 
 
 # ---------------------------------------------------------------------- the browser game's server
@@ -468,6 +476,8 @@ def client(db_url: str, tmp_path: Path) -> Iterator[TestClient]:
 
 
 def new_match(client: TestClient, **body: Any) -> str:
+    """A new single-player match (South against three computer players).  The test client keeps
+    the session cookie the answer sets: its WebSockets are then South's."""
     body.setdefault("levels", QUICK)
     response = client.post("/api/matches", json=body)
     assert response.status_code == 201, response.text
@@ -475,13 +485,68 @@ def new_match(client: TestClient, **body: Any) -> str:
     return match_id
 
 
+def seating(person: tuple[str, str] | None = None, **changes: Any) -> Seating:
+    """The seating of a single-player table as the store keeps it: ``person`` (user id, name) at
+    South, host and dealt the deal in progress, the computer players of :data:`QUICK` at N, E and
+    W; ``changes`` replace fields."""
+    seats = (None, None, person, None)
+    base = Seating(host=person[0] if person is not None else None, seats=seats, levels={**QUICK, "S": "intermediate"},
+                   visibility="private", invite="an-invite", turn_seconds=None, expose_seconds=None,
+                   status="playing", version=0, auto=(False,) * 4, timeouts=(0,) * 4, deadline=None,
+                   dealt_to=tuple(s[0] if s is not None else None for s in seats))
+    return dataclasses.replace(base, **changes)
+
+
+def deal_of(table: Table) -> Deal:
+    """The deal a started table shows: the one in progress, or the one just finished."""
+    deal = table.deal
+    assert deal is not None, "the table has not started"
+    return deal
+
+
+def state_message(state: Message) -> Message:
+    """The ``state`` message that carries ``state`` (at the table's version it names)."""
+    return {"type": "state", "v": state["v"], "state": state}
+
+
+def assert_resumed(after: Message, before: Message) -> None:
+    """A table opened again (by a restarted server, or loaded again from the store) shows what it
+    showed before, at a later version: coming back to the table is a change (its person is
+    connected again)."""
+    assert after["v"] > before["v"]
+    assert {**after, "v": before["v"]} == before
+
+
+def unversioned(message: Message) -> Message:
+    """A table message without its version ``v``."""
+    return {k: v for k, v in message.items() if k != "v"}
+
+
+def user_of(client: TestClient) -> User:
+    """The person of the test client's session cookie, as the server has them stored (lifetime
+    score, deals, matches, pigs)."""
+    identity: Identity = client.app.state.identity  # type: ignore[attr-defined]
+    user = identity.user_for(dict(client.cookies))
+    assert user is not None, "the client has no session"
+    return user
+
+
+def all_matches(client: TestClient) -> list[str]:
+    """The ids of every match in the server's store, whoever played it (``GET /api/matches``
+    lists only the current person's)."""
+    store = client.app.state.store  # type: ignore[attr-defined]
+    return [m.match_id for m in store.matches()]
+
+
 def settled(state: Message) -> bool:
-    """Whether the table waits for South (or the deal is over): nothing more comes unasked."""
+    """Whether the table waits for South (or the deal is over): nothing more comes unasked.  In
+    the exposure phase the computer players declare at once, in secret: the table waits for
+    South once South is the only seat yet to declare."""
     phase = state["phase"]
     if phase in ("deal-over", "match-over"):
         return True
     if phase == "expose":
-        return "S" in state["undeclared"]
+        return bool(state["undeclared"] == ["S"])
     return bool(state["turn"] == "S")
 
 

@@ -22,6 +22,7 @@ from conftest import (
     HANDS_B,
     SOURCE_EXAMPLE,
     Browser,
+    deal_of,
     local_client,
     make_deal,
     new_match,
@@ -282,10 +283,10 @@ def test_an_illegal_websocket_play_gets_message_and_message_zh(client: TestClien
         browser.send({"type": "expose", "cards": []})
         state = browser.settle()
         assert state["phase"] == "play" and state["turn"] == "S"
-        held = {c.code for s in (N, E, W) for c in table.deal.hand(s)}
+        held = {c.code for s in (N, E, W) for c in deal_of(table).hand(s)}
         stranger = sorted(held - set(state["hand"]))[0]
         with pytest.raises(IllegalPlayError) as info:
-            table.deal.verify_play([stranger], S)
+            deal_of(table).verify_play([stranger], S)
         browser.send({"type": "play", "cards": [stranger]})
         reply = browser.receive()
         assert reply == {"type": "error", "message": str(info.value), "message_zh": info.value.zh,

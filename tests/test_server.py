@@ -19,12 +19,28 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from conftest import STORES, Browser, Message, act, local_client, new_match, settled
+from conftest import (
+    STORES,
+    Browser,
+    Message,
+    act,
+    all_matches,
+    assert_resumed,
+    deal_of,
+    local_client,
+    new_match,
+    settled,
+    state_message,
+    unversioned,
+    user_of,
+)
 from gongzhu.records.replay import check_file, replay
 from gongzhu.rules import PRESETS, OptionError, Seat, resolve_options, title_for
 from gongzhu.server import create_app
+from gongzhu.server.store import Store
 from gongzhu.server.table import SPEEDS, Table, Tables
 
 # ---------------------------------------------------------------------- what South may see
@@ -53,23 +69,59 @@ def cards_named(obj: Any) -> set[str]:
 
 def check_no_hidden_cards(deal_messages: list[Message], record: Message) -> None:
     """Before the deal is over, each message names only cards in South's dealt hand, cards
-    already played (as the record says, in order) or visible exposures; ``played`` messages
-    follow the record's play order."""
+    already played (as the record says, in order) or exposures once they are revealed: the other
+    seats' declarations stay secret until the one ``revealed`` message, which shows every exposure
+    that is not hidden at once; ``played`` messages follow the record's play order."""
     plays = [(p["seat"], p["cards"]) for t in record["tricks"] for p in t["plays"]]
-    visible = {e["card"] for e in record["exposures"] if e["seat"] == "S" or e["kind"] != "hidden"}
-    allowed = set(record["hands"]["S"]) | visible
+    public = [e for e in record["exposures"] if e["kind"] != "hidden"]
+    allowed = set(record["hands"]["S"])
     n = 0
+    revealed = 0
     for message in deal_messages:
         if message["type"] == "state" and message["state"]["deal_result"] is not None:
             assert message is deal_messages[-1]
             break
+        if message["type"] == "revealed":
+            assert sorted(message["exposures"], key=repr) == sorted(public, key=repr), (message, public)
+            allowed |= {e["card"] for e in public}
+            revealed += 1
         if message["type"] == "played":
+            assert revealed == (1 if _declared(deal_messages) else 0), "a play before the exposures were revealed"
             assert (message["seat"], message["cards"]) == plays[n], (message, plays[n])
             allowed |= set(plays[n][1])
             n += 1
         leaked = cards_named(message) - allowed
         assert not leaked, (leaked, message)
     assert n == len(plays)
+
+
+def _declared(deal_messages: list[Message]) -> bool:
+    """Whether the deal had an exposure phase."""
+    return any(m["type"] == "state" and m["state"]["phase"] == "expose" for m in deal_messages)
+
+
+def check_versions(messages: list[Message]) -> None:
+    """Every table message carries the table's version ``v``: the messages of one change share
+    it and its ``state`` comes last; a later change has a higher version.  Replies to the
+    connection alone (hints, errors) carry none."""
+    last = -1
+    change: int | None = None  # the version of a change whose state has not come yet
+    for message in messages:
+        if message["type"] in ("hint", "error"):
+            assert "v" not in message, message
+            continue
+        v = message["v"]
+        assert isinstance(v, int) and not isinstance(v, bool), message
+        if change is not None:
+            assert v == change, (change, message)
+        else:
+            assert v > last, (last, message)
+        if message["type"] == "state":
+            assert message["state"]["v"] == v
+            last, change = v, None
+        else:
+            change = v
+    assert change is None, "a change without its state"
 
 
 # ---------------------------------------------------------------------- whole matches
@@ -155,13 +207,17 @@ def test_whole_match_over_websocket(client: TestClient, preset: str, overrides: 
     checked = check_file(download.text)
     assert [c.record.deal_index for c in checked] == list(range(len(deals)))
     assert [json.loads(line) for line in download.text.splitlines()] == records
-    profile = client.get("/api/profile").json()
-    assert {k: profile[k] for k in ("lifetime", "title", "matches", "deals")} == {
-        "lifetime": south_finals, "title": title_for(south_finals), "matches": 1, "deals": len(deals)}
+    check_versions(browser.messages)
+    me = user_of(client)
+    assert (me.lifetime, me.deals, me.matches) == (south_finals, len(deals), 1)
+    assert me.pigs == (1 if "S" in final["match_result"]["pigs"] else 0)
     if overrides.get("exposure") == "hidden":
         # The check above is not idle: other seats did expose hidden cards, shown as counts.
         counts = [m["state"]["hidden_counts"] for d in deals for m in d if m["type"] == "state"]
         assert any(c[s] for c in counts for s in "NEW")
+    profile = client.get("/api/profile").json()
+    assert {k: profile[k] for k in ("lifetime", "title", "matches", "deals")} == {
+        "lifetime": south_finals, "title": title_for(south_finals), "matches": 1, "deals": len(deals)}
 
 
 def test_the_state_shows_south_everything_public(client: TestClient) -> None:
@@ -174,13 +230,24 @@ def test_the_state_shows_south_everything_public(client: TestClient) -> None:
         browser = Browser(ws)
         state = browser.settle()
         assert state["phase"] == "expose" and state["seat"] == "S" and state["turn"] is None
-        assert state["undeclared"] == ["N", "E", "S", "W"] and state["legal"] == []
+        # The computer players have declared, in secret: nothing of theirs is shown yet.
+        assert state["undeclared"] == ["S"] and state["declared"] == ["N", "E", "W"] and state["legal"] == []
+        assert state["exposures"] == [] and state["my_declaration"] is None and state["clock"] is None
+        assert state["levels"] == {"N": "random", "E": "beginner", "S": "intermediate", "W": "intermediate"}
+        me = state["you"]
+        assert me["seat"] == "S" and me["host"] and not me["auto"] and me["name"]
+        seats = state["table"]["seats"]
+        assert seats["S"] == {"name": me["name"], "title": state["lifetime"]["title"], "computer": None,
+                              "auto": False, "connected": True, "timeouts": 0}
+        assert {s: seats[s]["computer"] for s in "NEW"} == {"N": "random", "E": "beginner", "W": "intermediate"}
+        assert state["table"]["status"] == "playing" and state["table"]["visibility"] == "private"
+        assert state["table"]["host"] == me["name"] and state["table"]["invite"]
         for _ in range(20):
             act(browser, rng)
             state = browser.settle()
             table = tables.get(match_id)
             assert table is not None
-            deal = table.deal
+            deal = deal_of(table)
             assert state["hand"] == [c.code for c in deal.hand(Seat.S)]
             assert state["legal"] == [[c.code for c in p] for p in deal.legal_plays()]
             assert state["trick"]["plays"] == [{"seat": s.name, "cards": [c.code for c in p]}
@@ -234,16 +301,23 @@ def test_malformed_and_illegal_messages_change_nothing(client: TestClient) -> No
             browser.refused({"type": "hint"}),
             browser.refused({"type": "settings", "speed": "warp"}),
             browser.refused({"type": "settings"}),
+            browser.refused({"type": "sit", "seat": "N"}),  # South sits already
+            browser.refused({"type": "sit", "seat": "X"}),
+            browser.refused({"type": "start"}),  # started when it was made
+            browser.refused({"type": "chat", "text": ""}),
+            browser.refused({"type": "chat", "text": " \u0007 "}),
+            browser.refused({"type": "chat", "quick": "chat.quick.no_such_phrase"}),
+            browser.refused({"type": "chat"}),
         ]
         assert "not a JSON message" in errors[0] and "duplicate key" in errors[1]
         assert "binary" in errors[3] and errors[5].startswith("$.type: must be one of ")
         assert f"does not hold {_pretty(missing)}" in errors[14]
         assert "cannot be exposed" in errors[15]
         assert "exposure phase" in errors[12]
-        # Nothing changed: a second connection gets the same state.
+        # Nothing changed: a second connection gets the same state, at the same version.
         with client.websocket_connect(f"/ws/{match_id}") as ws2:
-            assert ws2.receive_json() == {"type": "state", "state": before}
-        assert table.deal.undeclared == [Seat.N, Seat.E, Seat.S, Seat.W]
+            assert ws2.receive_json() == state_message(before)
+        assert deal_of(table).undeclared == [Seat.N, Seat.E, Seat.S, Seat.W] and Seat.S not in table.pending
 
         # Play on until South must follow suit while holding another suit.
         browser.send({"type": "expose", "cards": []})
@@ -257,14 +331,14 @@ def test_malformed_and_illegal_messages_change_nothing(client: TestClient) -> No
                 if first and not state["trick"]["plays"]:
                     assert "♣2" in expected  # the first lead of the match (R5.1)
                 assert browser.refused({"type": "play", "cards": [other[0]]}) == expected
-                held = {c.code for s in (Seat.N, Seat.E, Seat.W) for c in table.deal.hand(s)}
+                held = {c.code for s in (Seat.N, Seat.E, Seat.W) for c in deal_of(table).hand(s)}
                 stranger = sorted(held - set(state["hand"]))[0]
                 assert browser.refused({"type": "play", "cards": [stranger]}) == _engine_error(table, [stranger])
                 assert "does not hold" in _engine_error(table, [stranger])
                 assert "exposure phase" in browser.refused({"type": "expose", "cards": []})
                 assert "not over" in browser.refused({"type": "next"})
                 with client.websocket_connect(f"/ws/{match_id}") as ws2:
-                    assert ws2.receive_json() == {"type": "state", "state": state}
+                    assert ws2.receive_json() == state_message(state)
                 if state["trick"]["plays"]:
                     break
             first = False
@@ -284,11 +358,12 @@ def test_out_of_turn_play_is_refused(client: TestClient) -> None:
         tables.pace = 60.0  # the next computer player now takes its time
         card = state["legal"][0]
         browser.send({"type": "play", "cards": card})
-        assert browser.receive() == {"type": "played", "seat": "S", "cards": card}
+        played = browser.receive()
+        assert unversioned(played) == {"type": "played", "seat": "S", "cards": card} and played["v"] > state["v"]
         while (reply := browser.receive())["type"] != "state":
-            assert reply["type"] == "trick"
+            assert reply["type"] == "trick" and reply["v"] == played["v"]
         after = reply["state"]
-        assert after["turn"] != "S"
+        assert after["turn"] != "S" and reply["v"] == after["v"] == played["v"]
         table = tables.get(match_id)
         assert table is not None
         turn = Seat[after["turn"]]
@@ -296,7 +371,7 @@ def test_out_of_turn_play_is_refused(client: TestClient) -> None:
         assert message == f"it is {turn.english}'s turn, not South's"
         assert "your turn" in browser.refused({"type": "hint"})
         with client.websocket_connect(f"/ws/{match_id}") as ws2:
-            assert ws2.receive_json() == {"type": "state", "state": after}
+            assert ws2.receive_json() == state_message(after)
 
 
 def _pretty(code: str) -> str:
@@ -305,7 +380,7 @@ def _pretty(code: str) -> str:
 
 def _engine_error(table: Table, cards: list[str]) -> str:
     try:
-        table.deal.verify_play(cards, Seat.S)
+        deal_of(table).verify_play(cards, Seat.S)
     except ValueError as e:
         return str(e)
     raise AssertionError(f"{cards} is legal")
@@ -350,11 +425,13 @@ def test_hint_settings_and_next(client: TestClient) -> None:
 @pytest.mark.parametrize("db_url", STORES, indirect=True)
 def test_restart_resumes_the_match(db_url: str, tmp_path: Path) -> None:
     """A server restart in the middle of a deal loses nothing: a new app on the same SQLite
-    file shows the same table, and the deal finishes and is stored as an R11 record."""
+    file shows the same table to the same browser (its session cookie), and the deal finishes
+    and is stored as an R11 record."""
     rng = random.Random(8)
     static = tmp_path / "no-static"
     with local_client(create_app(db_url, pace=0, static_dir=static)) as client:
         match_id = new_match(client, seed=99, preset="online")
+        cookies = dict(client.cookies)
         with client.websocket_connect(f"/ws/{match_id}") as ws:
             browser = Browser(ws)
             browser.settle()
@@ -364,41 +441,49 @@ def test_restart_resumes_the_match(db_url: str, tmp_path: Path) -> None:
                 act(browser, rng)
             before = browser.settle()
     assert before["phase"] == "play" and before["tricks_played"] >= 4
-    with local_client(create_app(db_url, pace=0, static_dir=static)) as client:
+    with local_client(create_app(db_url, pace=0, static_dir=static), cookies) as client:
         with client.websocket_connect(f"/ws/{match_id}") as ws:
             browser = Browser(ws)
             after = browser.settle()
-            assert after == before  # same hand, same trick, same totals, same everything
+            assert_resumed(after, before)  # same hand, same trick, same totals, same everything
             while after["phase"] == "play":
                 act(browser, rng)
                 after = browser.settle()
         assert after["phase"] == "deal-over"
         checked = check_file(client.get(f"/api/matches/{match_id}/records.jsonl").text)
         assert len(checked) == 1 and checked[0].deal.score.final[Seat.S] == after["deal_result"]["final"]["S"]
-        assert client.get("/api/profile").json()["lifetime"] == after["deal_result"]["final"]["S"]
+        assert user_of(client).lifetime == after["deal_result"]["final"]["S"]
     # And once more between deals: the finished deal is shown, "next" deals the next one.
-    with (local_client(create_app(db_url, pace=0, static_dir=static)) as client,
+    with (local_client(create_app(db_url, pace=0, static_dir=static), cookies) as client,
           client.websocket_connect(f"/ws/{match_id}") as ws):
         browser = Browser(ws)
-        assert browser.settle() == after
+        assert_resumed(browser.settle(), after)
         browser.send({"type": "next"})
         state = browser.settle()
         assert state["deal_index"] == 1 and state["totals"] == after["totals"]
 
 
 def test_restart_in_the_exposure_phase_of_a_hidden_deal(db_url: str, tmp_path: Path) -> None:
-    """Exposure declarations are actions too; hidden kinds come back as they were."""
+    """Exposure declarations are actions too: the computer players' secret declarations come
+    back still secret (and are not declared again), and hidden kinds come back as they were."""
     with local_client(create_app(db_url, pace=0, static_dir=tmp_path)) as client:
         match_id = new_match(client, seed=5, options={"exposure": "hidden"})
+        cookies = dict(client.cookies)
+        with client.websocket_connect(f"/ws/{match_id}") as ws:
+            waiting = Browser(ws).settle()
+    assert waiting["declared"] == ["N", "E", "W"] and waiting["exposures"] == []
+    with local_client(create_app(db_url, pace=0, static_dir=tmp_path), cookies) as client:
         with client.websocket_connect(f"/ws/{match_id}") as ws:
             browser = Browser(ws)
-            state = browser.settle()
-            cards = [e["card"] for e in state["exposable"]]
+            assert_resumed(browser.settle(), waiting)
+            cards = [e["card"] for e in waiting["exposable"]]
             browser.send({"type": "expose", "cards": cards})
             before = browser.settle()
-    with (local_client(create_app(db_url, pace=0, static_dir=tmp_path)) as client,
+        store: Store = client.app.state.store  # type: ignore[attr-defined]
+        assert [a["seat"] for a in store.actions(match_id, 0) if a["type"] == "declare"] == ["N", "E", "W", "S"]
+    with (local_client(create_app(db_url, pace=0, static_dir=tmp_path), cookies) as client,
           client.websocket_connect(f"/ws/{match_id}") as ws):
-        assert Browser(ws).settle() == before
+        assert_resumed(Browser(ws).settle(), before)
     assert [e for e in before["exposures"] if e["seat"] == "S"] == [
         {"seat": "S", "card": c, "kind": "hidden"} for c in cards
     ]
@@ -509,7 +594,7 @@ def test_new_match_refuses_text_that_is_not_json(client: TestClient) -> None:
     assert response.status_code == 400 and "not JSON" in response.json()["error"]
     response = client.post("/api/matches", content=b"{}")  # no Content-Type
     assert response.status_code == 415 and "application/json" in response.json()["error"]
-    assert client.get("/api/matches").json() == []
+    assert client.get("/api/matches").json() == [] and all_matches(client) == []
 
 
 def test_new_match_defaults_and_listing(client: TestClient) -> None:
@@ -519,10 +604,17 @@ def test_new_match_defaults_and_listing(client: TestClient) -> None:
     assert [m["match_id"] for m in listed] == [second, first]
     one = client.get(f"/api/matches/{first}").json()
     assert one["preset"] == "online" and one["speed"] == "normal" and one["deals"] == 0
-    assert one["levels"] == {"N": "intermediate", "E": "intermediate", "W": "intermediate"}
+    assert one["levels"] == {"N": "intermediate", "E": "intermediate", "S": "intermediate", "W": "intermediate"}
+    assert one["seats"] == {"N": None, "E": None, "S": user_of(client).name, "W": None}
+    assert one["status"] == "playing"
     assert one["totals"] == {"N": 0, "E": 0, "S": 0, "W": 0} and not one["over"]
     assert listed[0]["options"] == resolve_options("classic", {"match_limit": 500}).to_dict()
     assert listed[0]["seed"] is None  # shown once the match is over
+    app: Starlette = client.app  # type: ignore[assignment]
+    other = local_client(app)  # another browser lists its own matches only
+    third = new_match(other)
+    assert [m["match_id"] for m in other.get("/api/matches").json()] == [third]
+    assert [m["match_id"] for m in client.get("/api/matches").json()] == [second, first]
     with pytest.raises(OptionError):
         resolve_options("classic", {"match_limit": 0})
 
@@ -593,4 +685,5 @@ def test_two_tables_and_the_lifetime_title(client: TestClient) -> None:
     sb = drive(client, b, lambda s: s["phase"] == "deal-over", rng)
     lifetime = sa["deal_result"]["final"]["S"] + sb["deal_result"]["final"]["S"]
     assert sb["lifetime"] == {"score": lifetime, "title": title_for(lifetime)}
-    assert client.get("/api/profile").json()["deals"] == 2
+    me = user_of(client)
+    assert (me.lifetime, me.deals, me.matches) == (lifetime, 2, 2)
