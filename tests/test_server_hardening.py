@@ -18,8 +18,23 @@ from typing import Any
 
 import pytest
 from starlette.testclient import TestClient, WebSocketDenialResponse
+from starlette.websockets import WebSocketDisconnect
 
-from conftest import LOCAL, QUICK, Browser, Message, act, local_client, new_match, settled
+from conftest import (
+    LOCAL,
+    Browser,
+    Message,
+    act,
+    all_matches,
+    assert_resumed,
+    local_client,
+    new_match,
+    seating,
+    settled,
+    state_message,
+    unversioned,
+    user_of,
+)
 from gongzhu.players.base import Player
 from gongzhu.players.observation import Observation
 from gongzhu.records.replay import check_file
@@ -27,6 +42,7 @@ from gongzhu.rules import PRESETS, Match, Seat
 from gongzhu.rules.cards import Card
 from gongzhu.rules.model import Play
 from gongzhu.server import create_app
+from gongzhu.server.identity import COOKIE, Identity
 from gongzhu.server.policy import (
     MAX_BODY_BYTES,
     MAX_HEADER_BYTES,
@@ -70,7 +86,7 @@ def test_a_store_failure_at_the_end_of_a_deal_acknowledges_nothing(client: TestC
     real_finish = store.finish_deal
     failures = {"left": 1}
 
-    def failing_finish(*args: Any, **kwargs: Any) -> int:
+    def failing_finish(*args: Any, **kwargs: Any) -> dict[str, int]:
         if failures["left"]:
             failures["left"] -= 1
             raise RuntimeError("disk full")
@@ -101,7 +117,8 @@ def test_a_store_failure_at_the_end_of_a_deal_acknowledges_nothing(client: TestC
     assert after["phase"] == "deal-over"
     records = check_file(client.get(f"/api/matches/{match_id}/records.jsonl").text)
     assert len(records) == 1
-    assert client.get("/api/profile").json()["lifetime"] == after["deal_result"]["final"]["S"]
+    me = user_of(client)
+    assert (me.lifetime, me.deals, me.matches) == (after["deal_result"]["final"]["S"], 1, 1)
 
 
 def test_a_played_out_deal_without_its_record_is_completed_when_loaded(db_url: str, tmp_path: Path) -> None:
@@ -109,9 +126,12 @@ def test_a_played_out_deal_without_its_record_is_completed_when_loaded(db_url: s
     and the record were one transaction): loading the table stores the record, and ``next``
     deals the next deal instead of answering that the deal is not over."""
     store = Store(db_url)
+    identity = Identity(store)
+    person = identity.new_guest()
+    session = identity.cookie(person, secure=False).split(";", 1)[0].split("=", 1)[1]
     options = PRESETS["online"]
-    info = store.create_match(match_id="m-stuck", preset="online", options=options.to_dict(),
-                              levels=dict(QUICK), speed="normal", seed=42)
+    info = store.create_match(match_id="m-stuck", preset="online", options=options.to_dict(), speed="normal",
+                              seed=42, seating=seating((person.id, person.name)))
     deal = Match(options, seed=info.seed, match_id=info.match_id).new_deal()
     seq = 0
     for seat in list(deal.undeclared):
@@ -126,13 +146,15 @@ def test_a_played_out_deal_without_its_record_is_completed_when_loaded(db_url: s
         store.add_action(info.match_id, 0, seq, {"seat": turn.name, "type": "play", "cards": [c.code for c in play]})
         seq += 1
     store.close()
-    with (local_client(create_app(db_url, pace=0, static_dir=tmp_path)) as client,
+    with (local_client(create_app(db_url, pace=0, static_dir=tmp_path), {COOKIE: session}) as client,
           client.websocket_connect(f"/ws/{info.match_id}") as ws):
         browser = Browser(ws)
         state = browser.settle()
         assert state["phase"] == "deal-over" and state["deal_result"]["final"] == {
             s.name: deal.score.final[s] for s in Seat}
         assert len(check_file(client.get(f"/api/matches/{info.match_id}/records.jsonl").text)) == 1
+        me = user_of(client)  # the person dealt the deal is charged with it, once
+        assert (me.id, me.lifetime, me.deals) == (person.id, deal.score.final[Seat.S], 1)
         browser.send({"type": "next"})
         assert browser.settle()["deal_index"] == 1
 
@@ -152,7 +174,7 @@ def test_integer_options_are_bounded(client: TestClient, options: dict[str, Any]
     response = client.post("/api/matches", json={"options": options})
     assert response.status_code == 400 and words in response.json()["error"]
     assert len(response.json()["error"]) < 300
-    assert client.get("/api/matches").json() == []
+    assert client.get("/api/matches").json() == [] and all_matches(client) == []
 
 
 def test_the_largest_options_play_a_whole_deal(client: TestClient) -> None:
@@ -232,7 +254,7 @@ def test_requests_from_other_sites_and_hosts_are_refused(client: TestClient) -> 
     # Text that is not declared JSON: refused even from the page itself.
     response = client.post("/api/matches", content=b"{}", headers={"origin": LOCAL, "content-type": "text/plain"})
     assert response.status_code == 415
-    assert client.get("/api/matches").json() == []
+    assert client.get("/api/matches").json() == [] and all_matches(client) == []
     # DNS rebinding: a page on evil.example whose name now points here cannot read the API.
     for host in ("evil.example", "evil.example:8000", "", "[::1", "127.0.0.1:x"):
         response = client.get("/api/matches", headers={"host": host})
@@ -283,6 +305,7 @@ def test_request_sizes_are_bounded(client: TestClient) -> None:
     response = client.get("/api/config", headers={"x-padding": "y" * (MAX_HEADER_BYTES + 1)})
     assert response.status_code == 431
     assert client.get("/api/matches").json() == [] and client.get("/api/config").status_code == 200
+    assert all_matches(client) == []
 
 
 def test_websocket_messages_are_bounded_and_never_echoed_whole(client: TestClient) -> None:
@@ -313,7 +336,7 @@ def test_tables_are_let_go_when_nobody_is_connected(client: TestClient) -> None:
             assert tables.open_tables == 1
     assert tables.open_tables == 0
     with client.websocket_connect(f"/ws/{ids[7]}") as ws:  # back from the store, the same
-        assert Browser(ws).settle() == states[ids[7]]
+        assert_resumed(Browser(ws).settle(), states[ids[7]])
 
 
 async def _flood(outbox: Outbox, n: int) -> list[str | None]:
@@ -336,7 +359,7 @@ def test_a_client_that_does_not_read_costs_a_bounded_outbox(client: TestClient) 
         ws.receive_json()
         table = tables_of(client).get(match_id)
         assert table is not None
-        sent = asyncio.run(_flood(Outbox(table), 10 * OUTBOX_LIMIT))
+        sent = asyncio.run(_flood(Outbox(lambda: encode(table.state_message())), 10 * OUTBOX_LIMIT))
         assert len(sent) < OUTBOX_LIMIT
         first = json.loads(sent[0] or "")
         assert first == table.state_message()
@@ -348,7 +371,7 @@ def test_a_client_that_does_not_read_costs_a_bounded_outbox(client: TestClient) 
             message = ws.receive_json()
             if message["type"] == "state" and message["state"]["phase"] == "play":
                 break
-        assert all(len(o) <= OUTBOX_LIMIT for o in table._outboxes)
+        assert table.connections and all(len(c.outbox) <= OUTBOX_LIMIT for c in table.connections)
 
 
 def test_the_rate_limiter_slows_a_fast_sender_down() -> None:
@@ -405,12 +428,14 @@ def test_a_failing_computer_player_does_not_stop_the_table(
     client: TestClient, caplog: pytest.LogCaptureFixture
 ) -> None:
     match_id = new_match(client, seed=9)
+    # West fails from the start: the computer players declare as soon as the table opens.
+    table = tables_of(client).get(match_id)
+    assert table is not None
+    table.players[Seat.W] = Failing()
     with client.websocket_connect(f"/ws/{match_id}") as ws:
         browser = Browser(ws)
         browser.settle()
-        table = tables_of(client).get(match_id)
-        assert table is not None
-        table.players[Seat.W] = Failing()
+        assert tables_of(client).get(match_id) is table
         with caplog.at_level(logging.ERROR, logger="gongzhu.players"):
             rng = random.Random(9)
             state = browser.state
@@ -434,7 +459,7 @@ def test_bad_websocket_messages_get_an_error_and_the_connection_goes_on(client: 
             error = browser.refused(text)
             assert len(error) < 300
         with client.websocket_connect(f"/ws/{match_id}") as ws2:
-            assert ws2.receive_json() == {"type": "state", "state": before}
+            assert ws2.receive_json() == state_message(before)
         browser.send({"type": "expose", "cards": []})
         assert browser.settle()["phase"] == "play"
 
@@ -463,7 +488,7 @@ def test_bad_bodies_are_400_with_a_reason(client: TestClient, body: bytes) -> No
     response = client.post("/api/matches", content=body, headers=JSON)
     assert response.status_code in (400, 413), response.text
     assert response.json()["error"] and len(response.json()["error"]) < 300
-    assert client.get("/api/matches").json() == []
+    assert client.get("/api/matches").json() == [] and all_matches(client) == []
 
 
 def test_refusals_are_json_and_odd_ids_never_reach_the_database(client: TestClient) -> None:
@@ -480,7 +505,14 @@ def test_refusals_are_json_and_odd_ids_never_reach_the_database(client: TestClie
         assert len(response.json()["error"]) < 300
     response = client.post("/api/matches", json={"k" * 5000: 1})
     assert response.status_code == 400 and len(response.json()["error"]) < 300
-    assert client.get("/api/matches").json() == []
+    assert client.get("/api/matches").json() == [] and all_matches(client) == []
+    with client.websocket_connect("/ws/m-%00") as ws:  # no session yet: refused before anything else
+        refused = ws.receive_json()
+        assert refused["type"] == "error" and refused["code"] == "server.no_session"
+        with pytest.raises(WebSocketDisconnect) as closed:
+            ws.receive_json()
+        assert closed.value.code == 4401
+    new_match(client)  # a session (the answer's cookie)
     with client.websocket_connect("/ws/m-%00") as ws:
         assert ws.receive_json()["message"].startswith("unknown match")
 
@@ -499,7 +531,7 @@ def test_a_hint_does_not_hold_up_the_connection(client: TestClient) -> None:
             browser.send({"type": "hint"})
             browser.send({"type": "play", "cards": state["legal"][0]})
             first = browser.receive()
-            assert first == {"type": "played", "seat": "S", "cards": state["legal"][0]}
+            assert unversioned(first) == {"type": "played", "seat": "S", "cards": state["legal"][0]}
         finally:
             release.set()
             busy.result()
