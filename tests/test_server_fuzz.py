@@ -6,7 +6,7 @@ For every refused input:
 - **HTTP**: a 4xx answer whose body is JSON ``{"error": "..."}``, short and without a Python
   traceback (an unknown path or method may get the router's own plain ``Not Found`` /
   ``Method Not Allowed``); never a 5xx.  A refused ``POST /api/matches`` creates no match (the
-  listing of ``GET /api/matches`` is unchanged) and ``GET /api/config`` still answers.
+  store's matches, every person's, are unchanged) and ``GET /api/config`` still answers.
 - **WebSocket**: an ``{"type": "error", "message": ...}`` reply of fewer than
   :data:`MAX_ERROR_CHARS` characters (a short excerpt of the input at most; never "the server
   failed"); the same connection then takes a valid message; the table's view is unchanged, and
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
@@ -37,13 +38,17 @@ from hypothesis import strategies as st
 from starlette.testclient import TestClient, WebSocketDenialResponse, WebSocketTestSession
 from starlette.websockets import WebSocketDisconnect
 
-from conftest import LOCAL, local_client
+from conftest import LOCAL, deal_of, local_client
+from gongzhu.formats.web import MAX_CHAT
 from gongzhu.jsontext import JSONTextError, loads_strict
+from gongzhu.messages import has
 from gongzhu.rules import PRESETS, Seat
 from gongzhu.rules.errors import GongzhuError
 from gongzhu.rules.options import OPTION_KEYS
 from gongzhu.server import create_app
+from gongzhu.server.app import match_summary
 from gongzhu.server.policy import MAX_BODY_BYTES, MAX_MESSAGE_BYTES
+from gongzhu.server.store import Store
 from gongzhu.server.table import SPEEDS, Table, Tables
 from malformed import HOSTILE, byte_variants, json_variants, paths, replaced
 
@@ -64,6 +69,8 @@ JSON_HEADERS = {"Content-Type": "application/json"}
 #: A character repeated 50 times: the corpus's long inputs are such runs, and an answer may quote
 #: a short excerpt of them only.
 LONG_RUN = re.compile(r"(.)\1{49}", re.DOTALL)
+#: A quick chat phrase's key as a message may name it (``gongzhu.formats.web.ChatMessage``).
+QUICK_PHRASE = re.compile(r"chat[.]quick[.][a-z_]{1,32}")
 
 
 def corpus(kind: str) -> list[Path]:
@@ -108,10 +115,12 @@ def assert_http_error(response: httpx2.Response, *, routed: bool = True) -> str:
 
 
 def listing(client: TestClient) -> list[Message]:
+    """Every match in the store, whoever made it, as ``GET /api/matches`` lists a person's own
+    (which the route still answers)."""
     response = client.get("/api/matches")
-    assert response.status_code == 200
-    matches: list[Message] = response.json()
-    return matches
+    assert response.status_code == 200 and isinstance(response.json(), list)
+    store: Store = client.app.state.store  # type: ignore[attr-defined]
+    return [match_summary(m) for m in store.matches()]
 
 
 def assert_alive(client: TestClient) -> None:
@@ -388,7 +397,8 @@ def test_http_any_header_value(http_client: TestClient, name: str, value: bytes)
 
 @dataclass(repr=False)
 class TableAt:
-    """A table waiting for South, kept open by an observer connection: ``before`` is its view."""
+    """A table waiting for South, kept open by an observer connection (South's): ``before`` is
+    South's view."""
 
     name: str
     client: TestClient
@@ -403,14 +413,20 @@ class TableAt:
     def check(self) -> None:
         table = _tables(self.client).get(self.match_id)
         assert table is self.table and not table.broken
-        assert table.view() == self.before
+        assert south_view(table) == self.before
+
+
+def south_view(table: Table) -> Message:
+    """The table as South's connections see it (South's is the only person at the table)."""
+    return table.view(next(c for c in table.connections if c.seat is Seat.S))
 
 
 def _settled(state: Message) -> bool:
-    """Whether the table waits for South: nothing more comes unasked."""
+    """Whether the table waits for South: nothing more comes unasked (the computer players have
+    declared, in secret, and South has not; or it is South's turn)."""
     if state["phase"] in ("deal-over", "match-over"):
         return True
-    return (state["phase"] == "expose" and "S" in state["undeclared"]) or state["turn"] == "S"
+    return bool((state["phase"] == "expose" and state["undeclared"] == ["S"]) or state["turn"] == "S")
 
 
 @pytest.fixture(scope="module")
@@ -437,19 +453,24 @@ def _open_table(client: TestClient, name: str, body: Message, phase: str) -> Ite
     assert response.status_code == 201
     match_id = response.json()["match_id"]
     with client.websocket_connect(f"/ws/{match_id}") as observer:
-        state = observer.receive_json()["state"]
+
+        def settle() -> Message:
+            while not ((message := observer.receive_json())["type"] == "state" and _settled(message["state"])):
+                pass
+            state: Message = message["state"]
+            return state
+
+        state = settle()
         while state["phase"] != phase:  # South declares nothing, then plays its first legal play
             move = {"type": "play", "cards": state["legal"][0]} if state["phase"] == "play" else \
                 {"type": "expose", "cards": []}
             observer.send_text(json.dumps(move))
-            while not ((message := observer.receive_json())["type"] == "state" and _settled(message["state"])):
-                pass
-            state = message["state"]
+            state = settle()
         assert _settled(state)
         assert phase != "expose" or state["exposable"], "the fixed seed deals South an exposable card"
         table = _tables(client).get(match_id)
         assert table is not None
-        yield TableAt(name, client, match_id, table, table.view(), observer)
+        yield TableAt(name, client, match_id, table, south_view(table), observer)
 
 
 @pytest.fixture(scope="module")
@@ -458,7 +479,7 @@ def tables_at(ws_client: TestClient) -> Iterator[dict[str, TableAt]]:
         tables = {name: stack.enter_context(_open_table(ws_client, name, body, phase))
                   for name, (body, phase) in TABLES.items()}
         for at in tables.values():  # a finished deal changed the lifetime score every table shows
-            at.before = at.table.view()
+            at.before = south_view(at.table)
         yield tables
 
 
@@ -470,17 +491,25 @@ def accepted(table: Table, text: str) -> bool:
     except JSONTextError:
         return False
     fields = {"expose": ({"cards"}, {"kinds"}), "play": ({"cards"}, set()), "hint": (set(), set()),
-              "next": (set(), set()), "settings": ({"speed"}, set())}
+              "next": (set(), set()), "settings": ({"speed"}, set()), "sit": ({"seat"}, set()),
+              "stand": (set(), set()), "start": (set(), set()), "takeback": (set(), set()), "auto": (set(), set()),
+              "chat": (set(), {"text", "quick"})}
     if not isinstance(message, dict) or not isinstance(message.get("type"), str) or message["type"] not in fields:
         return False
     kind = message["type"]
     required, optional = fields[kind]
     if not required <= set(message) or not set(message) <= {"type", *required, *optional}:
         return False
+    if kind in ("stand", "takeback", "auto"):
+        return True  # South sits at every table: it may stand, and ask for 托管 or play again (a no-op)
+    if kind in ("sit", "start"):
+        return False  # South sits already; every table started when it was made
+    if kind == "chat":
+        return _chat_accepted(message)
     for name in ("cards", "kinds"):
         if name in message and not (isinstance(message[name], list) and all(isinstance(v, str) for v in message[name])):
             return False
-    deal = table.deal
+    deal = deal_of(table)
     try:
         if kind == "play":
             if not 1 <= len(message["cards"]) <= 2:
@@ -501,6 +530,19 @@ def accepted(table: Table, text: str) -> bool:
     if kind == "next":
         return table.match.current is None
     return True
+
+
+def _chat_accepted(message: Message) -> bool:
+    """Whether a chat message is a line the table shows: a quick phrase of the catalog, or a text
+    of 1 to 120 characters with something left once control characters and outer spaces go."""
+    quick, text = message.get("quick"), message.get("text")
+    if "quick" in message:
+        if "text" in message and not (isinstance(text, str) and 1 <= len(text) <= MAX_CHAT):
+            return False
+        return isinstance(quick, str) and QUICK_PHRASE.fullmatch(quick) is not None and has(quick)
+    if not isinstance(text, str) or not 1 <= len(text) <= MAX_CHAT:
+        return False
+    return any(unicodedata.category(ch)[0] != "C" and not ch.isspace() for ch in text)
 
 
 def assert_ws_error(reply: Message) -> str:
@@ -527,14 +569,18 @@ def probe(ws: WebSocketTestSession, at: TableAt) -> None:
     else:
         ws.send_text(json.dumps({"type": "settings", "speed": at.before["speed"]}))
         ws.send_text('{"type": "hint"}')
-        assert "your turn" in assert_ws_error(ws.receive_json())
+        reply = ws.receive_json()
+        if at.before["phase"] == "expose":
+            assert "your turn" in assert_ws_error(reply)
+        else:  # between deals there is no deal to hint at
+            assert assert_ws_error(reply) and reply["code"] == "server.deal_over", reply
 
 
 def refused_message(at: TableAt, frame: str | bytes) -> str:
     """Send one frame (bytes: a binary frame) on a new connection; it must be refused and change
     nothing, and the connection must go on.  Returns the error message."""
     with at.client.websocket_connect(f"/ws/{at.match_id}") as ws:
-        assert ws.receive_json() == {"type": "state", "state": at.before}
+        assert ws.receive_json() == {"type": "state", "v": at.before["v"], "state": at.before}
         if isinstance(frame, bytes):
             ws.send_bytes(frame)
         else:
@@ -599,6 +645,10 @@ TEMPLATES: dict[str, Message] = {
     "hint": {"type": "hint"},
     "next": {"type": "next"},
     "settings": {"type": "settings", "speed": "fast"},
+    "sit": {"type": "sit", "seat": "N"},
+    "start": {"type": "start"},
+    "chat": {"type": "chat", "text": "加油"},
+    "quick": {"type": "chat", "quick": "chat.quick.good_game"},
 }
 
 
@@ -662,9 +712,11 @@ def assert_unknown_match(client: TestClient, segment: str) -> None:
 
 # ---------------------------------------------------------------------------------- WebSocket hypothesis
 
-ws_keys = st.sampled_from(["type", "cards", "kinds", "speed", "seat", "card"]) | st.text(max_size=4)
+ws_keys = st.sampled_from(["type", "cards", "kinds", "speed", "seat", "card", "text", "quick"]) | st.text(max_size=4)
 ws_scalars = json_scalars | st.sampled_from(["2C", "3C", "QS", "AH", "JD", "TC", "10C", "♠Q", "first", "hidden",
-                                             "sideways", "slow", "normal", "instant"])
+                                             "sideways", "slow", "normal", "instant", "sit", "stand", "start",
+                                             "takeback", "auto", "chat", "chat.quick.hello", "chat.quick.nope",
+                                             "E", "X"])
 ws_values = st.recursive(ws_scalars, lambda inner: st.lists(inner, max_size=4)
                          | st.dictionaries(ws_keys, inner, max_size=4), max_leaves=20) | long_text
 table_names = st.sampled_from(list(TABLES))
@@ -736,7 +788,7 @@ def test_ws_any_handshake_header(tables_at: dict[str, TableAt], name: str, value
     at = tables_at["play"]
     try:
         with at.client.websocket_connect(f"/ws/{at.match_id}", headers={name: value}) as ws:
-            assert ws.receive_json() == {"type": "state", "state": at.before}
+            assert ws.receive_json() == {"type": "state", "v": at.before["v"], "state": at.before}
             probe(ws, at)
     except WebSocketDenialResponse as denied:
         assert_http_error(denied)
