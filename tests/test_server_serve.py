@@ -12,13 +12,16 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from email.message import Message
 from pathlib import Path
 
 import pytest
+from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from gongzhu.cli import main as cli_main
 from gongzhu.cli import serve
+from gongzhu.server.identity import COOKIE
 
 
 def _get(url: str) -> bytes:
@@ -57,13 +60,26 @@ def test_serve_starts_prints_the_address_and_answers(tmp_path: Path) -> None:
         with urllib.request.urlopen(request, timeout=2) as response:
             assert response.status == 201
             match_id = json.loads(response.read())["match_id"]
+            session = _session(response.headers)
         assert db.is_file()
+        ws_url = base.replace("http", "ws", 1) + f"ws/{match_id}"
+        # Without the session cookie the HTTP answer set, the table is not South's to open.
+        with connect(ws_url, open_timeout=5) as ws:
+            refused = json.loads(ws.recv(timeout=5))
+            assert refused["type"] == "error" and refused["code"] == "server.no_session"
+            with pytest.raises(ConnectionClosed) as closed:
+                ws.recv(timeout=5)
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 4401
         # The WebSocket through uvicorn's own stack: the table, a refusal, an exposure.
-        with connect(base.replace("http", "ws", 1) + f"ws/{match_id}", open_timeout=5) as ws:
-            state = json.loads(ws.recv(timeout=5))["state"]
-            assert state["phase"] == "expose" and len(state["hand"]) == 13
+        with connect(ws_url, additional_headers=session, open_timeout=5) as ws:
+            first = json.loads(ws.recv(timeout=5))
+            state = first["state"]
+            assert first["type"] == "state" and first["v"] == state["v"]
+            assert state["phase"] == "expose" and len(state["hand"]) == 13 and state["seat"] == "S"
             ws.send("{}")
-            assert json.loads(ws.recv(timeout=5))["type"] == "error"
+            while (message := json.loads(ws.recv(timeout=5)))["type"] == "state":
+                state = message["state"]  # the computer players declare meanwhile
+            assert message["type"] == "error"
             ws.send(json.dumps({"type": "expose", "cards": []}))
             while state["phase"] == "expose" or state["turn"] != "S":
                 message = json.loads(ws.recv(timeout=10))
@@ -74,7 +90,8 @@ def test_serve_starts_prints_the_address_and_answers(tmp_path: Path) -> None:
             ws.send(json.dumps({"type": "play", "cards": state["legal"][0]}))
             first = json.loads(ws.recv(timeout=5))
             print(f"gongzhu serve: first reply to a play after {(time.perf_counter() - sent) * 1000:.1f} ms")
-            assert first == {"type": "played", "seat": "S", "cards": state["legal"][0]}
+            assert first == {"type": "played", "v": first["v"], "seat": "S", "cards": state["legal"][0]}
+            assert first["v"] > state["v"]
     finally:
         _stop(proc)
 
@@ -150,42 +167,54 @@ def _start(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen[str], str]:
 
 
 def _status(base: str, path: str, *, method: str = "GET", body: bytes | None = None,
-            headers: dict[str, str] | None = None) -> tuple[int, bytes]:
+            headers: dict[str, str] | None = None) -> tuple[int, bytes, dict[str, str]]:
+    """A request's status, body and session cookie (``{"Cookie": ...}`` when the answer set one)."""
     request = urllib.request.Request(base + path.lstrip("/"), data=body, method=method, headers=headers or {})
     try:
         with urllib.request.urlopen(request, timeout=5) as response:
-            return response.status, response.read()
+            return response.status, response.read(), _session(response.headers)
     except urllib.error.HTTPError as e:
-        return e.code, e.read()
+        return e.code, e.read(), _session(e.headers)
+
+
+def _session(headers: Message) -> dict[str, str]:
+    """The session cookie an answer sets, as the header a browser sends it back with (a raw
+    WebSocket client keeps no cookies: the test passes it on)."""
+    for value in headers.get_all("Set-Cookie") or []:
+        pair = value.split(";", 1)[0]
+        if pair.startswith(COOKIE + "="):
+            return {"Cookie": pair}
+    return {}
 
 
 def test_a_real_server_keeps_other_sites_out_and_bounds_what_it_reads(tmp_path: Path) -> None:
     """Through uvicorn's own stack: foreign origins and host names, oversized headers and
     WebSocket messages; the server answers on after each."""
-    from websockets.exceptions import ConnectionClosed, InvalidStatus
+    from websockets.exceptions import InvalidStatus
     from websockets.typing import Origin
 
     proc, base = _start(tmp_path, "--allowed-origin", "https://gongzhu.example.org")
     try:
         json_type = {"Content-Type": "application/json"}
-        status, body = _status(base, "/api/matches", method="POST", body=b"{}",
-                               headers={**json_type, "Origin": "http://evil.example"})
+        status, body, _ = _status(base, "/api/matches", method="POST", body=b"{}",
+                                  headers={**json_type, "Origin": "http://evil.example"})
         assert status == 403 and b"another site" in body
-        status, _ = _status(base, "/api/matches", method="POST", body=b"{}", headers={"Content-Type": "text/plain"})
+        status, _, _ = _status(base, "/api/matches", method="POST", body=b"{}",
+                               headers={"Content-Type": "text/plain"})
         assert status == 415
-        status, _ = _status(base, "/api/matches", headers={"Host": "evil.example"})
+        status, _, _ = _status(base, "/api/matches", headers={"Host": "evil.example"})
         assert status == 400
-        status, _ = _status(base, "/api/config", headers={"X-Padding": "y" * 20_000})
+        status, _, _ = _status(base, "/api/config", headers={"X-Padding": "y" * 20_000})
         assert status in (400, 431)
-        status, body = _status(base, "/api/matches", method="POST", body=b'{"seed": 5}',
-                               headers={**json_type, "Origin": "https://gongzhu.example.org"})
-        assert status == 201
+        status, body, session = _status(base, "/api/matches", method="POST", body=b'{"seed": 5}',
+                                        headers={**json_type, "Origin": "https://gongzhu.example.org"})
+        assert status == 201 and session
         match_id = json.loads(body)["match_id"]
         ws_url = base.replace("http", "ws", 1) + f"ws/{match_id}"
-        with pytest.raises(InvalidStatus) as refused:
-            connect(ws_url, origin=Origin("http://evil.example"), open_timeout=5)
+        with pytest.raises(InvalidStatus) as refused:  # South's own session, from another site's page
+            connect(ws_url, origin=Origin("http://evil.example"), additional_headers=session, open_timeout=5)
         assert refused.value.response.status_code == 403
-        with connect(ws_url, origin=Origin(base.rstrip("/")), open_timeout=5) as ws:
+        with connect(ws_url, origin=Origin(base.rstrip("/")), additional_headers=session, open_timeout=5) as ws:
             assert json.loads(ws.recv(timeout=5))["type"] == "state"
             ws.send(json.dumps({"type": "play", "cards": ["x" * 5000]}))
             assert "too large" in json.loads(ws.recv(timeout=5))["message"]
@@ -194,7 +223,7 @@ def test_a_real_server_keeps_other_sites_out_and_bounds_what_it_reads(tmp_path: 
                 while True:
                     ws.recv(timeout=5)
             assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
-        with connect(ws_url, open_timeout=5) as ws:  # the server goes on
+        with connect(ws_url, additional_headers=session, open_timeout=5) as ws:  # the server goes on
             assert json.loads(ws.recv(timeout=5))["state"]["phase"] == "expose"
         assert proc.poll() is None
     finally:
