@@ -3,14 +3,17 @@ throwaway PostgreSQL (marker ``postgres``, :data:`conftest.STORES`).
 
 A database made before the schema was versioned is built here from a frozen copy of its table
 definitions (:data:`_LEGACY`, never to be edited: it is what servers of that time wrote) and
-filled with the rows of a real match; the current server must open it, serve the same history
-and profile, and resume the deal in progress.  The tables of :mod:`gongzhu.server.store` must
+filled with the rows of a real match; the current server must open it, make its person the user
+``local`` (lifetime score, deals, matches), serve them — the first browser on the server's own
+machine — the same history and records, and resume the deal in progress.  The tables of :mod:`gongzhu.server.store` must
 agree with the migrations (Alembic's ``compare_metadata``): a schema change without its revision
 fails here.
 """
 
 from __future__ import annotations
 
+import copy
+import json
 import random
 import subprocess
 import sys
@@ -43,10 +46,12 @@ from sqlalchemy import (
 )
 from starlette.testclient import TestClient
 
-from conftest import STORES, Browser, act, local_client, new_match
+from conftest import STORES, Browser, act, local_client, new_match, seating, user_of
 from gongzhu.cli.main import main as gongzhu_main
+from gongzhu.records.format import dump_record
 from gongzhu.server import create_app
 from gongzhu.server import migrations as mig
+from gongzhu.server.identity import LOCAL_USER, User
 from gongzhu.server.migrations.__main__ import main as migrations_main
 from gongzhu.server.store import METADATA, Store
 
@@ -97,18 +102,22 @@ Rows = dict[str, list[dict[str, Any]]]
 
 
 def _served(client: TestClient, match_id: str) -> dict[str, Any]:
-    """What the server says about the stored data: history, the match, its records, the profile."""
+    """What the server says about the stored data: the person's history, the match, its records."""
     return {
         "history": client.get("/api/matches").json(),
         "match": client.get(f"/api/matches/{match_id}").json(),
         "records": client.get(f"/api/matches/{match_id}/records.jsonl").text,
-        "profile": client.get("/api/profile").json(),
     }
 
 
 def _played(tmp_path: Path) -> tuple[str, Rows, dict[str, Any], dict[str, Any]]:
-    """A match with a finished deal and a deal in progress, played on a scratch SQLite store:
-    (match id, every row of the four tables, what the server served, the table's state)."""
+    """A match with a finished deal and a deal in progress, played on a scratch SQLite store by
+    one person: (match id, the rows of the four tables as the single-player server wrote them,
+    what the server served that person, the table's state).
+
+    The rows are the scratch store's, in the frozen columns of :data:`_LEGACY`, as that server
+    had them: the levels of the computer players only (N, E, W), deal records without who
+    played each seat, and the person's lifetime score in the one ``profile`` row."""
     url = f"sqlite:///{tmp_path / 'scratch.db'}"
     rng = random.Random(5)
     with local_client(create_app(url, pace=0, hint_think=0.05, static_dir=tmp_path / "none")) as client:
@@ -120,13 +129,39 @@ def _played(tmp_path: Path) -> tuple[str, Rows, dict[str, Any], dict[str, Any]]:
                 act(browser, rng)
                 state = browser.settle()
         served = _served(client, match_id)
-    assert served["profile"]["deals"] == 1
+        person = user_of(client)
+    assert person.deals == 1 and person.lifetime == state["lifetime"]["score"]
     engine = create_engine(url)
     with engine.connect() as c:
-        rows = {name: [dict(r._mapping) for r in c.execute(select(table))] for name, table in _LEGACY.tables.items()}
+        rows = {name: [dict(r._mapping) for r in c.execute(select(table))]
+                for name, table in _LEGACY.tables.items() if name != "profile"}
     engine.dispose()
-    assert rows["matches"] and rows["deals"] and rows["actions"] and rows["profile"]
+    for match in rows["matches"]:
+        match["levels"] = {s: level for s, level in match["levels"].items() if s != "S"}
+    for deal in rows["deals"]:
+        record = json.loads(deal["record"])
+        del record["players"]
+        deal["record"] = dump_record(record)
+    rows["profile"] = [{"id": "local", "lifetime": person.lifetime}]
+    assert rows["matches"] and rows["deals"] and rows["actions"]
     return match_id, rows, served, state
+
+
+def _as_local(served: dict[str, Any], state: dict[str, Any], rows: Rows, local: User
+              ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """What the person of the single-player server is served once migration 0002 made them the
+    user ``local``: what the scratch server served its person, under the name of ``local``; the
+    legacy records (written without who played each seat); a private table without an invite
+    (that server had none) whose host and South are ``local``."""
+    served = copy.deepcopy(served)
+    for match in [*served["history"], served["match"]]:
+        match["seats"]["S"] = local.name
+    served["records"] = "".join(d["record"] + "\n" for d in rows["deals"])
+    state = copy.deepcopy(state)
+    state["you"] = {"id": LOCAL_USER, "name": local.name, "host": True, "seat": "S", "auto": False}
+    state["table"].update(host=local.name, invite=None)
+    state["table"]["seats"]["S"]["name"] = local.name
+    return served, state
 
 
 def _legacy_database(url: str, rows: Rows) -> None:
@@ -137,6 +172,9 @@ def _legacy_database(url: str, rows: Rows) -> None:
         for table in _LEGACY.sorted_tables:
             if rows[table.name]:
                 c.execute(insert(table), rows[table.name])
+        if engine.dialect.name == "postgresql":  # rows inserted with their ids: their sequences follow
+            for name in ("deals", "actions"):
+                c.execute(text(f"SELECT setval(pg_get_serial_sequence('{name}', 'id'), MAX(id)) FROM {name}"))
     engine.dispose()
 
 
@@ -173,23 +211,53 @@ def test_head_names_the_newest_revision() -> None:
 
 @pytest.mark.parametrize("db_url", STORES, indirect=True)
 def test_database_before_versioning_is_kept_and_served(db_url: str, tmp_path: Path) -> None:
-    match_id, rows, served, state = _played(tmp_path)
+    """The single-player server's person becomes the user ``local`` (migration 0002) with their
+    lifetime score, deals and matches; the first browser on the server's own machine continues as
+    them — their history, records and the deal in progress, which then counts for them — and the
+    next such browser is someone else."""
+    match_id, rows, scratch, scratch_state = _played(tmp_path)
     _legacy_database(db_url, rows)
     assert _revisions(db_url) == ()
-    with local_client(create_app(db_url, pace=0, hint_think=0.05, static_dir=tmp_path / "none")) as client:
+    app = create_app(db_url, pace=0, hint_think=0.05, static_dir=tmp_path / "none")
+    with local_client(app, loopback=True) as client:
         assert _revisions(db_url) == (mig.HEAD,)
-        assert _served(client, match_id) == served
-        assert [m["match_id"] for m in served["history"]] == [match_id]
-        assert served["profile"]["lifetime"] == rows["profile"][0]["lifetime"]
-        assert served["profile"]["deals"] == 1
+        new = new_match(client, seed=3)  # the first request of a browser on this machine: it is "local"
+        local = user_of(client)
+        assert local.id == LOCAL_USER and not local.guest
+        assert (local.lifetime, local.deals, local.matches, local.pigs) == (rows["profile"][0]["lifetime"], 1, 1, 0)
+        served, state = _as_local(scratch, scratch_state, rows, local)
+        now = _served(client, match_id)
+        assert [m["match_id"] for m in now["history"]] == [new, match_id]
+        assert {**now, "history": now["history"][1:]} == served
         with client.websocket_connect(f"/ws/{match_id}") as ws:  # the deal in progress resumes
-            assert Browser(ws).settle() == state
-    # Every stored row is still there, unchanged.
-    engine = create_engine(db_url)
-    with engine.connect() as c:
-        for name, table in _LEGACY.tables.items():
-            assert [dict(r._mapping) for r in c.execute(select(table))] == rows[name], name
-    engine.dispose()
+            browser = Browser(ws)
+            resumed = browser.settle()
+            assert {**resumed, "v": state["v"]} == state  # (the version starts anew: there was none)
+            # Every stored row of the single-player server is still there, unchanged but for the
+            # levels (South's is named too); the profile row is the user "local".
+            engine = create_engine(db_url)
+            with engine.connect() as c:
+                assert "profile" not in inspect(c).get_table_names()
+                kept = {name: [dict(r._mapping) for r in c.execute(select(table))]
+                        for name, table in _LEGACY.tables.items() if name != "profile"}
+            engine.dispose()
+            assert [m for m in kept["matches"] if m["id"] != new] == [
+                {**m, "levels": {**m["levels"], "S": "intermediate"}} for m in rows["matches"]]
+            assert (kept["deals"], kept["actions"]) == (rows["deals"], rows["actions"])
+            rng = random.Random(6)
+            while resumed["phase"] == "play":
+                act(browser, rng)
+                resumed = browser.settle()
+        final = resumed["deal_result"]["final"]["S"]  # the deal counts for "local", in the same match
+        after = user_of(client)
+        assert (after.lifetime, after.deals, after.matches) == (local.lifetime + final, 2, 1)
+        other = local_client(app, loopback=True)  # "local" is claimed once: the next browser is a guest
+        new_match(other)
+        assert user_of(other).guest and user_of(other).id != LOCAL_USER
+        profile = client.get("/api/profile").json()
+        assert {k: profile[k] for k in ("id", "lifetime", "deals", "matches")} == {
+            "id": LOCAL_USER, "lifetime": after.lifetime, "deals": 2, "matches": 1}
+        assert [m["id"] for m in profile["matches_list"]] == [match_id]
 
 
 @pytest.mark.parametrize("db_url", STORES, indirect=True)
@@ -222,7 +290,7 @@ def test_database_at_an_older_revision_is_upgraded(db_url: str) -> None:
     assert _revisions(db_url) == ()
     store = Store(db_url)
     try:
-        assert store.profile().lifetime == 0 and store.matches() == []
+        assert store.matches() == [] and store.people([LOCAL_USER]) == {}  # an empty database has no "local"
     finally:
         store.close()
     assert _revisions(db_url) == (mig.HEAD,)
@@ -232,7 +300,7 @@ def test_database_at_an_older_revision_is_upgraded(db_url: str) -> None:
 def test_database_of_a_newer_gongzhu_is_refused_unchanged(db_url: str, tmp_path: Path,
                                                          capsys: pytest.CaptureFixture[str]) -> None:
     store = Store(db_url)
-    store.create_match(match_id="m1", preset="classic", options={}, levels={}, speed="normal", seed=3)
+    store.create_match(match_id="m1", preset="classic", options={}, speed="normal", seed=3, seating=seating())
     store.close()
     engine = create_engine(db_url)
     with engine.begin() as c:

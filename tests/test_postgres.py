@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import pytest
 
-from gongzhu.server.store import Store
+from conftest import seating
+from gongzhu.server.identity import Identity
+from gongzhu.server.store import Charge, Store
 
 pytestmark = pytest.mark.postgres
 
@@ -25,7 +27,16 @@ def test_the_store_is_on_postgresql(pg_url: str) -> None:
     store = Store(pg_url)
     try:
         assert store.engine.dialect.name == "postgresql"
-        assert store.matches() == [] and store.profile().lifetime == 0
+        assert store.matches() == []
+        person = Identity(store).new_guest()
+        assert store.people([person.id]) == {person.id: (person.name, 0)}
+        info = store.create_match(match_id="m-pg", preset="online", options={}, speed="normal", seed=2**64 - 1,
+                                  seating=seating((person.id, person.name)))
+        assert store.match("m-pg") == info and store.matches(person.id) == [info]
+        store.finish_deal("m-pg", 0, record_line="{}", south_final=-120, totals=[0, 0, -10, 0], over=False,
+                          winners=[], pigs=[], charges=[Charge(person.id, -120)])
+        assert store.people([person.id]) == {person.id: (person.name, -120)}
+        assert store.records("m-pg") == ["{}"]
     finally:
         store.close()
 
