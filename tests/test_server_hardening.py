@@ -356,7 +356,7 @@ def test_a_client_that_does_not_read_costs_a_bounded_outbox(client: TestClient) 
     sent is the whole current table."""
     match_id = new_match(client, seed=5)
     with client.websocket_connect(f"/ws/{match_id}") as ws:
-        ws.receive_json()
+        Browser(ws).settle()  # the computer players have declared: the table waits for South
         table = tables_of(client).get(match_id)
         assert table is not None
         sent = asyncio.run(_flood(Outbox(lambda: encode(table.state_message())), 10 * OUTBOX_LIMIT))
