@@ -292,8 +292,10 @@ def test_reconnect_gets_what_it_missed(server: LiveServer) -> None:
     lives["E"].close()
     gone = lives.pop("E")
     # South plays on alone until East's turn comes (the computers play their seats)
-    lives["S"].send({"type": "play", "cards": rng.choice(lives["S"].state["legal"])})
-    lives["S"].until(lambda s: s["turn"] == "E")
+    while lives["S"].state["turn"] != "E":
+        sent = lives["S"].state["v"]
+        lives["S"].send({"type": "play", "cards": rng.choice(lives["S"].state["legal"])})
+        lives["S"].until(lambda s, sent=sent: s["turn"] in ("S", "E") and s["v"] > sent)
     back = other.connect(table_id, since=seen)
     first = back.receive()
     missed = [first]
@@ -322,7 +324,7 @@ def test_restart_mid_deal_with_three_people(db_url: str, tmp_path: Path) -> None
         lives[seat].send({"type": "sit", "seat": seat})
     lives["S"].until(lambda s: all(s["table"]["seats"][x]["name"] for x in "ESW"))
     lives["S"].send({"type": "start"})
-    drive(lives, rng, lambda st: st["S"].get("tricks_played", 0) >= 4 and len(st["S"]["trick"]["plays"]) == 2)
+    drive(lives, rng, lambda st: st["S"].get("tricks_played", 0) >= 4 and 0 < len(st["S"]["trick"]["plays"]) < 4)
     for live in lives.values():
         live.drain()
     before = {seat: live.state for seat, live in lives.items()}
@@ -421,3 +423,19 @@ def test_with_a_turn_timer_the_next_deal_has_a_clock(server: LiveServer) -> None
     lives["S"].send({"type": "next"})
     again = lives["S"].until(lambda s: s["phase"] == "expose")
     assert again["deal_index"] == 1 and again["clock"]["kind"] == "expose"
+
+
+def test_a_lifetime_score_shows_alike_at_every_table(server: LiveServer) -> None:
+    """A deal finished at one table changes the person's lifetime score at their other open
+    tables too, and a spectator sees their own score."""
+    rng = random.Random(2)
+    person, host = Someone(server), Someone(server)
+    elsewhere = person.connect(new_table(host)["table_id"])  # watching a waiting table
+    assert elsewhere.receive()["state"]["seat"] is None
+    response = person.http.post("/api/matches", json={"options": {"match_end": "deals:1"},
+                                                      "levels": {"N": "random", "E": "random", "W": "random"}})
+    alone = {"S": person.connect(response.json()["match_id"])}
+    drive(alone, rng, lambda st: st["S"].get("phase") == "match-over")
+    final = alone["S"].state["deal_result"]["final"]["S"]
+    assert alone["S"].state["lifetime"]["score"] == final != 0
+    assert elsewhere.until(lambda s: s["lifetime"]["score"] == final)["you"]["seat"] is None

@@ -338,6 +338,11 @@ class Store:
         with self.engine.begin() as c:
             c.execute(update(_MATCHES).where(_MATCHES.c.id == match_id).values(**seating.columns(), **match))
 
+    def set_version(self, match_id: str, version: int) -> None:
+        """Store a table's event version after a change stored no other way (presence, chat)."""
+        with self.engine.begin() as c:
+            c.execute(update(_MATCHES).where(_MATCHES.c.id == match_id).values(version=version))
+
     # ------------------------------------------------------------------ the deal in progress
 
     def add_action(self, match_id: str, deal_index: int, seq: int, action: Mapping[str, Any],

@@ -337,6 +337,14 @@ class Tables:
                        expose_seconds=20, started=False)
         return self.create(new, person).match_id
 
+    def lifetimes_changed(self, source: Table, lifetimes: Mapping[str, int]) -> None:
+        """A deal finished at ``source`` changed these people's lifetime scores: every open table
+        shows them (``source`` with the deal's own change)."""
+        source.lifetimes.update(lifetimes)
+        for table in list(self._tables.values()):
+            if table is not source:
+                table.lifetime_changed(lifetimes)
+
     def release(self, table: Table) -> None:
         """Let a table go (its connections are gone, or it is broken): it stops, and the next
         connection rebuilds it from the store."""
@@ -586,7 +594,7 @@ class Table:
         if over:
             self.status = "over"
         self._arm_deadline()  # between deals: the next deal's timer, if the table has one
-        self.lifetimes.update(self.hub.store.finish_deal(
+        self.hub.lifetimes_changed(self, self.hub.store.finish_deal(
             self.match_id, deal.deal_index, record_line=dump_record(record),
             south_final=deal.score.final[PERSON], totals=list(self.match.totals), over=over,
             winners=[s.name for s in outcome.winners] if outcome else [],
@@ -849,6 +857,9 @@ class Table:
         table still has those messages), then the current state."""
         connection = Connection(self, person)
         first = not any(c.person.id == person.id for c in self.connections)
+        if person.id not in self.lifetimes:
+            for user, (_name, lifetime) in self.hub.store.people([person.id]).items():
+                self.lifetimes[user] = lifetime
         self.connections.add(connection)
         if since is not None and self._history and since <= self.version:
             oldest = self._history[0][0]
@@ -875,9 +886,28 @@ class Table:
     def _presence(self, joining: Connection | None = None) -> None:
         """Someone came or went: the seats' ``connected`` and the spectator count change.  The
         connection ``joining`` gets its state from :meth:`connect` (once, not twice)."""
-        self.version += 1
+        self._bump()
         self._changed([], position=False, skip=joining)
         self.hub.lobby.changed(self.match_id)
+
+    def _bump(self) -> None:
+        """A change that is not stored otherwise (presence, chat, a lifetime score): its version
+        is, so that a reloaded table never numbers two changes alike."""
+        self.version += 1
+        try:
+            self.hub.store.set_version(self.match_id, self.version)
+        except Exception:  # the state that follows every catch-up keeps pages right meanwhile
+            log.exception("%s: could not store version %d", self.match_id, self.version)
+
+    def lifetime_changed(self, lifetimes: Mapping[str, int]) -> None:
+        """People's lifetime scores changed at another table: show the new ones here."""
+        here = {c.person.id for c in self.connections} | {o[0] for o in self.seats if o is not None}
+        new = {u: v for u, v in lifetimes.items() if u in here and self.lifetimes.get(u) != v}
+        if new and not self.broken:
+            self.lifetimes.update(new)
+            self._bump()
+            self._changed([], position=False)
+            self.hub.lobby.changed(self.match_id)
 
     def _changed(self, public: list[dict[str, Any]], *, position: bool, skip: Connection | None = None) -> None:
         """Publish a change: its public messages, then each connection's state (but ``skip``'s)."""
@@ -896,7 +926,7 @@ class Table:
 
     def _event(self, message: dict[str, Any]) -> None:
         """A change that is only a message (chat): numbered, kept, sent; no new state."""
-        self.version += 1
+        self._bump()
         text = encode({**message, "v": self.version})
         self._history.append((self.version, [text]))
         for connection in list(self.connections):
