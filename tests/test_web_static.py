@@ -21,12 +21,13 @@ STATIC = ROOT / "src" / "gongzhu" / "web" / "static"
 # The table page's modules (app.js is its entry point; README.md maps them).
 TABLE_MODULES = (
     "app.js", "actions.js", "connection.js", "dom.js", "keys.js", "render.js", "settings.js", "setup.js",
-    "state.js", "view-controls.js", "view-hand.js", "view-summary.js", "view-table.js",
+    "state.js", "view-chat.js", "view-controls.js", "view-hand.js", "view-summary.js", "view-table.js",
+    "view-waiting.js",
 )
-SHARED_MODULES = ("cards.js", "i18n.js", "replay.js")
-FILES = ("index.html", "history.html", "history.js", "profile.html", "profile.js", "leaderboard.html",
-         "leaderboard.js", *TABLE_MODULES, *SHARED_MODULES, "style.css", "README.md")
-PAGES = ("index.html", "history.html", "profile.html", "leaderboard.html")
+SHARED_MODULES = ("cards.js", "i18n.js", "replay.js", "options-form.js")
+FILES = ("index.html", "history.html", "history.js", "lobby.html", "lobby.js", "profile.html", "profile.js",
+         "leaderboard.html", "leaderboard.js", *TABLE_MODULES, *SHARED_MODULES, "style.css", "README.md")
+PAGES = ("index.html", "history.html", "lobby.html", "profile.html", "leaderboard.html")
 SCRIPTS = tuple(f for f in FILES if f.endswith(".js"))
 IMPORT = re.compile(r"^import\s*(?:\{[^}]*\}\s*from\s*)?\"\./([\w.-]+)\";", re.M)
 
@@ -154,7 +155,8 @@ def test_modules_keep_to_what_they_may_import() -> None:
         writes = write.findall(read(name))
         assert not writes, f"{name} writes {writes}"
     # The views never reach the connection, the actions or the wiring.
-    for view in ("render.js", "view-controls.js", "view-hand.js", "view-summary.js", "view-table.js", "state.js"):
+    for view in ("render.js", "view-chat.js", "view-controls.js", "view-hand.js", "view-summary.js", "view-table.js",
+                 "view-waiting.js", "state.js"):
         assert not imports(view) & {"app.js", "actions.js", "connection.js", "keys.js", "setup.js"}, view
 
 
@@ -167,11 +169,17 @@ def test_the_page_has_no_copy_of_the_server_configuration() -> None:
         # No preset or option value list written into the page.
         assert not re.search(r"\[\s*\"ccw\"\s*,\s*\"cw\"\s*\]", text), name
         assert "pig_sheep: {}" not in text, name
-    assert 'fetch("/api/config")' in read("app.js")
+    assert 'fetch("/api/config")' in read("app.js") and 'fetch("/api/config")' in read("lobby.js")
     setup = read("setup.js")
-    for part in ("page.config.presets", "page.config.options", "c.levels", "c.default_preset", "c.default_level",
-                 "c.default_speed"):
+    for part in ("page.config", "c.levels", "c.default_preset", "c.default_level", "c.default_speed"):
         assert part in setup, part
+    # The option rows of the new-match dialog and the lobby's new-table form: from the configuration passed in.
+    rows = read("options-form.js")
+    for part in ("config.presets[preset]", "Object.entries(config.options)"):
+        assert part in rows, part
+    lobby = read("lobby.js")
+    for part in ("config.levels", "config.default_level", "config.default_preset", "buildOptionRows("):
+        assert part in lobby, part
 
 
 def test_the_page_loads_the_catalog_before_it_draws() -> None:

@@ -1,8 +1,10 @@
 // What the person's clicks mean, turned into messages to the server: a hand card (an exposure
 // mark in the exposure phase; in play the legal play it picks out, one card at a time for
 // two-deck pairs), the declaration, the next deal, the last-trick review, the speed, the replay
-// of the deal just played.  The only local logic is which of the server's legal plays a click
-// means; the server decides every rule.
+// of the deal just played; at a table of several people: taking a seat, leaving it, starting
+// the match (the host), 托管 and taking the seat back, the chat and its mute switch.  The only
+// local logic is which of the server's legal plays a click means; the server decides every
+// rule and who may do what.
 //
 // May import: state.js, connection.js, dom.js, cards.js, i18n.js, replay.js.
 
@@ -12,8 +14,8 @@ import { toast } from "./dom.js";
 import { seatName, t } from "./i18n.js";
 import { showReplay } from "./replay.js";
 import {
-  clearSelection, declarationSent, dismissSummary, exposableKinds, ME, myTurn, page, playSent, select,
-  setFocus, setMark, updateSettings,
+  clearSelection, declarationSent, declaring, dismissSummary, exposableKinds, mySeat, myTurn, page, playSent,
+  select, setFocus, setMark, updateSettings,
 } from "./state.js";
 
 // How many plays are offered as buttons when a two-deck selection is ambiguous.
@@ -22,7 +24,7 @@ const MAX_CHOICES = 8;
 /** Hand card `i` (an index into page.hand) was clicked or pressed. */
 export function onCard(i) {
   const s = page.state;
-  if (!s) return;
+  if (!s || !mySeat()) return;
   const code = page.hand[i];
   setFocus(i);
   if (s.phase === "expose") return toggleExposure(i, code);
@@ -34,7 +36,7 @@ export function onCard(i) {
 /** Exposure phase: a click cycles through the kinds the server allows for that card, then off. */
 function toggleExposure(i, code) {
   const kinds = exposableKinds(code);
-  if (!(page.state.undeclared ?? []).includes(ME)) return toast(t("msg.declared"), true);
+  if (!declaring()) return toast(t("msg.declared"), true);
   if (!kinds.length) return toast(t("msg.notExposable", { card: prettyCard(code) }), true);
   const now = page.marks.get(i);
   setMark(i, now === undefined ? kinds[0] : kinds[kinds.indexOf(now) + 1]);
@@ -97,9 +99,10 @@ export function sendPlay(cards) {
   else clearSelection();
 }
 
-/** After a deal: put the summary away and deal the next one. */
+/** After a deal: put the summary away and deal the next one (a seated person asks for it). */
 export function nextDeal() {
   if (page.state?.phase !== "deal-over") return;
+  if (!mySeat()) return dismissSummary();
   hurry();
   dismissSummary();
   send({ type: "next" });
@@ -118,9 +121,52 @@ export async function replayThisDeal() {
   }
 }
 
-/** The header's speed: remembered, and sent to the server for the match being played. */
+/** The header's speed: remembered, and sent to the server for the match being played (the host's). */
 export function changeSpeed(speed) {
   updateSettings({ speed });
-  if (isOpen()) send({ type: "settings", speed });
+  if (isOpen() && page.state?.you?.host !== false) send({ type: "settings", speed });
+}
+
+/** Take seat `seat` (a free one: a computer plays it). */
+export function sit(seat) {
+  send({ type: "sit", seat });
+}
+
+/** Leave the person's seat: its computer player takes it over. */
+export function stand() {
+  send({ type: "stand" });
+}
+
+/** The host starts the match: the empty seats get their computer players. */
+export function startTable() {
+  send({ type: "start" });
+}
+
+/** Put the person's seat into 托管: the computer plays it until it is taken back. */
+export function autoPlay() {
+  send({ type: "auto" });
+}
+
+/** Take the seat back from 托管: play again yourself. */
+export function takeBack() {
+  hurry();
+  send({ type: "takeback" });
+}
+
+/** Say `text` at the table (1 to 120 characters); true when it was sent. */
+export function sendChat(text) {
+  const said = [...text.trim()].slice(0, 120).join("");
+  if (!said) return false;
+  return send({ type: "chat", text: said });
+}
+
+/** Say one of the catalog's quick phrases (`chat.quick.*`). */
+export function sendQuick(key) {
+  send({ type: "chat", quick: key });
+}
+
+/** The chat's mute switch, remembered in the settings. */
+export function muteChat(muted) {
+  updateSettings({ chatMuted: Boolean(muted) });
 }
 

@@ -1,10 +1,14 @@
-// The table page's entry point: the person sits at South against three computer players.
+// The table page's entry point, for two ways in: at / the person plays alone at South against
+// three computer players (the new-match dialog, POST /api/matches); at /table/{id} (with
+// ?invite=TOKEN for a private table, ?sit=SEAT from the lobby's Sit links) the page shows a
+// table of several people from the person's seat, or as a spectator.
 // The server is authoritative (docs/web-protocol.md): the page renders the `state` it sends and
 // turns clicks and keys into messages; it never decides a rule itself.  This module wires the
-// others together (README.md in this folder maps them) and starts the page: it reads the
-// server's configuration (GET /api/config; the page waits for it, showing a busy new-match
-// button, and asks again while the server does not answer), the profile, and then resumes the
-// remembered match or opens the new-match dialog.
+// others together (README.md in this folder maps them) and starts the page: it makes sure the
+// person has a session (GET /api/me), reads the server's configuration (GET /api/config; the
+// page waits for it, showing a busy new-match button, and asks again while the server does not
+// answer), and then opens the table of the address, or resumes the remembered single-player
+// match, or opens the new-match dialog.
 //
 // Stable surface for outside browser tests (keep it): every hand card is a <button> with
 // data-card="<code>" and aria-disabled="true"/"false" (not / a legal play now; in the exposure
@@ -15,31 +19,70 @@
 //
 // May import: every module of the table page (not history.js).
 
-import { changeSpeed, declare, nextDeal, onCard, replayThisDeal, sendPlay } from "./actions.js";
+import {
+  autoPlay, changeSpeed, declare, muteChat, nextDeal, onCard, replayThisDeal, sendChat, sendPlay, sendQuick, sit,
+  stand, startTable, takeBack,
+} from "./actions.js";
 import { installCardDefs } from "./cards.js";
 import { connect, requestHint } from "./connection.js";
-import { $, fillSelect } from "./dom.js";
-import { applyI18n, getLang, setLang, speedLabel } from "./i18n.js";
+import { $, fillSelect, toast } from "./dom.js";
+import { applyI18n, getLang, setLang, speedLabel, t } from "./i18n.js";
 import { onKey } from "./keys.js";
 import { changeLanguage, startRendering } from "./render.js";
 import { initSetup, openSetup } from "./setup.js";
 import { rememberedMatch } from "./settings.js";
 import {
-  closeHints, configUnavailable, dismissSummary, page, reopenSummary, setConfig, setProfile, speed, speedNames,
-  toggleLastTrick,
+  closeHints, configUnavailable, dismissSummary, page, personAt, reopenSummary, setConfig, setMe, setProfile, speed,
+  speedNames, subscribe, toggleLastTrick,
 } from "./state.js";
+import { initChat } from "./view-chat.js";
 import { initControls } from "./view-controls.js";
 import { initHand } from "./view-hand.js";
 import { initTable } from "./view-table.js";
+import { initWaiting } from "./view-waiting.js";
+
+/** The table of the address: /table/{id}, with the invitation and the seat asked for; else null. */
+function tableRoute() {
+  const m = /^\/table\/([^/]+)\/?$/.exec(location.pathname);
+  if (!m) return null;
+  const query = new URLSearchParams(location.search);
+  return { id: decodeURIComponent(m[1]), invite: query.get("invite"), sit: query.get("sit") };
+}
+
+/** A single-player match was dealt: play it (at /, which resumes it after a reload). */
+function started(matchId) {
+  if (location.pathname !== "/") history.pushState(null, "", "/");
+  connect(matchId, { remember: true });
+}
+
+/** Another match: at a table of several people the lobby, where its people find each other. */
+function again() {
+  dismissSummary();
+  if (tableRoute()) location.assign("/lobby");
+  else openSetup();
+}
+
+function copyInvite() {
+  const field = $("invite-url");
+  field.select();
+  navigator.clipboard?.writeText(field.value).then(() => toast(t("waiting.copied")), () => {});
+}
 
 function wire() {
-  initSetup({ onStarted: connect, onLanguage: changeLanguage });
-  initTable({ onNewMatch: openSetup });
+  initSetup({ onStarted: started, onLanguage: changeLanguage });
+  initTable({ onNewMatch: openSetup, onSit: sit });
+  initWaiting({ onSit: sit, onStand: stand });
   initHand({ onCard });
   initControls({ onPlay: sendPlay });
+  initChat({ onSay: sendChat, onQuick: sendQuick, onMute: muteChat });
   $("new-match").addEventListener("click", openSetup);
-  $("again").addEventListener("click", openSetup);
-  $("summary-again").addEventListener("click", () => { dismissSummary(); openSetup(); });
+  $("again").addEventListener("click", again);
+  $("summary-again").addEventListener("click", again);
+  $("table-start").addEventListener("click", startTable);
+  $("takeback").addEventListener("click", takeBack);
+  $("auto").addEventListener("click", autoPlay);
+  $("stand").addEventListener("click", stand);
+  $("invite-copy").addEventListener("click", copyInvite);
   $("lang").addEventListener("click", () => changeLanguage(getLang() === "zh" ? "en" : "zh"));
   $("speed").addEventListener("change", () => changeSpeed($("speed").value));
   $("start").addEventListener("click", declare);
@@ -72,6 +115,27 @@ async function loadConfig() {
   }
 }
 
+/** GET /api/me: the person's session (the server makes a guest when there is none) and name. */
+async function loadMe() {
+  try {
+    const res = await fetch("/api/me");
+    if (res.ok) setMe(await res.json());
+  } catch {
+    // Not reachable: the table's connection retries on its own.
+  }
+}
+
+/** Take seat `seat` once the table is shown, if it is free and the person is not seated yet. */
+function sitWhenShown(seat) {
+  let asked = false;
+  subscribe(() => {
+    const s = page.state;
+    if (asked || !s) return;
+    asked = true;
+    if (!s.seat && s.table?.seats?.[seat] && !personAt(seat)) sit(seat);
+  });
+}
+
 async function resumeMatch(id) {
   try {
     const res = await fetch(`/api/matches/${encodeURIComponent(id)}`);
@@ -91,9 +155,17 @@ async function main() {
   applyI18n();
   wire();
   startRendering();
+  const me = loadMe();
   await loadConfig();
   fillSelect($("speed"), speedNames(), speedLabel, speed());
+  await me;
   fetch("/api/profile").then((r) => (r.ok ? r.json() : null)).then(setProfile).catch(() => {});
+  const route = tableRoute();
+  if (route) {
+    if (route.sit) sitWhenShown(route.sit);
+    connect(route.id, { invite: route.invite, remember: false });
+    return;
+  }
   const wanted = new URLSearchParams(location.search).get("match") ?? rememberedMatch();
   if (!(wanted && (await resumeMatch(wanted)))) openSetup();
 }

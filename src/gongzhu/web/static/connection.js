@@ -1,37 +1,71 @@
 // The table's connection to the server and the pace of what it shows: the WebSocket
-// /ws/{match} (docs/web-protocol.md), reconnecting less and less often while it is down,
-// sending South's messages, and the queue that lets each incoming `state` be seen: a finished
-// trick stays on the table for the speed's pause before the next state is shown, and any
-// action of the person cuts that pause short.  Errors and hints are answered at once, outside
-// the queue; a hint that ranks a position the table has left is dropped (state.js).
+// /ws/{table}[?since=V][&invite=TOKEN] (docs/web-protocol.md), reconnecting less and less
+// often while it is down (the page says it is reconnecting), sending the person's messages,
+// and the queue that lets each incoming `state` be seen: a finished trick stays on the table for
+// the speed's pause before the next state is shown, and any action of the person cuts that
+// pause short.
+//
+// Every message of the table carries its version `v`; the connection keeps the last one seen
+// and reconnects with `since=V`, so the server sends only what was missed (in order, through
+// the same queue), or one whole `state` when it no longer has it.  Errors and hints are
+// answered at once, outside the queue; a hint that ranks a position the table has left is
+// dropped (state.js).  Chat lines are shown as they come.
 //
 // May import: state.js, dom.js, i18n.js.
 
 import { toast } from "./dom.js";
 import { getLang, hasText, t } from "./i18n.js";
 import {
-  actionRefused, applyServerState, endLinger, hintAnswered, hintAsked, lingerAfter, myTurn, notePlayed, page,
-  setOnline, showMatch,
+  actionRefused, applyServerState, chatReceived, endLinger, hintAnswered, hintAsked, lingerAfter, myTurn,
+  noteRevealed, notePlayed, page, setOnline, showMatch, tableClosed,
 } from "./state.js";
 
+// Close codes after which asking again cannot help: an unknown table, or one this person may not see.
+const FINAL = new Set([4403, 4404]);
+// The server did not know the person's session: GET /api/me makes one, then the table is asked again.
+const NO_SESSION = 4401;
+
 let ws = null;
+let target = null;     // {tableId, invite}: the table being shown
+let lastV = null;      // the newest version seen of that table
 let reconnectDelay = 500;
-let queue = [];        // server messages waiting their turn (see drain)
+let queue = [];        // server messages waiting their turn (see drain), with their arrival time
 let draining = false;
 let cutPause = null;   // ends the pause after a finished trick early
+let lastError = "";    // the last error the server sent on this connection (said when it closes for good)
 
-/** Open the table of match `matchId` (closing any other), and keep it open. */
-export function connect(matchId) {
+/**
+ * Open table `tableId` (closing any other), and keep it open.  `invite`: the token of a
+ * private table's invitation link; `remember`: the single-player page resumes this table.
+ */
+export function connect(tableId, { invite = null, remember = true } = {}) {
   if (ws) {
     const old = ws;
     ws = null; // so that its close handler does not reconnect
     old.close();
   }
-  if (matchId !== page.matchId) queue = [];
-  showMatch(matchId);
+  if (tableId !== page.matchId) {
+    queue = [];
+    lastV = null;
+  }
+  target = { tableId, invite };
+  showMatch(tableId, remember);
+  open();
+}
+
+function socketUrl() {
   const proto = location.protocol === "https:" ? "wss" : "ws";
-  const socket = new WebSocket(`${proto}://${location.host}/ws/${encodeURIComponent(matchId)}`);
+  const query = new URLSearchParams();
+  if (lastV !== null) query.set("since", String(lastV));
+  if (target.invite) query.set("invite", target.invite);
+  const q = query.toString();
+  return `${proto}://${location.host}/ws/${encodeURIComponent(target.tableId)}${q ? `?${q}` : ""}`;
+}
+
+function open() {
+  const socket = new WebSocket(socketUrl());
   ws = socket;
+  lastError = "";
   socket.addEventListener("open", () => {
     reconnectDelay = 500;
     setOnline(true);
@@ -43,14 +77,25 @@ export function connect(matchId) {
     } catch {
       return;
     }
-    receive(msg);
+    receive(msg, performance.now());
   });
-  socket.addEventListener("close", () => {
+  socket.addEventListener("close", (ev) => {
     if (ws !== socket) return;
+    if (FINAL.has(ev.code)) {
+      ws = null;
+      tableClosed(lastError || t("table.gone"));
+      return;
+    }
     setOnline(false);
-    // The server keeps the match (it survives restarts): try again, less and less often.
-    setTimeout(() => { if (ws === socket) connect(matchId); }, reconnectDelay);
+    // The server keeps the table (it survives restarts): try again, less and less often.
+    const again = () => { if (ws === socket) open(); };
+    const wait = reconnectDelay;
     reconnectDelay = Math.min(reconnectDelay * 2, 8000);
+    if (ev.code === NO_SESSION) {
+      fetch("/api/me").catch(() => {}).finally(() => setTimeout(again, wait));
+    } else {
+      setTimeout(again, wait);
+    }
   });
 }
 
@@ -68,7 +113,7 @@ export function send(msg) {
   return false;
 }
 
-/** Ask the server to rank South's legal plays (only on South's turn). */
+/** Ask the server to rank the person's legal plays (only on their turn). */
 export function requestHint() {
   if (!myTurn()) return;
   hintAsked();
@@ -80,17 +125,24 @@ export function hurry() {
   if (cutPause) cutPause();
 }
 
-// Errors and hints answer the person at once; everything else is paced through the queue.
-function receive(msg) {
+// Errors and hints answer the person at once, and so do chat lines; everything else is paced
+// through the queue, in the order the server sent it.
+function receive(msg, at) {
+  if (typeof msg.v === "number" && (lastV === null || msg.v > lastV)) lastV = msg.v;
   if (msg.type === "error") {
     actionRefused();
     // A refusal of the message catalog is rendered in the page's language from its code.
-    if (hasText(msg.code)) toast(t(msg.code, msg.params ?? {}), true);
-    else toast(getLang() === "zh" && msg.message_zh ? msg.message_zh : msg.message, true);
+    let text;
+    if (hasText(msg.code)) text = t(msg.code, msg.params ?? {});
+    else text = getLang() === "zh" && msg.message_zh ? msg.message_zh : msg.message;
+    lastError = text ?? "";
+    toast(text, true);
   } else if (msg.type === "hint") {
     hintAnswered(msg);
+  } else if (msg.type === "chat") {
+    chatReceived(msg);
   } else {
-    queue.push(msg);
+    queue.push({ msg, at });
     drain();
   }
 }
@@ -99,18 +151,23 @@ async function drain() {
   if (draining) return;
   draining = true;
   while (queue.length) {
-    const msg = queue.shift();
-    if (msg.type === "state") await showState(msg.state);
+    const { msg, at } = queue.shift();
+    if (msg.type === "state") await showState(msg.state, at);
     else if (msg.type === "played") notePlayed(msg.seat);
+    else if (msg.type === "revealed") noteRevealed(msg.exposures);
     // "trick" needs nothing here: the state that follows it carries last_trick.
   }
   draining = false;
 }
 
-/** Show the server's state; a finished trick stays in the middle for the speed's pause. */
-async function showState(s) {
-  const linger = lingerAfter(s);
-  applyServerState(s, linger > 0);
+/**
+ * Show the server's state; a finished trick stays in the middle for the speed's pause, unless a
+ * later state is already waiting (the page is catching up, e.g. after a reconnection).
+ */
+async function showState(s, at) {
+  const behind = queue.some((q) => q.msg.type === "state");
+  const linger = behind ? 0 : lingerAfter(s);
+  applyServerState(s, linger > 0, at);
   if (linger > 0) {
     await pause(linger);
     endLinger();

@@ -4,14 +4,12 @@
 // configuration in state.js; it is not opened before that has arrived.  Starting posts
 // /api/matches and hands the new match's id to the handler given to initSetup.
 //
-// May import: state.js, dom.js, i18n.js.
+// May import: state.js, dom.js, i18n.js, options-form.js.
 
 import { $, fillSelect } from "./dom.js";
-import { getLang, levelLabel, optionLabel, optionValueLabel, presetLabel, speedLabel, t } from "./i18n.js";
+import { getLang, levelLabel, presetLabel, speedLabel, t } from "./i18n.js";
+import { buildOptionRows, missingCount, readOverrides } from "./options-form.js";
 import { OPPONENTS, page, speedNames, updateSettings } from "./state.js";
-
-// A "deals:N" style value: a choice that carries a number.
-const NUMBERED = /^(\w+):N$/;
 
 let handlers = { onStarted: () => {}, onLanguage: () => {} };
 
@@ -56,109 +54,13 @@ function buildSetup() {
 }
 
 function buildOptions(preset, overrides) {
-  const box = $("more-options");
-  box.replaceChildren();
-  const resolved = page.config.presets[preset] ?? {};
-  for (const [key, values] of Object.entries(page.config.options)) {
-    box.append(optionRow(key, values, resolved[key], overrides[key]));
-  }
-}
-
-/** One row of "more options": empty means "as the preset says". */
-function optionRow(key, values, presetValue, override) {
-  const row = document.createElement("label");
-  row.className = "opt-row";
-  const name = document.createElement("span");
-  name.textContent = optionLabel(key);
-  row.append(name);
-  const asPreset = presetValue === undefined
-    ? t("setup.asPreset")
-    : t("setup.asPresetValue", { value: optionValueLabel(key, presetValue) });
-  if (Array.isArray(values)) {
-    const select = document.createElement("select");
-    select.dataset.option = key;
-    const def = document.createElement("option");
-    def.value = "";
-    def.textContent = asPreset;
-    select.append(def);
-    for (const v of values) {
-      const opt = document.createElement("option");
-      // JSON keeps the value's type (1, true, "ccw") through the string-valued <select>.
-      opt.value = JSON.stringify(v);
-      opt.textContent = optionValueLabel(key, v);
-      select.append(opt);
-    }
-    row.append(select);
-    const numbered = values.find((v) => typeof v === "string" && NUMBERED.test(v));
-    let count = null;
-    if (numbered) {
-      count = document.createElement("input");
-      count.type = "number";
-      count.min = "1";
-      count.className = "opt-count";
-      count.dataset.optionCount = key;
-      count.setAttribute("aria-label", t("setup.count"));
-      row.append(count);
-    }
-    if (override !== undefined) setOptionField(select, count, override);
-    const sync = () => { if (count) count.hidden = !NUMBERED.test(JSON.parse(select.value || '""')); };
-    select.addEventListener("change", sync);
-    sync();
-  } else {
-    const input = document.createElement("input");
-    input.type = "number";
-    input.dataset.option = key;
-    input.placeholder = presetValue === undefined ? t("setup.asPreset") : String(presetValue);
-    if (override !== undefined) input.value = String(override);
-    row.append(input);
-  }
-  return row;
-}
-
-function setOptionField(select, count, value) {
-  const numberedMatch = typeof value === "string" ? /^(\w+):(\d+)$/.exec(value) : null;
-  const asNumbered = numberedMatch ? JSON.stringify(`${numberedMatch[1]}:N`) : null;
-  for (const opt of select.options) {
-    if (opt.value === JSON.stringify(value) || (asNumbered && opt.value === asNumbered)) opt.selected = true;
-  }
-  if (count && numberedMatch) count.value = numberedMatch[2];
-}
-
-/** The overrides chosen under "more options", typed as the engine expects them. */
-function readOverrides() {
-  const out = {};
-  for (const field of $("more-options").querySelectorAll("[data-option]")) {
-    if (field.value === "") continue;
-    const key = field.dataset.option;
-    if (field.tagName === "INPUT") {
-      out[key] = Number(field.value);
-      continue;
-    }
-    let value = JSON.parse(field.value);
-    const m = typeof value === "string" ? NUMBERED.exec(value) : null;
-    if (m) {
-      const n = $("more-options").querySelector(`[data-option-count="${key}"]`).value;
-      value = `${m[1]}:${Number(n) || 1}`;
-    }
-    out[key] = value;
-  }
-  return out;
-}
-
-/** A numbered choice ("deals:N") whose number is missing or not a positive integer, if any. */
-function missingCount() {
-  for (const count of $("more-options").querySelectorAll("[data-option-count]")) {
-    if (count.hidden) continue;
-    const n = Number(count.value);
-    if (!(Number.isInteger(n) && n >= 1)) return count;
-  }
-  return null;
+  buildOptionRows($("more-options"), page.config, preset, overrides);
 }
 
 /** Relabel the dialog in the chosen language while keeping what was chosen so far. */
 function relabel() {
   const keep = {
-    preset: $("setup-preset").value, overrides: readOverrides(), speed: $("setup-speed").value,
+    preset: $("setup-preset").value, overrides: readOverrides($("more-options")), speed: $("setup-speed").value,
     seed: $("setup-seed").value, levels: OPPONENTS.map((seat) => [seat, $(`setup-level-${seat}`).value]),
     more: document.querySelector("#setup details.more").open,
   };
@@ -174,7 +76,7 @@ function relabel() {
 
 async function startMatch(ev) {
   ev.preventDefault();
-  const missing = missingCount();
+  const missing = missingCount($("more-options"));
   if (missing) {
     // Say so rather than guess a number of deals.
     missing.closest("details").open = true;
@@ -184,7 +86,7 @@ async function startMatch(ev) {
   }
   const choice = {
     preset: $("setup-preset").value,
-    overrides: readOverrides(),
+    overrides: readOverrides($("more-options")),
     levels: Object.fromEntries(OPPONENTS.map((seat) => [seat, $(`setup-level-${seat}`).value])),
     speed: $("setup-speed").value,
     seed: $("setup-seed").value.trim(),

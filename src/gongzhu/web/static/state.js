@@ -1,13 +1,17 @@
 // What the table page knows, in one place: the server's configuration (GET /api/config), the
-// remembered settings, the match shown and the latest `state` the server sent for it
-// (docs/web-protocol.md), and the page's own presentation state: exposure marks, a two-card
-// selection, the hints, the last-trick review, the pause after a finished trick.
+// remembered settings, who the person is (GET /api/me), the table shown and the latest `state`
+// the server sent for it (docs/web-protocol.md), the table's chat, and the page's own
+// presentation state: exposure marks, a two-card selection, the hints, the last-trick review,
+// the pause after a finished trick, the arrival time of the server's clock.
+//
+// The table is drawn from the point of view of `state.seat` (the person's seat at the bottom of
+// the screen); a spectator (`seat` null) sees it from South, with no hand.
 //
 // Other modules read it through `page` (writing a field throws) and the derived queries below,
 // and change it only through the named update functions.  Each update tells the subscribed
 // views which parts of the page to draw again: "all", or some of "header", "offline", "center",
-// "hand", "controls", "hints", "summary".  This module decides no rule: legality, scores and
-// phases come from the server.
+// "hand", "controls", "hints", "summary", "chat", "clock".  This module decides no rule:
+// legality, scores, phases and timers come from the server.
 //
 // May import: cards.js, settings.js.  Nothing here touches the DOM or the network.
 
@@ -15,8 +19,14 @@ import { sortCards } from "./cards.js";
 import { loadSettings, rememberMatch, saveSettings } from "./settings.js";
 
 export const SEATS = ["N", "E", "S", "W"];
+/** The computer seats of a single-player match (the person sits at South). */
 export const OPPONENTS = ["N", "E", "W"];
-export const ME = "S";
+/** The seats around the table from the bottom of the screen: as South sees it, West is on the
+ * left, North at the top, East on the right. */
+const AROUND = ["S", "W", "N", "E"];
+const POSITIONS = ["bottom", "left", "top", "right"];
+/** The most chat lines kept. */
+const CHAT_LINES = 200;
 
 // Milliseconds a played card takes to fly in, and a finished trick stays on the table, per
 // speed.  The server paces the computer players; the page only has to let the eye follow.
@@ -32,9 +42,14 @@ const data = {
   configFailed: false,    // the last attempt to read it failed (it is tried again)
   settings: loadSettings(),
   profile: null,          // GET /api/profile
-  matchId: null,
+  me: null,               // GET /api/me: who the person is
+  matchId: null,          // the table shown (its match's id)
   online: true,           // the WebSocket is open (or being opened for the first time)
-  state: null,            // the server's latest `state` of the match
+  closed: null,           // the server refused the table for good: its error message
+  state: null,            // the server's latest `state` of the table
+  clockAt: 0,             // performance.now() when that state arrived (its clock counts from then)
+  chat: [],               // the table's chat lines since the page opened it
+  revealed: null,         // the exposures of the last closed exposure window, until play starts
   hand: [],               // South's hand as displayed (sorted codes)
   marks: new Map(),       // exposure phase: hand index -> kind
   selection: [],          // hand indices chosen towards a two-card play (two decks)
@@ -90,9 +105,56 @@ export function speedNames() {
   return Object.keys(data.config?.speeds ?? {});
 }
 
+/** The person's seat at the table, or null (a spectator, or no table yet). */
+export function mySeat() {
+  return data.state?.seat ?? null;
+}
+
+/** The seat drawn at the bottom of the screen: the person's, or South for a spectator. */
+export function bottomSeat() {
+  return mySeat() ?? "S";
+}
+
+/** Where `seat` is drawn: "bottom", "left", "top" or "right". */
+export function positionOf(seat) {
+  const from = AROUND.indexOf(bottomSeat());
+  return POSITIONS[(AROUND.indexOf(seat) - from + 4) % 4];
+}
+
+/** The table's seat `seat` as the server describes it (name, title, computer, auto, connected), or null. */
+export function seatInfo(seat) {
+  return data.state?.table?.seats?.[seat] ?? null;
+}
+
+/** Whether a person sits at `seat`. */
+export function personAt(seat) {
+  return Boolean(seatInfo(seat)?.name);
+}
+
+/** Whether the person is the table's host. */
+export function isHost() {
+  return Boolean(data.state?.you?.host);
+}
+
+/** Whether the person's own seat is in 托管 (the computer plays it). */
+export function myAuto() {
+  const me = mySeat();
+  return Boolean(me && (seatInfo(me)?.auto ?? data.state?.you?.auto));
+}
+
+/** Whether the table has more to it than one person against the computers: other people
+ * seated or watching, a public table, or chat already said. */
+export function sociable() {
+  const s = data.state;
+  if (!s?.table) return data.chat.length > 0;
+  const persons = SEATS.filter((seat) => personAt(seat)).length;
+  return s.table.visibility === "public" || persons > 1 || (s.table.spectators ?? 0) > 0 || data.chat.length > 0;
+}
+
 export function myTurn() {
   const s = data.state;
-  return Boolean(s && s.phase === "play" && s.turn === ME);
+  const me = mySeat();
+  return Boolean(s && me && s.phase === "play" && s.turn === me);
 }
 
 /** The cards that belong to at least one legal play now. */
@@ -101,13 +163,30 @@ export function legalCards() {
   return new Set((data.state.legal ?? []).flat());
 }
 
-/** South still has to declare its exposures. */
-export function declaring() {
+/** The seats that have not declared their exposures yet (the exposure phase). */
+export function undeclaredSeats() {
   const s = data.state;
-  return Boolean(s && s.phase === "expose" && (s.undeclared ?? []).includes(ME));
+  if (!s || s.phase !== "expose") return [];
+  if (Array.isArray(s.declared)) return SEATS.filter((seat) => !s.declared.includes(seat));
+  return s.undeclared ?? [];
 }
 
-/** The exposure kinds the server allows for `code` now (none outside South's declaration). */
+/** The person still has to declare their exposures. */
+export function declaring() {
+  const s = data.state;
+  const me = mySeat();
+  return Boolean(s && me && s.phase === "expose" && !s.my_declaration && undeclaredSeats().includes(me));
+}
+
+/** The server's clock: the seats it runs for, its kind and the seconds left now; null when none runs. */
+export function clock() {
+  const c = data.state?.clock;
+  if (!c) return null;
+  const left = Math.max(0, c.remaining - (performance.now() - data.clockAt) / 1000);
+  return { kind: c.kind, seats: c.seats ?? [], total: c.total, remaining: left };
+}
+
+/** The exposure kinds the server allows for `code` now (none outside the person's declaration). */
 export function exposableKinds(code) {
   if (!declaring()) return [];
   const entry = (data.state.exposable ?? []).find((e) => e.card === code);
@@ -122,27 +201,27 @@ export function displayedPhase() {
   return s.phase;
 }
 
-/** Cards left in a seat's hand: every trick takes as many cards from each seat as from South. */
+/** Cards left in a seat's hand: every trick takes as many cards from each seat as from the person's. */
 export function handCount(seat) {
   const s = data.state;
   if (s.cards_left && seat in s.cards_left) return s.cards_left[seat];
+  const me = bottomSeat();
   const inTrick = (who) => (s.trick?.plays ?? []).filter((p) => p.seat === who).reduce((n, p) => n + p.cards.length, 0);
-  return Math.max(0, s.hand.length + inTrick(ME) - inTrick(seat));
+  return Math.max(0, (s.hand ?? []).length + inTrick(me) - inTrick(seat));
 }
 
 /**
- * Whether `seat` is the one the table waits for.  In the exposure phase South declares first
- * and the computer players only after (docs/web-protocol.md), so they are not shown as
- * deciding while South has not declared.
+ * Whether `seat` is the one the table waits for.  While the person has not declared their
+ * exposures only they are shown deciding (against computer players they declare first,
+ * docs/web-protocol.md); after that, every seat that has not declared.
  */
 export function isThinking(seat) {
   const s = data.state;
   const phase = displayedPhase();
   if (phase === "play") return s.turn === seat;
   if (phase !== "expose") return false;
-  const undeclared = s.undeclared ?? [];
-  if (undeclared.includes(ME)) return seat === ME;
-  return undeclared.includes(seat);
+  if (declaring()) return seat === mySeat();
+  return undeclaredSeats().includes(seat);
 }
 
 /** The trick the center shows, and whether it is a finished one. */
@@ -187,6 +266,12 @@ export function setProfile(profile) {
   changed("header");
 }
 
+/** GET /api/me: who the person is. */
+export function setMe(me) {
+  data.me = me;
+  changed("header");
+}
+
 /** Remember `patch` of the settings (the dialog's choices, the language, the speed). */
 export function updateSettings(patch) {
   Object.assign(data.settings, patch);
@@ -194,16 +279,26 @@ export function updateSettings(patch) {
   changed("header");
 }
 
-/** Show match `matchId`: another match forgets the old table, the same one keeps it until
- * its new state comes (a reconnection). */
-export function showMatch(matchId) {
+/** Show table `matchId`: another table forgets the old one (and its chat), the same one keeps it
+ * until its new state comes (a reconnection).  `remember`: the single-player page resumes it. */
+export function showMatch(matchId, remember = true) {
   if (matchId !== data.matchId) {
     data.state = null;
     data.hand = [];
+    data.chat = [];
+    data.revealed = null;
     data.summaryDismissed = false;
   }
   data.matchId = matchId;
-  rememberMatch(matchId);
+  data.closed = null;
+  if (remember) rememberMatch(matchId);
+  changed();
+}
+
+/** The server refused the table for good (unknown, or not open to this person): `message` says why. */
+export function tableClosed(message) {
+  data.closed = message;
+  data.online = true;
   changed();
 }
 
@@ -212,28 +307,51 @@ export function setOnline(online) {
   changed("offline");
 }
 
-/** The server's new `state` of the table; `lingering`: its finished trick stays shown. */
-export function applyServerState(s, lingering = false) {
+/**
+ * The server's new `state` of the table; `lingering`: its finished trick stays shown;
+ * `at`: performance.now() when it arrived (its clock's seconds count from then).
+ */
+export function applyServerState(s, lingering = false, at = performance.now()) {
   const prev = data.state;
   const newDeal = isNewDeal(prev, s);
-  if (newDeal) {
+  if (newDeal || prev.seat !== s.seat) {
     data.marks.clear();
     data.summaryDismissed = false;
   }
-  if (newDeal || !sameCards(prev.hand, s.hand) || s.turn !== ME) {
+  if (newDeal || !sameCards(prev.hand, s.hand) || s.turn !== s.seat) {
     data.selection = [];
     data.choices = null;
     data.hints = null;
   }
   data.state = s;
+  data.clockAt = at;
   data.hand = sortCards(s.hand ?? []);
   data.pending = false;
-  // The exposure marks are keyed by hand position: once South has declared they mean nothing
+  if (s.phase !== "play" || (s.tricks_played ?? 0) > 0 || (s.trick?.plays ?? []).length) data.revealed = null;
+  // The exposure marks are keyed by hand position: once the person has declared they mean nothing
   // (the declared cards show as exposures), and kept they would wander onto other cards as the
   // hand shrinks.
   if (!declaring()) data.marks.clear();
   data.lingering = lingering;
   changed();
+}
+
+/** The exposure window closed: every seat's declaration at once (shown until play starts). */
+export function noteRevealed(exposures) {
+  data.revealed = exposures ?? [];
+  changed("center");
+}
+
+/** A chat message of the table (kept as data: the view shows it as text only). */
+export function chatReceived(msg) {
+  data.chat.push({ from: msg.from ?? {}, text: msg.text ?? null, quick: msg.quick ?? null });
+  if (data.chat.length > CHAT_LINES) data.chat.splice(0, data.chat.length - CHAT_LINES);
+  changed("chat");
+}
+
+/** A second has passed: the clock is drawn again. */
+export function tickClock() {
+  if (data.state?.clock) changed("clock");
 }
 
 /** The finished trick has been shown long enough. */
@@ -262,13 +380,13 @@ export function actionRefused() {
   changed("hand");
 }
 
-/** South's declaration was sent: no second one until the server answers. */
+/** The person's declaration was sent: no second one until the server answers. */
 export function declarationSent() {
   data.pending = true;
   changed("controls");
 }
 
-/** South's play was sent: the selection is done with, nothing is playable until the server answers. */
+/** The person's play was sent: the selection is done with, nothing is playable until the server answers. */
 export function playSent() {
   data.selection = [];
   data.choices = null;

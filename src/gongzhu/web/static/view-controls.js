@@ -1,14 +1,15 @@
 // The views below the table: the buttons (开始/Start ends the exposure phase, hint, last
-// trick, 下一副/Next deal, summary, new match), the status line, the plays offered when a
-// two-card selection is ambiguous, and the hint list.  Clicks on an offered or hinted play go
-// to the handler given to initControls; the fixed buttons are wired by app.js.
+// trick, 下一副/Next deal, summary, new match; at a table of several people 托管 and taking
+// the seat back, leaving the seat), the status line, the person's clock, the plays offered
+// when a two-card selection is ambiguous, and the hint list.  Clicks on an offered or hinted
+// play go to the handler given to initControls; the fixed buttons are wired by app.js.
 //
 // May import: state.js, dom.js, cards.js, i18n.js.
 
 import { prettyCard } from "./cards.js";
 import { $, button, li, span } from "./dom.js";
 import { cardName, getLang, seatName, t } from "./i18n.js";
-import { declaring, displayedPhase, myTurn, page } from "./state.js";
+import { clock, declaring, displayedPhase, myAuto, mySeat, myTurn, page, sociable } from "./state.js";
 
 let handlers = { onPlay: () => {} };
 
@@ -20,17 +21,24 @@ export function initControls(h) {
 export function renderControls() {
   const s = page.state;
   const phase = displayedPhase();
+  const seated = Boolean(mySeat());
   const mine = phase === "expose" && declaring();
-  $("start").hidden = !mine || page.pending;
-  $("hint").hidden = phase !== "play";
-  $("hint").disabled = !myTurn();
+  const auto = myAuto();
+  const playing = phase === "expose" || phase === "play" || phase === "deal-over";
+  $("start").hidden = !mine || page.pending || auto;
+  $("hint").hidden = phase !== "play" || !seated;
+  $("hint").disabled = !myTurn() || auto;
   $("last").hidden = phase !== "play";
   $("last").disabled = !s?.last_trick;
   $("last").setAttribute("aria-pressed", page.showLast ? "true" : "false");
-  $("next").hidden = phase !== "deal-over";
+  $("next").hidden = phase !== "deal-over" || !seated;
   $("again").hidden = phase !== "match-over";
   $("show-summary").hidden = !(phase === "deal-over" || phase === "match-over");
+  $("takeback").hidden = !(seated && auto && playing);
+  $("auto").hidden = !(seated && !auto && playing && sociable());
+  $("stand").hidden = !(seated && playing && sociable());
   $("status").textContent = statusLine(phase, mine);
+  renderClock();
 
   const choices = $("choices");
   choices.replaceChildren();
@@ -40,8 +48,28 @@ export function renderControls() {
   }
 }
 
+/** The person's own clock: the seconds left to play or declare, drawn again every second. */
+export function renderClock() {
+  const box = $("clock");
+  const c = clock();
+  const me = mySeat();
+  const running = Boolean(c && me && c.seats.includes(me));
+  box.hidden = !running;
+  if (!running) return;
+  const n = Math.ceil(c.remaining);
+  box.textContent = t(c.kind === "expose" ? "clock.expose" : "clock.play", { n });
+  box.classList.toggle("urgent", c.remaining <= 5);
+}
+
 function statusLine(phase, mine) {
   const s = page.state;
+  if (!s) return "";
+  if (phase === "waiting") return mySeat() ? t("status.waitStart") : t("status.watchWaiting");
+  if (mySeat() && myAuto() && phase !== "match-over") return t("status.auto");
+  if (!mySeat()) {
+    if (phase === "play" && s.turn) return t("status.watching", { seat: seatName(s.turn) });
+    return phase === "expose" ? t("status.waitExpose") : "";
+  }
   if (phase === "expose") {
     if (!mine) return t("status.waitExpose");
     if (!(s.exposable ?? []).length) return t("status.nothingToExpose");

@@ -1,4 +1,4 @@
-// The view of South's hand: one <button data-card aria-disabled> per card (the stable test
+// The view of the person's hand (none for a spectator): one <button data-card aria-disabled> per card (the stable test
 // surface, docs/web-protocol.md), marked for exposure, selected towards a two-card play,
 // hinted or exposed, with a roving keyboard focus.  Buttons are kept from one state to the next
 // (keyed by card and copy), so a click or a test's element handle is not lost to a re-render;
@@ -9,7 +9,7 @@
 import { cardFace } from "./cards.js";
 import { $, span } from "./dom.js";
 import { cardName, t } from "./i18n.js";
-import { exposableKinds, legalCards, ME, myTurn, page, setFocus } from "./state.js";
+import { exposableKinds, legalCards, mySeat, myTurn, page, setFocus } from "./state.js";
 
 let handlers = { onCard: () => {} };
 
@@ -38,7 +38,7 @@ export function renderHand() {
   if (!hand.length) return;
   setFocus(Math.min(page.focus, hand.length - 1));
   const legal = legalCards();
-  const mine = (s.exposures ?? []).filter((e) => e.seat === ME).map((e) => e.card);
+  const mine = (s.exposures ?? []).filter((e) => e.seat === mySeat()).map((e) => e.card);
   const top = Array.isArray(page.hints) && page.hints.length ? page.hints[0].cards : [];
   buttons.forEach((b, i) => updateCardButton(b, i, hand[i], { legal, mine, top }));
   box.classList.toggle("my-turn", myTurn());

@@ -8,7 +8,7 @@
 import { cardChip, isPointCard, sortCards } from "./cards.js";
 import { $, el, li, span, td } from "./dom.js";
 import { eventLabel, seatName, t } from "./i18n.js";
-import { displayedPhase, ME, page, SEATS } from "./state.js";
+import { displayedPhase, mySeat, page, SEATS } from "./state.js";
 
 export function renderSummary() {
   const dlg = $("summary");
@@ -21,20 +21,21 @@ export function renderSummary() {
   }
   const r = s.deal_result;
   $("summary-title").textContent = phase === "match-over" ? t("summary.matchOver") : t("summary.dealOver", { n: s.deal_index + 1 });
+  const me = mySeat();
   const match = $("summary-match");
   match.replaceChildren();
   if (phase === "match-over" && s.match_result) {
     const names = (seats) => seats.map(seatName).join(t("list.separator"));
     match.append(li(t("summary.winners", { seats: names(s.match_result.winners ?? []) })));
     match.append(li(t("summary.pigs", { seats: names(s.match_result.pigs ?? []) })));
-    if ((s.match_result.winners ?? []).includes(ME)) match.append(li(t("summary.youWin")));
-    if ((s.match_result.pigs ?? []).includes(ME)) match.append(li(t("summary.youPig")));
+    if ((s.match_result.winners ?? []).includes(me)) match.append(li(t("summary.youWin")));
+    if ((s.match_result.pigs ?? []).includes(me)) match.append(li(t("summary.youPig")));
   }
   const body = $("summary-rows");
   body.replaceChildren();
   for (const seat of SEATS) {
     const tr = document.createElement("tr");
-    const th = el("th", "", seat === ME ? t("seat.you", { seat: seatName(ME) }) : seatName(seat));
+    const th = el("th", "", seat === me ? t("seat.you", { seat: seatName(me) }) : seatName(seat));
     th.scope = "row";
     const result = document.createElement("td");
     result.setAttribute("data-deal-result", seat);
@@ -56,7 +57,8 @@ export function renderSummary() {
   events.replaceChildren();
   for (const e of r.events ?? []) events.append(li(t("summary.event", { seat: seatName(e.seat), event: eventLabel(e.event) })));
   if (!(r.events ?? []).length) events.append(li(t("summary.noEvents")));
-  $("summary-next").hidden = phase !== "deal-over";
+  // The next deal is asked for by a seated person (a spectator only closes the summary).
+  $("summary-next").hidden = phase !== "deal-over" || !me;
   $("summary-again").hidden = phase !== "match-over";
   $("summary-download").href = `/api/matches/${encodeURIComponent(s.match_id)}/records.jsonl`;
   if (page.summaryDismissed) {

@@ -1,20 +1,26 @@
-// Views of the table around South's hand: the header (match, lifetime score and title, speed),
-// the offline banner, the four seat panels (hand sizes, exposures, captured point cards, whose
-// turn it is) and the center (the trick on the table, or the welcome / loading state before a
-// match is shown).  They draw from state.js only; clicks go to the handlers given to initTable.
+// Views of the table around the person's hand: the header (match, table, lifetime score and
+// title, who the person is, speed), the offline banner, the four seat plates (who sits there:
+// name and title or the computer's level, 托管, connected, the host; hand sizes, exposures,
+// captured point cards, whose turn it is, the server's clock) and the center (the trick on the
+// table, or the welcome / loading state before a table is shown).  The table is drawn from the
+// person's seat (at the bottom; a spectator sees it from South): each seat plate and trick slot
+// gets its position.  They draw from state.js only; clicks go to the handlers given to initTable.
 //
 // May import: state.js, dom.js, cards.js, i18n.js.
 
-import { cardBack, cardChip, cardFace, isPointCard, sortCards } from "./cards.js";
+import { cardBack, cardChip, cardFace, isPointCard, prettyCard, sortCards } from "./cards.js";
 import { $, button, el, span } from "./dom.js";
 import { cardName, levelLabel, presetLabel, seatName, t, titleLabel } from "./i18n.js";
-import { displayedPhase, handCount, isThinking, ME, page, pace, shownTrick, speed, takeFresh } from "./state.js";
+import {
+  clock, displayedPhase, handCount, isHost, isThinking, mySeat, page, pace, personAt, positionOf, seatInfo,
+  shownTrick, speed, takeFresh, undeclaredSeats,
+} from "./state.js";
 
-let handlers = { onNewMatch: () => {} };
+let handlers = { onNewMatch: () => {}, onSit: () => {} };
 
-/** `onNewMatch`: the welcome's new-match button was pressed. */
+/** `onNewMatch`: the welcome's new-match button was pressed; `onSit(seat)`: a free seat's Sit button. */
 export function initTable(h) {
-  handlers = h;
+  handlers = { ...handlers, ...h };
 }
 
 export function renderHeader() {
@@ -22,11 +28,30 @@ export function renderHeader() {
   $("match-info").textContent = s
     ? t("header.deal", { preset: presetLabel(s.preset), n: s.deal_index + 1 })
     : "";
+  $("table-info").textContent = tableInfo();
   const life = s?.lifetime ?? (page.profile ? { score: page.profile.lifetime, title: page.profile.title } : null);
   $("lifetime").textContent = life ? t("header.lifetime", { score: life.score, title: titleLabel(life.title) }) : "";
+  const me = page.me;
+  $("me").hidden = !me;
+  if (me) {
+    $("me").textContent = me.title ? t("header.me", { name: me.name, title: titleLabel(me.title) }) : me.name;
+    $("me").title = t("header.profile");
+  }
   $("speed").value = speed() ?? "";
+  // The host sets the pace of a table of several people; at a single-player table that is the person.
+  $("speed").disabled = Boolean(s?.you) && !isHost();
   $("new-match").disabled = !page.config;
   document.documentElement.style.setProperty("--anim-ms", `${pace().anim}ms`);
+}
+
+/** "公开 · 观众 2 · 观战中": what kind of table it is, when there is more to it than one person. */
+function tableInfo() {
+  const table = page.state?.table;
+  if (!table) return "";
+  const parts = [t(table.visibility === "private" ? "table.private" : "table.public")];
+  if (table.spectators) parts.push(t("table.spectators", { n: table.spectators }));
+  if (!mySeat()) parts.push(t("table.watching"));
+  return parts.join(" · ");
 }
 
 export function renderOffline() {
@@ -36,52 +61,117 @@ export function renderOffline() {
 export function renderSeat(seat) {
   const box = $(`seat-${seat}`);
   const s = page.state;
+  for (const pos of ["bottom", "left", "top", "right"]) box.classList.toggle(`pos-${pos}`, positionOf(seat) === pos);
   box.replaceChildren();
   if (!s) return;
   const phase = displayedPhase();
+  const me = mySeat();
   box.classList.toggle("turn", isThinking(seat));
+  const info = seatInfo(seat);
+  box.classList.toggle("away", Boolean(info?.name && info.connected === false));
 
   const head = el("div", "seat-head");
-  head.append(el("strong", "", seat === ME ? t("seat.you", { seat: seatName(ME) }) : seatName(seat)));
-  if (seat !== ME && s.levels?.[seat]) head.append(span("level", levelLabel(s.levels[seat])));
+  head.append(el("strong", "", seat === me ? t("seat.you", { seat: seatName(seat) }) : seatName(seat)));
+  head.append(...occupant(seat));
   head.append(span("total", t("seat.total", { n: s.totals?.[seat] ?? 0 })));
   box.append(head);
 
-  if (seat !== ME) box.append(backs(handCount(seat)));
+  if (seat !== me && phase !== "waiting") box.append(backs(handCount(seat)));
 
   const exposed = (s.exposures ?? []).filter((e) => e.seat === seat);
+  const pending = seat === me && phase === "expose" ? s.my_declaration ?? [] : [];
   const hidden = s.hidden_counts?.[seat] ?? 0;
-  if (exposed.length || hidden) {
+  if (exposed.length || hidden || pending.length) {
     const row = el("div", "exposed");
     row.append(span("label", t("seat.exposed")));
-    for (const e of exposed) {
-      const chip = cardChip(e.card);
-      chip.title = t(`kind.${e.kind}`);
-      chip.append(span("kind", t(`kind.${e.kind}`)));
-      row.append(chip);
-    }
+    for (const e of exposed) row.append(exposureChip(e));
+    for (const e of pending) row.append(exposureChip(e, true));
     if (hidden) row.append(span("hidden-count", t("seat.hidden", { n: hidden })));
     box.append(row);
   }
 
-  const taken = (s.captured?.[seat] ?? []).filter(isPointCard);
-  const row = el("div", "captured");
-  row.append(span("label", t("seat.captured")));
-  if (taken.length) for (const c of sortCards(taken)) row.append(cardChip(c));
-  else row.append(span("none", "—"));
-  box.append(row);
+  if (phase !== "waiting") {
+    const taken = (s.captured?.[seat] ?? []).filter(isPointCard);
+    const row = el("div", "captured");
+    row.append(span("label", t("seat.captured")));
+    if (taken.length) for (const c of sortCards(taken)) row.append(cardChip(c));
+    else row.append(span("none", "—"));
+    box.append(row);
+  }
 
   // The flag's line is always there (empty and invisible when idle), so that the panels keep
   // their height and the hand does not jump under the pointer as the turn passes.
   const flag = span("turn-flag", "\u00a0");
   if (isThinking(seat)) {
-    flag.textContent = phase === "expose" ? t("seat.exposing") : (seat === ME ? t("seat.yourTurn") : t("seat.playing"));
+    flag.textContent = phase === "expose" ? t("seat.exposing") : (seat === me ? t("seat.yourTurn") : t("seat.playing"));
+  } else if (phase === "expose" && (s.declared ?? []).includes(seat)) {
+    flag.textContent = t("seat.declared");
+    flag.classList.add("done");
   } else {
     flag.classList.add("idle");
     flag.setAttribute("aria-hidden", "true");
   }
-  box.append(flag);
+  const line = el("div", "flag-line");
+  line.append(flag);
+  const timer = span("clock-badge", "");
+  timer.dataset.clockSeat = seat;
+  line.append(timer);
+  // A spectator may take a seat nobody sits in, during the match too (its computer plays it
+  // until then); before the start the waiting list offers the seats.
+  if (!me && !personAt(seat) && info && (phase === "expose" || phase === "play" || phase === "deal-over")) {
+    const sitHere = button("sit", t("btn.sit"), () => handlers.onSit(seat));
+    sitHere.dataset.sit = seat;
+    line.append(sitHere);
+  }
+  box.append(line);
   box.setAttribute("aria-label", seatName(seat));
+  drawClock(timer);
+}
+
+/** Who sits at `seat`: a person's name and title (托管, offline, host marks) or the computer's level. */
+function occupant(seat) {
+  const info = seatInfo(seat);
+  const s = page.state;
+  if (!info) {
+    // A state without the table's seats (a single-player match of an older server): the levels.
+    return s.levels?.[seat] && seat !== mySeat() ? [span("level", levelLabel(s.levels[seat]))] : [];
+  }
+  const out = [];
+  if (info.name) {
+    const who = span("name", info.name);
+    who.dataset.name = info.name;
+    out.push(who);
+    if (info.title) out.push(span("title", titleLabel(info.title)));
+    if (s.table?.host && info.name === s.table.host) out.push(span("mark host", t("seat.host")));
+    if (info.auto) out.push(span("mark auto", t("seat.auto")));
+    if (info.connected === false) out.push(span("mark away", t("seat.away")));
+  } else if (info.computer) {
+    out.push(span("level", t("seat.computer", { level: levelLabel(info.computer) })));
+  } else {
+    out.push(span("level empty", t("seat.empty")));
+  }
+  return out;
+}
+
+function exposureChip(e, pending = false) {
+  const chip = cardChip(e.card);
+  chip.title = t(`kind.${e.kind}`);
+  chip.append(span("kind", pending ? t("seat.pending", { kind: t(`kind.${e.kind}`) }) : t(`kind.${e.kind}`)));
+  if (pending) chip.classList.add("pending");
+  return chip;
+}
+
+/** The seconds left on the server's clock for the seat of `badge` (empty when it does not run for it). */
+function drawClock(badge) {
+  const c = clock();
+  const running = c && c.seats.includes(badge.dataset.clockSeat);
+  badge.textContent = running ? t("clock.seconds", { n: Math.ceil(c.remaining) }) : "";
+  badge.classList.toggle("urgent", Boolean(running && c.remaining <= 5));
+}
+
+/** The clock, drawn again every second: the seat plates' badges. */
+export function renderSeatClocks() {
+  for (const badge of document.querySelectorAll(".clock-badge")) drawClock(badge);
 }
 
 /** An opponent's hand as a small fan of card backs with its count. */
@@ -97,14 +187,20 @@ export function renderCenter() {
   const center = $("center");
   const s = page.state;
   center.replaceChildren();
+  if (page.closed) {
+    center.append(el("p", "welcome error", page.closed));
+    return;
+  }
   if (!s) {
-    center.append(welcome());
+    if (page.matchId) center.append(el("p", "welcome", t("center.connecting")));
+    else center.append(welcome());
     return;
   }
   const { trick, finished } = shownTrick();
   const fresh = takeFresh();
   for (const play of trick?.plays ?? []) {
-    const slot = el("div", `slot slot-${play.seat}`);
+    const slot = el("div", `slot slot-${positionOf(play.seat)}`);
+    slot.dataset.seat = play.seat;
     if (fresh.has(play.seat) && pace().anim > 0) slot.classList.add("enter");
     if (finished && play.seat === trick.winner) slot.classList.add("winner");
     if (play.seat === trick.leader) slot.classList.add("leader");
@@ -121,16 +217,31 @@ export function renderCenter() {
   if (finished) {
     caption.textContent = t(page.showLast ? "center.lastTrick" : "center.trickWon", { seat: seatName(trick.winner) });
     if (trick.taker && trick.taker !== trick.winner) caption.textContent += " " + t("center.taker", { seat: seatName(trick.taker) });
+  } else if (s.phase === "waiting") {
+    caption.textContent = t("center.waiting");
   } else if (s.phase === "expose") {
-    caption.textContent = t("center.expose");
+    const left = undeclaredSeats().length;
+    caption.textContent = s.declared && left ? t("center.exposeSecret", { n: left }) : t("center.expose");
+  } else if (s.phase === "play" && page.revealed) {
+    caption.textContent = revealedText(page.revealed);
+    caption.classList.add("revealed");
   } else if (s.phase === "play") {
     caption.textContent = t("center.tricks", { n: s.tricks_played ?? 0 });
   }
   center.append(caption);
 }
 
+/** The declarations of the closed exposure window, in words. */
+export function revealedText(exposures) {
+  if (!exposures.length) return t("center.revealedNone");
+  const items = exposures.map((e) => t("center.revealedItem", {
+    seat: seatName(e.seat), card: prettyCard(e.card), kind: t(`kind.${e.kind}`),
+  }));
+  return t("center.revealed", { cards: items.join(t("list.separator")) });
+}
+
 /**
- * Before a match is shown: the welcome and the new-match button.  Until the server's
+ * Before a table is shown: the welcome and the new-match button.  Until the server's
  * configuration has arrived the button waits (busy); if reading it failed, that is said.
  */
 function welcome() {

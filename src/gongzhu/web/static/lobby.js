@@ -1,0 +1,357 @@
+// The lobby page (/lobby): the tables of several people, live.  It makes sure the person has a
+// session and says who they are (GET /api/me, a link to /profile), then keeps the lobby socket
+// /ws/lobby open: a `lobby` message lists every table, `table` adds or replaces one, `gone`
+// takes one away; the list is drawn again at once, and the socket reconnects by itself, less
+// and less often, after a drop (the page says it is reconnecting).  Each table shows its rules
+// (the preset and what differs from it), who sits at each seat (a person's name and title, or
+// the computer level playing it, 托管), its spectators, whether it waits or plays, its timers,
+// with a Sit link per free seat and a Watch link (both to /table/{id}).  "Play now" asks the
+// server for a seat (POST /api/tables/play-now); "Create table" opens a form like the table
+// page's new-match dialog (the option rows are shared: options-form.js) with the table's own
+// choices, and posts /api/tables.
+//
+// May import: dom.js, i18n.js, settings.js, options-form.js.
+
+import { $, el, fillSelect, span, toast } from "./dom.js";
+import {
+  applyI18n, getLang, hasText, levelLabel, optionLabel, optionValueLabel, presetLabel, seatName, setLang, speedLabel,
+  t, titleLabel,
+} from "./i18n.js";
+import { buildOptionRows, missingCount, readOverrides } from "./options-form.js";
+import { loadSettings, saveSettings } from "./settings.js";
+
+const SEATS = ["N", "E", "S", "W"];
+const settings = loadSettings();
+const tables = new Map();   // id -> the lobby's entry of that table
+let config = null;          // GET /api/config
+let me = null;              // GET /api/me
+let ws = null;
+let reconnectDelay = 500;
+
+// ---------------------------------------------------------------- the server
+
+/** An error answer as the person's words: a catalogued code in the page's language, else its text. */
+function refusal(data, status) {
+  if (hasText(data?.code)) return t(data.code, data.params ?? {});
+  if (getLang() === "zh" && data?.message_zh) return data.message_zh;
+  return data?.error ?? `HTTP ${status}`;
+}
+
+async function post(url, body) {
+  const res = await fetch(url, {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+  });
+  const data = await res.json().catch(() => ({}));
+  if (!res.ok) throw new Error(refusal(data, res.status));
+  return data;
+}
+
+async function loadMe() {
+  try {
+    const res = await fetch("/api/me");
+    if (res.ok) me = await res.json();
+  } catch {
+    // Not reachable: the socket below retries on its own.
+  }
+  drawMe();
+}
+
+/** GET /api/config, asked again (less and less often) until the server answers. */
+async function loadConfig() {
+  for (let delay = 500; ; delay = Math.min(delay * 2, 8000)) {
+    try {
+      const res = await fetch("/api/config");
+      if (res.ok) {
+        config = await res.json();
+        $("create").disabled = false;
+        return;
+      }
+    } catch {
+      // Try again.
+    }
+    await new Promise((resolve) => setTimeout(resolve, delay));
+  }
+}
+
+function connect() {
+  const proto = location.protocol === "https:" ? "wss" : "ws";
+  const socket = new WebSocket(`${proto}://${location.host}/ws/lobby`);
+  ws = socket;
+  socket.addEventListener("open", () => {
+    reconnectDelay = 500;
+    $("offline").hidden = true;
+  });
+  socket.addEventListener("message", (ev) => {
+    let msg;
+    try {
+      msg = JSON.parse(ev.data);
+    } catch {
+      return;
+    }
+    receive(msg);
+  });
+  socket.addEventListener("close", () => {
+    if (ws !== socket) return;
+    $("offline").hidden = false;
+    setTimeout(connect, reconnectDelay);
+    reconnectDelay = Math.min(reconnectDelay * 2, 8000);
+  });
+}
+
+function receive(msg) {
+  if (msg.type === "lobby") {
+    tables.clear();
+    for (const entry of msg.tables ?? []) tables.set(entry.id, entry);
+  } else if (msg.type === "table" && msg.table) {
+    tables.set(msg.table.id, msg.table);
+  } else if (msg.type === "gone") {
+    tables.delete(msg.id);
+  } else if (msg.type === "error") {
+    toast(refusal(msg, ""), true);
+    return;
+  } else {
+    return;
+  }
+  drawTables();
+}
+
+// ---------------------------------------------------------------- drawing
+
+function drawMe() {
+  const link = $("me");
+  link.hidden = !me;
+  if (!me) return;
+  link.textContent = me.title ? t("header.me", { name: me.name, title: titleLabel(me.title) }) : me.name;
+  link.title = t("header.profile");
+}
+
+/** Waiting tables first, then the newest. */
+function ordered() {
+  const rank = (e) => (e.status === "waiting" ? 0 : 1);
+  return [...tables.values()].sort((a, b) => rank(a) - rank(b) || String(b.created).localeCompare(String(a.created)));
+}
+
+function drawTables() {
+  const list = $("tables");
+  const entries = ordered();
+  list.replaceChildren(...entries.map(entryItem));
+  $("tables-empty").hidden = entries.length > 0;
+}
+
+/** A link styled as a button. */
+function linkButton(href, text, cls = "") {
+  const a = el("a", `button ${cls}`.trim(), text);
+  a.href = href;
+  return a;
+}
+
+function tableUrl(entry, seat = null) {
+  const url = entry.url ?? `/table/${encodeURIComponent(entry.id)}`;
+  return seat ? `${url}${url.includes("?") ? "&" : "?"}sit=${seat}` : url;
+}
+
+function entryItem(entry) {
+  const item = el("li", "table-entry");
+  item.dataset.tableId = entry.id;
+  item.dataset.status = entry.status;
+
+  const head = el("div", "entry-head");
+  head.append(el("strong", "", presetLabel(entry.preset)));
+  head.append(span(`status ${entry.status}`, t(`lobby.status.${entry.status === "playing" ? "playing" : "waiting"}`)));
+  if (entry.host) head.append(span("host", t("lobby.host", { name: entry.host })));
+  head.append(span("timer", entry.turn_seconds ? t("lobby.turn", { n: entry.turn_seconds }) : t("lobby.turnOff")));
+  if (entry.expose_seconds) head.append(span("timer", t("lobby.expose", { n: entry.expose_seconds })));
+  if (entry.deals_played) head.append(span("deals", t("lobby.deals", { n: entry.deals_played })));
+  const watchers = span("spectators", t("lobby.spectators", { n: entry.spectators ?? 0 }));
+  watchers.dataset.spectators = String(entry.spectators ?? 0);
+  head.append(watchers);
+  item.append(head);
+
+  const changed = Object.entries(entry.changed ?? {});
+  const rules = el("p", "entry-rules");
+  rules.textContent = changed.length
+    ? t("lobby.changed", { rules: changed.map(([k, v]) => `${optionLabel(k)}: ${optionValueLabel(k, v)}`).join(t("list.separator")) })
+    : t("lobby.asPreset");
+  item.append(rules);
+
+  const seats = el("ul", "entry-seats");
+  let free = null;
+  for (const seat of SEATS) {
+    const info = entry.seats?.[seat] ?? {};
+    const li = el("li", "entry-seat");
+    li.dataset.seat = seat;
+    li.append(el("strong", "", seatName(seat)));
+    if (info.name) {
+      li.append(span("name", info.name));
+      if (info.title) li.append(span("title", titleLabel(info.title)));
+      if (info.auto) li.append(span("mark auto", t("seat.auto")));
+    } else {
+      li.append(span("level", info.computer ? t("seat.computer", { level: levelLabel(info.computer) }) : t("seat.empty")));
+      free ??= seat;
+      const sit = linkButton(tableUrl(entry, seat), t("btn.sit"), "sit");
+      sit.dataset.sit = seat;
+      li.append(sit);
+    }
+    seats.append(li);
+  }
+  item.append(seats);
+
+  const actions = el("div", "entry-actions");
+  if (free) {
+    const sit = linkButton(tableUrl(entry, free), t("lobby.sit"), "primary");
+    sit.dataset.action = "sit";
+    actions.append(sit);
+  }
+  const watch = linkButton(tableUrl(entry), t("lobby.watch"));
+  watch.dataset.action = "watch";
+  actions.append(watch);
+  item.append(actions);
+  return item;
+}
+
+// ---------------------------------------------------------------- play now, create a table
+
+async function playNow() {
+  const b = $("play-now");
+  b.disabled = true;
+  $("lobby-error").textContent = "";
+  try {
+    const data = await post("/api/tables/play-now", {});
+    location.assign(data.url);
+  } catch (err) {
+    $("lobby-error").textContent = err.message;
+    b.disabled = false;
+  }
+}
+
+/** The remembered choice if the server still offers it, else `fallback`. */
+function offered(values, remembered, fallback) {
+  return values.includes(remembered) ? remembered : fallback;
+}
+
+function openCreate() {
+  if (!config) return;
+  fillCreate(settings.table ?? {});
+  $("create-error").textContent = "";
+  const dlg = $("create-dialog");
+  if (!dlg.open) dlg.showModal();
+}
+
+/** The form with the choices `chosen` (a body of POST /api/tables, remembered or being edited). */
+function fillCreate(chosen) {
+  const presets = Object.keys(config.presets);
+  fillSelect($("create-preset"), presets, presetLabel, offered(presets, chosen.preset ?? settings.preset, config.default_preset));
+  fillSelect($("create-seat"), SEATS, seatName, offered(SEATS, chosen.seat, "S"));
+  for (const seat of SEATS) {
+    const remembered = chosen.levels?.[seat] ?? settings.levels?.[seat];
+    fillSelect($(`create-level-${seat}`), config.levels, levelLabel, offered(config.levels, remembered, config.default_level));
+  }
+  const speeds = Object.keys(config.speeds ?? {});
+  fillSelect($("create-speed"), speeds, speedLabel, offered(speeds, chosen.speed ?? settings.speed, config.default_speed));
+  $(chosen.visibility === "private" ? "create-private" : "create-public").checked = true;
+  setTimer("turn", chosen.turn_seconds, 30);
+  setTimer("expose", chosen.expose_seconds, 20);
+  buildOptionRows($("create-options"), config, $("create-preset").value, chosen.options ?? {});
+}
+
+/** A timer's fields: `value` null is off, a number is on with that many seconds, undefined the default. */
+function setTimer(name, value, fallback) {
+  $(`create-${name}-on`).checked = value !== null;
+  $(`create-${name}`).value = String(value ?? fallback);
+  syncTimer(name);
+}
+
+function syncTimer(name) {
+  $(`create-${name}`).disabled = !$(`create-${name}-on`).checked;
+}
+
+/** A timer's seconds, null when it is off; undefined when the number is not a positive integer. */
+function readTimer(name) {
+  if (!$(`create-${name}-on`).checked) return null;
+  const n = Number($(`create-${name}`).value);
+  return Number.isInteger(n) && n >= 1 ? n : undefined;
+}
+
+/** The form's choices as a body of POST /api/tables. */
+function readCreate() {
+  const box = $("create-options");
+  return {
+    preset: $("create-preset").value,
+    options: readOverrides(box),
+    levels: Object.fromEntries(SEATS.map((seat) => [seat, $(`create-level-${seat}`).value])),
+    visibility: $("create-private").checked ? "private" : "public",
+    turn_seconds: readTimer("turn"),
+    expose_seconds: readTimer("expose"),
+    speed: $("create-speed").value,
+    seat: $("create-seat").value,
+  };
+}
+
+async function createTable(ev) {
+  ev.preventDefault();
+  const missing = missingCount($("create-options"));
+  if (missing) {
+    missing.closest("details").open = true;
+    missing.focus();
+    $("create-error").textContent = t("setup.countMissing");
+    return;
+  }
+  const body = readCreate();
+  for (const name of ["turn", "expose"]) {
+    if (body[`${name}_seconds`] === undefined) {
+      $(`create-${name}`).focus();
+      $("create-error").textContent = t("create.secondsMissing");
+      return;
+    }
+  }
+  settings.table = body;
+  saveSettings(settings);
+  const go = $("create-go");
+  go.disabled = true;
+  try {
+    const data = await post("/api/tables", body);
+    $("create-dialog").close();
+    const url = data.url ?? `/table/${encodeURIComponent(data.table_id)}`;
+    location.assign(data.invite && !url.includes("invite=") ? `${url}?invite=${encodeURIComponent(data.invite)}` : url);
+  } catch (err) {
+    $("create-error").textContent = err.message;
+  } finally {
+    go.disabled = false;
+  }
+}
+
+/** Speak `lang` from now on: the page, the form and the list are written again. */
+function changeLanguage(lang) {
+  setLang(lang);
+  settings.lang = lang;
+  saveSettings(settings);
+  applyI18n();
+  drawMe();
+  drawTables();
+  if ($("create-dialog").open) {
+    fillCreate(readCreate());
+  }
+}
+
+function wire() {
+  $("play-now").addEventListener("click", playNow);
+  $("create").addEventListener("click", openCreate);
+  $("create-form").addEventListener("submit", createTable);
+  $("create-cancel").addEventListener("click", () => $("create-dialog").close());
+  $("create-preset").addEventListener("change", () => buildOptionRows($("create-options"), config, $("create-preset").value));
+  for (const name of ["turn", "expose"]) $(`create-${name}-on`).addEventListener("change", () => syncTimer(name));
+  $("lang").addEventListener("click", () => changeLanguage(getLang() === "zh" ? "en" : "zh"));
+}
+
+async function main() {
+  setLang(settings.lang);
+  applyI18n();
+  $("create").disabled = true;
+  wire();
+  drawTables();
+  await loadMe();
+  connect();
+  await loadConfig();
+}
+
+main();

@@ -1,0 +1,69 @@
+// The table's chat panel: the lines said since the page opened the table (the sender's name,
+// their seat or that they watch, and what they said: typed text, always put in as text and
+// never as markup, or a quick phrase of the catalog, `chat.quick.*`, in the page's language),
+// the quick-phrase buttons, the input and the mute switch (remembered in the settings; muted,
+// the lines are not shown).  It shows at a table of more than one person against the
+// computers (state.js: sociable).  Sending goes to the handlers given to initChat.
+//
+// May import: state.js, dom.js, i18n.js.
+
+import { $, button, el, span } from "./dom.js";
+import { hasText, seatName, t, ZH } from "./i18n.js";
+import { page, sociable } from "./state.js";
+
+const QUICK = "chat.quick.";
+
+let handlers = { onSay: () => false, onQuick: () => {}, onMute: () => {} };
+
+/** `onSay(text)` (true when sent), `onQuick(key)`, `onMute(muted)`. */
+export function initChat(h) {
+  handlers = { ...handlers, ...h };
+  $("chat-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    if (handlers.onSay($("chat-input").value)) $("chat-input").value = "";
+  });
+  $("chat-mute").addEventListener("change", () => handlers.onMute($("chat-mute").checked));
+}
+
+/** The catalog's quick phrases, in the catalog's order. */
+function quickKeys() {
+  return Object.keys(ZH).filter((key) => key.startsWith(QUICK));
+}
+
+export function renderChat() {
+  const box = $("chat");
+  box.hidden = !(page.state && sociable());
+  if (box.hidden) return;
+  const muted = Boolean(page.settings.chatMuted);
+  $("chat-mute").checked = muted;
+  $("chat-muted").hidden = !muted;
+  $("chat-input").placeholder = t("chat.placeholder");
+  const quick = $("chat-quick");
+  if (quick.dataset.lang !== document.documentElement.lang) {
+    quick.replaceChildren(...quickKeys().map((key) => {
+      const b = button("quick", t(key), () => handlers.onQuick(key));
+      b.dataset.quick = key;
+      return b;
+    }));
+    quick.dataset.lang = document.documentElement.lang;
+  }
+  const log = $("chat-log");
+  log.hidden = muted;
+  if (muted) return;
+  const atEnd = log.scrollTop + log.clientHeight >= log.scrollHeight - 4;
+  log.replaceChildren(...page.chat.map(line));
+  if (atEnd) log.scrollTop = log.scrollHeight;
+}
+
+/** One line: "游客4821（东）：加油"; its parts are text nodes only. */
+function line(msg) {
+  const item = el("li", "chat-line");
+  const who = msg.from?.name ?? "";
+  const where = msg.from?.seat ? seatName(msg.from.seat) : t("chat.watcher");
+  item.append(span("who", t("chat.from", { name: who, seat: where })));
+  const said = msg.quick && msg.quick.startsWith(QUICK) && hasText(msg.quick) ? t(msg.quick) : msg.text ?? "";
+  const text = span("said", said);
+  if (msg.quick) text.classList.add("quick");
+  item.append(text);
+  return item;
+}
