@@ -49,12 +49,15 @@ from gongzhu.server.table import Table
 
 __all__ = [
     "LOCAL",
+    "TIMEOUT_MS",
     "codes",
     "complete_hands",
     "declare_random_exposures",
+    "in_phase",
     "legal",
     "local_client",
     "make_deal",
+    "not_in_phase",
     "one_deck_option_sets",
     "phase",
     "play_codes",
@@ -62,6 +65,7 @@ __all__ = [
     "play_seq",
     "scaled",
     "snapshot",
+    "wait_for",
 ]
 
 #: Hypothesis profiles: the default one runs every example count as written (``make test``, CI);
@@ -738,3 +742,94 @@ class Live:
 
     def close(self) -> None:
         self._opened.__exit__(None, None, None)
+
+# ---------------------------------------------------------------------- real browsers
+
+try:
+    from playwright.sync_api import Browser as ChromiumBrowser
+    from playwright.sync_api import Page, sync_playwright
+
+    HAVE_PLAYWRIGHT = True
+except ImportError:  # pragma: no cover - depends on the environment
+    HAVE_PLAYWRIGHT = False
+
+#: Debian's Chromium, which Playwright drives (tests marked ``browser``).
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync",
+]
+#: Playwright's default wait for a selector or an action in the browser tests.
+TIMEOUT_MS = 20_000
+
+
+def _browser_missing() -> str | None:
+    if not HAVE_PLAYWRIGHT:
+        return "the playwright package is not installed (pip install -e '.[dev]')"
+    if not CHROMIUM.exists():
+        return f"{CHROMIUM} is missing (apt-get install chromium fonts-noto-cjk)"
+    return None
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[ChromiumBrowser]:
+    """One headless Chromium for a module.  Without Chromium or Playwright the test is skipped,
+    unless ``CI`` is set: then it fails, so CI can't pass by skipping it."""
+    why = _browser_missing()
+    if why is not None:
+        if os.environ.get("CI"):
+            pytest.fail(f"browser tests cannot run under CI: {why}")
+        pytest.skip(f"browser tests skipped: {why}")
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The real server for a module's browser tests (:class:`LiveServer`: uvicorn on a free loopback
+    port, a SQLite file, computer players at pace 0); its base URL."""
+    db = tmp_path_factory.mktemp("browser") / "gz.db"
+    with LiveServer(f"sqlite:///{db}") as live:
+        yield live.base
+
+
+@pytest.fixture
+def page_factory(browser: ChromiumBrowser, server: str) -> Iterator[Any]:
+    """``make(width, height, **context options)``: a page in a fresh browser context (its own
+    cookies and storage: another person, with no remembered match or settings)."""
+    contexts = []
+
+    def make(width: int = 1280, height: int = 800, **kw: Any) -> Page:
+        ctx = browser.new_context(viewport={"width": width, "height": height}, base_url=server, **kw)
+        contexts.append(ctx)
+        pg = ctx.new_page()
+        pg.set_default_timeout(TIMEOUT_MS)
+        return pg
+
+    yield make
+    for ctx in contexts:
+        ctx.close()
+
+
+def wait_for(page: Page, selector: str) -> None:
+    """Wait until ``selector`` matches an element.
+
+    The page's Content-Security-Policy has no 'unsafe-eval', and ``page.wait_for_function``
+    evaluates its predicate with ``eval`` inside the page on every animation frame, which the
+    policy refuses; a selector is matched by Playwright's own script instead.
+    """
+    page.wait_for_selector(selector, state="attached")
+
+
+def in_phase(*phases: str) -> str:
+    """A selector matching ``<html>`` while the table is in one of ``phases``."""
+    return ", ".join(f'html[data-phase="{p}"]' for p in phases)
+
+
+def not_in_phase(name: str) -> str:
+    """A selector matching ``<html>`` once the table is no longer in phase ``name``."""
+    return f'html:not([data-phase="{name}"])'

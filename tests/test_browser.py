@@ -8,118 +8,39 @@ and one Chromium, then plays whole deals through the page only by its stable tes
 ``<html data-phase>`` says where the table is.  The results on the page are compared with the
 engine's replay of the R11 record the server stored.  Screenshots go to ``test-artifacts/``.
 
-Without ``/usr/bin/chromium`` or the ``playwright`` package the module is skipped, unless the
-environment variable ``CI`` is set: then it fails, so CI can't pass by skipping it.
+The browser, the server and the pages come from ``conftest.py`` (``browser``, ``server``,
+``page_factory``).  Without ``/usr/bin/chromium`` or the ``playwright`` package the module is
+skipped, unless the environment variable ``CI`` is set: then it fails, so CI can't pass by
+skipping it.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
-import socket
 import threading
-import time
 import urllib.request
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
-import uvicorn
 
+from conftest import in_phase, not_in_phase, wait_for
 from gongzhu.records.replay import replay
-from gongzhu.server.app import STATIC_DIR, create_app
+from gongzhu.server.app import STATIC_DIR
 from gongzhu.server.policy import SECURITY_HEADERS
 
 pytestmark = pytest.mark.browser
 
-try:
-    from playwright.sync_api import Browser, ConsoleMessage, Page, Response, sync_playwright
+if TYPE_CHECKING:
+    from playwright.sync_api import ConsoleMessage, Page, Response
 
-    HAVE_PLAYWRIGHT = True
-except ImportError:  # pragma: no cover - depends on the environment
-    HAVE_PLAYWRIGHT = False
-
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync",
-]
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 SEATS = ("N", "E", "S", "W")
 LEGAL = '#hand button[data-card][aria-disabled="false"]'
 OVER = ("deal-over", "match-over")
-TIMEOUT_MS = 20_000
-
-
-def _missing() -> str | None:
-    if not HAVE_PLAYWRIGHT:
-        return "the playwright package is not installed (pip install -e '.[dev]')"
-    if not CHROMIUM.exists():
-        return f"{CHROMIUM} is missing (apt-get install chromium fonts-noto-cjk)"
-    return None
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    why = _missing()
-    if why is not None:
-        if os.environ.get("CI"):
-            pytest.fail(f"browser tests cannot run under CI: {why}")
-        pytest.skip(f"browser tests skipped: {why}")
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
-        try:
-            yield b
-        finally:
-            b.close()
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    db = tmp_path_factory.mktemp("browser") / "gz.db"
-    port = _free_port()
-    config = uvicorn.Config(app=create_app(f"sqlite:///{db}", pace=0.0), host="127.0.0.1", port=port,
-                            log_level="warning", lifespan="on")
-    srv = uvicorn.Server(config)
-    thread = threading.Thread(target=srv.run, name="gongzhu-uvicorn", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 15
-    while not srv.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            pytest.fail("the server did not start")
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        srv.should_exit = True
-        thread.join(10)
-
-
-@pytest.fixture
-def page_factory(browser: Browser, server: str) -> Iterator[Any]:
-    contexts = []
-
-    def make(width: int = 1280, height: int = 800, **kw: Any) -> Page:
-        # A fresh context per page: no remembered match or settings from another test.
-        ctx = browser.new_context(viewport={"width": width, "height": height}, base_url=server, **kw)
-        contexts.append(ctx)
-        pg = ctx.new_page()
-        pg.set_default_timeout(TIMEOUT_MS)
-        return pg
-
-    yield make
-    for ctx in contexts:
-        ctx.close()
 
 
 def _get_json(url: str) -> Any:
@@ -127,24 +48,18 @@ def _get_json(url: str) -> Any:
         return json.loads(res.read().decode("utf-8"))
 
 
-def wait_for(page: Page, selector: str) -> None:
-    """Wait until ``selector`` matches an element.
-
-    The page's Content-Security-Policy has no 'unsafe-eval', and ``page.wait_for_function``
-    evaluates its predicate with ``eval`` inside the page on every animation frame, which the
-    policy refuses; a selector is matched by Playwright's own script instead.
-    """
-    page.wait_for_selector(selector, state="attached")
+def api_get(page: Page, path: str) -> Any:
+    """GET ``path`` as the page's person (the browser context's session cookie)."""
+    response = page.request.get(path)
+    assert response.ok, (path, response.status, response.text())
+    return response.json()
 
 
-def in_phase(*phases: str) -> str:
-    """A selector matching ``<html>`` while the table is in one of ``phases``."""
-    return ", ".join(f'html[data-phase="{p}"]' for p in phases)
-
-
-def not_in_phase(name: str) -> str:
-    """A selector matching ``<html>`` once the table is no longer in phase ``name``."""
-    return f'html:not([data-phase="{name}"])'
+def api_post(page: Page, path: str, body: dict[str, Any]) -> Any:
+    """POST ``body`` as JSON to ``path`` as the page's person (who becomes the match's player)."""
+    response = page.request.post(path, data=json.dumps(body), headers={"Content-Type": "application/json"})
+    assert response.ok, (path, response.status, response.text())
+    return response.json()
 
 
 def phase(page: Page) -> str:
@@ -231,8 +146,9 @@ def check_results(page: Page, server: str) -> dict[str, int]:
     assert phase(page) in OVER
     shown = {seat: int(page.locator(f'[data-deal-result="{seat}"]').text_content() or "") for seat in SEATS}
     match_id = page.evaluate("localStorage.getItem('gongzhu.match')")
-    assert match_id in [m["match_id"] for m in _get_json(f"{server}/api/matches")]
-    record = _get_json(f"{server}/api/matches/{match_id}/deals/0")
+    # The person's matches (GET /api/matches lists those of the session's person).
+    assert match_id in [m["match_id"] for m in api_get(page, "/api/matches")]
+    record = api_get(page, f"/api/matches/{match_id}/deals/0")
     deal = replay(record)
     engine = dict(zip(SEATS, deal.score.result, strict=True))
     assert shown == engine
@@ -443,30 +359,27 @@ def test_language_switch_keeps_the_dialog_choices(page_factory: Any) -> None:
 def test_fixed_number_of_deals_needs_the_number(page_factory: Any, server: str) -> None:
     page = page_factory(1280, 800)
     open_setup(page)
-    before = len(_get_json(f"{server}/api/matches"))
+    before = len(api_get(page, "/api/matches"))
     page.click("details.more summary")
     page.select_option('[data-option="match_end"]', json.dumps("deals:N"))
     page.click("#setup-go")
     wait_for(page, "#setup-error:not(:empty)")
     assert page.evaluate("document.getElementById('setup').open")
-    assert len(_get_json(f"{server}/api/matches")) == before
+    assert len(api_get(page, "/api/matches")) == before
     page.fill('[data-option-count="match_end"]', "2")
     page.click("#setup-go")
     wait_for(page, in_phase("expose", "play"))
     match_id = page.evaluate("localStorage.getItem('gongzhu.match')")
-    assert _get_json(f"{server}/api/matches/{match_id}")["options"]["match_end"] == "deals:2"
+    assert api_get(page, f"/api/matches/{match_id}")["options"]["match_end"] == "deals:2"
 
 
 def test_history_lists_replays_and_downloads(page_factory: Any, server: str) -> None:
     """The history page: a finished deal's match is listed with its rules (the preset
     and what was changed on top of it, R9/R10), its replay steps trick by trick to the end, and
     the JSON Lines download holds the deal's R11 record."""
-    body = json.dumps({"preset": "online", "options": {"direction": "cw"}, "speed": "instant", "seed": 5}).encode()
-    request = urllib.request.Request(f"{server}/api/matches", data=body, method="POST",
-                                     headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=10) as res:
-        match_id = json.loads(res.read())["match_id"]
     page = page_factory(1280, 800)
+    body = {"preset": "online", "options": {"direction": "cw"}, "speed": "instant", "seed": 5}
+    match_id = api_post(page, "/api/matches", body)["match_id"]
     page.goto(f"/?match={match_id}")
     wait_for(page, in_phase("expose", "play"))
     if phase(page) == "expose":
@@ -642,11 +555,8 @@ def other_site() -> Iterator[tuple[str, dict[str, str]]]:
 
 def test_another_site_can_neither_frame_the_table_nor_open_its_socket(
         page_factory: Any, server: str, other_site: tuple[str, dict[str, str]]) -> None:
-    body = json.dumps({"preset": "online", "speed": "instant"}).encode()
-    request = urllib.request.Request(f"{server}/api/matches", data=body, method="POST",
-                                     headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=10) as res:
-        match_id = json.loads(res.read())["match_id"]
+    page = page_factory(1280, 800)  # the person who plays the match
+    match_id = api_post(page, "/api/matches", {"preset": "online", "speed": "instant"})["match_id"]
     socket_url = server.replace("http://", "ws://", 1) + f"/ws/{match_id}"
     other, pages = other_site
     assert other != server
@@ -671,7 +581,6 @@ def test_another_site_can_neither_frame_the_table_nor_open_its_socket(
     assert any("frame-ancestors 'none'" in text for text in refusals), refusals
 
     # The game's own page connects to the same match, and so does a socket opened from it.
-    page = page_factory(1280, 800)
     page.goto(f"/?match={match_id}")
     wait_for(page, in_phase("expose", "play"))
     assert page.evaluate(SOCKET_PROBE, socket_url)[0] == "open"

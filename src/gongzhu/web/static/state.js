@@ -167,8 +167,9 @@ export function legalCards() {
 export function undeclaredSeats() {
   const s = data.state;
   if (!s || s.phase !== "expose") return [];
-  if (Array.isArray(s.declared)) return SEATS.filter((seat) => !s.declared.includes(seat));
-  return s.undeclared ?? [];
+  // `undeclared` leaves out the seats whose declaration is made but kept secret (`declared`).
+  const secret = s.declared ?? [];
+  return (s.undeclared ?? []).filter((seat) => !secret.includes(seat));
 }
 
 /** The person still has to declare their exposures. */

@@ -53,11 +53,16 @@ export function renderClock() {
   const box = $("clock");
   const c = clock();
   const me = mySeat();
-  const running = Boolean(c && me && c.seats.includes(me));
+  // Between deals the clock says when the next deal comes by itself (a table with a turn timer).
+  const next = Boolean(c && c.kind === "next" && displayedPhase() === "deal-over");
+  $("summary-clock").hidden = !next;
+  if (next) $("summary-clock").textContent = t("clock.next", { n: Math.ceil(c.remaining) });
+  const running = Boolean(c && ((me && c.seats.includes(me)) || next));
   box.hidden = !running;
   if (!running) return;
   const n = Math.ceil(c.remaining);
-  box.textContent = t(c.kind === "expose" ? "clock.expose" : "clock.play", { n });
+  const key = { expose: "clock.expose", next: "clock.next" }[c.kind] ?? "clock.play";
+  box.textContent = t(key, { n });
   box.classList.toggle("urgent", c.remaining <= 5);
 }
 
