@@ -80,6 +80,7 @@ function wire() {
   $("summary-again").addEventListener("click", again);
   $("table-start").addEventListener("click", startTable);
   $("takeback").addEventListener("click", takeBack);
+  $("summary-takeback").addEventListener("click", takeBack);
   $("auto").addEventListener("click", autoPlay);
   $("stand").addEventListener("click", stand);
   $("invite-copy").addEventListener("click", copyInvite);
@@ -133,6 +134,10 @@ function sitWhenShown(seat) {
     if (asked || !s) return;
     asked = true;
     if (!s.seat && s.table?.seats?.[seat] && !personAt(seat)) sit(seat);
+    // Asked once: a reload of the page does not ask again.
+    const query = new URLSearchParams(location.search);
+    query.delete("sit");
+    history.replaceState(null, "", `${location.pathname}${query.size ? `?${query}` : ""}`);
   });
 }
 

@@ -157,7 +157,8 @@ function entryItem(entry) {
 
   const head = el("div", "entry-head");
   head.append(el("strong", "", presetLabel(entry.preset)));
-  head.append(span(`status ${entry.status}`, t(`lobby.status.${entry.status === "playing" ? "playing" : "waiting"}`)));
+  const playing = entry.status === "playing";
+  head.append(span(`status-badge${playing ? " playing" : ""}`, t(`lobby.status.${playing ? "playing" : "waiting"}`)));
   if (entry.host) head.append(span("host", t("lobby.host", { name: entry.host })));
   head.append(span("timer", entry.turn_seconds ? t("lobby.turn", { n: entry.turn_seconds }) : t("lobby.turnOff")));
   if (entry.expose_seconds) head.append(span("timer", t("lobby.expose", { n: entry.expose_seconds })));
@@ -182,7 +183,9 @@ function entryItem(entry) {
     li.dataset.seat = seat;
     li.append(el("strong", "", seatName(seat)));
     if (info.name) {
-      li.append(span("name", info.name));
+      const who = span("name", info.name);
+      who.dataset.name = info.name;
+      li.append(who);
       if (info.title) li.append(span("title", titleLabel(info.title)));
       if (info.auto) li.append(span("mark auto", t("seat.auto")));
     } else {

@@ -277,7 +277,7 @@ export function setMe(me) {
 export function updateSettings(patch) {
   Object.assign(data.settings, patch);
   saveSettings(data.settings);
-  changed("header");
+  changed("header", "chat");
 }
 
 /** Show table `matchId`: another table forgets the old one (and its chat), the same one keeps it

@@ -8,7 +8,7 @@
 import { cardChip, isPointCard, sortCards } from "./cards.js";
 import { $, el, li, span, td } from "./dom.js";
 import { eventLabel, seatName, t } from "./i18n.js";
-import { displayedPhase, mySeat, page, SEATS } from "./state.js";
+import { displayedPhase, myAuto, mySeat, page, SEATS } from "./state.js";
 
 export function renderSummary() {
   const dlg = $("summary");
@@ -60,6 +60,7 @@ export function renderSummary() {
   // The next deal is asked for by a seated person (a spectator only closes the summary).
   $("summary-next").hidden = phase !== "deal-over" || !me;
   $("summary-again").hidden = phase !== "match-over";
+  $("summary-takeback").hidden = !(me && myAuto() && phase === "deal-over");
   $("summary-download").href = `/api/matches/${encodeURIComponent(s.match_id)}/records.jsonl`;
   if (page.summaryDismissed) {
     if (dlg.open) dlg.close();
