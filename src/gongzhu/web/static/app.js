@@ -12,12 +12,12 @@
 //
 // Stable surface for outside browser tests (keep it): every hand card is a <button> with
 // data-card="<code>" and aria-disabled="true"/"false" (not / a legal play now; in the exposure
-// phase "false" marks the cards South may still expose, the only ones a click acts on;
+// phase "false" marks the cards the person may still expose, the only ones a click acts on;
 // view-hand.js); the button ending the exposure phase is named 开始 / Start (index.html); after
 // a deal each seat's R7 result is the text of [data-deal-result="<seat>"] (view-summary.js);
-// <html data-phase> is setup / expose / play / deal-over / match-over (render.js).
+// <html data-phase> is setup / waiting / expose / play / deal-over / match-over (render.js).
 //
-// May import: every module of the table page (not history.js).
+// May import: every module of the table page (not history.js, lobby.js).
 
 import {
   autoPlay, changeSpeed, declare, muteChat, nextDeal, onCard, replayThisDeal, sendChat, sendPlay, sendQuick, sit,
