@@ -69,7 +69,10 @@ export function renderClock() {
 function statusLine(phase, mine) {
   const s = page.state;
   if (!s) return "";
-  if (phase === "waiting") return mySeat() ? t("status.waitStart") : t("status.watchWaiting");
+  if (phase === "waiting") {
+    if (page.state.you?.host) return ""; // the waiting list tells the host what to do
+    return mySeat() ? t("status.waitStart") : t("status.watchWaiting");
+  }
   if (mySeat() && myAuto() && phase !== "match-over") return t("status.auto");
   if (!mySeat()) {
     if (phase === "play" && s.turn) return t("status.watching", { seat: seatName(s.turn) });
