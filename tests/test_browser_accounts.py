@@ -13,82 +13,40 @@ is set (then failed), like ``test_browser.py``.
 from __future__ import annotations
 
 import contextlib
-import os
 import re
-import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import uvicorn
 from sqlalchemy import insert, update
 
-from gongzhu.server.app import create_app
+from conftest import TIMEOUT_MS, LiveServer
 from gongzhu.server.store import _MATCHES, MATCH_PLAYERS, USERS, Store
-from test_browser import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
-    TIMEOUT_MS,
-    PolicyWatch,
-    _free_port,
-    _missing,
-    check_policy_headers,
-    shot,
-)
+from test_browser import PolicyWatch, check_policy_headers, shot
 
 pytestmark = pytest.mark.browser
 
-with contextlib.suppress(ImportError):  # without it the module is skipped (see chromium)
-    from playwright.sync_api import Browser, Page, sync_playwright
+with contextlib.suppress(ImportError):  # without it the module is skipped (conftest's browser)
+    from playwright.sync_api import Browser, Page
 
 #: What Chromium writes to the console for the refusals the test asks for (400, 401).
 REFUSED = re.compile(r"^Failed to load resource: the server responded with a status of 40[01] ")
 
 
 @pytest.fixture(scope="module")
-def chromium() -> Iterator[Browser]:
-    why = _missing()
-    if why is not None:
-        if os.environ.get("CI"):
-            pytest.fail(f"browser tests cannot run under CI: {why}")
-        pytest.skip(f"browser tests skipped: {why}")
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
-        try:
-            yield b
-        finally:
-            b.close()
-
-
-@pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
     """The real server on a free loopback port: (its URL, its database URL)."""
     db_url = f"sqlite:///{tmp_path_factory.mktemp('accounts') / 'gz.db'}"
-    port = _free_port()
-    config = uvicorn.Config(app=create_app(db_url, pace=0.0), host="127.0.0.1", port=port, log_level="warning",
-                            lifespan="on")
-    srv = uvicorn.Server(config)
-    thread = threading.Thread(target=srv.run, name="gongzhu-uvicorn", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 15
-    while not srv.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            pytest.fail("the server did not start")
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}", db_url
-    finally:
-        srv.should_exit = True
-        thread.join(10)
+    with LiveServer(db_url) as live:
+        yield live.base, db_url
 
 
 @pytest.fixture
-def new_page(chromium: Browser, site: tuple[str, str]) -> Iterator[Any]:
+def new_page(browser: Browser, site: tuple[str, str]) -> Iterator[Any]:
     contexts = []
 
     def make(width: int = 1280, height: int = 800) -> Page:
-        ctx = chromium.new_context(viewport={"width": width, "height": height}, base_url=site[0])
+        ctx = browser.new_context(viewport={"width": width, "height": height}, base_url=site[0])
         contexts.append(ctx)
         page = ctx.new_page()
         page.set_default_timeout(TIMEOUT_MS)

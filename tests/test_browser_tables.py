@@ -172,6 +172,8 @@ def test_three_people_and_a_computer_play_a_deal_and_one_comes_back(page_factory
     for page in people:
         wait_for(page, in_phase("expose", "play"))
         assert len(hand(page)) == 13
+    # Hints are for games against computers only (fair play).
+    assert host.locator("#hint").is_hidden()
     # Nobody holds another's cards.
     hands = [set(hand(p)) for p in people]
     assert not (hands[0] & hands[1] or hands[0] & hands[2] or hands[1] & hands[2])

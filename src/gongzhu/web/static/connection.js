@@ -16,8 +16,8 @@
 import { toast } from "./dom.js";
 import { getLang, hasText, t } from "./i18n.js";
 import {
-  actionRefused, applyServerState, chatReceived, endLinger, hintAnswered, hintAsked, lingerAfter, myTurn,
-  noteRevealed, notePlayed, page, setOnline, showMatch, tableClosed,
+  actionRefused, applyServerState, chatReceived, endLinger, hintAnswered, hintAsked, hintsOffered, lingerAfter,
+  myTurn, noteRevealed, notePlayed, page, setOnline, showMatch, tableClosed,
 } from "./state.js";
 
 // Close codes after which asking again cannot help: an unknown table, or one this person may not see.
@@ -115,7 +115,7 @@ export function send(msg) {
 
 /** Ask the server to rank the person's legal plays (only on their turn). */
 export function requestHint() {
-  if (!myTurn()) return;
+  if (!myTurn() || !hintsOffered()) return;
   hintAsked();
   send({ type: "hint" });
 }

@@ -151,6 +151,13 @@ export function sociable() {
   return s.table.visibility === "public" || persons > 1 || (s.table.spectators ?? 0) > 0 || data.chat.length > 0;
 }
 
+/** Whether hints are offered: the person plays only against computers (fair play: the server
+ * gives no hints at a table where another person plays). */
+export function hintsOffered() {
+  const me = mySeat();
+  return Boolean(me) && !SEATS.some((seat) => seat !== me && personAt(seat));
+}
+
 export function myTurn() {
   const s = data.state;
   const me = mySeat();
@@ -374,8 +381,12 @@ export function takeFresh() {
   return fresh;
 }
 
-/** The server refused the last action: it may be tried again. */
+/** The server refused the last action: it may be tried again (a hint asked for is not coming). */
 export function actionRefused() {
+  if (data.hints === "pending") {
+    data.hints = null;
+    changed("hints", "hand");
+  }
   if (!data.pending) return;
   data.pending = false;
   changed("hand");

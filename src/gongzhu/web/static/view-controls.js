@@ -9,7 +9,7 @@
 import { prettyCard } from "./cards.js";
 import { $, button, li, span } from "./dom.js";
 import { cardName, getLang, seatName, t } from "./i18n.js";
-import { clock, declaring, displayedPhase, myAuto, mySeat, myTurn, page, sociable } from "./state.js";
+import { clock, declaring, displayedPhase, hintsOffered, myAuto, mySeat, myTurn, page, sociable } from "./state.js";
 
 let handlers = { onPlay: () => {} };
 
@@ -26,7 +26,7 @@ export function renderControls() {
   const auto = myAuto();
   const playing = phase === "expose" || phase === "play" || phase === "deal-over";
   $("start").hidden = !mine || page.pending || auto;
-  $("hint").hidden = phase !== "play" || !seated;
+  $("hint").hidden = phase !== "play" || !hintsOffered();
   $("hint").disabled = !myTurn() || auto;
   $("last").hidden = phase !== "play";
   $("last").disabled = !s?.last_trick;
