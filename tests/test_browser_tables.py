@@ -289,8 +289,8 @@ def test_the_turn_timer_plays_for_a_person_who_lets_it_run_out(page_factory: Any
 
 def test_a_spectator_watches_without_any_hand_and_chats(page_factory: Any) -> None:
     """Someone who sits at no seat watches a deal from South's side: no hand in their page, ever;
-    the seats' plates and the trick follow the play.  The chat goes both ways as text only, with
-    quick phrases; the mute switch is remembered."""
+    the seats' plates and the trick follow the play, and they may take a free seat.  The chat goes
+    both ways as text only, with quick phrases; the mute switch is remembered."""
     player, watcher = page_factory(), page_factory()
     table_id, url = new_table(player, seat="E")
     open_table(player, url)
@@ -329,6 +329,11 @@ def test_a_spectator_watches_without_any_hand_and_chats(page_factory: Any) -> No
     said = watcher.locator("#chat-log .chat-line .said.quick").last
     said.wait_for()
     assert (said.text_content() or "") in ("大家好！", "Hello everyone!")
+    # A spectator may take a seat nobody sits in during the match: the table turns to their seat.
+    watcher.click('#seat-W [data-sit="W"]')
+    wait_for(watcher, "#seat-W.pos-bottom")
+    assert known(watcher)["seat"] == "W"
+    wait_for(player, '#seat-W .name')
     watcher.check("#chat-mute")
     assert watcher.locator("#chat-log").is_hidden()
     watcher.reload()

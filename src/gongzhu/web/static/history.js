@@ -92,7 +92,10 @@ function render() {
     actions.append(replayControls(m));
     const id = encodeURIComponent(m.match_id);
     if ((m.deals ?? 0) > 0) actions.append(link(`/api/matches/${id}/records.jsonl`, t("history.download"), true));
-    if (!m.over) actions.append(link(`/?match=${id}`, t("history.continue")));
+    // A table of several people is continued at its own address; a single-player match on the
+    // table page, which then resumes it.
+    const people = Object.values(m.seats ?? {}).filter(Boolean).length;
+    if (!m.over) actions.append(link(people > 1 ? `/table/${id}` : `/?match=${id}`, t("history.continue")));
     tr.append(cell("history.created", dateText(m.created)), cell("history.preset", rulesText(m)),
       cell("history.deals", String(m.deals ?? 0)), cell("history.totals", totals), cell("history.status", status),
       cell("history.actions", actions));

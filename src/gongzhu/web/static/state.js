@@ -322,10 +322,8 @@ export function setOnline(online) {
 export function applyServerState(s, lingering = false, at = performance.now()) {
   const prev = data.state;
   const newDeal = isNewDeal(prev, s);
-  if (newDeal || prev.seat !== s.seat) {
-    data.marks.clear();
-    data.summaryDismissed = false;
-  }
+  if (newDeal) data.summaryDismissed = false;
+  if (newDeal || prev.seat !== s.seat) data.marks.clear();
   if (newDeal || !sameCards(prev.hand, s.hand) || s.turn !== s.seat) {
     data.selection = [];
     data.choices = null;
