@@ -190,17 +190,17 @@ def test_three_people_and_a_computer_play_a_deal_and_one_comes_back(page_factory
             acted.append(act(second))
         if not any(acted):
             host.wait_for_timeout(30)
-    if phase(host) not in OVER:
-        before = (hand(second), trick(second), known(second)["v"])
-        second.close()
-        again = second.context.new_page()
-        open_table(again, url)
-        wait_for(again, LEGAL)
-        assert (hand(again), trick(again)) == before[:2]
-        assert known(again)["v"] > before[2]  # leaving and coming back are changes of the table too
-        wait_for(again, "#seat-N.pos-bottom")
-        shot(again, "table-back-mid-trick")
-        second = again
+    assert phase(host) not in OVER, "the second person was never to play in the middle of a trick"
+    before = (hand(second), trick(second), known(second)["v"])
+    second.close()
+    again = second.context.new_page()
+    open_table(again, url)
+    wait_for(again, LEGAL)
+    assert (hand(again), trick(again)) == before[:2]
+    assert known(again)["v"] > before[2]  # leaving and coming back are changes of the table too
+    wait_for(again, "#seat-N.pos-bottom")
+    shot(again, "table-back-mid-trick")
+    second = again
     people = [host, second, third]
     play_until(people, lambda: all(phase(p) in OVER for p in people))
     check_results(people, table_id)
