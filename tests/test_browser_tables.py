@@ -359,6 +359,7 @@ def test_the_lobby_lists_tables_live_and_seats_people(page_factory: Any) -> None
     assert name_of(lobby) in (lobby.locator("#me").text_content() or "")
     private_id, _ = new_table(host, visibility="private")
     public_id, public_url = new_table(host, seat="W", turn_seconds=30)
+    open_table(host, public_url)  # listed once someone is at it
     entry = lobby.locator(f'[data-table-id="{public_id}"]')
     entry.wait_for()
     assert lobby.locator(f'[data-table-id="{private_id}"]').count() == 0
@@ -432,5 +433,6 @@ def test_the_lobby_reconnects_by_itself(page_factory: Any) -> None:
     lobby.locator("#offline").wait_for(state="visible")
     lobby.locator("#offline").wait_for(state="hidden")
     assert len(sockets) >= 2
-    table_id, _ = new_table(host)
+    table_id, url = new_table(host)
+    open_table(host, url)
     lobby.locator(f'[data-table-id="{table_id}"]').wait_for()

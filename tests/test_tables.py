@@ -370,6 +370,10 @@ def test_lobby_lists_public_tables_live(server: LiveServer) -> None:
     with connect(f"{server.ws_base}/ws/lobby") as lobby:
         assert json.loads(lobby.recv(timeout=5)) == {"type": "lobby", "tables": []}
         table_id = new_table(host, preset="partners", options={"match_limit": 800})["table_id"]
+        quiet = host.http.get("/api/tables").json()
+        assert quiet == []  # nobody is at it yet
+        hosting = host.connect(table_id)
+        hosting.until(lambda s: s["phase"] == "waiting")
         entry = json.loads(lobby.recv(timeout=5))
         assert entry["type"] == "table" and entry["table"]["id"] == table_id
         assert entry["table"]["changed"] == {"match_limit": 800} and entry["table"]["status"] == "waiting"

@@ -34,6 +34,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from gongzhu.formats.web import MAX_TIMER, MIN_TIMER
 from gongzhu.jsontext import show
 from gongzhu.messages import LANGS, Text, catalog_bytes
 from gongzhu.players.registry import LEVELS
@@ -98,6 +99,7 @@ def config() -> dict[str, Any]:
         "options": values,
         "defaults": Options().to_dict(),
         "limits": {**INTEGER_LIMITS, "match_end_deals": MAX_MATCH_DEALS},
+        "timers": {"min": MIN_TIMER, "max": MAX_TIMER, "turn": 30, "expose": 20},
         "levels": list(LEVELS),
         "default_level": DEFAULT_LEVEL,
         "speeds": dict(SPEEDS),

@@ -1,4 +1,5 @@
-"""The lobby: the live list of public tables not over (``docs/web-protocol.md``, The lobby).
+"""The lobby: the live list of the public tables not over that someone is at
+(``docs/web-protocol.md``, The lobby).
 
 :class:`Lobby` keeps the entries of the listed tables and the lobby's connections.  A table
 tells it when something a lobby shows may have changed (:meth:`Lobby.changed`: seats, 托管,
@@ -69,7 +70,8 @@ class Lobby:
             self._entries = {}
             for info in infos:
                 table = self.tables.loaded(info.match_id)
-                self._entries[info.match_id] = self._entry(info, people, table)
+                if table is not None and table.connections:
+                    self._entries[info.match_id] = self._entry(info, people, table)
         return self._entries
 
     def _entry(self, info: MatchInfo, people: dict[str, tuple[str, int]], table: Table | None) -> dict[str, Any]:
@@ -92,8 +94,10 @@ class Lobby:
         entries = self._load()
         table = self.tables.loaded(match_id)
         info = self.tables.store.match(match_id)
-        listed = info is not None and info.seating.visibility == "public" and (
-            (table.status if table is not None else info.seating.status) != "over")
+        # listed: a public table not over that someone is at (a table nobody is at waits for
+        # them, and is listed again when one of them comes back)
+        listed = info is not None and info.seating.visibility == "public" and table is not None \
+            and bool(table.connections) and table.status != "over"
         if not listed or info is None:
             if entries.pop(match_id, None) is not None:
                 self._send(encode({"type": "gone", "id": match_id}))

@@ -317,15 +317,17 @@ class Tables:
 
     def play_now(self, person: Person) -> str:
         """A seat for ``person`` at a public table waiting for players (where they sit already,
-        or the oldest with a free seat), or a new public table with them at South."""
+        or the oldest with a free seat whose host is there to start it), or a new public table
+        with them at South."""
         for info in self.store.listed():
             if info.seating.status != "waiting":
                 continue
             table = self.get(info.match_id)
             if table is None:
                 continue
-            chosen = table.status == "waiting" and (
-                table.seat_of(person.id) is not None or any(o is None for o in table.seats))
+            host_here = any(c.person.id == table.host for c in table.connections)
+            chosen = table.status == "waiting" and (table.seat_of(person.id) is not None or (
+                host_here and any(o is None for o in table.seats)))
             if chosen and table.seat_of(person.id) is None:
                 table.sit(person, next(s for s in Seat if table.seats[s] is None))
             if not table.connections:
