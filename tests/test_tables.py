@@ -443,3 +443,17 @@ def test_a_lifetime_score_shows_alike_at_every_table(server: LiveServer) -> None
     final = alone["S"].state["deal_result"]["final"]["S"]
     assert alone["S"].state["lifetime"]["score"] == final != 0
     assert elsewhere.until(lambda s: s["lifetime"]["score"] == final)["you"]["seat"] is None
+
+
+def test_when_the_host_has_left_a_seated_person_may_start(server: LiveServer) -> None:
+    host, other = Someone(server), Someone(server)
+    table_id = new_table(host, levels={"N": "random", "W": "random", "E": "random"})["table_id"]
+    hosting, joining = host.connect(table_id), other.connect(table_id)
+    joining.send({"type": "sit", "seat": "N"})
+    hosting.until(lambda s: s["table"]["seats"]["N"]["name"] == other.name)
+    assert joining.refused({"type": "start"})["code"] == "server.host_only"
+    hosting.close()
+    joining.until(lambda s: not s["table"]["seats"]["S"]["connected"])
+    joining.send({"type": "start"})
+    assert joining.until(lambda s: s["phase"] != "waiting")["table"]["status"] == "playing"
+

@@ -676,7 +676,9 @@ class Table:
         return seat
 
     def start(self, person: Person) -> None:
-        if person.id != self.host:
+        """The host starts the match; when the host has left the table, any seated person may."""
+        host_here = any(c.person.id == self.host for c in self.connections)
+        if person.id != self.host and (host_here or self.seat_of(person.id) is None):
             raise Refused("server.host_only")
         if self.status != "waiting":
             raise Refused("server.already_started")
