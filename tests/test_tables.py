@@ -457,3 +457,28 @@ def test_when_the_host_has_left_a_seated_person_may_start(server: LiveServer) ->
     joining.send({"type": "start"})
     assert joining.until(lambda s: s["phase"] != "waiting")["table"]["status"] == "playing"
 
+
+
+def test_again_makes_the_next_table_with_the_same_people(server: LiveServer) -> None:
+    rng = random.Random(9)
+    host, other = Someone(server), Someone(server)
+    created = new_table(host, visibility="private", turn_seconds=20, options={"match_end": "deals:1"},
+                        levels={"N": "random", "W": "beginner"})
+    table_id = created["table_id"]
+    lives = {"S": host.connect(table_id), "E": other.connect(table_id, invite=created["invite"])}
+    lives["E"].send({"type": "sit", "seat": "E"})
+    lives["S"].until(lambda s: s["table"]["seats"]["E"]["name"] == other.name)
+    assert lives["E"].refused({"type": "again"})["code"] == "server.not_over"
+    lives["S"].send({"type": "start"})
+    drive(lives, rng, lambda st: all(s.get("phase") == "match-over" for s in st.values()))
+    lives["E"].send({"type": "again"})
+    told = [next(m for m in iter(live.receive, None) if m["type"] == "again") for live in lives.values()]
+    assert told[0] == told[1] and told[0]["by"] == other.name and "?invite=" in told[0]["url"]
+    lives["S"].send({"type": "again"})  # asking again: the same table
+    assert next(m for m in iter(lives["S"].receive, None) if m["type"] == "again")["url"] == told[0]["url"]
+    new_id, invite = told[0]["url"].removeprefix("/table/").split("?invite=")
+    state = other.connect(new_id).receive()["state"]
+    assert state["phase"] == "waiting" and state["you"]["host"] and state["seat"] == "E"
+    assert state["table"]["seats"]["S"]["name"] == host.name and state["table"]["turn_seconds"] == 20
+    assert state["levels"]["W"] == "beginner" and state["options"]["match_end"] == "deals:1"
+    assert state["table"]["visibility"] == "private" and invite

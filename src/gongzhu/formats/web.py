@@ -25,6 +25,7 @@ __all__ = [
     "MIN_TIMER",
     "SPEED_NAMES",
     "AccountBody",
+    "AgainMessage",
     "AutoMessage",
     "BrowserMessage",
     "ChatMessage",
@@ -107,6 +108,10 @@ class AutoMessage(msgspec.Struct, tag_field="type", tag="auto", forbid_unknown_f
     """Put one's seat into 托管: its computer player plays for it."""
 
 
+class AgainMessage(msgspec.Struct, tag_field="type", tag="again", forbid_unknown_fields=True):
+    """After the match: a new table with the same settings and the same people in their seats."""
+
+
 ChatText = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_CHAT, description=f"1 to {MAX_CHAT} characters")]
 QuickPhrase = Annotated[str, msgspec.Meta(pattern="^chat[.]quick[.][a-z_]{1,32}$",
                                           description="a quick phrase: chat.quick.<name>")]
@@ -121,7 +126,7 @@ class ChatMessage(msgspec.Struct, tag_field="type", tag="chat", forbid_unknown_f
 
 #: Any message the page sends, by its ``type``.
 BrowserMessage = (ExposeMessage | PlayMessage | HintMessage | NextMessage | SettingsMessage | SitMessage
-                  | StandMessage | StartMessage | TakeBackMessage | AutoMessage | ChatMessage)
+                  | StandMessage | StartMessage | TakeBackMessage | AutoMessage | ChatMessage | AgainMessage)
 
 
 class NewMatchBody(msgspec.Struct, forbid_unknown_fields=True):

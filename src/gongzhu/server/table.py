@@ -53,6 +53,7 @@ from gongzhu.formats import FormatError, typed
 from gongzhu.formats.web import (
     MAX_SEED,
     SPEED_NAMES,
+    AgainMessage,
     AutoMessage,
     BrowserMessage,
     ChatMessage,
@@ -288,11 +289,11 @@ class Tables:
     def loaded(self, match_id: str) -> Table | None:
         return self._tables.get(match_id)
 
-    def create(self, new: NewTable, host: Person) -> MatchInfo:
-        """Store a new table with ``host`` at ``new.seat``; a started one deals its first deal when
-        it is opened."""
+    def create(self, new: NewTable, host: Person, others: Sequence[tuple[str, str] | None] = ()) -> MatchInfo:
+        """Store a new table with ``host`` at ``new.seat`` (and ``others``, seat by seat, where
+        they are people); a started one deals its first deal when it is opened."""
         match_id = "m-" + secrets.token_hex(6)
-        seats: list[tuple[str, str] | None] = [None] * 4
+        seats: list[tuple[str, str] | None] = list(others) if others else [None] * 4
         seats[new.seat] = (host.id, host.name)
         seating = Seating(
             host=host.id, seats=tuple(seats), levels=dict(new.levels), visibility=new.visibility,
@@ -478,6 +479,9 @@ class Table:
         self._states: dict[Seat | None, dict[str, Any]] = {}  # this version's views, by seat
         #: Set once the store refused an action: the table is dropped and rebuilt from the store.
         self.broken = False
+        #: The table of the next match (再来一局), once someone asked for it.
+        self.again: str | None = None
+        self.again_url = ""
         self._restore(info)
         self._refresh_people()
         hosts = self.hub.store.people([self.host]) if self.host is not None else {}
@@ -964,6 +968,8 @@ class Table:
             elif isinstance(message, NextMessage):
                 self._seated(person)
                 self._next()
+            elif isinstance(message, AgainMessage):
+                self._again(person)
             elif isinstance(message, ExposeMessage):
                 kinds = None if isinstance(message.kinds, msgspec.UnsetType) else message.kinds
                 self._expose(self._seated(person), message.cards, kinds)
@@ -1037,6 +1043,24 @@ class Table:
         self.deadline = None
         self._arm_deadline()
         self._save(lobby=False, in_deal=True)
+
+    def _again(self, person: Person) -> None:
+        """再来一局: a new table with this one's settings, the same people in the same seats and
+        ``person`` its host, waiting to be started; everyone here is told where it is."""
+        seat = self._seated(person)
+        if self.status != "over":
+            raise Refused("server.not_over")
+        if self.again is None:
+            new = NewTable(self.preset, self.options, dict(self.levels), self.speed, secrets.randbits(64),
+                           visibility=self.visibility, turn_seconds=self.turn_seconds,
+                           expose_seconds=self.expose_seconds, seat=seat, started=False)
+            info = self.hub.create(new, person, others=self.seats)
+            self.again = info.match_id
+            url = f"/table/{info.match_id}"
+            if info.seating.visibility == "private":
+                url += f"?invite={info.seating.invite}"
+            self.again_url = url
+        self._event({"type": "again", "url": self.again_url, "by": person.name})
 
     def _settings(self, person: Person, speed: str) -> None:
         if person.id != self.host:

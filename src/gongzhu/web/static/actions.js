@@ -153,6 +153,11 @@ export function takeBack() {
   send({ type: "takeback" });
 }
 
+/** 再来一局 at a table of several people: the server makes the next table and says where. */
+export function playAgain() {
+  send({ type: "again" });
+}
+
 /** Say `text` at the table (1 to 120 characters); true when it was sent. */
 export function sendChat(text) {
   const said = [...text.trim()].slice(0, 120).join("");

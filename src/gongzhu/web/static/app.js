@@ -20,8 +20,8 @@
 // May import: every module of the table page (not history.js, lobby.js).
 
 import {
-  autoPlay, changeSpeed, declare, muteChat, nextDeal, onCard, replayThisDeal, sendChat, sendPlay, sendQuick, sit,
-  stand, startTable, takeBack,
+  autoPlay, changeSpeed, declare, muteChat, nextDeal, onCard, playAgain, replayThisDeal, sendChat, sendPlay, sendQuick,
+  sit, stand, startTable, takeBack,
 } from "./actions.js";
 import { installCardDefs } from "./cards.js";
 import { connect, requestHint } from "./connection.js";
@@ -58,7 +58,7 @@ function started(matchId) {
 /** Another match: at a table of several people the lobby, where its people find each other. */
 function again() {
   dismissSummary();
-  if (tableRoute()) location.assign("/lobby");
+  if (tableRoute()) playAgain();
   else openSetup();
 }
 

@@ -141,6 +141,8 @@ function receive(msg, at) {
     hintAnswered(msg);
   } else if (msg.type === "chat") {
     chatReceived(msg);
+  } else if (msg.type === "again") {
+    location.assign(msg.url);  // 再来一局: the next table, the same people in their seats
   } else {
     queue.push({ msg, at });
     drain();
