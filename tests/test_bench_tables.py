@@ -1,0 +1,59 @@
+"""``benchmarks/tables.py`` keeps working: run in a tiny configuration against its own ``gongzhu
+serve``, it seats four scripted people at each table (docs/web-protocol.md, Online tables), their
+plays reach every seat, reconnects get their seat's view, and the server logs nothing.  No
+timing is asserted: the script reports numbers (docs/benchmarks.md, Online tables)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "tables.py"
+
+
+def run(*args: str, timeout: float = 120) -> dict[str, Any]:
+    done = subprocess.run([sys.executable, str(SCRIPT), "--json", *args], capture_output=True, text=True,
+                          timeout=timeout)
+    assert done.returncode == 0, done.stderr[-2000:]
+    report: dict[str, Any] = json.loads(done.stdout)
+    return report
+
+
+def assert_clean(result: dict[str, Any], step: dict[str, Any]) -> None:
+    """The people's plays all reached every seat, nothing was refused, the server logged nothing."""
+    assert result["failures"] == [] and result["first_errors"] == []
+    assert result["server_log"] == []
+    assert step["plays"] > 0 and step["latency_ms"]["n"] == step["plays"]
+    assert step["unfinished"] == 0
+    assert step["errors"] == 0 and step["mismatched"] == 0
+
+
+def test_two_tables_of_people_play_and_reconnect() -> None:
+    report = run("--scenarios", "concurrent", "--tables", "2", "--warmup", "1", "--window", "2", "--delay", "0.1",
+                 "--reconnect-rate", "10")
+    result = report["scenarios"]["concurrent"]
+    [step] = result["steps"]
+    assert_clean(result, step)
+    assert step["tables"] == 2 and step["connections"] == 8
+    assert step["reconnect_ms"]["n"] > 0 and step["reconnect_failures"] == 0
+    assert step["reconnect_since_ms"]["n"] > 0  # half of them said the version they had seen
+    assert result["largest_under_target"] in (None, 2)
+
+
+@pytest.mark.slow
+def test_saturation_and_expert_players_beside() -> None:
+    report = run("--scenarios", "saturation,interference", "--saturation-tables", "2", "--beside", "2",
+                 "--warmup", "1", "--window", "2", "--delay", "0.1", timeout=240)
+    saturation = report["scenarios"]["saturation"]
+    [step] = saturation["steps"]
+    assert_clean(saturation, step)
+    beside = report["scenarios"]["interference"]
+    for key in ("without", "with_experts", "without_again"):
+        assert_clean(beside, beside[key])
+    assert beside["expert_failures"] == []
+    assert beside["expert_plays_per_s"] > 0  # the expert table played while the people's tables did
