@@ -156,15 +156,19 @@ def refusal(why: Text | str) -> dict[str, Any]:
     return {"type": "error", "message": why.render("en"), "message_zh": why.render("zh"), **why.json}
 
 
+#: msgspec's encoder writes the same compact JSON text as ``json.dumps(..., ensure_ascii=False,
+#: separators=(",", ":"))`` (floats aside: ``1e16`` for ``1e+16``) in a sixth of the time: every
+#: change of a table encodes a state for each of its connections (docs/benchmarks.md, Online tables).
+_ENCODER = msgspec.json.Encoder()
+
+
 def encode(message: Mapping[str, Any]) -> str:
     """A server message as JSON text (UTF-8 kept as is; a lone surrogate that cannot be sent as
     UTF-8 is written as its ``\\u`` escape)."""
-    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
     try:
-        text.encode("utf-8")
+        return _ENCODER.encode(message).decode("utf-8")
     except UnicodeEncodeError:
-        text = json.dumps(message, ensure_ascii=True, separators=(",", ":"))
-    return text
+        return json.dumps(message, ensure_ascii=True, separators=(",", ":"))
 
 
 def _codes(cards: Iterable[Card]) -> list[str]:
