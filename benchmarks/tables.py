@@ -26,7 +26,9 @@ The scenarios, each on a server of its own:
 
 - *concurrent*: tables added step by step (``--tables``), each step a warm-up and a measuring
   window: p50/p99/max latency, plays a second, the server's CPU use (``/proc/PID/stat``, all its
-  threads) and memory, this process's CPU use and event-loop lag; meanwhile *reconnects*
+  threads) and memory, its event loop's thread's time on a CPU and time spent runnable but
+  waiting for one (``/proc/PID/task/PID/schedstat``: on a shared machine, the time other
+  processes held the cores), the same for this process, and its event-loop lag; meanwhile *reconnects*
   (``--reconnect-rate`` a second): a seated person opens a second connection to their table,
   with their cookie and ``?since=V`` (V: a few versions before the last one their seat saw) or
   without, and the time from opening it to its first ``state`` (the full seat view) is measured;
@@ -237,6 +239,18 @@ def rss_mib(pid: int | str) -> float | None:
     return None
 
 
+def sched_ns(pid: int | str) -> tuple[int, int]:
+    """(on a CPU, waiting for a CPU) nanoseconds of a process's main thread so far
+    (``/proc/PID/task/PID/schedstat``; the thread that runs the event loop)."""
+    tid = os.getpid() if pid == "self" else pid
+    try:
+        with open(f"/proc/{tid}/task/{tid}/schedstat") as f:
+            running, waiting, _slices = f.read().split()
+        return int(running), int(waiting)
+    except (OSError, ValueError):
+        return 0, 0
+
+
 @dataclass
 class Pending:
     """A play sent and not yet seen by every seat."""
@@ -321,6 +335,8 @@ class Load:
         pid = self.server_pid
         cpu0 = cpu_seconds(pid) if pid else None
         me0 = cpu_seconds("self")
+        loop0 = sched_ns(pid) if pid else None
+        my0 = sched_ns("self")
         start = time.perf_counter()
         n_errors, n_mismatched, n_made = self.errors, self.mismatched, self.tables_made
         await self.reconnect_loop(reconnect_rate, start + seconds)
@@ -328,6 +344,8 @@ class Load:
         end = time.perf_counter()
         cpu1 = cpu_seconds(pid) if pid else None
         me1 = cpu_seconds("self")
+        loop1 = sched_ns(pid) if pid else None
+        my1 = sched_ns("self")
         load_after = os.getloadavg()[0]
         # Plays sent at the end of the window may still complete.
         grace_end = time.perf_counter() + GRACE
@@ -351,7 +369,10 @@ class Load:
             "server_cpu_ms_per_play": (round(1000 * (cpu1 - cpu0) / len(done), 2)
                                        if cpu0 is not None and cpu1 is not None and done else None),
             "server_rss_mib": rss_mib(pid) if pid else None,
+            "server_loop_cpu_pct": round((loop1[0] - loop0[0]) / wall / 1e7) if loop0 and loop1 else None,
+            "server_loop_runnable_waiting_pct": round((loop1[1] - loop0[1]) / wall / 1e7) if loop0 and loop1 else None,
             "generator_cpu_pct": round(100 * (me1 - me0) / wall),
+            "generator_runnable_waiting_pct": round((my1[1] - my0[1]) / wall / 1e7),
             "generator_lag_ms": summary(lag_ms),
             "reconnect_ms": summary(reconnect_ms),
             "reconnect_since_ms": summary(since_ms),
@@ -782,22 +803,25 @@ def _cells(r: dict[str, Any]) -> str:
         return "—" if x is None else f"{x:.1f}"
 
     cpu = "—" if r["server_cpu_pct"] is None else f"{r['server_cpu_pct']}%"
+    wait = "—" if r["server_loop_runnable_waiting_pct"] is None else f"{r['server_loop_runnable_waiting_pct']}%"
     return (f"{r['tables']:>6} {r['connections']:>6} {r['plays_per_s']:>8} {ms(lat['p50']):>8} {ms(lat['p99']):>8} "
-            f"{ms(lat['max']):>8} {cpu:>7} {ms(r['server_cpu_ms_per_play']):>6} {r['generator_cpu_pct']:>5}% "
+            f"{ms(lat['max']):>8} {cpu:>7} {wait:>5} {ms(r['server_cpu_ms_per_play']):>6} {r['generator_cpu_pct']:>5}% "
             f"{ms(r['generator_lag_ms']['p99']):>7} "
             f"{ms(rec['p50']):>8} {ms(rec['p99']):>8} {r['unfinished']:>5} {r['errors']:>5} "
             f"{r['load_average'][0]:>5.2f}")
 
 
 HEADER = (f"{'tables':>6} {'conns':>6} {'plays/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} {'server':>7} "
-          f"{'ms/pl':>6} {'gen':>6} {'lag99':>7} {'rec p50':>8} {'rec p99':>8} {'unfin':>5} {'errs':>5} {'load':>5}")
+          f"{'wait':>5} {'ms/pl':>6} {'gen':>6} {'lag99':>7} {'rec p50':>8} {'rec p99':>8} {'unfin':>5} {'errs':>5} "
+          f"{'load':>5}")
 
 
 def print_report(report: dict[str, Any]) -> None:
     print(f"gongzhu serve, online tables ({report['machine']}); a person plays {report['delay']} s after "
           f"their turn arrives; warm-up {report['warmup']} s, window {report['window']} s")
     print("(latency: a play sent → every seat has its state; server, gen: CPU use of the server and of this "
-          "load generator; ms/pl: the server's CPU time per play; lag99: the generator's event-loop lag, p99; "
+          "load generator; wait: the server's event loop runnable but waiting for a CPU; ms/pl: the server's CPU "
+          "time per play; lag99: the generator's event-loop lag, p99; "
           "rec: reconnect → first state)")
     for name, result in report["scenarios"].items():
         print(f"\n{name}:")
