@@ -418,7 +418,7 @@ class TableAt:
 
 def south_view(table: Table) -> Message:
     """The table as South's connections see it (South's is the only person at the table)."""
-    return table.view(next(c for c in table.connections if c.seat is Seat.S))
+    return table.view(next(c for c in table.connections if table.seat_of(c.person.id) is Seat.S))
 
 
 def _settled(state: Message) -> bool:

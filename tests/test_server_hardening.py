@@ -371,7 +371,8 @@ def test_a_client_that_does_not_read_costs_a_bounded_outbox(client: TestClient) 
             message = ws.receive_json()
             if message["type"] == "state" and message["state"]["phase"] == "play":
                 break
-        assert table.connections and all(len(c.outbox) <= OUTBOX_LIMIT for c in table.connections)
+        local = tables_of(client).local.values()
+        assert local and all(len(c.outbox) <= OUTBOX_LIMIT for c in local)
 
 
 def test_the_rate_limiter_slows_a_fast_sender_down() -> None:

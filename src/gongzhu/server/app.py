@@ -66,7 +66,7 @@ from gongzhu.server.table import (
     NewTable,
     Outbox,
     Person,
-    Table,
+    Room,
     Tables,
     encode,
     parse_new_match,
@@ -312,21 +312,16 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         since_text = websocket.query_params.get("since")
         since = int(since_text) if since_text is not None and _VERSION.fullmatch(since_text) else None
         try:
-            table = tables.get(match_id) if _MATCH_ID.fullmatch(match_id) else None
+            room = tables.open_room(match_id) if _MATCH_ID.fullmatch(match_id) else None
         except Exception as e:  # a stored match that no longer replays: say so, do not guess
             log.exception("cannot open match %s", match_id)
             await refuse(websocket, {"type": "error", "message": f"cannot open match {show(match_id)}: {e}"}, 1011)
             return
-        if table is None:
+        if room is None:
             await refuse(websocket, {"type": "error", "message": f"unknown match {show(match_id)}"}, 4404)
             return
-        who = Person(user.id, user.name)
-        if not table.may_enter(who, websocket.query_params.get("invite")):
-            if not table.connections:
-                tables.release(table)
-            await refuse(websocket, refusal(Text.of("server.private_table")), 4403)
-            return
-        await _serve(websocket, table, who, since)
+        await _serve(websocket, tables, room, Person(user.id, user.name), since,
+                     websocket.query_params.get("invite"))
 
     async def lobby_socket(websocket: WebSocket) -> None:
         await websocket.accept()
@@ -390,11 +385,12 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
     return app
 
 
-async def _serve(websocket: WebSocket, table: Table, person: Person, since: int | None) -> None:
+async def _serve(websocket: WebSocket, tables: Tables, room: Room, person: Person, since: int | None,
+                 invite: str | None) -> None:
     """One connection of ``person``: its outbox is pumped by a task while browser messages are
     read, each one no larger than :data:`MAX_MESSAGE_BYTES`, at the connection's rate
-    (:class:`~gongzhu.server.policy.RateLimiter`)."""
-    connection = table.connect(person, since)
+    (:class:`~gongzhu.server.policy.RateLimiter`), and handed to the table's owner."""
+    connection = room.connect(person, since)
     outbox = connection.outbox
     pump = asyncio.create_task(_pump(websocket, outbox))
     limiter = RateLimiter()
@@ -404,7 +400,8 @@ async def _serve(websocket: WebSocket, table: Table, person: Person, since: int 
         outbox.put(encode(message))
 
     try:
-        table.resume()
+        if tables.hello(connection, invite):
+            tables.resume(room.table_id)
         while not pump.done():
             receiving = asyncio.ensure_future(websocket.receive())
             await asyncio.wait({receiving, pump}, return_when=asyncio.FIRST_COMPLETED)
@@ -426,16 +423,18 @@ async def _serve(websocket: WebSocket, table: Table, person: Person, since: int 
                 reply({"type": "error", "message": f"the message is too large ({size} bytes): at most "
                                                    f"{MAX_MESSAGE_BYTES}"})
                 continue
+            if not connection.admitted:
+                continue  # refused: the connection is closing
             try:
-                await table.receive(connection, text, reply)
+                await tables.message(connection, text)
             except Exception:  # a defect, not the browser's fault: say so, keep the connection
-                log.exception("%s: a message failed", table.match_id)
+                log.exception("%s: a message failed", room.table_id)
                 reply({"type": "error", "message": "the server failed on this message (the error is logged); "
                                                    "nothing was changed"})
     except WebSocketDisconnect:
         pass
     finally:
-        table.disconnect(connection)
+        tables.bye(connection)
         pump.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await pump

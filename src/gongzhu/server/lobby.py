@@ -77,7 +77,7 @@ class Lobby:
     def _entry(self, info: MatchInfo, people: dict[str, tuple[str, int]], table: Table | None) -> dict[str, Any]:
         if table is None:
             return entry(info, people)
-        spectators = len({c.person.id for c in table.connections if c.seat is None})
+        spectators = len({c.person.id for c in table.connections if table.seat_of(c.person.id) is None})
         return entry(info, people, spectators=spectators, table=table)
 
     def listing(self) -> list[dict[str, Any]]:

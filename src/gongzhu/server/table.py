@@ -35,6 +35,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import itertools
 import json
 import logging
 import random
@@ -98,6 +99,8 @@ __all__ = [
     "NewTable",
     "Outbox",
     "Person",
+    "Presence",
+    "Room",
     "Table",
     "Tables",
     "encode",
@@ -280,7 +283,12 @@ class Tables:
         self.store = store
         self.pace = pace
         self.hint_think = hint_think
-        self._tables: dict[str, Table] = {}
+        #: This server among several (its node id), and the numbers of its connections.
+        self.node = secrets.token_hex(6)
+        self.cids = itertools.count(1)
+        self._tables: dict[str, Table] = {}  # the tables this server runs (owns)
+        self.rooms: dict[str, Room] = {}  # the tables this server has connections to
+        self.local: dict[int, Connection] = {}  # this server's table connections, by number
         self.lobby = Lobby(self)
         self.player_pool = ThreadPoolExecutor(PLAYER_THREADS, thread_name_prefix="gongzhu-player")
         self.hint_pool = ThreadPoolExecutor(HINT_THREADS, thread_name_prefix="gongzhu-hint")
@@ -352,6 +360,75 @@ class Tables:
             if table is not source:
                 table.lifetime_changed(lifetimes)
 
+    # ------------------------------------------------------------------ connections and rooms
+
+    def open_room(self, match_id: str) -> Room | None:
+        """The room of a table on this server, its table loaded (None for an unknown table)."""
+        room = self.rooms.get(match_id)
+        if room is None:
+            if self.get(match_id) is None:
+                return None
+            room = self.rooms[match_id] = Room(self, match_id)
+        return room
+
+    def hello(self, connection: Connection, invite: str | None, *, admitted: bool = False) -> bool:
+        """Tell the table's owner a connection arrived (see :meth:`Table.join`)."""
+        table = self.get(connection.room.table_id)
+        if table is None:
+            return False
+        return table.join(Presence(connection.ref, connection.person), invite, admitted=admitted)
+
+    async def message(self, connection: Connection, text: str | None) -> None:
+        """A browser message of ``connection``, for the table's owner."""
+        table = self._tables.get(connection.room.table_id)
+        reply = functools.partial(self._reply, connection.ref)
+        if table is None or table.broken:
+            reply(refusal(Text.of("server.store_failed")))
+            return
+        presence = table.presences.get(connection.ref)
+        if presence is None:
+            reply(refusal(Text.of("server.no_session")))
+            return
+        await table.receive(presence, text, reply)
+
+    def bye(self, connection: Connection) -> None:
+        """A connection is gone."""
+        room = connection.room
+        room.disconnect(connection)
+        if not room.connections and self.rooms.get(room.table_id) is room:
+            del self.rooms[room.table_id]
+        table = self._tables.get(room.table_id)
+        if table is not None:
+            table.leave(connection.ref)
+
+    def resume(self, match_id: str) -> None:
+        """Start what runs by itself at a table this server runs (its computer players, its clock)."""
+        table = self._tables.get(match_id)
+        if table is not None:
+            table.resume()
+
+    def deliver(self, match_id: str, change: Mapping[str, Any]) -> None:
+        """A table's change, for every room of the table."""
+        room = self.rooms.get(match_id)
+        if room is not None:
+            room.deliver(change)
+
+    def _reply(self, ref: Ref, message: Mapping[str, Any]) -> None:
+        self.send(ref, encode(message))
+
+    def send(self, ref: Ref, text: str | None, *, close: tuple[int, str] | None = None, admit: bool = False) -> None:
+        """A message for one connection (and its admission, or its end)."""
+        _node, cid = ref
+        connection = self.local.get(cid)
+        if connection is None:
+            return  # gone meanwhile
+        if admit:
+            connection.room.admit(connection)
+        if text is not None:
+            connection.outbox.put(text)
+        if close is not None:
+            connection.outbox.close(*close)
+
     def release(self, table: Table) -> None:
         """Let a table go (its connections are gone, or it is broken): it stops, and the next
         connection rebuilds it from the store."""
@@ -416,21 +493,136 @@ class Outbox:
             await self._ready.wait()
 
 
-@dataclass(eq=False)
-class Connection:
-    """One WebSocket at a table: whose it is, and what it may cost."""
+#: A connection anywhere: the server it is on (its node) and its number there.
+Ref = tuple[str, int]
 
-    table: Table
+
+@dataclass(eq=False)
+class Presence:
+    """A connection at a table as the table's owner knows it: whose it is, where it is, and its
+    chat budget.  The connection itself (its socket, its outbox) is in a :class:`Room` of the
+    server it is on — this one or, with several servers, another."""
+
+    ref: Ref
     person: Person
-    outbox: Outbox = field(init=False)
     chat: RateLimiter = field(default_factory=lambda: RateLimiter(rate=CHAT_RATE, burst=CHAT_BURST))
 
+
+@dataclass(eq=False)
+class Connection:
+    """One WebSocket at a table on this server: whose it is, its outbox, what it last saw."""
+
+    room: Room
+    person: Person
+    cid: int
+    since: int | None = None
+    admitted: bool = False
+    outbox: Outbox = field(init=False)
+
     def __post_init__(self) -> None:
-        self.outbox = Outbox(lambda: encode(self.table.state_message(self)), name=self.table.match_id)
+        self.outbox = Outbox(self._resync, name=self.room.table_id)
+
+    @property
+    def ref(self) -> Ref:
+        return (self.room.hub.node, self.cid)
 
     @property
     def seat(self) -> Seat | None:
-        return self.table.seat_of(self.person.id)
+        return self.room.seat_of(self.person.id)
+
+    def _resync(self) -> str:
+        text = self.room.render(self)
+        return text if text is not None else encode({"type": "error", "message": "the table is loading"})
+
+
+class Room:
+    """A table's connections on this server.  The table's owner (this server or another) sends it
+    each change (:meth:`deliver`): the change's public messages and the views of the seats its
+    people see it from; the room sends every admitted connection those messages and its own state
+    (the view of its seat, with who it is and its lifetime score).  It keeps the last
+    :data:`HISTORY` changes' public messages for connections that come back (:meth:`admit`)."""
+
+    def __init__(self, hub: Tables, table_id: str) -> None:
+        self.hub = hub
+        self.table_id = table_id
+        self.connections: dict[int, Connection] = {}
+        self.history: deque[tuple[int, list[str]]] = deque(maxlen=HISTORY)
+        self.last: dict[str, Any] | None = None  # the last change with views
+
+    def seat_of(self, user: str) -> Seat | None:
+        if self.last is None:
+            return None
+        for s, occupant in zip(Seat, self.last["seats"], strict=True):
+            if occupant == user:
+                return s
+        return None
+
+    def connect(self, person: Person, since: int | None) -> Connection:
+        connection = Connection(self, person, next(self.hub.cids), since)
+        self.connections[connection.cid] = connection
+        self.hub.local[connection.cid] = connection
+        return connection
+
+    def admit(self, connection: Connection) -> None:
+        """The owner let the connection in: it gets what it missed since the version it saw (if
+        the room still has those messages); its state comes with the change its arrival makes."""
+        connection.admitted = True
+        since = connection.since
+        if since is None or not self.history:
+            return
+        oldest, newest = self.history[0][0], self.history[-1][0]
+        if oldest - 1 <= since <= newest:
+            for v, texts in self.history:
+                if v > since:
+                    for text in texts:
+                        connection.outbox.put(text)
+
+    def render(self, connection: Connection, change: Mapping[str, Any] | None = None) -> str | None:
+        """The state message of ``connection`` for ``change`` (the last one), or None when the
+        change holds no view for its seat."""
+        change = change if change is not None else self.last
+        if change is None or change.get("views") is None:
+            return None
+        person = connection.person
+        seat = None
+        for s, occupant in zip(Seat, change["seats"], strict=True):
+            if occupant == person.id:
+                seat = s
+        view = change["views"].get(seat.name if seat is not None else "-")
+        if view is None:
+            return None
+        lifetime = change["lifetimes"].get(person.id, 0)
+        state = dict(view)
+        state["you"] = {"id": person.id, "name": person.name, "host": person.id == change["host"],
+                        "seat": seat.name if seat is not None else None,
+                        "auto": seat is not None and bool(change["auto"][seat])}
+        state["lifetime"] = {"score": lifetime, "title": title_for(lifetime)}
+        return encode({"type": "state", "v": change["v"], "state": state})
+
+    def deliver(self, change: Mapping[str, Any]) -> None:
+        texts: list[str] = change["public"]
+        self.history.append((change["v"], texts))
+        if change.get("views") is not None:
+            self.last = dict(change)
+        for connection in list(self.connections.values()):
+            if not connection.admitted:
+                continue
+            for text in texts:
+                connection.outbox.put(text)
+            if change.get("views") is not None:
+                state = self.render(connection, change)
+                if state is not None:
+                    connection.outbox.put(state)
+        close = change.get("close")
+        if close is not None:
+            code, reason, error = close
+            for connection in list(self.connections.values()):
+                connection.outbox.put(error)
+                connection.outbox.close(code, reason)
+
+    def disconnect(self, connection: Connection) -> None:
+        self.connections.pop(connection.cid, None)
+        self.hub.local.pop(connection.cid, None)
 
 
 def _chat_text(text: str) -> str:
@@ -469,11 +661,10 @@ class Table:
         #: The event version (every change raises it) and the position (every change of the game).
         self.version = seating.version
         self.position = 0
-        self._history: deque[tuple[int, list[str]]] = deque(maxlen=HISTORY)
         self._seq = 0  # actions of the current deal so far
         #: Declarations of the exposure phase not revealed yet (R4: every seat declares unseen).
         self.pending: dict[Seat, list[tuple[Card, str]]] = {}
-        self.connections: set[Connection] = set()
+        self.presences: dict[Ref, Presence] = {}
         self.lifetimes: dict[str, int] = {}
         self._driver: asyncio.Task[None] | None = None
         self._timer: asyncio.TimerHandle | None = None
@@ -587,9 +778,10 @@ class Table:
         connection rebuilds the table from the store."""
         log.error("%s: the store refused an action; dropping the table", self.match_id, exc_info=error)
         self.broken = True
-        for connection in list(self.connections):
-            connection.outbox.put(encode(refusal(Text.of("server.store_failed"))))
-            connection.outbox.close(1011, "the table is reloaded from the store")
+        self.hub.deliver(self.match_id, {
+            "t": self.match_id, "v": self.version, "public": [], "views": None,
+            "close": [1011, "the table is reloaded from the store", encode(refusal(Text.of("server.store_failed")))],
+        })
         self.hub.release(self)
 
     def _finish(self, deal: Deal) -> None:
@@ -810,8 +1002,8 @@ class Table:
         }
 
     def _table_view(self, seat: Seat | None) -> dict[str, Any]:
-        connected = {c.person.id for c in self.connections}
-        spectators = {c.person.id for c in self.connections if c.seat is None}
+        connected = {c.person.id for c in self.presences.values()}
+        spectators = {u for u in connected if self.seat_of(u) is None}
         seats: dict[str, Any] = {}
         for s in Seat:
             occupant = self.seats[s]
@@ -841,11 +1033,16 @@ class Table:
             "record_url": f"/api/matches/{self.match_id}/deals/{deal.deal_index}",
         }
 
-    def view(self, connection: Connection | None = None, seat: Seat | None = None) -> dict[str, Any]:
+    @property
+    def connections(self) -> list[Presence]:
+        """The table's connections, on every server."""
+        return list(self.presences.values())
+
+    def view(self, connection: Presence | Connection | None = None, seat: Seat | None = None) -> dict[str, Any]:
         """The table as a connection's person sees it (``docs/web-protocol.md``, The state); without
         a connection, as ``seat`` sees it."""
         if connection is not None:
-            seat = connection.seat
+            seat = self.seat_of(connection.person.id)
         state = dict(self._seat_view(seat))
         if connection is not None:
             person = connection.person
@@ -859,47 +1056,51 @@ class Table:
             state["lifetime"] = {"score": 0, "title": title_for(0)}
         return state
 
-    def state_message(self, connection: Connection | None = None) -> dict[str, Any]:
+    def state_message(self, connection: Presence | Connection | None = None) -> dict[str, Any]:
         return {"type": "state", "v": self.version, "state": self.view(connection)}
 
     # ------------------------------------------------------------------ connections
 
-    def connect(self, person: Person, since: int | None = None) -> Connection:
-        """A new connection of ``person``: it gets what it missed since version ``since`` (if the
-        table still has those messages), then the current state."""
-        connection = Connection(self, person)
-        first = not any(c.person.id == person.id for c in self.connections)
+    def join(self, presence: Presence, invite: str | None, *, admitted: bool = False) -> bool:
+        """A connection of ``presence.person`` arrives (``admitted``: it was let in before, by an
+        owner of the table before this one).  A person who may not enter is told so and the
+        connection closed (False); else the connection is let in — it catches up on what it
+        missed — and gets its state with the change its arrival makes."""
+        if not admitted and not self.may_enter(presence.person, invite):
+            self.hub.send(presence.ref, encode(refusal(Text.of("server.private_table"))),
+                          close=(4403, "a private table"))
+            if not self.presences:
+                self.hub.release(self)
+            return False
+        person = presence.person
         if person.id not in self.lifetimes:
             for user, (_name, lifetime) in self.hub.store.people([person.id]).items():
                 self.lifetimes[user] = lifetime
-        self.connections.add(connection)
-        if since is not None and self._history and since <= self.version:
-            oldest = self._history[0][0]
-            if since >= oldest - 1:
-                for v, texts in self._history:
-                    if v > since:
-                        for text in texts:
-                            connection.outbox.put(text)
+        first = not any(c.person.id == person.id for c in self.presences.values())
+        self.presences[presence.ref] = presence
+        self.hub.send(presence.ref, None, admit=True)
         if first:
-            self._presence(joining=connection)
-        connection.outbox.put(encode(self.state_message(connection)))
-        return connection
+            self._presence()  # the seats' connected flags and the spectators change
+        else:  # another tab of someone already here: nothing changes but this connection's view
+            self.hub.send(presence.ref, encode(self.state_message(presence)))
+        return True
 
-    def disconnect(self, connection: Connection) -> None:
+    def leave(self, ref: Ref) -> None:
         """A connection is gone; the last one to go lets the table go (it stops; the store keeps
         where the match stands)."""
-        self.connections.discard(connection)
-        if not self.connections:
+        presence = self.presences.pop(ref, None)
+        if presence is None:
+            return
+        if not self.presences:
             self.hub.release(self)
             self.hub.lobby.changed(self.match_id)
-        elif not any(c.person.id == connection.person.id for c in self.connections):
+        elif not any(c.person.id == presence.person.id for c in self.presences.values()):
             self._presence()
 
-    def _presence(self, joining: Connection | None = None) -> None:
-        """Someone came or went: the seats' ``connected`` and the spectator count change.  The
-        connection ``joining`` gets its state from :meth:`connect` (once, not twice)."""
+    def _presence(self) -> None:
+        """Someone came or went: the seats' ``connected`` and the spectator count change."""
         self._bump()
-        self._changed([], position=False, skip=joining)
+        self._changed([], position=False)
         self.hub.lobby.changed(self.match_id)
 
     def _bump(self) -> None:
@@ -913,7 +1114,7 @@ class Table:
 
     def lifetime_changed(self, lifetimes: Mapping[str, int]) -> None:
         """People's lifetime scores changed at another table: show the new ones here."""
-        here = {c.person.id for c in self.connections} | {o[0] for o in self.seats if o is not None}
+        here = {c.person.id for c in self.presences.values()} | {o[0] for o in self.seats if o is not None}
         new = {u: v for u, v in lifetimes.items() if u in here and self.lifetimes.get(u) != v}
         if new and not self.broken:
             self.lifetimes.update(new)
@@ -921,32 +1122,31 @@ class Table:
             self._changed([], position=False)
             self.hub.lobby.changed(self.match_id)
 
-    def _changed(self, public: list[dict[str, Any]], *, position: bool, skip: Connection | None = None) -> None:
-        """Publish a change: its public messages, then each connection's state (but ``skip``'s)."""
+    def _changed(self, public: list[dict[str, Any]], *, position: bool) -> None:
+        """Publish a change: its public messages, then the views of the seats its connections
+        see it from (each room adds who each connection is)."""
         if position:
             self.position += 1
-        texts = [encode({**m, "v": self.version}) for m in public]
-        self._history.append((self.version, texts))
         self._states.clear()
-        for connection in list(self.connections):
-            if connection is skip:
-                continue
-            for text in texts:
-                connection.outbox.put(text)
-            connection.outbox.put(encode(self.state_message(connection)))
+        present = {c.person.id for c in self.presences.values()}
+        audiences = {self.seat_of(u) for u in present}
+        views = {(s.name if s is not None else "-"): self._seat_view(s) for s in audiences}
+        self.hub.deliver(self.match_id, {
+            "t": self.match_id, "v": self.version, "public": [encode({**m, "v": self.version}) for m in public],
+            "views": views, "seats": [o[0] if o is not None else None for o in self.seats], "host": self.host,
+            "auto": list(self.auto), "lifetimes": {u: self.lifetimes.get(u, 0) for u in present},
+        })
         self._schedule_deadline()
 
     def _event(self, message: dict[str, Any]) -> None:
         """A change that is only a message (chat): numbered, kept, sent; no new state."""
         self._bump()
-        text = encode({**message, "v": self.version})
-        self._history.append((self.version, [text]))
-        for connection in list(self.connections):
-            connection.outbox.put(text)
+        self.hub.deliver(self.match_id, {"t": self.match_id, "v": self.version,
+                                         "public": [encode({**message, "v": self.version})], "views": None})
 
     # ------------------------------------------------------------------ browser messages
 
-    async def receive(self, connection: Connection, text: str | None,
+    async def receive(self, connection: Presence, text: str | None,
                       reply: Callable[[dict[str, Any]], None]) -> None:
         """Handle one browser message (``text`` None for a binary frame).  A refused message is
         answered with an error by ``reply`` and changes nothing; a change is published to every
@@ -1076,7 +1276,7 @@ class Table:
         self.hub.store.save_table(self.match_id, self.seating(), speed=speed)
         self._changed([], position=False)
 
-    def _chat(self, connection: Connection, message: ChatMessage) -> None:
+    def _chat(self, connection: Presence, message: ChatMessage) -> None:
         if isinstance(message.quick, str):
             if not has(message.quick):
                 raise MessageError(f"$.quick: {show(message.quick)} is not a quick phrase")
@@ -1090,7 +1290,7 @@ class Table:
             raise MessageError("a chat message has a \"text\" or a \"quick\" phrase")
         if not connection.chat.allow(time.monotonic()):
             raise Refused("server.chat_too_fast")
-        seat = connection.seat
+        seat = self.seat_of(connection.person.id)
         self._event({"type": "chat", "from": {"name": connection.person.name,
                                               "seat": seat.name if seat is not None else None}, **body})
 
