@@ -55,12 +55,12 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.pool import StaticPool
 
 from gongzhu.server import migrations
 
-__all__ = ["MATCH_PLAYERS", "METADATA", "SETTINGS", "USERS", "Charge", "MatchInfo", "Seating", "Store"]
+__all__ = ["MATCH_PLAYERS", "METADATA", "SETTINGS", "USERS", "Charge", "MatchInfo", "Seating", "StaleTable", "Store"]
 
 
 #: The tables; every change to them is a revision in :mod:`gongzhu.server.migrations`.
@@ -153,6 +153,8 @@ MATCH_PLAYERS = Table(
 #: key) cost about twice the write itself (docs/benchmarks.md, Online tables).
 _INSERT_ACTION = insert(_ACTIONS)
 _UPDATE_MATCH = update(_MATCHES).where(_MATCHES.c.id == bindparam("match_key"))
+_UPDATE_FENCED = update(_MATCHES).where(_MATCHES.c.id == bindparam("match_key"),
+                                        _MATCHES.c.version == bindparam("stored_version"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,6 +290,23 @@ def _engine(db_url: str) -> Engine:
     return engine
 
 
+class StaleTable(RuntimeError):
+    """A table's change was refused: the table's stored version is not the one its writer
+    started from — another server runs the table now (or ran it meanwhile)."""
+
+
+def _fenced(c: Connection, match_id: str, expected: int | None, values: Mapping[str, Any]) -> None:
+    """Update a table's row; with ``expected``, only while its stored version is that one
+    (:class:`StaleTable` otherwise): two servers that both believe they run a table can never
+    both store a change, so no action is applied twice."""
+    if expected is None:
+        c.execute(_UPDATE_MATCH, {"match_key": match_id, **values})
+        return
+    done = c.execute(_UPDATE_FENCED, {"match_key": match_id, "stored_version": expected, **values})
+    if done.rowcount != 1:
+        raise StaleTable(f"table {match_id} is no longer at version {expected}: another server runs it")
+
+
 class Store:
     """The repository of matches, deals, actions, users and settings."""
 
@@ -341,27 +360,27 @@ class Store:
                              .order_by(_MATCHES.c.created, _MATCHES.c.id))
             return [_info(r) for r in rows]
 
-    def save_table(self, match_id: str, seating: Seating, **match: Any) -> None:
+    def save_table(self, match_id: str, seating: Seating, *, expected: int | None = None, **match: Any) -> None:
         """Store a table's seating (and ``speed``/``in_deal`` when given)."""
         with self.engine.begin() as c:
-            c.execute(_UPDATE_MATCH, {"match_key": match_id, **seating.columns(), **match})
+            _fenced(c, match_id, expected, {**seating.columns(), **match})
 
-    def set_version(self, match_id: str, version: int) -> None:
+    def set_version(self, match_id: str, version: int, *, expected: int | None = None) -> None:
         """Store a table's event version after a change stored no other way (presence, chat)."""
         with self.engine.begin() as c:
-            c.execute(update(_MATCHES).where(_MATCHES.c.id == match_id).values(version=version))
+            _fenced(c, match_id, expected, {"version": version})
 
     # ------------------------------------------------------------------ the deal in progress
 
     def add_action(self, match_id: str, deal_index: int, seq: int, action: Mapping[str, Any],
-                   seating: Seating | None = None) -> None:
+                   seating: Seating | None = None, *, expected: int | None = None) -> None:
         """Store an action of the deal in progress (and the table's seating, in the same
         transaction)."""
         with self.engine.begin() as c:
             c.execute(_INSERT_ACTION, {"match_id": match_id, "deal_index": deal_index, "seq": seq,
                                        "action": json.dumps(action, separators=(",", ":"))})
             if seating is not None:
-                c.execute(_UPDATE_MATCH, {"match_key": match_id, **seating.columns()})
+                _fenced(c, match_id, expected, seating.columns())
 
     def actions(self, match_id: str, deal_index: int) -> list[dict[str, Any]]:
         with self.engine.connect() as c:
@@ -374,7 +393,8 @@ class Store:
 
     def finish_deal(self, match_id: str, deal_index: int, *, record_line: str, south_final: int,
                     totals: list[int], over: bool, winners: list[str], pigs: list[str],
-                    charges: Sequence[Charge] = (), seating: Seating | None = None) -> dict[str, int]:
+                    charges: Sequence[Charge] = (), seating: Seating | None = None,
+                    expected: int | None = None) -> dict[str, int]:
         """Store a finished deal's R11 record and the match's new totals, drop the deal's actions,
         and add each charged person's final to their lifetime score, deals, matches and pig count,
         in one transaction.  Returns the charged persons' new lifetime scores."""
@@ -387,7 +407,7 @@ class Store:
                                       "over": over, "winners": list(winners), "pigs": list(pigs)}
             if seating is not None:
                 values.update(seating.columns())
-            c.execute(update(_MATCHES).where(_MATCHES.c.id == match_id).values(**values))
+            _fenced(c, match_id, expected, values)
             c.execute(delete(_ACTIONS).where(_ACTIONS.c.match_id == match_id,
                                              _ACTIONS.c.deal_index == deal_index))
             for charge in charges:

@@ -85,7 +85,7 @@ from gongzhu.rules.model import CardPlay, Play
 from gongzhu.rules.options import Options, resolve_options
 from gongzhu.rules.scoring import is_point_card
 from gongzhu.server.policy import OUTBOX_LIMIT, RateLimiter
-from gongzhu.server.store import Charge, MatchInfo, Seating, Store
+from gongzhu.server.store import Charge, MatchInfo, Seating, StaleTable, Store
 
 __all__ = [
     "DEFAULT_LEVEL",
@@ -660,6 +660,8 @@ class Table:
         self.stand_ins: dict[Seat, Player] = {s: make_player(TIMEOUT_LEVEL, seed=rng.getrandbits(63)) for s in Seat}
         #: The event version (every change raises it) and the position (every change of the game).
         self.version = seating.version
+        #: The version the store holds: every write is made from it (``Store``'s fencing).
+        self.stored = seating.version
         self.position = 0
         self._seq = 0  # actions of the current deal so far
         #: Declarations of the exposure phase not revealed yet (R4: every seat declares unseen).
@@ -742,7 +744,9 @@ class Table:
                 self._finish(deal)  # the deal's record holds this last play
             else:
                 self._arm_deadline()
-                self.hub.store.add_action(self.match_id, deal.deal_index, self._seq, entry, self.seating())
+                self.hub.store.add_action(self.match_id, deal.deal_index, self._seq, entry, self.seating(),
+                                          expected=self.stored)
+                self.stored = self.version
                 self._seq += 1
         except Exception as e:
             self._break(e)
@@ -763,7 +767,8 @@ class Table:
         """Store the seating after a change of the table (not of the game), then publish it."""
         self.version += 1
         try:
-            self.hub.store.save_table(self.match_id, self.seating(), **match)
+            self.hub.store.save_table(self.match_id, self.seating(), expected=self.stored, **match)
+            self.stored = self.version
         except Exception as e:
             self._break(e)
             raise StoreError("the server could not save this change, so it did not happen; "
@@ -801,7 +806,9 @@ class Table:
             south_final=deal.score.final[PERSON], totals=list(self.match.totals), over=over,
             winners=[s.name for s in outcome.winners] if outcome else [],
             pigs=[s.name for s in outcome.pigs] if outcome else [], charges=charges, seating=self.seating(),
+            expected=self.stored,
         ))
+        self.stored = self.version
         self._seq = 0
 
     def _players_record(self) -> dict[str, Any]:
@@ -1108,7 +1115,10 @@ class Table:
         is, so that a reloaded table never numbers two changes alike."""
         self.version += 1
         try:
-            self.hub.store.set_version(self.match_id, self.version)
+            self.hub.store.set_version(self.match_id, self.version, expected=self.stored)
+            self.stored = self.version
+        except StaleTable as e:  # another server runs the table now: this one lets it go
+            self._break(e)
         except Exception:  # the state that follows every catch-up keeps pages right meanwhile
             log.exception("%s: could not store version %d", self.match_id, self.version)
 
@@ -1273,7 +1283,13 @@ class Table:
             return  # nothing changes: nothing to store or send
         self.speed = speed  # not a change of position: a computer player's pending choice stands
         self.version += 1
-        self.hub.store.save_table(self.match_id, self.seating(), speed=speed)
+        try:
+            self.hub.store.save_table(self.match_id, self.seating(), expected=self.stored, speed=speed)
+        except Exception as e:
+            self._break(e)
+            raise StoreError("the server could not save this change, so it did not happen; "
+                             "reconnect and try again") from None
+        self.stored = self.version
         self._changed([], position=False)
 
     def _chat(self, connection: Presence, message: ChatMessage) -> None:
