@@ -661,7 +661,8 @@ class Someone:
     """A person using a live server: an HTTP client keeping their session cookie, and their
     table connections (``websockets``' synchronous client) that record every message."""
 
-    def __init__(self, server: LiveServer) -> None:
+    def __init__(self, server: Any) -> None:
+        """``server``: a :class:`LiveServer`, or anything with its ``base`` and ``ws_base``."""
         import httpx
 
         self.server = server
@@ -671,7 +672,7 @@ class Someone:
         self.id: str = me.json()["id"]
         self.name: str = me.json()["name"]
 
-    def rebind(self, server: LiveServer) -> None:
+    def rebind(self, server: Any) -> None:
         """The same person (same cookie) on another server on the same database."""
         import httpx
 

@@ -39,6 +39,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--db", default=None, metavar="URL",
                    help="SQLAlchemy database URL (default: a SQLite file in the user's data folder, "
                         "~/.local/share/gongzhu on Linux)")
+    p.add_argument("--redis", default=None, metavar="URL",
+                   help="run as one of several servers sharing the tables of one database (PostgreSQL) "
+                        "through this Redis, e.g. redis://127.0.0.1:6379/0 (docs/deploy.md)")
     p.add_argument("--allowed-origin", action="append", default=[], metavar="ORIGIN",
                    help="another origin whose pages may use this server, e.g. https://gongzhu.example.org "
                         "behind a proxy (repeatable; the server's own origin always may)")
@@ -72,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
     hosts = server_hosts(args.host, args.allowed_host, origins)
     try:
         _sqlite_folder(db_url)
-        app = create_app(db_url, allowed_hosts=hosts, allowed_origins=origins)
+        app = create_app(db_url, allowed_hosts=hosts, allowed_origins=origins, redis_url=args.redis)
     except Exception as e:
         print(f"gongzhu serve: cannot open the database {db_url}: {e}", file=sys.stderr)
         return 2
@@ -85,7 +88,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
-    print(f"gongzhu: open http://{shown}:{port}/ in your browser (database {db_url}; Ctrl+C stops)",
+    shared = f"; shared through {args.redis}" if args.redis else ""
+    print(f"gongzhu: open http://{shown}:{port}/ in your browser (database {db_url}{shared}; Ctrl+C stops)",
           flush=True)
     if hosts == server_hosts("127.0.0.1") and args.host not in ("127.0.0.1", "localhost", "::1"):
         print("gongzhu serve: only loopback host names are accepted; add the names players use with "

@@ -49,6 +49,7 @@ from gongzhu.rules.options import (
 )
 from gongzhu.server.accounts import routes as account_routes
 from gongzhu.server.bodies import BodyError, json_body
+from gongzhu.server.cluster import Cluster, ClusterUnavailable
 from gongzhu.server.identity import Identity
 from gongzhu.server.policy import (
     LOOPBACK_HOSTS,
@@ -138,6 +139,8 @@ _DEAL_NUMBER = re.compile(r"[0-9]{1,6}")
 #: A match id as the server makes them (``m-`` and hex digits), give or take: anything else in a
 #: URL is an unknown match without asking the database.
 _MATCH_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+#: How long a connection's first messages wait for the table's owner to let it in (seconds).
+ADMISSION_WAIT = 5.0
 #: The version a reconnecting page last saw (``?since=``): plain digits.
 _VERSION = re.compile(r"[0-9]{1,15}")
 
@@ -165,13 +168,14 @@ def _page(path: Path, name: str) -> Response:
 
 def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | None = None,
                hint_think: float | None = None, allowed_hosts: Sequence[str] = LOOPBACK_HOSTS,
-               allowed_origins: Sequence[str] = ()) -> Starlette:
+               allowed_origins: Sequence[str] = (), redis_url: str | None = None) -> Starlette:
     """The application on the database ``db_url`` (any SQLAlchemy URL).  ``static_dir`` replaces
     the page files' folder; ``pace`` (seconds per computer play) overrides every table's speed
     setting, ``hint_think`` the expert's search time per hint (tests use small values).
     ``allowed_hosts`` are the host names the server answers to (``"*"``: any) and
     ``allowed_origins`` the pages of other origins that may use it (see
-    :mod:`gongzhu.server.policy`; the server's own origin always may)."""
+    :mod:`gongzhu.server.policy`; the server's own origin always may).  ``redis_url`` makes the
+    server one of several sharing the tables of one database (:mod:`gongzhu.server.cluster`)."""
     store = Store(db_url)
     identity = Identity(store)
     tables = Tables(store, pace=pace, hint_think=hint_think)
@@ -179,8 +183,13 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
 
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        if redis_url is not None:  # one of several servers (gongzhu.server.cluster)
+            tables.cluster = Cluster(redis_url, tables)
+            await tables.cluster.start()
         yield
         await tables.close()
+        if tables.cluster is not None:
+            await tables.cluster.close()
         store.close()
 
     def known(match_id: str) -> MatchInfo | None:
@@ -257,6 +266,9 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         table_id = tables.play_now(who)
         return with_cookie(JSONResponse({"table_id": table_id, "url": f"/table/{table_id}"}), cookie)
 
+    async def get_node(_request: Request) -> Response:
+        return JSONResponse({"node": tables.node, "shared": redis_url is not None})
+
     async def list_tables(_request: Request) -> Response:
         return JSONResponse(tables.lobby.listing())
 
@@ -312,7 +324,10 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         since_text = websocket.query_params.get("since")
         since = int(since_text) if since_text is not None and _VERSION.fullmatch(since_text) else None
         try:
-            room = tables.open_room(match_id) if _MATCH_ID.fullmatch(match_id) else None
+            room = await tables.open_room(match_id) if _MATCH_ID.fullmatch(match_id) else None
+        except ClusterUnavailable:
+            await refuse(websocket, refusal(Text.of("server.cluster_unavailable")), 1013)
+            return
         except Exception as e:  # a stored match that no longer replays: say so, do not guess
             log.exception("cannot open match %s", match_id)
             await refuse(websocket, {"type": "error", "message": f"cannot open match {show(match_id)}: {e}"}, 1011)
@@ -362,6 +377,7 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         Route("/api/matches", new_match, methods=["POST"]),
         Route("/api/tables", new_table, methods=["POST"]),
         Route("/api/tables", list_tables),
+        Route("/api/node", get_node),
         Route("/api/tables/play-now", play_now, methods=["POST"]),
         Route("/api/matches", list_matches),
         Route("/api/matches/{match_id}", get_match),
@@ -400,8 +416,7 @@ async def _serve(websocket: WebSocket, tables: Tables, room: Room, person: Perso
         outbox.put(encode(message))
 
     try:
-        if tables.hello(connection, invite):
-            tables.resume(room.table_id)
+        await tables.hello(connection, invite)
         while not pump.done():
             receiving = asyncio.ensure_future(websocket.receive())
             await asyncio.wait({receiving, pump}, return_when=asyncio.FIRST_COMPLETED)
@@ -423,8 +438,12 @@ async def _serve(websocket: WebSocket, tables: Tables, room: Room, person: Perso
                 reply({"type": "error", "message": f"the message is too large ({size} bytes): at most "
                                                    f"{MAX_MESSAGE_BYTES}"})
                 continue
-            if not connection.admitted:
-                continue  # refused: the connection is closing
+            if not connection.admitted:  # the table's owner (another server) has not answered yet
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(connection.ready.wait(), ADMISSION_WAIT)
+                if not connection.admitted:
+                    reply(refusal(Text.of("server.cluster_unavailable")))
+                    continue
             try:
                 await tables.message(connection, text)
             except Exception:  # a defect, not the browser's fault: say so, keep the connection

@@ -101,6 +101,7 @@ class Lobby:
         if not listed or info is None:
             if entries.pop(match_id, None) is not None:
                 self._send(encode({"type": "gone", "id": match_id}))
+                self._share({"op": "gone", "id": match_id})
             return
         seating = table.seating() if table is not None else info.seating
         ids = sorted({u for u in [seating.host, *(o[0] for o in seating.seats if o)] if u})
@@ -108,6 +109,35 @@ class Lobby:
         if entries.get(match_id) != new:
             entries[match_id] = new
             self._send(encode({"type": "table", "table": new}))
+            self._share({"op": "table", "table": new})
+
+    def _share(self, payload: dict[str, Any]) -> None:
+        """Tell the other servers' lobbies (several servers: ``gongzhu.server.cluster``)."""
+        cluster = self.tables.cluster
+        if cluster is not None:
+            from gongzhu.server.cluster import LOBBY
+
+            cluster.post(LOBBY, {**payload, "from": self.tables.node})
+
+    def remote(self, payload: dict[str, Any]) -> None:
+        """Another server's lobby news: a table it runs changed or is gone, or a server that
+        started asks for the tables this one runs."""
+        from gongzhu.server.table import encode
+
+        entries = self._load()
+        op = payload.get("op")
+        if op == "table":
+            entry = payload["table"]
+            if entries.get(entry["id"]) != entry:
+                entries[entry["id"]] = entry
+                self._send(encode({"type": "table", "table": entry}))
+        elif op == "gone":
+            if entries.pop(payload["id"], None) is not None:
+                self._send(encode({"type": "gone", "id": payload["id"]}))
+        elif op == "ask":
+            for match_id in self.tables.owned():
+                if match_id in entries:
+                    self._share({"op": "table", "table": entries[match_id]})
 
     def _send(self, text: str) -> None:
         for outbox in list(self.outboxes):

@@ -46,7 +46,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -108,6 +108,9 @@ __all__ = [
     "parse_new_table",
     "refusal",
 ]
+
+if TYPE_CHECKING:
+    from gongzhu.server.cluster import Cluster
 
 log = logging.getLogger("gongzhu.server")
 
@@ -289,6 +292,8 @@ class Tables:
         self._tables: dict[str, Table] = {}  # the tables this server runs (owns)
         self.rooms: dict[str, Room] = {}  # the tables this server has connections to
         self.local: dict[int, Connection] = {}  # this server's table connections, by number
+        #: The other servers, when there are several (``gongzhu serve --redis``).
+        self.cluster: Cluster | None = None
         self.lobby = Lobby(self)
         self.player_pool = ThreadPoolExecutor(PLAYER_THREADS, thread_name_prefix="gongzhu-player")
         self.hint_pool = ThreadPoolExecutor(HINT_THREADS, thread_name_prefix="gongzhu-hint")
@@ -362,26 +367,79 @@ class Tables:
 
     # ------------------------------------------------------------------ connections and rooms
 
-    def open_room(self, match_id: str) -> Room | None:
-        """The room of a table on this server, its table loaded (None for an unknown table)."""
+    def owned(self) -> list[str]:
+        """The tables this server runs."""
+        return list(self._tables)
+
+    async def open_room(self, match_id: str) -> Room | None:
+        """The room of a table on this server (None for an unknown table).  With one server the
+        table is loaded here; with several (:mod:`gongzhu.server.cluster`) it is claimed here when
+        no other server runs it.  Raises :class:`~gongzhu.server.cluster.ClusterUnavailable` when
+        the table runs elsewhere and the others cannot be reached."""
         room = self.rooms.get(match_id)
-        if room is None:
-            if self.get(match_id) is None:
+        if room is not None:
+            return room
+        owner: str | None = self.node
+        if match_id not in self._tables:
+            if self.store.match(match_id) is None:
                 return None
+            if self.cluster is not None:
+                from gongzhu.server.cluster import ClusterUnavailable
+
+                if not self.cluster.up:
+                    raise ClusterUnavailable("Redis cannot be reached")
+                owner = await self.cluster.owner(match_id)
+                if owner is None and await self.cluster.claim(match_id):
+                    owner = self.node
+                elif owner is None:
+                    owner = await self.cluster.owner(match_id)
+            if owner == self.node and self.get(match_id) is None:
+                return None
+        room = self.rooms.get(match_id)  # made meanwhile by another connection
+        if room is None:
             room = self.rooms[match_id] = Room(self, match_id)
+            room.owner = owner
+            if self.cluster is not None:
+                self.cluster.listen(match_id)
         return room
 
-    def hello(self, connection: Connection, invite: str | None, *, admitted: bool = False) -> bool:
-        """Tell the table's owner a connection arrived (see :meth:`Table.join`)."""
-        table = self.get(connection.room.table_id)
-        if table is None:
-            return False
-        return table.join(Presence(connection.ref, connection.person), invite, admitted=admitted)
+    def _unavailable(self, ref: Ref, close: bool = False) -> None:
+        self.send(ref, encode(refusal(Text.of("server.cluster_unavailable"))),
+                  close=(1013, "try again later") if close else None)
+
+    async def hello(self, connection: Connection, invite: str | None, *, admitted: bool = False) -> None:
+        """Introduce a connection to its table's owner (see :meth:`Table.join`)."""
+        table_id = connection.room.table_id
+        table = self._tables.get(table_id)
+        if table is not None:
+            table.join(Presence(connection.ref, connection.person), invite, admitted=admitted)
+            return
+        cluster = self.cluster
+        owner = connection.room.owner
+        if cluster is None or not cluster.up or owner is None:
+            self._unavailable(connection.ref, close=not admitted)
+            return
+        from gongzhu.server.cluster import node_channel
+
+        cluster.post(node_channel(owner), {
+            "op": "hello", "t": table_id, "ref": list(connection.ref),
+            "person": [connection.person.id, connection.person.name], "invite": invite, "admitted": admitted})
 
     async def message(self, connection: Connection, text: str | None) -> None:
         """A browser message of ``connection``, for the table's owner."""
-        table = self._tables.get(connection.room.table_id)
+        table_id = connection.room.table_id
+        table = self._tables.get(table_id)
         reply = functools.partial(self._reply, connection.ref)
+        if table is None and self.cluster is not None:
+            owner = connection.room.owner
+            if not self.cluster.up or owner is None or owner == self.node:
+                self._unavailable(connection.ref)
+                return
+            from gongzhu.server.cluster import node_channel
+
+            self.cluster.post(node_channel(owner), {"op": "msg", "t": table_id, "ref": list(connection.ref),
+                                                    "text": text})
+            return
         if table is None or table.broken:
             reply(refusal(Text.of("server.store_failed")))
             return
@@ -397,9 +455,90 @@ class Tables:
         room.disconnect(connection)
         if not room.connections and self.rooms.get(room.table_id) is room:
             del self.rooms[room.table_id]
+            if self.cluster is not None:
+                self.cluster.unlisten(room.table_id)
         table = self._tables.get(room.table_id)
         if table is not None:
             table.leave(connection.ref)
+        elif self.cluster is not None and room.owner is not None and self.cluster.up:
+            from gongzhu.server.cluster import node_channel
+
+            self.cluster.post(node_channel(room.owner), {"op": "bye", "t": room.table_id,
+                                                         "ref": list(connection.ref)})
+
+    # the owner's side of other servers' connections
+
+    def remote_hello(self, payload: Mapping[str, Any]) -> None:
+        ref: Ref = (payload["ref"][0], payload["ref"][1])
+        table = self._tables.get(payload["t"])
+        if table is None:  # not (or no longer) this server's: the connection's server asks again
+            self.send(ref, encode(refusal(Text.of("server.cluster_unavailable"))))
+            return
+        person = Person(*payload["person"])
+        table.join(Presence(ref, person), payload.get("invite"), admitted=bool(payload.get("admitted")))
+
+    async def remote_message(self, payload: Mapping[str, Any]) -> None:
+        ref: Ref = (payload["ref"][0], payload["ref"][1])
+        table = self._tables.get(payload["t"])
+        presence = table.presences.get(ref) if table is not None else None
+        if table is None or presence is None or table.broken:
+            self.send(ref, encode(refusal(Text.of("server.cluster_unavailable"))))
+            return
+        await table.receive(presence, payload.get("text"), functools.partial(self._reply, ref))
+
+    def remote_bye(self, payload: Mapping[str, Any]) -> None:
+        table = self._tables.get(payload["t"])
+        if table is not None:
+            table.leave((payload["ref"][0], payload["ref"][1]))
+
+    def remote_nodes(self) -> list[str]:
+        """The other servers with connections to the tables this one runs."""
+        return sorted({ref[0] for t in self._tables.values() for ref in t.presences if ref[0] != self.node})
+
+    def node_gone(self, node: str) -> None:
+        """A server died: its connections are gone from the tables this one runs."""
+        for table in list(self._tables.values()):
+            for ref in [r for r in table.presences if r[0] == node]:
+                table.leave(ref)
+
+    def lost(self, match_id: str) -> None:
+        """Another server runs this table now: stop running it here (its connections here stay,
+        introduced to the new owner when it says so)."""
+        table = self._tables.pop(match_id, None)
+        if table is not None:
+            table.halt()
+        room = self.rooms.get(match_id)
+        if room is not None and room.owner == self.node:
+            room.owner = None
+
+    async def took_over(self, match_id: str) -> None:
+        """This server claimed a table whose owner died: rebuild it from the store, say so, and
+        introduce the connections here to it (the other servers introduce theirs)."""
+        if self.get(match_id) is None:
+            return
+        room = self.rooms.get(match_id)
+        if room is not None:
+            room.owner = self.node
+        if self.cluster is not None:
+            from gongzhu.server.cluster import table_channel
+
+            self.cluster.post(table_channel(match_id), {"op": "owned", "from": self.node})
+        await self.reintroduce(match_id)
+
+    async def reintroduce(self, match_id: str) -> None:
+        """Introduce this server's connections to the table's owner again (a new owner knows
+        nobody yet)."""
+        room = self.rooms.get(match_id)
+        if room is None:
+            return
+        if match_id not in self._tables and self.cluster is not None:
+            try:
+                room.owner = await self.cluster.owner(match_id)
+            except Exception:
+                return
+        for connection in list(room.connections.values()):
+            if connection.admitted:
+                await self.hello(connection, None, admitted=True)
 
     def resume(self, match_id: str) -> None:
         """Start what runs by itself at a table this server runs (its computer players, its clock)."""
@@ -408,7 +547,14 @@ class Tables:
             table.resume()
 
     def deliver(self, match_id: str, change: Mapping[str, Any]) -> None:
-        """A table's change, for every room of the table."""
+        """A table's change, for every room of the table (on every server)."""
+        self.deliver_here(match_id, change)
+        if self.cluster is not None:
+            from gongzhu.server.cluster import table_channel
+
+            self.cluster.post(table_channel(match_id), {"op": "change", "from": self.node, "change": change})
+
+    def deliver_here(self, match_id: str, change: Mapping[str, Any]) -> None:
         room = self.rooms.get(match_id)
         if room is not None:
             room.deliver(change)
@@ -417,8 +563,15 @@ class Tables:
         self.send(ref, encode(message))
 
     def send(self, ref: Ref, text: str | None, *, close: tuple[int, str] | None = None, admit: bool = False) -> None:
-        """A message for one connection (and its admission, or its end)."""
-        _node, cid = ref
+        """A message for one connection (and its admission, or its end), on whichever server."""
+        node, cid = ref
+        if node != self.node:
+            if self.cluster is not None:
+                from gongzhu.server.cluster import node_channel
+
+                self.cluster.post(node_channel(node), {"op": "send", "cid": cid, "text": text,
+                                                       "close": list(close) if close else None, "admit": admit})
+            return
         connection = self.local.get(cid)
         if connection is None:
             return  # gone meanwhile
@@ -434,6 +587,8 @@ class Tables:
         connection rebuilds it from the store."""
         if self._tables.get(table.match_id) is table:
             del self._tables[table.match_id]
+            if self.cluster is not None:
+                self.cluster.release(table.match_id)
         table.halt()
 
     async def close(self) -> None:
@@ -521,6 +676,7 @@ class Connection:
 
     def __post_init__(self) -> None:
         self.outbox = Outbox(self._resync, name=self.room.table_id)
+        self.ready = asyncio.Event()  # set when the table's owner lets the connection in
 
     @property
     def ref(self) -> Ref:
@@ -548,6 +704,7 @@ class Room:
         self.connections: dict[int, Connection] = {}
         self.history: deque[tuple[int, list[str]]] = deque(maxlen=HISTORY)
         self.last: dict[str, Any] | None = None  # the last change with views
+        self.owner: str | None = None  # the server that runs the table (its node)
 
     def seat_of(self, user: str) -> Seat | None:
         if self.last is None:
@@ -567,6 +724,7 @@ class Room:
         """The owner let the connection in: it gets what it missed since the version it saw (if
         the room still has those messages); its state comes with the change its arrival makes."""
         connection.admitted = True
+        connection.ready.set()
         since = connection.since
         if since is None or not self.history:
             return
@@ -1090,6 +1248,7 @@ class Table:
             self._presence()  # the seats' connected flags and the spectators change
         else:  # another tab of someone already here: nothing changes but this connection's view
             self.hub.send(presence.ref, encode(self.state_message(presence)))
+        self.resume()
         return True
 
     def leave(self, ref: Ref) -> None:

@@ -1,0 +1,282 @@
+"""Several servers on one database: the tables shared through Redis (``docs/deploy.md``).
+
+With ``gongzhu serve --redis URL`` every server process joins the others on the same Redis and
+the same database (PostgreSQL as the system of record).  Each table has one **owner** at a time
+— the process that runs its rules, clock and computer players — held as a lease in Redis
+(``gz:owner:<table>``, :data:`LEASE_MS`, renewed every :data:`RENEW_EVERY` seconds) that
+expires when its owner dies.  A process with connections to a table that has no owner claims it
+(``SET NX``) and rebuilds the table from the store.  Two owners at once are harmless: every
+write of a table is fenced by its stored version (:class:`~gongzhu.server.store.StaleTable`),
+so only one of them can store a change, and the other lets the table go.
+
+Messages go through Redis **pub/sub**: ``gz:t:<table>`` carries a table's changes to every
+process with connections to it, ``gz:n:<node>`` a process's own messages (the browser messages
+forwarded to a table's owner, and the owner's replies and admissions for one connection), and
+``gz:lobby`` the lobby's entries.  Pub/sub rather than streams: a change carries the whole
+state of every seat, so a message missed while Redis was away is made good by the next one or
+by the resynchronisation that follows a reconnection, and the store, not Redis, keeps what must
+last; pub/sub delivers in publish order to each subscriber and costs no trimming.
+
+When Redis is down, each process keeps serving the tables it owns to its own connections and
+refuses what needs another process (``server.cluster_unavailable``); once Redis answers again
+it re-subscribes, claims its tables again (or lets go of those another process took) and has
+every connection introduced again to its table's owner.
+
+Imports ``redis`` (the ``cluster`` extra) and the server's table module.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gongzhu.server.table import Tables
+
+__all__ = ["LEASE_MS", "Cluster", "ClusterUnavailable"]
+
+log = logging.getLogger("gongzhu.server.cluster")
+
+#: How long an owner's lease lasts without renewal, and how often it is renewed and looked at.
+LEASE_MS = 3000
+RENEW_EVERY = 0.5
+#: A process's heartbeat: how long it counts as alive without one.
+HEARTBEAT_MS = 3000
+
+_RENEW = """
+if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end
+return 0
+"""
+_RELEASE = """
+if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end
+return 0
+"""
+
+
+class ClusterUnavailable(RuntimeError):
+    """Redis cannot be reached: what needs another process is refused for now."""
+
+
+def owner_key(table_id: str) -> str:
+    return f"gz:owner:{table_id}"
+
+
+def table_channel(table_id: str) -> str:
+    return f"gz:t:{table_id}"
+
+
+def node_channel(node: str) -> str:
+    return f"gz:n:{node}"
+
+
+LOBBY = "gz:lobby"
+
+
+class Cluster:
+    """This process among the others (see the module docstring)."""
+
+    def __init__(self, url: str, tables: Tables) -> None:
+        import redis.asyncio as aioredis
+
+        self.url = url
+        self.tables = tables
+        self.node = tables.node
+        self.redis = aioredis.from_url(url, socket_connect_timeout=1.0, socket_timeout=2.0)
+        self.up = False
+        self._outgoing: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        self._wanted: set[str] = set()  # the table channels this process listens to
+        self._subscribed: set[str] = set()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._renew = self.redis.register_script(_RENEW)
+        self._release = self.redis.register_script(_RELEASE)
+
+    # ------------------------------------------------------------------ running
+
+    async def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        with contextlib.suppress(Exception):
+            await self.redis.ping()
+            self.up = True
+        self._tasks = [loop.create_task(self._listen(), name="gongzhu-cluster-listen"),
+                       loop.create_task(self._publish(), name="gongzhu-cluster-publish"),
+                       loop.create_task(self._upkeep(), name="gongzhu-cluster-upkeep")]
+
+    async def close(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        for table_id in list(self.tables.owned()):
+            with contextlib.suppress(Exception):
+                await self._release(keys=[owner_key(table_id)], args=[self.node])
+        with contextlib.suppress(Exception):
+            await self.redis.aclose()
+
+    # ------------------------------------------------------------------ ownership
+
+    async def owner(self, table_id: str) -> str | None:
+        try:
+            value = await self.redis.get(owner_key(table_id))
+        except Exception as e:
+            self.up = False
+            raise ClusterUnavailable(str(e)) from None
+        return value.decode() if isinstance(value, bytes) else value
+
+    async def claim(self, table_id: str) -> bool:
+        """Become the table's owner if it has none."""
+        try:
+            return bool(await self.redis.set(owner_key(table_id), self.node, nx=True, px=LEASE_MS))
+        except Exception as e:
+            self.up = False
+            raise ClusterUnavailable(str(e)) from None
+
+    def release(self, table_id: str) -> None:
+        """Give up the lease of a table this process lets go of."""
+        self._outgoing.put_nowait(("release", table_id))
+
+    # ------------------------------------------------------------------ messages
+
+    def post(self, channel: str, payload: dict[str, Any]) -> None:
+        """Publish ``payload`` on ``channel``, after whatever was posted before (in order)."""
+        self._outgoing.put_nowait((channel, payload))
+
+    def listen(self, table_id: str) -> None:
+        self._wanted.add(table_channel(table_id))
+
+    def unlisten(self, table_id: str) -> None:
+        self._wanted.discard(table_channel(table_id))
+
+    async def _publish(self) -> None:
+        while True:
+            channel, payload = await self._outgoing.get()
+            try:
+                if channel == "release":
+                    await self._release(keys=[owner_key(payload)], args=[self.node])
+                else:
+                    await self.redis.publish(channel, json.dumps(payload, separators=(",", ":")))
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:  # Redis away: what others would have had is made good on its return
+                self.up = False
+                log.warning("cluster: could not publish on %s: %s", channel, e)
+
+    async def _listen(self) -> None:
+        pubsub = None
+        while True:
+            try:
+                if pubsub is None:
+                    pubsub = self.redis.pubsub()
+                    await pubsub.subscribe(node_channel(self.node), LOBBY)
+                    self._subscribed = set()
+                    was_up, self.up = self.up, True
+                    await self._recovered(first=not was_up)
+                adding = self._wanted - self._subscribed
+                dropping = self._subscribed - self._wanted
+                if adding:
+                    await pubsub.subscribe(*adding)
+                    self._subscribed |= adding
+                if dropping:
+                    await pubsub.unsubscribe(*dropping)
+                    self._subscribed -= dropping
+                message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=0.05)
+                if message is not None and message.get("type") == "message":
+                    channel = message["channel"]
+                    channel = channel.decode() if isinstance(channel, bytes) else channel
+                    self._received(channel, json.loads(message["data"]))
+            except asyncio.CancelledError:
+                if pubsub is not None:
+                    with contextlib.suppress(Exception):
+                        await pubsub.aclose()  # type: ignore[no-untyped-call]
+                raise
+            except Exception as e:
+                if self.up:
+                    log.warning("cluster: Redis is away (%s); serving the tables this process runs", e)
+                self.up = False
+                if pubsub is not None:
+                    with contextlib.suppress(Exception):
+                        await pubsub.aclose()  # type: ignore[no-untyped-call]
+                pubsub = None
+                await asyncio.sleep(0.25)
+
+    async def _recovered(self, *, first: bool) -> None:
+        """Redis answers (again): claim the tables this process runs again, and introduce every
+        connection again to its table's owner (which may have changed meanwhile)."""
+        for table_id in list(self.tables.owned()):
+            if not await self.redis.set(owner_key(table_id), self.node, nx=True, px=LEASE_MS):
+                holder = await self.owner(table_id)
+                if holder != self.node:
+                    self.tables.lost(table_id)
+        self.post(LOBBY, {"op": "ask", "from": self.node})
+        if not first:
+            log.info("cluster: Redis is back")
+        for table_id in list(self.tables.rooms):
+            await self.tables.reintroduce(table_id)
+
+    def _received(self, channel: str, payload: dict[str, Any]) -> None:
+        tables = self.tables
+        if channel == LOBBY:
+            if payload.get("from") != self.node:
+                tables.lobby.remote(payload)
+            return
+        if channel.startswith("gz:t:"):
+            table_id = channel[5:]
+            if payload.get("from") == self.node:
+                return
+            if payload["op"] == "change":
+                tables.deliver_here(table_id, payload["change"])
+            elif payload["op"] == "owned":
+                room = tables.rooms.get(table_id)
+                if room is not None:
+                    room.owner = payload["from"]
+                    asyncio.get_running_loop().create_task(tables.reintroduce(table_id))
+            return
+        op = payload["op"]
+        if op == "send":
+            tables.send((self.node, payload["cid"]), payload.get("text"),
+                        close=(payload["close"][0], payload["close"][1]) if payload.get("close") else None,
+                        admit=bool(payload.get("admit")))
+        elif op == "hello":
+            tables.remote_hello(payload)
+        elif op == "msg":
+            asyncio.get_running_loop().create_task(tables.remote_message(payload))
+        elif op == "bye":
+            tables.remote_bye(payload)
+
+    # ------------------------------------------------------------------ upkeep
+
+    async def _upkeep(self) -> None:
+        """Renew this process's heartbeat and leases, let go of the tables another process took,
+        prune the connections of processes that died, and claim the tables of this process's
+        connections that have no owner (failover)."""
+        while True:
+            await asyncio.sleep(RENEW_EVERY)
+            try:
+                await self.redis.set(f"gz:node:{self.node}", "1", px=HEARTBEAT_MS)
+                for table_id in list(self.tables.owned()):
+                    if not await self._renew(keys=[owner_key(table_id)], args=[self.node, LEASE_MS]):
+                        holder = await self.owner(table_id)
+                        if holder is None and await self.claim(table_id):
+                            continue  # the lease had lapsed (Redis restarted): taken again
+                        self.tables.lost(table_id)
+                nodes = self.tables.remote_nodes()
+                if nodes:
+                    alive = await self.redis.mget([f"gz:node:{n}" for n in nodes])
+                    for node, beat in zip(nodes, alive, strict=True):
+                        if beat is None:
+                            self.tables.node_gone(node)
+                for table_id in list(self.tables.rooms):
+                    if table_id in self.tables.owned():
+                        continue
+                    if await self.owner(table_id) is None and await self.claim(table_id):
+                        await self.tables.took_over(table_id)
+                self.up = True
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:
+                if self.up:
+                    log.warning("cluster: upkeep failed: %s", e)
+                self.up = False

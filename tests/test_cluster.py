@@ -1,0 +1,293 @@
+"""Several ``gongzhu serve`` processes sharing the tables of one PostgreSQL database through one
+Redis (``gongzhu.server.cluster``): people connected to different processes at one table, the
+table's owner killed mid-deal (SIGKILL) and the match going on at another process, Redis
+restarted under play.
+
+The services are found from ``GONGZHU_TEST_PG`` (a SQLAlchemy URL of a PostgreSQL server whose
+user may create databases; default the machine's ``postgresql+psycopg://postgres@127.0.0.1:5432/postgres``)
+and ``GONGZHU_TEST_REDIS`` (default ``redis://127.0.0.1:6379/0``); each test makes a database of
+its own and drops it.  The Redis restart test starts a Redis server of its own.  Under CI a
+missing service fails the tests (``.ci/run`` starts both); elsewhere it skips them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import Live, Message, Someone
+from gongzhu.records import check_file
+from gongzhu.rules import Deal, Options, Seat
+from test_tables import assert_no_leak, drive
+
+pytestmark = pytest.mark.postgres
+
+PG = os.environ.get("GONGZHU_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
+REDIS = os.environ.get("GONGZHU_TEST_REDIS", "redis://127.0.0.1:6379/0")
+
+
+def _missing(why: str) -> None:
+    if os.environ.get("CI"):
+        pytest.fail(f"{why}; .ci/run starts PostgreSQL and Redis")
+    pytest.skip(why)
+
+
+@pytest.fixture
+def database() -> Iterator[str]:
+    """A new database on the PostgreSQL server of GONGZHU_TEST_PG, dropped afterwards."""
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    url = make_url(PG)
+    name = f"gongzhu_cluster_{secrets.token_hex(4)}"
+    admin = dict(host=url.host or "127.0.0.1", port=url.port or 5432, user=url.username or "postgres",
+                 dbname=url.database or "postgres", autocommit=True)
+    try:
+        with psycopg.connect(**admin, connect_timeout=3) as c:  # type: ignore[arg-type]
+            c.execute(f"CREATE DATABASE {name}")
+    except psycopg.OperationalError as e:
+        _missing(f"PostgreSQL at {PG} cannot be reached: {e}")
+    try:
+        yield url.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with psycopg.connect(**admin) as c:  # type: ignore[arg-type]
+            c.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+@pytest.fixture
+def redis_url() -> str:
+    import redis
+
+    try:
+        redis.Redis.from_url(REDIS, socket_connect_timeout=2).ping()
+    except redis.RedisError as e:
+        _missing(f"Redis at {REDIS} cannot be reached: {e}")
+    return REDIS
+
+
+class Server:
+    """A ``gongzhu serve`` process on a loopback port, one of several."""
+
+    def __init__(self, db: str, redis: str) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "gongzhu.cli.main", "serve", "--port", "0", "--db", db, "--redis", redis],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        assert found, line
+        port = int(found.group(1))
+        self.base, self.ws_base = f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}"
+        deadline = time.monotonic() + 20
+        while True:  # answering
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the server did not answer"
+                time.sleep(0.05)
+
+    def kill(self) -> None:
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+@pytest.fixture
+def servers(database: str, redis_url: str) -> Iterator[list[Server]]:
+    started = [Server(database, redis_url) for _ in range(3)]
+    try:
+        yield started
+    finally:
+        for s in started:
+            s.stop()
+
+
+def owner_of(table_id: str) -> str | None:
+    import redis
+
+    value = redis.Redis.from_url(REDIS).get(f"gz:owner:{table_id}")
+    return value.decode() if isinstance(value, bytes) else None
+
+
+def records_of(person: Someone, table_id: str) -> dict[int, Message]:
+    text = person.http.get(f"/api/matches/{table_id}/records.jsonl").text
+    check_file(text)  # every record replays: no action lost, none applied twice
+    return {r["deal_index"]: r for r in map(json.loads, text.splitlines())}
+
+
+def test_people_on_different_servers_play_a_match_together(servers: list[Server]) -> None:
+    a, b, c = servers
+    rng = random.Random(4)
+    host, east, west, watcher = Someone(a), Someone(b), Someone(c), Someone(b)
+    table = host.http.post("/api/tables", json={
+        "turn_seconds": None, "expose_seconds": None, "speed": "instant", "options": {"match_end": "deals:2"},
+        "levels": {"N": "random", "E": "random", "S": "random", "W": "random"}}).json()
+    table_id = table["table_id"]
+    lives = {"S": host.connect(table_id), "E": east.connect(table_id), "W": west.connect(table_id)}
+    spectator = watcher.connect(table_id)
+    for seat in ("E", "W"):
+        lives[seat].send({"type": "sit", "seat": seat})
+    lives["S"].until(lambda s: s["table"]["seats"]["E"]["name"] == east.name
+                     and s["table"]["seats"]["W"]["name"] == west.name)
+    lives["S"].send({"type": "start"})
+    drive(lives, rng, lambda st: all(s.get("phase") in ("deal-over", "match-over") for s in st.values()))
+    lives["W"].send({"type": "next"})
+    drive(lives, rng, lambda st: all(s.get("phase") == "match-over" for s in st.values()))
+    spectator.until(lambda s: s["phase"] == "match-over")
+    records = records_of(host, table_id)
+    assert len(records) == 2
+    for seat, live in lives.items():
+        live.drain()
+        assert assert_no_leak(live.messages, seat, records) > 10
+    assert assert_no_leak(spectator.messages, None, records) > 10
+    for person, seat in ((host, "S"), (east, "E"), (west, "W")):
+        assert person.http.get("/api/me").json()["lifetime"] == sum(r["final"][seat] for r in records.values())
+
+
+def first_legal(state: Message) -> list[str]:
+    return list(state["legal"][0])
+
+
+def test_the_owner_killed_mid_deal_the_table_goes_on_elsewhere(servers: list[Server]) -> None:
+    """Four people (no computer), each on one of three servers; the table's owner is killed
+    mid-trick; the people of the killed server come back through another one; the deal ends with
+    the record a single server would have stored from the same choices."""
+    people = {"S": Someone(servers[0]), "E": Someone(servers[1]), "N": Someone(servers[2]), "W": Someone(servers[0])}
+    created = people["S"].http.post("/api/tables", json={
+        "turn_seconds": None, "expose_seconds": None, "options": {"match_end": "deals:1"}}).json()
+    table_id = created["table_id"]
+    lives = {seat: p.connect(table_id) for seat, p in people.items()}
+    for seat in ("E", "N", "W"):
+        lives[seat].send({"type": "sit", "seat": seat})
+    lives["S"].until(lambda s: all(s["table"]["seats"][x]["name"] for x in "NEW"))
+    lives["S"].send({"type": "start"})
+
+    def play_until(done: Any) -> None:
+        acted: dict[str, int] = {}
+        end = time.monotonic() + 60
+        while True:
+            for live in lives.values():
+                live.drain(0.005)
+            if done(lives["S"].state):
+                return
+            assert time.monotonic() < end
+            for seat, live in lives.items():
+                state = live.state
+                if not state or acted.get(seat, -1) >= state["v"]:
+                    continue
+                if state["phase"] == "expose" and seat in state["undeclared"]:
+                    live.send({"type": "expose", "cards": []})
+                elif state["phase"] == "play" and state["turn"] == seat and state["legal"]:
+                    live.send({"type": "play", "cards": first_legal(state)})
+                else:
+                    continue
+                acted[seat] = state["v"]
+
+    play_until(lambda s: s.get("tricks_played", 0) >= 5 and len(s["trick"]["plays"]) == 2)
+    owner = owner_of(table_id)
+    victim = next(s for s in servers if owner is not None and s.base in _node_base(owner, servers))
+    victim.kill()
+    # the people of the dead server come back through a live one, saying the last version they saw
+    alive = [s for s in servers if s is not victim]
+    for seat, person in people.items():
+        if person.server is victim:
+            seen = lives[seat].state["v"]
+            person.rebind(alive[0])
+            lives[seat] = person.connect(table_id, since=seen)
+    play_until(lambda s: s.get("phase") == "match-over")
+    assert owner_of(table_id) not in (None, owner)
+    record = records_of(people["E"], table_id)[0]
+    # the same record a single server stores from the same choices
+    deal = Deal(Options.from_dict(record["options"]), [record["hands"][s.name] for s in Seat],
+                first_receiver=Seat.parse(record["first_receiver"]))
+    for waiting in list(deal.undeclared):
+        deal.declare(waiting, [])
+    while not deal.is_over:
+        deal.play(deal.legal_plays()[0])
+    from gongzhu.records.format import deal_to_record
+
+    alone = deal_to_record(deal, match_id=record["match"], preset=record["preset"])
+    assert {k: record[k] for k in alone if k != "seed"} == {k: alone[k] for k in alone if k != "seed"}
+
+
+def _node_base(node: str, servers: list[Server]) -> str:
+    """The base address of the server whose node id is ``node`` (asked of each server)."""
+    for s in servers:
+        import urllib.request
+
+        with urllib.request.urlopen(s.base + "/api/node", timeout=5) as r:
+            if json.loads(r.read())["node"] == node:
+                return s.base
+    raise AssertionError(f"no server is node {node}")
+
+
+@pytest.mark.slow
+def test_redis_restarted_under_play(database: str, tmp_path: Path) -> None:
+    """A Redis of the test's own, stopped and started again while two servers serve a table:
+    each server goes on serving its own connections meanwhile and both recover by themselves."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        _missing("redis-server is not installed")
+    assert binary is not None
+    port = 6500 + os.getpid() % 400
+
+    def start() -> subprocess.Popen[bytes]:
+        proc = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                                 "--appendonly", "no", "--dir", str(tmp_path)], stdout=subprocess.DEVNULL)
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                return proc
+            except OSError:
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+
+    redis_proc = start()
+    url = f"redis://127.0.0.1:{port}/0"
+    a, b = Server(database, url), Server(database, url)
+    try:
+        rng = random.Random(8)
+        host, other = Someone(a), Someone(b)
+        table_id = host.http.post("/api/tables", json={
+            "turn_seconds": None, "expose_seconds": None, "options": {"match_end": "deals:1"},
+            "levels": {"N": "random", "W": "random"}}).json()["table_id"]
+        lives: dict[str, Live] = {"S": host.connect(table_id), "E": other.connect(table_id)}
+        lives["E"].send({"type": "sit", "seat": "E"})
+        lives["S"].until(lambda s: s["table"]["seats"]["E"]["name"] == other.name)
+        lives["S"].send({"type": "start"})
+        drive(lives, rng, lambda st: st["S"].get("tricks_played", 0) >= 3)
+        redis_proc.terminate()
+        redis_proc.wait(10)
+        time.sleep(1)
+        redis_proc = start()
+        # both servers recover by themselves: the match goes on to its end
+        drive(lives, rng, lambda st: all(s.get("phase") == "match-over" for s in st.values()), timeout=90)
+        records_of(host, table_id)
+    finally:
+        a.stop()
+        b.stop()
+        redis_proc.terminate()
+        redis_proc.wait(10)
