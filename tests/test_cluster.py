@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from websockets.exceptions import ConnectionClosed
 
 from conftest import Live, Message, Someone
 from gongzhu.records import check_file
@@ -82,14 +83,16 @@ def redis_url() -> str:
 class Server:
     """A ``gongzhu serve`` process on a loopback port, one of several."""
 
-    def __init__(self, db: str, redis: str) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "gongzhu.cli.main", "serve", "--port", "0", "--db", db, "--redis", redis],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
-        assert self.proc.stdout is not None
-        line = self.proc.stdout.readline()
-        found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
-        assert found, line
+    def __init__(self, db: str, redis: str, log: Path) -> None:
+        self.log = log
+        with log.open("wb") as out:  # a file, not a pipe nobody reads: the server never blocks on its log
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "gongzhu.cli.main", "serve", "--port", "0", "--db", db, "--redis", redis],
+                stdout=out, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        deadline = time.monotonic() + 20
+        while not (found := re.search(r"http://127\.0\.0\.1:(\d+)/", log.read_text(errors="replace"))):
+            assert self.proc.poll() is None and time.monotonic() < deadline, log.read_text(errors="replace")
+            time.sleep(0.05)
         port = int(found.group(1))
         self.base, self.ws_base = f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}"
         deadline = time.monotonic() + 20
@@ -115,8 +118,8 @@ class Server:
 
 
 @pytest.fixture
-def servers(database: str, redis_url: str) -> Iterator[list[Server]]:
-    started = [Server(database, redis_url) for _ in range(3)]
+def servers(database: str, redis_url: str, tmp_path: Path) -> Iterator[list[Server]]:
+    started = [Server(database, redis_url, tmp_path / f"server{i}.log") for i in range(3)]
     try:
         yield started
     finally:
@@ -267,7 +270,7 @@ def test_redis_restarted_under_play(database: str, tmp_path: Path) -> None:
 
     redis_proc = start()
     url = f"redis://127.0.0.1:{port}/0"
-    a, b = Server(database, url), Server(database, url)
+    a, b = Server(database, url, tmp_path / "a.log"), Server(database, url, tmp_path / "b.log")
     try:
         rng = random.Random(8)
         host, other = Someone(a), Someone(b)
@@ -283,8 +286,19 @@ def test_redis_restarted_under_play(database: str, tmp_path: Path) -> None:
         redis_proc.wait(10)
         time.sleep(1)
         redis_proc = start()
-        # both servers recover by themselves: the match goes on to its end
-        drive(lives, rng, lambda st: all(s.get("phase") == "match-over" for s in st.values()), timeout=90)
+        # both servers recover by themselves: the match goes on to its end (a page whose
+        # connection is closed meanwhile comes back, as the page does)
+        people = {"S": host, "E": other}
+        end = time.monotonic() + 90
+        while not all(x.state.get("phase") == "match-over" for x in lives.values()):
+            assert time.monotonic() < end, {k: (x.state.get("phase"), x.state.get("turn")) for k, x in lives.items()}
+            try:
+                drive(lives, rng, lambda st: all(s.get("phase") == "match-over" for s in st.values()), timeout=30,
+                      retry_after=2.0)
+            except ConnectionClosed:
+                for seat, live in list(lives.items()):
+                    if live.ws.state.name != "OPEN":
+                        lives[seat] = people[seat].connect(table_id, since=live.state.get("v"))
         records_of(host, table_id)
     finally:
         a.stop()

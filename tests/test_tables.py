@@ -88,17 +88,27 @@ def assert_no_leak(messages: list[Message], seat: str | None, records: dict[int,
     return checked
 
 
-def drive(lives: dict[str, Live], rng: random.Random, until: Any, *, timeout: float = 120) -> None:
-    """Let each seated connection act whenever the table waits for it, until ``until(states)``."""
+def drive(lives: dict[str, Live], rng: random.Random, until: Any, *, timeout: float = 120,
+          retry_after: float | None = None) -> None:
+    """Let each seated connection act whenever the table waits for it, until ``until(states)``;
+    with ``retry_after``, a person whose action changed nothing for that long acts again (as a
+    person does whose click was lost, e.g. while servers recover)."""
     import time
 
     acted: dict[str, int] = {}
     end = time.monotonic() + timeout
+    changed_at, last = time.monotonic(), None
     while True:
         for live in lives.values():
             live.drain(0.005)
         if until({s: live.state for s, live in lives.items()}):
             return
+        now = {s: live.state.get("v") for s, live in lives.items()}
+        if now != last:
+            changed_at, last = time.monotonic(), now
+        elif retry_after is not None and time.monotonic() - changed_at > retry_after:
+            acted.clear()
+            changed_at = time.monotonic()
         assert time.monotonic() < end, {s: (x.state.get("phase"), x.state.get("turn")) for s, x in lives.items()}
         for seat, live in lives.items():
             state = live.state

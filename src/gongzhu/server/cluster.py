@@ -10,7 +10,8 @@ write of a table is fenced by its stored version (:class:`~gongzhu.server.store.
 so only one of them can store a change, and the other lets the table go.
 
 Messages go through Redis **pub/sub**: ``gz:t:<table>`` carries a table's changes to every
-process with connections to it, ``gz:n:<node>`` a process's own messages (the browser messages
+process with connections to it (and, every :data:`RENEW_EVERY` seconds, the table's version, by
+which a process that missed a change finds out and catches up), ``gz:n:<node>`` a process's own messages (the browser messages
 forwarded to a table's owner, and the owner's replies and admissions for one connection), and
 ``gz:lobby`` the lobby's entries.  Pub/sub rather than streams: a change carries the whole
 state of every seat, so a message missed while Redis was away is made good by the next one or
@@ -90,6 +91,9 @@ class Cluster:
         self._wanted: set[str] = set()  # the table channels this process listens to
         self._subscribed: set[str] = set()
         self._tasks: list[asyncio.Task[None]] = []
+        #: When Redis last came back: for a lease's length after, only a table's last owner
+        #: claims it again (Redis kept no keys), so that tables do not change hands needlessly.
+        self._back_at = 0.0
         self._renew = self.redis.register_script(_RENEW)
         self._release = self.redis.register_script(_RELEASE)
 
@@ -205,6 +209,7 @@ class Cluster:
     async def _recovered(self, *, first: bool) -> None:
         """Redis answers (again): claim the tables this process runs again, and introduce every
         connection again to its table's owner (which may have changed meanwhile)."""
+        self._back_at = asyncio.get_running_loop().time()
         for table_id in list(self.tables.owned()):
             if not await self.redis.set(owner_key(table_id), self.node, nx=True, px=LEASE_MS):
                 holder = await self.owner(table_id)
@@ -213,6 +218,14 @@ class Cluster:
         self.post(LOBBY, {"op": "ask", "from": self.node})
         if not first:
             log.info("cluster: Redis is back")
+        for table_id in list(self.tables.owned()):
+            self.tables.republish(table_id)  # what the others missed meanwhile
+        # and, once the others have subscribed again too, introduce this process's connections
+        # again to their tables' owners (a new owner knows nobody; an old one answers with a state)
+        asyncio.get_running_loop().create_task(self._reintroduce_all(0.0 if first else RENEW_EVERY))
+
+    async def _reintroduce_all(self, after: float) -> None:
+        await asyncio.sleep(after)
         for table_id in list(self.tables.rooms):
             await self.tables.reintroduce(table_id)
 
@@ -228,6 +241,11 @@ class Cluster:
                 return
             if payload["op"] == "change":
                 tables.deliver_here(table_id, payload["change"])
+            elif payload["op"] == "beat":
+                room = tables.rooms.get(table_id)
+                if room is not None and payload["v"] > room.seen:  # a change was missed: catch up
+                    room.seen = payload["v"]
+                    asyncio.get_running_loop().create_task(tables.reintroduce(table_id))
             elif payload["op"] == "owned":
                 room = tables.rooms.get(table_id)
                 if room is not None:
@@ -257,6 +275,9 @@ class Cluster:
             try:
                 await self.redis.set(f"gz:node:{self.node}", "1", px=HEARTBEAT_MS)
                 for table_id in list(self.tables.owned()):
+                    version = self.tables.version_of(table_id)
+                    if version is not None:  # rooms that missed a change find out by this
+                        self.post(table_channel(table_id), {"op": "beat", "from": self.node, "v": version})
                     if not await self._renew(keys=[owner_key(table_id)], args=[self.node, LEASE_MS]):
                         holder = await self.owner(table_id)
                         if holder is None and await self.claim(table_id):
@@ -268,7 +289,8 @@ class Cluster:
                     for node, beat in zip(nodes, alive, strict=True):
                         if beat is None:
                             self.tables.node_gone(node)
-                for table_id in list(self.tables.rooms):
+                settled = asyncio.get_running_loop().time() - self._back_at > LEASE_MS / 1000
+                for table_id in list(self.tables.rooms) if settled else []:
                     if table_id in self.tables.owned():
                         continue
                     if await self.owner(table_id) is None and await self.claim(table_id):

@@ -409,13 +409,14 @@ class Tables:
 
     async def hello(self, connection: Connection, invite: str | None, *, admitted: bool = False) -> None:
         """Introduce a connection to its table's owner (see :meth:`Table.join`)."""
+        connection.invite = invite
         table_id = connection.room.table_id
         table = self._tables.get(table_id)
         if table is not None:
             table.join(Presence(connection.ref, connection.person), invite, admitted=admitted)
             return
         cluster = self.cluster
-        owner = connection.room.owner
+        owner = await self._owner(connection.room)
         if cluster is None or not cluster.up or owner is None:
             self._unavailable(connection.ref, close=not admitted)
             return
@@ -425,13 +426,22 @@ class Tables:
             "op": "hello", "t": table_id, "ref": list(connection.ref),
             "person": [connection.person.id, connection.person.name], "invite": invite, "admitted": admitted})
 
+    async def _owner(self, room: Room) -> str | None:
+        """The server that runs a room's table, asked of Redis when the room does not know."""
+        if room.owner is None and self.cluster is not None and self.cluster.up:
+            from gongzhu.server.cluster import ClusterUnavailable
+
+            with contextlib.suppress(ClusterUnavailable):
+                room.owner = await self.cluster.owner(room.table_id)
+        return room.owner
+
     async def message(self, connection: Connection, text: str | None) -> None:
         """A browser message of ``connection``, for the table's owner."""
         table_id = connection.room.table_id
         table = self._tables.get(table_id)
         reply = functools.partial(self._reply, connection.ref)
         if table is None and self.cluster is not None:
-            owner = connection.room.owner
+            owner = await self._owner(connection.room)
             if not self.cluster.up or owner is None or owner == self.node:
                 self._unavailable(connection.ref)
                 return
@@ -525,6 +535,17 @@ class Tables:
             self.cluster.post(table_channel(match_id), {"op": "owned", "from": self.node})
         await self.reintroduce(match_id)
 
+    def version_of(self, match_id: str) -> int | None:
+        table = self._tables.get(match_id)
+        return table.version if table is not None else None
+
+    def republish(self, match_id: str) -> None:
+        """Send every room of a table this server runs its current state again."""
+        table = self._tables.get(match_id)
+        if table is not None and not table.broken:
+            table._bump()
+            table._changed([], position=False)
+
     async def reintroduce(self, match_id: str) -> None:
         """Introduce this server's connections to the table's owner again (a new owner knows
         nobody yet)."""
@@ -536,9 +557,8 @@ class Tables:
                 room.owner = await self.cluster.owner(match_id)
             except Exception:
                 return
-        for connection in list(room.connections.values()):
-            if connection.admitted:
-                await self.hello(connection, None, admitted=True)
+        for connection in list(room.connections.values()):  # let in before, or still waiting
+            await self.hello(connection, connection.invite, admitted=connection.admitted)
 
     def resume(self, match_id: str) -> None:
         """Start what runs by itself at a table this server runs (its computer players, its clock)."""
@@ -671,6 +691,7 @@ class Connection:
     person: Person
     cid: int
     since: int | None = None
+    invite: str | None = None
     admitted: bool = False
     outbox: Outbox = field(init=False)
 
@@ -705,6 +726,7 @@ class Room:
         self.history: deque[tuple[int, list[str]]] = deque(maxlen=HISTORY)
         self.last: dict[str, Any] | None = None  # the last change with views
         self.owner: str | None = None  # the server that runs the table (its node)
+        self.seen = 0  # the newest version the room has had
 
     def seat_of(self, user: str) -> Seat | None:
         if self.last is None:
@@ -759,6 +781,7 @@ class Room:
 
     def deliver(self, change: Mapping[str, Any]) -> None:
         texts: list[str] = change["public"]
+        self.seen = max(self.seen, change["v"])
         self.history.append((change["v"], texts))
         if change.get("views") is not None:
             self.last = dict(change)
