@@ -120,7 +120,7 @@ def test_serve_reports_a_port_in_use(tmp_path: Path, capsys: pytest.CaptureFixtu
         busy.listen()
         port = busy.getsockname()[1]
         args = argparse.Namespace(host="127.0.0.1", port=port, db=f"sqlite:///{tmp_path / 'g.db'}",
-                                  allowed_origin=[], allowed_host=[])
+                                  allowed_origin=[], allowed_host=[], redis=None)
         assert serve.run(args) == 2
     assert "cannot listen" in capsys.readouterr().err
 
