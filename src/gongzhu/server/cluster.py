@@ -11,8 +11,9 @@ so only one of them can store a change, and the other lets the table go.
 
 Messages go through Redis **pub/sub**: ``gz:t:<table>`` carries a table's changes to every
 process with connections to it (and, every :data:`RENEW_EVERY` seconds, the table's version, by
-which a process that missed a change finds out and catches up), ``gz:n:<node>`` a process's own messages (the browser messages
-forwarded to a table's owner, and the owner's replies and admissions for one connection), and
+which a process that missed a change finds out and catches up), ``gz:n:<node>`` a process's own
+messages (the browser messages forwarded to a table's owner, and the owner's replies and
+admissions for one connection), and
 ``gz:lobby`` the lobby's entries.  Pub/sub rather than streams: a change carries the whole
 state of every seat, so a message missed while Redis was away is made good by the next one or
 by the resynchronisation that follows a reconnection, and the store, not Redis, keeps what must
