@@ -44,7 +44,7 @@ import time
 import unicodedata
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -134,6 +134,11 @@ CHAT_BURST = 3
 #: Server threads for the computer players' decisions, and for hints (one at a time).
 PLAYER_THREADS = 4
 HINT_THREADS = 1
+#: The computer levels that search (their thinking takes a process of its own), how many such
+#: processes a server keeps, and how much lower their scheduling priority is.
+SEARCHING = frozenset({"expert", "flatmc"})
+SEARCH_PROCESSES = 2
+SEARCH_NICENESS = 10
 
 
 class MessageError(ValueError):
@@ -297,6 +302,18 @@ class Tables:
         self.lobby = Lobby(self)
         self.player_pool = ThreadPoolExecutor(PLAYER_THREADS, thread_name_prefix="gongzhu-player")
         self.hint_pool = ThreadPoolExecutor(HINT_THREADS, thread_name_prefix="gongzhu-hint")
+        self._search_pool: ProcessPoolExecutor | None = None
+
+    def search_pool(self) -> ProcessPoolExecutor:
+        """The processes the searching computer players think in, made on first use: their
+        search (most of it holding Python's lock) and their CPU stay out of the server's event
+        loop, at a lower priority, so that they never hold up another table."""
+        if self._search_pool is None:
+            import multiprocessing
+
+            self._search_pool = ProcessPoolExecutor(SEARCH_PROCESSES, mp_context=multiprocessing.get_context("spawn"),
+                                                    initializer=_lower_priority)
+        return self._search_pool
 
     @property
     def open_tables(self) -> int:
@@ -619,6 +636,8 @@ class Tables:
         self.lobby.close()
         self.player_pool.shutdown(wait=False, cancel_futures=True)
         self.hint_pool.shutdown(wait=False, cancel_futures=True)
+        if self._search_pool is not None:
+            self._search_pool.shutdown(wait=False, cancel_futures=True)
 
 
 class Outbox:
@@ -1703,8 +1722,22 @@ class Table:
             player = self.players[seat]
             started = loop.time()
             choice: Any
+            level = self.levels[seat.name]
             # A player that fails is logged and stood in for (players.guard): the table goes on.
-            if kind == "declare":
+            apart = None
+            if level in SEARCHING:  # a searching player thinks in a process of its own (below)
+                seed = random.Random(f"{self.match.seed}:{deal.deal_index}:{len(deal.actions)}:{seat.name}")
+                try:
+                    apart = await loop.run_in_executor(self.hub.search_pool(), functools.partial(
+                        decide_apart, kind, level, seed.getrandbits(63), obs, where))
+                except asyncio.CancelledError:
+                    raise
+                except Exception:  # no process to think in: think here, as the other levels do
+                    log.exception("%s: the search processes failed; thinking in a thread", self.match_id)
+            if apart is not None:
+                choice = apart
+                delay = self.pace / 2 if kind == "declare" else self.pace
+            elif kind == "declare":
                 choice = await loop.run_in_executor(pool, functools.partial(safe_exposures, player, obs, where=where))
                 delay = self.pace / 2
             else:
@@ -1768,6 +1801,24 @@ class Table:
         """Start what runs by itself: the computer players and the clock (call on the event loop)."""
         self._schedule_deadline()
         self.kick()
+
+
+def _lower_priority() -> None:
+    import contextlib as _contextlib
+    import os
+
+    with _contextlib.suppress(OSError, AttributeError):
+        os.nice(SEARCH_NICENESS)
+
+
+def decide_apart(kind: str, level: str, seed: int, obs: Any, where: str) -> Any:
+    """A searching computer player's decision, in a process of :meth:`Tables.search_pool`: the
+    player is made for this decision from a seed of the position (the same position, the same
+    decision, whichever server asks)."""
+    player = make_player(level, seed=seed)
+    if kind == "declare":
+        return safe_exposures(player, obs, where=where)
+    return safe_play(player, obs, where=where)
 
 
 def _report_failure(task: asyncio.Task[None]) -> None:
