@@ -140,7 +140,7 @@ _DEAL_NUMBER = re.compile(r"[0-9]{1,6}")
 #: URL is an unknown match without asking the database.
 _MATCH_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 #: How long a connection's first messages wait for the table's owner to let it in (seconds).
-ADMISSION_WAIT = 5.0
+ADMISSION_WAIT = 60.0
 #: The version a reconnecting page last saw (``?since=``): plain digits.
 _VERSION = re.compile(r"[0-9]{1,15}")
 

@@ -43,7 +43,7 @@ __all__ = ["LEASE_MS", "Cluster", "ClusterUnavailable"]
 log = logging.getLogger("gongzhu.server.cluster")
 
 #: How long an owner's lease lasts without renewal, and how often it is renewed and looked at.
-LEASE_MS = 3000
+LEASE_MS = 4000
 RENEW_EVERY = 0.5
 #: A process's heartbeat: how long it counts as alive without one.
 HEARTBEAT_MS = 3000
@@ -90,6 +90,7 @@ class Cluster:
         self.up = False
         self._outgoing: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         self._wanted: set[str] = set()  # the table channels this process listens to
+        self._ready: dict[str, asyncio.Event] = {}  # set once subscribed
         self._subscribed: set[str] = set()
         self._tasks: list[asyncio.Task[None]] = []
         #: When Redis last came back: for a lease's length after, only a table's last owner
@@ -149,11 +150,17 @@ class Cluster:
         """Publish ``payload`` on ``channel``, after whatever was posted before (in order)."""
         self._outgoing.put_nowait((channel, payload))
 
-    def listen(self, table_id: str) -> None:
-        self._wanted.add(table_channel(table_id))
+    async def listen(self, table_id: str) -> None:
+        """Listen to a table's changes, from when this returns (or a few seconds have passed)."""
+        channel = table_channel(table_id)
+        self._wanted.add(channel)
+        ready = self._ready.setdefault(channel, asyncio.Event())
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(ready.wait(), 5.0)
 
     def unlisten(self, table_id: str) -> None:
         self._wanted.discard(table_channel(table_id))
+        self._ready.pop(table_channel(table_id), None)
 
     async def _publish(self) -> None:
         while True:
@@ -184,6 +191,8 @@ class Cluster:
                 if adding:
                     await pubsub.subscribe(*adding)
                     self._subscribed |= adding
+                    for channel in adding:
+                        self._ready.setdefault(channel, asyncio.Event()).set()
                 if dropping:
                     await pubsub.unsubscribe(*dropping)
                     self._subscribed -= dropping

@@ -357,7 +357,8 @@ class Tables:
         for info in self.store.listed():
             if info.seating.status != "waiting":
                 continue
-            table = self.get(info.match_id)
+            # with several servers, only a table this one runs (another's is not for it to load)
+            table = self.get(info.match_id) if self.cluster is None else self._tables.get(info.match_id)
             if table is None:
                 continue
             host_here = any(c.person.id == table.host for c in table.connections)
@@ -417,7 +418,7 @@ class Tables:
             room = self.rooms[match_id] = Room(self, match_id)
             room.owner = owner
             if self.cluster is not None:
-                self.cluster.listen(match_id)
+                await self.cluster.listen(match_id)  # subscribed before anyone is introduced
         return room
 
     def _unavailable(self, ref: Ref, close: bool = False) -> None:
