@@ -58,6 +58,7 @@ import platform
 import random
 import re
 import resource
+import signal
 import statistics
 import subprocess
 import sys
@@ -77,7 +78,7 @@ SEATS = ("S", "N", "E", "W")  # the host sits at S
 SETUP_TIMEOUT = 60.0
 #: How long after a window plays sent in it may still complete.
 GRACE = 3.0
-SCENARIOS = ("concurrent", "saturation", "interference")
+SCENARIOS = ("concurrent", "saturation", "interference", "failover")
 
 
 # ---------------------------------------------------------------------- what the generator reads
@@ -239,6 +240,11 @@ def rss_mib(pid: int | str) -> float | None:
     return None
 
 
+def _sched_sum(pids: list[int]) -> tuple[int, int]:
+    pairs = [sched_ns(p) for p in pids]
+    return sum(a for a, _ in pairs), sum(b for _, b in pairs)
+
+
 def sched_ns(pid: int | str) -> tuple[int, int]:
     """(on a CPU, waiting for a CPU) nanoseconds of a process's main thread so far
     (``/proc/PID/task/PID/schedstat``; the thread that runs the event loop)."""
@@ -265,11 +271,17 @@ class Pending:
 class Load:
     """What every table of one scenario shares: the server, the samples, the counters."""
 
-    def __init__(self, base: Base, server_pid: int | None, rng: random.Random) -> None:
+    def __init__(self, base: Base, server_pid: int | None, rng: random.Random,
+                 fleet: Fleet | None = None) -> None:
         self.base = base
         self.server_pid = server_pid
+        #: With several processes: the servers, the people of each table spread over them.
+        self.fleet = fleet
         self.rng = rng
-        self.samples: list[tuple[float, float]] = []  # (sent, latency) of completed plays
+        #: (sent, latency, other processes with a seat of the table) of completed plays
+        self.samples: list[tuple[float, float, int]] = []
+        self.failovers: list[float] = []  # seconds from a kill to a new version at every seat
+        self.failovers_lost = 0
         self.reconnects: list[tuple[float, float, bool]] = []  # (opened, seconds to the state, with since)
         self.reconnect_failures = 0
         self.errors = 0
@@ -296,7 +308,8 @@ class Load:
     async def grow(self, tables: int, delay: float, concurrency: int = 16) -> None:
         """Add tables until there are ``tables``; return when every one has started its match."""
         gate = asyncio.Semaphore(concurrency)
-        new = [Driver(self, delay, gate) for _ in range(tables - len(self.drivers))]
+        new = [Driver(self, delay, gate, self.seat_bases(len(self.drivers) + i))
+               for i in range(tables - len(self.drivers))]
         self.drivers += new
         for driver in new:
             driver.task = asyncio.create_task(driver.run())
@@ -305,6 +318,20 @@ class Load:
         late = sum(1 for r in results if isinstance(r, BaseException))
         if late:
             self.failures.append(f"{late} of {len(new)} new tables did not start within {SETUP_TIMEOUT * 4:.0f} s")
+
+    def seat_bases(self, table: int) -> dict[str, Base]:
+        """The process each person of the ``table``-th table talks to: round-robin over the
+        processes, starting one further at each table (so a table's owner, the host's process,
+        varies and most seats are on another process than their table's owner)."""
+        if self.fleet is None:
+            return dict.fromkeys(SEATS, self.base)
+        bases = [s.base for s in self.fleet.servers]
+        return {seat: bases[(table + i) % len(bases)] for i, seat in enumerate(SEATS)}
+
+    def pids(self) -> list[int]:
+        if self.fleet is not None:
+            return [s.pid for s in self.fleet.servers]
+        return [self.server_pid] if self.server_pid else []
 
     async def reconnect_loop(self, rate: float, until: float) -> None:
         """Reconnects at ``rate`` a second until ``until`` (perf_counter), alternately with and
@@ -332,26 +359,28 @@ class Load:
         took, the server's and this process's CPU use, reconnects."""
         await asyncio.sleep(warmup)
         load_before = os.getloadavg()[0]
-        pid = self.server_pid
-        cpu0 = cpu_seconds(pid) if pid else None
+        pids = self.pids()
+        cpu0 = sum(map(cpu_seconds, pids)) if pids else None
         me0 = cpu_seconds("self")
-        loop0 = sched_ns(pid) if pid else None
+        loop0 = _sched_sum(pids) if pids else None
         my0 = sched_ns("self")
         start = time.perf_counter()
         n_errors, n_mismatched, n_made = self.errors, self.mismatched, self.tables_made
         await self.reconnect_loop(reconnect_rate, start + seconds)
         await asyncio.sleep(max(0.0, start + seconds - time.perf_counter()))
         end = time.perf_counter()
-        cpu1 = cpu_seconds(pid) if pid else None
+        cpu1 = sum(map(cpu_seconds, pids)) if pids else None
         me1 = cpu_seconds("self")
-        loop1 = sched_ns(pid) if pid else None
+        loop1 = _sched_sum(pids) if pids else None
         my1 = sched_ns("self")
         load_after = os.getloadavg()[0]
         # Plays sent at the end of the window may still complete.
         grace_end = time.perf_counter() + GRACE
         while time.perf_counter() < grace_end and any(start <= p.sent < end for d in self.drivers for p in d.pending):
             await asyncio.sleep(0.05)
-        done = [lat * 1000 for sent, lat in self.samples if start <= sent < end]
+        done = [lat * 1000 for sent, lat, _ in self.samples if start <= sent < end]
+        # A play's change goes from its table's owner to every other process with a seat of the table.
+        crossing = sum(others for sent, _, others in self.samples if start <= sent < end)
         unfinished = sum(1 for d in self.drivers for p in d.pending if start <= p.sent < end)
         reconnect_ms = [s * 1000 for opened, s, _ in self.reconnects if start <= opened < end]
         since_ms = [s * 1000 for opened, s, since in self.reconnects if start <= opened < end and since]
@@ -368,7 +397,11 @@ class Load:
             "server_cpu_pct": round(100 * (cpu1 - cpu0) / wall) if cpu0 is not None and cpu1 is not None else None,
             "server_cpu_ms_per_play": (round(1000 * (cpu1 - cpu0) / len(done), 2)
                                        if cpu0 is not None and cpu1 is not None and done else None),
-            "server_rss_mib": rss_mib(pid) if pid else None,
+            "server_cpu_ms_per_crossing": (round(1000 * (cpu1 - cpu0) / crossing, 3)
+                                           if cpu0 is not None and cpu1 is not None and crossing else None),
+            "crossings": crossing,
+            "processes": len(pids),
+            "server_rss_mib": round(sum(rss_mib(p) or 0.0 for p in pids), 1) if pids else None,
             "server_loop_cpu_pct": round((loop1[0] - loop0[0]) / wall / 1e7) if loop0 and loop1 else None,
             "server_loop_runnable_waiting_pct": round((loop1[1] - loop0[1]) / wall / 1e7) if loop0 and loop1 else None,
             "generator_cpu_pct": round(100 * (me1 - me0) / wall),
@@ -397,8 +430,9 @@ class Load:
 class Driver:
     """Four scripted people at one table (a new table with the same people when a match ends)."""
 
-    def __init__(self, load: Load, delay: float, gate: asyncio.Semaphore) -> None:
+    def __init__(self, load: Load, delay: float, gate: asyncio.Semaphore, bases: dict[str, Base]) -> None:
         self.load = load
+        self.bases = bases  # seat -> the process that person talks to
         self.delay = delay
         self.gate = gate
         self.rng = random.Random(load.rng.getrandbits(64))
@@ -414,11 +448,13 @@ class Driver:
         self._sat: set[str] = set()
         self._start_sent = False
         self._tasks: set[asyncio.Task[None]] = set()  # the connections' readers and sends in flight
+        #: failover: (version before the kill, when killed, seats that have seen a later version)
+        self.watch: tuple[int, float, set[str]] | None = None
 
     async def run(self) -> None:
         try:
             async with self.gate:
-                self.people = dict(zip(SEATS, await asyncio.gather(*(new_person(self.load.base) for _ in SEATS)),
+                self.people = dict(zip(SEATS, await asyncio.gather(*(new_person(self.bases[s]) for s in SEATS)),
                                        strict=True))
             while not self.load.stopping:
                 async with self.gate:
@@ -435,7 +471,7 @@ class Driver:
         body: dict[str, Any] = {"preset": "online", "options": {}, "visibility": "private", "turn_seconds": None,
                                 "expose_seconds": None, "speed": "normal", "seat": "S",
                                 "seed": self.rng.getrandbits(63)}
-        reply = await http(self.load.base, "POST", "/api/tables", body, host.cookie)
+        reply = await http(self.bases["S"], "POST", "/api/tables", body, host.cookie)
         if reply.status != 201:
             raise RuntimeError(f"POST /api/tables answered {reply.status}: {reply.body}")
         self.table_id, invite = reply.body["table_id"], reply.body["invite"]
@@ -446,9 +482,8 @@ class Driver:
         self._acted.clear()
         self._sat.clear()
         self._start_sent = False
-        url = self.load.base.ws(f"/ws/{self.table_id}?invite={invite}")
         for seat in SEATS:
-            ws = await open_socket(url, self.people[seat])
+            ws = await open_socket(self.bases[seat].ws(f"/ws/{self.table_id}?invite={invite}"), self.people[seat])
             self.sockets[seat] = ws
             self._spawn(self._read(seat, ws))
 
@@ -495,6 +530,11 @@ class Driver:
         if message.type != "state" or state is None:
             return
         self.last[seat] = state
+        if self.watch is not None and state.v > self.watch[0]:
+            self.watch[2].add(seat)
+            if len(self.watch[2]) == 4:
+                self.load.failovers.append(time.perf_counter() - self.watch[1])
+                self.watch = None
         if self.pending:
             self._arrived(seat, state)
         self._act(seat, state)
@@ -510,7 +550,8 @@ class Driver:
                 self.load.mismatched += 1  # a later version that does not hold the play
             if len(p.arrived) == 4:
                 self.pending.remove(p)
-                self.load.samples.append((p.sent, now - p.sent))
+                others = len({self.bases[s].netloc for s in SEATS}) - 1
+                self.load.samples.append((p.sent, now - p.sent, others))
 
     def _act(self, seat: str, state: _State) -> None:
         phase = state.phase
@@ -555,6 +596,28 @@ class Driver:
         play = Pending(0.0, seat, state.v, cards_done(state))
         self._spawn(self._send_now(ws, json.dumps({"type": "play", "cards": cards}), self.pending, play))
 
+    def drop(self, seat: str) -> ClientConnection | None:
+        """Forget ``seat``'s connection (its process is about to die): its end is no failure."""
+        return self.sockets.pop(seat, None)
+
+    async def move(self, seat: str, base: Base) -> None:
+        """``seat``'s person connects to ``base`` instead, with ``?since=`` the last version seen."""
+        self.bases[seat] = base
+        last = self.last.get(seat)
+        if self.table_id is None or last is None:
+            return
+        ws = await open_socket(base.ws(f"/ws/{self.table_id}?since={last.v}"), self.people[seat])
+        self.sockets[seat] = ws
+        self._spawn(self._read(seat, ws))
+
+    def act_again(self) -> None:
+        """After a failover: a play sent to a process that died may be lost; every person acts
+        again on the last state they saw (a stale one is ignored by :meth:`_play_later`)."""
+        self._acted.clear()
+        for seat, state in list(self.last.items()):
+            if seat in self.sockets:
+                self._act(seat, state)
+
     async def reconnect(self, seat: str, *, with_since: bool) -> None:
         """A second connection of ``seat``'s person: seconds from opening it to its first state."""
         table_id = self.table_id
@@ -564,7 +627,7 @@ class Driver:
         path = f"/ws/{table_id}" + (f"?since={max(0, last.v - 3)}" if with_since else "")
         opened = time.perf_counter()
         try:
-            ws = await open_socket(self.load.base.ws(path), self.people[seat])
+            ws = await open_socket(self.bases[seat].ws(path), self.people[seat])
             try:
                 while True:
                     message = DECODE(await asyncio.wait_for(ws.recv(), SETUP_TIMEOUT))
@@ -640,14 +703,16 @@ class ExpertTable:
 # ---------------------------------------------------------------------- the server
 
 class Server:
-    """``gongzhu serve`` in a new process on a free loopback port and a SQLite file in ``folder``."""
+    """``gongzhu serve`` in a new process on a free loopback port and a SQLite file in ``folder``
+    (or the database ``db``, and with ``redis`` one of several processes; its log ``serve-NAME.log``)."""
 
-    def __init__(self, folder: str) -> None:
-        self.log_path = os.path.join(folder, "serve.log")
+    def __init__(self, folder: str, db: str | None = None, redis: str | None = None, name: str = "") -> None:
+        self.log_path = os.path.join(folder, f"serve{name}.log")
         self._log = open(self.log_path, "w")  # noqa: SIM115 (closed in stop)
+        shared = ["--redis", redis] if redis else []
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "gongzhu.cli.main", "serve", "--host", "127.0.0.1", "--port", "0",
-             "--db", f"sqlite:///{folder}/g.db"],
+             "--db", db or f"sqlite:///{folder}/g.db", *shared],
             stdout=subprocess.PIPE, stderr=self._log, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )
         assert self.proc.stdout is not None
@@ -656,7 +721,9 @@ class Server:
             self.stop()
             raise SystemExit("gongzhu serve did not print its address")
         self.url = found.group(0)
+        self.base = Base(self.url)
         self.pid = self.proc.pid
+        self.node: str | None = None  # GET /api/node, with several processes
 
     def log_lines(self) -> list[str]:
         if not self._log.closed:
@@ -664,7 +731,15 @@ class Server:
         with open(self.log_path) as f:
             return [line.rstrip() for line in f if line.strip()]
 
+    def kill(self) -> None:
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(timeout=10)
+        self._log.close()
+
     def stop(self) -> None:
+        if self.proc.poll() is not None:
+            self._log.close()
+            return
         self.proc.terminate()
         try:
             self.proc.wait(timeout=15)
@@ -672,6 +747,79 @@ class Server:
             self.proc.kill()
             self.proc.wait(timeout=5)
         self._log.close()
+
+
+class Fleet:
+    """Several ``gongzhu serve`` processes on one new PostgreSQL database (made on the server of
+    ``pg``, a SQLAlchemy URL of a user who may create databases, and dropped by :meth:`stop`) and
+    the Redis at ``redis``."""
+
+    def __init__(self, folder: str, processes: int, pg: str, redis: str) -> None:
+        import psycopg
+        from sqlalchemy.engine import make_url
+
+        url = make_url(pg)
+        self.folder, self.redis = folder, redis
+        self.name = f"gongzhu_bench_{os.getpid()}_{random.getrandbits(24):06x}"
+        self._admin: dict[str, Any] = dict(host=url.host or "127.0.0.1", port=url.port or 5432,
+                                           user=url.username or "postgres", dbname=url.database or "postgres",
+                                           autocommit=True)
+        if url.password:
+            self._admin["password"] = url.password
+        with psycopg.connect(**self._admin, connect_timeout=5) as c:
+            c.execute(f"CREATE DATABASE {self.name}")
+        self.db = url.set(database=self.name).render_as_string(hide_password=False)
+        self.started = 0
+        self.servers: list[Server] = []
+        self.gone: list[Server] = []  # killed, their logs kept
+        try:
+            # The first one alone: it makes the tables of the new database.
+            self.servers.append(self._new())
+            self.servers += [self._new() for _ in range(processes - 1)]
+        except BaseException:
+            self.stop()
+            raise
+
+    def _new(self) -> Server:
+        self.started += 1
+        return Server(self.folder, self.db, self.redis, name=str(self.started))
+
+    async def ready(self) -> None:
+        for server in self.servers:
+            if server.node is None:
+                await until_answering(server.base)
+                server.node = (await http(server.base, "GET", "/api/node")).body["node"]
+
+    async def owner(self, table_id: str) -> Server | None:
+        """The process that owns the table now (Redis ``gz:owner:<table>``)."""
+        import redis.asyncio as aioredis
+
+        client = aioredis.from_url(self.redis)
+        try:
+            value = await client.get(f"gz:owner:{table_id}")
+        finally:
+            await client.aclose()
+        node = value.decode() if isinstance(value, bytes) else None
+        return next((s for s in self.servers if s.node == node), None)
+
+    def replace(self, server: Server) -> Server:
+        """Start a process in place of ``server`` (killed)."""
+        new = self._new()
+        self.servers[self.servers.index(server)] = new
+        self.gone.append(server)
+        return new
+
+    def log_lines(self) -> list[str]:
+        return [f"{os.path.basename(s.log_path)}: {line}" for s in self.gone + self.servers for line in s.log_lines()]
+
+    def stop(self) -> None:
+        import psycopg
+
+        for server in self.servers:
+            with contextlib.suppress(Exception):
+                server.stop()
+        with psycopg.connect(**self._admin) as c:
+            c.execute(f"DROP DATABASE IF EXISTS {self.name} WITH (FORCE)")
 
 
 async def until_answering(base: Base, limit: float = 30.0) -> None:
@@ -756,15 +904,69 @@ async def interference(load: Load, args: argparse.Namespace) -> dict[str, Any]:
             "extra_p99_ms": extra, "expert_failures": failed}
 
 
+async def failover(load: Load, args: argparse.Namespace) -> dict[str, Any]:
+    """Kill the owner of a table mid-deal, again and again (see the module docstring)."""
+    fleet = load.fleet
+    assert fleet is not None
+    _say(f"failover: {args.failover_tables} tables over {len(fleet.servers)} processes, {args.kills} kills")
+    await load.grow(args.failover_tables, args.delay)
+    kills = 0
+    for _ in range(args.kills * 20):
+        if kills == args.kills or load.failures:
+            break
+        await asyncio.sleep(0.3)
+        playing = [d for d in load.drivers if d.table_id is not None and d.watch is None and len(d.last) == 4
+                   and all(st.phase == "play" for st in d.last.values())]
+        if not playing:
+            continue
+        driver = load.rng.choice(playing)
+        assert driver.table_id is not None
+        dead = await fleet.owner(driver.table_id)
+        if dead is None:
+            continue
+        live = next(s for s in fleet.servers if s is not dead)
+        moving = [(d, seat) for d in load.drivers for seat in SEATS if d.bases[seat] is dead.base]
+        for d, seat in moving:
+            d.drop(seat)
+        driver.watch = (max(st.v for st in driver.last.values()), time.perf_counter(), set())
+        dead.kill()
+        kills += 1
+        # The people of the dead process go to a live one; a replacement starts meanwhile.
+        replacing = asyncio.create_task(asyncio.to_thread(fleet.replace, dead))
+        moved = await asyncio.gather(*(d.move(seat, live.base) for d, seat in moving), return_exceptions=True)
+        for m in moved:
+            if isinstance(m, BaseException):
+                load.failures.append(f"moving to another process: {type(m).__name__}: {m}"[:300])
+        for d in load.drivers:
+            d.act_again()
+        await replacing
+        await fleet.ready()
+        deadline = time.perf_counter() + SETUP_TIMEOUT
+        while driver.watch is not None and time.perf_counter() < deadline:
+            await asyncio.sleep(0.02)
+        if driver.watch is not None:
+            driver.watch = None
+            load.failovers_lost += 1
+        else:
+            _say(f"  kill {kills}: {1000 * load.failovers[-1]:.0f} ms")
+    ms = [1000 * x for x in load.failovers]
+    return {"processes": len(fleet.servers), "tables": args.failover_tables, "kills": kills,
+            "recovered_ms": summary(ms), "not_recovered": load.failovers_lost, "errors": load.errors,
+            "load_average": round(os.getloadavg()[0], 2)}
+
+
 RUNS: dict[str, Callable[[Load, argparse.Namespace], Awaitable[dict[str, Any]]]] = {
-    "concurrent": concurrent, "saturation": saturation, "interference": interference,
+    "concurrent": concurrent, "saturation": saturation, "interference": interference, "failover": failover,
 }
 
 
-async def run_scenario(name: str, url: str, pid: int | None, args: argparse.Namespace) -> dict[str, Any]:
+async def run_scenario(name: str, url: str, pid: int | None, args: argparse.Namespace,
+                       fleet: Fleet | None = None) -> dict[str, Any]:
     base = Base(url)
     await until_answering(base)
-    load = Load(base, pid, random.Random(f"{args.seed}-{name}"))
+    if fleet is not None:
+        await fleet.ready()
+    load = Load(base, pid, random.Random(f"{args.seed}-{name}"), fleet)
     probe = asyncio.create_task(load.probe_lag())
     try:
         result = await RUNS[name](load, args)
@@ -831,6 +1033,16 @@ def print_report(report: dict[str, Any]) -> None:
                 print("  " + _cells(step))
             if name == "concurrent":
                 print(f"  largest step with p99 < {report['target_ms']} ms: {result['largest_under_target']}")
+            procs = result["steps"][0]["processes"] if result["steps"] else 1
+            if procs > 1:
+                print(f"  {procs} processes; server CPU per crossing (a play's change reaching one more process "
+                      "than its owner): " + ", ".join(f"{st['tables']} tables {st['server_cpu_ms_per_crossing']} ms"
+                                                       for st in result["steps"]))
+        elif name == "failover":
+            rec = result["recovered_ms"]
+            print(f"  {result['tables']} tables over {result['processes']} processes, {result['kills']} owners "
+                  f"killed: kill → a later version at every seat p50 {rec['p50']} ms, max {rec['max']} ms; "
+                  f"not recovered {result['not_recovered']}, errors {result['errors']}")
         else:
             print("  " + HEADER)
             for key in ("without", "with_experts", "without_again"):
@@ -882,6 +1094,17 @@ def main() -> None:
     parser.add_argument("--stop-above-ms", type=float, default=1000.0,
                         help="concurrent: stop adding tables once a step's p99 is above this")
     parser.add_argument("--seed", type=int, default=1, help="seeds the deals and the people's choices")
+    parser.add_argument("--processes", type=int, default=1,
+                        help="concurrent, saturation, interference: this many gongzhu serve processes on one new "
+                             "PostgreSQL database (made on --pg, dropped after) and the Redis at --redis, each "
+                             "table's people spread over them round-robin")
+    parser.add_argument("--failover-tables", type=int, default=6, help="failover: tables of people (3 processes)")
+    parser.add_argument("--kills", type=int, default=20, help="failover: how many times a table's owner is killed")
+    parser.add_argument("--pg", default=os.environ.get("GONGZHU_TEST_PG",
+                                                       "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"),
+                        help="several processes: a PostgreSQL server (SQLAlchemy URL) whose user may create databases")
+    parser.add_argument("--redis", default=os.environ.get("GONGZHU_TEST_REDIS", "redis://127.0.0.1:6379/0"),
+                        help="several processes: the Redis they share")
     parser.add_argument("--url", help="measure the server at this http:// address instead of starting one")
     parser.add_argument("--server-pid", type=int, help="with --url: the server's process id, for its CPU use")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
@@ -892,6 +1115,10 @@ def main() -> None:
         parser.error(f"--scenarios: {', '.join(unknown) or 'none given'}: choose from {', '.join(SCENARIOS)}")
     if args.warmup < 0 or args.window <= 0 or args.delay < 0 or args.beside < 1 or args.experts < 0:
         parser.error("--warmup and --delay at least 0, --window above 0, --beside at least 1, --experts at least 0")
+    if args.url and (args.processes > 1 or "failover" in names):
+        parser.error("--processes and failover start servers of their own: not with --url")
+    if args.processes < 1 or args.kills < 1 or args.failover_tables < 1:
+        parser.error("--processes, --kills and --failover-tables: at least 1")
     if args.server_pid is not None and not args.url:
         parser.error("--server-pid goes with --url")
     open_files = raise_open_files()
@@ -904,8 +1131,18 @@ def main() -> None:
         "target_ms": args.target_ms, "scenarios": {},
     }
     for name in names:
+        processes = 3 if name == "failover" else args.processes
         if args.url:
             result = run_loop(run_scenario(name, args.url, args.server_pid, args))
+        elif processes > 1:
+            with tempfile.TemporaryDirectory() as tmp:
+                fleet = Fleet(tmp, processes, args.pg, args.redis)
+                try:
+                    first = fleet.servers[0]
+                    result = run_loop(run_scenario(name, first.url, first.pid, args, fleet))
+                finally:
+                    fleet.stop()
+                result["server_log"] = fleet.log_lines()
         else:
             with tempfile.TemporaryDirectory() as tmp:
                 server = Server(tmp)
