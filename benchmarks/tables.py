@@ -1034,7 +1034,7 @@ def print_report(report: dict[str, Any]) -> None:
             if name == "concurrent":
                 print(f"  largest step with p99 < {report['target_ms']} ms: {result['largest_under_target']}")
             procs = result["steps"][0]["processes"] if result["steps"] else 1
-            if procs > 1:
+            if result["steps"] and result["steps"][0]["crossings"]:
                 print(f"  {procs} processes; server CPU per crossing (a play's change reaching one more process "
                       "than its owner): " + ", ".join(f"{st['tables']} tables {st['server_cpu_ms_per_crossing']} ms"
                                                        for st in result["steps"]))
@@ -1094,10 +1094,10 @@ def main() -> None:
     parser.add_argument("--stop-above-ms", type=float, default=1000.0,
                         help="concurrent: stop adding tables once a step's p99 is above this")
     parser.add_argument("--seed", type=int, default=1, help="seeds the deals and the people's choices")
-    parser.add_argument("--processes", type=int, default=1,
-                        help="concurrent, saturation, interference: this many gongzhu serve processes on one new "
-                             "PostgreSQL database (made on --pg, dropped after) and the Redis at --redis, each "
-                             "table's people spread over them round-robin")
+    parser.add_argument("--processes", type=int,
+                        help="concurrent, saturation, interference: this many (1 or more) gongzhu serve processes "
+                             "on one new PostgreSQL database (made on --pg, dropped after) and the Redis at --redis, "
+                             "each table's people spread over them round-robin")
     parser.add_argument("--failover-tables", type=int, default=6, help="failover: tables of people (3 processes)")
     parser.add_argument("--kills", type=int, default=20, help="failover: how many times a table's owner is killed")
     parser.add_argument("--pg", default=os.environ.get("GONGZHU_TEST_PG",
@@ -1115,9 +1115,9 @@ def main() -> None:
         parser.error(f"--scenarios: {', '.join(unknown) or 'none given'}: choose from {', '.join(SCENARIOS)}")
     if args.warmup < 0 or args.window <= 0 or args.delay < 0 or args.beside < 1 or args.experts < 0:
         parser.error("--warmup and --delay at least 0, --window above 0, --beside at least 1, --experts at least 0")
-    if args.url and (args.processes > 1 or "failover" in names):
+    if args.url and (args.processes is not None or "failover" in names):
         parser.error("--processes and failover start servers of their own: not with --url")
-    if args.processes < 1 or args.kills < 1 or args.failover_tables < 1:
+    if (args.processes is not None and args.processes < 1) or args.kills < 1 or args.failover_tables < 1:
         parser.error("--processes, --kills and --failover-tables: at least 1")
     if args.server_pid is not None and not args.url:
         parser.error("--server-pid goes with --url")
@@ -1134,7 +1134,7 @@ def main() -> None:
         processes = 3 if name == "failover" else args.processes
         if args.url:
             result = run_loop(run_scenario(name, args.url, args.server_pid, args))
-        elif processes > 1:
+        elif processes is not None:
             with tempfile.TemporaryDirectory() as tmp:
                 fleet = Fleet(tmp, processes, args.pg, args.redis)
                 try:

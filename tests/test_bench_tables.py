@@ -57,3 +57,48 @@ def test_saturation_and_expert_players_beside() -> None:
         assert_clean(beside, beside[key])
     assert beside["expert_failures"] == []
     assert beside["expert_plays_per_s"] > 0  # the expert table played while the people's tables did
+
+
+def _services() -> None:
+    """PostgreSQL and Redis as tests/test_cluster.py finds them (skipped without, failed under CI)."""
+    import psycopg
+    import redis
+    from sqlalchemy.engine import make_url
+
+    from test_cluster import PG, REDIS, _missing
+
+    url = make_url(PG)
+    try:
+        psycopg.connect(host=url.host or "127.0.0.1", port=url.port or 5432, user=url.username or "postgres",
+                        dbname=url.database or "postgres", connect_timeout=3).close()
+    except psycopg.OperationalError as e:
+        _missing(f"PostgreSQL at {PG} cannot be reached: {e}")
+    try:
+        redis.Redis.from_url(REDIS, socket_connect_timeout=2).ping()
+    except redis.RedisError as e:
+        _missing(f"Redis at {REDIS} cannot be reached: {e}")
+
+
+@pytest.mark.postgres
+def test_people_spread_over_two_processes() -> None:
+    _services()
+    report = run("--scenarios", "concurrent", "--processes", "2", "--tables", "2", "--warmup", "1", "--window", "2",
+                 "--delay", "0.1", "--reconnect-rate", "4", timeout=180)
+    result = report["scenarios"]["concurrent"]
+    [step] = result["steps"]
+    assert_clean(result, step)
+    assert step["processes"] == 2
+    assert step["crossings"] == step["plays"]  # every table has seats on both processes
+    assert step["server_cpu_ms_per_crossing"] is not None
+    assert step["reconnect_failures"] == 0
+
+
+@pytest.mark.postgres
+def test_a_killed_owner_is_replaced_and_the_table_goes_on() -> None:
+    _services()
+    report = run("--scenarios", "failover", "--failover-tables", "2", "--kills", "2", "--warmup", "1",
+                 "--delay", "0.1", timeout=240)
+    result = report["scenarios"]["failover"]
+    assert result["failures"] == []
+    assert result["kills"] == 2 and result["not_recovered"] == 0
+    assert result["recovered_ms"]["n"] == 2
