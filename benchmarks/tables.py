@@ -43,6 +43,16 @@ The scenarios, each on a server of its own:
   pause), then without again: the latency at the people's tables with and without the
   computers thinking beside them.
 
+With ``--processes N`` the scenarios run on N ``gongzhu serve --redis`` processes sharing one new
+PostgreSQL database (made on ``--pg``, dropped afterwards) and the Redis at ``--redis``; the
+people of each table are spread over them round-robin, so that a play's change crosses from its
+table's owner to the other processes (*crossings*: plays × the other processes with a seat of the
+table; CPU is summed over the processes).  *failover* runs ``--failover-tables`` tables on three
+such processes and ``--kills`` times kills the owner (Redis ``gz:owner:<table>``, ``GET
+/api/node``) of a table in the middle of a deal with SIGKILL, starts a replacement, moves the
+people of the dead process to a live one with ``?since=`` their last version, and measures the
+time from the kill until all four people of that table have a later version.
+
 Every wait is bounded; a table that stops answering shows as plays that never completed.  The
 open-file limit of this process (and so of the server it starts) is raised to its hard limit.
 """
