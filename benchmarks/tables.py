@@ -1132,6 +1132,8 @@ def main() -> None:
     if args.server_pid is not None and not args.url:
         parser.error("--server-pid goes with --url")
     open_files = raise_open_files()
+    # Stopped with SIGTERM (``timeout``), still stop the servers and drop the database.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     report: dict[str, Any] = {
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
                    f"load average {os.getloadavg()[0]:.2f} at the start",
