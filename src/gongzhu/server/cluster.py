@@ -86,7 +86,7 @@ class Cluster:
         self.url = url
         self.tables = tables
         self.node = tables.node
-        self.redis = aioredis.from_url(url, socket_connect_timeout=1.0, socket_timeout=2.0)
+        self.redis = aioredis.from_url(url, socket_connect_timeout=2.0, socket_timeout=5.0)
         self.up = False
         self._outgoing: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         self._wanted: set[str] = set()  # the table channels this process listens to

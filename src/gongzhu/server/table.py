@@ -402,10 +402,7 @@ class Tables:
             if self.store.match(match_id) is None:
                 return None
             if self.cluster is not None:
-                from gongzhu.server.cluster import ClusterUnavailable
 
-                if not self.cluster.up:
-                    raise ClusterUnavailable("Redis cannot be reached")
                 owner = await self.cluster.owner(match_id)
                 if owner is None and await self.cluster.claim(match_id):
                     owner = self.node
@@ -435,7 +432,7 @@ class Tables:
             return
         cluster = self.cluster
         owner = await self._owner(connection.room)
-        if cluster is None or not cluster.up or owner is None:
+        if cluster is None or owner is None:
             self._unavailable(connection.ref, close=not admitted)
             return
         from gongzhu.server.cluster import node_channel
@@ -446,7 +443,7 @@ class Tables:
 
     async def _owner(self, room: Room) -> str | None:
         """The server that runs a room's table, asked of Redis when the room does not know."""
-        if room.owner is None and self.cluster is not None and self.cluster.up:
+        if room.owner is None and self.cluster is not None:
             from gongzhu.server.cluster import ClusterUnavailable
 
             with contextlib.suppress(ClusterUnavailable):
@@ -460,7 +457,7 @@ class Tables:
         reply = functools.partial(self._reply, connection.ref)
         if table is None and self.cluster is not None:
             owner = await self._owner(connection.room)
-            if not self.cluster.up or owner is None or owner == self.node:
+            if owner is None or owner == self.node:
                 self._unavailable(connection.ref)
                 return
             from gongzhu.server.cluster import node_channel
