@@ -86,10 +86,7 @@ def test_people_spread_over_two_processes() -> None:
                  "--delay", "0.1", "--reconnect-rate", "4", timeout=180)
     result = report["scenarios"]["concurrent"]
     [step] = result["steps"]
-    # Every play reaches every seat.  On a loaded machine a message may meet a table changing
-    # hands and be refused with "reconnecting" (the page then tries again): the only refusal allowed.
-    transient = [e for e in result["first_errors"] if "cannot be reached just now" not in e]
-    assert_clean({**result, "first_errors": transient}, step)
+    assert_clean(result, step)
     assert step["processes"] == 2
     assert step["crossings"] == step["plays"]  # every table has seats on both processes
     assert step["server_cpu_ms_per_crossing"] is not None

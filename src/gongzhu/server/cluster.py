@@ -22,7 +22,12 @@ last; pub/sub delivers in publish order to each subscriber and costs no trimming
 When Redis is down, each process keeps serving the tables it owns to its own connections and
 refuses what needs another process (``server.cluster_unavailable``); once Redis answers again
 it re-subscribes, claims its tables again (or lets go of those another process took) and has
-every connection introduced again to its table's owner.
+every connection introduced again to its table's owner.  Whatever was lost meanwhile is asked
+for again: a room behind its table's version asks every :data:`CATCH_UP_EVERY` seconds while it
+stays behind, a connection not let in is introduced again as often, and an owner that gets a
+message from a connection it does not know asks the connection's process to introduce it again
+and resend it.  For a lease's length after a Redis command failed, a process neither claims
+tables it does not run nor counts other processes gone for want of a heartbeat.
 
 Imports ``redis`` (the ``cluster`` extra) and the server's table module.
 """
@@ -33,6 +38,7 @@ import asyncio
 import contextlib
 import json
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -47,6 +53,9 @@ LEASE_MS = 4000
 RENEW_EVERY = 0.5
 #: A process's heartbeat: how long it counts as alive without one.
 HEARTBEAT_MS = 3000
+#: How long a room behind its table's version, or a connection not yet let in by the table's
+#: owner, waits before asking the owner again.
+CATCH_UP_EVERY = 1.5
 
 _RENEW = """
 if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end
@@ -88,14 +97,15 @@ class Cluster:
         self.node = tables.node
         self.redis = aioredis.from_url(url, socket_connect_timeout=2.0, socket_timeout=5.0)
         self.up = False
-        self._outgoing: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        self._outgoing: asyncio.Queue[tuple[str, Any, Callable[[], None] | None]] = asyncio.Queue()
         self._wanted: set[str] = set()  # the table channels this process listens to
         self._ready: dict[str, asyncio.Event] = {}  # set once subscribed
         self._subscribed: set[str] = set()
         self._tasks: list[asyncio.Task[None]] = []
-        #: When Redis last came back: for a lease's length after, only a table's last owner
-        #: claims it again (Redis kept no keys), so that tables do not change hands needlessly.
-        self._back_at = 0.0
+        #: When a Redis command last failed: for a lease's length after, only a table's last
+        #: owner claims it (Redis may have restarted and kept no keys, and the owner may not have
+        #: renewed its lease yet), so that tables do not change hands needlessly.
+        self._failed_at = 0.0
         self._renew = self.redis.register_script(_RENEW)
         self._release = self.redis.register_script(_RELEASE)
 
@@ -142,13 +152,15 @@ class Cluster:
 
     def release(self, table_id: str) -> None:
         """Give up the lease of a table this process lets go of."""
-        self._outgoing.put_nowait(("release", table_id))
+        self._outgoing.put_nowait(("release", table_id, None))
 
     # ------------------------------------------------------------------ messages
 
-    def post(self, channel: str, payload: dict[str, Any]) -> None:
-        """Publish ``payload`` on ``channel``, after whatever was posted before (in order)."""
-        self._outgoing.put_nowait((channel, payload))
+    def post(self, channel: str, payload: dict[str, Any], failed: Callable[[], None] | None = None) -> None:
+        """Publish ``payload`` on ``channel``, after whatever was posted before (in order);
+        ``failed`` is called when nobody got it (Redis could not take it, or no process listens
+        on the channel) to tell whoever sent it."""
+        self._outgoing.put_nowait((channel, payload, failed))
 
     async def listen(self, table_id: str) -> None:
         """Listen to a table's changes, from when this returns (or a few seconds have passed)."""
@@ -164,17 +176,20 @@ class Cluster:
 
     async def _publish(self) -> None:
         while True:
-            channel, payload = await self._outgoing.get()
+            channel, payload, failed = await self._outgoing.get()
             try:
                 if channel == "release":
                     await self._release(keys=[owner_key(payload)], args=[self.node])
-                else:
-                    await self.redis.publish(channel, json.dumps(payload, separators=(",", ":")))
+                elif not await self.redis.publish(channel, json.dumps(payload, separators=(",", ":"))) and failed:
+                    failed()  # nobody listens (the process is gone, or not back yet)
             except asyncio.CancelledError:
                 raise
             except Exception as e:  # Redis away: what others would have had is made good on its return
                 self.up = False
+                self._failed_at = asyncio.get_running_loop().time()
                 log.warning("cluster: could not publish on %s: %s", channel, e)
+                if failed is not None:
+                    failed()
 
     async def _listen(self) -> None:
         pubsub = None
@@ -210,6 +225,7 @@ class Cluster:
                 if self.up:
                     log.warning("cluster: Redis is away (%s); serving the tables this process runs", e)
                 self.up = False
+                self._failed_at = asyncio.get_running_loop().time()
                 if pubsub is not None:
                     with contextlib.suppress(Exception):
                         await pubsub.aclose()  # type: ignore[no-untyped-call]
@@ -219,7 +235,7 @@ class Cluster:
     async def _recovered(self, *, first: bool) -> None:
         """Redis answers (again): claim the tables this process runs again, and introduce every
         connection again to its table's owner (which may have changed meanwhile)."""
-        self._back_at = asyncio.get_running_loop().time()
+        self._failed_at = asyncio.get_running_loop().time()
         for table_id in list(self.tables.owned()):
             if not await self.redis.set(owner_key(table_id), self.node, nx=True, px=LEASE_MS):
                 holder = await self.owner(table_id)
@@ -253,8 +269,11 @@ class Cluster:
                 tables.deliver_here(table_id, payload["change"])
             elif payload["op"] == "beat":
                 room = tables.rooms.get(table_id)
-                if room is not None and payload["v"] > room.seen:  # a change was missed: catch up
-                    room.seen = payload["v"]
+                now = asyncio.get_running_loop().time()
+                # a change was missed: catch up (and again while the room stays behind, since the
+                # asking or the answer may be lost too)
+                if room is not None and payload["v"] > room.seen and now - room.caught_up >= CATCH_UP_EVERY:
+                    room.caught_up = now
                     asyncio.get_running_loop().create_task(tables.reintroduce(table_id))
             elif payload["op"] == "owned":
                 room = tables.rooms.get(table_id)
@@ -266,13 +285,15 @@ class Cluster:
         if op == "send":
             tables.send((self.node, payload["cid"]), payload.get("text"),
                         close=(payload["close"][0], payload["close"][1]) if payload.get("close") else None,
-                        admit=bool(payload.get("admit")))
+                        admit=bool(payload.get("admit")), v=payload.get("v"))
         elif op == "hello":
             tables.remote_hello(payload)
         elif op == "msg":
             asyncio.get_running_loop().create_task(tables.remote_message(payload))
         elif op == "bye":
             tables.remote_bye(payload)
+        elif op == "rejoin":
+            asyncio.get_running_loop().create_task(tables.rejoin(payload["cid"], payload.get("text")))
 
     # ------------------------------------------------------------------ upkeep
 
@@ -293,18 +314,20 @@ class Cluster:
                         if holder is None and await self.claim(table_id):
                             continue  # the lease had lapsed (Redis restarted): taken again
                         self.tables.lost(table_id)
-                nodes = self.tables.remote_nodes()
+                # (right after Redis failed, a process's heartbeat may be missing though it lives)
+                settled = asyncio.get_running_loop().time() - self._failed_at > LEASE_MS / 1000
+                nodes = self.tables.remote_nodes() if settled else []
                 if nodes:
                     alive = await self.redis.mget([f"gz:node:{n}" for n in nodes])
                     for node, beat in zip(nodes, alive, strict=True):
                         if beat is None:
                             self.tables.node_gone(node)
-                settled = asyncio.get_running_loop().time() - self._back_at > LEASE_MS / 1000
                 for table_id in list(self.tables.rooms) if settled else []:
                     if table_id in self.tables.owned():
                         continue
                     if await self.owner(table_id) is None and await self.claim(table_id):
                         await self.tables.took_over(table_id)
+                await self.tables.knock_again(CATCH_UP_EVERY)
                 self.up = True
             except asyncio.CancelledError:
                 raise
@@ -312,3 +335,4 @@ class Cluster:
                 if self.up:
                     log.warning("cluster: upkeep failed: %s", e)
                 self.up = False
+                self._failed_at = asyncio.get_running_loop().time()

@@ -425,6 +425,7 @@ class Tables:
     async def hello(self, connection: Connection, invite: str | None, *, admitted: bool = False) -> None:
         """Introduce a connection to its table's owner (see :meth:`Table.join`)."""
         connection.invite = invite
+        connection.knocked = asyncio.get_running_loop().time()
         table_id = connection.room.table_id
         table = self._tables.get(table_id)
         if table is not None:
@@ -437,9 +438,21 @@ class Tables:
             return
         from gongzhu.server.cluster import node_channel
 
+        # (a hello nobody got is sent again: :meth:`knock_again`)
         cluster.post(node_channel(owner), {
             "op": "hello", "t": table_id, "ref": list(connection.ref),
             "person": [connection.person.id, connection.person.name], "invite": invite, "admitted": admitted})
+
+    async def knock_again(self, after: float) -> None:
+        """Introduce again the connections here that the table's owner has not let in for
+        ``after`` seconds (their hello was lost: the owner was changing, or Redis was away)."""
+        now = asyncio.get_running_loop().time()
+        for room in list(self.rooms.values()):
+            for connection in list(room.connections.values()):
+                if not connection.admitted and now - connection.knocked >= after:
+                    if room.table_id not in self._tables:
+                        room.owner = None  # asked of Redis again
+                    await self.hello(connection, connection.invite)
 
     async def _owner(self, room: Room) -> str | None:
         """The server that runs a room's table, asked of Redis when the room does not know."""
@@ -450,8 +463,9 @@ class Tables:
                 room.owner = await self.cluster.owner(room.table_id)
         return room.owner
 
-    async def message(self, connection: Connection, text: str | None) -> None:
-        """A browser message of ``connection``, for the table's owner."""
+    async def message(self, connection: Connection, text: str | None, *, again: bool = False) -> None:
+        """A browser message of ``connection``, for the table's owner (``again``: sent again
+        after the owner asked for the connection to be introduced again)."""
         table_id = connection.room.table_id
         table = self._tables.get(table_id)
         reply = functools.partial(self._reply, connection.ref)
@@ -463,7 +477,8 @@ class Tables:
             from gongzhu.server.cluster import node_channel
 
             self.cluster.post(node_channel(owner), {"op": "msg", "t": table_id, "ref": list(connection.ref),
-                                                    "text": text})
+                                                    "text": text, "again": again},
+                              failed=functools.partial(self._unavailable, connection.ref))
             return
         if table is None or table.broken:
             reply(refusal(Text.of("server.store_failed")))
@@ -506,10 +521,26 @@ class Tables:
         ref: Ref = (payload["ref"][0], payload["ref"][1])
         table = self._tables.get(payload["t"])
         presence = table.presences.get(ref) if table is not None else None
+        if table is not None and presence is None and not table.broken and not payload.get("again") \
+                and self.cluster is not None:
+            # a connection this server does not know (its server was thought gone, or this one
+            # took the table over meanwhile): its server introduces it again and resends
+            from gongzhu.server.cluster import node_channel
+
+            self.cluster.post(node_channel(ref[0]), {"op": "rejoin", "cid": ref[1], "text": payload.get("text")})
+            return
         if table is None or presence is None or table.broken:
             self.send(ref, encode(refusal(Text.of("server.cluster_unavailable"))))
             return
         await table.receive(presence, payload.get("text"), functools.partial(self._reply, ref))
+
+    async def rejoin(self, cid: int, text: str | None) -> None:
+        """The table's owner did not know a connection here that sent ``text``: introduce it
+        again and send the message again (once)."""
+        connection = self.local.get(cid)
+        if connection is not None:
+            await self.hello(connection, connection.invite, admitted=connection.admitted)
+            await self.message(connection, text, again=True)
 
     def remote_bye(self, payload: Mapping[str, Any]) -> None:
         table = self._tables.get(payload["t"])
@@ -597,19 +628,24 @@ class Tables:
     def _reply(self, ref: Ref, message: Mapping[str, Any]) -> None:
         self.send(ref, encode(message))
 
-    def send(self, ref: Ref, text: str | None, *, close: tuple[int, str] | None = None, admit: bool = False) -> None:
-        """A message for one connection (and its admission, or its end), on whichever server."""
+    def send(self, ref: Ref, text: str | None, *, close: tuple[int, str] | None = None, admit: bool = False,
+             v: int | None = None) -> None:
+        """A message for one connection (and its admission, or its end), on whichever server;
+        ``v``: the table's version the message shows (its room is up to date with it)."""
         node, cid = ref
         if node != self.node:
             if self.cluster is not None:
                 from gongzhu.server.cluster import node_channel
 
                 self.cluster.post(node_channel(node), {"op": "send", "cid": cid, "text": text,
-                                                       "close": list(close) if close else None, "admit": admit})
+                                                       "close": list(close) if close else None, "admit": admit,
+                                                       "v": v})
             return
         connection = self.local.get(cid)
         if connection is None:
             return  # gone meanwhile
+        if v is not None:
+            connection.room.seen = max(connection.room.seen, v)
         if admit:
             connection.room.admit(connection)
         if text is not None:
@@ -710,6 +746,7 @@ class Connection:
     since: int | None = None
     invite: str | None = None
     admitted: bool = False
+    knocked: float = 0.0  # when it was last introduced to the table's owner (event-loop time)
     outbox: Outbox = field(init=False)
 
     def __post_init__(self) -> None:
@@ -744,6 +781,7 @@ class Room:
         self.last: dict[str, Any] | None = None  # the last change with views
         self.owner: str | None = None  # the server that runs the table (its node)
         self.seen = 0  # the newest version the room has had
+        self.caught_up = 0.0  # when the room last asked the owner for what it missed (event-loop time)
 
     def seat_of(self, user: str) -> Seat | None:
         if self.last is None:
@@ -1287,7 +1325,7 @@ class Table:
         if first:
             self._presence()  # the seats' connected flags and the spectators change
         else:  # another tab of someone already here: nothing changes but this connection's view
-            self.hub.send(presence.ref, encode(self.state_message(presence)))
+            self.hub.send(presence.ref, encode(self.state_message(presence)), v=self.version)
         self.resume()
         return True
 
