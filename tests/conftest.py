@@ -414,46 +414,74 @@ def _pg_bin(name: str) -> str | None:
     return found[-1] if found else shutil.which(name)
 
 
+class ThrowawayPostgres:
+    """A PostgreSQL server of the tests' own: ``initdb`` + ``pg_ctl`` of the machine's
+    PostgreSQL, listening on a Unix socket in a temporary folder only, run as the ``postgres``
+    user when the tests run as root.  :meth:`stop` and :meth:`start` restart it; :meth:`remove`
+    stops it and deletes its files."""
+
+    def __init__(self) -> None:
+        initdb, pg_ctl = _pg_bin("initdb"), _pg_bin("pg_ctl")
+        if initdb is None or pg_ctl is None:
+            if os.environ.get("CI"):
+                pytest.fail("PostgreSQL (initdb, pg_ctl) is not installed; .ci/run installs it")
+            pytest.skip("PostgreSQL is not installed")
+        self._pg_ctl = pg_ctl
+        self._as_user: list[str] = []
+        self.root = Path(tempfile.mkdtemp(prefix="gongzhu-pg-"))
+        if os.geteuid() == 0:  # PostgreSQL refuses to run as root
+            self._as_user = ["runuser", "-u", "postgres", "--"]
+            shutil.chown(self.root, "postgres")
+        self.data, self.socket = self.root / "data", str(self.root)
+        self.port = 5400 + (os.getpid() + next(_pg_servers)) % 500
+        subprocess.run([*self._as_user, initdb, "-D", str(self.data), "-U", "gongzhu", "--auth=trust", "-E", "UTF8"],
+                       check=True, capture_output=True)
+        self.start()
+
+    def start(self) -> None:
+        options = f"-c listen_addresses='' -k {self.socket} -p {self.port} -c fsync=off"
+        subprocess.run([*self._as_user, self._pg_ctl, "-D", str(self.data), "-o", options, "-w",
+                        "-l", str(self.root / "log"), "start"], check=True, capture_output=True)
+
+    def stop(self, mode: str = "fast") -> None:
+        subprocess.run([*self._as_user, self._pg_ctl, "-D", str(self.data), "-m", mode, "-w", "stop"],
+                       capture_output=True)
+
+    def remove(self) -> None:
+        self.stop("immediate")
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def new_database(self) -> str:
+        """A fresh, empty database on this server, as a SQLAlchemy URL."""
+        import psycopg
+
+        name = f"gongzhu_test_{next(_pg_databases)}"
+        with psycopg.connect(host=self.socket, port=self.port, user="gongzhu", dbname="postgres",
+                             autocommit=True) as conn:
+            conn.execute(f"CREATE DATABASE {name}")
+        return f"postgresql+psycopg://gongzhu@/{name}?host={self.socket}&port={self.port}"
+
+
+_pg_servers = itertools.count()
+
+
 @pytest.fixture(scope="session")
-def postgres_socket() -> Iterator[tuple[str, int]]:
-    """A running throwaway PostgreSQL server: (socket folder, port)."""
-    initdb, pg_ctl = _pg_bin("initdb"), _pg_bin("pg_ctl")
-    if initdb is None or pg_ctl is None:
-        if os.environ.get("CI"):
-            pytest.fail("PostgreSQL (initdb, pg_ctl) is not installed; .ci/run installs it")
-        pytest.skip("PostgreSQL is not installed")
-    as_user: list[str] = []
-    root = Path(tempfile.mkdtemp(prefix="gongzhu-pg-"))
-    if os.geteuid() == 0:  # PostgreSQL refuses to run as root
-        as_user = ["runuser", "-u", "postgres", "--"]
-        shutil.chown(root, "postgres")
-    data, sock = root / "data", root
-    port = 5400 + os.getpid() % 500
-    subprocess.run([*as_user, initdb, "-D", str(data), "-U", "gongzhu", "--auth=trust", "-E", "UTF8"],
-                   check=True, capture_output=True)
-    options = f"-c listen_addresses='' -k {sock} -p {port} -c fsync=off"
-    subprocess.run([*as_user, pg_ctl, "-D", str(data), "-o", options, "-w", "-l", str(root / "log"), "start"],
-                   check=True, capture_output=True)
+def postgres_server() -> Iterator[ThrowawayPostgres]:
+    """A running throwaway PostgreSQL server for the whole test session."""
+    server = ThrowawayPostgres()
     try:
-        yield str(sock), port
+        yield server
     finally:
-        subprocess.run([*as_user, pg_ctl, "-D", str(data), "-m", "immediate", "stop"], capture_output=True)
-        shutil.rmtree(root, ignore_errors=True)
+        server.remove()
 
 
 _pg_databases = itertools.count()
 
 
 @pytest.fixture
-def pg_url(postgres_socket: tuple[str, int]) -> str:
+def pg_url(postgres_server: ThrowawayPostgres) -> str:
     """A fresh, empty database on the throwaway PostgreSQL server, as a SQLAlchemy URL."""
-    import psycopg
-
-    sock, port = postgres_socket
-    name = f"gongzhu_test_{next(_pg_databases)}"
-    with psycopg.connect(host=sock, port=port, user="gongzhu", dbname="postgres", autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name}")
-    return f"postgresql+psycopg://gongzhu@/{name}?host={sock}&port={port}"
+    return postgres_server.new_database()
 
 
 #: The stores a server test can run on: ``@pytest.mark.parametrize("db_url", STORES, indirect=True)``

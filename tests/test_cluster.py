@@ -1,12 +1,13 @@
 """Several ``gongzhu serve`` processes sharing the tables of one PostgreSQL database through one
 Redis (``gongzhu.server.cluster``): people connected to different processes at one table, the
 table's owner killed mid-deal (SIGKILL) and the match going on at another process, Redis
-restarted under play.
+restarted under play, PostgreSQL stopped and started again under play.
 
 The services are found from ``GONGZHU_TEST_PG`` (a SQLAlchemy URL of a PostgreSQL server whose
 user may create databases; default the machine's ``postgresql+psycopg://postgres@127.0.0.1:5432/postgres``)
 and ``GONGZHU_TEST_REDIS`` (default ``redis://127.0.0.1:6379/0``); each test makes a database of
-its own and drops it.  The Redis restart test starts a Redis server of its own.  Under CI a
+its own and drops it.  The restart tests start a Redis server, or a PostgreSQL server
+(``conftest.ThrowawayPostgres``), of their own.  Under CI a
 missing service fails the tests (``.ci/run`` starts both); elsewhere it skips them.
 """
 
@@ -30,7 +31,7 @@ from typing import Any
 import pytest
 from websockets.exceptions import ConnectionClosed
 
-from conftest import Live, Message, Someone
+from conftest import Live, Message, Someone, ThrowawayPostgres
 from gongzhu.records import check_file
 from gongzhu.rules import Deal, Options, Seat
 from test_tables import assert_no_leak, drive
@@ -173,6 +174,49 @@ def first_legal(state: Message) -> list[str]:
     return list(state["legal"][0])
 
 
+def play_until(lives: dict[str, Live], done: Any, timeout: float = 60) -> None:
+    """Each person plays their first legal card (and exposes nothing) whenever the table waits
+    for them, until ``done(South's state)``."""
+    acted: dict[str, int] = {}
+    end = time.monotonic() + timeout
+    while True:
+        for live in lives.values():
+            live.drain(0.005)
+        if done(lives["S"].state):
+            return
+        assert time.monotonic() < end
+        for seat, live in lives.items():
+            state = live.state
+            if not state or acted.get(seat, -1) >= state["v"]:
+                continue
+            if state["phase"] == "expose" and seat in state["undeclared"]:
+                live.send({"type": "expose", "cards": []})
+            elif state["phase"] == "play" and state["turn"] == seat and state["legal"]:
+                live.send({"type": "play", "cards": first_legal(state)})
+            else:
+                continue
+            acted[seat] = state["v"]
+
+
+def first_legal_record(record: dict[str, Any]) -> dict[str, Any]:
+    """The record a single server stores of ``record``'s cards when everyone exposes nothing and
+    plays their first legal card."""
+    from gongzhu.records.format import deal_to_record
+
+    deal = Deal(Options.from_dict(record["options"]), [record["hands"][s.name] for s in Seat],
+                first_receiver=Seat.parse(record["first_receiver"]))
+    for waiting in list(deal.undeclared):
+        deal.declare(waiting, [])
+    while not deal.is_over:
+        deal.play(deal.legal_plays()[0])
+    alone: dict[str, Any] = deal_to_record(deal, match_id=record["match"], preset=record["preset"])
+    return alone
+
+
+def same_record(record: dict[str, Any], alone: dict[str, Any]) -> None:
+    assert {k: record[k] for k in alone if k != "seed"} == {k: alone[k] for k in alone if k != "seed"}
+
+
 def test_the_owner_killed_mid_deal_the_table_goes_on_elsewhere(servers: list[Server]) -> None:
     """Four people (no computer), each on one of three servers; the table's owner is killed
     mid-trick; the people of the killed server come back through another one; the deal ends with
@@ -187,28 +231,7 @@ def test_the_owner_killed_mid_deal_the_table_goes_on_elsewhere(servers: list[Ser
     lives["S"].until(lambda s: all(s["table"]["seats"][x]["name"] for x in "NEW"))
     lives["S"].send({"type": "start"})
 
-    def play_until(done: Any) -> None:
-        acted: dict[str, int] = {}
-        end = time.monotonic() + 60
-        while True:
-            for live in lives.values():
-                live.drain(0.005)
-            if done(lives["S"].state):
-                return
-            assert time.monotonic() < end
-            for seat, live in lives.items():
-                state = live.state
-                if not state or acted.get(seat, -1) >= state["v"]:
-                    continue
-                if state["phase"] == "expose" and seat in state["undeclared"]:
-                    live.send({"type": "expose", "cards": []})
-                elif state["phase"] == "play" and state["turn"] == seat and state["legal"]:
-                    live.send({"type": "play", "cards": first_legal(state)})
-                else:
-                    continue
-                acted[seat] = state["v"]
-
-    play_until(lambda s: s.get("tricks_played", 0) >= 5 and len(s["trick"]["plays"]) == 2)
+    play_until(lives, lambda s: s.get("tricks_played", 0) >= 5 and len(s["trick"]["plays"]) == 2)
     owner = owner_of(table_id)
     victim = next(s for s in servers if owner is not None and s.base in _node_base(owner, servers))
     victim.kill()
@@ -219,20 +242,77 @@ def test_the_owner_killed_mid_deal_the_table_goes_on_elsewhere(servers: list[Ser
             seen = lives[seat].state["v"]
             person.rebind(alive[0])
             lives[seat] = person.connect(table_id, since=seen)
-    play_until(lambda s: s.get("phase") == "match-over")
+    play_until(lives, lambda s: s.get("phase") == "match-over")
     assert owner_of(table_id) not in (None, owner)
     record = records_of(people["E"], table_id)[0]
-    # the same record a single server stores from the same choices
-    deal = Deal(Options.from_dict(record["options"]), [record["hands"][s.name] for s in Seat],
-                first_receiver=Seat.parse(record["first_receiver"]))
-    for waiting in list(deal.undeclared):
-        deal.declare(waiting, [])
-    while not deal.is_over:
-        deal.play(deal.legal_plays()[0])
-    from gongzhu.records.format import deal_to_record
+    same_record(record, first_legal_record(record))  # what a single server stores from the same choices
 
-    alone = deal_to_record(deal, match_id=record["match"], preset=record["preset"])
-    assert {k: record[k] for k in alone if k != "seed"} == {k: alone[k] for k in alone if k != "seed"}
+
+def _come_back(person: Someone, table_id: str, since: int | None, timeout: float = 60) -> Live:
+    """Connect again, as the page does after "reconnecting", until the table's state comes."""
+    end = time.monotonic() + timeout
+    while True:
+        try:
+            live = person.connect(table_id, since=since)
+            live.until(lambda s: True, timeout=10)
+            return live
+        except (ConnectionClosed, OSError, AssertionError, TimeoutError):
+            assert time.monotonic() < end, "the table did not come back"
+            time.sleep(0.5)
+
+
+@pytest.mark.slow
+def test_postgresql_restarted_under_play(redis_url: str, tmp_path: Path) -> None:
+    """A PostgreSQL server of the test's own stopped mid-trick under two servers: the play made
+    meanwhile is refused ("reconnecting") and no page is shown it made; once the database is back
+    the people reconnect and the deal ends with the record a single server stores from the same
+    choices (no acknowledged play lost, none applied twice)."""
+    pg = ThrowawayPostgres()
+    servers: list[Server] = []
+    try:
+        database = pg.new_database()
+        servers = [Server(database, redis_url, tmp_path / "a.log"), Server(database, redis_url, tmp_path / "b.log")]
+        a, b = servers
+        people = {"S": Someone(a), "E": Someone(b), "N": Someone(a), "W": Someone(b)}
+        table_id = people["S"].http.post("/api/tables", json={
+            "turn_seconds": None, "expose_seconds": None, "options": {"match_end": "deals:1"}}).json()["table_id"]
+        lives = {seat: p.connect(table_id) for seat, p in people.items()}
+        for seat in ("E", "N", "W"):
+            lives[seat].send({"type": "sit", "seat": seat})
+        lives["S"].until(lambda s: all(s["table"]["seats"][x]["name"] for x in "NEW"))
+        lives["S"].send({"type": "start"})
+        play_until(lives, lambda s: s.get("tricks_played", 0) >= 3 and len(s["trick"]["plays"]) == 1)
+        for live in lives.values():
+            live.drain()
+        turn = lives["S"].state["turn"]
+        card = first_legal(lives[turn].state)
+        pg.stop()
+        lives[turn].send({"type": "play", "cards": card})
+        # the play is refused and the table's connections end; no state shows the card played
+        got: list[Message] = []
+        with pytest.raises(ConnectionClosed):
+            while True:
+                got.append(lives[turn].receive(20))
+        errors = [m["message"] for m in got if m["type"] == "error"]
+        assert errors and "reconnecting" in errors[0], got
+        assert all(card[0] in m["state"]["hand"] for m in got if m["type"] == "state")
+        # a page that comes back while the database is away is told so, not shown a wrong state
+        early = people[turn].connect(table_id)
+        with pytest.raises(ConnectionClosed):
+            while True:
+                message = early.receive(20)
+                assert message["type"] == "error" and "reconnecting" in message["message"], message
+        pg.start()
+        for seat, person in people.items():
+            lives[seat] = _come_back(person, table_id, lives[seat].state.get("v"))
+        assert card[0] in lives[turn].state["hand"]  # the refused play did not happen
+        play_until(lives, lambda s: s.get("phase") == "match-over")
+        record = records_of(people["E"], table_id)[0]
+        same_record(record, first_legal_record(record))
+    finally:
+        for server in servers:
+            server.stop()
+        pg.remove()
 
 
 def _node_base(node: str, servers: list[Server]) -> str:

@@ -3,7 +3,7 @@ SQLAlchemy URL; SQLite is only the embedded default).
 
 A throwaway PostgreSQL cluster is started for the session (``initdb`` + ``pg_ctl`` of the
 machine's PostgreSQL, listening on a Unix socket in a temporary folder only, run as the
-``postgres`` user when the tests run as root; the ``postgres_socket`` and ``pg_url`` fixtures of
+``postgres`` user when the tests run as root; the ``postgres_server`` and ``pg_url`` fixtures of
 ``conftest.py``); each test gets a fresh database.  The server tests parametrized with
 ``conftest.STORES`` run on it too (``tests/test_server.py``: a whole match over the WebSocket
 with its scores, records and lifetime score, refusals that change nothing, a restart mid-deal

@@ -25,6 +25,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy.exc import DBAPIError
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
@@ -152,6 +153,9 @@ async def _http_error(_request: Request, exc: Exception) -> Response:
 
 
 async def _internal_error(_request: Request, exc: Exception) -> Response:
+    if isinstance(exc, DBAPIError):  # the database is away (restarting): try again later
+        log.warning("the database cannot be reached: %s", exc.__class__.__name__)
+        return _error(503, Text.of("server.store_unavailable").render("en"))
     log.error("unexpected error", exc_info=exc)
     return _error(500, "the server failed on this request (the error is logged); nothing was changed")
 
@@ -317,7 +321,12 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
     async def table_socket(websocket: WebSocket) -> None:
         match_id = websocket.path_params["match_id"]
         await websocket.accept()
-        user = identity.user_for(websocket)
+        try:
+            user = identity.user_for(websocket)
+        except DBAPIError as e:  # the database is away (restarting): the page tries again
+            log.warning("the database cannot be reached: %s", e.__class__.__name__)
+            await refuse(websocket, refusal(Text.of("server.store_unavailable")), 1013)
+            return
         if user is None:
             await refuse(websocket, refusal(Text.of("server.no_session")), 4401)
             return
@@ -327,6 +336,10 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
             room = await tables.open_room(match_id) if _MATCH_ID.fullmatch(match_id) else None
         except ClusterUnavailable:
             await refuse(websocket, refusal(Text.of("server.cluster_unavailable")), 1013)
+            return
+        except DBAPIError as e:
+            log.warning("the database cannot be reached: %s", e.__class__.__name__)
+            await refuse(websocket, refusal(Text.of("server.store_unavailable")), 1013)
             return
         except Exception as e:  # a stored match that no longer replays: say so, do not guess
             log.exception("cannot open match %s", match_id)
