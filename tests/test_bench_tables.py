@@ -86,7 +86,11 @@ def test_people_spread_over_two_processes() -> None:
                  "--delay", "0.1", "--reconnect-rate", "4", timeout=180)
     result = report["scenarios"]["concurrent"]
     [step] = result["steps"]
-    assert_clean(result, step)
+    # Every play reaches every seat.  A forwarded message that meets its table's owner busy
+    # changing hands may be refused with "reconnecting" (server.cluster_unavailable), as the
+    # protocol allows, and is sent again: the only refusal allowed.
+    transient = [e for e in result["first_errors"] if "cannot be reached just now" not in e]
+    assert_clean({**result, "first_errors": transient}, step)
     assert step["processes"] == 2
     assert step["crossings"] == step["plays"]  # every table has seats on both processes
     assert step["server_cpu_ms_per_crossing"] is not None

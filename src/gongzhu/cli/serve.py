@@ -102,5 +102,26 @@ def run(args: argparse.Namespace) -> int:
                             ws_max_size=16 * MAX_MESSAGE_BYTES, ws_per_message_deflate=False,
                             h11_max_incomplete_event_size=2 * MAX_HEADER_BYTES)
     server = uvicorn.Server(config)
+    _tune_gc()
     server.run(sockets=[sock])  # uvicorn stops cleanly on Ctrl+C / SIGTERM
     return 0
+
+
+#: The cyclic garbage collector's thresholds while serving (Python's defaults: 700, 10, 10).
+GC_THRESHOLDS = (50_000, 20, 100)
+
+
+def _tune_gc() -> None:
+    """Keep the garbage collector's pauses off the players' plays.  Every open WebSocket keeps a
+    few hundred objects alive (its coroutines through the middleware, its outbox, its table's
+    views), and Python's collector walks them all on each full collection: with 2,000
+    connections a pause of 100-250 ms, felt by every table at once.  What the server made
+    before serving (modules, the application) is moved out of the collector's sight
+    (``gc.freeze``), and collections run less often, so young objects die before they are
+    promoted (``benchmarks/tables.py``: at 400 tables, p99 from 155 to 44 ms; see
+    docs/benchmarks.md)."""
+    import gc
+
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)

@@ -187,13 +187,15 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
 
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        store.checkpoint_in_background()
         if redis_url is not None:  # one of several servers (gongzhu.server.cluster)
             tables.cluster = Cluster(redis_url, tables)
             await tables.cluster.start()
         yield
+        owned = tables.owned()
         await tables.close()
         if tables.cluster is not None:
-            await tables.cluster.close()
+            await tables.cluster.close(release=owned)  # the others may take these tables at once
         store.close()
 
     def known(match_id: str) -> MatchInfo | None:

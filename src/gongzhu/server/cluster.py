@@ -38,7 +38,7 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -120,13 +120,14 @@ class Cluster:
                        loop.create_task(self._publish(), name="gongzhu-cluster-publish"),
                        loop.create_task(self._upkeep(), name="gongzhu-cluster-upkeep")]
 
-    async def close(self) -> None:
+    async def close(self, release: Iterable[str] = ()) -> None:
+        """Stop, letting go of the leases of the tables in ``release`` (those this process ran)."""
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
-        for table_id in list(self.tables.owned()):
+        for table_id in release:
             with contextlib.suppress(Exception):
                 await self._release(keys=[owner_key(table_id)], args=[self.node])
         with contextlib.suppress(Exception):

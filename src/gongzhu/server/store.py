@@ -264,7 +264,7 @@ def _info(row: Row[Any]) -> MatchInfo:
     )
 
 
-def _engine(db_url: str) -> Engine:
+def _engine(db_url: str, manual_checkpoints: dict[str, bool]) -> Engine:
     url = make_url(db_url)
     if url.get_backend_name() != "sqlite":
         return create_engine(url)
@@ -284,6 +284,8 @@ def _engine(db_url: str) -> Engine:
         if not memory:
             cursor.execute("PRAGMA journal_mode=WAL")
             cursor.execute("PRAGMA synchronous=NORMAL")
+            if manual_checkpoints["on"]:  # a thread of the store's own checkpoints (Checkpoints)
+                cursor.execute("PRAGMA wal_autocheckpoint=0")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.close()
 
@@ -307,20 +309,70 @@ def _fenced(c: Connection, match_id: str, expected: int | None, values: Mapping[
         raise StaleTable(f"table {match_id} is no longer at version {expected}: another server runs it")
 
 
+class Checkpoints:
+    """A thread that checkpoints a SQLite file's write-ahead log every :attr:`every` seconds, on
+    a connection of its own (``PRAGMA wal_checkpoint(PASSIVE)``: it copies what no reader still
+    needs, and neither waits for nor blocks the server's writes)."""
+
+    every = 1.0
+
+    def __init__(self, path: str) -> None:
+        import threading
+
+        self._path = path
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="gongzhu-sqlite-checkpoints", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        import logging
+        import sqlite3
+
+        connection = sqlite3.connect(self._path, timeout=30, check_same_thread=False)
+        try:
+            while not self._stopping.wait(self.every):
+                try:
+                    connection.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                except sqlite3.Error as e:  # tried again a second later
+                    logging.getLogger("gongzhu.server").warning("SQLite checkpoint failed: %s", e)
+        finally:
+            connection.close()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self._thread.join(10)
+
+
 class Store:
     """The repository of matches, deals, actions, users and settings."""
 
     def __init__(self, db_url: str) -> None:
         """Open the database ``db_url``, brought to the newest schema (:func:`migrations.upgrade`;
         :class:`~gongzhu.server.migrations.SchemaError` for a database of a newer gongzhu)."""
-        self.engine = _engine(db_url)
+        self._manual_checkpoints = {"on": False}
+        self._checkpoints: Checkpoints | None = None
+        self.engine = _engine(db_url, self._manual_checkpoints)
         try:
             migrations.upgrade(self.engine)
         except BaseException:
             self.engine.dispose()
             raise
 
+    def checkpoint_in_background(self) -> None:
+        """For a SQLite file: move the write-ahead log into the database from a thread of its own
+        (:class:`Checkpoints`) rather than in the commit that fills it, which would hold the
+        server's event loop for the checkpoint's disk flush.  Stopped by :meth:`close`."""
+        url = self.engine.url
+        if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:") or self._checkpoints:
+            return
+        self._manual_checkpoints["on"] = True
+        self.engine.dispose()  # the pool's connections are opened again, without automatic checkpoints
+        self._checkpoints = Checkpoints(str(url.database))
+
     def close(self) -> None:
+        if self._checkpoints is not None:
+            self._checkpoints.stop()
+            self._checkpoints = None
         self.engine.dispose()
 
     # ------------------------------------------------------------------ matches

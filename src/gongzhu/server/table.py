@@ -910,6 +910,8 @@ class Table:
         self._hint: tuple[int, Seat, asyncio.Future[dict[str, Any]]] | None = None
         self._hint_tasks: set[asyncio.Task[None]] = set()
         self._states: dict[Seat | None, dict[str, Any]] = {}  # this version's views, by seat
+        self._shared: dict[Any, Any] | None = None  # what every seat sees alike at this version
+        self._options = self.options.to_dict()
         #: Set once the store refused an action: the table is dropped and rebuilt from the store.
         self.broken = False
         #: The table of the next match (再来一局), once someone asked for it.
@@ -1170,64 +1172,75 @@ class Table:
 
     def _seat_view(self, seat: Seat | None) -> dict[str, Any]:
         """The table as ``seat`` sees it (None: someone who sits at no seat), without what depends
-        on the person (``you``, ``lifetime``): shared by every connection of that seat."""
+        on the person (``you``, ``lifetime``): shared by every connection of that seat, and built
+        on what every seat sees alike (:meth:`_shared_view`)."""
         cached = self._states.get(seat)
         if cached is not None and cached["v"] == self.version:
             return cached
+        shared = self._shared_view()
+        state = dict(shared)
+        state["seat"] = seat.name if seat is not None else None
+        if seat is not None and self.visibility == "private":  # the invitation: for the seated only
+            state["table"] = {**shared["table"], "invite": self.invite}
         deal = self.deal
-        state: dict[str, Any] = {
-            "v": self.version, "match_id": self.match_id, "phase": self.phase, "options": self.options.to_dict(),
+        if deal is None:
+            state.update({"hand": [], "legal": [], "exposable": [], "exposures": [],
+                          "hidden_counts": dict.fromkeys("NESW", 0), "my_declaration": None})
+        else:
+            state.update(self._deal_seat_view(deal, seat))
+        self._states[seat] = state
+        return state
+
+    def _shared_view(self) -> dict[str, Any]:
+        """What every seat and spectator sees alike at this version (built once a version)."""
+        shared = self._shared
+        if shared is not None and shared["v"] == self.version:
+            return shared
+        deal = self.deal
+        shared = {
+            "v": self.version, "match_id": self.match_id, "phase": self.phase, "options": self._options,
             "preset": self.preset, "levels": dict(self.levels), "speed": self.speed,
-            "seat": seat.name if seat is not None else None, "table": self._table_view(seat),
-            "clock": self._clock(), "totals": _seat_map(self.match.totals), "deals_played": len(self.match.deals),
-            "match_result": None,
+            "table": self._table_view(), "clock": self._clock(), "totals": _seat_map(self.match.totals),
+            "deals_played": len(self.match.deals), "match_result": None,
         }
         if deal is None:
-            state.update({
-                "deal_index": 0, "turn": None, "hand": [], "legal": [], "exposable": [], "exposures": [],
-                "hidden_counts": dict.fromkeys("NESW", 0), "undeclared": [], "declared": [], "my_declaration": None,
+            shared.update({
+                "deal_index": 0, "turn": None, "undeclared": [], "declared": [],
                 "trick": {"leader": None, "plays": []}, "last_trick": None, "tricks_played": 0,
                 "captured": {s.name: [] for s in Seat}, "cards_left": dict.fromkeys("NESW", 0), "deal_result": None,
             })
         else:
-            state.update(self._deal_view(deal, seat))
+            shared.update(self._deal_shared_view(deal))
         if self.match.is_over:
             outcome = self.match.outcome()
-            state["match_result"] = {"winners": [s.name for s in outcome.winners],
-                                     "pigs": [s.name for s in outcome.pigs]}
-        self._states[seat] = state
-        return state
+            shared["match_result"] = {"winners": [s.name for s in outcome.winners],
+                                      "pigs": [s.name for s in outcome.pigs]}
+        self._shared = shared
+        return shared
 
-    def _deal_view(self, deal: Deal, seat: Seat | None) -> dict[str, Any]:
+    def _played(self, deal: Deal) -> list[tuple[Seat, Card]]:
+        """Every card played so far in the deal, with its seat."""
+        trick = deal.current_trick
+        return [(s, c) for t in deal.tricks for s, p in t.plays for c in p] + [(s, c) for s, p in trick for c in p]
+
+    def _deal_shared_view(self, deal: Deal) -> dict[str, Any]:
         over = deal.is_over
         turn = deal.turn
         tricks = deal.tricks
         trick = deal.current_trick
-        played = [(s, c) for t in tricks for s, p in t.plays for c in p] + [(s, c) for s, p in trick for c in p]
-        exposures, hidden = visible_exposures(deal.exposures, seat, played)
         last = tricks[-1] if tricks else None
         leader = deal.leader if deal.phase is not Phase.EXPOSE else None
-        undeclared = [s for s in deal.undeclared if s not in self.pending]
-        mine = seat is not None and seat in deal.undeclared and seat not in self.pending
         taken: dict[Seat, list[str]] = {s: [] for s in Seat}
         for t in tricks:
             taken[t.taker].extend(c.code for c in t.cards if is_point_card(c))  # point cards (R6)
         cards_left = {s.name: len(deal.dealt[s]) for s in Seat}
-        for s, _c in played:
+        for s, _c in self._played(deal):
             cards_left[s.name] -= 1
         return {
             "deal_index": deal.deal_index,
             "turn": turn.name if turn is not None else None,
-            "hand": _codes(deal.hand(seat)) if seat is not None else [],
-            "legal": [_codes(p) for p in deal.legal_plays()] if turn == seat and seat is not None else [],
-            "exposable": [{"card": c.code, "kinds": list(deal.exposure_kinds(seat, c))}
-                          for c in deal.exposable(seat)] if mine and seat is not None else [],
-            "exposures": [{"seat": e.seat.name, "card": e.card.code, "kind": e.kind} for e in exposures],
-            "hidden_counts": _seat_map(hidden),
-            "undeclared": [s.name for s in undeclared],
+            "undeclared": [s.name for s in deal.undeclared if s not in self.pending],
             "declared": [s.name for s in deal.undeclared if s in self.pending],
-            "my_declaration": ([{"card": c.code, "kind": k} for c, k in self.pending[seat]]
-                               if seat is not None and seat in self.pending else None),
             "trick": {
                 "leader": leader.name if leader is not None and not over else None,
                 "plays": [{"seat": s.name, "cards": _codes(p)} for s, p in trick],
@@ -1244,7 +1257,24 @@ class Table:
             "deal_result": self._deal_result(deal) if over else None,
         }
 
-    def _table_view(self, seat: Seat | None) -> dict[str, Any]:
+    def _deal_seat_view(self, deal: Deal, seat: Seat | None) -> dict[str, Any]:
+        """What only ``seat`` sees of the deal: its hand, its choices, the exposures it may see."""
+        exposures, hidden = visible_exposures(deal.exposures, seat, self._played(deal))
+        mine = seat is not None and seat in deal.undeclared and seat not in self.pending
+        return {
+            "hand": _codes(deal.hand(seat)) if seat is not None else [],
+            "legal": [_codes(p) for p in deal.legal_plays()] if deal.turn == seat and seat is not None else [],
+            "exposable": [{"card": c.code, "kinds": list(deal.exposure_kinds(seat, c))}
+                          for c in deal.exposable(seat)] if mine and seat is not None else [],
+            "exposures": [{"seat": e.seat.name, "card": e.card.code, "kind": e.kind} for e in exposures],
+            "hidden_counts": _seat_map(hidden),
+            "my_declaration": ([{"card": c.code, "kind": k} for c, k in self.pending[seat]]
+                               if seat is not None and seat in self.pending else None),
+        }
+
+    def _table_view(self) -> dict[str, Any]:
+        """The table's seats and settings as everyone sees them (the invitation is added for
+        the seated by :meth:`_seat_view`)."""
         connected = {c.person.id for c in self.presences.values()}
         spectators = {u for u in connected if self.seat_of(u) is None}
         seats: dict[str, Any] = {}
@@ -1258,8 +1288,7 @@ class Table:
                                  "computer": self.levels[s.name] if self.auto[s] else None, "auto": self.auto[s],
                                  "connected": occupant[0] in connected, "timeouts": self.timeouts[s]}
         return {"id": self.match_id, "status": self.status, "visibility": self.visibility,
-                "host": self.host_name,
-                "invite": self.invite if seat is not None and self.visibility == "private" else None,
+                "host": self.host_name, "invite": None,
                 "turn_seconds": self.turn_seconds, "expose_seconds": self.expose_seconds, "seats": seats,
                 "spectators": len(spectators)}
 
@@ -1375,6 +1404,7 @@ class Table:
         if position:
             self.position += 1
         self._states.clear()
+        self._shared = None
         present = {c.person.id for c in self.presences.values()}
         audiences = {self.seat_of(u) for u in present}
         views = {(s.name if s is not None else "-"): self._seat_view(s) for s in audiences}
