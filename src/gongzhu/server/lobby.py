@@ -93,11 +93,11 @@ class Lobby:
 
         entries = self._load()
         table = self.tables.loaded(match_id)
-        info = self.tables.store.match(match_id)
         # listed: a public table not over that someone is at (a table nobody is at waits for
-        # them, and is listed again when one of them comes back)
-        listed = info is not None and info.seating.visibility == "public" and table is not None \
-            and bool(table.connections) and table.status != "over"
+        # them, and is listed again when one of them comes back); the store is read only then
+        listed = table is not None and table.visibility == "public" and bool(table.connections) \
+            and table.status != "over"
+        info = self.tables.store.match(match_id) if listed else None
         if not listed or info is None:
             if entries.pop(match_id, None) is not None:
                 self._send(encode({"type": "gone", "id": match_id}))
