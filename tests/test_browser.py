@@ -356,6 +356,31 @@ def test_language_switch_keeps_the_dialog_choices(page_factory: Any) -> None:
     assert page.input_value('[data-option="direction"]') == json.dumps("cw")
 
 
+def test_a_typed_seed_deals_only_its_own_match(page_factory: Any, server: str) -> None:
+    """A seed typed in the new-match dialog deals that match only: the dialog opens empty again
+    and the next match is random, until the seed is typed again (it deals the same cards)."""
+    page = page_factory(1280, 800)
+
+    def dealt(seed: str | None) -> list[str]:
+        page.wait_for_selector("#setup[open]")
+        page.click("details.more summary")
+        assert page.input_value("#setup-seed") == ""
+        if seed is not None:
+            page.fill("#setup-seed", seed)
+        start_match(page)
+        assert "seed" not in json.loads(page.evaluate("localStorage.getItem('gongzhu.settings')") or "{}")
+        return sorted(hand(page))
+
+    open_setup(page)
+    first = dealt("7")
+    page.click("#new-match")
+    second = dealt(None)
+    page.click("#new-match")
+    third = dealt("7")
+    assert first == third
+    assert second != first
+
+
 def test_fixed_number_of_deals_needs_the_number(page_factory: Any, server: str) -> None:
     page = page_factory(1280, 800)
     open_setup(page)

@@ -8,7 +8,9 @@
 const SETTINGS_KEY = "gongzhu.settings";
 const MATCH_KEY = "gongzhu.match";
 
-/** The remembered settings: {preset?, overrides, seed, levels: {N?, E?, W?}, speed?, lang}. */
+/** The remembered settings: {preset?, overrides, levels: {N?, E?, W?}, speed?, lang}.  A seed is
+ * not among them: it deals the match it was typed for, and the next match is random unless one
+ * is typed again (a seed an older page remembered is forgotten here). */
 export function loadSettings() {
   let saved = {};
   try {
@@ -16,7 +18,8 @@ export function loadSettings() {
   } catch {
     // A damaged entry is forgotten.
   }
-  return { overrides: {}, seed: "", lang: "zh", ...saved, levels: { ...(saved.levels ?? {}) } };
+  const { seed: _forgotten, ...kept } = saved;
+  return { overrides: {}, lang: "zh", ...kept, levels: { ...(kept.levels ?? {}) } };
 }
 
 export function saveSettings(settings) {

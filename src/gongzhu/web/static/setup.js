@@ -48,7 +48,7 @@ function buildSetup() {
   }
   fillSelect($("setup-speed"), speedNames(), speedLabel, offered(speedNames(), s.speed, c.default_speed));
   fillSelect($("setup-lang"), ["zh", "en"], (l) => t(`lang.${l}`), getLang());
-  $("setup-seed").value = s.seed ?? "";
+  $("setup-seed").value = "";  // a seed deals only the match it was typed for
   buildOptions($("setup-preset").value, s.overrides ?? {});
   $("setup-error").textContent = "";
 }
@@ -89,13 +89,13 @@ async function startMatch(ev) {
     overrides: readOverrides($("more-options")),
     levels: Object.fromEntries(OPPONENTS.map((seat) => [seat, $(`setup-level-${seat}`).value])),
     speed: $("setup-speed").value,
-    seed: $("setup-seed").value.trim(),
   };
-  updateSettings(choice);
+  updateSettings(choice);  // remembered for the next match, but not the seed
   handlers.onLanguage($("setup-lang").value);
+  const seed = $("setup-seed").value.trim();
   const body = {
     preset: choice.preset, options: choice.overrides, levels: choice.levels, speed: choice.speed,
-    seed: choice.seed === "" ? null : Number(choice.seed),
+    seed: seed === "" ? null : Number(seed),
   };
   const go = $("setup-go");
   go.disabled = true;
