@@ -623,6 +623,10 @@ def test_a_hint_ranks_the_legal_plays_and_plays_one(page_factory: Any, server: s
     wait_for(page, "#hint-list button.hint-play")
     ranked = page.eval_on_selector_all("#hint-list button.hint-play", "bs => bs.length")
     assert ranked == len(legal)
+    # the numbers say what they are: the expected result of the deal for the seat, in raw points
+    explain = page.text_content("#hint-explain") or ""
+    assert "原始分" in explain and "越高越好" in explain
+    assert page.get_attribute("#hint-list .expected", "title") == explain
     page.locator("#hint-list button.hint-play").first.click()
     wait_for(page, f'{in_phase(*OVER)}, #hand:not(:has(button[data-card]:nth-child({cards_before})))')
     assert len(hand(page)) == cards_before - 1

@@ -108,7 +108,9 @@ export function renderHints() {
     const b = button("hint-play", h.cards.map(prettyCard).join(" "), () => handlers.onPlay(h.cards));
     b.setAttribute("aria-label", t("btn.playCards", { cards: h.cards.map(cardName).join(" ") }));
     const reason = h.reason?.[getLang()] ?? h.reason?.zh ?? "";
-    item.append(b, span("expected", t("hint.expected", { n: h.expected })), span("reason", reason));
+    const expected = span("expected", t("hint.expected", { n: h.expected }));
+    expected.title = t("hint.explain");
+    item.append(b, expected, span("reason", reason));
     list.append(item);
   }
 }
