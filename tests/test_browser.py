@@ -322,6 +322,24 @@ def test_exposure_marks_stay_on_their_card(page_factory: Any) -> None:
     assert plays >= 1
 
 
+def test_the_s_key_ends_the_exposure_phase(page_factory: Any) -> None:
+    """S does what the 开始/Start button does (the button says so): South declares what is marked
+    (here nothing) and the deal is played."""
+    page = page_factory(1280, 800)
+    open_setup(page)
+    page.select_option("#setup-preset", "online")
+    page.select_option("#setup-speed", "instant")
+    page.click("details.more summary")
+    page.fill("#setup-seed", "1")  # South is dealt an exposable card (♦J): the phase waits for South
+    page.click("#setup-go")
+    wait_for(page, in_phase("expose"))
+    start = page.get_by_role("button", name=re.compile(r"^(开始|Start)$"))
+    assert start.get_attribute("aria-keyshortcuts") == "S" and "S" in (start.get_attribute("title") or "")
+    page.keyboard.press("s")
+    wait_for(page, not_in_phase("expose"))
+    assert page.locator("#seat-S .exposed .chip").count() == 0  # nothing was marked, nothing exposed
+
+
 def test_seat_panels_keep_their_height(page_factory: Any) -> None:
     """Every seat keeps a line for the turn flag, so the hand does not jump as the turn passes."""
     page = page_factory(1280, 800)

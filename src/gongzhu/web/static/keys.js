@@ -1,14 +1,15 @@
 // Keyboard shortcuts of the table: arrows / Home / End move the roving focus through the hand
-// (Enter and Space play the focused card, as on any button), H asks for a hint, L reviews the
-// last trick, N deals the next deal.  Keys typed into a form field or while a dialog (new match,
+// (Enter and Space play the focused card, as on any button), S ends the exposure phase (the
+// 开始/Start button: the marked cards, or none), H asks for a hint, L reviews the last trick,
+// N deals the next deal.  Keys typed into a form field or while a dialog (new match,
 // replay) is open are left alone.
 //
 // May import: state.js, connection.js, actions.js, view-hand.js, dom.js.
 
-import { nextDeal } from "./actions.js";
+import { declare, nextDeal } from "./actions.js";
 import { requestHint } from "./connection.js";
 import { $ } from "./dom.js";
-import { page, toggleLastTrick } from "./state.js";
+import { declaring, page, toggleLastTrick } from "./state.js";
 import { focusCard } from "./view-hand.js";
 
 export function onKey(ev) {
@@ -47,6 +48,11 @@ export function onKey(ev) {
     case "n":
     case "N":
       nextDeal();
+      break;
+    case "s":
+    case "S":
+      if (page.state?.phase !== "expose" || !declaring()) return; // nothing to start: ignored
+      declare();
       break;
     default:
       return;
