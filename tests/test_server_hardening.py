@@ -12,6 +12,7 @@ import json
 import logging
 import random
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -119,6 +120,27 @@ def test_a_store_failure_at_the_end_of_a_deal_acknowledges_nothing(client: TestC
     assert len(records) == 1
     me = user_of(client)
     assert (me.lifetime, me.deals, me.matches) == (after["deal_result"]["final"]["S"], 1, 1)
+
+
+def test_a_served_sqlite_file_has_its_log_copied_back_by_a_thread(tmp_path: Path) -> None:
+    """Serving, a SQLite store's commits no longer copy the write-ahead log back into the file
+    (a disk flush on the event loop): a thread of the store's own does (Store.checkpoint_in_background)."""
+    path = tmp_path / "gongzhu.db"
+    store = Store(f"sqlite:///{path}")
+    try:
+        store.checkpoint_in_background()
+        with store.engine.connect() as c:
+            assert c.exec_driver_sql("PRAGMA wal_autocheckpoint").scalar() == 0
+        before = path.stat().st_size
+        for i in range(300):
+            store.create_match(match_id=f"m-{i:04d}", preset="online", options=PRESETS["online"].to_dict(),
+                               speed="normal", seed=i, seating=seating())
+        deadline = time.monotonic() + 30
+        while path.stat().st_size <= before:  # the file grows only when the log is copied back
+            assert time.monotonic() < deadline, "the write-ahead log was never copied back"
+            time.sleep(0.1)
+    finally:
+        store.close()
 
 
 def test_a_played_out_deal_without_its_record_is_completed_when_loaded(db_url: str, tmp_path: Path) -> None:
