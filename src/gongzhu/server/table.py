@@ -911,6 +911,7 @@ class Table:
         self._hint_tasks: set[asyncio.Task[None]] = set()
         self._states: dict[Seat | None, dict[str, Any]] = {}  # this version's views, by seat
         self._shared: dict[Any, Any] | None = None  # what every seat sees alike at this version
+        self._shared_played: list[tuple[Seat, Card]] = []  # and the cards played so far, with their seats
         self._options = self.options.to_dict()
         #: Set once the store refused an action: the table is dropped and rebuilt from the store.
         self.broken = False
@@ -1187,7 +1188,7 @@ class Table:
             state.update({"hand": [], "legal": [], "exposable": [], "exposures": [],
                           "hidden_counts": dict.fromkeys("NESW", 0), "my_declaration": None})
         else:
-            state.update(self._deal_seat_view(deal, seat))
+            state.update(self._deal_seat_view(deal, seat, self._shared_played))
         self._states[seat] = state
         return state
 
@@ -1203,6 +1204,7 @@ class Table:
             "table": self._table_view(), "clock": self._clock(), "totals": _seat_map(self.match.totals),
             "deals_played": len(self.match.deals), "match_result": None,
         }
+        self._shared_played = self._played(deal) if deal is not None else []
         if deal is None:
             shared.update({
                 "deal_index": 0, "turn": None, "undeclared": [], "declared": [],
@@ -1210,7 +1212,7 @@ class Table:
                 "captured": {s.name: [] for s in Seat}, "cards_left": dict.fromkeys("NESW", 0), "deal_result": None,
             })
         else:
-            shared.update(self._deal_shared_view(deal))
+            shared.update(self._deal_shared_view(deal, self._shared_played))
         if self.match.is_over:
             outcome = self.match.outcome()
             shared["match_result"] = {"winners": [s.name for s in outcome.winners],
@@ -1223,7 +1225,7 @@ class Table:
         trick = deal.current_trick
         return [(s, c) for t in deal.tricks for s, p in t.plays for c in p] + [(s, c) for s, p in trick for c in p]
 
-    def _deal_shared_view(self, deal: Deal) -> dict[str, Any]:
+    def _deal_shared_view(self, deal: Deal, played: list[tuple[Seat, Card]]) -> dict[str, Any]:
         over = deal.is_over
         turn = deal.turn
         tricks = deal.tricks
@@ -1234,7 +1236,7 @@ class Table:
         for t in tricks:
             taken[t.taker].extend(c.code for c in t.cards if is_point_card(c))  # point cards (R6)
         cards_left = {s.name: len(deal.dealt[s]) for s in Seat}
-        for s, _c in self._played(deal):
+        for s, _c in played:
             cards_left[s.name] -= 1
         return {
             "deal_index": deal.deal_index,
@@ -1257,9 +1259,10 @@ class Table:
             "deal_result": self._deal_result(deal) if over else None,
         }
 
-    def _deal_seat_view(self, deal: Deal, seat: Seat | None) -> dict[str, Any]:
-        """What only ``seat`` sees of the deal: its hand, its choices, the exposures it may see."""
-        exposures, hidden = visible_exposures(deal.exposures, seat, self._played(deal))
+    def _deal_seat_view(self, deal: Deal, seat: Seat | None, played: list[tuple[Seat, Card]]) -> dict[str, Any]:
+        """What only ``seat`` sees of the deal (``played``: every card played so far, with its
+        seat): its hand, its choices, the exposures it may see."""
+        exposures, hidden = visible_exposures(deal.exposures, seat, played)
         mine = seat is not None and seat in deal.undeclared and seat not in self.pending
         return {
             "hand": _codes(deal.hand(seat)) if seat is not None else [],
