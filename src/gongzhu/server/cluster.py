@@ -133,13 +133,18 @@ class Cluster:
         with contextlib.suppress(Exception):
             await self.redis.aclose()
 
+    def _failed(self) -> None:
+        """A Redis command failed: Redis counts as away, and the lease's length of caution starts."""
+        self.up = False
+        self._failed_at = asyncio.get_running_loop().time()
+
     # ------------------------------------------------------------------ ownership
 
     async def owner(self, table_id: str) -> str | None:
         try:
             value = await self.redis.get(owner_key(table_id))
         except Exception as e:
-            self.up = False
+            self._failed()
             raise ClusterUnavailable(str(e)) from None
         return value.decode() if isinstance(value, bytes) else value
 
@@ -148,7 +153,7 @@ class Cluster:
         try:
             return bool(await self.redis.set(owner_key(table_id), self.node, nx=True, px=LEASE_MS))
         except Exception as e:
-            self.up = False
+            self._failed()
             raise ClusterUnavailable(str(e)) from None
 
     def release(self, table_id: str) -> None:
@@ -186,8 +191,7 @@ class Cluster:
             except asyncio.CancelledError:
                 raise
             except Exception as e:  # Redis away: what others would have had is made good on its return
-                self.up = False
-                self._failed_at = asyncio.get_running_loop().time()
+                self._failed()
                 log.warning("cluster: could not publish on %s: %s", channel, e)
                 if failed is not None:
                     failed()
@@ -225,8 +229,7 @@ class Cluster:
             except Exception as e:
                 if self.up:
                     log.warning("cluster: Redis is away (%s); serving the tables this process runs", e)
-                self.up = False
-                self._failed_at = asyncio.get_running_loop().time()
+                self._failed()
                 if pubsub is not None:
                     with contextlib.suppress(Exception):
                         await pubsub.aclose()  # type: ignore[no-untyped-call]
@@ -335,5 +338,4 @@ class Cluster:
             except Exception as e:
                 if self.up:
                     log.warning("cluster: upkeep failed: %s", e)
-                self.up = False
-                self._failed_at = asyncio.get_running_loop().time()
+                self._failed()
