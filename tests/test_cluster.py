@@ -174,6 +174,19 @@ def first_legal(state: Message) -> list[str]:
     return list(state["legal"][0])
 
 
+def four_people_start(people: dict[str, Someone]) -> tuple[str, dict[str, Live]]:
+    """South makes a one-deal table without timers, the others sit in their seats, South starts:
+    the table and each person's connection."""
+    table_id: str = people["S"].http.post("/api/tables", json={
+        "turn_seconds": None, "expose_seconds": None, "options": {"match_end": "deals:1"}}).json()["table_id"]
+    lives = {seat: p.connect(table_id) for seat, p in people.items()}
+    for seat in ("E", "N", "W"):
+        lives[seat].send({"type": "sit", "seat": seat})
+    lives["S"].until(lambda s: all(s["table"]["seats"][x]["name"] for x in "NEW"))
+    lives["S"].send({"type": "start"})
+    return table_id, lives
+
+
 def play_until(lives: dict[str, Live], done: Any, timeout: float = 60) -> None:
     """Each person plays their first legal card (and exposes nothing) whenever the table waits
     for them, until ``done(South's state)``."""
@@ -222,15 +235,7 @@ def test_the_owner_killed_mid_deal_the_table_goes_on_elsewhere(servers: list[Ser
     mid-trick; the people of the killed server come back through another one; the deal ends with
     the record a single server would have stored from the same choices."""
     people = {"S": Someone(servers[0]), "E": Someone(servers[1]), "N": Someone(servers[2]), "W": Someone(servers[0])}
-    created = people["S"].http.post("/api/tables", json={
-        "turn_seconds": None, "expose_seconds": None, "options": {"match_end": "deals:1"}}).json()
-    table_id = created["table_id"]
-    lives = {seat: p.connect(table_id) for seat, p in people.items()}
-    for seat in ("E", "N", "W"):
-        lives[seat].send({"type": "sit", "seat": seat})
-    lives["S"].until(lambda s: all(s["table"]["seats"][x]["name"] for x in "NEW"))
-    lives["S"].send({"type": "start"})
-
+    table_id, lives = four_people_start(people)
     play_until(lives, lambda s: s.get("tricks_played", 0) >= 5 and len(s["trick"]["plays"]) == 2)
     owner = owner_of(table_id)
     victim = next(s for s in servers if owner is not None and s.base in _node_base(owner, servers))
@@ -274,13 +279,7 @@ def test_postgresql_restarted_under_play(redis_url: str, tmp_path: Path) -> None
         servers = [Server(database, redis_url, tmp_path / "a.log"), Server(database, redis_url, tmp_path / "b.log")]
         a, b = servers
         people = {"S": Someone(a), "E": Someone(b), "N": Someone(a), "W": Someone(b)}
-        table_id = people["S"].http.post("/api/tables", json={
-            "turn_seconds": None, "expose_seconds": None, "options": {"match_end": "deals:1"}}).json()["table_id"]
-        lives = {seat: p.connect(table_id) for seat, p in people.items()}
-        for seat in ("E", "N", "W"):
-            lives[seat].send({"type": "sit", "seat": seat})
-        lives["S"].until(lambda s: all(s["table"]["seats"][x]["name"] for x in "NEW"))
-        lives["S"].send({"type": "start"})
+        table_id, lives = four_people_start(people)
         play_until(lives, lambda s: s.get("tricks_played", 0) >= 3 and len(s["trick"]["plays"]) == 1)
         for live in lives.values():
             live.drain()
