@@ -15,6 +15,7 @@ from gongzhu.rules import (
     Seat,
     deal_hands,
     deal_seed,
+    match_goal,
     match_over,
     title_for,
 )
@@ -203,3 +204,22 @@ def test_match_is_reproducible() -> None:
         return out
 
     assert run() == run()
+
+
+@pytest.mark.parametrize(
+    ("match_end", "totals", "to_go"),
+    [
+        ("loser", (0, -250, 400, -150), (1000, 750, 1400, 850)),  # the points each may still lose
+        ("either", (0, -250, 400, -150), (1000, 750, 600, 850)),  # the nearer of +limit and −limit
+        ("loser", (-1000, 0, 0, 1000), (0, 1000, 1000, 2000)),
+        ("deals:16", (-5000, 0, 0, 0), (13, 13, 13, 13)),  # deals left, alike for every seat
+    ],
+)
+def test_match_goal(match_end: str, totals: tuple[int, int, int, int], to_go: tuple[int, ...]) -> None:
+    """R8: how far each total is from the match's end; the match is over once one is at 0 or less."""
+    opts = Options(match_end=match_end)
+    goal = match_goal(opts, totals, deals_played=3)
+    assert goal.to_go == to_go
+    assert goal.kind == match_end.split(":")[0]
+    assert goal.limit == (16 if match_end == "deals:16" else 1000)
+    assert match_over(opts, totals, 3) is (min(to_go) <= 0)

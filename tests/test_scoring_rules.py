@@ -28,6 +28,7 @@ from gongzhu.rules.scoring import (
     results,
     round_half_away,
     score_deal,
+    seat_scores,
 )
 
 N, E, S, W = Seat.N, Seat.E, Seat.S, Seat.W
@@ -107,6 +108,21 @@ def test_r6_worked_example_pig_hearts_transformer() -> None:
     """R6 example: ♠Q, hearts 6 8 10 J with ♥A exposed by someone, ♣10 not exposed:
     (−100 + (−20 × 3) + (−40)) × 2 = −400."""
     assert raw_of(RAW, "QS 6H 8H TH JH TC", ex("E:AH:shown")) == -400
+
+
+def test_r6_worked_example_part_by_part() -> None:
+    """The same example as the breakdown a player reads: hearts −30 − 20 doubled by the exposed
+    ♥A, the pig, the transformer's ×2 on their sum; the exposed ♥A's factor is listed."""
+    captured: list[list[Card]] = [parse_cards("QS 6H 8H TH JH TC"), [], parse_cards("JD"), parse_cards("2H")]
+    parts, _ = seat_scores(RAW, captured, ex("E:AH:shown"))
+    n = parts[N]
+    assert (n.hearts, n.pig, n.sheep, n.transformers, n.multiplier, n.alone, n.raw) == (-100, -100, 0, 1, 2, 0, -400)
+    assert (parts[S].sheep, parts[S].multiplier, parts[S].raw) == (100, 1, 100)
+    assert parts[W].hearts == 0 and parts[W].raw == 0  # ♥2 is a point card worth 0
+    score = score_deal(RAW, captured, ex("E:AH:shown"))
+    assert score.parts == parts and score.factors == ((parse_card("AH"), 2),)
+    alone, _ = seat_scores(RAW, [parse_cards("TC"), [], [], []], ex("N:TC:shown"))
+    assert (alone[N].alone, alone[N].multiplier, alone[N].raw) == (100, 1, 100)  # exposed: +100 (R4.2)
 
 
 def test_r6_worked_example_grand_slam_1600() -> None:

@@ -48,17 +48,17 @@ from gongzhu.rules.cards import (
 from gongzhu.rules.deal import C_BOARD, Deal, Phase
 from gongzhu.rules.dealing import deal_hands, deal_seed, next_seat
 from gongzhu.rules.errors import CardError, DealError, GongzhuError, IllegalPlayError, OptionError
-from gongzhu.rules.match import TITLES, Match, MatchOutcome, match_over, title_for
+from gongzhu.rules.match import TITLES, Match, MatchGoal, MatchOutcome, match_goal, match_over, title_for
 from gongzhu.rules.model import Action, CardPlay, Declaration, Exposure, LegalPlays, Play, Position, Trick
 from gongzhu.rules.options import OPTION_KEYS, PRESETS, Options, parse_option_assignment, resolve_options
-from gongzhu.rules.scoring import DealScore, raw_scores, results, score_deal
+from gongzhu.rules.scoring import DealScore, SeatScore, raw_scores, results, score_deal, seat_scores
 
 __all__ = [
     "AH", "ALL_CARDS", "C_BOARD", "EXPOSABLE", "JD", "OPTION_KEYS", "PRESETS", "QS", "TC", "TITLES",
     "Action", "Card", "CardError", "CardPlay", "Deal", "DealError", "DealScore", "Declaration", "Exposure",
-    "GongzhuError", "IllegalPlayError", "LegalPlays", "Match", "MatchOutcome", "OptionError", "Options",
+    "GongzhuError", "IllegalPlayError", "LegalPlays", "Match", "MatchGoal", "MatchOutcome", "OptionError", "Options",
     "Phase", "Play", "Position", "Rank",
-    "Seat", "Suit", "Trick", "deal_hands", "deal_seed", "match_over", "next_seat", "parse_card",
-    "parse_cards", "parse_option_assignment", "raw_scores", "resolve_options", "results",
-    "score_deal", "title_for",
+    "Seat", "SeatScore", "Suit", "Trick", "deal_hands", "deal_seed", "match_goal", "match_over", "next_seat",
+    "parse_card", "parse_cards", "parse_option_assignment", "raw_scores", "resolve_options", "results",
+    "score_deal", "seat_scores", "title_for",
 ]

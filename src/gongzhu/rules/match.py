@@ -15,7 +15,7 @@ from gongzhu.rules.dealing import deal_seed
 from gongzhu.rules.errors import IllegalPlayError
 from gongzhu.rules.options import Options
 
-__all__ = ["TITLES", "Match", "MatchOutcome", "match_over", "title_for"]
+__all__ = ["TITLES", "Match", "MatchGoal", "MatchOutcome", "match_goal", "match_over", "title_for"]
 
 #: R8 online titles: (threshold, title).  Negative thresholds are reached at or below them,
 #: positive ones at or above; in between −100,000 and 10,000 the title is 猪小弟.
@@ -54,15 +54,34 @@ def title_for(lifetime_score: int) -> str:
     return "猪小弟"
 
 
-def match_over(options: Options, totals: list[int] | tuple[int, ...], deals_played: int) -> bool:
-    """Whether a match with these totals (without the one-deck factor) has ended (R8)."""
-    limit = options.match_limit
+@dataclass(frozen=True, slots=True)
+class MatchGoal:
+    """How far a match is from its end (R8).  ``kind``: ``loser`` (a total reaching −limit ends
+    it), ``either`` (+limit or −limit) or ``deals`` (a fixed number of deals); ``limit``: those
+    points, or that number of deals; ``to_go``: per seat (N, E, S, W), how far its total may
+    still move before it reaches the limit (for ``deals`` the deals left, alike for every seat).
+    The match is over once any ``to_go`` is 0 or less."""
+
+    kind: str
+    limit: int
+    to_go: tuple[int, int, int, int]
+
+
+def match_goal(options: Options, totals: list[int] | tuple[int, ...], deals_played: int) -> MatchGoal:
+    """Where a match with these totals (without the one-deck factor) stands against its end (R8)."""
     fixed = options.deals_limit
     if fixed is not None:
-        return deals_played >= fixed
-    if options.match_end == "either":
-        return any(t >= limit or t <= -limit for t in totals)
-    return any(t <= -limit for t in totals)
+        left = fixed - deals_played
+        return MatchGoal("deals", fixed, (left, left, left, left))
+    limit = options.match_limit
+    either = options.match_end == "either"
+    go = [min(limit - t, t + limit) if either else t + limit for t in totals]
+    return MatchGoal(options.match_end, limit, (go[0], go[1], go[2], go[3]))
+
+
+def match_over(options: Options, totals: list[int] | tuple[int, ...], deals_played: int) -> bool:
+    """Whether a match with these totals (without the one-deck factor) has ended (R8)."""
+    return min(match_goal(options, totals, deals_played).to_go) <= 0
 
 
 @dataclass(frozen=True, slots=True)

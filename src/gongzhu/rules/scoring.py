@@ -16,12 +16,15 @@ from gongzhu.rules.options import Options
 
 __all__ = [
     "DealScore",
+    "SeatScore",
     "heart_value",
     "is_point_card",
+    "lifetime_factor",
     "raw_scores",
     "results",
     "round_half_away",
     "score_deal",
+    "seat_scores",
     "value_factors",
 ]
 
@@ -52,19 +55,46 @@ def is_point_card(c: Card) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
+class SeatScore:
+    """One seat's R6 raw score, part by part, as :func:`raw_scores` adds it up.
+
+    ``hearts``, ``pig`` and ``sheep`` are the values of those cards taken, with their exposure
+    factors (R4.2, R4.5), 自得 (R6.1) and the signs of 满红 / 满贯 (R6 steps 4, 5) applied;
+    ``transformers`` the ♣10 copies taken; ``multiplier`` the transformer's factor on their sum
+    (1 without a ♣10, R6 step 6, R6.2); ``alone`` the value of a transformer taken without any
+    other point card (R6 step 7, else 0).  ``raw`` is ``(hearts + pig + sheep) * multiplier``,
+    or ``alone``.
+    """
+
+    hearts: int
+    pig: int
+    sheep: int
+    transformers: int
+    multiplier: int
+    alone: int
+    all_hearts: bool
+    grand_slam: bool
+    raw: int
+
+
+@dataclass(frozen=True, slots=True)
 class DealScore:
     """The outcome of one deal.
 
     ``raw`` is R6 per seat (N, E, S, W); ``result`` is R7 before any one-deck factor (what match
     totals add, R8/R10); ``final`` is R7 with the one-deck factor (records, lifetime scores).
     ``events`` lists ``(seat, name)`` for 满红 ``all_hearts``, 满贯 ``grand_slam``,
-    ``transformer_alone`` and 自得 ``self_catch:<card>``.
+    ``transformer_alone`` and 自得 ``self_catch:<card>``.  ``parts`` is each seat's raw score
+    part by part, and ``factors`` the value factor of each exposed card (R4.2, R4.5): the
+    breakdown a player reads after the deal.
     """
 
     raw: tuple[int, int, int, int]
     result: tuple[int, int, int, int]
     final: tuple[int, int, int, int]
     events: tuple[tuple[Seat, str], ...]
+    parts: tuple[SeatScore, ...] = ()
+    factors: tuple[tuple[Card, int], ...] = ()
 
 
 def round_half_away(numerator: int, denominator: int) -> int:
@@ -97,6 +127,18 @@ def raw_scores(
 
     ``dealt`` (the hands as dealt) is needed only with ``self_catch`` (R6.1).
     """
+    parts, events = seat_scores(options, captured, exposures, dealt)
+    return (parts[0].raw, parts[1].raw, parts[2].raw, parts[3].raw), events
+
+
+def seat_scores(
+    options: Options,
+    captured: Sequence[Iterable[Card]],
+    exposures: Iterable[Exposure],
+    dealt: Sequence[Sequence[Card]] | None = None,
+) -> tuple[tuple[SeatScore, SeatScore, SeatScore, SeatScore], tuple[tuple[Seat, str], ...]]:
+    """R6 for each seat, part by part (:class:`SeatScore`), and the deal's events: the one
+    place the raw score is computed."""
     decks = options.decks
     exposures = list(exposures)
     factor = {c.index: f for c, f in value_factors(options, exposures).items()}
@@ -111,7 +153,7 @@ def raw_scores(
             raise ValueError("self_catch scoring (R6.1) needs the hands as dealt")
         dealt_to = {c.index: s for s, hand in enumerate(dealt) for c in hand if c.index in factor}
 
-    raws: list[int] = []
+    parts: list[SeatScore] = []
     events: list[tuple[Seat, str]] = []
     for s in range(4):
         seat = Seat(s)
@@ -147,11 +189,12 @@ def raw_scores(
             p = -p
             events.append((seat, "grand_slam"))
         if not t:
-            raws.append(h + p + sheep)
+            parts.append(SeatScore(h, p, sheep, 0, 1, 0, all_hearts, grand_slam, h + p + sheep))
             continue
         tc_self = 2 if _TC in caught else 1
         if not n_hearts and not n_pig and not n_sheep:  # transformer alone (R6 step 7)
-            raws.append(50 * t * factor[_TC] * tc_self)
+            alone = 50 * t * factor[_TC] * tc_self
+            parts.append(SeatScore(0, 0, 0, t, 1, alone, False, False, alone))
             events.append((seat, "transformer_alone"))
             continue
         if decks == 1:
@@ -160,8 +203,8 @@ def raw_scores(
             mult = 2 * factor[_TC]
         else:
             mult = _TC_MULT_TWO_DECKS[(copies_exposed[_TC], t)]
-        raws.append((h + p + sheep) * mult)
-    return (raws[0], raws[1], raws[2], raws[3]), tuple(events)
+        parts.append(SeatScore(h, p, sheep, t, mult, 0, all_hearts, grand_slam, (h + p + sheep) * mult))
+    return (parts[0], parts[1], parts[2], parts[3]), tuple(events)
 
 
 def results(
@@ -192,10 +235,15 @@ def results(
             else round_half_away(t2 - t1, 4 - len(members))
             for s in range(4)
         ]
-    # The one-deck factor applies to the online scorings (R7.2, R7.3, R7.4 "scored as R7.3").
-    f = options.one_deck_factor if options.decks == 1 and scoring != "raw" else 1
+    f = lifetime_factor(options)
     final = [r * f for r in res]
     return (res[0], res[1], res[2], res[3]), (final[0], final[1], final[2], final[3])
+
+
+def lifetime_factor(options: Options) -> int:
+    """The factor from a deal's result to its lifetime-scored (生涯计分) ``final`` (R7, R10): the
+    one-deck factor for the online scorings (R7.2, R7.3, R7.4 "scored as R7.3"), else 1."""
+    return options.one_deck_factor if options.decks == 1 and options.scoring != "raw" else 1
 
 
 def score_deal(
@@ -206,8 +254,12 @@ def score_deal(
 ) -> DealScore:
     """R6 then R7 for one deal, from the cards each seat took."""
     captured = [list(c) for c in captured]
-    raw, events = raw_scores(options, captured, exposures, dealt)
+    exposures = list(exposures)
+    parts, events = seat_scores(options, captured, exposures, dealt)
+    raw = (parts[0].raw, parts[1].raw, parts[2].raw, parts[3].raw)
     pig = next((Seat(s) for s in range(4) if QS in captured[s]), None)
     sheep = next((Seat(s) for s in range(4) if JD in captured[s]), None)
     result, final = results(options, raw, pig, sheep)
-    return DealScore(raw, result, final, events)
+    exposed = {e.card for e in exposures}
+    factors = tuple((c, f) for c, f in value_factors(options, exposures).items() if c in exposed)
+    return DealScore(raw, result, final, events, parts, factors)
