@@ -71,16 +71,58 @@ def test_the_readme_command_table_gives_every_flag() -> None:
         assert missing == [], (name, missing)
 
 
-def test_the_rule_book_ships_with_the_package_as_its_one_copy() -> None:
-    """The package holds the rule book the product cites (R1–R12): in the repository a link to
-    docs/rules.md, listed as package data, so an install carries its text and no copy drifts."""
+#: The documents the package carries (the rules page shows them), each a link to its one copy in docs/.
+SHIPPED_DOCS = {"rules/rules.md": "rules.md", "rules/rules.zh.md": "rules.zh.md",
+                "web/how-to-play.md": "how-to-play.md", "web/how-to-play.zh.md": "how-to-play.zh.md"}
+
+
+@pytest.mark.parametrize(("inside", "doc"), SHIPPED_DOCS.items())
+def test_the_rule_book_ships_with_the_package_as_its_one_copy(inside: str, doc: str) -> None:
+    """The package holds the rule book the product cites (R1–R12), its Chinese version and the
+    how-to-play: in the repository links to docs/, listed as package data, so an install carries
+    their text and no copy drifts."""
     from importlib.resources import files
 
-    shipped = ROOT / "src" / "gongzhu" / "rules" / "rules.md"
-    assert shipped.is_symlink() and shipped.resolve() == (ROOT / "docs" / "rules.md").resolve()
-    assert '"rules/rules.md"' in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    book = files("gongzhu.rules").joinpath("rules.md").read_bytes()
-    assert book == (ROOT / "docs" / "rules.md").read_bytes()
+    shipped = ROOT / "src" / "gongzhu" / inside
+    assert shipped.is_symlink() and shipped.resolve() == (ROOT / "docs" / doc).resolve()
+    assert f'"{inside}"' in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    package, name = inside.split("/")
+    assert files(f"gongzhu.{package}").joinpath(name).read_bytes() == (ROOT / "docs" / doc).read_bytes()
+
+
+def _headings(book: str) -> list[tuple[int, str]]:
+    """Each heading's level and section number ("" for a heading without one)."""
+    out = []
+    for line in book.splitlines():
+        m = re.match(r"^(#+) (R\d+(?:\.\d+)?)?", line)
+        if m:
+            out.append((len(m.group(1)), m.group(2) or ""))
+    return out
+
+
+def test_the_chinese_rule_book_keeps_step_with_the_rule_book() -> None:
+    """docs/rules.zh.md has the English book's headings, at the same levels, in the same order,
+    with the same section numbers; the same option keys, values and card codes (every code span),
+    the same citations and the same tables' shapes."""
+    en = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+    zh = (ROOT / "docs" / "rules.zh.md").read_text(encoding="utf-8")
+    assert _headings(zh) == _headings(en)
+    assert sorted(re.findall(r"`([^`\n]+)`", zh)) == sorted(re.findall(r"`([^`\n]+)`", en))
+    cite = r"\bR\d+(?:\.\d+)?\b"
+    assert set(re.findall(cite, zh)) == set(re.findall(cite, en))
+
+    def table_shapes(book: str) -> list[int]:
+        return [line.count("|") for line in book.splitlines() if line.startswith("|")]
+
+    assert table_shapes(zh) == table_shapes(en)
+
+
+@pytest.mark.parametrize("doc", ["how-to-play.md", "how-to-play.zh.md"])
+def test_the_how_to_play_cites_only_sections_there_are(doc: str) -> None:
+    sections = {n for _level, n in _headings((ROOT / "docs" / "rules.md").read_text(encoding="utf-8")) if n}
+    text = (ROOT / "docs" / doc).read_text(encoding="utf-8")
+    cited = set(re.findall(r"\bR\d+(?:\.\d+)?\b", text))
+    assert cited and cited <= sections, cited - sections
 
 
 def test_a_build_of_the_package_holds_the_rule_book(tmp_path: Path) -> None:
@@ -90,9 +132,10 @@ def test_a_build_of_the_package_holds_the_rule_book(tmp_path: Path) -> None:
 
     subprocess.run([sys.executable, "setup.py", "-q", "build_py", "--build-lib", str(tmp_path)],
                    cwd=ROOT, capture_output=True, check=True)
-    built = tmp_path / "gongzhu" / "rules" / "rules.md"
-    assert not built.is_symlink()
-    assert built.read_bytes() == (ROOT / "docs" / "rules.md").read_bytes()
+    for inside, doc in SHIPPED_DOCS.items():
+        built = tmp_path / "gongzhu" / inside
+        assert not built.is_symlink()
+        assert built.read_bytes() == (ROOT / "docs" / doc).read_bytes()
 
 
 def test_gongzhu_rules_prints_the_rule_book(capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,0 +1,47 @@
+// The rules page: the how-to-play and the rule book in the page's language, as the server renders
+// them from the project's own Markdown (GET /api/rules/<lang>: docs/how-to-play*.md and
+// docs/rules*.md, the English book governing).  The page opens at the section the address names
+// (/rules#R5.2, as the table page's refusals link), and keeps it when the language changes.
+//
+// May import: i18n.js, settings.js.
+
+import { applyI18n, getLang, setLang, t } from "./i18n.js";
+import { loadSettings, saveSettings } from "./settings.js";
+
+const $ = (id) => document.getElementById(id);
+
+async function load() {
+  const lang = getLang();
+  try {
+    const res = await fetch(`/api/rules/${lang}`, { credentials: "same-origin" });
+    if (!res.ok) throw new Error(`HTTP ${res.status}`);
+    const page = await res.json();
+    // The server's own rendering of the project's Markdown (raw HTML in it is not passed through).
+    $("how-to-play").innerHTML = page.how_to_play;
+    $("rules").innerHTML = page.rules;
+    $("rules-error").textContent = "";
+  } catch (err) {
+    $("rules-error").textContent = `${t("msg.loadFailed")}: ${err.message}`;
+    return;
+  }
+  document.documentElement.dataset.rules = lang;
+  // A sub-section without a heading of its own (R9.1) opens at its section (R9).
+  const wanted = decodeURIComponent(location.hash.slice(1));
+  const target = wanted ? document.getElementById(wanted) ?? document.getElementById(wanted.split(".")[0]) : null;
+  target?.scrollIntoView();
+}
+
+function main() {
+  setLang(loadSettings().lang);
+  applyI18n();
+  $("lang").addEventListener("click", () => {
+    const lang = getLang() === "zh" ? "en" : "zh";
+    saveSettings({ ...loadSettings(), lang });
+    setLang(lang);
+    applyI18n();
+    load();
+  });
+  load();
+}
+
+main();
