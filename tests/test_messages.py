@@ -1,7 +1,7 @@
 """The message catalog (gongzhu.messages): both languages have the same keys and parameters, every
 key the Python code names exists and every refusal, hint reason and terminal phrase is used,
-templates render typed parameters in each language, and the server serves the catalog and sends
-refusals with their code and parameters."""
+templates render typed parameters and plurals in each language (a count with its noun is plural
+alike in both), and the server serves the catalog and sends refusals with their code and parameters."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from conftest import local_client
-from gongzhu.messages import LANGS, Text, catalog, catalog_bytes, has, params_of, render
+from gongzhu.messages import LANGS, Text, catalog, catalog_bytes, has, params_of, plural_types, render
 from gongzhu.rules import Deal, Options, Seat
 from gongzhu.rules.errors import IllegalPlayError, message
 from gongzhu.server.app import create_app
@@ -23,6 +23,8 @@ from gongzhu.server.app import create_app
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src" / "gongzhu"
 PREFIXES = ("refusal.", "hint.reason.", "term.", "server.")
+#: A template's field: ``{name}``, ``{name!r}``, ``{name:type}`` (as gongzhu.messages reads them).
+FIELD = re.compile(r"\{(\w+)(![rs])?(?::([^{}]*))?\}")
 #: Helpers that take a key without its prefix: name -> the prefix they add (``_w``: per command).
 SHORT = {"_reason": "hint.reason.", "t": "term.", "phrase": "term.play.", "_w": "term.{command}."}
 
@@ -78,6 +80,56 @@ def test_typed_parameters_render_in_each_language() -> None:
     with pytest.raises(KeyError, match="legal"):
         render("refusal.follow_suit", "en", {"suit": "C"})
     assert render("btn.start", "fr") == "Start"  # a language the catalog does not have: English
+
+
+def test_plurals_count_in_each_language() -> None:
+    """``{deals:deals}``: a number takes its plural category's entry, ``#`` the number (English
+    says 1 deal, 2 deals; Chinese has one form); a numeric string counts alike; what is no number
+    is shown as it is."""
+    params = {"score": 5, "title": "猪小弟", "matches": 1, "deals": 1}
+    assert render("history.profile", "en", params) == "Lifetime 5 · title 猪小弟 · 1 match · 1 deal"
+    assert render("history.profile", "zh", params) == "生涯积分 5 · 称号 猪小弟 · 1 局 · 1 副"
+    params.update(matches=2, deals=0)
+    assert render("history.profile", "en", params) == "Lifetime 5 · title 猪小弟 · 2 matches · 0 deals"
+    assert render("history.profile", "zh", params) == "生涯积分 5 · 称号 猪小弟 · 2 局 · 0 副"
+    summary = {"deals": 1, "matches": 1, "ok": "ok"}
+    assert render("term.replay.summary", "en", summary) == "1 deal in 1 match: ok"
+    assert render("term.replay.summary", "en", {**summary, "deals": 7, "matches": 5}) == "7 deals in 5 matches: ok"
+    assert render("term.replay.summary", "zh", {**summary, "deals": 7}) == "共 7 副、1 局：ok"
+    cards = [render("seat.cards", "en", {"n": n}) for n in (13, 1, 0, -1)]
+    assert cards == ["13 cards", "1 card", "0 cards", "-1 card"]
+    assert render("val.match_end.deals", "en", {"n": "1"}) == "1 deal"  # as the page passes it: digits
+    assert render("val.match_end.deals", "en", {"n": "12"}) == "12 deals"
+    assert render("lobby.deals", "en", {"n": 1}) == "1 deal played"
+    assert render("lobby.deals", "fr", {"n": 1}) == "1 deal played"  # a language it does not have: English
+    assert render("seat.cards", "en", {"n": "a few"}) == "a few"  # no number: as it is
+    assert render("seat.cards", "en", {"n": True}) == "True"  # nor is a truth value
+
+
+def plural_fields(template: str) -> list[tuple[str, str]]:
+    """The fields of ``template`` whose type is a plural type: (parameter, type)."""
+    kinds = plural_types("en") | plural_types("zh")
+    return sorted((m.group(1), m.group(3)) for m in FIELD.finditer(template) if m.group(3) in kinds)
+
+
+def test_counts_are_plural_alike_in_both_languages() -> None:
+    """Every plural type has its ``one`` and ``other`` forms, with the number ``#``, in both
+    languages; a key counts the same parameters with the same types in both; and no English text
+    says "deal(s)" or puts a plain number before a plural noun."""
+    zh, en = catalog("zh"), catalog("en")
+    kinds = plural_types("en")
+    assert kinds == plural_types("zh") and {"deals", "matches", "cards"} <= kinds
+    for kind in kinds:
+        for table in (zh, en):
+            assert {k for k in table if k.startswith(f"{kind}.")} == {f"{kind}.one", f"{kind}.other"}, kind
+            assert table[f"{kind}.one"].count("#") == 1 and table[f"{kind}.other"].count("#") == 1, kind
+    used = set()
+    for key in en:
+        assert plural_fields(en[key]) == plural_fields(zh[key]), key
+        used |= {kind for _name, kind in plural_fields(en[key])}
+        assert not re.search(r"\((s|es)\)", en[key]), key
+        assert not re.search(r"\{\w+\} (deals|matches|cards|tricks|points|players|games|times)\b", en[key]), key
+    assert used == kinds  # every plural type is used
 
 
 def test_chinese_terms_of_the_rule_book() -> None:

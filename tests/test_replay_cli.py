@@ -20,7 +20,7 @@ from gongzhu.cli.main import main
 from gongzhu.records import dump_record
 
 GOLDEN = Path(__file__).parent / "data" / "golden.jsonl"
-SUMMARY_EN = "7 deal(s) in 5 match(es): all records check out"
+SUMMARY_EN = "7 deals in 5 matches: all records check out"
 
 
 def golden() -> list[dict[str, Any]]:
@@ -63,7 +63,7 @@ def test_replay_in_chinese(capsys: pytest.CaptureFixture[str]) -> None:
     assert any("北 ♥A (逼明)" in line for line in lines)
     assert any("收分（罚）" in line for line in lines)
     assert "  特殊：西 满红" in lines
-    assert lines[-1] == "共7副、5局：全部记录核对无误"
+    assert lines[-1] == "共 7 副、5 局：全部记录核对无误"
 
 
 def test_quiet_prints_only_the_summary(capsys: pytest.CaptureFixture[str]) -> None:

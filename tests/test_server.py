@@ -628,7 +628,10 @@ def test_unknown_things_are_404(client: TestClient) -> None:
     assert client.get(f"/api/matches/{match_id}/deals/x").status_code == 404
     assert client.get(f"/api/matches/{match_id}/records.jsonl").text == ""
     with client.websocket_connect("/ws/nope") as ws:
-        assert ws.receive_json() == {"type": "error", "message": 'unknown match "nope"'}
+        reply = ws.receive_json()
+        assert reply["code"] == "server.unknown_table" and reply["params"] == {"table": '"nope"'}
+        assert reply["message"] == 'unknown match "nope": it does not exist on this server'
+        assert reply["message_zh"] == '没有这局比赛："nope"'
 
 
 def test_pages_are_served_only_when_built(db_url: str, tmp_path: Path) -> None:
@@ -687,3 +690,26 @@ def test_two_tables_and_the_lifetime_title(client: TestClient) -> None:
     assert sb["lifetime"] == {"score": lifetime, "title": title_for(lifetime)}
     me = user_of(client)
     assert (me.lifetime, me.deals, me.matches) == (lifetime, 2, 2)
+
+
+def test_the_rules_page_and_its_rule_book(client: TestClient) -> None:
+    """/rules is the rules page; /api/rules/<lang> the how-to-play and the rule book as HTML, every
+    numbered heading reachable by its number, every citation a link to its section (the page
+    itself is a static file: the browser tests open it)."""
+    for lang, title in (("zh", "<h1>怎么玩拱猪</h1>"), ("en", "<h1>How to play 拱猪</h1>")):
+        page = client.get(f"/api/rules/{lang}").json()
+        assert page["lang"] == lang and page["how_to_play"].startswith(title)
+        assert [s for s in page["sections"] if "." not in s] == [f"R{n}" for n in range(1, 13)]
+        for section in page["sections"]:
+            assert page["rules"].count(f'id="{section}"') == 1, section
+        assert 'href="#R5.2"' in page["how_to_play"] and 'href="#R4.4"' in page["rules"]
+        assert 'href="rules' not in page["how_to_play"]  # the documents' own links stay on the page
+    assert client.get("/api/rules/fr").status_code == 404
+
+
+def test_the_rule_book_renderer_passes_no_raw_html() -> None:
+    from gongzhu.server.rulebook import _renderer
+
+    html = _renderer(["R5", "R5.2"]).render("## R5.2 Following\n\n<script>x()</script> as R5.2 and R5.9 say, not R7\n")
+    assert '<h2 id="R5.2">' in html and "<script>" not in html and "&lt;script&gt;" in html
+    assert '<a href="#R5.2">R5.2</a>' in html and '<a href="#R5">R5.9</a>' in html and ">R7<" not in html

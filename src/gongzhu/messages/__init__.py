@@ -14,17 +14,26 @@ Keys, by prefix:
 - ``term.*``: the terminal commands' words and phrases;
 - the page's own keys, unprefixed as its scripts use them (``btn.start``, ``seat.N``, …);
 - value words that typed parameters look up (``seat.N``, ``who.N``, ``suit.S``, ``kind.first``, …)
-  and list separators ``sep.<type>``.
+  and list separators ``sep.<type>``;
+- a count with its noun, by plural category: ``deals.one``, ``deals.other``, ``matches.*``, ``cards.*``.
 
 Templates: ``{name}`` inserts a parameter as it is; ``{name:type}`` inserts the catalog entry
 ``type.<value>`` of the same language (``{seat:who}`` with ``"N"`` is 北家 / North), or the value
 itself where there is no such entry; a list value renders each item that way, joined by
-``sep.<type>`` (else ``sep.list``).  ``{name!r}`` inserts ``repr(value)``; a spec after ``:``
+``sep.<type>`` (else ``sep.list``).  **Plurals** are typed parameters too: for a number (an
+integer, or a string of ASCII digits) whose type has no ``type.<value>`` entry but a
+``type.other`` one, ``{deals:deals}`` inserts the entry of the number's plural category in that
+language, ``deals.one`` or ``deals.other``, with each ``#`` in it replaced by the number
+(``"deals.one": "# deal"``, ``"deals.other": "# deals"``: 1 deal, 2 deals; Chinese has no
+plural, its ``one`` and ``other`` entries read alike, ``"# 副"``).  English's category ``one``
+is the number 1 (and −1), every other number is ``other``; Chinese's is always ``other``
+(:data:`PLURAL`; ``i18n.js`` renders them alike).  ``{name!r}`` inserts ``repr(value)``; a spec after ``:``
 that is not a lower-case word is a Python format spec (``{expected:+.0f}``).  So no caller translates a parameter: it
 passes seats, suits, colours and exposure kinds as codes (an enum is taken by its name), cards as
 their ``pretty`` text, which reads the same in both languages.  Both languages have the same keys
 and each key the same parameter names (the types may differ: English says ``{suit:suits}``
-where Chinese needs no plural).
+where Chinese needs no plural); a count with its noun has the same plural type in both
+(``{deals:deals}``), and every plural type has its ``one`` and ``other`` entries in both.
 
 This is the one package below the rules core: it imports nothing of ``gongzhu`` (only the
 standard library), so every layer, the rules core included, may use it.  It reads its two files
@@ -36,18 +45,28 @@ from __future__ import annotations
 import enum
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cache
 from importlib import resources
 from typing import NamedTuple
 
-__all__ = ["LANGS", "Text", "catalog", "catalog_bytes", "has", "params_of", "plain", "render"]
+__all__ = ["LANGS", "PLURAL", "Text", "catalog", "catalog_bytes", "has", "params_of", "plain", "plural_types",
+           "render"]
 
 #: The languages of the catalog; the first is the default of the page.
 LANGS = ("zh", "en")
 
+#: Each language's plural category of a number (CLDR's: English ``one`` for 1, ``other`` for
+#: the rest; Chinese has only ``other``), which picks ``type.one`` or ``type.other``.
+PLURAL: Mapping[str, Callable[[int], str]] = {
+    "zh": lambda n: "other",
+    "en": lambda n: "one" if abs(n) == 1 else "other",
+}
+
 _FIELD = re.compile(r"\{(\w+)(![rs])?(?::([^{}]*))?\}")
 _TYPE = re.compile(r"[a-z_]+")
+#: A number as a plural parameter may be given: an integer, or its ASCII digits.
+_NUMBER = re.compile(r"-?[0-9]+")
 
 
 @cache
@@ -85,18 +104,39 @@ def plain(value: object) -> object:
     return value
 
 
-def _word(value: object, kind: str, table: Mapping[str, str]) -> str:
+def plural_types(lang: str) -> set[str]:
+    """The plural types of ``lang``'s catalog: those with a ``type.other`` entry."""
+    return {key[: -len(".other")] for key in catalog(lang) if key.endswith(".other")}
+
+
+def _count(value: object) -> int | None:
+    """``value`` as the number a plural counts, or None when it is no number."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and _NUMBER.fullmatch(value):
+        return int(value)
+    return None
+
+
+def _word(value: object, kind: str, table: Mapping[str, str], lang: str) -> str:
     if isinstance(value, (list, tuple)):
         sep = table.get(f"sep.{kind}", table["sep.list"])
-        return sep.join(_word(v, kind, table) for v in value)
+        return sep.join(_word(v, kind, table, lang) for v in value)
     name = str(plain(value))
-    return table.get(f"{kind}.{name}", name)
+    if f"{kind}.{name}" in table:
+        return table[f"{kind}.{name}"]
+    n = _count(value)
+    if n is not None and f"{kind}.other" in table:
+        form = table.get(f"{kind}.{PLURAL[lang](n)}", table[f"{kind}.other"])
+        return form.replace("#", name)
+    return name
 
 
 def render(key: str, lang: str, params: Mapping[str, object] | None = None) -> str:
     """The template ``key`` of ``lang`` (English for a language the catalog does not have) with
     its parameters filled in; a :class:`KeyError` names a missing key or parameter."""
-    table = catalog(lang if lang in LANGS else "en")
+    lang = lang if lang in LANGS else "en"
+    table = catalog(lang)
     values = params or {}
 
     def field(m: re.Match[str]) -> str:
@@ -107,7 +147,7 @@ def render(key: str, lang: str, params: Mapping[str, object] | None = None) -> s
         if conversion == "!r":
             return repr(value)
         if spec and _TYPE.fullmatch(spec):
-            return _word(value, spec, table)
+            return _word(value, spec, table, lang)
         if spec:
             return format(value, spec)
         return str(plain(value))

@@ -58,7 +58,8 @@ from gongzhu.server.policy import (
     RateLimiter,
     SitePolicy,
 )
-from gongzhu.server.store import MatchInfo, Store
+from gongzhu.server.rulebook import rules_page
+from gongzhu.server.store import MatchInfo, Store, why_kept
 from gongzhu.server.table import (
     DEFAULT_LEVEL,
     DEFAULT_SPEED,
@@ -110,9 +111,12 @@ def config() -> dict[str, Any]:
     }
 
 
-def match_summary(info: MatchInfo) -> dict[str, Any]:
+def match_summary(info: MatchInfo, newest_solo: str | None = None) -> dict[str, Any]:
     """A match as ``GET /api/matches`` lists it.  The seed, from which every hand of the match
-    can be dealt again, is shown only once the match is over (null before)."""
+    can be dealt again, is shown only once the match is over (null before).  ``solo``: one person
+    against three computer players; ``abandoned``: such a match without a finished deal that its
+    person left for a newer one (``newest_solo``, their newest single-player match, which the table
+    page goes on with) — not to be continued, and theirs to delete."""
     return {
         "match_id": info.match_id,
         "created": info.created,
@@ -128,11 +132,35 @@ def match_summary(info: MatchInfo) -> dict[str, Any]:
         "over": info.over,
         "winners": info.winners,
         "pigs": info.pigs,
+        "solo": info.solo,
+        "abandoned": _abandoned(info, newest_solo),
     }
+
+
+def _abandoned(info: MatchInfo, newest_solo: str | None) -> bool:
+    return (info.solo and not info.over and info.deals == 0 and newest_solo is not None
+            and newest_solo != info.match_id)
 
 
 def _error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
+
+
+def _refused(status: int, text: Text) -> JSONResponse:
+    """A refusal a player reads: ``{"error": English, "message_zh", "code", "params"}``."""
+    return JSONResponse({"error": text.render("en"), "message_zh": text.render("zh"), **text.json},
+                        status_code=status, headers={"Cache-Control": "no-store"})
+
+
+#: Why a match may not be deleted (:func:`gongzhu.server.store.why_kept`): the HTTP status and the
+#: catalog key of the refusal.
+_KEPT = {
+    "unknown": (404, "server.delete_unknown"),
+    "not_yours": (403, "server.delete_not_yours"),
+    "table": (409, "server.delete_table"),
+    "deals": (409, "server.delete_has_deals"),
+    "open": (409, "server.delete_open"),
+}
 
 
 #: A deal number in a URL: plain ASCII digits, few enough to be a deal of a match.
@@ -225,6 +253,15 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
     async def leaderboard_page(_request: Request) -> Response:
         return _page(static / "leaderboard.html", "leaderboard")
 
+    async def rules_page_(_request: Request) -> Response:
+        return _page(static / "rules.html", "rules")
+
+    async def get_rules(request: Request) -> Response:
+        lang = request.path_params["lang"]
+        if lang not in LANGS:
+            return _error(404, f"no rule book in {show(lang)}: one of {', '.join(LANGS)}")
+        return JSONResponse(rules_page(lang))
+
     async def get_config(_request: Request) -> Response:
         return JSONResponse(config())
 
@@ -282,14 +319,40 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         user = identity.user_for(request)
         if user is None:
             return JSONResponse([])
-        return JSONResponse([match_summary(m) for m in store.matches(user.id)])
+        found = store.matches(user.id)
+        newest = next((m.match_id for m in found if m.solo and m.seating.host == user.id), None)
+        return JSONResponse([match_summary(m, newest) for m in found])
 
     async def get_match(request: Request) -> Response:
         match_id = request.path_params["match_id"]
         info = known(match_id)
         if info is None:
             return _error(404, f"unknown match {show(match_id)}")
-        return JSONResponse(match_summary(info))
+        host = info.seating.host
+        newest = store.newest_solo(host) if info.solo and host is not None and info.deals == 0 else None
+        return JSONResponse(match_summary(info, newest))
+
+    async def delete_match(request: Request) -> Response:
+        match_id = request.path_params["match_id"]
+        if not _MATCH_ID.fullmatch(match_id):
+            return _refused(400, Text.of("server.delete_bad_id", match=show(match_id)))
+        user = identity.user_for(request)
+        if user is None:
+            return _refused(401, Text.of("server.no_session"))
+        info = store.match(match_id)
+        why = "unknown" if info is None else why_kept(info, user.id)
+        room, table = tables.rooms.get(match_id), tables.loaded(match_id)
+        if why is None and ((room is not None and room.connections) or (table is not None and table.presences)):
+            why = "open"  # a page shows it now: it would break under that page
+        if why is None:
+            if table is not None:  # loaded still, nobody there: stopped before its rows go
+                tables.release(table)
+            why = store.delete_match(match_id, user.id)  # checks again, in the deleting transaction
+        if why is not None:
+            status, key = _KEPT[why]
+            return _refused(status, Text.of(key, match=show(match_id)))
+        log.info("match %s deleted by its person", match_id)
+        return JSONResponse({"deleted": match_id}, headers={"Cache-Control": "no-store"})
 
     async def get_deal(request: Request) -> Response:
         match_id, k = request.path_params["match_id"], request.path_params["k"]
@@ -343,12 +406,12 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
             log.warning("the database cannot be reached: %s", e.__class__.__name__)
             await refuse(websocket, refusal(Text.of("server.store_unavailable")), 1013)
             return
-        except Exception as e:  # a stored match that no longer replays: say so, do not guess
+        except Exception:  # a stored match that no longer replays: say so, do not guess
             log.exception("cannot open match %s", match_id)
-            await refuse(websocket, {"type": "error", "message": f"cannot open match {show(match_id)}: {e}"}, 1011)
+            await refuse(websocket, refusal(Text.of("server.table_broken", table=show(match_id))), 1011)
             return
         if room is None:
-            await refuse(websocket, {"type": "error", "message": f"unknown match {show(match_id)}"}, 4404)
+            await refuse(websocket, refusal(Text.of("server.unknown_table", table=show(match_id))), 4404)
             return
         await _serve(websocket, tables, room, Person(user.id, user.name), since,
                      websocket.query_params.get("invite"))
@@ -386,9 +449,11 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         Route("/history", history_page),
         Route("/profile", profile_page),
         Route("/leaderboard", leaderboard_page),
+        Route("/rules", rules_page_),
         *account_routes(identity),
         Route("/api/config", get_config),
         Route("/messages/{lang}.json", get_messages),
+        Route("/api/rules/{lang}", get_rules),
         Route("/api/matches", new_match, methods=["POST"]),
         Route("/api/tables", new_table, methods=["POST"]),
         Route("/api/tables", list_tables),
@@ -396,6 +461,7 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         Route("/api/tables/play-now", play_now, methods=["POST"]),
         Route("/api/matches", list_matches),
         Route("/api/matches/{match_id}", get_match),
+        Route("/api/matches/{match_id}", delete_match, methods=["DELETE"]),
         Route("/api/matches/{match_id}/deals/{k}", get_deal),
         Route("/api/matches/{match_id}/records.jsonl", get_records),
         Route("/api/me/records.jsonl", my_records),

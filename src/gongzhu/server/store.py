@@ -9,7 +9,8 @@ What is stored (``docs/web-protocol.md``, Persistence):
   table around it (:class:`Seating`): host, who sits where, public or private (and the invite of
   a private one), the turn and exposure timers, waiting/playing/over, the event version, the
   seats in 托管 and their timeouts in a row, the running timer's deadline, who was dealt the
-  deal in progress;
+  deal in progress; and whether it is a single-player match (``solo``: one person against three
+  computer players, ``POST /api/matches``) rather than a table for people;
 - ``deals``: every finished deal as its R11 record (one JSON line, as ``gongzhu replay`` reads);
 - ``actions``: the actions of the deal in progress (every seat's declaration and play, in order),
   so that a restarted server re-deals it from the seed, replays them and resumes where it was;
@@ -21,6 +22,8 @@ What is stored (``docs/web-protocol.md``, Persistence):
 :class:`Store` is the repository; it hands out plain :class:`MatchInfo` values and each method is
 one transaction.  It uses SQLAlchemy Core (tables and statements) without the ORM: the ORM's
 import alone cost about 0.3 s of the start command's one-second budget (docs/benchmarks.md).
+A single-player match that has no finished deal may be deleted by its person, with everything
+stored of it (:meth:`Store.delete_match`); nothing else is ever deleted.
 The schema is versioned by the Alembic revisions of :mod:`gongzhu.server.migrations`, which
 :class:`Store` applies when it opens a database.
 """
@@ -51,6 +54,7 @@ from sqlalchemy import (
     create_engine,
     delete,
     event,
+    func,
     insert,
     select,
     update,
@@ -60,7 +64,8 @@ from sqlalchemy.pool import StaticPool
 
 from gongzhu.server import migrations
 
-__all__ = ["MATCH_PLAYERS", "METADATA", "SETTINGS", "USERS", "Charge", "MatchInfo", "Seating", "StaleTable", "Store"]
+__all__ = ["MATCH_PLAYERS", "METADATA", "SETTINGS", "USERS", "Charge", "MatchInfo", "Seating", "StaleTable", "Store",
+           "why_kept"]
 
 
 #: The tables; every change to them is a revision in :mod:`gongzhu.server.migrations`.
@@ -94,6 +99,8 @@ _MATCHES = Table(
     Column("timeouts", JSON, nullable=True),
     Column("deadline", Float, nullable=True),
     Column("dealt_to", JSON, nullable=True),
+    # One person against three computer players (POST /api/matches), not a table for people.
+    Column("solo", Boolean, nullable=False, server_default="0"),
 )
 
 _DEALS = Table(
@@ -211,6 +218,7 @@ class MatchInfo:
     winners: list[str]
     pigs: list[str]
     seating: Seating
+    solo: bool = False  # a single-player match (see the module docstring)
 
     @property
     def levels(self) -> dict[str, str]:
@@ -224,6 +232,19 @@ class Charge:
     user: str
     final: int
     pig: bool = False  # the match ended with this person as a pig
+
+
+def why_kept(info: MatchInfo, user: str) -> str | None:
+    """Why ``user`` may not delete the match ``info`` (None: they may): ``"not_yours"``,
+    ``"table"`` (a table for people) or ``"deals"`` (it has finished deals); see
+    :meth:`Store.delete_match`."""
+    if info.seating.host != user:
+        return "not_yours"
+    if not info.solo:
+        return "table"
+    if info.deals or info.over:
+        return "deals"
+    return None
 
 
 def _seed_column(seed: int) -> int:
@@ -260,7 +281,7 @@ def _info(row: Row[Any]) -> MatchInfo:
         match_id=m["id"], created=m["created"], preset=m["preset"], options=dict(m["options"]),
         speed=m["speed"], seed=_seed_value(m["seed"]), totals=list(m["totals"]),
         deals=m["deals"], in_deal=bool(m["in_deal"]), over=bool(m["over"]), winners=list(m["winners"]),
-        pigs=list(m["pigs"]), seating=_seating(m),
+        pigs=list(m["pigs"]), seating=_seating(m), solo=bool(m["solo"]),
     )
 
 
@@ -290,6 +311,10 @@ def _engine(db_url: str, manual_checkpoints: dict[str, bool]) -> Engine:
         cursor.close()
 
     return engine
+
+
+class _Kept(Exception):
+    """Rolls back a deletion whose match changed meanwhile (:meth:`Store.delete_match`)."""
 
 
 class StaleTable(RuntimeError):
@@ -379,14 +404,18 @@ class Store:
 
     def create_match(self, *, match_id: str, preset: str, options: Mapping[str, Any], speed: str, seed: int,
                      seating: Seating) -> MatchInfo:
+        """Store a new table and its match.  A table that starts at once with one person seated is
+        a single-player match (``solo``): a table for people waits for its host to start it."""
+        solo = seating.status == "playing" and sum(s is not None for s in seating.seats) == 1
         info = MatchInfo(
             match_id=match_id, created=_now(), preset=preset, options=dict(options), speed=speed, seed=seed,
             totals=[0, 0, 0, 0], deals=0, in_deal=seating.status != "waiting", over=False, winners=[], pigs=[],
-            seating=seating,
+            seating=seating, solo=solo,
         )
         row = {"id": match_id, "created": info.created, "preset": preset, "options": dict(options),
                "speed": speed, "seed": _seed_column(seed), "totals": [0, 0, 0, 0], "deals": 0,
-               "in_deal": info.in_deal, "over": False, "winners": [], "pigs": [], **seating.columns()}
+               "in_deal": info.in_deal, "over": False, "winners": [], "pigs": [], "solo": solo,
+               **seating.columns()}
         with self.engine.begin() as c:
             c.execute(insert(_MATCHES).values(**row))
         return info
@@ -404,6 +433,43 @@ class Store:
             query = query.where((_MATCHES.c.id.in_(played)) | (_MATCHES.c.host == user))
         with self.engine.connect() as c:
             return [_info(r) for r in c.execute(query)]
+
+    def newest_solo(self, user: str) -> str | None:
+        """The id of the newest single-player match of ``user`` (the one the table page goes on
+        with; every older one without a finished deal was left), or None."""
+        with self.engine.connect() as c:
+            found: str | None = c.scalars(
+                select(_MATCHES.c.id).where(_MATCHES.c.host == user, _MATCHES.c.solo.is_(True))
+                .order_by(_MATCHES.c.created.desc(), _MATCHES.c.id.desc()).limit(1)).first()
+            return found
+
+    def delete_match(self, match_id: str, user: str) -> str | None:
+        """Delete a single-player match of ``user`` that has no finished deal, with its rows in
+        every other table (the actions of its deal in progress; it has no deals and no
+        ``match_players`` rows), in one transaction.  Returns None once it is deleted, else why
+        nothing was: ``"unknown"`` (no such match), ``"not_yours"`` (``user`` is not its person),
+        ``"table"`` (a table for people), ``"deals"`` (it has finished deals); the checks and the
+        deletion are one transaction, so a deal finished meanwhile keeps the match."""
+        key = _MATCHES.c.id == match_id
+        try:
+            with self.engine.begin() as c:
+                row = c.execute(select(_MATCHES).where(key).with_for_update()).first()
+                if row is None:
+                    return "unknown"
+                why = why_kept(_info(row), user)
+                if why is not None:
+                    return why
+                if c.scalar(select(func.count()).select_from(_DEALS).where(_DEALS.c.match_id == match_id)):
+                    return "deals"
+                for table in (_ACTIONS, _DEALS, MATCH_PLAYERS):
+                    c.execute(delete(table).where(table.c.match_id == match_id))
+                done = c.execute(delete(_MATCHES).where(key, _MATCHES.c.host == user, _MATCHES.c.solo.is_(True),
+                                                        _MATCHES.c.deals == 0))
+                if done.rowcount != 1:  # changed meanwhile: everything above is rolled back
+                    raise _Kept
+        except _Kept:
+            return "deals"
+        return None
 
     def listed(self) -> list[MatchInfo]:
         """The public tables not over (the lobby), oldest first."""

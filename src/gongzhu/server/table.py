@@ -80,10 +80,10 @@ from gongzhu.records.replay import replay
 from gongzhu.rules.cards import Card, Seat, parse_card
 from gongzhu.rules.deal import Deal, Phase
 from gongzhu.rules.errors import GongzhuError
-from gongzhu.rules.match import Match, title_for
+from gongzhu.rules.match import Match, match_goal, title_for
 from gongzhu.rules.model import CardPlay, Play
 from gongzhu.rules.options import Options, resolve_options
-from gongzhu.rules.scoring import is_point_card
+from gongzhu.rules.scoring import SeatScore, is_point_card, lifetime_factor, raw_scores
 from gongzhu.server.policy import OUTBOX_LIMIT, RateLimiter
 from gongzhu.server.store import Charge, MatchInfo, Seating, StaleTable, Store
 
@@ -184,6 +184,19 @@ def encode(message: Mapping[str, Any]) -> str:
 
 def _codes(cards: Iterable[Card]) -> list[str]:
     return [c.code for c in cards]
+
+
+def _parts(part: SeatScore) -> dict[str, Any]:
+    """A seat's raw score part by part (R6), as the summary shows it."""
+    return {"hearts": part.hearts, "pig": part.pig, "sheep": part.sheep, "transformers": part.transformers,
+            "multiplier": part.multiplier, "alone": part.alone, "all_hearts": part.all_hearts,
+            "grand_slam": part.grand_slam, "raw": part.raw}
+
+
+def _goal(match: Match) -> dict[str, Any]:
+    """How far the match is from its end (R8): its kind, its limit and each seat's distance."""
+    goal = match_goal(match.options, match.totals, len(match.deals))
+    return {"kind": goal.kind, "limit": goal.limit, "to_go": _seat_map(goal.to_go)}
 
 
 def _seat_map(values: Any) -> dict[str, Any]:
@@ -763,7 +776,7 @@ class Connection:
 
     def _resync(self) -> str:
         text = self.room.render(self)
-        return text if text is not None else encode({"type": "error", "message": "the table is loading"})
+        return text if text is not None else encode(refusal(Text.of("server.table_loading")))
 
 
 class Room:
@@ -1203,13 +1216,15 @@ class Table:
             "preset": self.preset, "levels": dict(self.levels), "speed": self.speed,
             "table": self._table_view(), "clock": self._clock(), "totals": _seat_map(self.match.totals),
             "deals_played": len(self.match.deals), "match_result": None,
+            "goal": _goal(self.match),
         }
         self._shared_played = self._played(deal) if deal is not None else []
         if deal is None:
             shared.update({
                 "deal_index": 0, "turn": None, "undeclared": [], "declared": [],
                 "trick": {"leader": None, "plays": []}, "last_trick": None, "tricks_played": 0,
-                "captured": {s.name: [] for s in Seat}, "cards_left": dict.fromkeys("NESW", 0), "deal_result": None,
+                "captured": {s.name: [] for s in Seat}, "cards_left": dict.fromkeys("NESW", 0),
+                "points": dict.fromkeys("NESW", 0), "deal_result": None,
             })
         else:
             shared.update(self._deal_shared_view(deal, self._shared_played))
@@ -1255,9 +1270,20 @@ class Table:
             },
             "tricks_played": len(tricks),
             "captured": {s.name: taken[s] for s in Seat},
+            "points": self._points(deal, played),
             "cards_left": cards_left,
             "deal_result": self._deal_result(deal) if over else None,
         }
+
+    def _points(self, deal: Deal, played: list[tuple[Seat, Card]]) -> dict[str, int]:
+        """Each seat's raw score (R6) if the deal ended now, from the cards taken so far and the
+        exposures everyone sees (a secret exposure counts once its card is played)."""
+        captured: list[list[Card]] = [[], [], [], []]
+        for t in deal.tricks:
+            captured[t.taker].extend(t.cards)
+        exposures, _hidden = visible_exposures(deal.exposures, None, played)
+        raw, _events = raw_scores(deal.options, captured, exposures, deal.dealt)
+        return _seat_map(raw)
 
     def _deal_seat_view(self, deal: Deal, seat: Seat | None, played: list[tuple[Seat, Card]]) -> dict[str, Any]:
         """What only ``seat`` sees of the deal (``played``: every card played so far, with its
@@ -1303,6 +1329,10 @@ class Table:
             "result": _seat_map(score.result),
             "final": _seat_map(score.final),
             "events": [{"seat": s.name, "event": e} for s, e in score.events],
+            # The R6 breakdown of each raw score and the R7 factor to 生涯计分: what the page shows.
+            "parts": {s.name: _parts(score.parts[s]) for s in Seat},
+            "factors": [{"card": c.code, "factor": f} for c, f in score.factors],
+            "lifetime_factor": lifetime_factor(deal.options),
             "hands": {s.name: _codes(deal.dealt[s]) for s in Seat},
             "exposures": [{"seat": e.seat.name, "card": e.card.code, "kind": e.kind} for e in deal.exposures],
             "record_url": f"/api/matches/{self.match_id}/deals/{deal.deal_index}",
@@ -1462,7 +1492,10 @@ class Table:
         except Refused as e:
             reply(refusal(e.text))
             return
-        except (MessageError, GongzhuError, StoreError) as e:
+        except StoreError:
+            reply(refusal(Text.of("server.store_failed")))
+            return
+        except (MessageError, GongzhuError) as e:
             reply(refusal(e.text if isinstance(e, GongzhuError) and e.text is not None else str(e)))
             return
         self.kick()
@@ -1517,9 +1550,9 @@ class Table:
         if self.status == "waiting":
             raise Refused("server.not_started")
         if self.match.current is not None:
-            raise MessageError("the deal is not over yet: the next deal comes after it")
+            raise Refused("server.deal_not_over")
         if self.match.is_over:
-            raise MessageError("the match is over: start a new match")
+            raise Refused("server.match_over")
         self.match.new_deal()
         self.dealt_to = [s[0] if s is not None else None for s in self.seats]
         self._seq = 0
@@ -1593,9 +1626,9 @@ class Table:
             raise Refused("server.no_hints_with_people")  # fair play: hints are for games against computers
         if deal.turn != seat:
             if deal.phase is not Phase.PLAY:
-                raise MessageError("a hint is for your turn to play: no card is being played now")
+                raise Refused("server.hint_not_now")
             assert deal.turn is not None
-            raise MessageError(f"a hint is for your turn to play: it is {deal.turn.english}'s turn")
+            raise Refused("server.hint_not_your_turn", turn=deal.turn)
         # One ranking per position: every connection asking for it shares it, and it is computed
         # in the hint pool, one at a time, beside the computer players' pool.
         hint = self._hint

@@ -1,11 +1,18 @@
 // The history page: GET /api/profile (lifetime score and title, R8) and GET /api/matches (past
 // matches, newest first); each finished deal opens in the replay, each match's records download
-// as JSON Lines, an unfinished match can be continued on the table page.
+// as JSON Lines, an unfinished match can be continued on the table page (a single-player one at
+// /?match=ID, a table for people at its address).  A single-player match the server calls
+// `abandoned` (no finished deal, and the person has started another since: the table page goes
+// on with the newest) is not offered to continue: it is listed apart, with a Delete button
+// (DELETE /api/matches/{id}; a refusal is shown from its catalog code).  Counts read "1 deal",
+// "2 deals" (the catalog's plurals, i18n.js).
 //
 // May import: cards.js, i18n.js, replay.js, settings.js.
 
 import { installCardDefs } from "./cards.js";
-import { applyI18n, getLang, optionLabel, optionValueLabel, presetLabel, seatName, setLang, t, titleLabel } from "./i18n.js";
+import {
+  applyI18n, getLang, hasText, optionLabel, optionValueLabel, presetLabel, seatName, setLang, t, titleLabel,
+} from "./i18n.js";
 import { showReplay } from "./replay.js";
 import { loadSettings, saveSettings } from "./settings.js";
 
@@ -15,6 +22,8 @@ const $ = (id) => document.getElementById(id);
 let matches = [];
 let profile = null;
 let presets = {};
+/** The last refusal of a deletion ({body, status} or {text}), shown again in the other language. */
+let refusal = null;
 
 /** `created` may be an ISO string or seconds since the epoch. */
 function dateText(created) {
@@ -74,17 +83,64 @@ function replayControls(m) {
   return box;
 }
 
+/** A refusal's text: its catalog message in the page's language, else the server's words. */
+function refusalText({ body, status, text }) {
+  if (text !== undefined) return text;
+  if (body && hasText(body.code)) return t(body.code, body.params ?? {});
+  return body?.error ?? `HTTP ${status}`;
+}
+
+/** Delete an abandoned match (DELETE /api/matches/{id}); it leaves the page once the server has. */
+async function deleteMatch(matchId, button) {
+  button.disabled = true;
+  try {
+    const url = `/api/matches/${encodeURIComponent(matchId)}`;
+    const res = await fetch(url, { method: "DELETE", credentials: "same-origin" });
+    refusal = res.ok ? null : { body: await res.json().catch(() => null), status: res.status };
+    if (res.ok) {
+      matches = matches.filter((m) => m.match_id !== matchId);
+      $("history-error").textContent = "";
+    }
+  } catch (err) {
+    refusal = { text: err.message };
+  }
+  render();
+}
+
+/** The single-player matches left before a deal was finished: when and which rules, and Delete. */
+function renderAbandoned(left) {
+  $("abandoned").hidden = left.length === 0;
+  const rows = $("abandoned-rows");
+  rows.replaceChildren();
+  for (const m of left) {
+    const tr = document.createElement("tr");
+    tr.dataset.match = m.match_id;
+    const button = document.createElement("button");
+    button.type = "button";
+    button.dataset.delete = m.match_id;
+    button.textContent = t("history.delete");
+    button.addEventListener("click", () => deleteMatch(m.match_id, button));
+    tr.append(cell("history.created", dateText(m.created)), cell("history.preset", rulesText(m)),
+      cell("history.actions", button));
+    rows.append(tr);
+  }
+}
+
 function render() {
   $("profile").textContent = profile
     ? t("history.profile", { score: profile.lifetime ?? 0, title: titleLabel(profile.title),
       matches: profile.matches ?? 0, deals: profile.deals ?? 0 })
     : "";
+  if (refusal) $("history-error").textContent = refusalText(refusal);
+  const kept = matches.filter((m) => !m.abandoned);
+  renderAbandoned(matches.filter((m) => m.abandoned));
   const rows = $("match-rows");
   rows.replaceChildren();
-  $("history-empty").hidden = matches.length > 0;
+  $("history-empty").hidden = kept.length > 0;
   const names = (seats) => (seats ?? []).map(seatName).join(t("list.separator"));
-  for (const m of matches) {
+  for (const m of kept) {
     const tr = document.createElement("tr");
+    tr.dataset.match = m.match_id;
     const totals = SEATS.map((s) => m.totals?.[s] ?? 0).join(" / ");
     const status = m.over ? t("history.over", { winners: names(m.winners), pigs: names(m.pigs) }) : t("history.playing");
     const actions = document.createElement("span");
@@ -92,12 +148,12 @@ function render() {
     actions.append(replayControls(m));
     const id = encodeURIComponent(m.match_id);
     if ((m.deals ?? 0) > 0) actions.append(link(`/api/matches/${id}/records.jsonl`, t("history.download"), true));
-    // A table of several people is continued at its own address; a single-player match on the
-    // table page, which then resumes it.
-    const people = Object.values(m.seats ?? {}).filter(Boolean).length;
-    if (!m.over) actions.append(link(people > 1 ? `/table/${id}` : `/?match=${id}`, t("history.continue")));
+    // A table for people is continued at its own address; a single-player match on the table
+    // page, which then resumes it.
+    if (!m.over) actions.append(link(m.solo ? `/?match=${id}` : `/table/${id}`, t("history.continue")));
     tr.append(cell("history.created", dateText(m.created)), cell("history.preset", rulesText(m)),
-      cell("history.deals", String(m.deals ?? 0)), cell("history.totals", totals), cell("history.status", status),
+      cell("history.deals", t("history.dealCount", { deals: m.deals ?? 0 })), cell("history.totals", totals),
+      cell("history.status", status),
       cell("history.actions", actions));
     rows.append(tr);
   }

@@ -4,7 +4,11 @@
 // Both are loaded before this module finishes, so every module that imports it (and so the page)
 // draws with them.  "{name}" marks a parameter; "{name:type}" one that is itself translated: the
 // entry "type.<value>" (e.g. {seat:who} with "N": 北家 / North), or the value where there is none;
-// a list value is rendered item by item, joined by "sep.<type>" (else "sep.list").
+// a list value is rendered item by item, joined by "sep.<type>" (else "sep.list").  Plurals are
+// typed parameters too, as in gongzhu.messages: a number (an integer, or its ASCII digits) with no
+// entry "type.<value>" but a type that has "type.other" takes the entry of its plural category,
+// "type.one" or "type.other", with each "#" replaced by the number ({deals:deals}: "# deal",
+// "# deals"; English's "one" is 1 and -1, Chinese has only "other", "# 副").
 // Chinese terms follow docs/rules.md: 猪 pig, 羊 sheep, 变压器 transformer, 亮牌 exposure, 首明,
 // 暗卖, 满红, 满贯, 当猪; seats 北 东 南 西.
 //
@@ -33,11 +37,27 @@ export function getLang() {
   return lang;
 }
 
-/** A typed parameter's words: "type.<value>" of the current language, or the value itself. */
+/** Each language's plural category of a number (PLURAL of gongzhu.messages). */
+const PLURAL = { zh: () => "other", en: (n) => (Math.abs(n) === 1 ? "one" : "other") };
+
+/** `value` as the number a plural counts, or null. */
+function count(value) {
+  if (Number.isInteger(value)) return value;
+  return typeof value === "string" && /^-?[0-9]+$/.test(value) ? Number(value) : null;
+}
+
+/** A typed parameter's words: "type.<value>" of the current language, a number's plural form of
+ * the type, or the value itself. */
 function word(value, type) {
   const table = TABLES[lang];
   if (Array.isArray(value)) return value.map((v) => word(v, type)).join(table[`sep.${type}`] ?? table["sep.list"]);
-  return table[`${type}.${value}`] ?? ZH[`${type}.${value}`] ?? String(value);
+  const exact = table[`${type}.${value}`] ?? ZH[`${type}.${value}`];
+  if (exact !== undefined) return exact;
+  const n = count(value);
+  if (n !== null && `${type}.other` in table) {
+    return (table[`${type}.${PLURAL[lang](n)}`] ?? table[`${type}.other`]).replaceAll("#", String(value));
+  }
+  return String(value);
 }
 
 /** The string for `key` in the current language, with "{name}" and "{name:type}" parameters filled in. */

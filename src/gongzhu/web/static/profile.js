@@ -3,7 +3,7 @@
 // POST /api/account (a guest becomes an account, keeping its record), POST /api/login and
 // POST /api/logout.  With ?name=… it shows GET /api/users/{name}, a player's public profile
 // (the matches of public tables only), and no forms.  A refusal is shown in the page's language
-// from its catalog code.
+// from its catalog code; a match's deals read "1 deal", "2 deals" (the catalog's plurals).
 //
 // May import: i18n.js, settings.js.
 
@@ -98,7 +98,8 @@ function renderMatches() {
     }
     if (!m.over && !shownName) actions.append(link(`/table/${id}`, t("history.continue")));
     tr.append(cell("history.created", dateText(m.created)), cell("history.preset", presetLabel(m.preset)),
-      cell("history.deals", String(m.deals ?? 0)), cell("profile.total", String(m.total ?? 0)),
+      cell("history.deals", t("history.dealCount", { deals: m.deals ?? 0 })),
+      cell("profile.total", String(m.total ?? 0)),
       cell("profile.pig", t(m.pig ? "val.true" : "val.false")),
       cell("history.status", t(m.over ? "profile.over" : "history.playing")), cell("history.actions", actions));
     rows.append(tr);
