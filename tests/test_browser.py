@@ -95,8 +95,17 @@ def start_match(page: Page, *, keyboard: bool = False) -> None:
         page.keyboard.press("Enter")
     else:
         page.click("#setup-go")
-    wait_for(page, in_phase("expose", "play"))
-    if phase(page) == "expose":
+    end_exposure(page, keyboard=keyboard)
+
+
+EXPOSING = 'html[data-phase="expose"] #start:not([hidden])'
+
+
+def end_exposure(page: Page, *, keyboard: bool = False) -> None:
+    """End South's exposure phase with the 开始/Start button (marking nothing).  Against computer
+    players a hand with nothing to expose declares by itself: then the phase ends without it."""
+    wait_for(page, f'{EXPOSING}, {in_phase("play")}')
+    if page.locator(EXPOSING).count():
         start = page.get_by_role("button", name=re.compile(r"^(开始|Start)$"))
         if keyboard:
             start.focus()
@@ -113,9 +122,13 @@ def wait_turn_or_over(page: Page) -> str:
 
 
 def play_deal_by_clicking(page: Page) -> int:
+    """Play South's first legal card each turn (two decks: where that card begins several plays,
+    the first play the page then offers)."""
     plays = 0
     while wait_turn_or_over(page) == "play":
         page.locator(LEGAL).first.click()
+        if page.locator("#choices:not([hidden]) button").count():
+            page.locator("#choices button").first.click()
         plays += 1
     return plays
 
@@ -258,9 +271,7 @@ def test_illegal_card_is_refused(page_factory: Any, server: str) -> None:
         now = wait_turn_or_over(page)
         if now == "deal-over":  # (rare) no turn of South's had an illegal card: next deal
             page.click("#summary-next")
-            wait_for(page, not_in_phase("deal-over"))
-            if phase(page) == "expose":
-                page.get_by_role("button", name=re.compile(r"^(开始|Start)$")).click()
+            end_exposure(page)
             continue
         assert now == "play", "the match ended before South held an illegal card"
         if page.locator(illegal).count():
@@ -278,12 +289,214 @@ def test_illegal_card_is_refused(page_factory: Any, server: str) -> None:
     text = (toast.text_content() or "").strip()
     assert re.search(r"[\u4e00-\u9fff]", text) and "{" not in text, text
     assert not re.search(r"首家出的是[SHCD]", text), text
+    # The rule it cites links to its section of the rules page.
+    cited = re.findall(r"R\d+(?:\.\d+)?", text)
+    assert cited, text
+    assert toast.locator("a.rule-link").first.get_attribute("href") == f"/rules#{cited[0]}"
     page.wait_for_timeout(300)  # a wrongly accepted play would have changed the table by now
     assert hand(page) == before
     assert code in hand(page)
     assert phase(page) == "play"
     assert page.eval_on_selector_all(LEGAL, "bs => bs.map(b => b.dataset.card)") == legal_before
     shot(page, "illegal-card")
+
+
+TOASTS_SEEN = """() => {
+  window.__toasts = [];
+  const box = document.getElementById("toast");
+  new MutationObserver(() => { if (!box.hidden) window.__toasts.push(box.textContent); })
+    .observe(box, { attributes: true, childList: true, characterData: true, subtree: true });
+}"""
+
+
+def test_impatient_clicks_are_not_errors(page_factory: Any, server: str) -> None:
+    """Clicking on while the page waits (the server's answer, other seats' turns, the trick's
+    pause) and pressing N twice show no error and change nothing: the deal is played as the
+    clicks on legal cards alone would play it."""
+    page = page_factory(1280, 800)
+    new_match(page)
+    page.select_option("#speed", "slow")  # a finished trick stays 1.6 s
+    page.evaluate(TOASTS_SEEN)
+    while wait_turn_or_over(page) == "play":
+        page.locator(LEGAL).first.click()
+        for _ in range(3):  # at once, while the play is on its way and the others answer
+            page.evaluate("document.querySelector('#hand button[data-card]')?.click()")
+    check_results(page, server)
+    match_id = page.evaluate("localStorage.getItem('gongzhu.match')")
+    page.keyboard.press("n")
+    page.keyboard.press("n")
+    wait_for(page, in_phase("expose", "play"))
+    page.wait_for_timeout(300)  # a refusal of the second N would have come by now
+    assert page.evaluate("window.__toasts") == []
+    assert api_get(page, f"/api/matches/{match_id}")["deals"] == 1  # one deal finished, the next dealt once
+
+
+def test_nothing_to_expose_needs_no_click(page_factory: Any) -> None:
+    """Against computer players a hand with none of ♠Q ♦J ♣10 ♥A declares by itself: the deal
+    goes on to the play with no click (seed 3 deals South none of them)."""
+    page = page_factory(1280, 800)
+    open_setup(page)
+    page.select_option("#setup-preset", "online")
+    page.select_option("#setup-speed", "instant")
+    page.click("details.more summary")
+    page.fill("#setup-seed", "3")
+    page.click("#setup-go")
+    wait_for(page, in_phase("play"))
+    assert page.locator("#seat-S .exposed .chip").count() == 0
+
+
+def test_a_forced_last_card_plays_itself(page_factory: Any, server: str) -> None:
+    """The last card, the only play left, goes by itself after a short pause: twelve clicks a deal."""
+    page = page_factory(1280, 800)
+    new_match(page)
+    clicks = 0
+    while wait_turn_or_over(page) == "play":
+        if len(hand(page)) == 1:
+            wait_for(page, in_phase(*OVER))  # no click: it plays itself
+            break
+        page.locator(LEGAL).first.click()
+        clicks += 1
+    assert clicks == 12
+    check_results(page, server)
+
+
+def test_the_summary_breaks_each_score_down(page_factory: Any, server: str) -> None:
+    """After a deal each seat's raw score is shown part by part as the rules core adds it up, with
+    how far each total is from the match's limit and what 生涯计分 is."""
+    page = page_factory(1280, 800)
+    new_match(page)
+    assert page.locator("[data-points]").count() == 4  # the deal's points so far, each seat
+    assert page.locator('[data-to-go="S"]').text_content() == "距终点 1000"
+    play_deal_by_clicking(page)
+    check_results(page, server)
+    match_id = page.evaluate("localStorage.getItem('gongzhu.match')")
+    deal = replay(api_get(page, f"/api/matches/{match_id}/deals/0"))
+    page.click("#summary-close")
+    for s, seat in enumerate(SEATS):  # after the deal: its raw scores, as the cards taken make them
+        assert page.locator(f'[data-points="{seat}"]').text_content() == (
+            f"本副 {'+' if deal.score.raw[s] > 0 else ''}{deal.score.raw[s]}".replace("-", "−"))
+    page.click("#show-summary")
+    score = deal.score
+    for s, seat in enumerate(SEATS):
+        row = page.locator(f'tr:has([data-deal-result="{seat}"])')
+        total = int(row.locator("td").nth(3).text_content() or "")
+        assert total == score.result[s]
+        assert int(row.locator("td").nth(4).text_content() or "") == total + 1000  # loser at −1000 (R8)
+        line = page.locator("#summary-rows .cards-row").nth(s).locator("[data-breakdown]").text_content() or ""
+        part = score.parts[s]
+        raw = part.raw
+        assert line.endswith(f"= {'+' if raw > 0 else '−' if raw < 0 else ''}{abs(raw)}"), line
+        for value, word in ((part.hearts, "红心"), (part.pig, "猪"), (part.sheep, "羊")):
+            if value and not part.alone:
+                assert word in line and f"{abs(value)}" in line, line
+        if part.multiplier != 1:
+            assert f"× {part.multiplier}" in line, line
+    assert "× 12" in (page.locator("#summary-lifetime").text_content() or "")
+    assert "−1000" in (page.locator("#summary-goal").text_content() or "")
+
+
+def test_the_rules_page_in_both_languages(page_factory: Any) -> None:
+    """/rules: a how-to-play, then the rule book with every section's heading reachable by its
+    number (in 中文, then in English); a refusal's citation opens its section."""
+    page = page_factory(1280, 800)
+    page.goto("/rules#R5.2")
+    wait_for(page, "html[data-rules=zh]")
+    assert page.locator("#how-to-play h1").text_content() == "怎么玩拱猪"
+    for n in range(1, 13):
+        assert page.locator(f'[id="R{n}"]').count() == 1, f"R{n}"
+    section = page.locator('[id="R5.2"]')
+    assert re.search(r"[\u4e00-\u9fff]", section.text_content() or "")
+    assert section.is_visible() and section.evaluate("e => e.getBoundingClientRect().top") < 200
+    page.click("#lang")
+    wait_for(page, "html[data-rules=en]")
+    assert page.locator("#how-to-play h1").text_content() == "How to play 拱猪"
+    assert (page.locator('[id="R5.2"]').text_content() or "").startswith("R5.2 Following and winning")
+    # The how-to-play's citations lead into the book.
+    page.locator('#how-to-play a[href="#R5.2"]').first.click()
+    assert page.evaluate("location.hash") == "#R5.2"
+
+
+#: The smallest tap target a phone player gets (CSS px), after WCAG 2.5.5 and the platforms' guides.
+TAP = 44
+
+# Every control a player can tap now, and each hand card's visible part (the next card of its row
+# covers the rest): the size of the part that answers a tap there (checked with elementFromPoint).
+TAP_TARGETS = """() => {
+  const shown = (e) => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== "hidden"
+    && !e.closest("dialog:not([open]), [hidden], details:not([open]) > :not(summary)");
+  const out = [];
+  const controls = document.querySelectorAll(
+    "button:not(.card), a.button, a[href]:not(.rule-link), select, input, summary, label.toggle");
+  for (const e of controls) {
+    if (!shown(e) || e.closest("#hand, #toast") || e.matches("input[type=text], input[type=number]")) continue;
+    const r = e.getBoundingClientRect();
+    out.push({ what: e.id || e.textContent.trim().slice(0, 20) || e.tagName, w: r.width, h: r.height });
+  }
+  const cards = [...document.querySelectorAll("#hand button[data-card]")];
+  cards.forEach((c, i) => {
+    c.scrollIntoView({ block: "nearest", inline: "nearest" });
+    const r = c.getBoundingClientRect();
+    const next = cards[i + 1]?.getBoundingClientRect();
+    const sameRow = next && Math.abs(next.top - r.top) < r.height / 2;
+    const w = sameRow ? next.left - r.left : r.width;
+    const x = r.left + Math.min(w, r.width) / 2, y = r.top + r.height / 2;
+    const hit = document.elementFromPoint(x, y);
+    out.push({ what: c.dataset.card, w: hit && c.contains(hit) ? w : 0, h: r.height });
+  });
+  return out;
+}"""
+
+
+def small_targets(page: Page) -> list[dict[str, Any]]:
+    targets: list[dict[str, Any]] = page.evaluate(TAP_TARGETS)
+    assert targets
+    return [t for t in targets if t["w"] < TAP - 0.5 or t["h"] < TAP - 0.5]
+
+
+@pytest.mark.parametrize("height", [667, 812])
+@pytest.mark.parametrize("decks", [1, 2])
+def test_phone_taps_are_big_enough(page_factory: Any, server: str, decks: int, height: int) -> None:
+    """At 375 px every control and every hand card a player can tap is at least 44 × 44 px (a
+    hand card: its visible part), in the exposure phase, the play and the deal's summary."""
+    page = page_factory(375, height)
+    body = {"preset": "online" if decks == 1 else "online2", "speed": "instant", "seed": 1}
+    match_id = api_post(page, "/api/matches", body)["match_id"]
+    page.goto(f"/?match={match_id}")
+    wait_for(page, in_phase("expose", "play"))
+    page.wait_for_timeout(200)
+    small = small_targets(page)
+    assert small == [], small
+    end_exposure(page)
+    wait_turn_or_over(page)
+    shot(page, f"phone-taps-{decks}-{height}")
+    small = small_targets(page)
+    assert small == [], small
+    play_deal_by_clicking(page)
+    small = small_targets(page)
+    assert small == [], small
+
+
+def test_two_decks_fit_a_desktop_screen(page_factory: Any, server: str) -> None:
+    """At 1280 × 800 the two-deck hand (26 cards) and the exposure controls are on the screen
+    without scrolling, and so is the hand in the play."""
+    page = page_factory(1280, 800)
+    body = {"preset": "online2", "speed": "instant", "seed": 1}
+    match_id = api_post(page, "/api/matches", body)["match_id"]
+    page.goto(f"/?match={match_id}")
+    wait_for(page, in_phase("expose"))
+
+    def fits() -> None:
+        assert page.evaluate("document.scrollingElement.scrollHeight <= innerHeight + 1")
+        assert page.evaluate("document.scrollingElement.scrollWidth <= innerWidth + 1")
+        assert len(hand(page)) >= 25
+        for box in [page.locator("#start").bounding_box(), page.locator("#hand").bounding_box()]:
+            assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 800, box
+
+    page.screenshot(path=str(ARTIFACTS / "two-decks-1280.png"))  # the screen as the player sees it
+    fits()
+    end_exposure(page)
+    wait_turn_or_over(page)
+    assert page.evaluate("document.scrollingElement.scrollHeight <= innerHeight + 1")
 
 
 def test_exposure_marks_stay_on_their_card(page_factory: Any) -> None:
@@ -424,9 +637,7 @@ def test_history_lists_replays_and_downloads(page_factory: Any, server: str) -> 
     body = {"preset": "online", "options": {"direction": "cw"}, "speed": "instant", "seed": 5}
     match_id = api_post(page, "/api/matches", body)["match_id"]
     page.goto(f"/?match={match_id}")
-    wait_for(page, in_phase("expose", "play"))
-    if phase(page) == "expose":
-        page.get_by_role("button", name=re.compile(r"^(开始|Start)$")).click()
+    end_exposure(page)
     assert play_deal_by_clicking(page) == 13
     page.goto("/history")
     row = page.locator("#match-rows tr", has=page.locator(f'a[href$="{match_id}/records.jsonl"]'))

@@ -21,13 +21,14 @@ STATIC = ROOT / "src" / "gongzhu" / "web" / "static"
 # The table page's modules (app.js is its entry point; README.md maps them).
 TABLE_MODULES = (
     "app.js", "actions.js", "connection.js", "dom.js", "keys.js", "render.js", "settings.js", "setup.js",
-    "state.js", "view-chat.js", "view-controls.js", "view-hand.js", "view-summary.js", "view-table.js",
+    "sound.js", "state.js", "view-chat.js", "view-controls.js", "view-hand.js", "view-summary.js", "view-table.js",
     "view-waiting.js",
 )
 SHARED_MODULES = ("cards.js", "i18n.js", "replay.js", "options-form.js")
 FILES = ("index.html", "history.html", "history.js", "lobby.html", "lobby.js", "profile.html", "profile.js",
-         "leaderboard.html", "leaderboard.js", *TABLE_MODULES, *SHARED_MODULES, "style.css", "README.md")
-PAGES = ("index.html", "history.html", "lobby.html", "profile.html", "leaderboard.html")
+         "leaderboard.html", "leaderboard.js", "rules.html", "rules.js", *TABLE_MODULES, *SHARED_MODULES,
+         "style.css", "motion.css", "README.md")
+PAGES = ("index.html", "history.html", "lobby.html", "profile.html", "leaderboard.html", "rules.html")
 SCRIPTS = tuple(f for f in FILES if f.endswith(".js"))
 IMPORT = re.compile(r"^import\s*(?:\{[^}]*\}\s*from\s*)?\"\./([\w.-]+)\";", re.M)
 
@@ -106,7 +107,7 @@ def test_scripts_are_modules_and_fetch_nothing_remote() -> None:
         # The only absolute URL allowed is the SVG namespace (an identifier, never fetched).
         urls = set(re.findall(r"https?://[^\s\"'`]+", text)) - {"http://www.w3.org/2000/svg"}
         assert not urls, f"{name}: {urls}"
-    css = read("style.css")
+    css = read("style.css") + read("motion.css")
     assert "@import" not in css and "@font-face" not in css and not re.search(r"url\(\s*['\"]?https?:", css)
 
 

@@ -11,10 +11,10 @@
 import { prettyCard } from "./cards.js";
 import { hurry, isOpen, send } from "./connection.js";
 import { toast } from "./dom.js";
-import { seatName, t } from "./i18n.js";
+import { t } from "./i18n.js";
 import { showReplay } from "./replay.js";
 import {
-  clearSelection, declarationSent, declaring, dismissSummary, exposableKinds, mySeat, myTurn, page, playSent,
+  clearSelection, declarationSent, declaring, dismissSummary, exposableKinds, hintsOffered, mySeat, myTurn, nextSent, page, playSent,
   select, setFocus, setMark, updateSettings,
 } from "./state.js";
 
@@ -28,15 +28,17 @@ export function onCard(i) {
   const code = page.hand[i];
   setFocus(i);
   if (s.phase === "expose") return toggleExposure(i, code);
-  if (s.phase !== "play") return;
-  if (!myTurn()) return toast(t("msg.notYourTurn", { seat: seatName(s.turn) }), true);
+  // A click while the page waits (another seat's turn, the trick's pause, the server's answer
+  // to the play just sent) is an impatient click, not a mistake: it is ignored quietly (the
+  // status line says whose turn it is).
+  if (s.phase !== "play" || !myTurn() || page.pending) return;
   choosePlay(i, code);
 }
 
 /** Exposure phase: a click cycles through the kinds the server allows for that card, then off. */
 function toggleExposure(i, code) {
   const kinds = exposableKinds(code);
-  if (!declaring()) return toast(t("msg.declared"), true);
+  if (!declaring() || page.pending) return; // declared already: the others are deciding
   if (!kinds.length) return toast(t("msg.notExposable", { card: prettyCard(code) }), true);
   const now = page.marks.get(i);
   setMark(i, now === undefined ? kinds[0] : kinds[kinds.indexOf(now) + 1]);
@@ -44,6 +46,7 @@ function toggleExposure(i, code) {
 
 /** End the exposure phase: declare the marked cards (possibly none: the 开始/Start button). */
 export function declare() {
+  if (!declaring() || page.pending) return;
   const entries = [...page.marks.entries()].sort((a, b) => a[0] - b[0]);
   if (send({ type: "expose", cards: entries.map(([i]) => page.hand[i]), kinds: entries.map(([, k]) => k) })) {
     declarationSent();
@@ -99,13 +102,57 @@ export function sendPlay(cards) {
   else clearSelection();
 }
 
+// How long a forced last card stays in the hand before it plays itself (ms): long enough to
+// see which card goes.
+const FORCED_PAUSE = 700;
+let forced = null; // {key, timer}: the forced last play waiting to go
+
+/**
+ * What the page does by itself after every update, so that no click is needless:
+ * - the exposure phase, when the person holds nothing they may expose, at a table of only
+ *   computer players: the empty declaration is sent (at a table with other people it waits for
+ *   the click or S: declaring at once would tell them the hand holds none of ♠Q ♦J ♣10 ♥A);
+ * - the last trick, when the only legal play is the whole hand: it plays itself after
+ *   FORCED_PAUSE, unless the person switched that off (the setting `autoLast`, on by default).
+ */
+export function actByItself() {
+  const s = page.state;
+  if (declaring() && !page.pending && !(s.exposable ?? []).length && hintsOffered()) {
+    queueMicrotask(() => { if (declaring() && !page.pending && !(page.state.exposable ?? []).length) declare(); });
+  }
+  const key = forcedKey();
+  if (forced && forced.key !== key) {
+    clearTimeout(forced.timer);
+    forced = null;
+  }
+  if (key && !forced) {
+    const timer = setTimeout(() => {
+      if (forced?.timer !== timer) return;
+      forced = null;
+      if (forcedKey() === key) sendPlay(page.state.legal[0]);
+    }, FORCED_PAUSE);
+    forced = { key, timer };
+  }
+}
+
+/** The position of a forced last play that may play itself now, or null. */
+function forcedKey() {
+  const s = page.state;
+  const legal = s?.legal ?? [];
+  if (page.settings.autoLast === false || !myTurn() || page.pending || page.lingering) return null;
+  if (legal.length !== 1 || legal[0].length !== page.hand.length) return null;
+  return `${s.match_id}/${s.deal_index}/${s.tricks_played}`;
+}
+
 /** After a deal: put the summary away and deal the next one (a seated person asks for it). */
 export function nextDeal() {
   if (page.state?.phase !== "deal-over") return;
   if (!mySeat()) return dismissSummary();
   hurry();
   dismissSummary();
-  send({ type: "next" });
+  // Asked once: a second N (or click) before the new deal comes is not sent again.
+  if (page.pending) return;
+  if (send({ type: "next" })) nextSent();
 }
 
 /** Show the replay of the deal just played (its R11 record from the server). */

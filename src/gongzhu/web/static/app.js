@@ -8,7 +8,8 @@
 // person has a session (GET /api/me), reads the server's configuration (GET /api/config; the
 // page waits for it, showing a busy new-match button, and asks again while the server does not
 // answer), and then opens the table of the address, or resumes the remembered single-player
-// match, or opens the new-match dialog.
+// match, or opens the new-match dialog.  The header's motion and sound switches are remembered in
+// the settings (view-table.js draws them; sound.js plays the table's cues).
 //
 // Stable surface for outside browser tests (keep it): every hand card is a <button> with
 // data-card="<code>" and aria-disabled="true"/"false" (not / a legal play now; in the exposure
@@ -20,7 +21,7 @@
 // May import: every module of the table page (not history.js, lobby.js).
 
 import {
-  autoPlay, changeSpeed, declare, muteChat, nextDeal, onCard, playAgain, replayThisDeal, sendChat, sendPlay, sendQuick,
+  actByItself, autoPlay, changeSpeed, declare, muteChat, nextDeal, onCard, playAgain, replayThisDeal, sendChat, sendPlay, sendQuick,
   sit, stand, startTable, takeBack,
 } from "./actions.js";
 import { installCardDefs } from "./cards.js";
@@ -31,9 +32,10 @@ import { onKey } from "./keys.js";
 import { changeLanguage, startRendering } from "./render.js";
 import { initSetup, openSetup } from "./setup.js";
 import { rememberedMatch } from "./settings.js";
+import { startSound, unlockSound } from "./sound.js";
 import {
-  closeHints, configUnavailable, dismissSummary, page, personAt, reopenSummary, setConfig, setMe, setProfile, speed,
-  speedNames, subscribe, toggleLastTrick,
+  closeHints, configUnavailable, dismissSummary, motionOn, page, personAt, reopenSummary, setConfig, setMe, setProfile,
+  soundOn, speed, speedNames, subscribe, toggleLastTrick, updateSettings,
 } from "./state.js";
 import { initChat } from "./view-chat.js";
 import { initControls } from "./view-controls.js";
@@ -68,6 +70,17 @@ function copyInvite() {
   navigator.clipboard?.writeText(field.value).then(() => toast(t("waiting.copied")), () => {});
 }
 
+/** The header's motion switch: remembered; off, nothing moves from now on. */
+function switchMotion() {
+  updateSettings({ motion: !motionOn() });
+}
+
+/** The header's sound switch: remembered; this click is the gesture that lets the audio start. */
+function switchSound() {
+  updateSettings({ sound: !soundOn() });
+  unlockSound();
+}
+
 function wire() {
   initSetup({ onStarted: started, onLanguage: changeLanguage });
   initTable({ onNewMatch: openSetup, onSit: sit });
@@ -86,6 +99,8 @@ function wire() {
   $("invite-copy").addEventListener("click", copyInvite);
   $("lang").addEventListener("click", () => changeLanguage(getLang() === "zh" ? "en" : "zh"));
   $("speed").addEventListener("change", () => changeSpeed($("speed").value));
+  $("motion").addEventListener("click", switchMotion);
+  $("sound").addEventListener("click", switchSound);
   $("start").addEventListener("click", declare);
   $("hint").addEventListener("click", requestHint);
   $("hint-close").addEventListener("click", closeHints);
@@ -160,6 +175,8 @@ async function main() {
   applyI18n();
   wire();
   startRendering();
+  subscribe(actByItself);
+  startSound();
   const me = loadMe();
   await loadConfig();
   fillSelect($("speed"), speedNames(), speedLabel, speed());

@@ -1,5 +1,6 @@
 // Small DOM helpers shared by the table page's views: look-up by id, text elements, a filled
-// <select>, and the toast that answers the person at once.
+// <select>, and the toast that answers the person at once (its rule-book citations link to the
+// rules page, /rules#R5.2).
 //
 // May import: nothing.
 
@@ -43,12 +44,40 @@ export function fillSelect(select, values, label, selected) {
 
 let toastTimer = null;
 
-/** A short message at the bottom of the page for a few seconds (red when `isError`). */
+// A rule-book section a message cites: R5.2, R10.
+const CITATION = /\bR\d+(?:\.\d+)?\b/g;
+
+/** `text` as nodes, each rule-book section it cites a link to that section of the rules page
+ * (opened beside the table, which stays as it is). */
+export function withRuleLinks(text) {
+  const nodes = [];
+  let at = 0;
+  for (const m of text.matchAll(CITATION)) {
+    if (m.index > at) nodes.push(document.createTextNode(text.slice(at, m.index)));
+    const a = el("a", "rule-link", m[0]);
+    a.href = `/rules#${m[0]}`;
+    a.target = "_blank";
+    a.rel = "noopener";
+    nodes.push(a);
+    at = m.index + m[0].length;
+  }
+  nodes.push(document.createTextNode(text.slice(at)));
+  return nodes;
+}
+
+/** A short message at the bottom of the page for a few seconds (red when `isError`); the
+ * rule-book sections it cites link to the rules page, and it stays while the pointer is on it. */
 export function toast(text, isError = false) {
   const box = $("toast");
-  box.textContent = text;
+  box.replaceChildren(...withRuleLinks(String(text ?? "")));
   box.classList.toggle("is-error", isError);
   box.hidden = false;
   clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => { box.hidden = true; }, 4500);
+  toastTimer = setTimeout(hideToast, 4500);
+  box.onmouseenter = () => clearTimeout(toastTimer);
+  box.onmouseleave = () => { toastTimer = setTimeout(hideToast, 1500); };
+}
+
+function hideToast() {
+  $("toast").hidden = true;
 }

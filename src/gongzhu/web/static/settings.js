@@ -1,16 +1,18 @@
 // What the page remembers in localStorage between visits: the person's last choices of the
-// new-match dialog and the language (key "gongzhu.settings", shared with the history page), and
-// the match last shown (key "gongzhu.match", read by the browser tests).  A missing choice stays
-// missing here: the server's /api/config says the defaults.
+// new-match dialog and the language (key "gongzhu.settings", shared with the history page), the
+// table page's motion and sound switches, and the match last shown (key "gongzhu.match", read by
+// the browser tests).  A missing choice stays missing here: the server's /api/config says the
+// defaults of the game's choices; motionEnabled and soundEnabled say those of the two switches,
+// which are the page's own.
 //
 // May import: nothing.
 
 const SETTINGS_KEY = "gongzhu.settings";
 const MATCH_KEY = "gongzhu.match";
 
-/** The remembered settings: {preset?, overrides, levels: {N?, E?, W?}, speed?, lang}.  A seed is
- * not among them: it deals the match it was typed for, and the next match is random unless one
- * is typed again (a seed an older page remembered is forgotten here). */
+/** The remembered settings: {preset?, overrides, levels: {N?, E?, W?}, speed?, lang, chatMuted?,
+ * motion?, sound?}.  A seed is not among them: it deals the match it was typed for, and the next
+ * match is random unless one is typed again (a seed an older page remembered is forgotten here). */
 export function loadSettings() {
   let saved = {};
   try {
@@ -20,6 +22,21 @@ export function loadSettings() {
   }
   const { seed: _forgotten, ...kept } = saved;
   return { overrides: {}, lang: "zh", ...kept, levels: { ...(kept.levels ?? {}) } };
+}
+
+/** Whether cards move on the table: the remembered switch; by default on, unless the browser
+ * says the person prefers reduced motion (`prefers-reduced-motion: reduce`), then off. */
+export function motionEnabled(settings) {
+  if (typeof settings.motion === "boolean") return settings.motion;
+  return !globalThis.matchMedia?.("(prefers-reduced-motion: reduce)")?.matches;
+}
+
+/** Whether the table plays its sounds: the remembered switch; by default off.  A page that starts
+ * beeping on its own surprises people (in an office, at night, with headphones on loud), and
+ * browsers hold sound back until a click anyway; the header's 🔇/🔊 switch is one click away for
+ * whoever wants the cues. */
+export function soundEnabled(settings) {
+  return settings.sound === true;
 }
 
 export function saveSettings(settings) {

@@ -2,7 +2,8 @@
 // remembered settings, who the person is (GET /api/me), the table shown and the latest `state`
 // the server sent for it (docs/web-protocol.md), the table's chat, and the page's own
 // presentation state: exposure marks, a two-card selection, the hints, the last-trick review,
-// the pause after a finished trick, the arrival time of the server's clock.
+// the pause after a finished trick, the arrival time of the server's clock; and the header's
+// motion and sound switches (remembered in the settings: motionOn, soundOn).
 //
 // The table is drawn from the point of view of `state.seat` (the person's seat at the bottom of
 // the screen); a spectator (`seat` null) sees it from South, with no hand.
@@ -15,8 +16,8 @@
 //
 // May import: cards.js, settings.js.  Nothing here touches the DOM or the network.
 
-import { sortCards } from "./cards.js";
-import { loadSettings, rememberMatch, saveSettings } from "./settings.js";
+import { isPointCard, sortCards } from "./cards.js";
+import { loadSettings, motionEnabled, rememberMatch, saveSettings, soundEnabled } from "./settings.js";
 
 export const SEATS = ["N", "E", "S", "W"];
 /** The computer seats of a single-player match (the person sits at South). */
@@ -98,6 +99,21 @@ function speedOf(s) {
 
 export function pace() {
   return PACE[speed()] ?? PACE.normal;
+}
+
+/** Whether cards move (the header's motion switch; settings.js says its default). */
+export function motionOn() {
+  return motionEnabled(data.settings);
+}
+
+/** Milliseconds a card takes to move now: the speed's, none at `instant` or with motion off. */
+export function animMs() {
+  return motionOn() ? pace().anim : 0;
+}
+
+/** Whether the table plays its sounds (the header's sound switch; off by default, settings.js). */
+export function soundOn() {
+  return soundEnabled(data.settings);
 }
 
 /** The speeds the server offers, by name. */
@@ -192,6 +208,17 @@ export function clock() {
   if (!c) return null;
   const left = Math.max(0, c.remaining - (performance.now() - data.clockAt) / 1000);
   return { kind: c.kind, seats: c.seats ?? [], total: c.total, remaining: left };
+}
+
+/** A finished trick's cards: who took them (`taker`, else the winner), whether they carry points
+ * (cards.js's point cards) and whether they went to the person's side (the person, or the
+ * partner opposite when the match scores by partners, option scoring=partners). */
+export function trickTaken(trick) {
+  const taker = trick.taker ?? trick.winner;
+  const me = mySeat();
+  const partner = me && data.state?.options?.scoring === "partners" ? SEATS[(SEATS.indexOf(me) + 2) % 4] : null;
+  const points = (trick.plays ?? []).some((p) => p.cards.some(isPointCard));
+  return { taker, points, mine: Boolean(me) && (taker === me || taker === partner) };
 }
 
 /** The exposure kinds the server allows for `code` now (none outside the person's declaration). */
@@ -394,6 +421,11 @@ export function actionRefused() {
 export function declarationSent() {
   data.pending = true;
   changed("controls");
+}
+
+/** The next deal was asked for: not again until the server answers. */
+export function nextSent() {
+  data.pending = true;
 }
 
 /** The person's play was sent: the selection is done with, nothing is playable until the server answers. */

@@ -4,14 +4,20 @@
 // (keyed by card and copy), so a click or a test's element handle is not lost to a re-render;
 // only played cards disappear.  Clicks go to the handler given to initHand.
 //
+// At the start of each deal the new hand is dealt in: the cards fly in one after another (a
+// short stagger, from the speed's flight time), when the motion switch is on and the speed is
+// not `instant` (motion.css draws it, and leaves it out when the browser asks for reduced
+// motion).  The cards are there and clickable at once: the motion is only drawn over them.
+//
 // May import: state.js, dom.js, cards.js, i18n.js.
 
 import { cardFace } from "./cards.js";
 import { $, span } from "./dom.js";
 import { cardName, t } from "./i18n.js";
-import { exposableKinds, legalCards, mySeat, myTurn, page, setFocus } from "./state.js";
+import { animMs, exposableKinds, legalCards, mySeat, myTurn, page, setFocus } from "./state.js";
 
 let handlers = { onCard: () => {} };
+let dealtIn = "";  // the deal whose hand was dealt in last ("match/deal")
 
 /** `onCard(i)`: hand card `i` (an index into page.hand) was clicked or pressed. */
 export function initHand(h) {
@@ -36,6 +42,8 @@ export function renderHand() {
     if (box.children[i] !== b) box.insertBefore(b, box.children[i] ?? null);
   });
   if (!hand.length) return;
+  if (dealKey !== dealtIn && !s.tricks_played) dealIn(buttons);
+  dealtIn = dealKey;
   setFocus(Math.min(page.focus, hand.length - 1));
   const legal = legalCards();
   const mine = (s.exposures ?? []).filter((e) => e.seat === mySeat()).map((e) => e.card);
@@ -43,6 +51,20 @@ export function renderHand() {
   buttons.forEach((b, i) => updateCardButton(b, i, hand[i], { legal, mine, top }));
   box.classList.toggle("my-turn", myTurn());
   if (hadFocus && !box.contains(document.activeElement)) focusCard(page.focus);
+}
+
+/** The hand of a new deal flies in, card after card (all of it within about two flights). */
+function dealIn(buttons) {
+  const ms = animMs();
+  if (!ms) return;
+  const step = Math.min(ms / 8, (2 * ms) / buttons.length);
+  buttons.forEach((b, i) => {
+    const delay = Math.round(i * step);
+    b.style.setProperty("--deal-ms", `${ms}ms`);
+    b.style.setProperty("--deal-delay", `${delay}ms`);
+    b.classList.add("deal-in");
+    setTimeout(() => b.classList.remove("deal-in"), delay + ms + 50);
+  });
 }
 
 function newCardButton(key, code) {

@@ -1,11 +1,15 @@
 // The summary dialog after a deal (and after the match): each seat's raw score, its R7 result
-// in [data-deal-result="<seat>"] (stable test surface), the lifetime-scored result, the match
-// total and the point cards taken; the deal's events; the match's winners and pigs.  It opens
-// when a deal is over unless the person put it away (state.js: dismissSummary).
+// in [data-deal-result="<seat>"] (stable test surface), the lifetime-scored result (生涯计分, with
+// a note saying what it is), the match total and how far it is from the match's limit; under
+// each seat the point cards taken and how its raw score is made up (hearts, pig, sheep, the
+// transformer's factor or its value alone, 满红 / 满贯), the exposure factors of the deal; the
+// deal's events; the match's winners and pigs.  Every number comes from the server's
+// `deal_result` and `goal` (the rules core's breakdown): this view adds nothing up itself.  It
+// opens when a deal is over unless the person put it away (state.js: dismissSummary).
 //
 // May import: state.js, dom.js, cards.js, i18n.js.
 
-import { cardChip, isPointCard, sortCards } from "./cards.js";
+import { cardChip, isPointCard, prettyCard, sortCards } from "./cards.js";
 import { $, el, li, span, td } from "./dom.js";
 import { eventLabel, seatName, t } from "./i18n.js";
 import { displayedPhase, myAuto, mySeat, page, SEATS } from "./state.js";
@@ -41,18 +45,29 @@ export function renderSummary() {
     result.setAttribute("data-deal-result", seat);
     // The R7 result exactly as added to the match total: a plain integer, ASCII minus.
     result.textContent = String(r.result?.[seat] ?? 0);
-    tr.append(th, td(r.raw?.[seat]), result, td(r.final?.[seat]), td(s.totals?.[seat]));
-    // The point cards on a row of their own, so the numbers fit a phone's width.
+    tr.append(th, td(r.raw?.[seat]), result, td(r.final?.[seat]), td(s.totals?.[seat]), td(s.goal?.to_go?.[seat]));
+    // The point cards and the breakdown on a row of their own, so the numbers fit a phone's width.
     const cardsRow = el("tr", "cards-row");
     const cards = el("td", "chips");
-    cards.colSpan = 5;
+    cards.colSpan = 6;
     cards.append(span("label", t("summary.cards")));
     const taken = sortCards((s.captured?.[seat] ?? []).filter(isPointCard));
     for (const c of taken) cards.append(cardChip(c));
     if (!taken.length) cards.append(span("none", "—"));
+    const parts = r.parts?.[seat];
+    if (parts) cards.append(breakdown(parts));
     cardsRow.append(cards);
     body.append(tr, cardsRow);
   }
+  $("summary-goal-head").textContent = goalHeading(s.goal);
+  const factors = r.factors ?? [];
+  const exposed = $("summary-factors");
+  exposed.hidden = !factors.length;
+  exposed.textContent = factors.length
+    ? t("summary.factors", { factors: factors.map((f) => t("summary.factor", { card: prettyCard(f.card), factor: f.factor })).join(t("list.separator")) })
+    : "";
+  $("summary-lifetime").textContent = t("summary.lifetimeNote", { factor: r.lifetime_factor ?? 1 });
+  $("summary-goal").textContent = goalNote(s.goal);
   const events = $("summary-events");
   events.replaceChildren();
   for (const e of r.events ?? []) events.append(li(t("summary.event", { seat: seatName(e.seat), event: eventLabel(e.event) })));
@@ -67,4 +82,40 @@ export function renderSummary() {
   } else if (!dlg.open) {
     dlg.showModal();
   }
+}
+
+/** A signed number as a score reads: +100, −200, 0 (the value as the server sent it). */
+function signed(n) {
+  return n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0";
+}
+
+/** How a seat's raw score is made up (R6), as the rules core sent it: the values of the hearts,
+ * the pig and the sheep taken, the transformer's factor on them (or its value alone), 满红 / 满贯. */
+function breakdown(p) {
+  const line = el("span", "breakdown");
+  line.dataset.breakdown = "";
+  const terms = [];
+  if (p.alone) {
+    terms.push(t("summary.part.alone", { value: signed(p.alone), n: p.transformers }));
+  } else {
+    if (p.hearts) terms.push(t(p.all_hearts ? "summary.part.allHearts" : "summary.part.hearts", { value: signed(p.hearts) }));
+    if (p.pig) terms.push(t(p.grand_slam ? "summary.part.pigSlam" : "summary.part.pig", { value: signed(p.pig) }));
+    if (p.sheep) terms.push(t("summary.part.sheep", { value: signed(p.sheep) }));
+  }
+  let text = terms.length ? terms.join(" ") : t("summary.part.none");
+  if (p.multiplier !== 1) text = t("summary.part.times", { sum: text, factor: p.multiplier });
+  line.textContent = t("summary.part.line", { parts: text, raw: signed(p.raw) });
+  return line;
+}
+
+/** The heading of the column that says how far each total is from the match's end. */
+function goalHeading(goal) {
+  return goal?.kind === "deals" ? t("summary.dealsLeft") : t("summary.toLimit");
+}
+
+/** When the match ends (R8), from the server's `goal`. */
+function goalNote(goal) {
+  if (!goal) return "";
+  if (goal.kind === "deals") return t("summary.goal.deals", { limit: goal.limit });
+  return t(goal.kind === "either" ? "summary.goal.either" : "summary.goal.loser", { limit: goal.limit });
 }

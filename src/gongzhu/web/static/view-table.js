@@ -1,10 +1,20 @@
 // Views of the table around the person's hand: the header (match, table, lifetime score and
-// title, who the person is, speed), the offline banner, the four seat plates (who sits there:
-// name and title or the computer's level, 托管, connected, the host; hand sizes, exposures,
-// captured point cards, whose turn it is, the server's clock) and the center (the trick on the
-// table, or the welcome / loading state before a table is shown).  The table is drawn from the
-// person's seat (at the bottom; a spectator sees it from South): each seat plate and trick slot
-// gets its position.  They draw from state.js only; clicks go to the handlers given to initTable.
+// title, who the person is, speed, the motion and sound switches), the offline banner, the four
+// seat plates (who sits there: name and title or the computer's level, 托管, connected, the host;
+// hand sizes, exposures, captured point cards, whose turn it is, the server's clock) and the
+// center (the trick on the table, or the welcome / loading state before a table is shown).  The
+// table is drawn from the person's seat (at the bottom; a spectator sees it from South): each
+// seat plate and trick slot gets its position.  They draw from state.js only; clicks go to the
+// handlers given to initTable.
+//
+// Motion (when the switch is on and the speed is not `instant`; motion.css draws it, and stops
+// it when the browser asks for reduced motion): a card just played flies into its slot, and a
+// finished trick, while it stays shown for the speed's pause, sweeps in the pause's last part to
+// the seat plate of who took it.  The sweep only follows the pause: the pacing queue
+// (connection.js) keeps its times, and clearing the table (the pause cut short by a click, or
+// over) ends it.  Test surface: the sweeping trick's #center has data-sweep="<taker's seat>" and
+// data-trick="<its number in the deal>"; <html data-sweeps> counts the tricks swept and <html
+// data-motion> is "on" or "off".
 //
 // May import: state.js, dom.js, cards.js, i18n.js.
 
@@ -12,8 +22,8 @@ import { cardBack, cardChip, cardFace, isPointCard, prettyCard, sortCards } from
 import { $, button, el, span } from "./dom.js";
 import { cardName, levelLabel, presetLabel, seatName, t, titleLabel } from "./i18n.js";
 import {
-  clock, displayedPhase, handCount, isHost, isThinking, mySeat, page, pace, personAt, positionOf, seatInfo,
-  shownTrick, speed, takeFresh, undeclaredSeats,
+  animMs, clock, displayedPhase, handCount, isHost, isThinking, motionOn, mySeat, page, pace, personAt, positionOf,
+  seatInfo, shownTrick, soundOn, speed, takeFresh, undeclaredSeats,
 } from "./state.js";
 
 let handlers = { onNewMatch: () => {}, onSit: () => {} };
@@ -41,7 +51,12 @@ export function renderHeader() {
   // The host sets the pace of a table of several people; at a single-player table that is the person.
   $("speed").disabled = Boolean(s?.you) && !isHost();
   $("new-match").disabled = !page.config;
-  document.documentElement.style.setProperty("--anim-ms", `${pace().anim}ms`);
+  const root = document.documentElement;
+  root.style.setProperty("--anim-ms", `${animMs()}ms`);
+  root.dataset.motion = motionOn() ? "on" : "off";
+  $("motion").setAttribute("aria-pressed", String(motionOn()));
+  $("sound").setAttribute("aria-pressed", String(soundOn()));
+  $("sound-icon").textContent = soundOn() ? "🔊" : "🔇";
 }
 
 /** "公开 · 观众 2 · 观战中": what kind of table it is, when there is more to it than one person. */
@@ -74,6 +89,14 @@ export function renderSeat(seat) {
   head.append(el("strong", "", seat === me ? t("seat.you", { seat: seatName(seat) }) : seatName(seat)));
   head.append(...occupant(seat));
   head.append(span("total", t("seat.total", { n: s.totals?.[seat] ?? 0 })));
+  // How far the total is from the match's limit (R8), as the server counts it.
+  const goal = s.goal;
+  if (goal && goal.kind !== "deals" && phase !== "waiting") {
+    const toGo = span("to-go", t("seat.toGo", { n: goal.to_go?.[seat] ?? "" }));
+    toGo.title = t(goal.kind === "either" ? "summary.goal.either" : "summary.goal.loser", { limit: goal.limit });
+    toGo.dataset.toGo = seat;
+    head.append(toGo);
+  }
   box.append(head);
 
   if (seat !== me && phase !== "waiting") box.append(backs(handCount(seat)));
@@ -96,6 +119,11 @@ export function renderSeat(seat) {
     row.append(span("label", t("seat.captured")));
     if (taken.length) for (const c of sortCards(taken)) row.append(cardChip(c));
     else row.append(span("none", "—"));
+    // The deal's points so far (R6, as the server scores the cards taken; exposures everyone sees).
+    const points = s.points?.[seat] ?? 0;
+    const now = span("points", t("seat.points", { n: points > 0 ? `+${points}` : String(points).replace("-", "−") }));
+    now.dataset.points = seat;
+    row.append(now);
     box.append(row);
   }
 
@@ -198,10 +226,12 @@ export function renderCenter() {
   }
   const { trick, finished } = shownTrick();
   const fresh = takeFresh();
+  delete center.dataset.sweep;
+  delete center.dataset.trick;
   for (const play of trick?.plays ?? []) {
     const slot = el("div", `slot slot-${positionOf(play.seat)}`);
     slot.dataset.seat = play.seat;
-    if (fresh.has(play.seat) && pace().anim > 0) slot.classList.add("enter");
+    if (fresh.has(play.seat) && animMs() > 0) slot.classList.add("enter");
     if (finished && play.seat === trick.winner) slot.classList.add("winner");
     if (play.seat === trick.leader) slot.classList.add("leader");
     for (const c of play.cards) {
@@ -213,6 +243,8 @@ export function renderCenter() {
     }
     center.append(slot);
   }
+  // The trick staying shown for the pause after it (not one reviewed with L) sweeps to its taker.
+  if (finished && page.lingering && !page.showLast && animMs() > 0) sweep(center, trick);
   const caption = el("p", "caption");
   if (finished) {
     caption.textContent = t(page.showLast ? "center.lastTrick" : "center.trickWon", { seat: seatName(trick.winner) });
@@ -229,6 +261,40 @@ export function renderCenter() {
     caption.textContent = t("center.tricks", { n: s.tricks_played ?? 0 });
   }
   center.append(caption);
+}
+
+let swept = { key: null, at: 0 };  // the trick sweeping (or swept) last, and when it was first shown
+
+/**
+ * Sweep the finished `trick` drawn in `center` to its taker's seat plate, in the last part of the
+ * pause it stays shown (the longest a card's flight takes, at most half the pause).  Drawn again
+ * meanwhile, it carries on from where it is.
+ */
+function sweep(center, trick) {
+  const s = page.state;
+  const taker = trick.taker ?? trick.winner;
+  const plate = $(`seat-${taker}`);
+  if (!taker || !plate) return;
+  const key = `${s.match_id}/${s.deal_index}/${s.tricks_played}`;
+  const now = performance.now();
+  if (swept.key !== key) {
+    swept = { key, at: now };
+    const root = document.documentElement;
+    root.dataset.sweeps = String(Number(root.dataset.sweeps ?? 0) + 1);
+  }
+  const { linger } = pace();
+  const length = Math.min(animMs(), linger / 2);
+  center.dataset.sweep = taker;
+  center.dataset.trick = String(s.tricks_played);
+  center.style.setProperty("--sweep-ms", `${length}ms`);
+  // Negative once the sweep has begun: a redraw joins it where it is.
+  center.style.setProperty("--sweep-delay", `${Math.round(swept.at + linger - length - now)}ms`);
+  const to = plate.getBoundingClientRect();
+  for (const slot of center.querySelectorAll(".slot")) {
+    const from = slot.getBoundingClientRect();
+    slot.style.setProperty("--sweep-x", `${Math.round(to.left + to.width / 2 - from.left - from.width / 2)}px`);
+    slot.style.setProperty("--sweep-y", `${Math.round(to.top + to.height / 2 - from.top - from.height / 2)}px`);
+  }
 }
 
 /** The declarations of the closed exposure window, in words. */
