@@ -21,6 +21,7 @@ can answer whatever it does itself.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -32,6 +33,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from typing import Any
 
 from websockets.sync.client import connect
@@ -49,37 +51,50 @@ def baseline_seconds() -> float:
     return time.perf_counter() - start
 
 
+@contextlib.contextmanager
+def start_serve(url: str) -> Iterator[str]:
+    """``gongzhu serve`` on a free loopback port and the database ``url``, until it answers;
+    yields its address (``http://127.0.0.1:PORT/``) and stops it afterwards."""
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gongzhu.cli.main", "serve", "--port", "0", "--db", url],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env,
+    )
+    try:
+        assert proc.stdout is not None
+        found = re.search(r"http://127\.0\.0\.1:(\d+)/", proc.stdout.readline())
+        if not found:
+            raise SystemExit("gongzhu serve did not print its address")
+        base = found.group(0)
+        while True:
+            try:
+                _get(base + "api/config")
+                break
+            except (urllib.error.URLError, ConnectionError):
+                time.sleep(0.005)
+        yield base
+    finally:
+        proc.terminate()
+        proc.wait(timeout=5)
+
+
 def one_start(plays: int, db: str | None = None) -> tuple[float, float, list[float]]:
     """(answering, table) seconds after the start command, and reply times of ``plays`` plays;
     on the SQLite file ``db``, or a new one."""
     with tempfile.TemporaryDirectory() as tmp:
-        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-        url = f"sqlite:///{db or tmp + '/g.db'}"
         started = time.perf_counter()
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "gongzhu.cli.main", "serve", "--port", "0", "--db", url],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env,
-        )
-        try:
-            assert proc.stdout is not None
-            found = re.search(r"http://127\.0\.0\.1:(\d+)/", proc.stdout.readline())
-            if not found:
-                raise SystemExit("gongzhu serve did not print its address")
-            base = found.group(0)
-            while True:
-                try:
-                    _get(base + "api/config")
-                    break
-                except (urllib.error.URLError, ConnectionError):
-                    time.sleep(0.005)
+        with start_serve(f"sqlite:///{db or tmp + '/g.db'}") as base:
             answering = time.perf_counter() - started
             _get(base)
             request = urllib.request.Request(base + "api/matches", data=b'{"seed": 1, "speed": "instant"}',
                                              method="POST", headers={"Content-Type": "application/json"})
             with urllib.request.urlopen(request, timeout=5) as response:
                 match_id = json.loads(response.read())["match_id"]
+                # The person the server made for this request: its session cookie opens the table.
+                cookie = response.headers["Set-Cookie"].split(";", 1)[0]
             replies: list[float] = []
-            with connect(base.replace("http", "ws", 1) + f"ws/{match_id}", open_timeout=5) as ws:
+            with connect(base.replace("http", "ws", 1) + f"ws/{match_id}", open_timeout=5,
+                         additional_headers={"Cookie": cookie}) as ws:
                 state: dict[str, Any] = json.loads(ws.recv(timeout=5))["state"]
                 table = time.perf_counter() - started
                 ws.send(json.dumps({"type": "expose", "cards": []}))
@@ -104,9 +119,6 @@ def one_start(plays: int, db: str | None = None) -> tuple[float, float, list[flo
                             state = message["state"]
                             break
             return answering, table, replies
-        finally:
-            proc.terminate()
-            proc.wait(timeout=5)
 
 
 def main() -> None:

@@ -127,28 +127,23 @@ def test_a_finished_trick_sweeps_to_the_seat_that_took_it(page_factory: Any) -> 
     start_at(page, "normal")
     page.evaluate(WATCH_SWEEPS)
     end_exposures(page)
-    answered: list[float] = []
     while wait_turn_or_over(page) == "play":
-        # The click is answered at once, also while the trick the person took is sweeping: the
-        # hand is drawn again, nothing playable while the play is on its way.
-        dt, left = page.evaluate("""(legal) => {
+        # The click is answered at once (in the click's own task), also while the trick the
+        # person took is sweeping: the hand is drawn again, nothing playable while the play is on
+        # its way.  How fast: benchmarks/page.py.
+        left = page.evaluate("""(legal) => {
             const b = document.querySelector(legal);
-            if (!b) return [null, 0];  // a forced last card has played itself
-            const t0 = performance.now();
+            if (!b) return 0;  // a forced last card has played itself
             b.click();
-            const dt = performance.now() - t0;
-            return [dt, document.querySelectorAll(legal).length];
+            return document.querySelectorAll(legal).length;
         }""", LEGAL)
         assert left == 0
-        if dt is not None:
-            answered.append(dt)
     swept = page.evaluate("window.__sweeps")
     expected = takers(record_of(page))
     assert swept, "no finished trick was shown sweeping"
     assert all(seat == expected[int(n) - 1] for n, seat in swept), (swept, expected)
     assert int(root_data(page, "sweeps") or 0) >= len(swept)
     assert "sweep" in page.evaluate("[...window.__sweepAnimations]")
-    assert all(dt < 50 for dt in answered), answered
 
 
 def test_reduced_motion_turns_motion_off_by_default(page_factory: Any) -> None:
