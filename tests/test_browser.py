@@ -123,9 +123,12 @@ def wait_turn_or_over(page: Page) -> str:
 
 def play_deal_by_clicking(page: Page) -> int:
     """Play South's first legal card each turn (two decks: where that card begins several plays,
-    the first play the page then offers)."""
+    the first play the page then offers); the last card, forced, plays itself.  Returns the plays."""
     plays = 0
     while wait_turn_or_over(page) == "play":
+        if len(hand(page)) == 1:  # the last card plays itself (the auto-last switch, on by default)
+            wait_for(page, in_phase(*OVER))
+            return plays + 1
         page.locator(LEGAL).first.click()
         if page.locator("#choices:not([hidden]) button").count():
             page.locator("#choices button").first.click()
@@ -358,6 +361,20 @@ def test_a_forced_last_card_plays_itself(page_factory: Any, server: str) -> None
         clicks += 1
     assert clicks == 12
     check_results(page, server)
+    # Switched off (the header's switch, remembered), the last card waits for its click.
+    page.click("#summary-close")
+    page.click("#auto-last")
+    assert page.get_attribute("#auto-last", "aria-pressed") == "false"
+    page.click("#new-match")
+    page.wait_for_selector("#setup[open]")
+    start_match(page)
+    while wait_turn_or_over(page) == "play":
+        if len(hand(page)) == 1:
+            page.wait_for_timeout(1500)  # twice the pause: nothing moves by itself
+            assert phase(page) == "play" and len(hand(page)) == 1
+        page.locator(LEGAL).first.click()
+    page.reload()
+    assert page.get_attribute("#auto-last", "aria-pressed") == "false"
 
 
 def test_the_summary_breaks_each_score_down(page_factory: Any, server: str) -> None:
@@ -471,6 +488,13 @@ def test_phone_taps_are_big_enough(page_factory: Any, server: str, decks: int, h
     shot(page, f"phone-taps-{decks}-{height}")
     small = small_targets(page)
     assert small == [], small
+    # The header's menu (lobby, history, rules, speed, switches, language) folds behind 更多.
+    assert not page.locator("#lang").is_visible()
+    page.click("#menu-toggle")
+    assert page.locator("#lang").is_visible() and page.get_attribute("#menu-toggle", "aria-expanded") == "true"
+    small = small_targets(page)
+    assert small == [], small
+    page.click("#menu-toggle")
     play_deal_by_clicking(page)
     small = small_targets(page)
     assert small == [], small

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from conftest import in_phase, not_in_phase, wait_for
-from test_browser import LEGAL, OVER, api_get, open_setup, phase, wait_turn_or_over
+from test_browser import LEGAL, OVER, api_get, hand, open_setup, phase, wait_turn_or_over
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -90,6 +90,9 @@ def play_deal(page: Page) -> None:
     """Play South's first legal card at each turn until the deal is over (a forced last card may
     play itself)."""
     while wait_turn_or_over(page) == "play":
+        if len(hand(page)) == 1:  # the last card plays itself (the auto-last switch, on by default)
+            wait_for(page, in_phase(*OVER))
+            break
         page.locator(LEGAL).first.click()
     assert phase(page) in OVER
 

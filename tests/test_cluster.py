@@ -385,3 +385,19 @@ def test_redis_restarted_under_play(database: str, tmp_path: Path) -> None:
         b.stop()
         redis_proc.terminate()
         redis_proc.wait(10)
+
+
+def test_a_match_open_on_another_server_is_not_deleted(servers: list[Server]) -> None:
+    """A single-player match that another server runs for the person's page is refused deletion
+    (``server.delete_open``), as on one server; once nobody runs it, it may go."""
+    a, b, _c = servers
+    person = Someone(a)
+    levels = {"N": "random", "E": "random", "W": "random"}
+    match_id = person.http.post("/api/matches", json={"speed": "instant", "levels": levels}).json()["match_id"]
+    live = person.connect(match_id)  # server a runs the table for this page
+    live.until(lambda s: s.get("phase") in ("expose", "play"))
+    assert owner_of(match_id) is not None
+    person.rebind(b)
+    answer = person.http.delete(f"/api/matches/{match_id}")
+    assert answer.status_code == 409 and answer.json()["code"] == "server.delete_open", answer.text
+    assert person.http.get(f"/api/matches/{match_id}").status_code == 200

@@ -344,6 +344,13 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         room, table = tables.rooms.get(match_id), tables.loaded(match_id)
         if why is None and ((room is not None and room.connections) or (table is not None and table.presences)):
             why = "open"  # a page shows it now: it would break under that page
+        if why is None and tables.cluster is not None:
+            try:
+                owner = await tables.cluster.owner(match_id)
+            except ClusterUnavailable:
+                return _refused(503, Text.of("server.cluster_unavailable"))
+            if owner is not None and owner != tables.cluster.node:
+                why = "open"  # another server runs it now, for a page there
         if why is None:
             if table is not None:  # loaded still, nobody there: stopped before its rows go
                 tables.release(table)

@@ -6,9 +6,8 @@ The texts are the project's own Markdown, shipped inside the package: the rule b
 how-to-play ``gongzhu/web/how-to-play.md`` / ``how-to-play.zh.md`` (``docs/``).  Each heading that
 starts with a section number gets it as its ``id`` (``R4.1``), so refusals that cite a section
 link to it (``/rules#R5.2``), and every citation in the text (``R5.2``, ``R10``) becomes a link
-to its section (a sub-section without a heading of its own links to its section); the documents'
-links to each other (``rules.md`` …) lead to their part of the page.  Raw HTML in the Markdown is
-not passed through.
+to its section (a sub-section without a heading of its own links to its section).  Raw HTML in
+the Markdown is not passed through.
 
 May import: the standard library, ``markdown_it`` and :mod:`gongzhu.messages`.
 """
@@ -77,10 +76,6 @@ def _renderer(sections: Sequence[str]) -> MarkdownIt:
             children: list[Token] = []
             inside_link = False
             for child in block.children:
-                if child.type == "link_open":  # the documents link each other: on the page, their parts
-                    href = str(child.attrGet("href") or "")
-                    if href.endswith(".md"):
-                        child.attrSet("href", "#how-to-play" if href.startswith("how-to-play") else "#rules")
                 inside_link = (inside_link or child.type == "link_open") and child.type != "link_close"
                 if child.type != "text" or inside_link:
                     children.append(child)

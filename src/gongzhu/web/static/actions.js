@@ -14,8 +14,8 @@ import { toast } from "./dom.js";
 import { t } from "./i18n.js";
 import { showReplay } from "./replay.js";
 import {
-  clearSelection, declarationSent, declaring, dismissSummary, exposableKinds, hintsOffered, mySeat, myTurn, nextSent, page, playSent,
-  select, setFocus, setMark, updateSettings,
+  autoLastOn, clearSelection, declarationSent, declaring, dismissSummary, exposableKinds, hintsOffered, myAuto, mySeat,
+  myTurn, nextSent, page, playSent, select, setFocus, setMark, sociable, updateSettings,
 } from "./state.js";
 
 // How many plays are offered as buttons when a two-deck selection is ambiguous.
@@ -97,6 +97,7 @@ function choosePlay(i, code) {
 
 /** Play `cards` (one of the legal plays). */
 export function sendPlay(cards) {
+  if (page.pending || !myTurn()) return; // sent already (a double click on an offered play)
   hurry();
   if (send({ type: "play", cards })) playSent();
   else clearSelection();
@@ -109,17 +110,16 @@ let forced = null; // {key, timer}: the forced last play waiting to go
 
 /**
  * What the page does by itself after every update, so that no click is needless:
- * - the exposure phase, when the person holds nothing they may expose, at a table of only
- *   computer players: the empty declaration is sent (at a table with other people it waits for
- *   the click or S: declaring at once would tell them the hand holds none of ♠Q ♦J ♣10 ♥A);
+ * - the exposure phase, when the person holds nothing they may expose, alone with computer
+ *   players at a private table: the empty declaration is sent (where other people sit or watch
+ *   it waits for the click or S: declaring at once would tell them the hand holds none of
+ *   ♠Q ♦J ♣10 ♥A);
  * - the last trick, when the only legal play is the whole hand: it plays itself after
  *   FORCED_PAUSE, unless the person switched that off (the setting `autoLast`, on by default).
  */
 export function actByItself() {
   const s = page.state;
-  if (declaring() && !page.pending && !(s.exposable ?? []).length && hintsOffered()) {
-    queueMicrotask(() => { if (declaring() && !page.pending && !(page.state.exposable ?? []).length) declare(); });
-  }
+  if (nothingToDeclare()) queueMicrotask(() => { if (nothingToDeclare()) declare(); });
   const key = forcedKey();
   if (forced && forced.key !== key) {
     clearTimeout(forced.timer);
@@ -135,11 +135,19 @@ export function actByItself() {
   }
 }
 
+/** Whether the page declares by itself now: the person has to declare, holds nothing to expose
+ * and plays alone against computer players at a private table nobody watches (not in 托管:
+ * then the computer declares). */
+function nothingToDeclare() {
+  return declaring() && !page.pending && isOpen() && !myAuto() && !(page.state.exposable ?? []).length
+    && hintsOffered() && !sociable();
+}
+
 /** The position of a forced last play that may play itself now, or null. */
 function forcedKey() {
   const s = page.state;
   const legal = s?.legal ?? [];
-  if (page.settings.autoLast === false || !myTurn() || page.pending || page.lingering) return null;
+  if (!autoLastOn() || !myTurn() || myAuto() || !isOpen() || page.pending || page.lingering) return null;
   if (legal.length !== 1 || legal[0].length !== page.hand.length) return null;
   return `${s.match_id}/${s.deal_index}/${s.tricks_played}`;
 }
@@ -166,6 +174,11 @@ export async function replayThisDeal() {
   } catch (err) {
     toast(`${t("msg.noRecord")} (${err.message})`, true);
   }
+}
+
+/** The header's switch for a forced last card playing itself: remembered. */
+export function switchAutoLast() {
+  updateSettings({ autoLast: !autoLastOn() });
 }
 
 /** The header's speed: remembered, and sent to the server for the match being played (the host's). */

@@ -21,7 +21,7 @@
 // May import: every module of the table page (not history.js, lobby.js).
 
 import {
-  actByItself, autoPlay, changeSpeed, declare, muteChat, nextDeal, onCard, playAgain, replayThisDeal, sendChat, sendPlay, sendQuick,
+  actByItself, autoPlay, changeSpeed, switchAutoLast, declare, muteChat, nextDeal, onCard, playAgain, replayThisDeal, sendChat, sendPlay, sendQuick,
   sit, stand, startTable, takeBack,
 } from "./actions.js";
 import { installCardDefs } from "./cards.js";
@@ -70,6 +70,14 @@ function copyInvite() {
   navigator.clipboard?.writeText(field.value).then(() => toast(t("waiting.copied")), () => {});
 }
 
+/** On a phone, the header's menu (lobby, history, rules, speed, the switches, the language):
+ * open or close it. */
+function toggleMenu() {
+  const open = !$("menu").classList.contains("open");
+  $("menu").classList.toggle("open", open);
+  $("menu-toggle").setAttribute("aria-expanded", String(open));
+}
+
 /** The header's motion switch: remembered; off, nothing moves from now on. */
 function switchMotion() {
   updateSettings({ motion: !motionOn() });
@@ -101,6 +109,8 @@ function wire() {
   $("speed").addEventListener("change", () => changeSpeed($("speed").value));
   $("motion").addEventListener("click", switchMotion);
   $("sound").addEventListener("click", switchSound);
+  $("auto-last").addEventListener("click", switchAutoLast);
+  $("menu-toggle").addEventListener("click", toggleMenu);
   $("start").addEventListener("click", declare);
   $("hint").addEventListener("click", requestHint);
   $("hint-close").addEventListener("click", closeHints);

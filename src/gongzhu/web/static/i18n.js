@@ -69,6 +69,18 @@ export function t(key, params = {}) {
   });
 }
 
+/** A score as players write it: +100, −200 (a true minus sign), 0. */
+export function signedNumber(n) {
+  return n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0";
+}
+
+/** When the match ends (R8), from a table state's `goal`: "有人总分达到 −1000 时比赛结束…". */
+export function goalText(goal) {
+  if (!goal) return "";
+  if (goal.kind === "deals") return t("summary.goal.deals", { limit: goal.limit });
+  return t(goal.kind === "either" ? "summary.goal.either" : "summary.goal.loser", { limit: goal.limit });
+}
+
 /** Whether the catalog has `key` (e.g. the code of a refusal the server sent). */
 export function hasText(key) {
   return typeof key === "string" && key in ZH;

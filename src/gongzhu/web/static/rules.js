@@ -26,7 +26,12 @@ async function load() {
   }
   document.documentElement.dataset.rules = lang;
   // A sub-section without a heading of its own (R9.1) opens at its section (R9).
-  const wanted = decodeURIComponent(location.hash.slice(1));
+  let wanted = "";
+  try {
+    wanted = decodeURIComponent(location.hash.slice(1));
+  } catch {
+    // A malformed address (/rules#%): the page opens at its top.
+  }
   const target = wanted ? document.getElementById(wanted) ?? document.getElementById(wanted.split(".")[0]) : null;
   target?.scrollIntoView();
 }

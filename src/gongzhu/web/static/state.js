@@ -60,6 +60,7 @@ const data = {
   lingering: false,       // a finished trick is still shown
   fresh: new Set(),       // seats whose card arrived since the center was drawn: animate them
   pending: false,         // an action was sent: nothing is playable until the server answers
+                          // ("declare", "play" or "next": what was sent; false: nothing)
   summaryDismissed: false,
   focus: 0,               // roving focus index in the hand
 };
@@ -114,6 +115,12 @@ export function animMs() {
 /** Whether the table plays its sounds (the header's sound switch; off by default, settings.js). */
 export function soundOn() {
   return soundEnabled(data.settings);
+}
+
+/** Whether a forced last card plays itself after a short pause (the header's switch; on unless
+ * the person switched it off: setting `autoLast`). */
+export function autoLastOn() {
+  return data.settings.autoLast !== false;
 }
 
 /** The speeds the server offers, by name. */
@@ -275,6 +282,16 @@ export function lingerAfter(next) {
   return (PACE[speedOf(next)] ?? PACE.normal).linger;
 }
 
+/** Whether the server's state `next` (after `prev`) shows the action `pending` done, or the
+ * table moved on without it: another seat's move meanwhile (a computer declaring at the same
+ * time) leaves it pending, so that it is not sent twice. */
+function answered(pending, prev, next) {
+  if (isNewDeal(prev, next) || prev.seat !== next.seat) return pending !== "next" || next.phase !== "deal-over";
+  if (pending === "declare") return next.phase !== "expose" || Boolean(next.my_declaration) || !(next.undeclared ?? []).includes(next.seat) || (next.declared ?? []).includes(next.seat);
+  if (pending === "play") return next.phase !== "play" || next.turn !== next.seat || !sameCards(prev.hand, next.hand);
+  return next.phase !== "deal-over";
+}
+
 function isNewDeal(prev, next) {
   return !prev || prev.deal_index !== next.deal_index || prev.match_id !== next.match_id;
 }
@@ -339,6 +356,9 @@ export function tableClosed(message) {
 
 export function setOnline(online) {
   data.online = online;
+  // What was on its way may or may not have arrived: the state after the reconnection says,
+  // and the person may act again meanwhile.
+  if (!online) data.pending = false;
   changed("offline");
 }
 
@@ -359,7 +379,7 @@ export function applyServerState(s, lingering = false, at = performance.now()) {
   data.state = s;
   data.clockAt = at;
   data.hand = sortCards(s.hand ?? []);
-  data.pending = false;
+  if (data.pending && answered(data.pending, prev, s)) data.pending = false;
   if (s.phase !== "play" || (s.tricks_played ?? 0) > 0 || (s.trick?.plays ?? []).length) data.revealed = null;
   // The exposure marks are keyed by hand position: once the person has declared they mean nothing
   // (the declared cards show as exposures), and kept they would wander onto other cards as the
@@ -419,20 +439,20 @@ export function actionRefused() {
 
 /** The person's declaration was sent: no second one until the server answers. */
 export function declarationSent() {
-  data.pending = true;
+  data.pending = "declare";
   changed("controls");
 }
 
 /** The next deal was asked for: not again until the server answers. */
 export function nextSent() {
-  data.pending = true;
+  data.pending = "next";
 }
 
 /** The person's play was sent: the selection is done with, nothing is playable until the server answers. */
 export function playSent() {
   data.selection = [];
   data.choices = null;
-  data.pending = true;
+  data.pending = "play";
   changed("hand", "controls");
 }
 

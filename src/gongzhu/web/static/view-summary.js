@@ -11,7 +11,7 @@
 
 import { cardChip, isPointCard, prettyCard, sortCards } from "./cards.js";
 import { $, el, li, span, td } from "./dom.js";
-import { eventLabel, seatName, t } from "./i18n.js";
+import { eventLabel, goalText, seatName, signedNumber, t } from "./i18n.js";
 import { displayedPhase, myAuto, mySeat, page, SEATS } from "./state.js";
 
 export function renderSummary() {
@@ -67,7 +67,7 @@ export function renderSummary() {
     ? t("summary.factors", { factors: factors.map((f) => t("summary.factor", { card: prettyCard(f.card), factor: f.factor })).join(t("list.separator")) })
     : "";
   $("summary-lifetime").textContent = t("summary.lifetimeNote", { factor: r.lifetime_factor ?? 1 });
-  $("summary-goal").textContent = goalNote(s.goal);
+  $("summary-goal").textContent = goalText(s.goal);
   const events = $("summary-events");
   events.replaceChildren();
   for (const e of r.events ?? []) events.append(li(t("summary.event", { seat: seatName(e.seat), event: eventLabel(e.event) })));
@@ -84,11 +84,6 @@ export function renderSummary() {
   }
 }
 
-/** A signed number as a score reads: +100, −200, 0 (the value as the server sent it). */
-function signed(n) {
-  return n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0";
-}
-
 /** How a seat's raw score is made up (R6), as the rules core sent it: the values of the hearts,
  * the pig and the sheep taken, the transformer's factor on them (or its value alone), 满红 / 满贯. */
 function breakdown(p) {
@@ -96,26 +91,19 @@ function breakdown(p) {
   line.dataset.breakdown = "";
   const terms = [];
   if (p.alone) {
-    terms.push(t("summary.part.alone", { value: signed(p.alone), n: p.transformers }));
+    terms.push(t("summary.part.alone", { value: signedNumber(p.alone), n: p.transformers }));
   } else {
-    if (p.hearts) terms.push(t(p.all_hearts ? "summary.part.allHearts" : "summary.part.hearts", { value: signed(p.hearts) }));
-    if (p.pig) terms.push(t(p.grand_slam ? "summary.part.pigSlam" : "summary.part.pig", { value: signed(p.pig) }));
-    if (p.sheep) terms.push(t("summary.part.sheep", { value: signed(p.sheep) }));
+    if (p.hearts) terms.push(t(p.all_hearts ? "summary.part.allHearts" : "summary.part.hearts", { value: signedNumber(p.hearts) }));
+    if (p.pig) terms.push(t(p.grand_slam ? "summary.part.pigSlam" : "summary.part.pig", { value: signedNumber(p.pig) }));
+    if (p.sheep) terms.push(t("summary.part.sheep", { value: signedNumber(p.sheep) }));
   }
   let text = terms.length ? terms.join(" ") : t("summary.part.none");
   if (p.multiplier !== 1) text = t("summary.part.times", { sum: text, factor: p.multiplier });
-  line.textContent = t("summary.part.line", { parts: text, raw: signed(p.raw) });
+  line.textContent = t("summary.part.line", { parts: text, raw: signedNumber(p.raw) });
   return line;
 }
 
 /** The heading of the column that says how far each total is from the match's end. */
 function goalHeading(goal) {
   return goal?.kind === "deals" ? t("summary.dealsLeft") : t("summary.toLimit");
-}
-
-/** When the match ends (R8), from the server's `goal`. */
-function goalNote(goal) {
-  if (!goal) return "";
-  if (goal.kind === "deals") return t("summary.goal.deals", { limit: goal.limit });
-  return t(goal.kind === "either" ? "summary.goal.either" : "summary.goal.loser", { limit: goal.limit });
 }

@@ -20,9 +20,9 @@
 
 import { cardBack, cardChip, cardFace, isPointCard, prettyCard, sortCards } from "./cards.js";
 import { $, button, el, span } from "./dom.js";
-import { cardName, levelLabel, presetLabel, seatName, t, titleLabel } from "./i18n.js";
+import { cardName, goalText, levelLabel, presetLabel, seatName, signedNumber, t, titleLabel } from "./i18n.js";
 import {
-  animMs, clock, displayedPhase, handCount, isHost, isThinking, motionOn, mySeat, page, pace, personAt, positionOf,
+  animMs, autoLastOn, clock, displayedPhase, handCount, isHost, isThinking, motionOn, mySeat, page, pace, personAt, positionOf,
   seatInfo, shownTrick, soundOn, speed, takeFresh, undeclaredSeats,
 } from "./state.js";
 
@@ -56,6 +56,7 @@ export function renderHeader() {
   root.dataset.motion = motionOn() ? "on" : "off";
   $("motion").setAttribute("aria-pressed", String(motionOn()));
   $("sound").setAttribute("aria-pressed", String(soundOn()));
+  $("auto-last").setAttribute("aria-pressed", String(autoLastOn()));
   $("sound-icon").textContent = soundOn() ? "🔊" : "🔇";
 }
 
@@ -93,7 +94,7 @@ export function renderSeat(seat) {
   const goal = s.goal;
   if (goal && goal.kind !== "deals" && phase !== "waiting") {
     const toGo = span("to-go", t("seat.toGo", { n: goal.to_go?.[seat] ?? "" }));
-    toGo.title = t(goal.kind === "either" ? "summary.goal.either" : "summary.goal.loser", { limit: goal.limit });
+    toGo.title = goalText(goal);
     toGo.dataset.toGo = seat;
     head.append(toGo);
   }
@@ -121,7 +122,7 @@ export function renderSeat(seat) {
     else row.append(span("none", "—"));
     // The deal's points so far (R6, as the server scores the cards taken; exposures everyone sees).
     const points = s.points?.[seat] ?? 0;
-    const now = span("points", t("seat.points", { n: points > 0 ? `+${points}` : String(points).replace("-", "−") }));
+    const now = span("points", t("seat.points", { n: signedNumber(points) }));
     now.dataset.points = seat;
     row.append(now);
     box.append(row);
