@@ -208,3 +208,16 @@ def test_each_schema_describes_its_declared_type() -> None:
         schema = json.loads(render()[name])
         assert {k: v for k, v in schema.items() if k not in ("$schema", "title", "description")} \
             == msgspec.json.schema(kind)
+
+
+def test_a_long_key_is_named_by_an_excerpt() -> None:
+    """A bad value under a key of 300 characters: the path names the key by a short excerpt, so
+    the error stays short (a plain short key is written as it is)."""
+    from gongzhu.formats.web import NewMatchBody
+
+    with pytest.raises(FormatError) as long_key:
+        typed({"levels": {"0" * 300: None}}, NewMatchBody)
+    assert len(str(long_key.value)) < 300 and "0" * 100 not in str(long_key.value)
+    with pytest.raises(FormatError) as short_key:
+        typed({"levels": {"N": None}}, NewMatchBody)
+    assert "$.levels.N" in str(short_key.value)

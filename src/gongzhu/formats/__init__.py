@@ -233,7 +233,8 @@ def _named_key(error: msgspec.ValidationError, kind: Any, value: Any) -> msgspec
         try:
             msgspec.convert(trial, kind, strict=True)
         except msgspec.ValidationError as e:
-            step = f".{key}" if key and not _ODD_KEY.search(key) else f"[{show(key)}]"
+            # A plain short key as it is; any other (odd characters, or long) as a short excerpt.
+            step = f".{key}" if key and len(key) <= 40 and not _ODD_KEY.search(key) else f"[{show(key)}]"
             return msgspec.ValidationError(str(e).replace("[...]", step, 1))
     return error
 
