@@ -11,10 +11,9 @@
 
 import { installCardDefs } from "./cards.js";
 import {
-  applyI18n, getLang, hasText, optionLabel, optionValueLabel, presetLabel, seatName, setLang, t, titleLabel,
+  getLang, hasText, optionLabel, optionValueLabel, presetLabel, seatName, startPageLanguage, t, titleLabel,
 } from "./i18n.js";
 import { showReplay } from "./replay.js";
-import { loadSettings, saveSettings } from "./settings.js";
 
 const SEATS = ["N", "E", "S", "W"];
 const $ = (id) => document.getElementById(id);
@@ -186,15 +185,7 @@ async function load() {
 
 function main() {
   installCardDefs();
-  setLang(loadSettings().lang);
-  applyI18n();
-  $("lang").addEventListener("click", () => {
-    const lang = getLang() === "zh" ? "en" : "zh";
-    saveSettings({ ...loadSettings(), lang });
-    setLang(lang);
-    applyI18n();
-    render();
-  });
+  startPageLanguage(render);
   load();
 }
 

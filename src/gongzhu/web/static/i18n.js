@@ -12,9 +12,10 @@
 // Chinese terms follow docs/rules.md: 猪 pig, 羊 sheep, 变压器 transformer, 亮牌 exposure, 首明,
 // 暗卖, 满红, 满贯, 当猪; seats 北 东 南 西.
 //
-// May import: cards.js.
+// May import: cards.js, settings.js.
 
 import { prettyCard, rankLabel } from "./cards.js";
+import { loadSettings, saveSettings } from "./settings.js";
 
 async function loadCatalog(name) {
   const response = await fetch(`/messages/${name}.json`, { credentials: "same-origin" });
@@ -66,6 +67,20 @@ export function t(key, params = {}) {
   return text.replace(/\{(\w+)(?::(\w+))?\}/g, (whole, name, type) => {
     if (!(name in params)) return whole;
     return type ? word(params[name], type) : String(params[name]);
+  });
+}
+
+/** A page of its own (history, profile, leaderboard, rules): its language as remembered, and its
+ * 中文 / English button (#lang), which switches, remembers, relabels the page and calls `redraw`. */
+export function startPageLanguage(redraw) {
+  setLang(loadSettings().lang);
+  applyI18n();
+  document.getElementById("lang").addEventListener("click", () => {
+    const lang = getLang() === "zh" ? "en" : "zh";
+    saveSettings({ ...loadSettings(), lang });
+    setLang(lang);
+    applyI18n();
+    redraw();
   });
 }
 

@@ -4,8 +4,7 @@
 //
 // May import: i18n.js, settings.js.
 
-import { applyI18n, getLang, setLang, t, titleLabel } from "./i18n.js";
-import { loadSettings, saveSettings } from "./settings.js";
+import { startPageLanguage, t, titleLabel } from "./i18n.js";
 
 /** Rows asked for (the server allows up to 200). */
 const ROWS = 100;
@@ -53,15 +52,7 @@ async function load() {
 }
 
 function main() {
-  setLang(loadSettings().lang);
-  applyI18n();
-  $("lang").addEventListener("click", () => {
-    const lang = getLang() === "zh" ? "en" : "zh";
-    saveSettings({ ...loadSettings(), lang });
-    setLang(lang);
-    applyI18n();
-    render();
-  });
+  startPageLanguage(render);
   load();
 }
 

@@ -7,8 +7,7 @@
 //
 // May import: i18n.js, settings.js.
 
-import { applyI18n, getLang, hasText, presetLabel, setLang, t, titleLabel } from "./i18n.js";
-import { loadSettings, saveSettings } from "./settings.js";
+import { getLang, hasText, presetLabel, startPageLanguage, t, titleLabel } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 const shownName = new URLSearchParams(location.search).get("name");
@@ -160,15 +159,7 @@ function wireForm(form, url, prefix) {
 }
 
 function main() {
-  setLang(loadSettings().lang);
-  applyI18n();
-  $("lang").addEventListener("click", () => {
-    const lang = getLang() === "zh" ? "en" : "zh";
-    saveSettings({ ...loadSettings(), lang });
-    setLang(lang);
-    applyI18n();
-    render();
-  });
+  startPageLanguage(render);
   wireForm($("signup-form"), "/api/account", "signup");
   wireForm($("signin-form"), "/api/login", "signin");
   $("signout").addEventListener("click", async () => {

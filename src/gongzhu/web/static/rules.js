@@ -5,8 +5,7 @@
 //
 // May import: i18n.js, settings.js.
 
-import { applyI18n, getLang, setLang, t } from "./i18n.js";
-import { loadSettings, saveSettings } from "./settings.js";
+import { getLang, startPageLanguage, t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -37,15 +36,7 @@ async function load() {
 }
 
 function main() {
-  setLang(loadSettings().lang);
-  applyI18n();
-  $("lang").addEventListener("click", () => {
-    const lang = getLang() === "zh" ? "en" : "zh";
-    saveSettings({ ...loadSettings(), lang });
-    setLang(lang);
-    applyI18n();
-    load();
-  });
+  startPageLanguage(load);
   load();
 }
 
