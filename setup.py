@@ -8,13 +8,14 @@ players that search (expert, flatmc) refuse to start."""
 from setuptools import Extension, setup
 
 _COMMON = ["src/gongzhu/rules/_fastcommon.h"]
+_SOLVER = ["src/gongzhu/rules/_fastsolve.h"]
 
 setup(
     ext_modules=[
         Extension(
             "gongzhu.rules._fastplay",
             sources=["src/gongzhu/rules/_fastplay.c"],
-            depends=_COMMON,
+            depends=[*_COMMON, *_SOLVER],
             extra_compile_args=["-O2"],
             optional=True,
         ),

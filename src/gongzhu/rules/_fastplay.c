@@ -1058,6 +1058,8 @@ static PyObject *py_random_deals(PyObject *self, PyObject *args)
 
 /* ------------------------------------------------------------------ the Board type */
 
+#include "_fastsolve.h"
+
 /*
  * Board: a mutable one-deck play-phase state for gongzhu.rules.deal.Deal (legal plays, play,
  * undo at the cost of one C call each).  The rules are fp_legal / fp_apply_rec; the Board adds
@@ -1573,7 +1575,7 @@ PyMODINIT_FUNC PyInit__fastplay(void)
         PyModule_AddIntConstant(m, "POLICY_HEURISTIC", 1) < 0 ||
         PyModule_AddIntConstant(m, "N_POLICIES", FP_N_POLICIES) < 0 ||
         PyModule_AddIntConstant(m, "POSITION_SIZE", (long)sizeof(FpPos)) < 0 ||
-        PyModule_AddType(m, &BoardType) < 0) {
+        PyModule_AddType(m, &BoardType) < 0 || PyModule_AddType(m, &SolverType) < 0) {
         Py_DECREF(m);
         return NULL;
     }
