@@ -7,9 +7,12 @@
 #                                            # Monte-Carlo at the same think time; wants many cores
 #   benchmarks/strength.sh twodeck  OUTDIR   # expert − intermediate with two decks (online2,
 #                                            # partners2), reproducible (50 worlds per decision)
+#   benchmarks/strength.sh endgame  OUTDIR   # the expert solving its last four tricks exactly
+#                                            # against the plain expert (online, partners),
+#                                            # reproducible (100 worlds per decision)
 # GONGZHU="python -m gongzhu.cli.main" and JOBS=N may be set; each run writes OUTDIR/<name>.json.
 set -euo pipefail
-mode=${1:?ladder, default or twodeck}
+mode=${1:?ladder, default, twodeck or endgame}
 out=${2:?output folder}
 mkdir -p "$out"
 gz=${GONGZHU:-gongzhu}
@@ -50,8 +53,15 @@ twodeck)
     arena partners2-expert-intermediate --players expert,intermediate,expert,intermediate \
         --preset partners2 --deals 150 --seed 32 --iterations 50 --jobs "$jobs"
     ;;
+endgame)  # the research level sits N–S, the plain expert E–W; rotations swap them
+    for preset in online partners; do
+        seed=$([ $preset = online ] && echo 51 || echo 52)
+        arena "$preset-expert-endgame4" --players expert-endgame4,expert,expert-endgame4,expert \
+            --preset $preset --deals "${DEALS:-300}" --seed "$seed" --iterations 100 --jobs "$jobs"
+    done
+    ;;
 *)
-    echo "unknown mode $mode: ladder, default or twodeck" >&2
+    echo "unknown mode $mode: ladder, default, twodeck or endgame" >&2
     exit 2
     ;;
 esac

@@ -32,7 +32,7 @@ from typing import Any
 
 from gongzhu.players.guard import safe_exposures, safe_play
 from gongzhu.players.observation import observe
-from gongzhu.players.registry import LEVELS, make_player
+from gongzhu.players.registry import arena_levels, make_player
 from gongzhu.records.format import deal_to_record
 from gongzhu.rules.cards import Seat
 from gongzhu.rules.deal import Deal
@@ -66,7 +66,8 @@ class ArenaError(ValueError):
 class ArenaConfig:
     """What an arena run plays.
 
-    ``players`` are four level names for seats N, E, S, W in rotation 0; ``think`` (seconds
+    ``players`` are four level names for seats N, E, S, W in rotation 0 (the registry's levels
+    or its research levels, :func:`~gongzhu.players.registry.arena_levels`); ``think`` (seconds
     per decision) and ``iterations`` go to :func:`~gongzhu.players.registry.make_player` for
     every player; ``preset`` is only a note for records and reports (``options`` rule);
     ``records`` asks every game for its R11 record.
@@ -85,9 +86,10 @@ class ArenaConfig:
     def __post_init__(self) -> None:
         if len(self.players) != 4:
             raise ArenaError(f"an arena needs exactly four players (N, E, S, W), not {len(self.players)}")
-        unknown = [p for p in self.players if p not in LEVELS]
+        known = arena_levels()
+        unknown = [p for p in self.players if p not in known]
         if unknown:
-            raise ArenaError(f"unknown level {unknown[0]!r}: choose one of {', '.join(LEVELS)}")
+            raise ArenaError(f"unknown level {unknown[0]!r}: choose one of {', '.join(known)}")
         if self.deals < 1:
             raise ArenaError(f"the number of deals must be 1 or more, not {self.deals}")
         if self.think is not None and not self.think > 0:

@@ -17,7 +17,7 @@ from typing import IO, Any
 
 from gongzhu.arena.run import ArenaConfig, ArenaError, run_arena
 from gongzhu.arena.stats import Tally
-from gongzhu.players.registry import LEVELS
+from gongzhu.players.registry import LEVELS, RESEARCH_LEVELS, arena_levels
 from gongzhu.records.format import dump_record
 from gongzhu.rules.errors import GongzhuError
 from gongzhu.rules.options import parse_option_assignment, resolve_options
@@ -36,7 +36,7 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--players", required=True, metavar="L,L,L,L",
                    help=f"four level names for N,E,S,W, e.g. random,random,random,random "
-                   f"(levels: {', '.join(LEVELS)})")
+                   f"(levels: {', '.join(LEVELS)}; research variants: {', '.join(RESEARCH_LEVELS)})")
     p.add_argument("--preset", default="online", help="rule preset (R9), default online")
     p.add_argument("--set", dest="set", action="append", default=[], metavar="KEY=VALUE",
                    help="override one option of R10 on top of the preset (repeatable)")
@@ -63,9 +63,10 @@ def parse_players(text: str) -> tuple[str, str, str, str]:
     if len(names) != 4 or not all(names):
         raise ArenaError(f"--players needs exactly four level names separated by commas "
                          f"(N,E,S,W), got {text!r}")
+    known = arena_levels()
     for n in names:
-        if n not in LEVELS:
-            raise ArenaError(f"unknown level {n!r}: choose one of {', '.join(LEVELS)}")
+        if n not in known:
+            raise ArenaError(f"unknown level {n!r}: choose one of {', '.join(known)}")
     return names[0], names[1], names[2], names[3]
 
 

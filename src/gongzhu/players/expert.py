@@ -13,6 +13,14 @@ decks on :mod:`gongzhu.search.fast2` (pairs, copies, R4.5's exposed copies, R6.2
 the C extensions are not built, constructing either player raises
 :class:`~gongzhu.search.SearchUnavailableError`.
 
+With ``endgame=k`` (one deck only) the expert solves each sampled world exactly once at most
+``k`` tricks are left, the current one included: the open-card solver
+(:class:`gongzhu.search.solver.OpenSolver`) gives the value of every candidate in that world
+under best play by everyone — paranoid (the three others minimise the seat's objective) under
+individual scoring, exact under ``partners`` — in place of the world's playouts.  A world whose
+search passes :data:`ENDGAME_LIMIT` positions is played out as usual.  docs/strength.md has
+what the arena measured of it; it is off by default.
+
 :class:`FlatMonteCarloPlayer` is the plain baseline: hidden cards dealt uniformly with no
 inference (only hand sizes and visible exposures respected) and uniformly random playouts.
 """
@@ -38,13 +46,20 @@ from gongzhu.search import POLICY_HEURISTIC, POLICY_UNIFORM, require
 
 if search.AVAILABLE:
     from gongzhu.search import fast, fast2
+    from gongzhu.search.solver import OpenSolver
 
-__all__ = ["DEFAULT_THINK", "ExpertPlayer", "FlatMonteCarloPlayer", "PlayValue", "objective_weights"]
+__all__ = ["DEFAULT_THINK", "ENDGAME_LIMIT", "ExpertPlayer", "FlatMonteCarloPlayer", "PlayValue", "objective_weights"]
 
 #: Default think time per decision, seconds.
 DEFAULT_THINK = 0.3
 #: Playouts per candidate and world (in C).
 _PLAYOUTS_PER_WORLD = 24
+#: Positions the open-card solver may search in one world (``endgame``) before the world is
+#: played out instead: about 20 ms; at four tricks left a world takes about 3,000.
+ENDGAME_LIMIT = 200_000
+#: Transposition table of the endgame solver: 2**16 entries (4 MiB), kept for the player's
+#: seat and rules, shared by the worlds and the decisions of a deal.
+_ENDGAME_TABLE_BITS = 16
 
 
 def objective_weights(options: Options, seat: Seat) -> tuple[float, float, float, float]:
@@ -59,7 +74,8 @@ def objective_weights(options: Options, seat: Seat) -> tuple[float, float, float
 @dataclass(frozen=True)
 class PlayValue:
     """A candidate play with its expected result (raw-score units of the objective) and the
-    number of simulated continuations behind the estimate."""
+    number of continuations behind the estimate: playouts, and worlds solved exactly
+    (``endgame``) counting one each."""
 
     play: Play
     value: float
@@ -71,18 +87,24 @@ class ExpertPlayer(Player):
 
     ``think`` is the time budget per decision (default :data:`DEFAULT_THINK`); ``iterations``
     a fixed number of worlds per decision instead, which makes the player reproducible from
-    ``seed``."""
+    ``seed``.  ``endgame``: solve each world exactly once at most this many tricks are left,
+    the current one included (one deck only; 0, the default, never)."""
 
     level = "expert"
     infer = True  # respect voids and hidden exposures when sampling worlds
     policy = POLICY_HEURISTIC
 
-    def __init__(self, seed: int | None = None, think: float | None = None, iterations: int | None = None) -> None:
+    def __init__(self, seed: int | None = None, think: float | None = None, iterations: int | None = None,
+                 *, endgame: int = 0) -> None:
         require(f"the {self.level} player")
+        if endgame < 0:
+            raise ValueError(f"endgame must be 0 (off) or a number of tricks, not {endgame}")
         self.seed = seed
         self.rng = random.Random(seed)
         self.think = DEFAULT_THINK if think is None and iterations is None else think
         self.iterations = iterations
+        self.endgame = endgame
+        self._solver: OpenSolver | None = None
         # Only for an observation no world fits (a self-contradictory bot request): the rules.
         self._fallback = IntermediatePlayer(seed)
 
@@ -121,30 +143,52 @@ class ExpertPlayer(Player):
         return next(v.play for v in ranked if v.value == best)
 
     def evaluate(self, obs: Observation) -> list[PlayValue]:
-        """Every legal play with its expected result, in the order of ``obs.legal_plays()``."""
+        """Every legal play with its expected result, in the order of ``obs.legal_plays()``:
+        the mean over the sampled worlds of its value in each (the mean of its playouts, or
+        its exact value where the world is solved, ``endgame``)."""
         plays = list(obs.legal_plays())
         weights = objective_weights(obs.options, obs.seat)
+        solver = self._endgame_solver(obs)
         totals = [0.0] * len(plays)
-        counts = [0] * len(plays)
+        samples = 0
         deadline, limit = self._budget()
         done = 0
         while self._more(done, deadline, limit):
             world = self._world(obs)
             seed = self.rng.getrandbits(63)
             pos = _position(obs, world)
-            for i, p in enumerate(plays):
-                after = pos.play(p[0]) if isinstance(pos, fast.FastPosition) else pos.play(p)
-                # Common random numbers: every candidate meets the same continuations.
-                sums = after.playout_sums(_PLAYOUTS_PER_WORLD, seed, policy=self.policy)
-                totals[i] += sum(w * s for w, s in zip(weights, sums, strict=True))
-                counts[i] += _PLAYOUTS_PER_WORLD
+            exact = None
+            if solver is not None and isinstance(pos, fast.FastPosition):
+                exact = solver.values(pos, limit=ENDGAME_LIMIT)
+            if exact is not None and all(p[0] in exact for p in plays):
+                for i, p in enumerate(plays):
+                    totals[i] += exact[p[0]]
+                samples += 1
+            else:
+                for i, p in enumerate(plays):
+                    after = pos.play(p[0]) if isinstance(pos, fast.FastPosition) else pos.play(p)
+                    # Common random numbers: every candidate meets the same continuations.
+                    sums = after.playout_sums(_PLAYOUTS_PER_WORLD, seed, policy=self.policy)
+                    totals[i] += sum(w * s for w, s in zip(weights, sums, strict=True)) / _PLAYOUTS_PER_WORLD
+                samples += _PLAYOUTS_PER_WORLD
             done += 1
-        return [PlayValue(p, totals[i] / counts[i] if counts[i] else 0.0, counts[i]) for i, p in enumerate(plays)]
+        return [PlayValue(p, totals[i] / done if done else 0.0, samples) for i, p in enumerate(plays)]
+
+    def _endgame_solver(self, obs: Observation) -> OpenSolver | None:
+        """The open-card solver when this decision is to be solved exactly (``endgame``: one
+        deck, at most that many tricks left, the current one included), else None.  Its table
+        is kept while the seat and the rules stay the same."""
+        if not self.endgame or obs.options.decks != 1 or len(obs.hand) > self.endgame:
+            return None
+        solver = self._solver
+        if solver is None or solver.seat != obs.seat or solver.options != obs.options:
+            solver = self._solver = OpenSolver(obs.options, obs.seat, table_bits=_ENDGAME_TABLE_BITS)
+        return solver
 
     # ------------------------------------------------------------------ exposing (R4)
 
     def choose_exposures(self, obs: Observation) -> list[tuple[Card, str]]:
-        options = _exposure_options(obs)
+        options = exposure_options(obs)
         if len(options) == 1:
             return options[0]
         try:
@@ -153,6 +197,16 @@ class ExpertPlayer(Player):
             return self._fallback.choose_exposures(obs)
 
     def _choose_exposures(self, obs: Observation, options: list[list[tuple[Card, str]]]) -> list[tuple[Card, str]]:
+        values = self._exposure_values(obs, options)
+        return options[values.index(max(values))]
+
+    def evaluate_exposures(self, obs: Observation) -> list[tuple[list[tuple[Card, str]], float]]:
+        """Every declaration the seat may make (each allowed set of exposures, R4.4) with its
+        expected result, in the order of the seat's exposable cards."""
+        options = exposure_options(obs)
+        return list(zip(options, self._exposure_values(obs, options), strict=True))
+
+    def _exposure_values(self, obs: Observation, options: list[list[tuple[Card, str]]]) -> list[float]:
         weights = objective_weights(obs.options, obs.seat)
         totals = [0.0] * len(options)
         counts = [0] * len(options)
@@ -169,11 +223,12 @@ class ExpertPlayer(Player):
                 totals[i] += sum(w * s for w, s in zip(weights, sums, strict=True))
                 counts[i] += _PLAYOUTS_PER_WORLD
             done += 1
-        values = [totals[i] / counts[i] for i in range(len(options))]
-        return options[values.index(max(values))]
+        return [totals[i] / counts[i] for i in range(len(options))]
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(seed={self.seed!r}, think={self.think!r}, iterations={self.iterations!r})"
+        extra = f", endgame={self.endgame!r}" if self.endgame else ""
+        return (f"{type(self).__name__}(seed={self.seed!r}, think={self.think!r}, "
+                f"iterations={self.iterations!r}{extra})")
 
 
 class FlatMonteCarloPlayer(ExpertPlayer):
@@ -285,7 +340,7 @@ def _position(obs: Observation, world: World) -> fast.FastPosition | fast2.FastP
     )
 
 
-def _exposure_options(obs: Observation) -> list[list[tuple[Card, str]]]:
+def exposure_options(obs: Observation) -> list[list[tuple[Card, str]]]:
     """Every declaration the seat may make: each subset of its exposable cards, each card in
     each allowed kind, at most one 首明 (R4.4)."""
     cards = obs.exposable()

@@ -1,5 +1,10 @@
 """Computer players by level name, as the command line, the arena, the bot protocol and the
-game spell them."""
+game spell them.
+
+:data:`LEVELS` are the players everyone is offered.  :data:`RESEARCH_LEVELS` are variants of
+them that only the arena plays, to measure an idea against the level it would change (for
+instance the expert with its endgame solved exactly, docs/strength.md); the game, the server and
+the bot do not list them."""
 
 from __future__ import annotations
 
@@ -11,7 +16,7 @@ from gongzhu.players.expert import ExpertPlayer, FlatMonteCarloPlayer
 from gongzhu.players.intermediate import IntermediatePlayer
 from gongzhu.players.random_player import RandomPlayer
 
-__all__ = ["LEVELS", "make_player"]
+__all__ = ["LEVELS", "RESEARCH_LEVELS", "arena_levels", "make_player"]
 
 
 def _random(seed: int | None, think: float | None, iterations: int | None) -> Player:
@@ -36,12 +41,31 @@ LEVELS: dict[str, Callable[[int | None, float | None, int | None], Player]] = {
 }
 
 
+def _expert_endgame(tricks: int) -> Callable[[int | None, float | None, int | None], Player]:
+    def factory(seed: int | None, think: float | None, iterations: int | None) -> Player:
+        return ExpertPlayer(seed, think, iterations, endgame=tricks)
+    return factory
+
+
+#: Level name -> factory, for the arena only: ``expert-endgameK`` is the expert that solves its
+#: sampled worlds exactly once at most K tricks are left (one deck; ``ExpertPlayer(endgame=K)``).
+RESEARCH_LEVELS: dict[str, Callable[[int | None, float | None, int | None], Player]] = {
+    f"expert-endgame{k}": _expert_endgame(k) for k in (3, 4, 5, 6)
+}
+
+
+def arena_levels() -> list[str]:
+    """Every level name the arena plays: :data:`LEVELS`, then :data:`RESEARCH_LEVELS`."""
+    return [*LEVELS, *RESEARCH_LEVELS]
+
+
 def make_player(
     level: str, *, seed: int | None = None, think: float | None = None, iterations: int | None = None
 ) -> Player:
-    """A new player of ``level``.  ``think`` is a time budget in seconds per decision and
-    ``iterations`` a fixed search budget (reproducible with ``seed``); levels that do not
-    search ignore both."""
-    if level not in LEVELS:
+    """A new player of ``level`` (one of :data:`LEVELS` or :data:`RESEARCH_LEVELS`).  ``think``
+    is a time budget in seconds per decision and ``iterations`` a fixed search budget
+    (reproducible with ``seed``); levels that do not search ignore both."""
+    factory = LEVELS.get(level) or RESEARCH_LEVELS.get(level)
+    if factory is None:
         raise ValueError(f"unknown level {level!r}: choose one of {', '.join(LEVELS)}")
-    return LEVELS[level](seed, think, iterations)
+    return factory(seed, think, iterations)
