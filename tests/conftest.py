@@ -652,14 +652,15 @@ def act(browser: Browser, rng: random.Random) -> None:
 class LiveServer:
     """The browser game's application served by uvicorn on a free loopback port, in a thread of
     the test process (computer players paced at 0 s unless ``pace`` says otherwise).  Stopping it
-    and starting another on the same database is a server restart."""
+    and starting another on the same database is a server restart.  ``app_options`` go to
+    :func:`~gongzhu.server.create_app` as they are (e.g. ``review_budget``)."""
 
-    def __init__(self, db_url: str, *, pace: float = 0.0, static_dir: Path | None = None) -> None:
+    def __init__(self, db_url: str, *, pace: float = 0.0, static_dir: Path | None = None, **app_options: Any) -> None:
         import threading
 
         import uvicorn
 
-        self.app = create_app(db_url, pace=pace, hint_think=0.05, static_dir=static_dir)
+        self.app = create_app(db_url, pace=pace, hint_think=0.05, static_dir=static_dir, **app_options)
         config = uvicorn.Config(app=self.app, host="127.0.0.1", port=0, log_level="warning", lifespan="on",
                                 ws_max_size=64 * 1024)
         self._server = uvicorn.Server(config)

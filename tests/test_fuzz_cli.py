@@ -1,6 +1,7 @@
 """Bad input never crashes the command line: ``gongzhu bot`` answers an error line and goes on
-with the next request (docs/bot-protocol.md, Limits); ``gongzhu replay`` (docs/records.md, R11)
-and ``gongzhu score`` (docs/score.md, R6, R7) exit non-zero with one line on stderr.  Never a
+with the next request (docs/bot-protocol.md, Limits); ``gongzhu replay`` (docs/records.md, R11),
+``gongzhu analyze`` (docs/review.md; the replay corpus) and ``gongzhu score`` (docs/score.md, R6,
+R7) exit non-zero with one line on stderr.  Never a
 Python traceback, never an input file changed.
 
 Inputs: every file of the corpus ``tests/data/fuzz/{bot,replay,score}/`` (inputs that once
@@ -351,6 +352,43 @@ def test_replay_unreadable_files(kind: str, tmp_path: Path) -> None:
 def test_replay_any_bytes(data: bytes) -> None:
     code, out, err = run_cli(["replay", "--quiet", "-"], stdin=data)
     assert_one_line_error("replay", code, out, err, (1, 2))
+
+
+# ---------------------------------------------------------------------------------- analyze
+# ``gongzhu analyze`` reads records as ``gongzhu replay`` does and reviews nothing until every
+# record of the file has checked out.
+
+
+@pytest.mark.parametrize("path", corpus("replay"), ids=lambda p: p.name)
+def test_analyze_corpus(path: Path) -> None:
+    before = _digest(path)
+    code, out, err = run_cli(["analyze", "--workers", "0", str(path)])
+    assert _digest(path) == before
+    assert_one_line_error("analyze", code, out, err, (1, 2))
+    assert out == ""
+
+
+@pytest.mark.parametrize("name", [name for name, _ in HOSTILE])
+def test_analyze_hostile_text(name: str, tmp_path: Path) -> None:
+    path = tmp_path / f"{name}.jsonl"
+    path.write_text(dict(HOSTILE)[name], encoding="utf-8")
+    assert_one_line_error("analyze", *run_cli(["analyze", "--workers", "0", str(path)]), codes=(1,))
+
+
+def test_analyze_reviews_nothing_before_every_record_checks_out(tmp_path: Path) -> None:
+    """A good record followed by a broken one: exit 1 naming the line, no review printed."""
+    path = tmp_path / "records.jsonl"
+    path.write_text(GOLDEN_LINES[0] + "\n" + GOLDEN_LINES[1][:-20] + "\n", encoding="utf-8")
+    code, out, err = run_cli(["analyze", "--workers", "0", "--worlds", "2", str(path)])
+    assert_one_line_error("analyze", code, out, err, (1,))
+    assert out == "" and "line 2" in err
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.binary(max_size=300))
+def test_analyze_any_bytes(data: bytes) -> None:
+    code, out, err = run_cli(["analyze", "--workers", "0", "-"], stdin=data)
+    assert_one_line_error("analyze", code, out, err, (1, 2))
 
 
 GOLDEN_PATHS = list(paths(json.loads(GOLDEN_LINES[0])))

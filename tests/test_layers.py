@@ -23,8 +23,9 @@ ALLOWED: dict[str, set[str]] = {
     "records": {"rules", "jsontext", "formats", "messages"},
     "players": {"rules", "search", "jsontext", "formats", "messages"},
     "arena": {"rules", "players", "records", "messages"},
-    "server": {"rules", "players", "records", "jsontext", "formats", "messages"},
-    "cli": {"rules", "search", "players", "records", "arena", "server", "jsontext", "formats", "messages"},
+    "review": {"rules", "search", "players", "records", "formats", "jsontext", "messages"},
+    "server": {"rules", "players", "records", "review", "jsontext", "formats", "messages"},
+    "cli": {"rules", "search", "players", "records", "arena", "review", "server", "jsontext", "formats", "messages"},
     "web": set(),
 }
 

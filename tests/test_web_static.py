@@ -24,7 +24,7 @@ TABLE_MODULES = (
     "sound.js", "state.js", "view-chat.js", "view-controls.js", "view-hand.js", "view-summary.js", "view-table.js",
     "view-waiting.js",
 )
-SHARED_MODULES = ("cards.js", "i18n.js", "replay.js", "options-form.js")
+SHARED_MODULES = ("cards.js", "i18n.js", "replay.js", "review.js", "options-form.js")
 FILES = ("index.html", "history.html", "history.js", "lobby.html", "lobby.js", "profile.html", "profile.js",
          "leaderboard.html", "leaderboard.js", "rules.html", "rules.js", *TABLE_MODULES, *SHARED_MODULES,
          "style.css", "motion.css", "README.md")

@@ -17,6 +17,10 @@ from typing import Any
 
 __all__ = ["default_db_url", "register", "run"]
 
+#: The worker processes of the deal reviews unless ``--review-workers`` says otherwise (the
+#: server's own default, gongzhu.server.reviews.WORKERS, which is not imported before serving).
+REVIEW_WORKERS = 2
+
 
 def default_db_url() -> str:
     """``sqlite:///`` + ``gongzhu.db`` in the user's data folder for gongzhu (created)."""
@@ -48,7 +52,17 @@ def register(subparsers: Any) -> None:
     p.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
                    help="another host name the server answers to (repeatable; loopback names, the --host "
                         "address and the --allowed-origin hosts always are)")
+    p.add_argument("--review-workers", type=_workers, default=REVIEW_WORKERS, metavar="N",
+                   help="worker processes of the deal reviews (复盘), 0 to 64 (default 2; 0 reviews in the "
+                        "server's own process, in a thread)")
     p.set_defaults(run=run)
+
+
+def _workers(text: str) -> int:
+    """``--review-workers``: a whole number from 0 to 64."""
+    if not (text.isascii() and text.isdigit()) or int(text) > 64:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of worker processes from 0 to 64")
+    return int(text)
 
 
 def _sqlite_folder(url: str) -> None:
@@ -75,7 +89,8 @@ def run(args: argparse.Namespace) -> int:
     hosts = server_hosts(args.host, args.allowed_host, origins)
     try:
         _sqlite_folder(db_url)
-        app = create_app(db_url, allowed_hosts=hosts, allowed_origins=origins, redis_url=args.redis)
+        app = create_app(db_url, allowed_hosts=hosts, allowed_origins=origins, redis_url=args.redis,
+                         review_workers=getattr(args, "review_workers", REVIEW_WORKERS))
     except Exception as e:
         print(f"gongzhu serve: cannot open the database {db_url}: {e}", file=sys.stderr)
         return 2

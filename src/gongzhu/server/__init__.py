@@ -12,9 +12,12 @@ protocol of ``docs/web-protocol.md``.
                               player's lifetime score.
 - :mod:`gongzhu.server.migrations` the store's schema revisions (Alembic) and their environment;
                               the store brings every database it opens to the newest.
+- :mod:`gongzhu.server.reviews` deal reviews (复盘) on request, on the worker processes of
+                              :mod:`gongzhu.review`, off the event loop; their progress, a short
+                              line of waiting ones, the finished ones kept.
 
-May import ``gongzhu.rules``, ``gongzhu.formats``, ``gongzhu.records``, ``gongzhu.players`` and
-``gongzhu.jsontext``;
+May import ``gongzhu.rules``, ``gongzhu.formats``, ``gongzhu.records``, ``gongzhu.players``,
+``gongzhu.review``, ``gongzhu.messages`` and ``gongzhu.jsontext``;
 nothing imports this package but the command line (lazily, for ``gongzhu serve``).
 """
 

@@ -23,7 +23,7 @@ import re
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.exc import DBAPIError
 from starlette.applications import Starlette
@@ -54,10 +54,12 @@ from gongzhu.server.cluster import Cluster, ClusterUnavailable
 from gongzhu.server.identity import Identity
 from gongzhu.server.policy import (
     LOOPBACK_HOSTS,
+    MAX_BODY_BYTES,
     MAX_MESSAGE_BYTES,
     RateLimiter,
     SitePolicy,
 )
+from gongzhu.server.reviews import WORKERS, ReviewJob, ReviewRefused, Reviews, parse_body, parse_seat
 from gongzhu.server.rulebook import rules_page
 from gongzhu.server.store import MatchInfo, Store, why_kept
 from gongzhu.server.table import (
@@ -76,6 +78,9 @@ from gongzhu.server.table import (
     parse_new_table,
     refusal,
 )
+
+if TYPE_CHECKING:
+    from gongzhu.review import Budget
 
 __all__ = ["STATIC_DIR", "config", "create_app", "match_summary"]
 
@@ -163,6 +168,12 @@ _KEPT = {
 }
 
 
+#: A review's body refused by :func:`json_body`, by its status (else ``server.review_bad_body``).
+_BODY_REFUSALS = {
+    413: Text.of("server.review_body_too_large", limit=MAX_BODY_BYTES),
+    415: Text.of("server.review_body_type"),
+}
+
 #: A deal number in a URL: plain ASCII digits, few enough to be a deal of a match.
 _DEAL_NUMBER = re.compile(r"[0-9]{1,6}")
 #: A match id as the server makes them (``m-`` and hex digits), give or take: anything else in a
@@ -200,17 +211,22 @@ def _page(path: Path, name: str) -> Response:
 
 def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | None = None,
                hint_think: float | None = None, allowed_hosts: Sequence[str] = LOOPBACK_HOSTS,
-               allowed_origins: Sequence[str] = (), redis_url: str | None = None) -> Starlette:
+               allowed_origins: Sequence[str] = (), redis_url: str | None = None,
+               review_workers: int = WORKERS, review_budget: Budget | None = None) -> Starlette:
     """The application on the database ``db_url`` (any SQLAlchemy URL).  ``static_dir`` replaces
     the page files' folder; ``pace`` (seconds per computer play) overrides every table's speed
     setting, ``hint_think`` the expert's search time per hint (tests use small values).
     ``allowed_hosts`` are the host names the server answers to (``"*"``: any) and
     ``allowed_origins`` the pages of other origins that may use it (see
     :mod:`gongzhu.server.policy`; the server's own origin always may).  ``redis_url`` makes the
-    server one of several sharing the tables of one database (:mod:`gongzhu.server.cluster`)."""
+    server one of several sharing the tables of one database (:mod:`gongzhu.server.cluster`).
+    ``review_workers`` are the worker processes of the deal reviews and ``review_budget`` how hard
+    each looks (:mod:`gongzhu.server.reviews`; by default ``gongzhu.review.DEFAULT_BUDGET``, tests
+    use a small one)."""
     store = Store(db_url)
     identity = Identity(store)
     tables = Tables(store, pace=pace, hint_think=hint_think)
+    reviews = Reviews(workers=review_workers, budget=review_budget)
     static = Path(static_dir) if static_dir is not None else STATIC_DIR
 
     @asynccontextmanager
@@ -220,6 +236,7 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
             tables.cluster = Cluster(redis_url, tables)
             await tables.cluster.start()
         yield
+        await reviews.close()  # their worker processes too
         owned = tables.owned()
         await tables.close()
         if tables.cluster is not None:
@@ -386,6 +403,69 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         return Response("".join(line + "\n" for line in lines), media_type="application/x-ndjson; charset=utf-8",
                         headers={"Content-Disposition": 'attachment; filename="gongzhu-my-records.jsonl"'})
 
+    def review_deal(request: Request) -> tuple[MatchInfo, int]:
+        """The match and the deal number of a review's URL (refused when either is unknown)."""
+        match_id, k = request.path_params["match_id"], request.path_params["k"]
+        info = known(match_id)
+        if info is None:
+            raise ReviewRefused(404, Text.of("server.review_unknown_match", match=show(match_id)))
+        if not _DEAL_NUMBER.fullmatch(k):
+            raise ReviewRefused(404, Text.of("server.review_no_deal", match=show(match_id), deal=show(k)))
+        return info, int(k)
+
+    def finished_record(info: MatchInfo, k: int) -> str:
+        """The stored R11 record of finished deal ``k`` (a deal still being played is refused)."""
+        line = store.record(info.match_id, k)
+        if line is not None:
+            return line
+        if k == info.deals and not info.over and info.seating.status != "waiting":
+            raise ReviewRefused(409, Text.of("server.review_not_finished", match=show(info.match_id), deal=k))
+        raise ReviewRefused(404, Text.of("server.review_no_deal", match=show(info.match_id), deal=k))
+
+    def review_refused(e: ReviewRefused) -> Response:
+        response = _refused(e.status, e.text)
+        if e.status == 503:
+            response.headers["Retry-After"] = "5"
+        return response
+
+    def review_answer(job: ReviewJob) -> Response:
+        try:
+            status, body = reviews.answer(job)
+        except ReviewRefused as e:
+            return review_refused(e)
+        return JSONResponse(body, status_code=status, headers={"Cache-Control": "no-store"})
+
+    async def start_review(request: Request) -> Response:
+        try:
+            body = await json_body(request)
+        except BodyError as e:
+            return _refused(e.status, _BODY_REFUSALS.get(e.status, Text.of("server.review_bad_body")))
+        try:
+            seat = parse_body(body)
+            info, k = review_deal(request)
+            job = reviews.find(info.match_id, k, seat)
+            if job is None or job.status == "failed":
+                job = reviews.start(info.match_id, k, seat, finished_record(info, k))
+                _who, cookie = person(request)  # a POST makes its caller a person, as every other does
+            else:
+                cookie = None
+        except ReviewRefused as e:
+            return review_refused(e)
+        return with_cookie(review_answer(job), cookie)
+
+    async def get_review(request: Request) -> Response:
+        try:
+            seat = parse_seat(request.query_params.get("seat"))
+            info, k = review_deal(request)
+            job = reviews.find(info.match_id, k, seat)
+            if job is None:
+                finished_record(info, k)  # refused if the deal is not finished (or not there)
+                raise ReviewRefused(404, Text.of("server.review_not_started", match=show(info.match_id),
+                                                 deal=k, seat=seat))
+        except ReviewRefused as e:
+            return review_refused(e)
+        return review_answer(job)
+
     async def refuse(websocket: WebSocket, message: dict[str, Any], code: int) -> None:
         await websocket.send_text(encode(message))
         await websocket.close(code=code)
@@ -470,6 +550,8 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         Route("/api/matches/{match_id}", get_match),
         Route("/api/matches/{match_id}", delete_match, methods=["DELETE"]),
         Route("/api/matches/{match_id}/deals/{k}", get_deal),
+        Route("/api/matches/{match_id}/deals/{k}/review", start_review, methods=["POST"]),
+        Route("/api/matches/{match_id}/deals/{k}/review", get_review),
         Route("/api/matches/{match_id}/records.jsonl", get_records),
         Route("/api/me/records.jsonl", my_records),
         WebSocketRoute("/ws/lobby", lobby_socket),
@@ -486,6 +568,7 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
     app.state.tables = tables
     app.state.store = store
     app.state.identity = identity
+    app.state.reviews = reviews
     return app
 
 

@@ -1,10 +1,10 @@
 // What the person's clicks mean, turned into messages to the server: a hand card (an exposure
 // mark in the exposure phase; in play the legal play it picks out, one card at a time for
 // two-deck pairs), the declaration, the next deal, the last-trick review, the speed, the replay
-// of the deal just played; at a table of several people: taking a seat, leaving it, starting
-// the match (the host), 托管 and taking the seat back, the chat and its mute switch.  The only
-// local logic is which of the server's legal plays a click means; the server decides every
-// rule and who may do what.
+// of the deal just played and the review of the person's seat in it (复盘); at a table of
+// several people: taking a seat, leaving it, starting the match (the host), 托管 and taking the
+// seat back, the chat and its mute switch.  The only local logic is which of the server's legal
+// plays a click means; the server decides every rule and who may do what.
 //
 // May import: state.js, connection.js, dom.js, cards.js, i18n.js, replay.js.
 
@@ -163,17 +163,28 @@ export function nextDeal() {
   if (send({ type: "next" })) nextSent();
 }
 
-/** Show the replay of the deal just played (its R11 record from the server). */
-export async function replayThisDeal() {
+/** Show the replay of the deal just played (its R11 record from the server); with `review`,
+ * the review of the person's seat (South for a spectator) is asked for at once. */
+async function openThisDeal(review) {
   const s = page.state;
   const url = s.deal_result?.record_url ?? `/api/matches/${encodeURIComponent(s.match_id)}/deals/${s.deal_index}`;
   try {
     const res = await fetch(url);
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
-    showReplay(await res.json(), { title: t("replay.titleDeal", { n: s.deal_index + 1 }) });
+    showReplay(await res.json(), { title: t("replay.titleDeal", { n: s.deal_index + 1 }), seat: mySeat() ?? "S", review });
   } catch (err) {
     toast(`${t("msg.noRecord")} (${err.message})`, true);
   }
+}
+
+/** The summary's 回放本副 / Replay button. */
+export function replayThisDeal() {
+  return openThisDeal(false);
+}
+
+/** The summary's 复盘 / Review button: the replay with the review of the person's seat. */
+export function reviewThisDeal() {
+  return openThisDeal(true);
 }
 
 /** The header's switch for a forced last card playing itself: remembered. */

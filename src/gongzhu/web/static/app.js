@@ -21,7 +21,7 @@
 // May import: every module of the table page (not history.js, lobby.js).
 
 import {
-  actByItself, autoPlay, changeSpeed, switchAutoLast, declare, muteChat, nextDeal, onCard, playAgain, replayThisDeal, sendChat, sendPlay, sendQuick,
+  actByItself, autoPlay, changeSpeed, switchAutoLast, declare, muteChat, nextDeal, onCard, playAgain, replayThisDeal, reviewThisDeal, sendChat, sendPlay, sendQuick,
   sit, stand, startTable, takeBack,
 } from "./actions.js";
 import { installCardDefs } from "./cards.js";
@@ -118,6 +118,7 @@ function wire() {
   $("next").addEventListener("click", nextDeal);
   $("summary-next").addEventListener("click", nextDeal);
   $("summary-replay").addEventListener("click", replayThisDeal);
+  $("summary-review").addEventListener("click", reviewThisDeal);
   $("summary-close").addEventListener("click", dismissSummary);
   $("summary").addEventListener("cancel", dismissSummary);
   $("show-summary").addEventListener("click", reopenSummary);

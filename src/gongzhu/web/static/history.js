@@ -1,7 +1,8 @@
 // The history page: GET /api/profile (lifetime score and title, R8) and GET /api/matches (past
-// matches, newest first); each finished deal opens in the replay, each match's records download
-// as JSON Lines, an unfinished match can be continued on the table page (a single-player one at
-// /?match=ID, a table for people at its address).  A single-player match the server calls
+// matches, newest first); each finished deal opens in the replay (whose 复盘 / Review offers the
+// person's seat first, replay.js), each match's records download as JSON Lines, an unfinished
+// match can be continued on the table page (a single-player one at /?match=ID, a table for
+// people at its address).  A single-player match the server calls
 // `abandoned` (no finished deal, and the person has started another since: the table page goes
 // on with the newest) is not offered to continue: it is listed apart, with a Delete button
 // (DELETE /api/matches/{id}; a refusal is shown from its catalog code).  Counts read "1 deal",
@@ -49,12 +50,18 @@ function link(href, text, download = false) {
   return a;
 }
 
-async function openDeal(matchId, k) {
+/** The seat the person played in match `m` (by their name), else South: the seat a replay
+ * offers to review first. */
+function mySeatIn(m) {
+  return SEATS.find((s) => profile?.name && m.seats?.[s] === profile.name) ?? "S";
+}
+
+async function openDeal(matchId, k, seat) {
   $("history-error").textContent = "";
   try {
     const res = await fetch(`/api/matches/${encodeURIComponent(matchId)}/deals/${k}`);
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
-    showReplay(await res.json());
+    showReplay(await res.json(), { seat });
   } catch (err) {
     $("history-error").textContent = `${t("msg.noRecord")} (${err.message})`;
   }
@@ -77,7 +84,7 @@ function replayControls(m) {
   const b = document.createElement("button");
   b.type = "button";
   b.textContent = t("history.replay");
-  b.addEventListener("click", () => openDeal(m.match_id, Number(select.value)));
+  b.addEventListener("click", () => openDeal(m.match_id, Number(select.value), mySeatIn(m)));
   box.append(select, b);
   return box;
 }

@@ -1,11 +1,15 @@
 // Replay of a finished deal, trick by trick, from its R11 record (GET
 // /api/matches/{id}/deals/{k}).  Used by the table page (after a deal) and the history page.
 // Everything shown is in the record: the hands as dealt, the exposures, the tricks in order.
+// Its 复盘 / Review button (with the seat to review) asks the server for the review of that
+// seat's decisions (review.js); once it has come, the seat's card in each trick carries its
+// mark ([data-mark="??"]) and the review of the step shown is drawn under the table.
 //
-// May import: cards.js, i18n.js.
+// May import: cards.js, i18n.js, review.js.
 
 import { cardChip, cardFace, isPointCard, sortCards } from "./cards.js";
 import { applyI18n, cardName, presetLabel, seatName, t } from "./i18n.js";
+import { ReviewPanel } from "./review.js";
 
 const SEATS = ["N", "E", "S", "W"];
 
@@ -24,7 +28,11 @@ function dialog() {
   dlg.id = "replay";
   dlg.innerHTML = `
     <header class="replay-head"><h2 id="replay-title"></h2>
-      <button type="button" class="replay-close" data-i18n="btn.close"></button></header>
+      <span class="replay-tools">
+        <select class="review-seat" data-i18n-aria-label="review.seat"></select>
+        <button type="button" class="replay-review" data-i18n="review.button"></button>
+        <button type="button" class="replay-close" data-i18n="btn.close"></button>
+      </span></header>
     <div class="replay-table">
       <section class="rseat rseat-N"></section><section class="rseat rseat-W"></section>
       <section class="rcenter"></section><section class="rseat rseat-E"></section>
@@ -36,11 +44,16 @@ function dialog() {
       <button type="button" data-step="prev" data-i18n="replay.prev"></button>
       <button type="button" data-step="next" data-i18n="replay.next"></button>
       <button type="button" data-step="last" data-i18n="replay.last"></button>
-    </nav>`;
+    </nav>
+    <section class="review" hidden></section>`;
   document.body.append(dlg);
   dlg.querySelector(".replay-close").addEventListener("click", () => dlg.close());
+  // A closed replay stops following its review.
+  dlg.addEventListener("close", () => panel?.stop());
   return dlg;
 }
+
+let panel = null; // the review panel of the dialog (one per page)
 
 /** Remove one copy of each played card (two decks hold identical copies). */
 function without(cards, played) {
@@ -100,26 +113,40 @@ function drawSeat(box, record, seat, hand, taken, final) {
   box.append(row);
 }
 
-function drawCenter(box, trick) {
+/** The trick's plays; `marked` ({seat, mark} or null): the reviewed seat's play, with the
+ * review's mark of it (null: no mark). */
+function drawCenter(box, trick, marked) {
   box.replaceChildren();
   if (!trick) return;
   for (const p of trick.plays) {
     const slot = node("div", `slot slot-${p.seat}`);
     if (p.seat === trick.winner) slot.classList.add("winner");
     if (p.seat === trick.leader) slot.classList.add("leader");
+    const reviewed = marked && marked.seat === p.seat;
+    if (reviewed) slot.classList.add("reviewed");
     for (const c of p.cards) {
       const face = node("div", "card-face");
       face.setAttribute("role", "img");
-      face.setAttribute("aria-label", `${seatName(p.seat)} ${cardName(c)}`);
+      face.setAttribute("aria-label", `${seatName(p.seat)} ${cardName(c)}${reviewed && marked.mark ? ` ${marked.mark}` : ""}`);
       face.append(cardFace(c));
+      if (reviewed && marked.mark) face.dataset.mark = marked.mark;
       slot.append(face);
+    }
+    if (reviewed && marked.mark) {
+      const badge = node("span", "mark-badge", marked.mark);
+      badge.dataset.mark = marked.mark;
+      slot.append(badge);
     }
     box.append(slot);
   }
 }
 
-/** Open the replay of `record` (an R11 deal record) at the deal's start. */
-export function showReplay(record, { title = "" } = {}) {
+/**
+ * Open the replay of `record` (an R11 deal record) at the deal's start.  `seat`: the seat its
+ * review is of (chosen in the dialog; South by default); with `review` true that review is asked
+ * for at once.
+ */
+export function showReplay(record, { title = "", seat = "S", review = false } = {}) {
   const dlg = dialog();
   applyI18n(dlg);
   const total = record.tricks?.length ?? 0;
@@ -129,7 +156,8 @@ export function showReplay(record, { title = "" } = {}) {
     const final = step === total;
     for (const seat of SEATS) drawSeat(dlg.querySelector(`.rseat-${seat}`), record, seat, hands[seat], taken[seat], final);
     const trick = step > 0 ? record.tricks[step - 1] : null;
-    drawCenter(dlg.querySelector(".rcenter"), trick);
+    drawCenter(dlg.querySelector(".rcenter"), trick, panel.markAt(step));
+    panel.show(step);
     dlg.querySelector(".replay-step").textContent = trick
       ? t("replay.trick", { step, total, seat: seatName(trick.winner) })
       : t("replay.dealt", { step, total });
@@ -142,6 +170,25 @@ export function showReplay(record, { title = "" } = {}) {
     step = Math.max(0, Math.min(total, target));
     draw();
   };
+  if (!panel) panel = new ReviewPanel(dlg.querySelector(".review"), {});
+  // The panel's callbacks draw this replay (a later replay replaces them).
+  panel.onReady = () => draw();
+  panel.onJump = (to) => {
+    step = Math.max(0, Math.min(total, to));
+    draw();
+  };
+  panel.reset(record);
+  const seats = dlg.querySelector(".review-seat");
+  seats.replaceChildren(...SEATS.map((s) => {
+    const opt = node("option", "", seatName(s));
+    opt.value = s;
+    opt.selected = s === seat;
+    return opt;
+  }));
+  const oldReview = dlg.querySelector(".replay-review");
+  const reviewButton = oldReview.cloneNode(true);
+  oldReview.replaceWith(reviewButton);
+  reviewButton.addEventListener("click", () => panel.start(seats.value));
   dlg.querySelector("#replay-title").textContent =
     title || `${t("replay.title")} · ${presetLabel(record.preset ?? "")} · ${t("history.dealN", { n: (record.deal_index ?? 0) + 1 })}`;
   // Replace the handlers of a previous replay: clone the nav so old listeners go away.
@@ -154,11 +201,12 @@ export function showReplay(record, { title = "" } = {}) {
   });
   dlg.onkeydown = (ev) => {
     const where = { ArrowLeft: "prev", ArrowRight: "next", Home: "first", End: "last" }[ev.key];
-    if (!where) return;
+    if (!where || ev.target.closest?.("select")) return;
     ev.preventDefault();
     go(where);
   };
   draw();
   if (!dlg.open) dlg.showModal();
   nav.querySelector('[data-step="next"]').focus();
+  if (review) panel.start(seats.value);
 }

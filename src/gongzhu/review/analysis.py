@@ -1,0 +1,430 @@
+"""The review of one seat's decisions in a finished deal (see the package docstring and
+docs/review.md for the JSON it returns).
+
+Units.  Every value is the seat's R7 objective in raw points, as the expert plays for it
+(:func:`gongzhu.players.expert.objective_weights`): its raw score minus the mean of the others'
+(under ``scoring=partners``: half its team's margin).  A decision's *loss* is the expected
+value of the best alternative minus that of the play made, both estimated on the same sampled
+worlds and continuations (common random numbers), so it is never negative.
+
+Luck and skill.  ``result − par = luck − loss``: ``par`` is the expert's mean result in the seat
+over duplicate replays of the same hands (the expert in all four seats), ``loss`` the sum of the
+seat's decision losses, and ``luck`` what remains — how the hidden cards lay for the choices it
+made, and the other players' choices.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import random
+import signal
+from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import FIRST_COMPLETED, CancelledError, Executor, Future, ProcessPoolExecutor, wait
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from gongzhu import search
+from gongzhu.players.expert import ExpertPlayer, exposure_options, objective_weights
+from gongzhu.players.observation import observe
+from gongzhu.records.format import SEATS, deal_to_record
+from gongzhu.records.read import DealRecord, parse_record
+from gongzhu.records.replay import replay, replay_states
+from gongzhu.rules.cards import Card, Seat
+from gongzhu.rules.deal import Deal, Phase
+from gongzhu.rules.scoring import is_point_card, raw_scores
+
+__all__ = ["DEFAULT_BUDGET", "MARKS", "REVIEW_FORMAT", "Budget", "Reviewer", "mark_for", "review_record"]
+
+REVIEW_FORMAT = "gongzhu-review/1"
+
+#: The marks of a decision by its loss in expected raw points (R7 units), worst first: a blunder
+#: ?? loses 50 or more (half a pig), a mistake ? 25 or more (a high heart and a half), an
+#: inaccuracy ?! 10 or more (one middle heart).
+MARKS: tuple[tuple[str, float], ...] = (("??", 50.0), ("?", 25.0), ("?!", 10.0))
+
+
+def mark_for(loss: float) -> str | None:
+    """The mark of a decision that lost ``loss`` expected points (None below every threshold)."""
+    for mark, threshold in MARKS:
+        if loss >= threshold:
+            return mark
+    return None
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How hard the review looks.
+
+    ``think``: the expert's seconds per decision (the expert plays with 0.3 s); ``worlds``: a
+    fixed number of sampled worlds per decision instead (reproducible from the seed);
+    ``par_replays`` replays of the deal by four experts of ``par_worlds`` worlds per decision
+    give the par; ``exact_limit``: positions the open-card solver may search for one decision
+    before giving up on it (0: no limit — an early position can then take minutes)."""
+
+    think: float | None = 0.4
+    worlds: int | None = None
+    par_replays: int = 8
+    par_worlds: int = 16
+    exact_limit: int = 3_000_000
+
+    def __post_init__(self) -> None:
+        if self.think is None and self.worlds is None:
+            raise ValueError("a review budget needs think seconds or a number of worlds")
+        if self.think is not None and not 0 < self.think <= 60:
+            raise ValueError(f"think must lie in (0, 60] seconds, not {self.think}")
+        if self.worlds is not None and not 1 <= self.worlds <= 100_000:
+            raise ValueError(f"worlds must lie in 1..100000, not {self.worlds}")
+        if not 0 <= self.par_replays <= 1000 or not 1 <= self.par_worlds <= 10_000:
+            raise ValueError("par_replays must lie in 0..1000 and par_worlds in 1..10000")
+        if self.exact_limit < 0:
+            raise ValueError("exact_limit cannot be negative")
+
+
+DEFAULT_BUDGET = Budget()
+
+
+# ---------------------------------------------------------------------- the decisions of a deal
+
+
+@dataclass(frozen=True)
+class _Step:
+    """A decision of the seat: the index of the replayed state before it, its kind, and where."""
+
+    state: int  # index in replay_states(record)
+    kind: str  # "expose" or "play"
+    trick: int | None  # 1-based; None for the declaration
+    order: int  # place in the trick (0 leads); 0 for the declaration
+    made: list[Any]  # card codes played, or [code, kind] pairs declared
+    choices: int  # how many alternatives there were
+
+
+def _states(rec: DealRecord) -> Iterator[Deal]:
+    return replay_states(rec)
+
+
+def _declared(rec: DealRecord, seat: Seat) -> list[list[str]]:
+    return [[e.card.code, e.kind] for e in rec.exposures if e.seat == seat and e.kind != "auto"]
+
+
+def _steps(rec: DealRecord, seat: Seat) -> list[_Step]:
+    """The seat's decisions, in order (the replay re-checks the record as it goes)."""
+    out: list[_Step] = []
+    for i, deal in enumerate(_states(rec)):
+        if deal.phase == Phase.EXPOSE:
+            if seat in deal.undeclared:
+                obs = observe(deal, seat)
+                n = len(exposure_options(obs))
+                out.append(_Step(i, "expose", None, 0, _declared(rec, seat), n))
+        elif deal.phase == Phase.PLAY and deal.turn == seat:
+            trick = len(deal.tricks)
+            order = len(deal.current_trick)
+            made = rec.tricks[trick].plays[order][1]
+            out.append(_Step(i, "play", trick + 1, order, [c.code for c in made], len(deal.legal_plays())))
+    return out
+
+
+def _state(rec: DealRecord, index: int) -> Deal:
+    for i, deal in enumerate(_states(rec)):
+        if i == index:
+            return deal.copy()
+    raise ValueError(f"the record has no state {index}")
+
+
+def _objective(rec: DealRecord, seat: Seat, raw: tuple[int, int, int, int] | list[int]) -> float:
+    weights = objective_weights(rec.options, seat)
+    return sum(w * r for w, r in zip(weights, raw, strict=True))
+
+
+# ---------------------------------------------------------------------- tasks (worker processes)
+
+
+def _expert(budget: Budget, seed: int) -> ExpertPlayer:
+    if budget.worlds is not None:
+        return ExpertPlayer(seed=seed, iterations=budget.worlds)
+    return ExpertPlayer(seed=seed, think=budget.think)
+
+
+def _decision_task(record: Mapping[str, Any], seat: int, state: int, kind: str, budget: Budget,
+                   seed: int) -> list[tuple[list[Any], float]]:
+    """The expected value of each alternative of one decision, from what the seat could see."""
+    rec = parse_record(record)
+    deal = _state(rec, state)
+    obs = observe(deal, Seat(seat))
+    expert = _expert(budget, seed)
+    if kind == "expose":
+        return [([[c.code, k] for c, k in chosen], value) for chosen, value in expert.evaluate_exposures(obs)]
+    return [([c.code for c in v.play], v.value) for v in expert.evaluate(obs)]
+
+
+def _hindsight_task(record: Mapping[str, Any], seat: int, states: list[int],
+                    limit: int) -> dict[str, Any]:
+    """Exact open-card values of every legal card at the seat's plays (latest first, so that
+    the earlier, larger searches find the endings in the table), and the line of best play from
+    the earliest position solved."""
+    from gongzhu.search import fast
+    from gongzhu.search.solver import OpenSolver
+    rec = parse_record(record)
+    solver = OpenSolver(rec.options, Seat(seat))
+    wanted = set(states)
+    positions: dict[int, Deal] = {i: d.copy() for i, d in enumerate(_states(rec)) if i in wanted}
+    values: dict[int, dict[str, float]] = {}
+    for i in sorted(states, reverse=True):
+        got = solver.values(fast.encode(positions[i]), limit=limit)
+        if got is None:
+            break  # earlier positions are larger still
+        values[i] = {c.code: v for c, v in got.items()}
+    line: dict[str, Any] | None = None
+    if values:
+        first = min(values)
+        deal = positions[first].copy()
+        cards = solver.line(fast.encode(deal), limit=limit)
+        if cards is not None:
+            plays = []
+            for c in cards:
+                turn = deal.turn
+                assert turn is not None
+                plays.append({"trick": len(deal.tricks) + 1, "seat": SEATS[turn], "card": c.code})
+                deal.play(c, turn)
+            line = {"from_trick": len(positions[first].tricks) + 1, "plays": plays,
+                    "raw": list(deal.score.raw)}
+    return {"values": {str(k): v for k, v in values.items()}, "line": line}
+
+
+def _par_task(record: Mapping[str, Any], seat: int, worlds: int, seed: int) -> float:
+    """One duplicate replay of the deal's hands by four experts: the seat's result."""
+    rec = parse_record(record)
+    previous = rec.first_receiver if rec.deal_index > 0 else None
+    deal = Deal(rec.options, rec.hands, first_receiver=rec.first_receiver, deal_index=rec.deal_index,
+                previous_pig_taker=previous)
+    rng = random.Random(seed)
+    players = [ExpertPlayer(seed=rng.getrandbits(63), iterations=worlds) for _ in Seat]
+    for s in list(deal.undeclared):
+        deal.declare(s, players[s].choose_exposures(observe(deal, s)))
+    while (turn := deal.turn) is not None:
+        deal.play(players[turn].choose_play(observe(deal, turn)), turn)
+    return _objective(rec, Seat(seat), deal.score.raw)
+
+
+# ---------------------------------------------------------------------- putting it together
+
+
+class _Inline(Executor):
+    """Runs each task at once in this process (a review without worker processes)."""
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        f: Future[Any] = Future()
+        try:
+            f.set_result(fn(*args, **kwargs))
+        except BaseException as e:
+            f.set_exception(e)
+        return f
+
+
+def _start_worker(niceness: int) -> None:
+    """In a worker process: Ctrl-C is the parent's to handle; a lower priority if asked."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if niceness:
+        with contextlib.suppress(OSError, AttributeError):
+            os.nice(niceness)
+
+
+class Reviewer:
+    """Reviews deals on a pool of ``workers`` processes (``spawn``; started on first use and
+    kept, their scheduling priority lowered by ``niceness``); ``workers=0`` reviews in the
+    calling process, one task after another.  :meth:`close` may be called from another thread
+    while a review runs: that review then raises :class:`concurrent.futures.CancelledError`."""
+
+    def __init__(self, workers: int = 2, *, niceness: int = 0) -> None:
+        if workers < 0:
+            raise ValueError("workers cannot be negative")
+        self.workers = workers
+        self.niceness = niceness
+        self._pool: Executor | None = None
+
+    def _executor(self) -> Executor:
+        if self._pool is None:
+            if self.workers == 0:
+                self._pool = _Inline()
+            else:
+                self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                                 initializer=_start_worker, initargs=(self.niceness,))
+        return self._pool
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    def review(self, record: Mapping[str, Any] | DealRecord, seat: Seat, *, budget: Budget = DEFAULT_BUDGET,
+               seed: int = 0, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+        return review_record(record, seat, budget=budget, seed=seed, progress=progress, executor=self._executor())
+
+
+def _record_object(record: Mapping[str, Any] | DealRecord) -> tuple[DealRecord, dict[str, Any]]:
+    if isinstance(record, DealRecord):
+        deal = replay(record)
+        return record, deal_to_record(deal, match_id=record.match, preset=record.preset)
+    return parse_record(record), dict(record)
+
+
+def review_record(record: Mapping[str, Any] | DealRecord, seat: Seat, *, budget: Budget = DEFAULT_BUDGET,
+                  seed: int = 0, progress: Callable[[int, int], None] | None = None,
+                  executor: Executor | None = None) -> dict[str, Any]:
+    """The review of ``seat``'s decisions in a finished deal's record (R11); see the module
+    docstring.  The record is re-checked by replaying it (a :class:`RecordError` if it does not
+    hold).  ``progress(done, total)`` is called as tasks finish; ``executor`` runs the tasks
+    (default: in this process)."""
+    search.require("a deal review")
+    rec, obj = _record_object(record)
+    steps = _steps(rec, seat)
+    pool = executor if executor is not None else _Inline()
+    rng = random.Random(seed)
+    tasks: dict[Future[Any], tuple[str, int]] = {}
+    for k, step in enumerate(steps):
+        if step.choices > 1:
+            f = pool.submit(_decision_task, obj, int(seat), step.state, step.kind, budget, rng.getrandbits(63))
+            tasks[f] = ("decision", k)
+    plays = [s.state for s in steps if s.kind == "play"]
+    if rec.options.decks == 1 and plays:
+        tasks[pool.submit(_hindsight_task, obj, int(seat), plays, budget.exact_limit)] = ("hindsight", 0)
+    for r in range(budget.par_replays):
+        tasks[pool.submit(_par_task, obj, int(seat), budget.par_worlds, rng.getrandbits(63))] = ("par", r)
+    total = len(tasks)
+    if progress is not None:
+        progress(0, total)
+    evaluated: dict[int, list[tuple[list[Any], float]]] = {}
+    hindsight: dict[str, Any] = {"values": {}, "line": None}
+    pars: dict[int, float] = {}
+    for done, f in enumerate(_completed(tasks), start=1):
+        what, k = tasks[f]
+        result: Any = f.result()
+        if what == "decision":
+            evaluated[k] = result
+        elif what == "hindsight":
+            hindsight = result
+        else:
+            pars[k] = result
+        if progress is not None:
+            progress(done, total)
+    return _assemble(rec, seat, steps, evaluated, hindsight, [pars[r] for r in sorted(pars)], budget)
+
+
+def _completed(tasks: Mapping[Future[Any], Any]) -> Iterator[Future[Any]]:
+    """The tasks as they finish; :class:`CancelledError` as soon as one is cancelled (the pool
+    was shut down under the review), which :func:`as_completed` would wait for forever."""
+    pending = set(tasks)
+    while pending:
+        done, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
+        yield from done
+        if any(f.cancelled() for f in pending):
+            raise CancelledError("the review's worker processes were shut down")
+
+
+def _trick_deltas(rec: DealRecord, seat: Seat) -> list[float]:
+    """The change in the seat's objective (R6 raw scores of the cards taken so far) made by
+    each trick."""
+    taken: list[list[Card]] = [[], [], [], []]
+    dealt = [list(h) for h in rec.hands]
+    before = 0.0
+    out = []
+    for trick in rec.tricks:
+        taken[trick.taker].extend(c for _, p in trick.plays for c in p if is_point_card(c))
+        now = _objective(rec, seat, raw_scores(rec.options, taken, rec.exposures, dealt)[0])
+        out.append(now - before)
+        before = now
+    return out
+
+
+def _assemble(rec: DealRecord, seat: Seat, steps: list[_Step], evaluated: dict[int, list[tuple[list[Any], float]]],
+              hindsight: dict[str, Any], pars: list[float], budget: Budget) -> dict[str, Any]:
+    exact: dict[str, dict[str, float]] = hindsight["values"]
+    decisions: list[dict[str, Any]] = []
+    for k, step in enumerate(steps):
+        d: dict[str, Any] = {"index": k, "kind": step.kind, "trick": step.trick, "order": step.order,
+                             "cards": step.made, "forced": step.choices <= 1}
+        alternatives = evaluated.get(k)
+        exact_here = exact.get(str(step.state))
+        if alternatives is None:
+            d.update(best=step.made, expected=None, best_expected=None, loss=0.0, mark=None, alternatives=[])
+        else:
+            best_cards, best_value = max(alternatives, key=lambda a: a[1])
+            played_value = next((v for c, v in alternatives if _same(c, step.made)), None)
+            if played_value is None:  # cannot happen for a record the replay accepted
+                raise ValueError(f"decision {k}: {step.made} is not among the alternatives")
+            loss = max(0.0, best_value - played_value)
+            d.update(best=best_cards, expected=round(played_value, 1), best_expected=round(best_value, 1),
+                     loss=round(loss, 1), mark=mark_for(round(loss, 1)),
+                     alternatives=[{"cards": c, "expected": round(v, 1),
+                                    "exact": _exact_of(exact_here, c)} for c, v in
+                                   sorted(alternatives, key=lambda a: -a[1])])
+        if step.kind == "play" and exact_here is not None:
+            best_exact = max(exact_here.values())
+            played_exact = exact_here[step.made[0]]
+            d.update(exact=round(played_exact, 1), exact_best=round(best_exact, 1),
+                     exact_loss=round(best_exact - played_exact, 1))
+        else:
+            d.update(exact=None, exact_best=None, exact_loss=None)
+        decisions.append(d)
+    result = _objective(rec, seat, rec.raw)
+    loss = sum(d["loss"] for d in decisions)
+    par = sum(pars) / len(pars) if pars else None
+    deltas = _trick_deltas(rec, seat)
+    graph = [{"decision": d["index"], "trick": d["trick"] or 0, "expected": d["expected"]}
+             for d in decisions if d["expected"] is not None]
+    graph.append({"decision": None, "trick": len(rec.tricks), "expected": round(result, 1)})
+    solved = [s for s in steps if str(s.state) in exact]
+    return {
+        "format": REVIEW_FORMAT,
+        "match": rec.match,
+        "deal_index": rec.deal_index,
+        "seat": SEATS[seat],
+        "scoring": "partners" if rec.options.partnership else "individual",
+        "thresholds": {mark: threshold for mark, threshold in MARKS},
+        "budget": asdict(budget),
+        "result": round(result, 1),
+        "par": None if par is None else round(par, 1),
+        "par_replays": len(pars),
+        "loss": round(loss, 1),
+        "luck": None if par is None else round(result - par + loss, 1),
+        "decisions": decisions,
+        "graph": graph,
+        "tricks": [round(x, 1) for x in deltas],
+        "moments": _moments(rec, seat, decisions, deltas),
+        "hindsight": {
+            "solver": "paranoid" if not rec.options.partnership else "two teams",
+            "from_trick": min((s.trick for s in solved if s.trick is not None), default=None),
+            "line": hindsight["line"],
+        },
+    }
+
+
+def _same(a: list[Any], b: list[Any]) -> bool:
+    return sorted(map(str, a)) == sorted(map(str, b))
+
+
+def _exact_of(exact_here: dict[str, float] | None, cards: list[Any]) -> float | None:
+    if exact_here is None or len(cards) != 1 or not isinstance(cards[0], str):
+        return None
+    v = exact_here.get(cards[0])
+    return None if v is None else round(v, 1)
+
+
+def _moments(rec: DealRecord, seat: Seat, decisions: list[dict[str, Any]], deltas: list[float]) -> list[dict[str, Any]]:
+    """The three costliest decisions, each with the trick at or after it where the seat's
+    objective fell most (where the points landed), if any did."""
+    costly = sorted((d for d in decisions if d["loss"] > 0), key=lambda d: -d["loss"])[:3]
+    out = []
+    for d in costly:
+        start = (d["trick"] or 1) - 1
+        landed = None
+        worst = min(range(start, len(deltas)), key=lambda t: deltas[t], default=None)
+        if worst is not None and deltas[worst] < 0:
+            trick = rec.tricks[worst]
+            points = [c.code for _, p in trick.plays for c in p if is_point_card(c)]
+            landed = {"trick": worst + 1, "cards": points, "taker": SEATS[trick.taker],
+                      "change": round(deltas[worst], 1)}
+        out.append({"decision": d["index"], "trick": d["trick"], "kind": d["kind"], "cards": d["cards"],
+                    "best": d["best"], "loss": d["loss"], "mark": d["mark"], "landed": landed})
+    return out
