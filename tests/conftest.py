@@ -29,6 +29,7 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient, WebSocketTestSession
 
 from gongzhu.cli import play as play_cli
+from gongzhu.messages import catalog, render
 from gongzhu.rules import (
     ALL_CARDS,
     EXPOSABLE,
@@ -644,6 +645,28 @@ def act(browser: Browser, rng: random.Random) -> None:
         browser.send({"type": "play", "cards": rng.choice(state["legal"])})
     else:
         browser.send({"type": "next"})
+
+
+def play_deal(client: TestClient, match_id: str, seed: int = 3) -> None:
+    """South plays the deal in progress of ``match_id`` to its end (random legal plays, R5)."""
+    rng = random.Random(seed)
+    with client.websocket_connect(f"/ws/{match_id}") as ws:
+        browser = Browser(ws)
+        state = browser.settle()
+        while state["phase"] not in ("deal-over", "match-over"):
+            act(browser, rng)
+            state = browser.settle()
+
+
+def refused(response: Any, status: int, code: str) -> dict[str, Any]:
+    """A refusal of the catalog: its status, its code, its text in English and in Chinese."""
+    assert response.status_code == status, response.text
+    body: dict[str, Any] = response.json()
+    assert body["code"] == code
+    assert body["error"] == render(code, "en", body["params"])
+    assert body["message_zh"] == render(code, "zh", body["params"])
+    assert code in catalog("zh") and code in catalog("en")
+    return body
 
 
 # ---------------------------------------------------------------------- a live server and its people

@@ -10,7 +10,6 @@ with a catalog message in both languages and changes nothing.  Run on SQLite and
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 import pytest
@@ -19,8 +18,7 @@ from sqlalchemy import create_engine, func, insert, select
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from conftest import LOCAL, STORES, Browser, act, all_matches, local_client, new_match, seating, user_of
-from gongzhu.messages import catalog, render
+from conftest import LOCAL, STORES, Browser, all_matches, local_client, new_match, play_deal, refused, seating, user_of
 from gongzhu.server import migrations as mig
 from gongzhu.server.identity import Identity
 from gongzhu.server.store import _ACTIONS, _DEALS, MATCH_PLAYERS, Store
@@ -49,27 +47,6 @@ def rows_of(store: Store, match_id: str) -> dict[str, int]:
 
 def delete(client: TestClient, match_id: str, **headers: str) -> Any:
     return client.delete(f"/api/matches/{match_id}", headers={"origin": LOCAL, **headers})
-
-
-def refused(response: Any, status: int, code: str) -> dict[str, Any]:
-    """A refusal of the catalog: its status, its code, its text in English and in Chinese."""
-    assert response.status_code == status, response.text
-    body: dict[str, Any] = response.json()
-    assert body["code"] == code
-    assert body["error"] == render(code, "en", body["params"])
-    assert body["message_zh"] == render(code, "zh", body["params"])
-    assert code in catalog("zh") and code in catalog("en")
-    return body
-
-
-def play_deal(client: TestClient, match_id: str) -> None:
-    rng = random.Random(3)
-    with client.websocket_connect(f"/ws/{match_id}") as ws:
-        browser = Browser(ws)
-        state = browser.settle()
-        while state["phase"] not in ("deal-over", "match-over"):
-            act(browser, rng)
-            state = browser.settle()
 
 
 def summaries(client: TestClient) -> dict[str, dict[str, Any]]:

@@ -25,8 +25,8 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from conftest import LOCAL, Browser, act, local_client, new_match
-from gongzhu.messages import catalog, render
+from conftest import LOCAL, local_client, new_match, play_deal
+from conftest import refused as shared_refused
 from gongzhu.review import REVIEW_FORMAT, Budget, Reviewer
 from gongzhu.rules import Seat
 from gongzhu.server.app import create_app
@@ -52,17 +52,6 @@ def reviews_of(client: TestClient) -> Reviews:
     return reviews
 
 
-def play_deal(client: TestClient, match_id: str, seed: int = 3) -> None:
-    """South plays the deal in progress to its end (random legal plays)."""
-    rng = random.Random(seed)
-    with client.websocket_connect(f"/ws/{match_id}") as ws:
-        browser = Browser(ws)
-        state = browser.settle()
-        while state["phase"] not in ("deal-over", "match-over"):
-            act(browser, rng)
-            state = browser.settle()
-
-
 def url(match_id: str, k: int | str = 0) -> str:
     return f"/api/matches/{match_id}/deals/{k}/review"
 
@@ -73,13 +62,8 @@ def post(client: TestClient, match_id: str, body: Any, k: int | str = 0, **heade
 
 
 def refused(response: Any, status: int, code: str) -> dict[str, Any]:
-    """A refusal of the catalog: its status, its code, its text in English and in Chinese."""
-    assert response.status_code == status, response.text
-    body: dict[str, Any] = response.json()
-    assert body["code"] == code
-    assert body["error"] == render(code, "en", body["params"])
-    assert body["message_zh"] == render(code, "zh", body["params"])
-    assert code in catalog("zh") and code in catalog("en")
+    """A refusal of the catalog (conftest.refused), never kept by a cache."""
+    body = shared_refused(response, status, code)
     assert response.headers["cache-control"] == "no-store"
     return body
 
