@@ -17,13 +17,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
+from gongzhu.cli.records import no_records, read_failure, records_source
 from gongzhu.cli.text import LANGS, card_text, kind_text, seat_text, t
 from gongzhu.messages import render
 from gongzhu.records.format import SEATS, RecordError
-from gongzhu.records.read import RecordTextError, load_records
+from gongzhu.records.read import load_records
 from gongzhu.records.replay import CheckedDeal, check_records
 from gongzhu.review import DEFAULT_BUDGET, Budget, Reviewer
 from gongzhu.rules.cards import Seat, parse_card
@@ -133,7 +133,6 @@ def format_review(review: dict[str, Any], lang: str = "en") -> list[str]:
 def run(args: argparse.Namespace) -> int:
     lang: str = args.lang
     name: str = args.file
-    shown = "stdin" if name == "-" else name
     try:
         budget = Budget(think=None if args.worlds is not None else args.think, worlds=args.worlds,
                         par_replays=args.par_replays, exact_limit=args.exact_limit)
@@ -143,18 +142,20 @@ def run(args: argparse.Namespace) -> int:
     if args.workers < 0 or args.workers > 64:
         print("gongzhu analyze: --workers must lie in 0..64", file=sys.stderr)
         return 2
-    if name == "-" and sys.stdin is None:
-        print("gongzhu analyze: cannot read stdin: standard input is closed", file=sys.stderr)
+    source = records_source("analyze", name)
+    if source is None:
         return 2
-    source: Path | IO[bytes] | IO[str] = getattr(sys.stdin, "buffer", sys.stdin) if name == "-" else Path(name)
+    try:  # every record is checked before any is reviewed
+        checked_deals: list[CheckedDeal] = list(check_records(load_records(source)))
+    except (RecordError, OSError) as e:
+        return read_failure("analyze", name, e)
+    if not checked_deals:
+        return no_records("analyze", name)
     seat = Seat[args.seat]
     reviewer = Reviewer(args.workers)
     tty = sys.stderr is not None and sys.stderr.isatty()
-    deals = 0
     try:
-        checked_deals: list[CheckedDeal] = list(check_records(load_records(source)))
         for checked in checked_deals:
-            deals += 1
             label = t("deal", lang, n=checked.record.deal_index + 1)
 
             def progress(done: int, total: int, label: str = label) -> None:
@@ -170,20 +171,11 @@ def run(args: argparse.Namespace) -> int:
             else:
                 print("\n".join(format_review(review, lang)))
                 print()
-    except RecordTextError as e:
-        print(f"gongzhu analyze: cannot read {shown}: {e}", file=sys.stderr)
-        return 2
-    except RecordError as e:
-        print(f"gongzhu analyze: {shown}: {e}", file=sys.stderr)
-        return 1
-    except OSError as e:
+    except OSError as e:  # writing the reviews failed (a closed standard output: gongzhu.cli.main)
         if isinstance(e, BrokenPipeError):
             raise
-        print(f"gongzhu analyze: cannot read {shown}: {e.strerror or e}", file=sys.stderr)
+        print(f"gongzhu analyze: cannot write the reviews: {e.strerror or e}", file=sys.stderr)
         return 2
     finally:
         reviewer.close()
-    if deals == 0:
-        print(f"gongzhu analyze: no deal records in {shown}", file=sys.stderr)
-        return 1
     return 0

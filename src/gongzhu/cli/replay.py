@@ -11,14 +11,13 @@ unreadable, a line that is not UTF-8 or longer than 1 MiB).  Every error is one 
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
+from gongzhu.cli.records import no_records, read_failure, records_source
 from gongzhu.cli.text import LANGS, cards_text, event_text, kind_text, seat_text, t
 from gongzhu.messages import render
 from gongzhu.records.format import RecordError
-from gongzhu.records.read import RecordTextError, load_records
+from gongzhu.records.read import load_records
 from gongzhu.records.replay import CheckedDeal, check_records
 from gongzhu.rules.cards import Card, Seat
 
@@ -98,12 +97,9 @@ def format_deal(checked: CheckedDeal, lang: str = "en") -> list[str]:
 def run(args: argparse.Namespace) -> int:
     lang: str = args.lang
     name: str = args.file
-    shown = "stdin" if name == "-" else name
-    if name == "-" and sys.stdin is None:
-        print("gongzhu replay: cannot read stdin: standard input is closed", file=sys.stderr)
+    source = records_source("replay", name)
+    if source is None:
         return 2
-    # Standard input is read as bytes, so that a line that is not UTF-8 is named as such.
-    source: Path | IO[bytes] | IO[str] = getattr(sys.stdin, "buffer", sys.stdin) if name == "-" else Path(name)
     deals = 0
     matches: set[str] = set()
     try:
@@ -113,19 +109,9 @@ def run(args: argparse.Namespace) -> int:
             if not args.quiet:
                 print("\n".join(format_deal(checked, lang)))
                 print()
-    except RecordTextError as e:
-        print(f"gongzhu replay: cannot read {shown}: {e}", file=sys.stderr)
-        return 2
-    except RecordError as e:
-        print(f"gongzhu replay: {shown}: {e}", file=sys.stderr)
-        return 1
-    except OSError as e:  # a closed standard output (BrokenPipeError) is handled by gongzhu.cli.main
-        if isinstance(e, BrokenPipeError):
-            raise
-        print(f"gongzhu replay: cannot read {shown}: {e.strerror or e}", file=sys.stderr)
-        return 2
+    except (RecordError, OSError) as e:
+        return read_failure("replay", name, e)
     if deals == 0:
-        print(f"gongzhu replay: no deal records in {shown}", file=sys.stderr)
-        return 1
+        return no_records("replay", name)
     print(_w("summary", lang, deals=deals, matches=len(matches), ok=t("ok", lang)))
     return 0
