@@ -100,10 +100,6 @@ class _Step:
     choices: int  # how many alternatives there were
 
 
-def _states(rec: DealRecord) -> Iterator[Deal]:
-    return replay_states(rec)
-
-
 def _declared(rec: DealRecord, seat: Seat) -> list[list[str]]:
     return [[e.card.code, e.kind] for e in rec.exposures if e.seat == seat and e.kind != "auto"]
 
@@ -111,7 +107,7 @@ def _declared(rec: DealRecord, seat: Seat) -> list[list[str]]:
 def _steps(rec: DealRecord, seat: Seat) -> list[_Step]:
     """The seat's decisions, in order (the replay re-checks the record as it goes)."""
     out: list[_Step] = []
-    for i, deal in enumerate(_states(rec)):
+    for i, deal in enumerate(replay_states(rec)):
         if deal.phase == Phase.EXPOSE:
             if seat in deal.undeclared:
                 obs = observe(deal, seat)
@@ -126,7 +122,7 @@ def _steps(rec: DealRecord, seat: Seat) -> list[_Step]:
 
 
 def _state(rec: DealRecord, index: int) -> Deal:
-    for i, deal in enumerate(_states(rec)):
+    for i, deal in enumerate(replay_states(rec)):
         if i == index:
             return deal.copy()
     raise ValueError(f"the record has no state {index}")
@@ -168,7 +164,7 @@ def _hindsight_task(record: Mapping[str, Any], seat: int, states: list[int],
     rec = parse_record(record)
     solver = OpenSolver(rec.options, Seat(seat))
     wanted = set(states)
-    positions: dict[int, Deal] = {i: d.copy() for i, d in enumerate(_states(rec)) if i in wanted}
+    positions: dict[int, Deal] = {i: d.copy() for i, d in enumerate(replay_states(rec)) if i in wanted}
     values: dict[int, dict[str, float]] = {}
     for i in sorted(states, reverse=True):
         got = solver.values(fast.encode(positions[i]), limit=limit)
@@ -195,9 +191,7 @@ def _hindsight_task(record: Mapping[str, Any], seat: int, states: list[int],
 def _par_task(record: Mapping[str, Any], seat: int, worlds: int, seed: int) -> float:
     """One duplicate replay of the deal's hands by four experts: the seat's result."""
     rec = parse_record(record)
-    previous = rec.first_receiver if rec.deal_index > 0 else None
-    deal = Deal(rec.options, rec.hands, first_receiver=rec.first_receiver, deal_index=rec.deal_index,
-                previous_pig_taker=previous)
+    deal = next(replay_states(rec)).copy()  # the deal as dealt (before any declaration)
     rng = random.Random(seed)
     players = [ExpertPlayer(seed=rng.getrandbits(63), iterations=worlds) for _ in Seat]
     for s in list(deal.undeclared):
