@@ -9,13 +9,14 @@ from setuptools import Extension, setup
 
 _COMMON = ["src/gongzhu/rules/_fastcommon.h"]
 _SOLVER = ["src/gongzhu/rules/_fastsolve.h"]
+_ENV = ["src/gongzhu/rules/_fastenv.h"]
 
 setup(
     ext_modules=[
         Extension(
             "gongzhu.rules._fastplay",
             sources=["src/gongzhu/rules/_fastplay.c"],
-            depends=[*_COMMON, *_SOLVER],
+            depends=[*_COMMON, *_SOLVER, *_ENV],
             extra_compile_args=["-O2"],
             optional=True,
         ),

@@ -10,9 +10,14 @@
 #   benchmarks/strength.sh endgame  OUTDIR   # the expert solving its last four tricks exactly
 #                                            # against the plain expert (online, partners),
 #                                            # reproducible (100 worlds per decision)
+#   benchmarks/strength.sh learned  OUTDIR   # the learned level against intermediate (online,
+#                                            # partners), the expert on the same deals, the
+#                                            # policy against the action values, and the expert
+#                                            # weighing its worlds by the network against the
+#                                            # plain expert at the same think time (THINK, 0.05 s)
 # GONGZHU="python -m gongzhu.cli.main" and JOBS=N may be set; each run writes OUTDIR/<name>.json.
 set -euo pipefail
-mode=${1:?ladder, default, twodeck or endgame}
+mode=${1:?ladder, default, twodeck, endgame or learned}
 out=${2:?output folder}
 mkdir -p "$out"
 gz=${GONGZHU:-gongzhu}
@@ -60,8 +65,21 @@ endgame)  # the research level sits N–S, the plain expert E–W; rotations swa
             --preset $preset --deals "${DEALS:-300}" --seed "$seed" --iterations 100 --jobs "$jobs"
     done
     ;;
+learned)
+    arena online-learned-intermediate --players learned,intermediate,intermediate,intermediate \
+        --preset online --deals "${DEALS1:-1000}" --seed 61 --jobs "$jobs"
+    arena partners-learned-intermediate --players learned,intermediate,learned,intermediate \
+        --preset partners --deals "${DEALS1:-1000}" --seed 62 --jobs "$jobs"
+    arena online-learned-values-intermediate --players learned-values,intermediate,intermediate,intermediate \
+        --preset online --deals "${DEALS1:-1000}" --seed 61 --jobs "$jobs"
+    # The expert on the first deals of the learned level's online run (the same seed deals them).
+    arena online-expert-intermediate-61 --players expert,intermediate,intermediate,intermediate \
+        --preset online --deals "${DEALS2:-200}" --seed 61 --iterations 150 --jobs "$jobs"
+    arena online-expert-weighted --players expert-weighted,expert,expert-weighted,expert \
+        --preset online --deals "${DEALS3:-600}" --seed 63 --think "${THINK:-0.05}" --jobs "$jobs"
+    ;;
 *)
-    echo "unknown mode $mode: ladder, default, twodeck or endgame" >&2
+    echo "unknown mode $mode: ladder, default, twodeck, endgame or learned" >&2
     exit 2
     ;;
 esac

@@ -642,3 +642,16 @@ def test_request_error_is_a_value_error() -> None:
         observation_from_request({"type": "play", "seat": 3, "hand": []})
     assert issubclass(RequestError, ValueError)
     assert Options() == PRESETS["online"]
+
+
+@pytest.mark.parametrize("preset", ["online", "online2"])
+def test_the_learned_level_answers_through_the_bot_protocol(preset: str) -> None:
+    """The learned player is an ordinary level: the bot command offers it, one and two decks."""
+    deal, turn = _mid_deal(preset, seed=5, tricks=3, extra=1)
+    request = deal_to_request(deal, turn)
+    expose = {"type": "expose", "seat": "N", "hand": codes_of("AH 2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC")}
+    done = _bot("--level", "learned", stdin=json.dumps(request) + "\n" + json.dumps(expose) + "\n")
+    assert done.returncode == 0, done.stderr
+    play, exposed = (json.loads(x) for x in done.stdout.splitlines())
+    assert tuple(parse_card(c) for c in play["cards"]) in deal.legal_plays()
+    assert set(exposed["expose"]) <= {"AH", "TC"} and len(exposed["kinds"]) == len(exposed["expose"])

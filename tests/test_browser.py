@@ -84,12 +84,17 @@ def new_match(page: Page, *, keyboard: bool = False) -> None:
     start_match(page, keyboard=keyboard)
 
 
-def start_match(page: Page, *, keyboard: bool = False) -> None:
-    """In the open setup dialog, start an online match at the instant speed, end the exposure phase."""
+def start_match(page: Page, *, keyboard: bool = False, deals: int | None = None) -> None:
+    """In the open setup dialog, start an online match at the instant speed, end the exposure phase.
+    ``deals``: a match of that many deals (R8) instead of one that ends at the loss limit."""
     page.select_option("#setup-preset", "online")
     speeds = page.eval_on_selector_all("#setup-speed option", "os => os.map(o => o.value)")
     if "instant" in speeds:
         page.select_option("#setup-speed", "instant")
+    if deals is not None:
+        page.click("details.more summary")
+        page.select_option('[data-option="match_end"]', json.dumps("deals:N"))
+        page.fill('[data-option-count="match_end"]', str(deals))
     if keyboard:
         page.focus("#setup-go")
         page.keyboard.press("Enter")
@@ -317,7 +322,10 @@ def test_impatient_clicks_are_not_errors(page_factory: Any, server: str) -> None
     pause) and pressing N twice show no error and change nothing: the deal is played as the
     clicks on legal cards alone would play it."""
     page = page_factory(1280, 800)
-    new_match(page)
+    open_setup(page)
+    # Two deals: South's first-legal-card play can lose 1000 points in one deal (about one deal in
+    # twenty), which would end an online match (R8) with no next deal for N to deal.
+    start_match(page, deals=2)
     page.select_option("#speed", "slow")  # a finished trick stays 1.6 s
     page.evaluate(TOASTS_SEEN)
     while wait_turn_or_over(page) == "play":
@@ -325,6 +333,7 @@ def test_impatient_clicks_are_not_errors(page_factory: Any, server: str) -> None
         for _ in range(3):  # at once, while the play is on its way and the others answer
             page.evaluate("document.querySelector('#hand button[data-card]')?.click()")
     check_results(page, server)
+    assert phase(page) == "deal-over"
     match_id = page.evaluate("localStorage.getItem('gongzhu.match')")
     page.keyboard.press("n")
     page.keyboard.press("n")
@@ -883,3 +892,51 @@ def test_a_hint_ranks_the_legal_plays_and_plays_one(page_factory: Any, server: s
     page.locator("#hint-list button.hint-play").first.click()
     wait_for(page, f'{in_phase(*OVER)}, #hand:not(:has(button[data-card]:nth-child({cards_before})))')
     assert len(hand(page)) == cards_before - 1
+
+
+#: Records every drawing of the hint box: who ranked the plays (data-source), the label saying so,
+#: and the plays listed.
+HINT_LOG = """() => {
+  window.hintLog = [];
+  const box = document.getElementById("hints");
+  const note = () => window.hintLog.push({
+    source: box.getAttribute("data-source"),
+    label: document.getElementById("hint-source").textContent,
+    plays: [...document.querySelectorAll("#hint-list button.hint-play")].map((b) => b.textContent),
+  });
+  new MutationObserver(note).observe(box, { subtree: true, childList: true, attributes: true, characterData: true });
+}"""
+
+
+def _pretty(code: str) -> str:
+    return "♠♥♣♦"["SHCD".index(code[1])] + ("10" if code[0] == "T" else code[0])
+
+
+def test_a_hint_shows_the_networks_ranking_then_the_experts(page_factory: Any, server: str) -> None:
+    """Hint asks for both rankings at once: the network's is shown first, marked as the quick
+    one, and the expert's replaces it; both list exactly South's legal plays (no card of another
+    hand), and a network ranking never comes back over the expert's."""
+    page = page_factory(1280, 800)
+    new_match(page)
+    assert wait_turn_or_over(page) == "play"
+    legal = sorted(_pretty(c) for c in page.eval_on_selector_all(LEGAL, "bs => bs.map(b => b.dataset.card)"))
+    page.evaluate(HINT_LOG)
+    page.keyboard.press("h")
+    wait_for(page, '#hints[data-source="search"] #hint-list button.hint-play')
+    log: list[dict[str, Any]] = page.evaluate("window.hintLog")
+    shown = [entry for entry in log if entry["plays"]]
+    sources = [entry["source"] for entry in shown]
+    assert sources[0] == "network" and sources[-1] == "search", sources
+    first_search = sources.index("search")
+    assert set(sources[first_search:]) == {"search"}, sources  # the expert's ranking is not replaced
+    for entry in shown:
+        # Exactly South's legal plays (one deck: one card each), so no card of a hand the person
+        # cannot see.
+        assert sorted(entry["plays"]) == legal, entry
+        label = "快速提示（神经网络）" if entry["source"] == "network" else "高手提示（搜索）"
+        assert entry["label"].startswith(label), entry
+    assert "高手还在搜索" in shown[0]["label"]
+    assert page.text_content("#hint-source") == "高手提示（搜索）"
+    assert page.is_visible("#hint-source")
+    page.click("#hint-close")
+    assert page.is_hidden("#hints")

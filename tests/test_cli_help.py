@@ -61,11 +61,20 @@ def wait_until_reading_input(proc: subprocess.Popen[str], limit: float = 120.0) 
         time.sleep(0.02)
 
 
+def _as_from_a_shell() -> None:
+    """Start the command with Ctrl-C as a shell gives it: SIGINT at its default disposition and
+    not blocked, whatever the test process's own threads and earlier tests left in the state a
+    child inherits."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("command", [["replay", "-"], ["score"]])
 def test_ctrl_c_stops_a_command_quietly(command: list[str]) -> None:
     """A command waiting for its input is interrupted: status 130, one line, no traceback."""
     proc = subprocess.Popen([sys.executable, "-m", "gongzhu.cli.main", *command], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_as_from_a_shell)
     try:
         wait_until_reading_input(proc)
         proc.send_signal(signal.SIGINT)

@@ -1,5 +1,6 @@
-"""Hints: every legal play ranked by the expert's expected result, with a reason in Chinese and
-English, within a hint button's second — and a ranking even when the search fails (R12)."""
+"""Hints: every legal play ranked by the expert's expected result, or at once by the learned
+player's network (quick hints), with a reason in Chinese and English, within a hint button's
+second — and a ranking even when the search or the network fails (R12)."""
 
 from __future__ import annotations
 
@@ -13,10 +14,12 @@ from pathlib import Path
 
 import pytest
 
+import gongzhu.players.hints as hints_module
 from conftest import declare_random_exposures
 from gongzhu.players import observe
 from gongzhu.players.hints import DEFAULT_HINT_THINK, hints
-from gongzhu.players.intermediate import IntermediatePlayer, Table
+from gongzhu.players.intermediate import IntermediatePlayer, Table, reason_for
+from gongzhu.players.learned import LearnedPlayer
 from gongzhu.players.protocol import observation_from_request
 from gongzhu.players.sampling import NoWorldError, sample_world
 from gongzhu.rules import PRESETS, Deal, Seat
@@ -105,3 +108,68 @@ def test_a_failing_search_still_gives_the_rules_ranking_and_logs_it(caplog: pyte
     assert ranked[0].play == IntermediatePlayer(seed=1).choose_play(broken) or ranked[0].expected == ranked[1].expected
     assert all(h.reason_zh and h.reason_en for h in ranked)
     assert "the expert's search failed" in caplog.text and "NoWorldError" in caplog.text
+
+
+# ---------------------------------------------------------------------- quick hints: the network
+
+
+@pytest.mark.parametrize("preset", ["online", "partners", "online2", "tournament"])
+def test_quick_hints_rank_every_legal_play_by_the_network(preset: str) -> None:
+    """``quick=True``: the legal plays ranked by the learned player's network, its values rounded
+    to 0.1, each with a reason in both languages."""
+    deal = _position(preset, 5, 6)
+    turn = deal.turn
+    assert turn is not None
+    obs = observe(deal, turn)
+    ranked = hints(obs, quick=True)
+    assert sorted((h.play for h in ranked), key=str) == sorted(deal.legal_plays(), key=str)
+    assert [h.expected for h in ranked] == sorted((h.expected for h in ranked), reverse=True)
+    network = dict(LearnedPlayer().evaluate(obs))
+    assert {h.play: h.expected for h in ranked} == {p: round(v, 1) for p, v in network.items()}
+    for h in ranked:
+        assert h.reason("zh") and h.reason("en")
+        assert any("\u4e00" <= ch <= "\u9fff" for ch in h.reason_zh)
+        assert h.why == reason_for(obs, h.play)
+    assert hints(obs, quick=True) == ranked  # the network is deterministic
+
+
+def test_quick_hints_keep_one_network() -> None:
+    deal = _position("online", 7, 3)
+    turn = deal.turn
+    assert turn is not None
+    hints(observe(deal, turn), quick=True)
+    network = hints_module._network
+    assert isinstance(network, LearnedPlayer)
+    hints(observe(deal, turn), quick=True)
+    assert hints_module._network is network
+
+
+def test_no_quick_hint_when_it_is_not_the_seats_turn() -> None:
+    deal = _position("online", 4, 2)
+    other = next(s for s in Seat if s != deal.turn)
+    assert hints(observe(deal, other), quick=True) == []
+
+
+class _BrokenNetwork:
+    def evaluate(self, obs: object) -> list[tuple[object, float]]:
+        raise RuntimeError("the network is broken")
+
+
+def test_a_failing_network_still_gives_the_rules_ranking_and_logs_it(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """Should the network fail, the quick hint ranks the plays by the intermediate player's rules
+    instead, and the failure is logged; the expert's search is not asked."""
+    deal = _position("online", 8, 5)
+    turn = deal.turn
+    assert turn is not None
+    obs = observe(deal, turn)
+    monkeypatch.setattr(hints_module, "_network", _BrokenNetwork())
+    monkeypatch.setattr(hints_module, "ExpertPlayer", None)  # a quick hint never searches
+    with caplog.at_level(logging.ERROR, logger="gongzhu"):
+        ranked = hints(obs, quick=True)
+    assert sorted(str(h.play) for h in ranked) == sorted(str(p) for p in obs.legal_plays())
+    table = Table(obs)
+    assert [h.expected for h in ranked] == sorted((round(table.evaluate(p), 1) for p in obs.legal_plays()),
+                                                  reverse=True)
+    assert all(h.reason_zh and h.reason_en for h in ranked)
+    assert "the network failed" in caplog.text and "the network is broken" in caplog.text

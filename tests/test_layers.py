@@ -23,6 +23,8 @@ ALLOWED: dict[str, set[str]] = {
     "records": {"rules", "jsontext", "formats", "messages"},
     "players": {"rules", "search", "jsontext", "formats", "messages"},
     "arena": {"rules", "players", "records", "messages"},
+    "env": {"rules", "search", "players", "messages"},
+    "learning": {"rules", "search", "players", "messages"},
     "review": {"rules", "search", "players", "records", "formats", "jsontext", "messages"},
     "server": {"rules", "players", "records", "review", "jsontext", "formats", "messages"},
     "cli": {"rules", "search", "players", "records", "arena", "review", "server", "jsontext", "formats", "messages"},

@@ -136,6 +136,9 @@ def test_a_build_of_the_package_holds_the_rule_book(tmp_path: Path) -> None:
         built = tmp_path / "gongzhu" / inside
         assert not built.is_symlink()
         assert built.read_bytes() == (ROOT / "docs" / doc).read_bytes()
+    # The learned level's network ships too: the game runs it with numpy alone.
+    weights = "players/weights/learned.npz"
+    assert (tmp_path / "gongzhu" / weights).read_bytes() == (ROOT / "src" / "gongzhu" / weights).read_bytes()
 
 
 def test_gongzhu_rules_prints_the_rule_book(capsys: pytest.CaptureFixture[str]) -> None:

@@ -37,6 +37,8 @@ from conftest import (
     unversioned,
     user_of,
 )
+from gongzhu.players import observe
+from gongzhu.players.hints import hints
 from gongzhu.records.replay import check_file, replay
 from gongzhu.rules import PRESETS, OptionError, Seat, resolve_options, title_for
 from gongzhu.server import create_app
@@ -370,6 +372,7 @@ def test_out_of_turn_play_is_refused(client: TestClient) -> None:
         message = browser.refused({"type": "play", "cards": [after["hand"][0]]})
         assert message == f"it is {turn.english}'s turn, not South's"
         assert "your turn" in browser.refused({"type": "hint"})
+        assert "your turn" in browser.refused({"type": "hint", "quick": True})
         with client.websocket_connect(f"/ws/{match_id}") as ws2:
             assert ws2.receive_json() == state_message(after)
 
@@ -402,7 +405,7 @@ def test_hint_settings_and_next(client: TestClient) -> None:
         state = browser.settle()
         browser.send({"type": "hint"})
         reply = browser.receive()
-        assert reply["type"] == "hint"
+        assert reply["type"] == "hint" and reply["source"] == "search"
         hinted = [h["cards"] for h in reply["hints"]]
         assert sorted(hinted) == sorted(state["legal"])
         for h in reply["hints"]:
@@ -417,6 +420,63 @@ def test_hint_settings_and_next(client: TestClient) -> None:
         state = browser.settle()
         assert state["deal_index"] == 1 and state["deals_played"] == 1
         assert state["phase"] == "expose" and state["deal_result"] is None and len(state["hand"]) == 13
+
+
+def test_a_quick_hint_is_the_networks_ranking(client: TestClient) -> None:
+    """``quick``: the network's ranking of the same position, answered with ``source`` network
+    (the expert's with ``source`` search); once per position, shared by the connection's next
+    quick request; in the exposure phase refused like the search hint."""
+    match_id = new_match(client, seed=4)
+    tables: Tables = client.app.state.tables  # type: ignore[attr-defined]
+    with client.websocket_connect(f"/ws/{match_id}") as ws:
+        browser = Browser(ws)
+        browser.settle()
+        assert browser.refused({"type": "hint", "quick": True}) == browser.refused({"type": "hint"})
+        browser.send({"type": "expose", "cards": []})
+        state = browser.settle()
+        assert state["phase"] == "play" and state["turn"] == "S"
+        browser.send({"type": "hint", "quick": True})
+        browser.send({"type": "hint", "quick": False})
+        quick, search = browser.receive(), browser.receive()
+        assert quick["source"] == "network" and search["source"] == "search"
+        for reply in (quick, search):
+            assert set(reply) == {"type", "deal_index", "hand_size", "source", "hints"} and "v" not in reply
+            assert (reply["type"], reply["deal_index"], reply["hand_size"]) == \
+                ("hint", state["deal_index"], len(state["hand"]))
+            assert sorted(h["cards"] for h in reply["hints"]) == sorted(state["legal"])
+            for h in reply["hints"]:
+                assert isinstance(h["expected"], float) and h["reason"]["zh"] and h["reason"]["en"]
+        expected = [h["expected"] for h in quick["hints"]]
+        assert expected == sorted(expected, reverse=True)
+        # The network's values, as hints(quick=True) gives them for South's view.
+        table = tables.get(match_id)
+        assert table is not None
+        ranked = hints(observe(deal_of(table), Seat.S), quick=True)
+        assert [(h["cards"], h["expected"]) for h in quick["hints"]] == \
+            [([c.code for c in h.play], h.expected) for h in ranked]
+        shared = table._quick_hint
+        browser.send({"type": "hint", "quick": True})
+        assert browser.receive() == quick and table._quick_hint is shared
+
+
+@pytest.mark.parametrize(("value", "shown"), [
+    ("yes", 'a string ("yes")'), (1, "an integer (1)"), (None, "null"), ([True], "an array ([true])"),
+])
+def test_a_malformed_quick_is_refused_and_the_connection_goes_on(client: TestClient, value: object,
+                                                                 shown: str) -> None:
+    match_id = new_match(client, seed=4)
+    with client.websocket_connect(f"/ws/{match_id}") as ws:
+        browser = Browser(ws)
+        browser.settle()
+        browser.send({"type": "expose", "cards": []})
+        state = browser.settle()
+        assert browser.refused({"type": "hint", "quick": value}) == (
+            "$.quick: must be true (the network's ranking, at once) or false (the expert's search), "
+            f"not {shown}")
+        assert browser.refused({"type": "hint", "quick": True, "pad": 1}) == "$: unknown field 'pad': expected 'quick'"
+        browser.send({"type": "hint", "quick": True})
+        reply = browser.receive()
+        assert reply["source"] == "network" and sorted(h["cards"] for h in reply["hints"]) == sorted(state["legal"])
 
 
 # ---------------------------------------------------------------------- persistence
@@ -558,7 +618,7 @@ def test_config(client: TestClient) -> None:
     assert config["options"]["decks"] == [1, 2] and config["options"]["exposure"][-1] == "none"
     assert config["options"]["match_limit"] == "integer"
     assert "deals:N" in config["options"]["match_end"]
-    assert {"random", "beginner", "intermediate", "expert"} <= set(config["levels"])
+    assert {"random", "beginner", "intermediate", "expert", "learned"} <= set(config["levels"])
     assert config["speeds"] == SPEEDS and config["seat"] == "S"
 
 

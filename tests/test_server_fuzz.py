@@ -494,7 +494,7 @@ def accepted(table: Table, text: str) -> bool:
         message = loads_strict(text)
     except JSONTextError:
         return False
-    fields = {"expose": ({"cards"}, {"kinds"}), "play": ({"cards"}, set()), "hint": (set(), set()),
+    fields = {"expose": ({"cards"}, {"kinds"}), "play": ({"cards"}, set()), "hint": (set(), {"quick"}),
               "next": (set(), set()), "settings": ({"speed"}, set()), "sit": ({"seat"}, set()),
               "stand": (set(), set()), "start": (set(), set()), "takeback": (set(), set()), "auto": (set(), set()),
               "chat": (set(), {"text", "quick"})}
@@ -530,7 +530,7 @@ def accepted(table: Table, text: str) -> bool:
     if kind == "settings":
         return isinstance(message["speed"], str) and message["speed"] in SPEEDS
     if kind == "hint":
-        return deal.turn == Seat.S
+        return isinstance(message.get("quick", False), bool) and deal.turn == Seat.S
     if kind == "next":
         return table.match.current is None
     return True
@@ -634,7 +634,7 @@ def test_ws_oversized_messages(tables_at: dict[str, TableAt], name: str) -> None
         assert "too large" in refused_message(at, frame)
     exact = '{"type": "hint", "pad": "' + "x" * (MAX_MESSAGE_BYTES - 27) + '"}'
     assert len(exact) == MAX_MESSAGE_BYTES
-    assert refused_message(at, exact) == "$: unknown field 'pad': a hint message has no other field"
+    assert refused_message(at, exact) == "$: unknown field 'pad': expected 'quick'"
 
 
 @pytest.mark.parametrize("name", [name for name, _ in HOSTILE])

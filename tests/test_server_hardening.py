@@ -562,3 +562,28 @@ def test_a_hint_does_not_hold_up_the_connection(client: TestClient) -> None:
             pass
         assert (message["deal_index"], message["hand_size"]) == (state["deal_index"], len(state["hand"]))
         assert sorted(h["cards"] for h in message["hints"]) == sorted(state["legal"])
+
+
+def test_a_quick_hint_does_not_wait_for_the_hint_pool(client: TestClient) -> None:
+    """A quick hint (the network's) is answered at once, even while the hint pool is busy with a
+    search; the search hint asked together with it comes after, once the pool is free."""
+    match_id = new_match(client, seed=12, options={"exposure": "none"})
+    tables = tables_of(client)
+    release = threading.Event()
+    with client.websocket_connect(f"/ws/{match_id}") as ws:
+        browser = Browser(ws)
+        state = browser.settle()
+        busy = tables.hint_pool.submit(release.wait, 30)
+        try:
+            browser.send({"type": "hint"})
+            browser.send({"type": "hint", "quick": True})
+            quick = browser.receive()
+            assert quick["type"] == "hint" and quick["source"] == "network"
+            assert (quick["deal_index"], quick["hand_size"]) == (state["deal_index"], len(state["hand"]))
+            assert sorted(h["cards"] for h in quick["hints"]) == sorted(state["legal"])
+        finally:
+            release.set()
+            busy.result()
+        search = browser.receive()
+        assert search["type"] == "hint" and search["source"] == "search"
+        assert sorted(h["cards"] for h in search["hints"]) == sorted(state["legal"])

@@ -235,6 +235,7 @@ def test_refusals_change_nothing(server: LiveServer) -> None:
     assert x_live.refused({"type": "expose", "cards": []})["code"] == "server.not_seated"
     assert "JSON" in mover.refused("{not json")["message"]
     assert mover.refused({"type": "hint"})["code"] == "server.no_hints_with_people"
+    assert mover.refused({"type": "hint", "quick": True})["code"] == "server.no_hints_with_people"
     assert mover.refused({"type": "play", "cards": ["ZZ"]})["message"]
     assert mover.refused({"type": "settings", "speed": "fast"} if mover is e_live
                          else {"type": "start"})["code"] in ("server.host_only", "server.already_started")

@@ -12,6 +12,8 @@ Layers, inner to outer (each imports only from the ones before it):
 - ``gongzhu.players``  computer players (they see an observation, never the deal), hints, the
                        bot protocol.
 - ``gongzhu.arena``    duplicate matches between players, with statistics.
+- ``gongzhu.env``      research environments: PettingZoo's AEC interface, a batched one in C.
+- ``gongzhu.learning`` expert self-play data and the training of the learned player's network.
 - ``gongzhu.review``   deal review: what each decision of a seat cost, from what it could see and
                        in hindsight (the open-card solver), with par and luck.
 - ``gongzhu.server``   the browser game's server (Starlette, WebSocket, SQLAlchemy storage).

@@ -68,7 +68,11 @@ class PlayMessage(msgspec.Struct, tag_field="type", tag="play", forbid_unknown_f
 
 
 class HintMessage(msgspec.Struct, tag_field="type", tag="hint", forbid_unknown_fields=True):
-    """South asks for the expert's ranking of its legal plays."""
+    """South asks for a ranking of its legal plays: the expert's search (the default), or with
+    ``quick`` the network's, answered at once."""
+
+    quick: Annotated[bool, msgspec.Meta(
+        description="true (the network's ranking, at once) or false (the expert's search)")] = False
 
 
 class NextMessage(msgspec.Struct, tag_field="type", tag="next", forbid_unknown_fields=True):

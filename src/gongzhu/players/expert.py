@@ -21,17 +21,24 @@ individual scoring, exact under ``partners`` — in place of the world's playout
 search passes :data:`ENDGAME_LIMIT` positions is played out as usual.  docs/strength.md has
 what the arena measured of it; it is off by default.
 
+With ``weighting=network`` (one deck) each sampled world counts in proportion to how likely the
+learned network finds the other seats' recent plays in it
+(:class:`gongzhu.players.weighting.PlayLikelihood`) instead of equally; docs/strength.md has
+what the arena measured of it; it is off by default.
+
 :class:`FlatMonteCarloPlayer` is the plain baseline: hidden cards dealt uniformly with no
 inference (only hand sizes and visible exposures respected) and uniformly random playouts.
 """
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections import Counter
 from dataclasses import dataclass
 from itertools import combinations, product
+from typing import TYPE_CHECKING
 
 from gongzhu import search
 from gongzhu.players.base import Player
@@ -47,9 +54,16 @@ from gongzhu.search import POLICY_HEURISTIC, POLICY_UNIFORM, require
 if search.AVAILABLE:
     from gongzhu.search import fast, fast2
     from gongzhu.search.solver import OpenSolver
+if TYPE_CHECKING:  # numpy is loaded only by an expert that weighs its worlds
+    from gongzhu.players.network import Network
+    from gongzhu.players.weighting import PlayLikelihood
 
 __all__ = ["DEFAULT_THINK", "ENDGAME_LIMIT", "ExpertPlayer", "FlatMonteCarloPlayer", "PlayValue", "objective_weights"]
 
+#: Worlds weighed together (``weighting``): one pass of the network for all of them.
+_WEIGHING_BATCH = 16
+#: The first batch of a decision, smaller, to measure early what weighing a world costs.
+_FIRST_WEIGHING_BATCH = 4
 #: Default think time per decision, seconds.
 DEFAULT_THINK = 0.3
 #: Playouts per candidate and world (in C).
@@ -95,7 +109,7 @@ class ExpertPlayer(Player):
     policy = POLICY_HEURISTIC
 
     def __init__(self, seed: int | None = None, think: float | None = None, iterations: int | None = None,
-                 *, endgame: int = 0) -> None:
+                 *, endgame: int = 0, weighting: Network | None = None) -> None:
         require(f"the {self.level} player")
         if endgame < 0:
             raise ValueError(f"endgame must be 0 (off) or a number of tricks, not {endgame}")
@@ -104,6 +118,7 @@ class ExpertPlayer(Player):
         self.think = DEFAULT_THINK if think is None and iterations is None else think
         self.iterations = iterations
         self.endgame = endgame
+        self.weighting = weighting
         self._solver: OpenSolver | None = None
         # Only for an observation no world fits (a self-contradictory bot request): the rules.
         self._fallback = IntermediatePlayer(seed)
@@ -149,11 +164,21 @@ class ExpertPlayer(Player):
         plays = list(obs.legal_plays())
         weights = objective_weights(obs.options, obs.seat)
         solver = self._endgame_solver(obs)
-        totals = [0.0] * len(plays)
-        samples = 0
         deadline, limit = self._budget()
+        likelihood = None
+        if self.weighting is not None:
+            from gongzhu.players.weighting import PlayLikelihood
+
+            likelihood = PlayLikelihood(self.weighting, obs)
+        per_world: list[list[float]] = []
+        log_weights: list[float] = []
+        waiting: list[World] = []  # worlds whose likelihood is still to be computed, in a batch
+        weighing = _Weighing()
+        samples = 0
         done = 0
-        while self._more(done, deadline, limit):
+        # With a think budget the worlds still to be weighed are paid for inside it: sampling
+        # stops when what they will cost (at the rate measured so far) would run past it.
+        while self._more(done, weighing.stop_by(deadline, len(waiting)), limit):
             world = self._world(obs)
             seed = self.rng.getrandbits(63)
             pos = _position(obs, world)
@@ -161,18 +186,28 @@ class ExpertPlayer(Player):
             if solver is not None and isinstance(pos, fast.FastPosition):
                 exact = solver.values(pos, limit=ENDGAME_LIMIT)
             if exact is not None and all(p[0] in exact for p in plays):
-                for i, p in enumerate(plays):
-                    totals[i] += exact[p[0]]
+                per_world.append([float(exact[p[0]]) for p in plays])
                 samples += 1
             else:
-                for i, p in enumerate(plays):
+                values = []
+                for p in plays:
                     after = pos.play(p[0]) if isinstance(pos, fast.FastPosition) else pos.play(p)
                     # Common random numbers: every candidate meets the same continuations.
                     sums = after.playout_sums(_PLAYOUTS_PER_WORLD, seed, policy=self.policy)
-                    totals[i] += sum(w * s for w, s in zip(weights, sums, strict=True)) / _PLAYOUTS_PER_WORLD
+                    values.append(sum(w * s for w, s in zip(weights, sums, strict=True)) / _PLAYOUTS_PER_WORLD)
+                per_world.append(values)
                 samples += _PLAYOUTS_PER_WORLD
+            if likelihood is not None:
+                waiting.append(world)
+                # A small first batch measures the rate early.
+                if len(waiting) == (_WEIGHING_BATCH if weighing.worlds else _FIRST_WEIGHING_BATCH):
+                    log_weights += weighing.weigh(likelihood, waiting)
+                    waiting = []
             done += 1
-        return [PlayValue(p, totals[i] / done if done else 0.0, samples) for i, p in enumerate(plays)]
+        if likelihood is not None:
+            log_weights += weighing.weigh(likelihood, waiting)
+        means = _weighted_means(per_world, log_weights, len(plays))
+        return [PlayValue(p, means[i], samples) for i, p in enumerate(plays)]
 
     def _endgame_solver(self, obs: Observation) -> OpenSolver | None:
         """The open-card solver when this decision is to be solved exactly (``endgame``: one
@@ -241,6 +276,43 @@ class FlatMonteCarloPlayer(ExpertPlayer):
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+class _Weighing:
+    """What weighing worlds has cost so far in one decision, to keep the last batch inside the
+    think budget."""
+
+    __slots__ = ("seconds", "worlds")
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.worlds = 0
+
+    def weigh(self, likelihood: PlayLikelihood, worlds: list[World]) -> list[float]:
+        start = time.perf_counter()
+        out = likelihood.log_weights(worlds)
+        self.seconds += time.perf_counter() - start
+        self.worlds += len(worlds)
+        return out
+
+    def stop_by(self, deadline: float | None, waiting: int) -> float | None:
+        """When sampling has to stop for ``waiting`` unweighed worlds to be weighed by ``deadline``."""
+        if deadline is None or not self.worlds or not waiting:
+            return deadline
+        return deadline - waiting * self.seconds / self.worlds
+
+
+def _weighted_means(per_world: list[list[float]], log_weights: list[float], n: int) -> list[float]:
+    """Each candidate's mean value over the worlds: plain, or weighted by the worlds' likelihood
+    (``log_weights``, :class:`~gongzhu.players.weighting.PlayLikelihood`)."""
+    if not per_world:
+        return [0.0] * n
+    if not log_weights:
+        return [sum(v[i] for v in per_world) / len(per_world) for i in range(n)]
+    top = max(log_weights)
+    w = [math.exp(x - top) for x in log_weights]
+    total = sum(w)
+    return [sum(wk * v[i] for wk, v in zip(w, per_world, strict=True)) / total for i in range(n)]
 
 
 def _uniform_world(obs: Observation, rng: random.Random) -> World:

@@ -31,6 +31,15 @@ def _intermediate(seed: int | None, think: float | None, iterations: int | None)
     return IntermediatePlayer(seed)
 
 
+# The learned player and the network load numpy (and its BLAS threads) when first asked for, not
+# when a command starts: a command waiting on its input must still get its Ctrl-C on the main
+# thread.
+def _learned(seed: int | None, think: float | None, iterations: int | None) -> Player:
+    from gongzhu.players.learned import LearnedPlayer
+
+    return LearnedPlayer(seed, think, iterations)
+
+
 #: Level name -> factory(seed, think seconds or None for the level's default, iterations or None).
 LEVELS: dict[str, Callable[[int | None, float | None, int | None], Player]] = {
     "random": _random,
@@ -38,6 +47,7 @@ LEVELS: dict[str, Callable[[int | None, float | None, int | None], Player]] = {
     "intermediate": _intermediate,
     "expert": ExpertPlayer,
     "flatmc": FlatMonteCarloPlayer,
+    "learned": _learned,
 }
 
 
@@ -47,10 +57,28 @@ def _expert_endgame(tricks: int) -> Callable[[int | None, float | None, int | No
     return factory
 
 
+def _learned_values(seed: int | None, think: float | None, iterations: int | None) -> Player:
+    from gongzhu.players.learned import LearnedPlayer
+
+    return LearnedPlayer(seed, think, iterations, rank="values")
+
+
+def _expert_weighted(seed: int | None, think: float | None, iterations: int | None) -> Player:
+    from gongzhu.players.network import default_network
+
+    return ExpertPlayer(seed, think, iterations, weighting=default_network())
+
+
 #: Level name -> factory, for the arena only: ``expert-endgameK`` is the expert that solves its
-#: sampled worlds exactly once at most K tricks are left (one deck; ``ExpertPlayer(endgame=K)``).
+#: sampled worlds exactly once at most K tricks are left (one deck; ``ExpertPlayer(endgame=K)``);
+#: ``expert-weighted`` the expert that weighs its sampled worlds by how likely the learned network
+#: finds the other seats' recent plays in each (one deck; ``ExpertPlayer(weighting=...)``);
+#: ``learned-values`` the learned player choosing by the network's action values rather than
+#: its policy.
 RESEARCH_LEVELS: dict[str, Callable[[int | None, float | None, int | None], Player]] = {
-    f"expert-endgame{k}": _expert_endgame(k) for k in (3, 4, 5, 6)
+    **{f"expert-endgame{k}": _expert_endgame(k) for k in (3, 4, 5, 6)},
+    "expert-weighted": _expert_weighted,
+    "learned-values": _learned_values,
 }
 
 

@@ -14,6 +14,9 @@
  * Playouts take a policy (fp_policy_fn, listed in FP_POLICIES): 0 plays uniformly random legal
  * cards, 1 is a cheap heuristic player (policy_heuristic) for the expert AI's simulated
  * continuations.  The Python functions take one policy id, or four (one per seat, N E S W).
+ *
+ * Two headers add types: _fastsolve.h the exact open-card solver (Solver), _fastenv.h the batched
+ * environment (Batch: N deals stepped together, observations written into numpy arrays).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -1059,6 +1062,7 @@ static PyObject *py_random_deals(PyObject *self, PyObject *args)
 /* ------------------------------------------------------------------ the Board type */
 
 #include "_fastsolve.h"
+#include "_fastenv.h" /* the batched environment: Batch (gongzhu.env.batch) */
 
 /*
  * Board: a mutable one-deck play-phase state for gongzhu.rules.deal.Deal (legal plays, play,
@@ -1557,7 +1561,8 @@ static PyMethodDef fastplay_methods[] = {
 static struct PyModuleDef fastplay_module = {
     PyModuleDef_HEAD_INIT,
     "gongzhu.rules._fastplay",
-    "C fast path for one-deck Gongzhu deals: legal moves, random playouts, scoring.",
+    "C fast path for one-deck Gongzhu deals: legal moves, random playouts, scoring, the exact\n"
+    "solver and the batched environment.",
     -1,
     fastplay_methods,
     NULL,
@@ -1575,7 +1580,8 @@ PyMODINIT_FUNC PyInit__fastplay(void)
         PyModule_AddIntConstant(m, "POLICY_HEURISTIC", 1) < 0 ||
         PyModule_AddIntConstant(m, "N_POLICIES", FP_N_POLICIES) < 0 ||
         PyModule_AddIntConstant(m, "POSITION_SIZE", (long)sizeof(FpPos)) < 0 ||
-        PyModule_AddType(m, &BoardType) < 0 || PyModule_AddType(m, &SolverType) < 0) {
+        PyModule_AddType(m, &BoardType) < 0 || PyModule_AddType(m, &SolverType) < 0 ||
+        env_add_to_module(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -10,6 +10,7 @@ from typing import Final, final
 _Four = tuple[int, int, int, int]
 _Plays = tuple[tuple[int, int], ...]
 _Policy = int | tuple[int, int, int, int]  # one policy id, or one per seat (N, E, S, W)
+_Buffer = object  # an object with the buffer protocol (a numpy array), of the dtype and shape asked
 
 POLICY_UNIFORM: Final[int]
 POLICY_HEURISTIC: Final[int]
@@ -111,3 +112,51 @@ class Solver:
     def values(self, pos: bytes, limit: int = 0, /) -> list[tuple[int, int]] | None: ...
     def line(self, pos: bytes, limit: int = 0, /) -> list[int] | None: ...
     def clear(self) -> None: ...
+
+
+class IllegalActionError(ValueError):
+    """An action of a :class:`Batch` step that the deal's mask does not allow; nothing was changed."""
+
+    deal: int
+    seat: int
+    action: int
+    legal: list[int]
+
+
+@final
+class Batch:
+    """N one-deck deals stepped together (``_fastenv.h``; ``gongzhu.env.batch.BatchEnv`` wraps it).
+
+    The arrays are written in place: observations float32 (n, size), action_masks int8 (n, 65),
+    to_act int8 (n,), dones bool (n,), raw int64 (n, 4), takers int8 (n, 2)."""
+
+    def __new__(
+        cls,
+        n: int,
+        seed: int,
+        threads: int,
+        options: tuple[object, ...],
+        layout: Sequence[int],
+        options_block: _Buffer,
+        observations: _Buffer,
+        action_masks: _Buffer,
+        to_act: _Buffer,
+        dones: _Buffer,
+        raw: _Buffer,
+        takers: _Buffer,
+    ) -> Batch: ...
+    def step(self, actions: _Buffer, observe: bool = True) -> int: ...
+    def reset(self, seed: int, /) -> None: ...
+    def dealt(self, i: int, /) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]: ...
+    def deal_number(self, i: int, /) -> int: ...
+    def legal_actions(self, i: int, /) -> list[int]: ...
+    @property
+    def n(self) -> int: ...
+    @property
+    def seed(self) -> int: ...
+    @property
+    def finished(self) -> int: ...
+    @property
+    def threads(self) -> int: ...
+    @threads.setter
+    def threads(self, value: int) -> None: ...

@@ -23,11 +23,13 @@ The server is authoritative (``docs/web-protocol.md``): the rules core decides e
   is connected to it); should the store refuse an action, the table is dropped, its connections
   are told and closed, and the next connection rebuilds it from what was stored;
 - bounds what a connection costs: its waiting messages (:class:`Outbox`), its chat lines, and
-  hints and computer players, which think in pools of threads of their own.
+  the expert's hints and computer players, which think in pools of threads of their own (a quick
+  hint, the network's ranking, takes milliseconds: it is computed on the event loop, once a
+  position).
 
 All changes happen on the event loop's thread, each in one synchronous step (check, apply,
-store, publish), so no lock is needed; only the computer players' choices and hints are
-computed in worker threads, from an :class:`~gongzhu.players.Observation` taken before.
+store, publish), so no lock is needed; only the computer players' choices and the expert's hints
+are computed in worker threads, from an :class:`~gongzhu.players.Observation` taken before.
 """
 
 from __future__ import annotations
@@ -921,6 +923,7 @@ class Table:
         self._timer: asyncio.TimerHandle | None = None
         self._timeout_task: asyncio.Task[None] | None = None
         self._hint: tuple[int, Seat, asyncio.Future[dict[str, Any]]] | None = None
+        self._quick_hint: tuple[int, Seat, dict[str, Any]] | None = None  # the network's, of one position
         self._hint_tasks: set[asyncio.Task[None]] = set()
         self._states: dict[Seat | None, dict[str, Any]] = {}  # this version's views, by seat
         self._shared: dict[Any, Any] | None = None  # what every seat sees alike at this version
@@ -1465,7 +1468,7 @@ class Table:
         try:
             message = self._parse(text)
             if isinstance(message, HintMessage):
-                self._ask_hint(self._seated(person), reply)
+                self._ask_hint(self._seated(person), reply, quick=message.quick)
                 return
             if isinstance(message, ChatMessage):
                 self._chat(connection, message)
@@ -1615,10 +1618,11 @@ class Table:
 
     # ------------------------------------------------------------------ hints
 
-    def _ask_hint(self, seat: Seat, reply: Callable[[dict[str, Any]], None]) -> None:
-        """Answer a hint request when its ranking is ready, without holding up the connection's
-        next messages (a play may overtake it: the hint names the position it ranks, by deal and
-        the seat's hand size, so that the page can drop a late one)."""
+    def _ask_hint(self, seat: Seat, reply: Callable[[dict[str, Any]], None], *, quick: bool = False) -> None:
+        """Answer a hint request: a quick one at once with the network's ranking, a search one when
+        the expert's ranking is ready, without holding up the connection's next messages (a play
+        may overtake it: the hint names the position it ranks, by deal and the seat's hand size,
+        so that the page can drop a late one)."""
         deal = self._current()
         others = {u for u in (*self.dealt_to, *(o[0] for o in self.seats if o is not None)) if u is not None}
         occupant = self.seats[seat]
@@ -1629,6 +1633,22 @@ class Table:
                 raise Refused("server.hint_not_now")
             assert deal.turn is not None
             raise Refused("server.hint_not_your_turn", turn=deal.turn)
+        if quick:
+            # The network answers in milliseconds: on the event loop, at once, so that no search
+            # in the hint pool can hold it up; once per position, every connection asking shares it.
+            known = self._quick_hint
+            if known is not None and known[0] == self.position and known[1] == seat:
+                reply(known[2])
+                return
+            try:
+                message = self._rank(observe(deal, seat), quick=True)
+            except Exception:
+                log.exception("%s: a quick hint failed", self.match_id)
+                reply(refusal(Text.of("server.hint_failed")))
+                return
+            self._quick_hint = (self.position, seat, message)
+            reply(message)
+            return
         # One ranking per position: every connection asking for it shares it, and it is computed
         # in the hint pool, one at a time, beside the computer players' pool.
         hint = self._hint
@@ -1657,12 +1677,14 @@ class Table:
             return
         reply(message)
 
-    def _rank(self, obs: Any) -> dict[str, Any]:
+    def _rank(self, obs: Any, quick: bool = False) -> dict[str, Any]:
+        """The hint message of a position: the network's ranking (``quick``) or the expert's."""
         from gongzhu.players.hints import DEFAULT_HINT_THINK, hints
 
         think = self.hub.hint_think if self.hub.hint_think is not None else DEFAULT_HINT_THINK
-        ranked = hints(obs, think=think)
-        return {"type": "hint", "deal_index": obs.deal_index, "hand_size": len(obs.hand), "hints": [
+        ranked = hints(obs, quick=quick, think=think)
+        return {"type": "hint", "deal_index": obs.deal_index, "hand_size": len(obs.hand),
+                "source": "network" if quick else "search", "hints": [
             {"cards": _codes(h.play), "expected": h.expected, "reason": {"zh": h.reason_zh, "en": h.reason_en}}
             for h in ranked
         ]}

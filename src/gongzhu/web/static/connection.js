@@ -113,11 +113,12 @@ export function send(msg) {
   return false;
 }
 
-/** Ask the server to rank the person's legal plays (only on their turn). */
+/** Ask the server to rank the person's legal plays (only on their turn): the network's ranking,
+ * answered at once, and the expert's search, which replaces it when it comes. */
 export function requestHint() {
   if (!myTurn() || !hintsOffered()) return;
   hintAsked();
-  send({ type: "hint" });
+  if (send({ type: "hint", quick: true })) send({ type: "hint" });
 }
 
 /** Cut a trick's display short: the person has acted and wants to see the answer. */

@@ -56,6 +56,8 @@ const data = {
   selection: [],          // hand indices chosen towards a two-card play (two decks)
   choices: null,          // legal plays offered when a selection is ambiguous
   hints: null,            // null, "pending" or the server's ranking
+  hintSource: null,       // who ranked the hints shown: "network" (the quick one) or "search" (the expert's)
+  hintSearching: false,   // the expert's ranking was asked for and has not come
   showLast: false,        // the last trick is being reviewed (L)
   lingering: false,       // a finished trick is still shown
   fresh: new Set(),       // seats whose card arrived since the center was drawn: animate them
@@ -374,7 +376,7 @@ export function applyServerState(s, lingering = false, at = performance.now()) {
   if (newDeal || !sameCards(prev.hand, s.hand) || s.turn !== s.seat) {
     data.selection = [];
     data.choices = null;
-    data.hints = null;
+    dropHints();
   }
   data.state = s;
   data.clockAt = at;
@@ -426,11 +428,15 @@ export function takeFresh() {
   return fresh;
 }
 
-/** The server refused the last action: it may be tried again (a hint asked for is not coming). */
+/** The server refused the last action: it may be tried again (a hint asked for is not coming;
+ * the quick ranking shown stays, no longer awaiting the expert's). */
 export function actionRefused() {
   if (data.hints === "pending") {
-    data.hints = null;
+    dropHints();
     changed("hints", "hand");
+  } else if (data.hintSearching) {
+    data.hintSearching = false;
+    changed("hints");
   }
   if (!data.pending) return;
   data.pending = false;
@@ -476,23 +482,40 @@ export function clearSelection() {
   changed("hand", "controls");
 }
 
-/** A hint was asked for the position on the table now. */
+/** Hints were asked for the position on the table now: the network's (quick) and the expert's. */
 export function hintAsked() {
   data.hints = "pending";
+  data.hintSource = null;
+  data.hintSearching = true;
   changed("hints");
 }
 
-/** The server's hint message; one that ranks another position than the table's is dropped. */
+/**
+ * The server's hint message (`source` "network" or "search").  One that ranks another position
+ * than the table's is dropped, and so is one nobody waits for; the expert's ranking replaces the
+ * network's, never the other way round.
+ */
 export function hintAnswered(msg) {
   const s = data.state;
-  if (data.hints !== "pending" || !s || msg.deal_index !== s.deal_index || msg.hand_size !== s.hand.length) return;
+  if (!s || msg.deal_index !== s.deal_index || msg.hand_size !== s.hand.length) return;
+  const source = msg.source === "network" ? "network" : "search";
+  const awaited = data.hints === "pending" || (source === "search" && data.hintSource === "network");
+  if (!awaited) return;
   data.hints = Array.isArray(msg.hints) ? msg.hints : [];
+  data.hintSource = source;
+  if (source === "search") data.hintSearching = false;
   changed("hints", "hand");
 }
 
 export function closeHints() {
-  data.hints = null;
+  dropHints();
   changed("hints", "hand");
+}
+
+function dropHints() {
+  data.hints = null;
+  data.hintSource = null;
+  data.hintSearching = false;
 }
 
 /** Review the last trick (L), or stop reviewing it. */

@@ -1,8 +1,9 @@
 // The views below the table: the buttons (开始/Start ends the exposure phase, hint, last
 // trick, 下一副/Next deal, summary, new match; at a table of several people 托管 and taking
 // the seat back, leaving the seat), the status line, the person's clock, the plays offered
-// when a two-card selection is ambiguous, and the hint list.  Clicks on an offered or hinted
-// play go to the handler given to initControls; the fixed buttons are wired by app.js.
+// when a two-card selection is ambiguous, and the hint list (marked as the network's quick
+// ranking or the expert's).  Clicks on an offered or hinted play go to the handler given to
+// initControls; the fixed buttons are wired by app.js.
 //
 // May import: state.js, dom.js, cards.js, i18n.js.
 
@@ -95,8 +96,16 @@ function statusLine(phase, mine) {
 export function renderHints() {
   const box = $("hints");
   const list = $("hint-list");
+  const source = $("hint-source");
   list.replaceChildren();
   box.hidden = page.hints === null;
+  // Who ranked the plays shown: the network's quick ranking until the expert's search answers.
+  if (page.hintSource) box.setAttribute("data-source", page.hintSource);
+  else box.removeAttribute("data-source");
+  source.hidden = !page.hintSource;
+  source.textContent = page.hintSource === "network"
+    ? (page.hintSearching ? `${t("hint.quick")} · ${t("hint.searching")}` : t("hint.quick"))
+    : page.hintSource === "search" ? t("hint.search") : "";
   if (page.hints === null) return;
   if (page.hints === "pending") {
     list.append(li(t("hint.thinking")));

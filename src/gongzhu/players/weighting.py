@@ -1,0 +1,145 @@
+"""How likely the other seats' plays are in a sampled world, under the learned network's policy.
+
+The expert samples worlds (hands for the other seats) that fit every hard fact of the deal —
+voids, exposures, hand sizes — but treats all of them as equally likely, although a world where
+West held ♠A K Q and still threw the ♠2 on a spade lead explains West's play less well than one
+where West held only small spades.  :class:`PlayLikelihood` scores a world by the network's
+probability of the plays the other seats actually made, each seen from that seat's own view in
+that world: the seat's hand then was its world hand plus the cards it has played since.
+
+Only the last ``recent`` plays by other seats are scored (the latest are the most telling and
+the cheapest), one deck only.  Each play's observation is the seat's view as
+:func:`gongzhu.players.features.encode` writes it — the public part is built once per decision,
+each world fills in the hand, what the seat has not seen, and its legal cards (R4.3, R5.2 through
+the rules core's :func:`~gongzhu.rules.legal.cascade`).  What the scored seat cannot know the
+observer cannot either, so the seat's first dealt card is left out and its own hidden exposures
+are taken as the observer sees them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from gongzhu.players import features
+from gongzhu.players.network import Network
+from gongzhu.players.observation import Observation, visible_exposures
+from gongzhu.players.sampling import World
+from gongzhu.rules.cards import Seat, mask_of
+from gongzhu.rules.deal import Phase
+from gongzhu.rules.legal import SeatView, bits, cascade
+from gongzhu.rules.model import Exposure, Trick
+from gongzhu.rules.options import Options
+
+__all__ = ["PlayLikelihood"]
+
+_AT = {b.name: b.start for b in features.BLOCKS}
+_HAND, _UNSEEN, _LEGAL = _AT["hand"], _AT["unseen"], _AT["legal"]
+
+
+class _Scored:
+    """One play by another seat: the seat's view then without its hand, and what it played."""
+
+    __slots__ = ("base", "card", "later", "restricted", "seat", "suits_led", "trick")
+
+    def __init__(self, base: npt.NDArray[np.float32], seat: Seat, card: int, later: int, restricted: int,
+                 trick: tuple[tuple[int, tuple[int, ...]], ...], suits_led: int) -> None:
+        self.base = base
+        self.seat = seat
+        self.card = card
+        self.later = later  # the cards the seat played from this play on (this one included)
+        self.restricted = restricted  # its exposed cards bound by R4.3 (shown, auto)
+        self.trick = trick
+        self.suits_led = suits_led
+
+
+class PlayLikelihood:
+    """Scores worlds for one decision of ``obs``'s seat (see the module docstring); ``temper``
+    scales the log-likelihood (1: the network's probabilities as they are; less: flatter)."""
+
+    def __init__(self, network: Network, obs: Observation, *, recent: int = 8, temper: float = 0.5) -> None:
+        self.network = network
+        self.options = obs.options
+        self.temper = temper
+        self.scored: list[_Scored] = [] if obs.options.decks != 1 else self._scored(obs, recent)
+
+    def _scored(self, obs: Observation, recent: int) -> list[_Scored]:
+        tricks = list(obs.tricks)
+        plays: list[tuple[int, int, Seat, int]] = []  # (trick, position, seat, card)
+        for k, t in enumerate([*tricks, None]):
+            seq = t.plays if t is not None else obs.trick
+            for i, (s, p) in enumerate(seq):
+                plays.append((k, i, s, p[0].index))
+        others = [j for j, (_, _, s, _) in enumerate(plays) if s != obs.seat][-recent:]
+        out = []
+        for j in others:
+            k, i, s, card = plays[j]
+            later = 0
+            for _, _, s2, c2 in plays[j:]:
+                if s2 == s:
+                    later |= 1 << c2
+            view = _view_of(obs, tricks, k, i, s)
+            base = features.encode(view)
+            bound = mask_of(e.card for e in obs.exposures if e.seat == s and Options.restricted_kind(e.kind))
+            seq = tricks[k].plays if k < len(tricks) else obs.trick
+            trick = tuple((int(x), tuple(c.index for c in q)) for x, q in seq[:i])
+            out.append(_Scored(base, s, card, later, bound, trick, view.suits_led_mask()))
+        return out
+
+    def log_weights(self, worlds: list[World]) -> list[float]:
+        """The tempered log-probability of the scored plays in each world (0 with none), the
+        network run once for all of them."""
+        k = len(self.scored)
+        if not k or not worlds:
+            return [0.0] * len(worlds)
+        rows = np.empty((k * len(worlds), features.OBS_SIZE), dtype=np.float32)
+        masks = np.zeros((k * len(worlds), 52), dtype=bool)
+        r = 0
+        for world in worlds:
+            for sc in self.scored:
+                hand = mask_of(world.hands[sc.seat].elements()) | sc.later
+                row = rows[r]
+                row[:] = sc.base
+                cards = bits(hand)
+                row[[_HAND + c for c in cards]] = 1.0
+                row[[_UNSEEN + c for c in cards]] = 0.0
+                view = SeatView(self.options, hand, 0, sc.restricted & hand, 0, sc.trick, sc.suits_led, False)
+                legal = [p[0] for p in cascade(view)[-1][1]]
+                row[[_LEGAL + c for c in legal]] = 1.0
+                masks[r, legal] = True
+                masks[r, sc.card] = True  # it was played: legal in every world the sampler gives
+                r += 1
+        logits, _ = self.network.forward(rows)
+        logits = np.where(masks, logits[:, :52], -np.inf)
+        top = logits.max(axis=1, keepdims=True)
+        log_z = top[:, 0] + np.log(np.exp(logits - top).sum(axis=1))
+        chosen = logits[np.arange(len(rows)), [sc.card for _ in worlds for sc in self.scored]]
+        per_row = (chosen - log_z).reshape(len(worlds), k)
+        return [float(self.temper * x) for x in per_row.sum(axis=1)]
+
+
+def _view_of(obs: Observation, tricks: list[Trick], k: int, i: int, seat: Seat) -> Observation:
+    """``seat``'s view when it made play ``i`` of trick ``k``, its hand left empty."""
+    done = tuple(tricks[:k])
+    seq = tricks[k].plays if k < len(tricks) else obs.trick
+    before = tuple(seq[:i])
+    played = [(s, c) for t in done for s, p in t.plays for c in p] + [(s, c) for s, p in before for c in p]
+    # What the observer knows of the exposures, as ``seat`` would see it then (the observer's own
+    # hidden exposures only once played; ``seat``'s own hidden ones as the observer sees them).
+    known: list[Exposure] = list(obs.exposures)
+    visible, hidden = visible_exposures(known, seat, played)
+    return Observation(
+        options=obs.options,
+        seat=seat,
+        phase=Phase.PLAY,
+        hand=(),
+        first_card=None,
+        exposures=visible,
+        hidden_counts=hidden,
+        tricks=done,
+        trick=before,
+        turn=None,  # no legal plays from an empty hand: the world fills them in
+        deal_index=obs.deal_index,
+        first_receiver=obs.first_receiver,
+        must_lead_c2=False,
+    )
