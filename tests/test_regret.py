@@ -4,6 +4,7 @@ legal action minus its value of the network's choice; the report's lines add up.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +12,7 @@ import pytest
 
 from gongzhu.learning import data as selfplay
 from gongzhu.learning.regret import KINDS, PARTS, kinds_of, main, parts_of, regret, report
+from gongzhu.learning.train import main as train_main
 from gongzhu.players import features
 from gongzhu.players.network import default_network
 from gongzhu.players.observation import observe
@@ -104,3 +106,30 @@ def test_the_report_adds_up(shards: Path, capsys: pytest.CaptureFixture[str]) ->
     assert main(["--data", str(shards)]) == 0
     table = capsys.readouterr().out
     assert table.startswith("| decision | part |") and f"| all | all | {total.decisions:,} |" in table
+
+
+def test_broken_shards_are_named_not_tracebacks(shards: Path, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """A truncated shard, a file that is no archive, an archive without the decisions' fields and
+    a folder without shards: load names the file; the regret and training commands exit with
+    argparse's status 2 and that one line, no traceback."""
+    whole = sorted(shards.glob("*.npz"))[0]
+    truncated = tmp_path / "truncated.npz"
+    truncated.write_bytes(whole.read_bytes()[: whole.stat().st_size // 2])
+    text = tmp_path / "text.npz"
+    text.write_text("not a shard\n")
+    other = tmp_path / "other.npz"
+    np.savez(other, weights=np.zeros(3))
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for bad, says in ((truncated, "not a readable shard"), (text, "not a readable shard"),
+                      (other, "not a shard of decisions (no observation"), (empty, "no .npz shards")):
+        with pytest.raises(selfplay.DataError, match=re.escape(says)):
+            selfplay.load([bad])
+        for command in (main, train_main):
+            with pytest.raises(SystemExit) as exit_:
+                command(["--data", str(bad), "--out", str(tmp_path / "n.npz")] if command is train_main
+                        else ["--data", str(bad)])
+            assert exit_.value.code == 2
+            err = capsys.readouterr().err
+            assert str(bad) in err and says in err and "Traceback" not in err

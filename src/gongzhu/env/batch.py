@@ -68,7 +68,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gongzhu.players import features
-from gongzhu.players.features import BLOCKS, DECLARABLE_KINDS, N_ACTIONS, OBS_SIZE
+from gongzhu.players.features import DECLARABLE_KINDS, N_ACTIONS, OBS_SIZE, OFFSET
 from gongzhu.players.observation import observe
 from gongzhu.rules.cards import ALL_CARDS, EXPOSABLE, Card, Seat
 from gongzhu.rules.deal import Deal
@@ -108,7 +108,6 @@ IllegalActionError = _error_class()
 
 _MASK64 = (1 << 64) - 1
 _SEATS = (*Seat, None)  # by the C's seat number; -1: nobody
-_AT = {b.name: b.start for b in BLOCKS}
 #: The observation blocks the C writes, in the order it takes their starts (``_fastenv.h``),
 #: then the options block and the vector's length.
 _LAYOUT = ("hand", "played", "trick", "taken", "exposed", "unseen", "legal", "phase", "position", "led",
@@ -138,7 +137,7 @@ def _c_options(rules: Options) -> tuple[Any, ...]:
 def _options_block(rules: Options) -> npt.NDArray[np.float32]:
     """The observation's options block (constant for given options), as the encoding writes it."""
     vector = features.encode(observe(Deal.new(rules, 0), Seat.N))
-    return np.ascontiguousarray(vector[_AT["decks"]:], dtype=np.float32)
+    return np.ascontiguousarray(vector[OFFSET["decks"]:], dtype=np.float32)
 
 
 class BatchEnv:
@@ -172,7 +171,7 @@ class BatchEnv:
         self.rewards = np.zeros((n, 4), dtype=np.float32)
         self.raw = np.zeros((n, 4), dtype=np.int64)
         self.takers = np.full((n, 2), -1, dtype=np.int8)
-        layout = (*(_AT[name] for name in _LAYOUT), OBS_SIZE)
+        layout = (*(OFFSET[name] for name in _LAYOUT), OBS_SIZE)
         self._batch = _BATCH(n, seed & _MASK64, threads, _c_options(rules), layout, _options_block(rules),
                              self.observations, self.action_masks, self.to_act, self.dones, self.raw, self.takers)
 

@@ -43,6 +43,7 @@ import os
 import random
 import sys
 import time
+import zipfile
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -61,13 +62,21 @@ from gongzhu.rules.deal import Deal, Phase
 from gongzhu.rules.dealing import deal_seed
 from gongzhu.rules.options import PRESETS, Options
 
-__all__ = ["BEHAVIOURS", "DEFAULT_ITERATIONS", "DealPlayed", "Decision", "continuation_values", "load", "main",
+__all__ = ["BEHAVIOURS", "DEFAULT_ITERATIONS", "DataError", "DealPlayed", "Decision", "continuation_values", "load",
+           "main",
            "play_deal", "read_shards", "write_shard"]
 
 #: Worlds the expert samples per decision (its values' noise falls with more).
 DEFAULT_ITERATIONS = 100
 #: Who chooses the actions played (the expert values every decision either way).
 BEHAVIOURS = ("expert", "learned")
+#: What every shard holds, per decision.
+_FIELDS = ("observation", "mask", "values", "action", "seat", "outcome", "deal")
+
+
+class DataError(ValueError):
+    """Shards that cannot be read: none found, or a file that is not a whole shard (the message
+    names the file)."""
 
 
 @dataclass(frozen=True)
@@ -228,9 +237,19 @@ def read_shards(paths: Sequence[Path]) -> dict[str, npt.NDArray[np.generic]]:
     index of its deal in its run (``deal``)."""
     parts: dict[str, list[npt.NDArray[np.generic]]] = {}
     for p in paths:
-        with np.load(p) as z:
-            for k in ("observation", "mask", "values", "action", "seat", "outcome", "deal"):
-                parts.setdefault(k, []).append(z[k])
+        try:
+            with np.load(p, allow_pickle=False) as z:
+                read = {k: z[k] for k in _FIELDS if k in z.files}
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as e:
+            raise DataError(f"{p}: not a readable shard ({e})") from e
+        missing = [k for k in _FIELDS if k not in read]
+        if missing:
+            raise DataError(f"{p}: not a shard of decisions (no {', '.join(missing)})")
+        n = len(read["action"])
+        if any(len(v) != n for v in read.values()):
+            raise DataError(f"{p}: its fields hold different numbers of decisions")
+        for k, v in read.items():
+            parts.setdefault(k, []).append(v)
     out = {k: np.concatenate(v) for k, v in parts.items()}
     out["observation"] = out["observation"].astype(np.float32)
     return out
@@ -244,7 +263,7 @@ def load(paths: Sequence[Path]) -> dict[str, npt.NDArray[np.generic]]:
         files += sorted(p.glob("*.npz")) if p.is_dir() else [p]
     files = [f for f in files if not f.name.endswith(".tmp.npz")]
     if not files:
-        raise SystemExit(f"no .npz shards under {', '.join(map(str, paths))}")
+        raise DataError(f"no .npz shards under {', '.join(map(str, paths))}")
     parts = []
     for i, f in enumerate(files):
         d = read_shards([f])

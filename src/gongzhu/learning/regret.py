@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from gongzhu.learning.data import load
+from gongzhu.learning.data import DataError, load
 from gongzhu.players.features import CARD_FEATURES, block_of, card_features
 from gongzhu.players.network import Network, NetworkError, default_network
 
@@ -151,7 +151,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         network = default_network() if a.network is None else Network.load(a.network)
     except NetworkError as e:
         p.error(f"--network: {e}")
-    data = load(a.data)
+    try:
+        data = load(a.data)
+    except DataError as e:
+        p.error(f"--data: {e}")
     lines = report(network, data)
     if a.json:
         print(json.dumps([asdict(g) for g in lines], indent=1))

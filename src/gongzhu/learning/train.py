@@ -38,7 +38,7 @@ import numpy.typing as npt
 import torch
 from torch import nn
 
-from gongzhu.learning.data import load
+from gongzhu.learning.data import DataError, load
 from gongzhu.players.features import CARD_FEATURES, N_ACTIONS, OBS_SIZE, card_features
 from gongzhu.players.network import NETWORK_FORMAT, NETWORK_FORMAT_CARDS, Network, NetworkError
 
@@ -363,7 +363,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                     epochs=a.epochs, minutes=a.minutes,
                     batch=a.batch, lr=a.lr, temperature=a.temperature, dropout=a.dropout,
                     weight_decay=a.weight_decay, seed=a.seed, threads=a.threads)
-    data = load(a.data)
+    try:
+        data = load(a.data)
+    except DataError as e:
+        p.error(f"--data: {e}")
     print(f"{len(data['action'])} decisions", file=sys.stderr)
     network, curve = train(data, config, init=init, log=sys.stderr)
     a.out.parent.mkdir(parents=True, exist_ok=True)

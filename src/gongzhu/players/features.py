@@ -33,8 +33,9 @@ This module imports the rules core and the players' observation (and numpy).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 import numpy as np
 import numpy.typing as npt
@@ -55,6 +56,7 @@ __all__ = [
     "DECLARABLE_KINDS",
     "N_ACTIONS",
     "OBS_SIZE",
+    "OFFSET",
     "Block",
     "Building",
     "action_mask",
@@ -156,7 +158,8 @@ BLOCKS: tuple[Block, ...] = _layout([
 ])
 #: Length of the observation vector.
 OBS_SIZE = BLOCKS[-1].start + BLOCKS[-1].size
-_AT = {b.name: b.start for b in BLOCKS}
+#: Where each :data:`BLOCKS` entry starts in the observation vector, by name.
+OFFSET: Mapping[str, int] = MappingProxyType({b.name: b.start for b in BLOCKS})
 _SIZE = {b.name: b.size for b in BLOCKS}
 
 
@@ -167,18 +170,18 @@ def relative_seats(options: Options, seat: Seat) -> tuple[Seat, Seat, Seat, Seat
 
 
 def _option_vector(options: Options) -> Vector:
-    v = np.zeros(OBS_SIZE - _AT["decks"], dtype=np.float32)
-    base = _AT["decks"]
-    v[_AT["decks"] - base] = options.decks == 2
-    v[_AT["direction"] - base] = options.clockwise
-    v[_AT["heart_values"] - base] = options.heart_values == "book"
-    v[_AT["auto_fourth"] - base] = options.auto_fourth_applies
-    v[_AT["exposed_discard"] - base] = options.exposed_discard_before_suit_led
-    v[_AT["self_catch"] - base] = options.self_catch
-    v[_AT["double_pig"] - base] = options.double_pig
+    v = np.zeros(OBS_SIZE - OFFSET["decks"], dtype=np.float32)
+    base = OFFSET["decks"]
+    v[OFFSET["decks"] - base] = options.decks == 2
+    v[OFFSET["direction"] - base] = options.clockwise
+    v[OFFSET["heart_values"] - base] = options.heart_values == "book"
+    v[OFFSET["auto_fourth"] - base] = options.auto_fourth_applies
+    v[OFFSET["exposed_discard"] - base] = options.exposed_discard_before_suit_led
+    v[OFFSET["self_catch"] - base] = options.self_catch
+    v[OFFSET["double_pig"] - base] = options.double_pig
     for key, block in (("exposure", "exposure_rule"), ("first_lead", "first_lead"),
                        ("discard_color", "discard_color"), ("scoring", "scoring")):
-        v[_AT[block] - base + OPTION_CHOICES[key].index(getattr(options, key))] = 1.0
+        v[OFFSET[block] - base + OPTION_CHOICES[key].index(getattr(options, key))] = 1.0
     return v
 
 
@@ -208,7 +211,7 @@ def encode(obs: Observation, declared: Sequence[tuple[Card, str]] = (), chosen: 
     where = {s: r for r, s in enumerate(rel)}
     for c in obs.hand:
         v[c.index] += unit
-    played_at, trick_at, taken_at, exposed_at = _AT["played"], _AT["trick"], _AT["taken"], _AT["exposed"]
+    played_at, trick_at, taken_at, exposed_at = OFFSET["played"], OFFSET["trick"], OFFSET["taken"], OFFSET["exposed"]
     for t in obs.tricks:
         for s, p in t.plays:
             for c in p:
@@ -223,41 +226,41 @@ def encode(obs: Observation, declared: Sequence[tuple[Card, str]] = (), chosen: 
             v[trick_at + 52 * where[s] + c.index] += unit
     for e in obs.exposures:
         v[exposed_at + 52 * where[e.seat] + e.card.index] += unit
-    unseen = _AT["unseen"]
+    unseen = OFFSET["unseen"]
     for c, n in obs.unseen().items():
         v[unseen + c.index] = n * unit
-    legal = _AT["legal"]
+    legal = OFFSET["legal"]
     for p in obs.legal:
         if len(p) == 1:
             v[legal + p[0].index] = 1.0
     play = obs.phase is Phase.PLAY
-    v[_AT["phase"] + (1 if play else 0)] = 1.0
+    v[OFFSET["phase"] + (1 if play else 0)] = 1.0
     if play:
-        v[_AT["position"] + len(obs.trick)] = 1.0
+        v[OFFSET["position"] + len(obs.trick)] = 1.0
         if obs.trick:
             first = obs.trick[0][1]
-            v[_AT["led"] + first[0].suit] = 1.0
-            v[_AT["pair_led"]] = len(first) == 2
+            v[OFFSET["led"] + first[0].suit] = 1.0
+            v[OFFSET["pair_led"]] = len(first) == 2
     per_seat = 13 * options.decks
-    v[_AT["tricks_done"]] = len(obs.tricks) / per_seat
+    v[OFFSET["tricks_done"]] = len(obs.tricks) / per_seat
     for r, s in enumerate(rel):
-        v[_AT["cards_left"] + r] = obs.cards_left(s) / per_seat
-        v[_AT["hidden"] + r] = obs.hidden_counts[s] / (4 * options.decks)
+        v[OFFSET["cards_left"] + r] = obs.cards_left(s) / per_seat
+        v[OFFSET["hidden"] + r] = obs.hidden_counts[s] / (4 * options.decks)
     for s, suits in obs.voids().items():
         for u in suits:
-            v[_AT["voids"] + 4 * where[s] + u] = 1.0
+            v[OFFSET["voids"] + 4 * where[s] + u] = 1.0
     suits_led = obs.suits_led_mask()
     for k in range(4):
         if suits_led >> k & 1:
-            v[_AT["suits_led"] + k] = 1.0
-    v[_AT["must_lead_c2"]] = obs.must_lead_c2 and play and not obs.tricks and not obs.trick
+            v[OFFSET["suits_led"] + k] = 1.0
+    v[OFFSET["must_lead_c2"]] = obs.must_lead_c2 and play and not obs.tricks and not obs.trick
     for c in chosen:
-        v[_AT["chosen"] + c.index] += unit
+        v[OFFSET["chosen"] + c.index] += unit
     for c, kind in declared:
-        v[_AT["declared"] + 3 * _SPECIAL_INDEX[c] + DECLARABLE_KINDS.index(kind)] += unit
+        v[OFFSET["declared"] + 3 * _SPECIAL_INDEX[c] + DECLARABLE_KINDS.index(kind)] += unit
     if obs.first_card in _SPECIAL_INDEX:
-        v[_AT["first_card"] + _SPECIAL_INDEX[obs.first_card]] = 1.0
-    v[_AT["decks"]:] = _options_block(options)
+        v[OFFSET["first_card"] + _SPECIAL_INDEX[obs.first_card]] = 1.0
+    v[OFFSET["decks"]:] = _options_block(options)
     return v
 
 
@@ -311,7 +314,7 @@ _QS, _JD, _TC = (next(c.index for c in ALL_CARDS if c.code == k) for k in ("QS",
 def block_of(x: Vector, name: str) -> Vector:
     """The values of the :data:`BLOCKS` entry ``name`` in a batch of observation vectors
     (``B x OBS_SIZE``): ``B x`` its size, a view."""
-    return x[:, _AT[name]:_AT[name] + _SIZE[name]]
+    return x[:, OFFSET[name]:OFFSET[name] + _SIZE[name]]
 
 
 def card_features(x: Vector) -> Vector:

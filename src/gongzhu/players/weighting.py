@@ -33,8 +33,7 @@ from gongzhu.rules.options import Options
 
 __all__ = ["PlayLikelihood"]
 
-_AT = {b.name: b.start for b in features.BLOCKS}
-_HAND, _UNSEEN, _LEGAL = _AT["hand"], _AT["unseen"], _AT["legal"]
+_HAND, _UNSEEN, _LEGAL = features.OFFSET["hand"], features.OFFSET["unseen"], features.OFFSET["legal"]
 
 
 class _Scored:
