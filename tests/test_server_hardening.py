@@ -8,6 +8,7 @@ R10's integers allow.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import random
@@ -540,24 +541,30 @@ def test_refusals_are_json_and_odd_ids_never_reach_the_database(client: TestClie
         assert ws.receive_json()["message"].startswith("unknown match")
 
 
+@contextlib.contextmanager
+def busy_hint_pool(client: TestClient) -> Iterator[None]:
+    """The server's hint pool held by another task until the block ends."""
+    release = threading.Event()
+    busy = tables_of(client).hint_pool.submit(release.wait, 30)
+    try:
+        yield
+    finally:
+        release.set()
+        busy.result()
+
+
 def test_a_hint_does_not_hold_up_the_connection(client: TestClient) -> None:
     """While a hint is computed, the same connection's play is handled; the late hint names the
     position it ranks (the page drops it)."""
     match_id = new_match(client, seed=12, options={"exposure": "none"})
-    tables = tables_of(client)
-    release = threading.Event()
     with client.websocket_connect(f"/ws/{match_id}") as ws:
         browser = Browser(ws)
         state = browser.settle()
-        busy = tables.hint_pool.submit(release.wait, 30)
-        try:
+        with busy_hint_pool(client):
             browser.send({"type": "hint"})
             browser.send({"type": "play", "cards": state["legal"][0]})
             first = browser.receive()
             assert unversioned(first) == {"type": "played", "seat": "S", "cards": state["legal"][0]}
-        finally:
-            release.set()
-            busy.result()
         while (message := browser.receive())["type"] != "hint":
             pass
         assert (message["deal_index"], message["hand_size"]) == (state["deal_index"], len(state["hand"]))
@@ -568,22 +575,16 @@ def test_a_quick_hint_does_not_wait_for_the_hint_pool(client: TestClient) -> Non
     """A quick hint (the network's) is answered at once, even while the hint pool is busy with a
     search; the search hint asked together with it comes after, once the pool is free."""
     match_id = new_match(client, seed=12, options={"exposure": "none"})
-    tables = tables_of(client)
-    release = threading.Event()
     with client.websocket_connect(f"/ws/{match_id}") as ws:
         browser = Browser(ws)
         state = browser.settle()
-        busy = tables.hint_pool.submit(release.wait, 30)
-        try:
+        with busy_hint_pool(client):
             browser.send({"type": "hint"})
             browser.send({"type": "hint", "quick": True})
             quick = browser.receive()
             assert quick["type"] == "hint" and quick["source"] == "network"
             assert (quick["deal_index"], quick["hand_size"]) == (state["deal_index"], len(state["hand"]))
             assert sorted(h["cards"] for h in quick["hints"]) == sorted(state["legal"])
-        finally:
-            release.set()
-            busy.result()
         search = browser.receive()
         assert search["type"] == "hint" and search["source"] == "search"
         assert sorted(h["cards"] for h in search["hints"]) == sorted(state["legal"])
