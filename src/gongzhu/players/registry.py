@@ -9,12 +9,16 @@ the bot do not list them."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from gongzhu.players.base import Player
 from gongzhu.players.beginner import BeginnerPlayer
 from gongzhu.players.expert import ExpertPlayer, FlatMonteCarloPlayer
 from gongzhu.players.intermediate import IntermediatePlayer
 from gongzhu.players.random_player import RandomPlayer
+
+if TYPE_CHECKING:  # numpy is loaded only when a learned player is made
+    from gongzhu.players.learned import Rank
 
 __all__ = ["LEVELS", "RESEARCH_LEVELS", "arena_levels", "make_player"]
 
@@ -34,10 +38,12 @@ def _intermediate(seed: int | None, think: float | None, iterations: int | None)
 # The learned player and the network load numpy (and its BLAS threads) when first asked for, not
 # when a command starts: a command waiting on its input must still get its Ctrl-C on the main
 # thread.
-def _learned(seed: int | None, think: float | None, iterations: int | None) -> Player:
-    from gongzhu.players.learned import LearnedPlayer
+def _learned(rank: Rank) -> Callable[[int | None, float | None, int | None], Player]:
+    def factory(seed: int | None, think: float | None, iterations: int | None) -> Player:
+        from gongzhu.players.learned import LearnedPlayer
 
-    return LearnedPlayer(seed, think, iterations)
+        return LearnedPlayer(seed, think, iterations, rank=rank)
+    return factory
 
 
 #: Level name -> factory(seed, think seconds or None for the level's default, iterations or None).
@@ -47,7 +53,7 @@ LEVELS: dict[str, Callable[[int | None, float | None, int | None], Player]] = {
     "intermediate": _intermediate,
     "expert": ExpertPlayer,
     "flatmc": FlatMonteCarloPlayer,
-    "learned": _learned,
+    "learned": _learned("policy"),
 }
 
 
@@ -55,12 +61,6 @@ def _expert_endgame(tricks: int) -> Callable[[int | None, float | None, int | No
     def factory(seed: int | None, think: float | None, iterations: int | None) -> Player:
         return ExpertPlayer(seed, think, iterations, endgame=tricks)
     return factory
-
-
-def _learned_values(seed: int | None, think: float | None, iterations: int | None) -> Player:
-    from gongzhu.players.learned import LearnedPlayer
-
-    return LearnedPlayer(seed, think, iterations, rank="values")
 
 
 def _expert_weighted(seed: int | None, think: float | None, iterations: int | None) -> Player:
@@ -78,7 +78,7 @@ def _expert_weighted(seed: int | None, think: float | None, iterations: int | No
 RESEARCH_LEVELS: dict[str, Callable[[int | None, float | None, int | None], Player]] = {
     **{f"expert-endgame{k}": _expert_endgame(k) for k in (3, 4, 5, 6)},
     "expert-weighted": _expert_weighted,
-    "learned-values": _learned_values,
+    "learned-values": _learned("values"),
 }
 
 
