@@ -16,7 +16,7 @@ import torch
 
 from gongzhu.learning import data as selfplay
 from gongzhu.learning.data import load
-from gongzhu.learning.train import Config, PolicyValueNet, export, shape_of, train, write_curve
+from gongzhu.learning.train import Config, PolicyValueNet, _split, export, shape_of, train, write_curve
 from gongzhu.learning.train import main as train_main
 from gongzhu.players import features
 from gongzhu.players.features import ACTION_DONE, N_ACTIONS, OBS_SIZE
@@ -192,6 +192,31 @@ def test_training_continues_from_a_network_of_the_same_shape(tmp_path: Path) -> 
     first.save(tmp_path / "first.npz")
     with pytest.raises(SystemExit):
         train_main(["--data", str(out), "--init", str(tmp_path / "first.npz"), "--hidden", "32"])
+
+
+def test_the_curve_reports_the_policys_expected_regret_and_training_can_weigh_it(tmp_path: Path) -> None:
+    """``val_regret``: the raw points the policy's softmax gives up against the expert's best legal
+    action on the held-out decisions, by the expert's values — at learning rate 0, what the
+    starting network's own softmax gives up there.  ``regret_weight`` adds it to the loss."""
+    out = tmp_path / "data"
+    list(selfplay.run("online", 3, 8, out, iterations=3, shard=2))
+    data = load([out])
+    config = Config(hidden=(32,), card_hidden=8, epochs=2, minutes=5, batch=64, dropout=0.0, threads=1)
+    first, _ = train(data, config)
+    _, curve = train(data, replace(config, lr=0.0), init=first)
+    _, held_out = _split(data, config.validation, config.seed)
+    values = np.asarray(data["values"][held_out], dtype=np.float64)
+    logits, _ = first.forward(np.asarray(data["observation"][held_out], dtype=np.float32))
+    logits = np.where(np.isnan(values), -np.inf, logits.astype(np.float64))
+    p = np.exp(logits - logits.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    gives_up = np.nan_to_num(np.nanmax(values, axis=1, keepdims=True) - values, nan=0.0)
+    expected = float((p * gives_up).sum(axis=1).mean())
+    assert expected > 0
+    assert curve[0]["val_regret"] == pytest.approx(expected, rel=1e-3)
+    weighed, weighed_curve = train(data, replace(config, regret_weight=5.0, epochs=20, lr=3e-3), init=first)
+    assert weighed.meta["trained"]["regret_weight"] == 5.0
+    assert weighed_curve[-1]["train_regret"] < 0.8 * weighed_curve[0]["train_regret"]
 
 
 def test_the_shipped_network_is_small_and_trained() -> None:

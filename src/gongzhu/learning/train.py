@@ -7,7 +7,11 @@ policy logits and a value.  On each kept decision of :mod:`gongzhu.learning.data
   action values over the legal actions at temperature ``--temperature`` (raw points; low: the
   expert's best action alone, high: its ranking);
 * the values learn the expert's values of the legal actions: mean squared error in units of
-  ``value_scale`` raw points.
+  ``value_scale`` raw points;
+* with ``--regret-weight`` above zero, the policy also pays its expected regret: the points its
+  softmax gives up against the expert's best action, by the expert's values (in units of the
+  temperature), so that a decision where the choice costs much counts for more than one where
+  every action is worth about the same.
 
 Decisions are split into training and held-out validation by deal (no deal in both).  After each
 epoch the validation losses and how often the network's best legal action is the expert's (its
@@ -63,6 +67,7 @@ class Config:
     temperature: float = 10.0
     value_scale: float = 400.0
     value_weight: float = 1.0
+    regret_weight: float = 0.0
     validation: float = 0.05
     seed: int = 1
     threads: int = 2
@@ -185,7 +190,10 @@ def train(data: dict[str, npt.NDArray[Any]], config: Config, *, init: Network | 
     legal = torch.from_numpy(~np.isnan(values))
     target_p = torch.from_numpy(_targets(values, config.temperature))
     target_v = torch.from_numpy(np.nan_to_num(values / config.value_scale, nan=0.0))
-    best_a = torch.from_numpy(np.nanargmax(np.where(np.isnan(values), -np.inf, values), axis=1))
+    legal_values = np.where(np.isnan(values), -np.inf, values)
+    best_a = torch.from_numpy(legal_values.argmax(axis=1))
+    # What each legal action gives up against the expert's best, in raw points (0 where illegal).
+    gives_up = torch.from_numpy(np.nan_to_num(legal_values.max(axis=1, keepdims=True) - values, nan=0.0))
     model = PolicyValueNet(config.hidden, config.dropout, config.card_hidden)
     if init is not None:
         model.load_state_dict(_state_of(init, model))
@@ -202,7 +210,7 @@ def train(data: dict[str, npt.NDArray[Any]], config: Config, *, init: Network | 
         """How far training is, by steps or by time, whichever is further (0 … 1)."""
         return min(1.0, max(step / total_steps, (time.monotonic() - t0) / budget))
 
-    def losses(rows: npt.NDArray[Any]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    def losses(rows: npt.NDArray[Any]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
         idx = torch.from_numpy(rows)
         cards = None if card_rows is None else torch.from_numpy(card_rows[rows].astype(np.float32))
         logits, v = model(x[idx], cards)
@@ -211,17 +219,24 @@ def train(data: dict[str, npt.NDArray[Any]], config: Config, *, init: Network | 
         policy_loss = -(target_p[idx] * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
         value_loss = (((v - target_v[idx]) ** 2) * mask).sum() / mask.sum()
         agree = (logits.argmax(dim=1) == best_a[idx]).float().mean()
-        return policy_loss, value_loss, agree
+        expected_regret = (torch.softmax(logits, dim=1) * gives_up[idx]).sum(dim=1).mean()
+        return policy_loss, value_loss, agree, expected_regret
+
+    regret_coef = config.regret_weight / config.temperature
+
+    def held_out_loss(point: dict[str, float]) -> float:
+        """The loss trained on, on the held-out decisions, of a point of the curve."""
+        return point["val_policy"] + config.value_weight * point["val_values"] + regret_coef * point["val_regret"]
 
     for epoch in range(config.epochs):
         model.train()
         order = rng.permutation(train_rows)
-        sums = [0.0, 0.0, 0.0]
+        sums = [0.0, 0.0, 0.0, 0.0]
         batches = 0
         for start in range(0, len(order), config.batch):
             rows = order[start:start + config.batch]
-            p_loss, v_loss, agree = losses(rows)
-            loss = p_loss + config.value_weight * v_loss
+            p_loss, v_loss, agree, e_regret = losses(rows)
+            loss = p_loss + config.value_weight * v_loss + regret_coef * e_regret
             # A short warm-up, then a cosine decay to zero over the steps or the time allowed.
             done = progress()
             warm = min(200, max(1, total_steps // 10))
@@ -234,16 +249,18 @@ def train(data: dict[str, npt.NDArray[Any]], config: Config, *, init: Network | 
             sums[0] += p_loss.item()
             sums[1] += v_loss.item()
             sums[2] += agree.item()
+            sums[3] += e_regret.item()
             batches += 1
         model.eval()
         with torch.no_grad():
-            vp, vv, va = [], [], []
+            vp, vv, va, vr = [], [], [], []
             for start in range(0, len(val_rows), 4096):
-                p_loss, v_loss, agree = losses(val_rows[start:start + 4096])
+                p_loss, v_loss, agree, e_regret = losses(val_rows[start:start + 4096])
                 n = len(val_rows[start:start + 4096])
                 vp.append(float(p_loss) * n)
                 vv.append(float(v_loss) * n)
                 va.append(float(agree) * n)
+                vr.append(float(e_regret) * n)
         n_val = max(len(val_rows), 1)
         point = {
             "epoch": epoch + 1,
@@ -251,15 +268,17 @@ def train(data: dict[str, npt.NDArray[Any]], config: Config, *, init: Network | 
             "train_policy": sums[0] / batches,
             "train_values": sums[1] / batches,
             "train_agreement": sums[2] / batches,
+            "train_regret": sums[3] / batches,
             "val_policy": sum(vp) / n_val,
             "val_values": sum(vv) / n_val,
             "val_agreement": sum(va) / n_val,
+            "val_regret": sum(vr) / n_val,
         }
         curve.append(point)
         if log is not None:
             print(" ".join(f"{k}={v:.4f}" if isinstance(v, float) else f"{k}={v}" for k, v in point.items()),
                   file=log, flush=True)
-        val_loss = point["val_policy"] + config.value_weight * point["val_values"]
+        val_loss = held_out_loss(point)
         if val_loss < best_loss:
             best_loss = val_loss
             best_state = {k: v.clone() for k, v in model.state_dict().items()}
@@ -267,7 +286,7 @@ def train(data: dict[str, npt.NDArray[Any]], config: Config, *, init: Network | 
             break
     if best_state is not None:
         model.load_state_dict(best_state)
-    best = min(curve, key=lambda p: p["val_policy"] + config.value_weight * p["val_values"])
+    best = min(curve, key=held_out_loss)
     meta = {
         "value_scale": config.value_scale,
         "hidden": list(config.hidden),
@@ -279,6 +298,7 @@ def train(data: dict[str, npt.NDArray[Any]], config: Config, *, init: Network | 
             "best_epoch": int(best["epoch"]),
             "val_agreement": round(best["val_agreement"], 4),
             "temperature": config.temperature,
+            "regret_weight": config.regret_weight,
             "dropout": config.dropout,
             "weight_decay": config.weight_decay,
             "seed": config.seed,
@@ -309,10 +329,11 @@ def write_curve(curve: Sequence[dict[str, float]], csv_path: Path, plot_path: Pa
         print("matplotlib is not installed: no plot", file=sys.stderr)
         return
     minutes = [p["minutes"] for p in curve]
-    fig, axes = plt.subplots(1, 3, figsize=(13, 3.6))
+    fig, axes = plt.subplots(1, 4, figsize=(17, 3.6))
     for ax, key, title in ((axes[0], "policy", "policy loss (cross-entropy)"),
                            (axes[1], "values", f"value loss (MSE, units of {value_scale:g} points)"),
-                           (axes[2], "agreement", "best action = expert's")):
+                           (axes[2], "agreement", "best action = expert's"),
+                           (axes[3], "regret", "policy's expected regret (raw points)")):
         ax.plot(minutes, [p[f"train_{key}"] for p in curve], label="training")
         ax.plot(minutes, [p[f"val_{key}"] for p in curve], label="validation")
         ax.set_title(title)
@@ -342,6 +363,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--batch", type=int, default=Config.batch)
     p.add_argument("--lr", type=float, default=Config.lr)
     p.add_argument("--temperature", type=float, default=Config.temperature)
+    p.add_argument("--regret-weight", type=float, default=Config.regret_weight,
+                   help="weight of the policy's expected regret (points given up against the expert's "
+                        "best action, in units of the temperature) beside its cross-entropy")
     p.add_argument("--dropout", type=float, default=Config.dropout)
     p.add_argument("--weight-decay", type=float, default=Config.weight_decay)
     p.add_argument("--seed", type=int, default=Config.seed)
@@ -362,6 +386,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     config = Config(hidden=hidden, card_hidden=card_hidden,
                     epochs=a.epochs, minutes=a.minutes,
                     batch=a.batch, lr=a.lr, temperature=a.temperature, dropout=a.dropout,
+                    regret_weight=a.regret_weight,
                     weight_decay=a.weight_decay, seed=a.seed, threads=a.threads)
     try:
         data = load(a.data)
