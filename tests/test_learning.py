@@ -324,3 +324,28 @@ def test_selfplay_can_follow_the_learned_network_while_the_expert_values(tmp_pat
     assert names == ["online-s5-learned-d0000000.npz"]
     with pytest.raises(ValueError, match="behaviour"):
         list(selfplay.run("online", 5, 1, tmp_path, behaviour="random"))
+
+
+def test_selfplay_can_keep_only_some_kinds_of_decision(tmp_path: Path) -> None:
+    """--kinds: the expert values and the shard keeps only those kinds of decision; the network
+    plays the others, so the deal goes as it would with every decision valued."""
+    network = default_network()
+    every = selfplay.play_deal(PRESETS["online"], 5, 2, iterations=3, explore=0.0, behaviour=network)
+    leads = selfplay.play_deal(PRESETS["online"], 5, 2, iterations=3, explore=0.0, behaviour=network,
+                               kinds=["lead"])
+    assert leads.actions == every.actions
+    kinds = selfplay.kinds_of(np.array([d.observation for d in every.decisions]))
+    want = [d for d, k in zip(every.decisions, kinds, strict=True) if selfplay.KINDS[k] == "lead"]
+    assert 0 < len(leads.decisions) == len(want) < len(every.decisions)
+    for got, d in zip(leads.decisions, want, strict=True):
+        assert np.array_equal(got.observation, d.observation) and got.step == d.step
+        assert np.array_equal(~np.isnan(got.values), got.mask.astype(bool))
+    names = [n for n, _, _ in selfplay.run("online", 5, 1, tmp_path, iterations=3, behaviour="learned",
+                                           kinds=["discard", "lead"])]
+    assert names == ["online-s5-learned-lead-discard-d0000000.npz"]
+    with pytest.raises(ValueError, match="learned behaviour"):
+        selfplay.play_deal(PRESETS["online"], 5, 2, iterations=3, explore=0.0, kinds=["lead"])
+    with pytest.raises(ValueError, match="not trump"):
+        list(selfplay.run("online", 5, 1, tmp_path, behaviour="learned", kinds=["trump"]))
+    with pytest.raises(SystemExit):
+        selfplay.main(["--out", str(tmp_path), "--kinds", "lead"])

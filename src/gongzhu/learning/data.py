@@ -24,6 +24,9 @@ highest policy logit among the legal actions) while the expert still values ever
 from the positions the learned player itself reaches, where its mistakes lead it and the expert's
 own play never goes, so that the next network learns what to do there (imitation learning's
 "dataset aggregation").  Such shards are named with ``learned`` and depend on the network too.
+With ``--kinds`` (learned behaviour only) the expert values and the shard keeps only the
+decisions of those :data:`KINDS` — the leads, say, where the network loses most — and the network
+plays the others unvalued: several times the decisions of those kinds for the same time.
 
 Deal ``i`` of a run with seed ``S`` is dealt from ``deal_seed(S, i)`` under the run's preset, and
 its players are seeded from ``(S, i, seat)``: the same command writes the same data, whatever
@@ -54,7 +57,7 @@ import numpy.typing as npt
 
 from gongzhu.players import features
 from gongzhu.players.expert import ExpertPlayer, objective_weights
-from gongzhu.players.features import ACTION_DONE, N_ACTIONS, OBS_SIZE, Building
+from gongzhu.players.features import ACTION_DONE, CARD_FEATURES, N_ACTIONS, OBS_SIZE, Building, block_of, card_features
 from gongzhu.players.network import Network, default_network
 from gongzhu.players.observation import Observation, observe
 from gongzhu.rules.cards import Seat
@@ -62,14 +65,16 @@ from gongzhu.rules.deal import Deal, Phase
 from gongzhu.rules.dealing import deal_seed
 from gongzhu.rules.options import PRESETS, Options
 
-__all__ = ["BEHAVIOURS", "DEFAULT_ITERATIONS", "DataError", "DealPlayed", "Decision", "continuation_values", "load",
-           "main",
-           "play_deal", "read_shards", "write_shard"]
+__all__ = ["BEHAVIOURS", "DEFAULT_ITERATIONS", "KINDS", "DataError", "DealPlayed", "Decision", "continuation_values",
+           "kinds_of", "load", "main", "play_deal", "read_shards", "write_shard"]
 
 #: Worlds the expert samples per decision (its values' noise falls with more).
 DEFAULT_ITERATIONS = 100
 #: Who chooses the actions played (the expert values every decision either way).
 BEHAVIOURS = ("expert", "learned")
+#: What a decision is: a step of a declaration (R4), a lead, a card of the suit led, a discard on
+#: another suit (R5.2).
+KINDS = ("declare", "lead", "follow", "discard")
 #: What every shard holds, per decision.
 _FIELDS = ("observation", "mask", "values", "action", "seat", "outcome", "deal")
 
@@ -101,6 +106,22 @@ class DealPlayed:
     seed: int
     actions: list[int]
     decisions: list[Decision]
+
+
+def kinds_of(observations: npt.NDArray[np.float32], chunk: int = 8192) -> npt.NDArray[np.int64]:
+    """Each decision's index in :data:`KINDS`, read from its observation vector: the exposure
+    phase; leading; a legal card of the suit led (a seat that holds the suit must follow it,
+    R5.2); or none."""
+    declare = block_of(observations, "phase")[:, 0] > 0.5
+    leading = block_of(observations, "position")[:, 0] > 0.5
+    follows = np.empty(len(observations), dtype=np.bool_)
+    names = [name for name, _ in CARD_FEATURES]
+    legal, of_led = names.index("legal"), names.index("follows")
+    for start in range(0, len(observations), chunk):
+        rows = card_features(observations[start:start + chunk])
+        follows[start:start + chunk] = (rows[:, :, legal] * rows[:, :, of_led]).sum(axis=1) > 0
+    kinds = np.where(declare, 0, np.where(leading, 1, np.where(follows, 2, 3)))
+    return kinds.astype(np.int64)
 
 
 def player_seed(seed: int, deal: int, seat: int) -> int:
@@ -154,10 +175,29 @@ def _path_to(best: Sequence[int], built: Sequence[int], legal: Sequence[int]) ->
     return ACTION_DONE
 
 
+def _kind_indices(kinds: Sequence[str] | None, learned: bool) -> frozenset[int] | None:
+    if kinds is None:
+        return None
+    unknown = sorted(set(kinds) - set(KINDS))
+    if unknown or not kinds:
+        raise ValueError(f"kinds must be some of {', '.join(KINDS)}, not {', '.join(unknown) or 'none'}")
+    if not learned:
+        raise ValueError("kinds needs the learned behaviour: the expert would value every decision to play it")
+    return frozenset(KINDS.index(k) for k in kinds)
+
+
+def _best_logit(network: Network, vector: npt.NDArray[np.float32], legal: Sequence[int]) -> int:
+    logits = network.forward(vector)[0]
+    return max(legal, key=lambda a: float(logits[a]))
+
+
 def play_deal(options: Options, seed: int, index: int, iterations: int, explore: float,
-              behaviour: Network | None = None) -> DealPlayed:
+              behaviour: Network | None = None, kinds: Sequence[str] | None = None) -> DealPlayed:
     """Deal ``index`` of a run seeded ``seed``, played by the expert in every seat, or by
-    ``behaviour`` (a network's best legal action) with the expert valuing each decision."""
+    ``behaviour`` (a network's best legal action) with the expert valuing each decision — or,
+    given ``kinds`` (a subset of :data:`KINDS`, with a ``behaviour`` only), each decision of
+    those kinds, the others played by the network unvalued and not kept."""
+    keep = _kind_indices(kinds, behaviour is not None)
     dealt_from = deal_seed(seed, index)
     deal = Deal.new(options, dealt_from)
     taken: list[int] = []
@@ -175,6 +215,14 @@ def play_deal(options: Options, seed: int, index: int, iterations: int, explore:
             features.take_action(deal, seat, legal[0], building)
             taken.append(legal[0])
             continue
+        vector = features.encode(obs, building.declared, building.chosen)
+        explored = rng.random() < explore
+        if keep is not None and int(kinds_of(vector[None, :])[0]) not in keep:
+            assert behaviour is not None
+            action = rng.choice(legal) if explored else _best_logit(behaviour, vector, legal)
+            features.take_action(deal, seat, action, building)
+            taken.append(action)
+            continue
         # A decision's options are valued once, however many steps build the chosen one.
         stamp = (int(seat), len(deal.actions))
         if cache is None or cache[:2] != stamp:
@@ -185,12 +233,10 @@ def play_deal(options: Options, seed: int, index: int, iterations: int, explore:
         options_valued = cache[2]
         built = _built(obs, building)
         values = continuation_values(options_valued, built, legal)
-        vector = features.encode(obs, building.declared, building.chosen)
-        if rng.random() < explore:
+        if explored:
             action = rng.choice(legal)
         elif behaviour is not None:
-            logits = behaviour.forward(vector)[0]
-            action = max(legal, key=lambda a: float(logits[a]))
+            action = _best_logit(behaviour, vector, legal)
         else:
             best = max(options_valued, key=lambda o: o[1])
             action = _path_to(best[0], built, legal)
@@ -272,19 +318,22 @@ def load(paths: Sequence[Path]) -> dict[str, npt.NDArray[np.generic]]:
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
 
-def _shard_name(preset: str, seed: int, first: int, behaviour: str = "expert") -> str:
+def _shard_name(preset: str, seed: int, first: int, behaviour: str = "expert",
+                kinds: Sequence[str] | None = None) -> str:
     by = "" if behaviour == "expert" else f"-{behaviour}"
-    return f"{preset}-s{seed}{by}-d{first:07d}.npz"
+    only = "" if kinds is None else "-" + "-".join(k for k in KINDS if k in kinds)
+    return f"{preset}-s{seed}{by}{only}-d{first:07d}.npz"
 
 
-def _work(job: tuple[str, int, int, int, int, float, str, str]) -> tuple[str, int, float]:
-    preset, seed, first, count, iterations, explore, out, behaviour = job
-    path = Path(out) / _shard_name(preset, seed, first, behaviour)
+def _work(job: tuple[str, int, int, int, int, float, str, str, tuple[str, ...] | None]) -> tuple[str, int, float]:
+    preset, seed, first, count, iterations, explore, out, behaviour, kinds = job
+    path = Path(out) / _shard_name(preset, seed, first, behaviour, kinds)
     if path.exists():
         return path.name, 0, 0.0
     t0 = time.perf_counter()
     network = default_network() if behaviour == "learned" else None
-    played = [play_deal(PRESETS[preset], seed, i, iterations, explore, network) for i in range(first, first + count)]
+    played = [play_deal(PRESETS[preset], seed, i, iterations, explore, network, kinds)
+              for i in range(first, first + count)]
     write_shard(path, played)
     return path.name, sum(len(p.decisions) for p in played), time.perf_counter() - t0
 
@@ -296,13 +345,17 @@ def _init_worker(niceness: int) -> None:
 
 def run(preset: str, seed: int, deals: int, out: Path, *, iterations: int = DEFAULT_ITERATIONS,
         explore: float = 0.05, shard: int = 20, workers: int = 1, niceness: int = 0,
-        first: int = 0, behaviour: str = "expert") -> Iterator[tuple[str, int, float]]:
+        first: int = 0, behaviour: str = "expert",
+        kinds: Sequence[str] | None = None) -> Iterator[tuple[str, int, float]]:
     """Play deals ``first .. first + deals - 1`` and write their shards; yields each shard's
-    name, number of decisions and seconds as it is written (0 decisions: it was already there)."""
+    name, number of decisions and seconds as it is written (0 decisions: it was already there).
+    ``kinds``: keep only decisions of those :data:`KINDS` (see :func:`play_deal`)."""
     if behaviour not in BEHAVIOURS:
         raise ValueError(f"behaviour must be one of {', '.join(BEHAVIOURS)}, not {behaviour!r}")
+    _kind_indices(kinds, behaviour != "expert")
+    only = None if kinds is None else tuple(k for k in KINDS if k in kinds)
     out.mkdir(parents=True, exist_ok=True)
-    jobs = [(preset, seed, s, min(shard, first + deals - s), iterations, explore, str(out), behaviour)
+    jobs = [(preset, seed, s, min(shard, first + deals - s), iterations, explore, str(out), behaviour, only)
             for s in range(first, first + deals, shard)]
     if workers <= 1:
         _init_worker(niceness)
@@ -326,17 +379,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--explore", type=float, default=0.05, help="share of random legal actions")
     p.add_argument("--behaviour", default="expert", choices=BEHAVIOURS,
                    help="who plays: the expert, or the shipped learned network (the expert values every decision)")
+    p.add_argument("--kinds", default=None,
+                   help=f"keep only these kinds of decision, comma-separated ({', '.join(KINDS)}; "
+                        "with --behaviour learned, which plays the others unvalued)")
     p.add_argument("--shard", type=int, default=20, help="deals per shard file")
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--nice", type=int, default=0, help="lower the workers' priority by this much")
     a = p.parse_args(argv)
     if a.deals < 1 or a.shard < 1 or a.workers < 1 or a.iterations < 1 or not 0 <= a.explore <= 1 or a.first < 0:
         p.error("--deals, --shard, --workers, --iterations must be positive, --first >= 0, --explore in [0, 1]")
+    kinds = None if a.kinds is None else [k.strip() for k in a.kinds.split(",") if k.strip()]
+    try:
+        _kind_indices(kinds, a.behaviour != "expert")
+    except ValueError as e:
+        p.error(f"--kinds: {e}")
     total = 0
     t0 = time.perf_counter()
     for name, n, seconds in run(a.preset, a.seed, a.deals, a.out, iterations=a.iterations, explore=a.explore,
                                 shard=a.shard, workers=a.workers, niceness=a.nice, first=a.first,
-                                behaviour=a.behaviour):
+                                behaviour=a.behaviour, kinds=kinds):
         total += n
         state = "kept" if n == 0 else f"{n} decisions in {seconds:.0f} s"
         print(f"{name}: {state}", flush=True)

@@ -34,32 +34,15 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from gongzhu.learning.data import DataError, load
-from gongzhu.players.features import CARD_FEATURES, block_of, card_features
+from gongzhu.learning.data import KINDS, DataError, kinds_of, load
+from gongzhu.players.features import block_of
 from gongzhu.players.network import Network, NetworkError, default_network
 
 __all__ = ["KINDS", "PARTS", "Group", "kinds_of", "main", "parts_of", "regret", "report"]
 
-#: What a decision is, in the order of the report.
-KINDS = ("declare", "lead", "follow", "discard")
 #: The parts of a deal, in the order of the report, each to the share of the deal's tricks
 #: finished before its last trick: 4, 9 and 13 tricks of 13.
 PARTS = (("opening", 4 / 13), ("middle", 9 / 13), ("end", 1.0))
-
-def kinds_of(observations: npt.NDArray[np.float32], chunk: int = 8192) -> npt.NDArray[np.int64]:
-    """Each decision's index in :data:`KINDS`, read from its observation vector: the exposure
-    phase; leading; a legal card of the suit led (a seat that holds the suit must follow it,
-    R5.2); or none."""
-    declare = block_of(observations, "phase")[:, 0] > 0.5
-    leading = block_of(observations, "position")[:, 0] > 0.5
-    follows = np.empty(len(observations), dtype=np.bool_)
-    names = [name for name, _ in CARD_FEATURES]
-    legal, of_led = names.index("legal"), names.index("follows")
-    for start in range(0, len(observations), chunk):
-        rows = card_features(observations[start:start + chunk])
-        follows[start:start + chunk] = (rows[:, :, legal] * rows[:, :, of_led]).sum(axis=1) > 0
-    kinds = np.where(declare, 0, np.where(leading, 1, np.where(follows, 2, 3)))
-    return kinds.astype(np.int64)
 
 
 def parts_of(observations: npt.NDArray[np.float32]) -> npt.NDArray[np.int64]:
