@@ -12,9 +12,10 @@
 #                                            # reproducible (100 worlds per decision)
 #   benchmarks/strength.sh learned  OUTDIR   # the learned level against intermediate (online,
 #                                            # partners), the expert on the same deals, the
-#                                            # policy against the action values, and the expert
-#                                            # weighing its worlds by the network against the
-#                                            # plain expert at the same think time (THINK, 0.05 s)
+#                                            # policy against the action values and the logits
+#                                            # alone, and the expert weighing its worlds by the
+#                                            # network against the plain expert at the same
+#                                            # think time (THINK, 0.05 s)
 # GONGZHU="python -m gongzhu.cli.main" and JOBS=N may be set; each run writes OUTDIR/<name>.json.
 set -euo pipefail
 mode=${1:?ladder, default, twodeck, endgame or learned}
@@ -71,6 +72,8 @@ learned)
     arena partners-learned-intermediate --players learned,intermediate,learned,intermediate \
         --preset partners --deals "${DEALS1:-1000}" --seed 62 --jobs "$jobs"
     arena online-learned-values-intermediate --players learned-values,intermediate,intermediate,intermediate \
+        --preset online --deals "${DEALS1:-1000}" --seed 61 --jobs "$jobs"
+    arena online-learned-policy-intermediate --players learned-policy,intermediate,intermediate,intermediate \
         --preset online --deals "${DEALS1:-1000}" --seed 61 --jobs "$jobs"
     # The expert on the first deals of the learned level's online run (the same seed deals them).
     arena online-expert-intermediate-61 --players expert,intermediate,intermediate,intermediate \

@@ -259,6 +259,41 @@ def test_the_learned_player_ranks_by_values_too() -> None:
         LearnedPlayer(rank="coin")  # type: ignore[arg-type]
 
 
+def test_the_learned_policy_leans_on_the_values_by_the_networks_weight() -> None:
+    """Ranking by the policy, each action scores its logit plus value_weight times its value:
+    the shipped network's own weight by default, none for ``learned-policy``."""
+    network = default_network()
+    assert network.value_weight > 0.0
+    deal = Deal.new(PRESETS["online"], 8)
+    for s in deal.undeclared:
+        deal.declare(s)
+    plain, leaning, heavy = (LearnedPlayer(value_weight=w) for w in (0.0, None, 1e6))
+    assert leaning.value_weight == network.value_weight
+    assert isinstance(make_player("learned-policy"), LearnedPlayer)
+    assert make_player("learned-policy").value_weight == 0.0  # type: ignore[attr-defined]
+    by_values = LearnedPlayer(rank="values")
+    differ = 0
+    while (turn := deal.turn) is not None:
+        obs = observe(deal, turn)
+        if len(obs.legal) > 1:
+            x = features.encode(obs)
+            logits, values = network.forward(x)
+            legal = [c.index for c, in obs.legal]
+            score = {a: float(logits[a]) + network.value_weight * float(values[a]) for a in legal}
+            assert leaning.choose_play(obs)[0].index == max(legal, key=score.__getitem__)
+            assert plain.choose_play(obs)[0].index == max(legal, key=lambda a: float(logits[a]))
+            assert heavy.choose_play(obs) == by_values.choose_play(obs)
+            differ += plain.choose_play(obs) != leaning.choose_play(obs)
+        deal.play(leaning.choose_play(obs), turn)
+    assert differ > 0  # the weight moves some choices of a whole deal
+    with pytest.raises(ValueError):
+        LearnedPlayer(value_weight=-1.0)
+    arrays = network.to_arrays()
+    arrays["meta"] = np.frombuffer(json.dumps({**network.meta, "value_weight": "much"}).encode(), dtype=np.uint8)
+    with pytest.raises(NetworkError, match="value_weight"):
+        Network.from_arrays(arrays)
+
+
 def test_world_weighting_scores_the_other_seats_plays() -> None:
     """The expert's world weighting (ExpertPlayer(weighting=...)): each world's weight is the
     network's probability of the other seats' recent plays seen from their own view in it."""
@@ -310,15 +345,17 @@ def test_weighing_is_paid_for_inside_the_think_budget() -> None:
 
 
 def test_selfplay_can_follow_the_learned_network_while_the_expert_values(tmp_path: Path) -> None:
-    """--behaviour learned: the seats play the network's best legal action, the expert still
-    values every decision; such shards have their own names."""
+    """--behaviour learned: the seats play the learned level's choice (the network's best legal
+    action by the policy leaning on the values), the expert still values every decision; such
+    shards have their own names."""
     network = default_network()
     played = selfplay.play_deal(PRESETS["online"], 5, 1, iterations=3, explore=0.0, behaviour=network)
     assert played.decisions
     for d in played.decisions:
-        logits = network.forward(d.observation)[0]
+        logits, values = network.forward(d.observation)
         legal = np.flatnonzero(d.mask)
-        assert d.action == legal[np.argmax(logits[legal])]
+        score = logits + network.value_weight * values
+        assert d.action == legal[np.argmax(score[legal])]
         assert np.array_equal(~np.isnan(d.values), d.mask.astype(bool))
     names = [name for name, _, _ in selfplay.run("online", 5, 1, tmp_path, iterations=3, behaviour="learned")]
     assert names == ["online-s5-learned-d0000000.npz"]

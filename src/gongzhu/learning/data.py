@@ -19,8 +19,9 @@ be learned from outcomes too.  The seat plays the expert's best action, or with 
 ``explore`` a uniformly random legal one (the values are kept either way), so that the data also
 holds positions the expert would not have reached.
 
-With ``--behaviour learned`` the seats play the shipped learned network's choice instead (its
-highest policy logit among the legal actions) while the expert still values every decision: data
+With ``--behaviour learned`` the seats play the shipped learned network's choice instead (the
+learned level's: its best legal action by the policy, leaning on the values by the network's
+``value_weight``) while the expert still values every decision: data
 from the positions the learned player itself reaches, where its mistakes lead it and the expert's
 own play never goes, so that the next network learns what to do there (imitation learning's
 "dataset aggregation").  Such shards are named with ``learned`` and depend on the network too.
@@ -58,6 +59,7 @@ import numpy.typing as npt
 from gongzhu.players import features
 from gongzhu.players.expert import ExpertPlayer, objective_weights
 from gongzhu.players.features import ACTION_DONE, CARD_FEATURES, N_ACTIONS, OBS_SIZE, Building, block_of, card_features
+from gongzhu.players.learned import policy_scores
 from gongzhu.players.network import Network, default_network
 from gongzhu.players.observation import Observation, observe
 from gongzhu.rules.cards import Seat
@@ -186,9 +188,11 @@ def _kind_indices(kinds: Sequence[str] | None, learned: bool) -> frozenset[int] 
     return frozenset(KINDS.index(k) for k in kinds)
 
 
-def _best_logit(network: Network, vector: npt.NDArray[np.float32], legal: Sequence[int]) -> int:
-    logits = network.forward(vector)[0]
-    return max(legal, key=lambda a: float(logits[a]))
+def _best_action(network: Network, vector: npt.NDArray[np.float32], legal: Sequence[int]) -> int:
+    """The learned level's choice with ``network``: its best legal action by the policy, leaning
+    on the values by the network's own weight."""
+    score = policy_scores(*network.forward(vector), network.value_weight)
+    return max(legal, key=lambda a: float(score[a]))
 
 
 def play_deal(options: Options, seed: int, index: int, iterations: int, explore: float,
@@ -219,7 +223,7 @@ def play_deal(options: Options, seed: int, index: int, iterations: int, explore:
         explored = rng.random() < explore
         if keep is not None and int(kinds_of(vector[None, :])[0]) not in keep:
             assert behaviour is not None
-            action = rng.choice(legal) if explored else _best_logit(behaviour, vector, legal)
+            action = rng.choice(legal) if explored else _best_action(behaviour, vector, legal)
             features.take_action(deal, seat, action, building)
             taken.append(action)
             continue
@@ -236,7 +240,7 @@ def play_deal(options: Options, seed: int, index: int, iterations: int, explore:
         if explored:
             action = rng.choice(legal)
         elif behaviour is not None:
-            action = _best_logit(behaviour, vector, legal)
+            action = _best_action(behaviour, vector, legal)
         else:
             best = max(options_valued, key=lambda o: o[1])
             action = _path_to(best[0], built, legal)

@@ -1,7 +1,8 @@
 """Where a network loses points against the expert: its regret, decision by decision, on data.
 
 For every decision of self-play shards (:mod:`gongzhu.learning.data`) the network's choice — the
-legal action with the highest policy logit, as the learned level plays — is compared with the
+legal action it ranks highest, as the learned level plays (its policy, leaning on its values by its
+``value_weight``) — is compared with the
 expert's values of the legal actions that the shard keeps: its *regret* is the expert's value of
 its best action minus its value of the network's, in raw points (0 where they agree).  Decisions
 are grouped by what they are — a step of a declaration (R4), a lead, a card of the suit led, a
@@ -18,7 +19,7 @@ play takes it.  The expert's values are estimates (100 sampled worlds a decision
 makes the regret of a perfect imitator positive, so the figures compare networks and parts of the
 game on the same data rather than state a loss in the arena.
 
-Imports numpy, the players' features and network, and the data module; no PyTorch.
+Imports numpy, the players' features, network and learned ranking, and the data module; no PyTorch.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ import numpy.typing as npt
 
 from gongzhu.learning.data import KINDS, DataError, kinds_of, load
 from gongzhu.players.features import block_of
+from gongzhu.players.learned import policy_scores
 from gongzhu.players.network import Network, NetworkError, default_network
 
 __all__ = ["KINDS", "PARTS", "Group", "kinds_of", "main", "parts_of", "regret", "report"]
@@ -65,9 +67,9 @@ def regret(network: Network, observations: npt.NDArray[np.float32], masks: npt.N
     expert = legal_values.argmax(axis=1)
     for start in range(0, len(observations), batch):
         stop = start + batch
-        logits, _ = network.forward(observations[start:stop])
-        logits = np.where(masks[start:stop] > 0, logits, -np.inf)
-        choice = logits.argmax(axis=1)
+        score = policy_scores(*network.forward(observations[start:stop]), network.value_weight)
+        score = np.where(masks[start:stop] > 0, score, -np.inf)
+        choice = score.argmax(axis=1)
         rows = np.arange(start, min(stop, len(observations)))
         out[rows] = best[rows] - legal_values[rows, choice]
         same[rows] = choice == expert[rows]

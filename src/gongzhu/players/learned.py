@@ -2,7 +2,10 @@
 
 Each decision is the network's choice among the legal actions of :mod:`gongzhu.players.features`
 — a play in one step with one deck, a two-deck play or a declaration built action by action —
-ranked by the network's policy (the default) or by its action values.  A decision takes one
+ranked by the network's policy (the default) or by its action values.  The policy's ranking may
+lean on the values: each legal action scores its logit plus ``value_weight`` times its value in
+raw points, the weight tuned in the arena for the network it was trained with and kept in that
+network's metadata (``value_weight``; none, 0: the logits alone).  A decision takes one
 forward pass of a small network per step, well under the expert's think time, with numpy alone.
 
 :meth:`LearnedPlayer.evaluate` gives every legal play with the network's expected result of it
@@ -24,24 +27,36 @@ from gongzhu.players.observation import Observation
 from gongzhu.rules.cards import ALL_CARDS, Card
 from gongzhu.rules.model import Play
 
-__all__ = ["LearnedPlayer"]
+__all__ = ["LearnedPlayer", "policy_scores"]
 
 Rank = Literal["policy", "values"]
 
 
+def policy_scores(logits: np.ndarray, values: np.ndarray, value_weight: float) -> np.ndarray:
+    """What the learned player ranks actions by with ``rank="policy"``: each action's logit plus
+    ``value_weight`` times its value in raw points (the logits alone with no weight)."""
+    return logits + np.float32(value_weight) * values if value_weight else logits
+
+
 class LearnedPlayer(Player):
     """Plays the network's best legal action (see the module docstring).  ``network``: the
-    shipped one by default; ``rank``: by the policy's logits or by the action values."""
+    shipped one by default; ``rank``: by the policy's logits or by the action values;
+    ``value_weight``: what a raw point of value adds to a logit when ranking by the policy (by
+    default the network's own, its metadata's ``value_weight``)."""
 
     level = "learned"
 
     def __init__(self, seed: int | None = None, think: float | None = None, iterations: int | None = None,
-                 *, network: Network | None = None, rank: Rank = "policy") -> None:
+                 *, network: Network | None = None, rank: Rank = "policy", value_weight: float | None = None) -> None:
         if rank not in ("policy", "values"):
             raise ValueError(f"rank must be 'policy' or 'values', not {rank!r}")
         self.seed = seed  # the player is deterministic; the registry's arguments are accepted
         self.network = network if network is not None else default_network()
         self.rank = rank
+        weight = self.network.value_weight if value_weight is None else float(value_weight)
+        if not weight >= 0.0:
+            raise ValueError(f"value_weight must be a number of at least 0, not {value_weight!r}")
+        self.value_weight = weight
         self._x = np.zeros(OBS_SIZE, dtype=np.float32)
 
     def _scores(self, obs: Observation, building: Building) -> tuple[np.ndarray, np.ndarray]:
@@ -53,7 +68,7 @@ class LearnedPlayer(Player):
         if len(legal) == 1:
             return legal[0]
         logits, values = self._scores(obs, building)
-        score = logits if self.rank == "policy" else values
+        score = values if self.rank == "values" else policy_scores(logits, values, self.value_weight)
         return max(legal, key=lambda a: float(score[a]))
 
     def choose_play(self, obs: Observation) -> Play:
@@ -97,4 +112,4 @@ class LearnedPlayer(Player):
         return out
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(rank={self.rank!r})"
+        return f"{type(self).__name__}(rank={self.rank!r}, value_weight={self.value_weight!r})"

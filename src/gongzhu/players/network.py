@@ -11,7 +11,9 @@ The weights are trained with PyTorch by :mod:`gongzhu.learning.train` and shippe
 as ``players/weights/learned.npz``: arrays ``trunk.K.weight``/``trunk.K.bias`` (K = 0, 1, …),
 ``policy.weight``/``policy.bias``, ``values.weight``/``values.bias`` (PyTorch's layout: a
 weight is ``out x in``) and ``meta``, a JSON text with the format ``gongzhu-net/1``, the sizes,
-the value scale (a head's output times ``value_scale`` is raw points) and how it was trained.
+the value scale (a head's output times ``value_scale`` is raw points), how it was trained and,
+once tuned in the arena, ``value_weight``: how much the learned player's ranking by the policy
+leans on the values (:mod:`gongzhu.players.learned`).
 
 A network may also have a card head (format ``gongzhu-net/2``): every card's row of
 :func:`gongzhu.players.features.card_features` goes, with the trunk's output, through one small
@@ -66,6 +68,12 @@ class Network:
         return float(self.meta.get("value_scale", 100.0))
 
     @property
+    def value_weight(self) -> float:
+        """What a raw point of an action's value adds to its policy logit when the learned
+        player ranks actions (0 where the network has none)."""
+        return float(self.meta.get("value_weight", 0.0))
+
+    @property
     def parameters(self) -> int:
         layers = [*self.trunk, self.policy, self.values]
         n = sum(w.size + b.size for w, b in layers)
@@ -109,6 +117,9 @@ class Network:
             raise NetworkError(f"no readable meta entry: {e}") from e
         if not isinstance(meta, dict) or meta.get("format") not in (NETWORK_FORMAT, NETWORK_FORMAT_CARDS):
             raise NetworkError(f"not a {NETWORK_FORMAT} or {NETWORK_FORMAT_CARDS} network")
+        weight = meta.get("value_weight", 0.0)
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not weight >= 0.0:
+            raise NetworkError(f"value_weight must be a number of at least 0, not {weight!r}")
         if meta.get("obs_size") != OBS_SIZE or meta.get("n_actions") != N_ACTIONS:
             raise NetworkError(f"made for {meta.get('obs_size')} observation values and {meta.get('n_actions')} "
                                f"actions, not {OBS_SIZE} and {N_ACTIONS}: retrain it for this encoding")

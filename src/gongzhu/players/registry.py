@@ -38,11 +38,11 @@ def _intermediate(seed: int | None, think: float | None, iterations: int | None)
 # The learned player and the network load numpy (and its BLAS threads) when first asked for, not
 # when a command starts: a command waiting on its input must still get its Ctrl-C on the main
 # thread.
-def _learned(rank: Rank) -> Callable[[int | None, float | None, int | None], Player]:
+def _learned(rank: Rank, value_weight: float | None = None) -> Callable[[int | None, float | None, int | None], Player]:
     def factory(seed: int | None, think: float | None, iterations: int | None) -> Player:
         from gongzhu.players.learned import LearnedPlayer
 
-        return LearnedPlayer(seed, think, iterations, rank=rank)
+        return LearnedPlayer(seed, think, iterations, rank=rank, value_weight=value_weight)
     return factory
 
 
@@ -74,11 +74,12 @@ def _expert_weighted(seed: int | None, think: float | None, iterations: int | No
 #: ``expert-weighted`` the expert that weighs its sampled worlds by how likely the learned network
 #: finds the other seats' recent plays in each (one deck; ``ExpertPlayer(weighting=...)``);
 #: ``learned-values`` the learned player choosing by the network's action values rather than
-#: its policy.
+#: its policy; ``learned-policy`` by the policy's logits alone, the values not leaned on.
 RESEARCH_LEVELS: dict[str, Callable[[int | None, float | None, int | None], Player]] = {
     **{f"expert-endgame{k}": _expert_endgame(k) for k in (3, 4, 5, 6)},
     "expert-weighted": _expert_weighted,
     "learned-values": _learned("values"),
+    "learned-policy": _learned("policy", 0.0),
 }
 
 
