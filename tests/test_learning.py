@@ -24,6 +24,7 @@ from gongzhu.players.learned import LearnedPlayer
 from gongzhu.players.network import Network, NetworkError, default_network
 from gongzhu.players.observation import observe
 from gongzhu.players.registry import make_player
+from gongzhu.rules.cards import Seat
 from gongzhu.rules.deal import Deal
 from gongzhu.rules.options import PRESETS
 
@@ -329,6 +330,54 @@ def test_world_weighting_scores_the_other_seats_plays() -> None:
     for s in two.undeclared:
         two.declare(s)
     assert PlayLikelihood(network, observe(two, two.turn)).scored == []  # type: ignore[arg-type]
+
+
+def test_world_weights_are_the_networks_full_pass_on_each_seats_view() -> None:
+    """The weighting's shortcuts (the first layer updated by the cards that differ, the logits
+    of the playable cards alone) give what the whole network gives on each row built in full."""
+    from gongzhu.players.sampling import sample_world
+    from gongzhu.players.weighting import _HAND, _LEGAL, _UNSEEN, PlayLikelihood
+    from gongzhu.rules.cards import mask_of
+    from gongzhu.rules.legal import SeatView, bits, cascade
+
+    network = default_network()
+    rng = __import__("random").Random(5)
+    checked = 0
+    for seed in (21, 22):
+        deal = Deal.new(PRESETS["online"], seed)
+        for s in deal.undeclared:
+            deal.declare(s, observe(deal, s).exposable()[:1])
+        while (turn := deal.turn) is not None:
+            obs = observe(deal, turn)
+            likelihood = PlayLikelihood(network, obs, temper=1.0)
+            if len(deal.tricks) % 3 == 1 and likelihood.scored:
+                worlds = [sample_world(obs, rng) for _ in range(5)]
+                expected = []
+                for world in worlds:
+                    total = 0.0
+                    for sc in likelihood.scored:
+                        hand = mask_of(world.hands[sc.seat].elements()) | sc.later
+                        row = sc.base.copy()
+                        row[[_HAND + c for c in bits(hand)]] = 1.0
+                        row[[_UNSEEN + c for c in bits(hand)]] = 0.0
+                        view = SeatView(obs.options, hand, 0, sc.restricted & hand, 0, sc.trick, sc.suits_led, False)
+                        legal = [p[0] for p in cascade(view)[-1][1]]
+                        row[[_LEGAL + c for c in legal]] = 1.0
+                        logits = network.forward(row)[0][:52].astype(np.float64)
+                        allowed = sorted({*legal, sc.card})
+                        top = logits[allowed].max()
+                        total += logits[sc.card] - top - np.log(np.exp(logits[allowed] - top).sum())
+                    expected.append(total)
+                assert likelihood.log_weights(worlds) == pytest.approx(expected, abs=1e-3)
+                checked += 1
+            deal.play(rng.choice(list(obs.legal_plays())), turn)
+    assert checked >= 6
+    # The pairs' logits are the whole pass's, with or without the first layer given.
+    x = np.stack([features.encode(observe(Deal.new(PRESETS["online"], k), Seat.N)) for k in range(3)])
+    rows, cards = np.array([0, 1, 2, 2]), np.array([5, 17, 0, 51])
+    full = network.forward(x)[0]
+    assert network.card_logits(x, None, rows, cards) == pytest.approx(full[rows, cards], abs=1e-4)
+    assert network.card_logits(x, network.first_layer(x), rows, cards) == pytest.approx(full[rows, cards], abs=1e-4)
 
 
 def test_weighing_is_paid_for_inside_the_think_budget() -> None:

@@ -91,21 +91,65 @@ class Network:
         one = x.ndim == 1
         batch = x[None, :] if one else x
         with _one_blas_thread():
-            h = batch
-            for w, b in self.trunk:
-                h = h @ w.T + b
-                np.maximum(h, 0.0, out=h)
+            h = self._hidden(batch, None)
             logits = h @ self.policy[0].T + self.policy[1]
             values = h @ self.values[0].T + self.values[1]
             if self.cards is not None:
-                (wi, bi), wt, (wo, bo) = self.cards
-                z = card_features(batch) @ wi.T + bi + (h @ wt.T)[:, None, :]
-                np.maximum(z, 0.0, out=z)
-                extra = z @ wo.T + bo
+                extra = self._card_head(batch, h)
                 logits[:, :52] += extra[:, :, 0]
                 values[:, :52] += extra[:, :, 1]
             values *= np.float32(self.value_scale)
         return (logits[0], values[0]) if one else (logits, values)
+
+    def first_layer(self, x: Array) -> Array:
+        """The first layer's input to its ReLU for observation vectors ``x`` (``B x OBS_SIZE``):
+        linear in ``x``, so a caller that changes a few of its values may update it column by
+        column (:meth:`card_logits` takes it back)."""
+        w, b = self.trunk[0]
+        with _one_blas_thread():
+            out: Array = np.asarray(x, dtype=np.float32) @ w.T + b
+        return out
+
+    def first_columns(self, start: int, stop: int) -> Array:
+        """The first layer's weights of observation values ``start`` to ``stop``, as a
+        ``(stop - start) x width`` array: what one of them at 1 adds to :meth:`first_layer`."""
+        return np.ascontiguousarray(self.trunk[0][0][:, start:stop].T)
+
+    def card_logits(self, x: Array, first: Array | None, rows: npt.NDArray[np.intp],
+                    cards: npt.NDArray[np.intp]) -> Array:
+        """The policy logits of card ``cards[i]`` in observation ``rows[i]`` of the batch ``x``
+        (``B x OBS_SIZE``), and nothing else: the trunk runs once a row, the heads once a pair.
+        ``first``, when given, is :meth:`first_layer` of ``x``, computed by the caller for less."""
+        batch = np.asarray(x, dtype=np.float32)
+        w, b = self.policy
+        with _one_blas_thread():
+            h = self._hidden(batch, first)
+            out: Array = np.einsum("ij,ij->i", h[rows], w[cards]) + b[cards]
+            if self.cards is not None:
+                (wi, bi), wt, (wo, bo) = self.cards
+                z = card_features(batch)[rows, cards] @ wi.T + bi + (h @ wt.T)[rows]
+                np.maximum(z, 0.0, out=z)
+                out += z @ wo[0] + bo[0]
+        return out
+
+    def _hidden(self, batch: Array, first: Array | None) -> Array:
+        h = batch
+        for k, (w, b) in enumerate(self.trunk):
+            h = first.copy() if k == 0 and first is not None else h @ w.T + b
+            np.maximum(h, 0.0, out=h)
+        return h
+
+    def _card_head(self, batch: Array, h: Array) -> Array:
+        """What the card head adds to each card's policy logit and value: ``B x 52 x 2``."""
+        assert self.cards is not None
+        (wi, bi), wt, (wo, bo) = self.cards
+        n, width = len(batch), wi.shape[0]
+        # One matrix product over every card of every row, not one per row.
+        z: Array = (card_features(batch).reshape(n * 52, -1) @ wi.T + bi).reshape(n, 52, width)
+        z += (h @ wt.T)[:, None, :]
+        np.maximum(z, 0.0, out=z)
+        extra: Array = (z.reshape(n * 52, width) @ wo.T + bo).reshape(n, 52, 2)
+        return extra
 
     # ------------------------------------------------------------------ files
 

@@ -27,7 +27,7 @@ from gongzhu.players.observation import Observation, visible_exposures
 from gongzhu.players.sampling import World
 from gongzhu.rules.cards import Seat, mask_of
 from gongzhu.rules.deal import Phase
-from gongzhu.rules.legal import SeatView, bits, cascade
+from gongzhu.rules.legal import SeatView, cascade
 from gongzhu.rules.model import Exposure, Trick
 from gongzhu.rules.options import Options
 
@@ -61,6 +61,15 @@ class PlayLikelihood:
         self.options = obs.options
         self.temper = temper
         self.scored: list[_Scored] = [] if obs.options.decks != 1 else self._scored(obs, recent)
+        if self.scored:
+            self._bases = np.stack([sc.base for sc in self.scored])
+            self._unseen = self._bases[:, _UNSEEN:_UNSEEN + 52].copy()
+            self._first = network.first_layer(self._bases)
+            self._columns = np.concatenate([network.first_columns(_HAND, _HAND + 52),
+                                            network.first_columns(_UNSEEN, _UNSEEN + 52),
+                                            network.first_columns(_LEGAL, _LEGAL + 52)])
+            self._cards = np.array([sc.card for sc in self.scored])
+            self._seats = {sc.seat for sc in self.scored}
 
     def _scored(self, obs: Observation, recent: int) -> list[_Scored]:
         tricks = list(obs.tricks)
@@ -87,32 +96,51 @@ class PlayLikelihood:
 
     def log_weights(self, worlds: list[World]) -> list[float]:
         """The tempered log-probability of the scored plays in each world (0 with none), the
-        network run once for all of them."""
+        network run once for all of them.
+
+        Only the seat's hand, what it has not seen and its legal cards differ from world to
+        world, so each row's first layer is the scored play's own (computed once) plus the
+        columns of those cards, and the policy logits of the cards it could play are all that is
+        computed after it."""
         k = len(self.scored)
         if not k or not worlds:
             return [0.0] * len(worlds)
-        rows = np.empty((k * len(worlds), features.OBS_SIZE), dtype=np.float32)
-        masks = np.zeros((k * len(worlds), 52), dtype=bool)
+        n = k * len(worlds)
+        hands = np.empty(n, dtype=np.uint64)
+        legal_rows: list[int] = []
+        legal_cards: list[int] = []
         r = 0
         for world in worlds:
+            held_now = {s: mask_of(world.hands[s].elements()) for s in self._seats}
             for sc in self.scored:
-                hand = mask_of(world.hands[sc.seat].elements()) | sc.later
-                row = rows[r]
-                row[:] = sc.base
-                cards = bits(hand)
-                row[[_HAND + c for c in cards]] = 1.0
-                row[[_UNSEEN + c for c in cards]] = 0.0
+                hand = held_now[sc.seat] | sc.later
+                hands[r] = hand
                 view = SeatView(self.options, hand, 0, sc.restricted & hand, 0, sc.trick, sc.suits_led, False)
-                legal = [p[0] for p in cascade(view)[-1][1]]
-                row[[_LEGAL + c for c in legal]] = 1.0
-                masks[r, legal] = True
-                masks[r, sc.card] = True  # it was played: legal in every world the sampler gives
+                for p in cascade(view)[-1][1]:
+                    legal_rows.append(r)
+                    legal_cards.append(p[0])
                 r += 1
-        logits, _ = self.network.forward(rows)
-        logits = np.where(masks, logits[:, :52], -np.inf)
+        which = np.tile(np.arange(k), len(worlds))
+        held = ((hands[:, None] >> np.arange(52, dtype=np.uint64)[None, :]) & np.uint64(1)).astype(np.float32)
+        legal = np.zeros((n, 52), dtype=np.float32)
+        legal[legal_rows, legal_cards] = 1.0
+        unseen_then = self._unseen[which]
+        rows = self._bases[which]
+        rows[:, _HAND:_HAND + 52] = held
+        rows[:, _UNSEEN:_UNSEEN + 52] = unseen_then - held * unseen_then
+        rows[:, _LEGAL:_LEGAL + 52] = legal
+        changes = np.concatenate([held, -held * unseen_then, legal], axis=1)
+        first = self._first[which] + changes @ self._columns
+        # The logits of each row's legal cards and of the card played, nothing more.
+        cards = self._cards[which]
+        masks = legal > 0
+        masks[np.arange(n), cards] = True  # it was played: legal in every world the sampler gives
+        pair_rows, pair_cards = np.nonzero(masks)
+        logits = np.full((n, 52), -np.inf, dtype=np.float32)
+        logits[pair_rows, pair_cards] = self.network.card_logits(rows, first, pair_rows, pair_cards)
         top = logits.max(axis=1, keepdims=True)
         log_z = top[:, 0] + np.log(np.exp(logits - top).sum(axis=1))
-        chosen = logits[np.arange(len(rows)), [sc.card for _ in worlds for sc in self.scored]]
+        chosen = logits[np.arange(n), cards]
         per_row = (chosen - log_z).reshape(len(worlds), k)
         return [float(self.temper * x) for x in per_row.sum(axis=1)]
 

@@ -149,7 +149,7 @@ def cascade(v: SeatView) -> list[Stage]:
             own = bits(h1 & x)
             cand = [p for p in cand if all(o in p for o in own)]
         stages.append(("follow", cand))
-    free = [p for p in cand if not uses_restricted(v, p)]
+    free = [p for p in cand if not uses_restricted(v, p)] if v.r1 | v.r2 else cand
     if free:
         cand = free
     stages.append(("exposure", cand))
