@@ -15,7 +15,8 @@
 #                                            # policy against the action values and the logits
 #                                            # alone, and the expert weighing its worlds by the
 #                                            # network against the plain expert at the same
-#                                            # think time (THINK, 0.05 s)
+#                                            # think time (THINK, 0.05 s), with its weights as
+#                                            # they are and flattened (expert-weighted-soft)
 # GONGZHU="python -m gongzhu.cli.main" and JOBS=N may be set; each run writes OUTDIR/<name>.json.
 set -euo pipefail
 mode=${1:?ladder, default, twodeck, endgame or learned}
@@ -80,6 +81,8 @@ learned)
         --preset online --deals "${DEALS2:-200}" --seed 61 --iterations 150 --jobs "$jobs"
     arena online-expert-weighted --players expert-weighted,expert,expert-weighted,expert \
         --preset online --deals "${DEALS3:-600}" --seed 63 --think "${THINK:-0.05}" --jobs "$jobs"
+    arena online-expert-weighted-soft --players expert-weighted-soft,expert,expert-weighted-soft,expert \
+        --preset online --deals "${DEALS4:-300}" --seed 63 --think "${THINK:-0.05}" --jobs "$jobs"
     ;;
 *)
     echo "unknown mode $mode: ladder, default, twodeck, endgame or learned" >&2

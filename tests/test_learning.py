@@ -335,10 +335,9 @@ def test_world_weighting_scores_the_other_seats_plays() -> None:
 def test_world_weights_are_the_networks_full_pass_on_each_seats_view() -> None:
     """The weighting's shortcuts (the first layer updated by the cards that differ, the logits
     of the playable cards alone) give what the whole network gives on each row built in full."""
+    from gongzhu.players.expert import ExpertPlayer
     from gongzhu.players.sampling import sample_world
-    from gongzhu.players.weighting import _HAND, _LEGAL, _UNSEEN, PlayLikelihood
-    from gongzhu.rules.cards import mask_of
-    from gongzhu.rules.legal import SeatView, bits, cascade
+    from gongzhu.players.weighting import PlayLikelihood
 
     network = default_network()
     rng = __import__("random").Random(5)
@@ -352,22 +351,7 @@ def test_world_weights_are_the_networks_full_pass_on_each_seats_view() -> None:
             likelihood = PlayLikelihood(network, obs, temper=1.0)
             if len(deal.tricks) % 3 == 1 and likelihood.scored:
                 worlds = [sample_world(obs, rng) for _ in range(5)]
-                expected = []
-                for world in worlds:
-                    total = 0.0
-                    for sc in likelihood.scored:
-                        hand = mask_of(world.hands[sc.seat].elements()) | sc.later
-                        row = sc.base.copy()
-                        row[[_HAND + c for c in bits(hand)]] = 1.0
-                        row[[_UNSEEN + c for c in bits(hand)]] = 0.0
-                        view = SeatView(obs.options, hand, 0, sc.restricted & hand, 0, sc.trick, sc.suits_led, False)
-                        legal = [p[0] for p in cascade(view)[-1][1]]
-                        row[[_LEGAL + c for c in legal]] = 1.0
-                        logits = network.forward(row)[0][:52].astype(np.float64)
-                        allowed = sorted({*legal, sc.card})
-                        top = logits[allowed].max()
-                        total += logits[sc.card] - top - np.log(np.exp(logits[allowed] - top).sum())
-                    expected.append(total)
+                expected = likelihood.reference_log_weights(worlds)
                 assert likelihood.log_weights(worlds) == pytest.approx(expected, abs=1e-3)
                 checked += 1
             deal.play(rng.choice(list(obs.legal_plays())), turn)
@@ -378,6 +362,10 @@ def test_world_weights_are_the_networks_full_pass_on_each_seats_view() -> None:
     full = network.forward(x)[0]
     assert network.card_logits(x, None, rows, cards) == pytest.approx(full[rows, cards], abs=1e-4)
     assert network.card_logits(x, network.first_layer(x), rows, cards) == pytest.approx(full[rows, cards], abs=1e-4)
+    soft = make_player("expert-weighted-soft")
+    assert isinstance(soft, ExpertPlayer) and soft.weighting is network and soft.temper == 0.2
+    with pytest.raises(ValueError, match="temper"):
+        ExpertPlayer(weighting=network, temper=1.5)
 
 
 def test_weighing_is_paid_for_inside_the_think_budget() -> None:

@@ -23,7 +23,8 @@ what the arena measured of it; it is off by default.
 
 With ``weighting=network`` (one deck) each sampled world counts in proportion to how likely the
 learned network finds the other seats' recent plays in it
-(:class:`gongzhu.players.weighting.PlayLikelihood`) instead of equally; docs/strength.md has
+(:class:`gongzhu.players.weighting.PlayLikelihood`, its log-likelihood times ``temper``) instead
+of equally; docs/strength.md has
 what the arena measured of it; it is off by default.
 
 :class:`FlatMonteCarloPlayer` is the plain baseline: hidden cards dealt uniformly with no
@@ -109,7 +110,7 @@ class ExpertPlayer(Player):
     policy = POLICY_HEURISTIC
 
     def __init__(self, seed: int | None = None, think: float | None = None, iterations: int | None = None,
-                 *, endgame: int = 0, weighting: Network | None = None) -> None:
+                 *, endgame: int = 0, weighting: Network | None = None, temper: float = 0.5) -> None:
         require(f"the {self.level} player")
         if endgame < 0:
             raise ValueError(f"endgame must be 0 (off) or a number of tricks, not {endgame}")
@@ -119,6 +120,9 @@ class ExpertPlayer(Player):
         self.iterations = iterations
         self.endgame = endgame
         self.weighting = weighting
+        if not 0.0 <= temper <= 1.0:
+            raise ValueError(f"temper must be between 0 and 1, not {temper}")
+        self.temper = temper
         self._solver: OpenSolver | None = None
         # Only for an observation no world fits (a self-contradictory bot request): the rules.
         self._fallback = IntermediatePlayer(seed)
@@ -169,7 +173,7 @@ class ExpertPlayer(Player):
         if self.weighting is not None:
             from gongzhu.players.weighting import PlayLikelihood
 
-            likelihood = PlayLikelihood(self.weighting, obs)
+            likelihood = PlayLikelihood(self.weighting, obs, temper=self.temper)
         per_world: list[list[float]] = []
         log_weights: list[float] = []
         waiting: list[World] = []  # worlds whose likelihood is still to be computed, in a batch

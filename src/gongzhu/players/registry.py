@@ -63,21 +63,25 @@ def _expert_endgame(tricks: int) -> Callable[[int | None, float | None, int | No
     return factory
 
 
-def _expert_weighted(seed: int | None, think: float | None, iterations: int | None) -> Player:
-    from gongzhu.players.network import default_network
+def _expert_weighted(temper: float) -> Callable[[int | None, float | None, int | None], Player]:
+    def factory(seed: int | None, think: float | None, iterations: int | None) -> Player:
+        from gongzhu.players.network import default_network
 
-    return ExpertPlayer(seed, think, iterations, weighting=default_network())
+        return ExpertPlayer(seed, think, iterations, weighting=default_network(), temper=temper)
+    return factory
 
 
 #: Level name -> factory, for the arena only: ``expert-endgameK`` is the expert that solves its
 #: sampled worlds exactly once at most K tricks are left (one deck; ``ExpertPlayer(endgame=K)``);
 #: ``expert-weighted`` the expert that weighs its sampled worlds by how likely the learned network
-#: finds the other seats' recent plays in each (one deck; ``ExpertPlayer(weighting=...)``);
+#: finds the other seats' recent plays in each (one deck; ``ExpertPlayer(weighting=...)``), its
+#: log-likelihood halved, and ``expert-weighted-soft`` the same with it times 0.2 (flatter weights);
 #: ``learned-values`` the learned player choosing by the network's action values rather than
 #: its policy; ``learned-policy`` by the policy's logits alone, the values not leaned on.
 RESEARCH_LEVELS: dict[str, Callable[[int | None, float | None, int | None], Player]] = {
     **{f"expert-endgame{k}": _expert_endgame(k) for k in (3, 4, 5, 6)},
-    "expert-weighted": _expert_weighted,
+    "expert-weighted": _expert_weighted(0.5),
+    "expert-weighted-soft": _expert_weighted(0.2),
     "learned-values": _learned("values"),
     "learned-policy": _learned("policy", 0.0),
 }

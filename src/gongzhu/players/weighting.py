@@ -27,7 +27,7 @@ from gongzhu.players.observation import Observation, visible_exposures
 from gongzhu.players.sampling import World
 from gongzhu.rules.cards import Seat, mask_of
 from gongzhu.rules.deal import Phase
-from gongzhu.rules.legal import SeatView, cascade
+from gongzhu.rules.legal import SeatView, bits, cascade
 from gongzhu.rules.model import Exposure, Trick
 from gongzhu.rules.options import Options
 
@@ -144,6 +144,29 @@ class PlayLikelihood:
         per_row = (chosen - log_z).reshape(len(worlds), k)
         return [float(self.temper * x) for x in per_row.sum(axis=1)]
 
+
+    def reference_log_weights(self, worlds: list[World]) -> list[float]:
+        """What :meth:`log_weights` computes, the slow way: every row built in full and the
+        whole network run on it — the check of its shortcuts and the baseline of
+        ``benchmarks/weighting.py``."""
+        out = []
+        for world in worlds:
+            total = 0.0
+            for sc in self.scored:
+                hand = mask_of(world.hands[sc.seat].elements()) | sc.later
+                row = sc.base.copy()
+                cards = bits(hand)
+                row[[_HAND + c for c in cards]] = 1.0
+                row[[_UNSEEN + c for c in cards]] = 0.0
+                view = SeatView(self.options, hand, 0, sc.restricted & hand, 0, sc.trick, sc.suits_led, False)
+                legal = [p[0] for p in cascade(view)[-1][1]]
+                row[[_LEGAL + c for c in legal]] = 1.0
+                logits = self.network.forward(row)[0][:52].astype(np.float64)
+                allowed = sorted({*legal, sc.card})
+                top = logits[allowed].max()
+                total += logits[sc.card] - top - float(np.log(np.exp(logits[allowed] - top).sum()))
+            out.append(float(self.temper * total))
+        return out
 
 def _view_of(obs: Observation, tricks: list[Trick], k: int, i: int, seat: Seat) -> Observation:
     """``seat``'s view when it made play ``i`` of trick ``k``, its hand left empty."""
