@@ -77,10 +77,14 @@ def test_regret_is_the_value_given_up(shards: Path) -> None:
     obs = np.asarray(data["observation"], dtype=np.float32)
     values = np.asarray(data["values"], dtype=np.float32)
     loss, same = regret(default_network(), obs, data["mask"], values, batch=7)  # batches of any size
-    logits, _ = default_network().forward(obs)
+    # The network's choice is the learned level's: the logit plus the network's value weight
+    # times the value.
+    network = default_network()
+    logits, net_values = network.forward(obs)
+    score = logits + network.value_weight * net_values
     for i in range(len(obs)):
         legal = np.flatnonzero(data["mask"][i])
-        choice = legal[np.argmax(logits[i, legal])]
+        choice = legal[np.argmax(score[i, legal])]
         best = np.nanmax(values[i])
         assert loss[i] == pytest.approx(best - values[i, choice], abs=1e-4)
         assert loss[i] >= 0
