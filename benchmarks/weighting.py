@@ -32,7 +32,7 @@ import statistics
 import time
 from typing import Any
 
-from gongzhu.players.expert import ExpertPlayer
+from gongzhu.players.expert import _PLAYOUTS_PER_WORLD, ExpertPlayer
 from gongzhu.players.learned import LearnedPlayer
 from gongzhu.players.network import default_network
 from gongzhu.players.observation import Observation, observe
@@ -87,9 +87,9 @@ def measure(deals: int, worlds: int, think: float) -> dict[str, Any]:
         weighed.append((t1 - t0) * 1000 / worlds)
         full.append((t2 - t1) * 1000 / worlds)
         searched.append((t3 - t2) * 1000 / worlds)
-        # ``samples`` counts playouts, 24 a world (no world is solved exactly here).
-        plain_worlds.append(plain.evaluate(obs)[0].samples / 24)
-        weighted_worlds.append(weighted.evaluate(obs)[0].samples / 24)
+        # ``samples`` counts playouts, the same number a world (no world is solved exactly here).
+        plain_worlds.append(plain.evaluate(obs)[0].samples / _PLAYOUTS_PER_WORLD)
+        weighted_worlds.append(weighted.evaluate(obs)[0].samples / _PLAYOUTS_PER_WORLD)
         log_w = likelihood.log_weights([sample_world(obs, rng) for _ in range(100)])
         w = [math.exp(x - max(log_w)) for x in log_w]
         effective.append(sum(w) ** 2 / sum(x * x for x in w))

@@ -115,21 +115,21 @@ class PlayLikelihood:
             for sc in self.scored:
                 hand = held_now[sc.seat] | sc.later
                 hands[r] = hand
-                view = SeatView(self.options, hand, 0, sc.restricted & hand, 0, sc.trick, sc.suits_led, False)
-                for p in cascade(view)[-1][1]:
+                for c in self._legal(sc, hand):
                     legal_rows.append(r)
-                    legal_cards.append(p[0])
+                    legal_cards.append(c)
                 r += 1
         which = np.tile(np.arange(k), len(worlds))
         held = ((hands[:, None] >> np.arange(52, dtype=np.uint64)[None, :]) & np.uint64(1)).astype(np.float32)
         legal = np.zeros((n, 52), dtype=np.float32)
         legal[legal_rows, legal_cards] = 1.0
         unseen_then = self._unseen[which]
+        no_longer_unseen = held * unseen_then
         rows = self._bases[which]
         rows[:, _HAND:_HAND + 52] = held
-        rows[:, _UNSEEN:_UNSEEN + 52] = unseen_then - held * unseen_then
+        rows[:, _UNSEEN:_UNSEEN + 52] = unseen_then - no_longer_unseen
         rows[:, _LEGAL:_LEGAL + 52] = legal
-        changes = np.concatenate([held, -held * unseen_then, legal], axis=1)
+        changes = np.concatenate([held, -no_longer_unseen, legal], axis=1)
         first = self._first[which] + changes @ self._columns
         # The logits of each row's legal cards and of the card played, nothing more.
         cards = self._cards[which]
@@ -144,6 +144,10 @@ class PlayLikelihood:
         per_row = (chosen - log_z).reshape(len(worlds), k)
         return [float(self.temper * x) for x in per_row.sum(axis=1)]
 
+    def _legal(self, sc: _Scored, hand: int) -> list[int]:
+        """The cards ``sc``'s seat could have played holding ``hand`` (R4.3, R5.2)."""
+        view = SeatView(self.options, hand, 0, sc.restricted & hand, 0, sc.trick, sc.suits_led, False)
+        return [p[0] for p in cascade(view)[-1][1]]
 
     def reference_log_weights(self, worlds: list[World]) -> list[float]:
         """What :meth:`log_weights` computes, the slow way: every row built in full and the
@@ -158,8 +162,7 @@ class PlayLikelihood:
                 cards = bits(hand)
                 row[[_HAND + c for c in cards]] = 1.0
                 row[[_UNSEEN + c for c in cards]] = 0.0
-                view = SeatView(self.options, hand, 0, sc.restricted & hand, 0, sc.trick, sc.suits_led, False)
-                legal = [p[0] for p in cascade(view)[-1][1]]
+                legal = self._legal(sc, hand)
                 row[[_LEGAL + c for c in legal]] = 1.0
                 logits = self.network.forward(row)[0][:52].astype(np.float64)
                 allowed = sorted({*legal, sc.card})
@@ -167,6 +170,7 @@ class PlayLikelihood:
                 total += logits[sc.card] - top - float(np.log(np.exp(logits[allowed] - top).sum()))
             out.append(float(self.temper * total))
         return out
+
 
 def _view_of(obs: Observation, tricks: list[Trick], k: int, i: int, seat: Seat) -> Observation:
     """``seat``'s view when it made play ``i`` of trick ``k``, its hand left empty."""
