@@ -11,13 +11,17 @@
 #                                            # against the plain expert (online, partners),
 #                                            # reproducible (100 worlds per decision)
 #   benchmarks/strength.sh learned  OUTDIR   # the learned level against intermediate (online,
-#                                            # partners), the expert on the same deals, the
+#                                            # partners), the expert on the same deals and the
+#                                            # learned level's share of its margin (share.py),
+#                                            # the expert taking one kind of the learned level's
+#                                            # decisions (learned-expert-KIND) on them, the
 #                                            # policy against the action values and the logits
 #                                            # alone, and the expert weighing its worlds by the
 #                                            # network against the plain expert at the same
 #                                            # think time (THINK, 0.05 s), with its weights as
 #                                            # they are and flattened (expert-weighted-soft)
-# GONGZHU="python -m gongzhu.cli.main" and JOBS=N may be set; each run writes OUTDIR/<name>.json.
+# GONGZHU="python -m gongzhu.cli.main", PYTHON and JOBS=N may be set; each run writes
+# OUTDIR/<name>.json (and, where the script needs its games, OUTDIR/<name>.jsonl).
 set -euo pipefail
 mode=${1:?ladder, default, twodeck, endgame or learned}
 out=${2:?output folder}
@@ -69,16 +73,29 @@ endgame)  # the research level sits N–S, the plain expert E–W; rotations swa
     ;;
 learned)
     arena online-learned-intermediate --players learned,intermediate,intermediate,intermediate \
-        --preset online --deals "${DEALS1:-1000}" --seed 61 --jobs "$jobs"
+        --preset online --deals "${DEALS1:-1000}" --seed 61 --jobs "$jobs" --out "$out/online-learned-intermediate.jsonl"
     arena partners-learned-intermediate --players learned,intermediate,learned,intermediate \
         --preset partners --deals "${DEALS1:-1000}" --seed 62 --jobs "$jobs"
     arena online-learned-values-intermediate --players learned-values,intermediate,intermediate,intermediate \
         --preset online --deals "${DEALS1:-1000}" --seed 61 --jobs "$jobs"
     arena online-learned-policy-intermediate --players learned-policy,intermediate,intermediate,intermediate \
         --preset online --deals "${DEALS1:-1000}" --seed 61 --jobs "$jobs"
-    # The expert on the first deals of the learned level's online run (the same seed deals them).
+    # The expert on the learned level's online deals (the same seed deals them), and the learned
+    # level's margin as a share of the expert's on those deals.
     arena online-expert-intermediate-61 --players expert,intermediate,intermediate,intermediate \
-        --preset online --deals "${DEALS2:-200}" --seed 61 --iterations 150 --jobs "$jobs"
+        --preset online --deals "${DEALS1:-1000}" --seed 61 --iterations 150 --jobs "$jobs" \
+        --out "$out/online-expert-intermediate-61.jsonl"
+    ${PYTHON:-python} "$(dirname "$0")/share.py" "$out/online-learned-intermediate.jsonl" \
+        "$out/online-expert-intermediate-61.jsonl" --json > "$out/online-learned-share.json"
+    # The learned level with the expert taking one kind of its decisions, on the same deals, and
+    # its gain over the learned level deal by deal.
+    for kind in declare lead follow discard; do
+        arena online-learned-expert-$kind --players learned-expert-$kind,intermediate,intermediate,intermediate \
+            --preset online --deals "${DEALS1:-1000}" --seed 61 --iterations 150 --jobs "$jobs" \
+            --out "$out/online-learned-expert-$kind.jsonl"
+        ${PYTHON:-python} "$(dirname "$0")/share.py" "$out/online-learned-expert-$kind.jsonl" \
+            "$out/online-learned-intermediate.jsonl" --target 1 --json > "$out/online-learned-expert-$kind-gain.json"
+    done
     arena online-expert-weighted --players expert-weighted,expert,expert-weighted,expert \
         --preset online --deals "${DEALS3:-600}" --seed 63 --think "${THINK:-0.05}" --jobs "$jobs"
     arena online-expert-weighted-soft --players expert-weighted-soft,expert,expert-weighted-soft,expert \

@@ -19,8 +19,10 @@ from gongzhu.learning.data import load
 from gongzhu.learning.train import Config, PolicyValueNet, _split, export, shape_of, train, write_curve
 from gongzhu.learning.train import main as train_main
 from gongzhu.players import features
+from gongzhu.players.expert import ExpertPlayer
 from gongzhu.players.features import ACTION_DONE, N_ACTIONS, OBS_SIZE
 from gongzhu.players.learned import LearnedPlayer
+from gongzhu.players.mixed import MixedPlayer, play_kind
 from gongzhu.players.network import Network, NetworkError, default_network
 from gongzhu.players.observation import observe
 from gongzhu.players.registry import make_player
@@ -293,6 +295,40 @@ def test_the_learned_policy_leans_on_the_values_by_the_networks_weight() -> None
     arrays["meta"] = np.frombuffer(json.dumps({**network.meta, "value_weight": "much"}).encode(), dtype=np.uint8)
     with pytest.raises(NetworkError, match="value_weight"):
         Network.from_arrays(arrays)
+
+
+@pytest.mark.parametrize("preset", ["online", "online2"])
+def test_the_learned_level_can_hand_one_kind_of_decision_to_the_expert(preset: str) -> None:
+    """learned-expert-KIND: the expert takes the decisions of that kind, the network the rest
+    (the declaration of R4 included); the kind of a play — a lead, a card of the suit led (R5.2),
+    a discard — is the one the learned level's data gives its observation."""
+    mixed = make_player("learned-expert-lead", seed=3, iterations=4)
+    assert isinstance(mixed, MixedPlayer) and mixed.kinds == {"lead"}
+    expert, learned = ExpertPlayer(3, None, 4), LearnedPlayer()
+    deal = Deal.new(PRESETS[preset], 12)
+    for s in deal.undeclared:
+        exposures = mixed.choose_exposures(observe(deal, s))
+        assert exposures == learned.choose_exposures(observe(deal, s))
+        deal.declare(s, exposures)
+    seen, differ = set(), 0
+    while (turn := deal.turn) is not None:
+        obs = observe(deal, turn)
+        kind = play_kind(obs)
+        seen.add(kind)
+        if deal.options.decks == 1:  # the data reads a follow from the single cards a seat may play
+            assert selfplay.KINDS[int(selfplay.kinds_of(features.encode(obs)[None, :])[0])] == kind
+        play = mixed.choose_play(obs)
+        if kind == "lead":
+            want = expert.choose_play(obs)
+            differ += want != learned.choose_play(obs)
+        else:
+            want = learned.choose_play(obs)
+        assert play == want
+        deal.play(play, turn)
+    assert seen == {"lead", "follow", "discard"} and differ > 0
+    for kinds in (("trump",), ()):
+        with pytest.raises(ValueError, match="kinds must be"):
+            MixedPlayer(learned, expert, kinds)
 
 
 def test_world_weighting_scores_the_other_seats_plays() -> None:

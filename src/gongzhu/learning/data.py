@@ -60,6 +60,7 @@ from gongzhu.players import features
 from gongzhu.players.expert import ExpertPlayer, objective_weights
 from gongzhu.players.features import ACTION_DONE, CARD_FEATURES, N_ACTIONS, OBS_SIZE, Building, block_of, card_features
 from gongzhu.players.learned import policy_scores
+from gongzhu.players.mixed import DECISION_KINDS
 from gongzhu.players.network import Network, default_network
 from gongzhu.players.observation import Observation, observe
 from gongzhu.rules.cards import Seat
@@ -76,7 +77,7 @@ DEFAULT_ITERATIONS = 100
 BEHAVIOURS = ("expert", "learned")
 #: What a decision is: a step of a declaration (R4), a lead, a card of the suit led, a discard on
 #: another suit (R5.2).
-KINDS = ("declare", "lead", "follow", "discard")
+KINDS = DECISION_KINDS
 #: What every shard holds, per decision.
 _FIELDS = ("observation", "mask", "values", "action", "seat", "outcome", "deal")
 

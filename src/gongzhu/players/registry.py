@@ -15,6 +15,7 @@ from gongzhu.players.base import Player
 from gongzhu.players.beginner import BeginnerPlayer
 from gongzhu.players.expert import ExpertPlayer, FlatMonteCarloPlayer
 from gongzhu.players.intermediate import IntermediatePlayer
+from gongzhu.players.mixed import DECISION_KINDS
 from gongzhu.players.random_player import RandomPlayer
 
 if TYPE_CHECKING:  # numpy is loaded only when a learned player is made
@@ -63,6 +64,15 @@ def _expert_endgame(tricks: int) -> Callable[[int | None, float | None, int | No
     return factory
 
 
+def _learned_with_expert(kind: str) -> Callable[[int | None, float | None, int | None], Player]:
+    def factory(seed: int | None, think: float | None, iterations: int | None) -> Player:
+        from gongzhu.players.learned import LearnedPlayer
+        from gongzhu.players.mixed import MixedPlayer
+
+        return MixedPlayer(LearnedPlayer(seed), ExpertPlayer(seed, think, iterations), (kind,))
+    return factory
+
+
 def _expert_weighted(temper: float) -> Callable[[int | None, float | None, int | None], Player]:
     def factory(seed: int | None, think: float | None, iterations: int | None) -> Player:
         from gongzhu.players.network import default_network
@@ -77,13 +87,16 @@ def _expert_weighted(temper: float) -> Callable[[int | None, float | None, int |
 #: finds the other seats' recent plays in each (one deck; ``ExpertPlayer(weighting=...)``), its
 #: log-likelihood halved, and ``expert-weighted-soft`` the same with it times 0.2 (flatter weights);
 #: ``learned-values`` the learned player choosing by the network's action values rather than
-#: its policy; ``learned-policy`` by the policy's logits alone, the values not leaned on.
+#: its policy; ``learned-policy`` by the policy's logits alone, the values not leaned on;
+#: ``learned-expert-KIND`` the learned player with the expert taking its decisions of one kind
+#: (``declare``, ``lead``, ``follow``, ``discard``; :mod:`gongzhu.players.mixed`).
 RESEARCH_LEVELS: dict[str, Callable[[int | None, float | None, int | None], Player]] = {
     **{f"expert-endgame{k}": _expert_endgame(k) for k in (3, 4, 5, 6)},
     "expert-weighted": _expert_weighted(0.5),
     "expert-weighted-soft": _expert_weighted(0.2),
     "learned-values": _learned("values"),
     "learned-policy": _learned("policy", 0.0),
+    **{f"learned-expert-{kind}": _learned_with_expert(kind) for kind in DECISION_KINDS},
 }
 
 
