@@ -8,7 +8,10 @@ regret report (:mod:`gongzhu.learning.regret`) gives the expert's estimate of ea
 
 The kinds are those of the learned level's data (:data:`DECISION_KINDS`): the declaration of
 exposures (R4), a lead, a card of the suit led (a seat that holds it must follow it, R5.2) and a
-discard on another suit.
+discard on another suit.  With one deck :func:`play_kind` is what the data reads from an
+observation vector (``gongzhu.learning.data.kinds_of``); with two, a pair led and answered with
+cards of its suit (R5.3) is a follow here, where the vector, which marks the single cards a seat
+may play, cannot tell it from a discard.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from gongzhu.players.base import Player
 from gongzhu.players.beginner import BeginnerPlayer
 from gongzhu.players.expert import ExpertPlayer, FlatMonteCarloPlayer
 from gongzhu.players.intermediate import IntermediatePlayer
-from gongzhu.players.mixed import DECISION_KINDS
+from gongzhu.players.mixed import DECISION_KINDS, MixedPlayer
 from gongzhu.players.random_player import RandomPlayer
 
 if TYPE_CHECKING:  # numpy is loaded only when a learned player is made
@@ -67,7 +67,6 @@ def _expert_endgame(tricks: int) -> Callable[[int | None, float | None, int | No
 def _learned_with_expert(kind: str) -> Callable[[int | None, float | None, int | None], Player]:
     def factory(seed: int | None, think: float | None, iterations: int | None) -> Player:
         from gongzhu.players.learned import LearnedPlayer
-        from gongzhu.players.mixed import MixedPlayer
 
         return MixedPlayer(LearnedPlayer(seed), ExpertPlayer(seed, think, iterations), (kind,))
     return factory
