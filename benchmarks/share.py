@@ -42,13 +42,13 @@ def margins(path: Path, opponent: str) -> tuple[str, dict[str, float]]:
     seats: dict[str, dict[str, list[float]]] = defaultdict(lambda: {"level": [], "opponent": []})
     levels: set[str] = set()
     for _, record in load_records(path):
-        players, raw = record["players"], record["raw"]
+        players, raw, slot = record["players"], record["raw"], seats[deal_key(record)]
         for seat, level in players.items():
             if level == opponent:
-                seats[deal_key(record)]["opponent"].append(raw[seat])
+                slot["opponent"].append(raw[seat])
             else:
                 levels.add(level)
-                seats[deal_key(record)]["level"].append(raw[seat])
+                slot["level"].append(raw[seat])
     if len(levels) != 1:
         raise SystemExit(f"{path}: expected one level against {opponent!r}, found {sorted(levels) or 'none'}")
     out = {}

@@ -60,7 +60,7 @@ from gongzhu.players import features
 from gongzhu.players.expert import ExpertPlayer, objective_weights
 from gongzhu.players.features import ACTION_DONE, CARD_FEATURES, N_ACTIONS, OBS_SIZE, Building, block_of, card_features
 from gongzhu.players.learned import policy_scores
-from gongzhu.players.mixed import DECISION_KINDS
+from gongzhu.players.mixed import DECISION_KINDS, decision_kinds
 from gongzhu.players.network import Network, default_network
 from gongzhu.players.observation import Observation, observe
 from gongzhu.rules.cards import Seat
@@ -181,12 +181,10 @@ def _path_to(best: Sequence[int], built: Sequence[int], legal: Sequence[int]) ->
 def _kind_indices(kinds: Sequence[str] | None, learned: bool) -> frozenset[int] | None:
     if kinds is None:
         return None
-    unknown = sorted(set(kinds) - set(KINDS))
-    if unknown or not kinds:
-        raise ValueError(f"kinds must be some of {', '.join(KINDS)}, not {', '.join(unknown) or 'none'}")
+    chosen = decision_kinds(kinds)
     if not learned:
         raise ValueError("kinds needs the learned behaviour: the expert would value every decision to play it")
-    return frozenset(KINDS.index(k) for k in kinds)
+    return frozenset(KINDS.index(k) for k in chosen)
 
 
 def _best_action(network: Network, vector: npt.NDArray[np.float32], legal: Sequence[int]) -> int:

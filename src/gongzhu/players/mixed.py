@@ -23,10 +23,19 @@ from gongzhu.players.observation import Observation
 from gongzhu.rules.cards import Card
 from gongzhu.rules.model import Play
 
-__all__ = ["DECISION_KINDS", "MixedPlayer", "play_kind"]
+__all__ = ["DECISION_KINDS", "MixedPlayer", "decision_kinds", "play_kind"]
 
 #: What a decision is: a declaration, a lead, a card of the suit led, a discard on another suit.
 DECISION_KINDS = ("declare", "lead", "follow", "discard")
+
+
+def decision_kinds(kinds: Iterable[str]) -> frozenset[str]:
+    """``kinds`` as a set, checked: at least one, each of :data:`DECISION_KINDS`."""
+    chosen = frozenset(kinds)
+    unknown = sorted(chosen - set(DECISION_KINDS))
+    if unknown or not chosen:
+        raise ValueError(f"kinds must be some of {', '.join(DECISION_KINDS)}, not {', '.join(unknown) or 'none'}")
+    return chosen
 
 
 def play_kind(obs: Observation) -> str:
@@ -45,13 +54,9 @@ class MixedPlayer(Player):
     level = "learned-expert"
 
     def __init__(self, learned: Player, expert: Player, kinds: Iterable[str]) -> None:
-        chosen = frozenset(kinds)
-        unknown = sorted(chosen - set(DECISION_KINDS))
-        if unknown or not chosen:
-            raise ValueError(f"kinds must be some of {', '.join(DECISION_KINDS)}, not {', '.join(unknown) or 'none'}")
         self.learned = learned
         self.expert = expert
-        self.kinds = chosen
+        self.kinds = decision_kinds(kinds)
 
     def choose_exposures(self, obs: Observation) -> list[tuple[Card, str]]:
         chooser = self.expert if "declare" in self.kinds else self.learned
