@@ -67,6 +67,13 @@ return 0
 """
 
 
+async def _close_quietly(pubsub: Any) -> None:
+    """Close a Redis subscription, whatever state the connection is in (typed loosely: redis-py
+    types ``PubSub.aclose`` in some releases and not in others)."""
+    with contextlib.suppress(Exception):
+        await pubsub.aclose()
+
+
 class ClusterUnavailable(RuntimeError):
     """Redis cannot be reached: what needs another process is refused for now."""
 
@@ -223,16 +230,14 @@ class Cluster:
                     self._received(channel, json.loads(message["data"]))
             except asyncio.CancelledError:
                 if pubsub is not None:
-                    with contextlib.suppress(Exception):
-                        await pubsub.aclose()  # type: ignore[no-untyped-call]
+                    await _close_quietly(pubsub)
                 raise
             except Exception as e:
                 if self.up:
                     log.warning("cluster: Redis is away (%s); serving the tables this process runs", e)
                 self._failed()
                 if pubsub is not None:
-                    with contextlib.suppress(Exception):
-                        await pubsub.aclose()  # type: ignore[no-untyped-call]
+                    await _close_quietly(pubsub)
                 pubsub = None
                 await asyncio.sleep(0.25)
 
