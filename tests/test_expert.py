@@ -7,6 +7,7 @@ import json
 import random
 import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from gongzhu.players.expert import ExpertPlayer, FlatMonteCarloPlayer, objective
 from gongzhu.players.observation import Observation
 from gongzhu.players.protocol import observation_from_request
 from gongzhu.players.random_player import RandomPlayer
-from gongzhu.players.sampling import sample_world
+from gongzhu.players.sampling import WorldSampler, sample_world
 from gongzhu.rules import EXPOSABLE, PRESETS, Card, Deal, Options, Phase, Seat
 
 VARIANTS: list[tuple[str, dict[str, Any]]] = [
@@ -43,40 +44,57 @@ def _midgame(options: Options, seed: int, plays: int) -> Deal:
     return deal
 
 
+def _midgame_views(options: Options, deals: int, rng: random.Random) -> Iterator[tuple[Deal, Seat, Observation]]:
+    """Every seat's view of ``deals`` deals stopped at a random point, the unfinished ones."""
+    for seed in range(deals):
+        deal = _midgame(options, seed, rng.randrange(60 * options.decks))
+        if not deal.is_over:
+            for seat in Seat:
+                yield deal, seat, observe(deal, seat)
+
+
 @pytest.mark.parametrize("attempts", [50, 0], ids=["random placement", "backtracking"])
 @pytest.mark.parametrize(("preset", "overrides"), VARIANTS, ids=str)
 def test_sampled_worlds_respect_everything_public(preset: str, overrides: dict[str, Any], attempts: int) -> None:
     """Hand sizes, voids, no-pair inferences, known exposed cards and hidden exposure counts,
     whether the world comes from random placement or (``attempts=0``) from the backtracking
     search that takes over when random placement keeps failing."""
-    options = PRESETS[preset].replace(**overrides)
     rng = random.Random(1)
-    for seed in range(12):
-        deal = _midgame(options, seed, rng.randrange(60 * options.decks))
-        if deal.is_over:
-            continue
-        for seat in Seat:
-            obs = observe(deal, seat)
-            world = sample_world(obs, rng, attempts=attempts)
-            voids = obs.voids()
-            no_pairs = obs.no_pairs()
-            assert world.hands[seat] == Counter(deal.hand(seat))
-            total: Counter[Any] = Counter()
-            for s in Seat:
-                hand = world.hands[s]
-                assert all(n > 0 for n in hand.values()), (s, hand)  # no zero or negative counts
-                total += hand
-                assert sum(hand.values()) == len(deal.hand(s))
-                assert not any(c.suit in voids[s] for c in hand)
-                for suit, banned in no_pairs[s].items():
-                    assert all(hand[c] <= 1 and c not in banned for c in hand if c.suit == suit)
-                for c, n in obs.known_holdings().get(s, Counter()).items():
-                    assert hand[c] >= n
-            assert total == Counter(c for s in Seat for c in deal.hand(s))  # every unplayed card once
-            added = Counter(world.exposures) - Counter(obs.exposures)  # hidden exposures made concrete
-            assert all(e.kind == "hidden" and e.card in EXPOSABLE for e in added)
-            hidden = Counter(e.seat for e in added.elements())
-            assert all(hidden[s] == obs.hidden_counts[s] for s in Seat if s != seat)
+    for deal, seat, obs in _midgame_views(PRESETS[preset].replace(**overrides), 12, rng):
+        world = sample_world(obs, rng, attempts=attempts)
+        voids = obs.voids()
+        no_pairs = obs.no_pairs()
+        assert world.hands[seat] == Counter(deal.hand(seat))
+        total: Counter[Any] = Counter()
+        for s in Seat:
+            hand = world.hands[s]
+            assert all(n > 0 for n in hand.values()), (s, hand)  # no zero or negative counts
+            total += hand
+            assert sum(hand.values()) == len(deal.hand(s))
+            assert not any(c.suit in voids[s] for c in hand)
+            for suit, banned in no_pairs[s].items():
+                assert all(hand[c] <= 1 and c not in banned for c in hand if c.suit == suit)
+            for c, n in obs.known_holdings().get(s, Counter()).items():
+                assert hand[c] >= n
+        assert total == Counter(c for s in Seat for c in deal.hand(s))  # every unplayed card once
+        added = Counter(world.exposures) - Counter(obs.exposures)  # hidden exposures made concrete
+        assert all(e.kind == "hidden" and e.card in EXPOSABLE for e in added)
+        hidden = Counter(e.seat for e in added.elements())
+        assert all(hidden[s] == obs.hidden_counts[s] for s in Seat if s != seat)
+
+
+@pytest.mark.parametrize(("preset", "overrides"), VARIANTS, ids=str)
+def test_a_world_sampler_draws_what_sample_world_draws_world_by_world(preset: str, overrides: dict[str, Any]) -> None:
+    """The expert's sampler works out once what a decision's worlds share; drawing many worlds
+    with it, from one generator, gives the worlds that :func:`sample_world` gives one call at a
+    time from the same generator — nothing one world changes reaches the next — and the same
+    holds when random placement fails and the backtracking search takes over."""
+    for deal, _, obs in _midgame_views(PRESETS[preset].replace(**overrides), 8, random.Random(2)):
+        for attempts in (50, 0):
+            sampler = WorldSampler(obs)
+            shared, alone = random.Random(deal.seed), random.Random(deal.seed)
+            for _ in range(6):
+                assert sampler.sample(shared, attempts) == sample_world(obs, alone, attempts)
 
 
 @pytest.mark.parametrize("preset", ["online", "online2"])

@@ -188,7 +188,7 @@ def test_given_the_true_world_the_exactly_best_card_is_ranked_first(
     obs = observe(deal, Seat.W)
     true = World({s: Counter(deal.hand(s)) for s in Seat}, tuple(deal.exposures))
     player = ExpertPlayer(seed=1, iterations=ITERATIONS, endgame=3)
-    monkeypatch.setattr(player, "_world", lambda _obs: true)
+    monkeypatch.setattr(player, "_worlds", lambda _obs: lambda: true)
     exact = _exact_values(_ending(PythonDeal, PRESETS[preset]), Seat.W)
     assert [c for c, v in exact.items() if v == max(exact.values())] == [parse_card(best)]
     ranked = player.evaluate(obs)

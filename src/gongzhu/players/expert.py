@@ -6,7 +6,10 @@ exposure counts, two-deck copy counts) — and in each world plays every candida
 of the deal many times with a playout policy, scoring the result as the deal is scored (R6, then
 R7: the seat's own result, its team's under ``partners``).  The candidate with the best mean
 wins.  Exposures (亮牌, 首明, 暗卖) are chosen the same way: each allowed set of exposures is
-evaluated by playouts of the whole deal.
+evaluated by playouts of the whole deal.  What every world of a decision shares (the unseen
+cards, the known holdings and voids, the points taken, the cards each seat has played) is
+worked out once a decision (:class:`~gongzhu.players.sampling.WorldSampler`), not once a world:
+the playouts are the cheaper part of a world.
 
 Playouts run in C with the heuristic playout policy: one deck on :mod:`gongzhu.search.fast`, two
 decks on :mod:`gongzhu.search.fast2` (pairs, copies, R4.5's exposed copies, R6.2 scoring).  Where
@@ -37,6 +40,7 @@ import math
 import random
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import combinations, product
 from typing import TYPE_CHECKING
@@ -45,7 +49,7 @@ from gongzhu import search
 from gongzhu.players.base import Player
 from gongzhu.players.intermediate import IntermediatePlayer
 from gongzhu.players.observation import Observation
-from gongzhu.players.sampling import NoWorldError, World, sample_world
+from gongzhu.players.sampling import NoWorldError, World, WorldSampler
 from gongzhu.rules.cards import EXPOSABLE, Card, Seat, hand_masks, mask_of
 from gongzhu.rules.legal import SeatView, offends
 from gongzhu.rules.model import Exposure, Play
@@ -141,10 +145,12 @@ class ExpertPlayer(Player):
 
     # ------------------------------------------------------------------ worlds
 
-    def _world(self, obs: Observation) -> World:
+    def _worlds(self, obs: Observation) -> Callable[[], World]:
+        """Draws the decision's worlds, one a call, from the player's generator."""
         if self.infer:
-            return sample_world(obs, self.rng)
-        return _uniform_world(obs, self.rng)
+            sampler = WorldSampler(obs)
+            return lambda: sampler.sample(self.rng)
+        return lambda: _uniform_world(obs, self.rng)
 
     # ------------------------------------------------------------------ playing
 
@@ -174,6 +180,8 @@ class ExpertPlayer(Player):
             from gongzhu.players.weighting import PlayLikelihood
 
             likelihood = PlayLikelihood(self.weighting, obs, temper=self.temper)
+        draw = self._worlds(obs)
+        positions = _Positions(obs)
         per_world: list[list[float]] = []
         log_weights: list[float] = []
         waiting: list[World] = []  # worlds whose likelihood is still to be computed, in a batch
@@ -183,9 +191,9 @@ class ExpertPlayer(Player):
         # With a think budget the worlds still to be weighed are paid for inside it: sampling
         # stops when what they will cost (at the rate measured so far) would run past it.
         while self._more(done, weighing.stop_by(deadline, len(waiting)), limit):
-            world = self._world(obs)
+            world = draw()
             seed = self.rng.getrandbits(63)
-            pos = _position(obs, world)
+            pos = positions.of(world)
             exact = None
             if solver is not None and isinstance(pos, fast.FastPosition):
                 exact = solver.values(pos, limit=ENDGAME_LIMIT)
@@ -251,8 +259,9 @@ class ExpertPlayer(Player):
         counts = [0] * len(options)
         deadline, limit = self._budget()
         done = 0
+        draw = self._worlds(obs)
         while self._more(done, deadline, limit):
-            world = self._world(obs)
+            world = draw()
             seed = self.rng.getrandbits(63)
             leader = _first_leader(obs, world, self.rng)
             for i, chosen in enumerate(options):
@@ -351,16 +360,6 @@ def _played_by(obs: Observation) -> dict[Seat, list[Card]]:
     return out
 
 
-def _restricted(obs: Observation, world: World) -> list[int]:
-    """Exposed cards bound by R4.3 still in each hand (one deck)."""
-    out = [0, 0, 0, 0]
-    out[obs.seat] = mask_of(obs.restricted_in_hand())
-    for e in world.exposures:
-        if e.seat != obs.seat and e.kind in ("shown", "auto") and world.hands[e.seat][e.card] > 0:
-            out[e.seat] |= 1 << e.card.index
-    return out
-
-
 def _penalty_offender(obs: Observation, world: World) -> int:
     """Under ``discard_color=penalty``, who in the trick in progress has made the first offence
     (R5.2), judged as the rules judge it against what the world says each seat held then — except
@@ -382,38 +381,65 @@ def _penalty_offender(obs: Observation, world: World) -> int:
 
 def _position(obs: Observation, world: World) -> fast.FastPosition | fast2.FastPosition2:
     """The C position of the world in the play phase."""
-    turn = int(obs.turn) if obs.turn is not None else int(obs.seat)
-    leader = int(obs.trick[0][0]) if obs.trick else turn
-    if obs.options.decks == 2:
-        return fast2.encode_parts(
+    return _Positions(obs).of(world)
+
+
+class _Positions:
+    """The C positions of one observation's worlds in the play phase: what every world shares
+    (the trick, who leads and plays, the points taken, the cards each seat has played, the
+    seat's own exposed cards bound by R4.3) is worked out once."""
+
+    __slots__ = ("captured", "leader", "obs", "own_bound", "played", "suits_led", "trick", "turn")
+
+    def __init__(self, obs: Observation) -> None:
+        self.obs = obs
+        self.turn = int(obs.turn) if obs.turn is not None else int(obs.seat)
+        self.leader = int(obs.trick[0][0]) if obs.trick else self.turn
+        self.captured = [obs.captured(s) for s in Seat]
+        self.played = _played_by(obs)
+        self.suits_led = obs.suits_led_mask()
+        self.own_bound = mask_of(obs.restricted_in_hand())
+        self.trick = [c.index for _, p in obs.trick for c in p]
+
+    def of(self, world: World) -> fast.FastPosition | fast2.FastPosition2:
+        """The world's position."""
+        obs = self.obs
+        if obs.options.decks == 2:
+            return fast2.encode_parts(
+                obs.options,
+                hands=[list(world.hands[s].elements()) for s in Seat],
+                bound=[obs.bound_in_hand(s, world.hands[s].elements()) for s in Seat],
+                captured=self.captured,
+                exposures=world.exposures,
+                trick=[p for _, p in obs.trick],
+                leader=self.leader,
+                turn=self.turn,
+                offender=_penalty_offender(obs, world),
+                suits_led=self.suits_led,
+                must_lead_c2=obs.must_lead_c2,
+            )
+        hands = [list(world.hands[s].elements()) for s in Seat]  # positive counts only
+        # Exposed cards bound by R4.3 still in each hand.
+        restricted = [0, 0, 0, 0]
+        restricted[obs.seat] = self.own_bound
+        for e in world.exposures:
+            if e.seat != obs.seat and e.kind in ("shown", "auto") and world.hands[e.seat][e.card] > 0:
+                restricted[e.seat] |= 1 << e.card.index
+        return fast.encode_parts(
             obs.options,
-            hands=[list(world.hands[s].elements()) for s in Seat],
-            bound=[obs.bound_in_hand(s, world.hands[s].elements()) for s in Seat],
-            captured=[obs.captured(s) for s in Seat],
+            hands=[mask_of(h) for h in hands],
+            restricted=restricted,
+            captured=self.captured,
             exposures=world.exposures,
-            trick=[p for _, p in obs.trick],
-            leader=leader,
-            turn=turn,
+            dealt=[[*hands[s], *self.played[s]] for s in Seat],
+            trick=self.trick,
+            leader=self.leader,
+            turn=self.turn,
+            led=obs.trick[0][1][0].suit if obs.trick else -1,
             offender=_penalty_offender(obs, world),
-            suits_led=obs.suits_led_mask(),
+            suits_led=self.suits_led,
             must_lead_c2=obs.must_lead_c2,
         )
-    played = _played_by(obs)
-    return fast.encode_parts(
-        obs.options,
-        hands=[mask_of(world.hands[s].elements()) for s in Seat],  # positive counts only
-        restricted=_restricted(obs, world),
-        captured=[obs.captured(s) for s in Seat],
-        exposures=world.exposures,
-        dealt=[[*world.hands[s].elements(), *played[s]] for s in Seat],
-        trick=[c.index for _, p in obs.trick for c in p],
-        leader=leader,
-        turn=turn,
-        led=obs.trick[0][1][0].suit if obs.trick else -1,
-        offender=_penalty_offender(obs, world),
-        suits_led=obs.suits_led_mask(),
-        must_lead_c2=obs.must_lead_c2,
-    )
 
 
 def exposure_options(obs: Observation) -> list[list[tuple[Card, str]]]:
