@@ -17,7 +17,7 @@ from gongzhu import search
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 
-pytestmark = pytest.mark.skipif(not search.AVAILABLE, reason="the expert needs the C extensions")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(not search.AVAILABLE, reason="the expert needs the C extensions")]
 
 
 def run(script: str, *args: str, timeout: float = 300) -> dict[str, Any]:
