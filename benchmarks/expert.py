@@ -28,12 +28,13 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from decisions import decisions
 from gongzhu.players import expert as expert_module
 from gongzhu.players.expert import _PLAYOUTS_PER_WORLD, DEFAULT_THINK, ExpertPlayer
 from gongzhu.players.intermediate import IntermediatePlayer
-from gongzhu.players.observation import Observation, observe
+from gongzhu.players.observation import Observation
 from gongzhu.players.sampling import World, sample_world
-from gongzhu.rules import PRESETS, Deal
+from gongzhu.rules import PRESETS
 
 PRESET_NAMES = ("online", "online2")
 _SHARED = expert_module._Positions
@@ -67,17 +68,7 @@ def _each_on_its_own() -> Iterator[None]:
 
 def positions(preset: str, deals: int) -> list[Observation]:
     player = IntermediatePlayer(seed=0)
-    out = []
-    for seed in range(deals):
-        deal = Deal.new(PRESETS[preset], 30_000 + seed)
-        for s in deal.undeclared:
-            deal.declare(s, player.choose_exposures(observe(deal, s)))
-        while (turn := deal.turn) is not None:
-            obs = observe(deal, turn)
-            if len(obs.legal) > 1:
-                out.append(obs)
-            deal.play(player.choose_play(obs), turn)
-    return out
+    return [obs for seed in range(deals) for _, obs in decisions(PRESETS[preset], 30_000 + seed, [player] * 4)]
 
 
 def _summary(xs: list[float], digits: int = 3) -> dict[str, float]:

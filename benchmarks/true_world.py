@@ -30,12 +30,13 @@ import platform
 from collections import Counter
 from typing import Any
 
+from decisions import decisions
 from gongzhu.arena.stats import summarize
 from gongzhu.players.expert import ExpertPlayer, _position, objective_weights
-from gongzhu.players.observation import Observation, observe
+from gongzhu.players.observation import Observation
 from gongzhu.players.registry import make_player
 from gongzhu.players.sampling import World
-from gongzhu.rules import PRESETS, Deal
+from gongzhu.rules import PRESETS
 from gongzhu.rules.cards import Seat
 from gongzhu.search import POLICY_HEURISTIC, fast
 
@@ -43,17 +44,9 @@ from gongzhu.search import POLICY_HEURISTIC, fast
 def positions(seed: int, d: int) -> list[tuple[Observation, World]]:
     """(observation, true world) of every decision with a choice from the second trick on, in
     deal ``d`` of ``seed``."""
-    out = []
     players = [ExpertPlayer(seed=seed * 100_000 + 4 * d + s, iterations=60) for s in range(4)]
-    deal = Deal.new(PRESETS["online"], seed * 100_000 + d)
-    for s in deal.undeclared:
-        deal.declare(s, players[s].choose_exposures(observe(deal, s)))
-    while (turn := deal.turn) is not None:
-        obs = observe(deal, turn)
-        if len(obs.legal) > 1 and deal.tricks:
-            out.append((obs, World({s: Counter(deal.hand(s)) for s in Seat}, tuple(deal.exposures))))
-        deal.play(players[turn].choose_play(obs), turn)
-    return out
+    return [(obs, World({s: Counter(deal.hand(s)) for s in Seat}, tuple(deal.exposures)))
+            for deal, obs in decisions(PRESETS["online"], seed * 100_000 + d, players) if deal.tricks]
 
 
 def true_values(obs: Observation, world: World, playouts: int) -> dict[int, float]:

@@ -32,28 +32,20 @@ import statistics
 import time
 from typing import Any
 
+from decisions import decisions
 from gongzhu.players.expert import _PLAYOUTS_PER_WORLD, ExpertPlayer
 from gongzhu.players.learned import LearnedPlayer
 from gongzhu.players.network import default_network
-from gongzhu.players.observation import Observation, observe
+from gongzhu.players.observation import Observation
 from gongzhu.players.sampling import sample_world
 from gongzhu.players.weighting import PlayLikelihood
-from gongzhu.rules import PRESETS, Deal
+from gongzhu.rules import PRESETS
 
 
 def positions(deals: int) -> list[Observation]:
     player = LearnedPlayer()
-    out = []
-    for seed in range(deals):
-        deal = Deal.new(PRESETS["online"], 20_000 + seed)
-        for s in deal.undeclared:
-            deal.declare(s, player.choose_exposures(observe(deal, s)))
-        while (turn := deal.turn) is not None:
-            obs = observe(deal, turn)
-            if len(obs.legal) > 1 and deal.tricks:
-                out.append(obs)
-            deal.play(player.choose_play(obs), turn)
-    return out
+    return [obs for seed in range(deals) for deal, obs in decisions(PRESETS["online"], 20_000 + seed, [player] * 4)
+            if deal.tricks]
 
 
 def _summary(ms: list[float]) -> dict[str, float]:
