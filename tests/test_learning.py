@@ -193,8 +193,35 @@ def test_training_continues_from_a_network_of_the_same_shape(tmp_path: Path) -> 
     with pytest.raises(ValueError, match="lacks"):
         train(data, replace(config, card_hidden=0), init=first)
     first.save(tmp_path / "first.npz")
-    with pytest.raises(SystemExit):
-        train_main(["--data", str(out), "--init", str(tmp_path / "first.npz"), "--hidden", "32"])
+    for narrower in (["--hidden", "16"], ["--hidden", "32,32"], ["--card-hidden", "4"], ["--card-hidden", "0"]):
+        with pytest.raises(SystemExit):
+            train_main(["--data", str(out), "--init", str(tmp_path / "first.npz"), *narrower])
+
+
+def test_training_can_widen_the_network_it_continues_from(tmp_path: Path) -> None:
+    """``--init`` with ``--hidden``/``--card-hidden`` wider than the file's network: the widened
+    network starts computing exactly what the file's did (new units send nothing out), and then
+    trains its new units too."""
+    out = tmp_path / "data"
+    list(selfplay.run("online", 2, 8, out, iterations=3, shard=2))
+    data = load([out])
+    config = Config(hidden=(32, 16), card_hidden=8, epochs=2, minutes=5, batch=64, dropout=0.0, threads=1)
+    first, _ = train(data, config)
+    wide = replace(config, hidden=(48, 24), card_hidden=12)
+    start, _ = train(data, replace(wide, lr=0.0), init=first)
+    assert shape_of(start) == ((48, 24), 12)
+    assert start.parameters > first.parameters
+    x = np.asarray(data["observation"][:50], dtype=np.float32)
+    for got, want in zip(start.forward(x), first.forward(x), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)
+    # the new units are there, with weights in, and none out yet
+    assert np.any(start.trunk[1][0][16:, :] != 0) and not np.any(start.trunk[1][0][:16, 32:])
+    grown, _ = train(data, wide, init=first)
+    assert np.any(grown.to_arrays()["policy.weight"][:, 16:] != 0)  # trained, the new units count
+    first.save(tmp_path / "first.npz")
+    train_main(["--data", str(out), "--init", str(tmp_path / "first.npz"), "--hidden", "48,24", "--card-hidden", "12",
+                "--epochs", "1", "--threads", "1", "--out", str(tmp_path / "wide.npz")])
+    assert shape_of(Network.load(tmp_path / "wide.npz")) == ((48, 24), 12)
 
 
 def test_the_curve_reports_the_policys_expected_regret_and_training_can_weigh_it(tmp_path: Path) -> None:

@@ -151,15 +151,25 @@ def _card_rows(observations: npt.NDArray[np.float32], chunk: int = 8192) -> npt.
 
 
 def _state_of(network: Network, model: PolicyValueNet) -> dict[str, torch.Tensor]:
-    """``network``'s arrays as a state of ``model``, which must have its shape."""
+    """``network``'s arrays as a state of ``model``, which must have its shape or be wider.
+
+    A wider model is the network widened: each of the network's units keeps its weights in and
+    out, and each new unit keeps ``model``'s random weights in and gets weights of zero out (the
+    columns of its output in every later layer and head), so that the widened network computes
+    exactly what the network did, and training grows the new units from there."""
     arrays = network.to_arrays()
     own = model.state_dict()
     state = {}
     for name, tensor in own.items():
-        if name not in arrays or arrays[name].shape != tuple(tensor.shape):
-            got = arrays[name].shape if name in arrays else "nothing"
-            raise ValueError(f"the starting network does not fit: {name} is {tuple(tensor.shape)} here, {got} there")
-        state[name] = torch.from_numpy(np.array(arrays[name], dtype=np.float32))
+        got = arrays[name].shape if name in arrays else None
+        if got is None or len(got) != tensor.dim() or any(g > w for g, w in zip(got, tensor.shape, strict=True)):
+            raise ValueError(f"the starting network does not fit: {name} is {tuple(tensor.shape)} here, "
+                             f"{got or 'nothing'} there")
+        wide = tensor.detach().clone()
+        if wide.dim() == 2:
+            wide[: got[0], got[1]:] = 0.0  # new inputs feed none of the old units
+        wide[tuple(slice(0, g) for g in got)] = torch.from_numpy(np.array(arrays[name], dtype=np.float32))
+        state[name] = wide
     extra = sorted(set(arrays) - set(own) - {"meta"})
     if extra:
         raise ValueError(f"the starting network has layers this one lacks: {', '.join(extra)}")
@@ -358,8 +368,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--card-hidden", type=int, default=None,
                    help="width of the card head's hidden layer (default 0: no card head)")
     p.add_argument("--init", type=Path, default=None,
-                   help="a weights file to continue training from (it gives the network's shape: "
-                        "no --hidden or --card-hidden with it)")
+                   help="a weights file to continue training from (it gives the network's shape, "
+                        "unless --hidden or --card-hidden widen it: the widened network starts as "
+                        "the file's)")
     p.add_argument("--batch", type=int, default=Config.batch)
     p.add_argument("--lr", type=float, default=Config.lr)
     p.add_argument("--temperature", type=float, default=Config.temperature)
@@ -372,17 +383,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--threads", type=int, default=Config.threads)
     a = p.parse_args(argv)
     init = None
+    hidden = tuple(int(h) for h in (a.hidden or "256,256").split(","))
+    card_hidden = a.card_hidden or 0
     if a.init is not None:
-        if a.hidden is not None or a.card_hidden is not None:
-            p.error("--init gives the network's shape: leave out --hidden and --card-hidden")
         try:
             init = Network.load(a.init)
         except NetworkError as e:
             p.error(f"--init: {e}")
-        hidden, card_hidden = shape_of(init)
-    else:
-        hidden = tuple(int(h) for h in (a.hidden or "256,256").split(","))
-        card_hidden = a.card_hidden or 0
+        init_hidden, init_card = shape_of(init)
+        hidden = init_hidden if a.hidden is None else hidden
+        card_hidden = init_card if a.card_hidden is None else card_hidden
+        if (len(hidden) != len(init_hidden) or any(h < g for h, g in zip(hidden, init_hidden, strict=False))
+                or card_hidden < init_card or (init_card == 0) != (card_hidden == 0)):
+            p.error(f"--init: a network of {','.join(map(str, init_hidden))} (card head {init_card}) can be "
+                    f"widened, not made {','.join(map(str, hidden))} (card head {card_hidden})")
     config = Config(hidden=hidden, card_hidden=card_hidden,
                     epochs=a.epochs, minutes=a.minutes,
                     batch=a.batch, lr=a.lr, temperature=a.temperature, dropout=a.dropout,
