@@ -173,8 +173,8 @@ def test_a_short_training_run_learns_and_exports(tmp_path: Path, card_hidden: in
 
 def test_training_continues_from_a_network_of_the_same_shape(tmp_path: Path) -> None:
     """``--init``: training starts from a weights file's network.  At learning rate 0 it ends
-    where it started, bit for bit, and says what it continued from; a network of another shape,
-    or --hidden beside --init, is refused."""
+    where it started, bit for bit, and says what it continued from; a network it does not fit, or
+    a --hidden or --card-hidden narrower than the file's beside --init, is refused."""
     out = tmp_path / "data"
     list(selfplay.run("online", 2, 8, out, iterations=3, shard=2))
     data = load([out])

@@ -393,7 +393,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         init_hidden, init_card = shape_of(init)
         hidden = init_hidden if a.hidden is None else hidden
         card_hidden = init_card if a.card_hidden is None else card_hidden
-        if (len(hidden) != len(init_hidden) or any(h < g for h, g in zip(hidden, init_hidden, strict=False))
+        if (len(hidden) != len(init_hidden) or any(h < g for h, g in zip(hidden, init_hidden, strict=True))
                 or card_hidden < init_card or (init_card == 0) != (card_hidden == 0)):
             p.error(f"--init: a network of {','.join(map(str, init_hidden))} (card head {init_card}) can be "
                     f"widened, not made {','.join(map(str, hidden))} (card head {card_hidden})")
