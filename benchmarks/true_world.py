@@ -32,7 +32,7 @@ from typing import Any
 
 from decisions import decisions
 from gongzhu.arena.stats import summarize
-from gongzhu.players.expert import ExpertPlayer, _position, objective_weights
+from gongzhu.players.expert import ExpertPlayer, _Positions, objective_weights
 from gongzhu.players.observation import Observation
 from gongzhu.players.registry import make_player
 from gongzhu.players.sampling import World
@@ -51,7 +51,7 @@ def positions(seed: int, d: int) -> list[tuple[Observation, World]]:
 
 def true_values(obs: Observation, world: World, playouts: int) -> dict[int, float]:
     """Each legal play's value in ``world``: the mean of its playouts, the same for every play."""
-    pos = _position(obs, world)
+    pos = _Positions(obs).of(world)
     assert isinstance(pos, fast.FastPosition)  # one deck
     weights = objective_weights(obs.options, obs.seat)
     out = {}

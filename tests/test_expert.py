@@ -206,7 +206,7 @@ def test_search_positions_equal_the_rules_position_in_the_true_world(preset: str
     """Fed the true hands, the position the search builds from an observation (hands, exposed
     copies still bound by R4.3/R4.5 for every seat, cards taken, the trick, the R5.2 penalty
     offender) is the rules engine's own position: playouts start where the game is."""
-    from gongzhu.players.expert import _position
+    from gongzhu.players.expert import _Positions
     from gongzhu.players.sampling import World
     from gongzhu.search import fast, fast2
 
@@ -220,7 +220,7 @@ def test_search_positions_equal_the_rules_position_in_the_true_world(preset: str
         assert turn is not None
         world = World({s: Counter(deal.hand(s)) for s in Seat}, tuple(deal.exposures))
         encode = fast2.encode if options.decks == 2 else fast.encode
-        assert _position(observe(deal, turn), world) == encode(deal), seed
+        assert _Positions(observe(deal, turn)).of(world) == encode(deal), seed
         checked += 1
     assert checked >= 12
 
@@ -338,7 +338,7 @@ def test_the_expert_searches_a_position_whose_worlds_come_from_backtracking() ->
 def test_search_positions_ignore_zero_counts_in_a_world() -> None:
     """A world whose hands carry cards with a zero count (a ``Counter`` after ``-= 1``) builds
     the same C position as the world without them: only held cards enter the masks."""
-    from gongzhu.players.expert import _position, _start_position
+    from gongzhu.players.expert import _Positions, _start_position
     from gongzhu.players.sampling import World
     from gongzhu.search import fast
 
@@ -351,7 +351,7 @@ def test_search_positions_ignore_zero_counts_in_a_world() -> None:
     for s in Seat:
         for c in deal.hand(Seat((s + 1) % 4)):  # the next seat's cards, at count zero
             padded[s][c] = 0
-    assert _position(obs, World(padded, tuple(deal.exposures))) == fast.encode(deal)
+    assert _Positions(obs).of(World(padded, tuple(deal.exposures))) == fast.encode(deal)
     start = Deal.new(PRESETS["online"], 11)
     first = observe(start, Seat.N)
     dealt = {s: Counter(start.hand(s)) for s in Seat}

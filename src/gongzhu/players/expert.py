@@ -379,17 +379,12 @@ def _penalty_offender(obs: Observation, world: World) -> int:
     return -1
 
 
-def _position(obs: Observation, world: World) -> fast.FastPosition | fast2.FastPosition2:
-    """The C position of the world in the play phase."""
-    return _Positions(obs).of(world)
-
-
 class _Positions:
     """The C positions of one observation's worlds in the play phase: what every world shares
     (the trick, who leads and plays, the points taken, the cards each seat has played, the
     seat's own exposed cards bound by R4.3) is worked out once."""
 
-    __slots__ = ("captured", "leader", "obs", "own_bound", "played", "suits_led", "trick", "turn")
+    __slots__ = ("captured", "leader", "led", "obs", "own_bound", "played", "plays", "suits_led", "trick", "turn")
 
     def __init__(self, obs: Observation) -> None:
         self.obs = obs
@@ -399,7 +394,9 @@ class _Positions:
         self.played = _played_by(obs)
         self.suits_led = obs.suits_led_mask()
         self.own_bound = mask_of(obs.restricted_in_hand())
-        self.trick = [c.index for _, p in obs.trick for c in p]
+        self.plays = [p for _, p in obs.trick]
+        self.trick = [c.index for p in self.plays for c in p]
+        self.led = obs.trick[0][1][0].suit if obs.trick else -1
 
     def of(self, world: World) -> fast.FastPosition | fast2.FastPosition2:
         """The world's position."""
@@ -411,7 +408,7 @@ class _Positions:
                 bound=[obs.bound_in_hand(s, world.hands[s].elements()) for s in Seat],
                 captured=self.captured,
                 exposures=world.exposures,
-                trick=[p for _, p in obs.trick],
+                trick=self.plays,
                 leader=self.leader,
                 turn=self.turn,
                 offender=_penalty_offender(obs, world),
@@ -435,7 +432,7 @@ class _Positions:
             trick=self.trick,
             leader=self.leader,
             turn=self.turn,
-            led=obs.trick[0][1][0].suit if obs.trick else -1,
+            led=self.led,
             offender=_penalty_offender(obs, world),
             suits_led=self.suits_led,
             must_lead_c2=obs.must_lead_c2,
