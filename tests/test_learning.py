@@ -198,6 +198,18 @@ def test_training_continues_from_a_network_of_the_same_shape(tmp_path: Path) -> 
             train_main(["--data", str(out), "--init", str(tmp_path / "first.npz"), *narrower])
 
 
+@pytest.mark.parametrize("flag,value", [("--hidden", "abc"), ("--hidden", "64,0"), ("--hidden", ""),
+                                        ("--card-hidden", "-1"), ("--card-hidden", "x")])
+def test_training_refuses_widths_that_are_not_widths(flag: str, value: str, tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """A width that is not a whole number, or a trunk layer of no units, is a usage error that
+    names the value, before any data is read (the data folder does not even exist)."""
+    with pytest.raises(SystemExit) as e:
+        train_main(["--data", str(tmp_path / "none"), flag, value])
+    assert e.value.code == 2
+    assert repr(value) in capsys.readouterr().err
+
+
 def test_training_can_widen_the_network_it_continues_from(tmp_path: Path) -> None:
     """``--init`` with ``--hidden``/``--card-hidden`` wider than the file's network: the widened
     network starts computing exactly what the file's did (new units send nothing out), and then

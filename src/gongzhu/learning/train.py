@@ -355,6 +355,28 @@ def write_curve(curve: Sequence[dict[str, float]], csv_path: Path, plot_path: Pa
     plt.close(fig)
 
 
+def _widths(text: str) -> tuple[int, ...]:
+    """``--hidden``: the trunk's widths, comma-separated positive whole numbers."""
+    try:
+        widths = tuple(int(w) for w in text.split(","))
+    except ValueError:
+        widths = ()
+    if not widths or min(widths) < 1:
+        raise argparse.ArgumentTypeError(f"widths are positive whole numbers, comma-separated, not {text!r}")
+    return widths
+
+
+def _width(text: str) -> int:
+    """``--card-hidden``: a whole number of at least 0."""
+    try:
+        width = int(text)
+    except ValueError:
+        width = -1
+    if width < 0:
+        raise argparse.ArgumentTypeError(f"a width is a whole number of at least 0, not {text!r}")
+    return width
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m gongzhu.learning.train",
                                 description="Train the learned player's network on expert self-play data.")
@@ -364,8 +386,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--minutes", type=float, default=Config.minutes,
                    help="time allowed: the learning rate decays to zero over it (or over --epochs, if shorter)")
     p.add_argument("--epochs", type=int, default=Config.epochs)
-    p.add_argument("--hidden", default=None, help="widths of the trunk's layers (default 256,256)")
-    p.add_argument("--card-hidden", type=int, default=None,
+    p.add_argument("--hidden", type=_widths, default=None, help="widths of the trunk's layers (default 256,256)")
+    p.add_argument("--card-hidden", type=_width, default=None,
                    help="width of the card head's hidden layer (default 0: no card head)")
     p.add_argument("--init", type=Path, default=None,
                    help="a weights file to continue training from (it gives the network's shape, "
@@ -383,8 +405,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--threads", type=int, default=Config.threads)
     a = p.parse_args(argv)
     init = None
-    hidden = tuple(int(h) for h in (a.hidden or "256,256").split(","))
-    card_hidden = a.card_hidden or 0
+    hidden: tuple[int, ...] = a.hidden or Config.hidden
+    card_hidden: int = a.card_hidden or Config.card_hidden
     if a.init is not None:
         try:
             init = Network.load(a.init)
