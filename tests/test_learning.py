@@ -15,6 +15,8 @@ import pytest
 import torch
 
 from gongzhu.learning import data as selfplay
+from gongzhu.learning.average import average
+from gongzhu.learning.average import main as average_main
 from gongzhu.learning.data import load
 from gongzhu.learning.train import Config, PolicyValueNet, _split, export, shape_of, train, write_curve
 from gongzhu.learning.train import main as train_main
@@ -145,6 +147,43 @@ def test_weights_files_are_checked(tmp_path: Path) -> None:
     (tmp_path / "junk.npz").write_bytes(b"not a zip")
     with pytest.raises(NetworkError):
         Network.load(tmp_path / "junk.npz")
+
+
+def test_networks_of_one_shape_average_weight_by_weight(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    nets = [export(_random_model(seed, card_hidden=4), {"value_scale": 100.0, "value_weight": 0.01,
+                                                        "trained": {"seed": seed}}) for seed in (1, 2, 3)]
+    mean = average(nets)
+    for key, value in mean.to_arrays().items():
+        if key != "meta":
+            assert np.allclose(value, np.mean([n.to_arrays()[key] for n in nets], axis=0), atol=1e-7), key
+    assert mean.parameters == nets[0].parameters and mean.value_weight == 0.01
+    assert mean.meta["trained"] == {"averaged": [{"seed": 1}, {"seed": 2}, {"seed": 3}]}
+    # One network averaged with itself is itself.
+    assert np.array_equal(average([nets[0], nets[0]]).forward(np.ones(OBS_SIZE, dtype=np.float32))[0],
+                          nets[0].forward(np.ones(OBS_SIZE, dtype=np.float32))[0])
+    paths = []
+    for k, n in enumerate(nets):
+        paths.append(str(tmp_path / f"n{k}.npz"))
+        n.save(paths[-1])
+    assert average_main([*paths, "--out", str(tmp_path / "mean.npz")]) == 0
+    assert "the mean of 3 networks" in capsys.readouterr().out
+    again = Network.load(tmp_path / "mean.npz")
+    assert np.array_equal(again.policy[0], mean.policy[0])
+    # Other shapes, other value scales, fewer than two networks: refused, naming what differs.
+    other = export(_random_model(card_hidden=8), {"value_scale": 100.0})
+    with pytest.raises(NetworkError, match=r"cards_in\.weight"):
+        average([nets[0], other])
+    with pytest.raises(NetworkError, match="units of 400"):
+        average([nets[0], export(_random_model(card_hidden=4), {"value_scale": 400.0})])
+    other.save(tmp_path / "other.npz")
+    never = str(tmp_path / "never.npz")
+    for argv in ([paths[0], str(tmp_path / "other.npz"), "--out", never], [paths[0], "--out", never],
+                 [paths[0], str(tmp_path / "missing.npz"), "--out", never],
+                 [*paths, "--out", str(tmp_path / "no" / "such" / "folder.npz")]):
+        with pytest.raises(SystemExit) as exit_:
+            average_main(argv)
+        assert exit_.value.code == 2
+    assert not (tmp_path / "never.npz").exists()
 
 
 @pytest.mark.parametrize("card_hidden", [0, 16])

@@ -12,6 +12,8 @@ player's network.
   imports PyTorch.
 - :mod:`gongzhu.learning.regret` — where a network gives up points against the expert's values,
   by kind of decision and part of the deal; ``python -m gongzhu.learning.regret``.
+- :mod:`gongzhu.learning.average` — networks of one shape averaged weight by weight into one of
+  the same size; ``python -m gongzhu.learning.average``.
 
 This package imports the rules core, the search, the players and the arena's seeding (and numpy),
 nothing from the server, the page or the command line.
