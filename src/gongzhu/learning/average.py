@@ -17,9 +17,9 @@ Imports numpy and the players' network module; no PyTorch.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -36,9 +36,10 @@ def average(networks: Sequence[Network]) -> Network:
     or in the scale of their values."""
     if not networks:
         raise NetworkError("no networks to average")
-    shapes = {k: v.shape for k, v in networks[0].to_arrays().items() if k != "meta"}
-    for k, other in enumerate(networks[1:], start=2):
-        theirs = {key: v.shape for key, v in other.to_arrays().items() if key != "meta"}
+    each = [n.to_arrays() for n in networks]
+    shapes = {k: v.shape for k, v in each[0].items() if k != "meta"}
+    for k, (other, arrays) in enumerate(zip(networks[1:], each[1:], strict=True), start=2):
+        theirs = {key: v.shape for key, v in arrays.items() if key != "meta"}
         if theirs != shapes:
             differ = sorted(key for key in shapes.keys() | theirs.keys() if shapes.get(key) != theirs.get(key))
             raise NetworkError(f"network {k} is not the shape of the first: "
@@ -46,12 +47,11 @@ def average(networks: Sequence[Network]) -> Network:
         if other.value_scale != networks[0].value_scale:
             raise NetworkError(f"network {k}'s values are in units of {other.value_scale:g} points, "
                                f"the first's in {networks[0].value_scale:g}")
-    each = [n.to_arrays() for n in networks]
-    arrays: dict[str, npt.NDArray[Any]] = {
+    mean: dict[str, npt.NDArray[Any]] = {
         key: np.mean([a[key].astype(np.float64) for a in each], axis=0).astype(np.float32) for key in shapes}
-    meta = {**networks[0].meta, "trained": {"averaged": [n.meta.get("trained", {}) for n in networks]}}
-    arrays["meta"] = np.frombuffer(json.dumps(meta, sort_keys=True).encode("utf-8"), dtype=np.uint8)
-    return Network.from_arrays(arrays)
+    mean["meta"] = each[0]["meta"]
+    trained = {"averaged": [n.meta.get("trained", {}) for n in networks]}
+    return replace(Network.from_arrays(mean), meta={**networks[0].meta, "trained": trained})
 
 
 def main(argv: Sequence[str] | None = None) -> int:
