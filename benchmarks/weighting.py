@@ -1,4 +1,5 @@
-"""The expert's world weighting: what weighing a world costs, against what searching it costs.
+"""The expert's world weighting, and the network as its playout policy: what either costs a world,
+against what searching it costs.
 
     python benchmarks/weighting.py [--deals N] [--worlds W] [--think S] [--json]
 
@@ -12,7 +13,14 @@ At each, ``--worlds`` worlds are sampled once and timed three ways:
   same weights with every row built in full and the whole network run on it — the baseline, in
   the same run;
 - searched: the expert evaluating the position with as many worlds (``iterations``), sampling and
-  playouts, what a world costs it without weighing.
+  playouts, what a world costs it without weighing;
+- network playouts: the network's passes that one world's playouts would take with the network as
+  the playout policy in place of the heuristic one — every candidate play, the expert's playouts
+  a world each, every play left in the deal, all of a world's playouts run in step as one batch a
+  play.  Only the passes are timed, not encoding each position nor playing the cards: a lower
+  bound of that policy's cost a world;
+- greedy network playouts: the same with one playout a candidate, all a world needs where the
+  network's choice is taken greedily (the same world played out again gives the same deal).
 
 Then, at ``--think`` seconds a decision (0.05 by default, the arena runs of docs/strength.md), how
 many worlds the plain expert and the weighted one search on the same positions; and what the
@@ -32,10 +40,13 @@ import statistics
 import time
 from typing import Any
 
+import numpy as np
+
 from decisions import decisions
+from gongzhu.players import features
 from gongzhu.players.expert import _PLAYOUTS_PER_WORLD, ExpertPlayer
 from gongzhu.players.learned import LearnedPlayer
-from gongzhu.players.network import default_network
+from gongzhu.players.network import Network, default_network
 from gongzhu.players.observation import Observation
 from gongzhu.players.sampling import sample_world
 from gongzhu.players.weighting import PlayLikelihood
@@ -54,6 +65,19 @@ def _summary(ms: list[float]) -> dict[str, float]:
             "max": round(ms[-1], 3)}
 
 
+def _network_playouts(network: Network, obs: Observation, playouts: int) -> tuple[float, int]:
+    """Milliseconds of the network's passes for one world's playouts of ``obs``'s decision with
+    the network choosing every play, ``playouts`` a candidate (the module docstring: a lower
+    bound), and the number of positions they run the network on."""
+    rows = np.repeat(features.encode(obs)[None, :], len(obs.legal) * playouts, axis=0)
+    played = sum(len(t.plays) for t in obs.tricks) + len(obs.trick)
+    steps = 52 - played - 1  # the plays after the candidate's, to the end of the deal
+    start = time.perf_counter()
+    for _ in range(steps):
+        network.forward(rows)
+    return (time.perf_counter() - start) * 1000, steps * len(rows)
+
+
 def measure(deals: int, worlds: int, think: float) -> dict[str, Any]:
     network = default_network()
     found = positions(deals)
@@ -61,6 +85,9 @@ def measure(deals: int, worlds: int, think: float) -> dict[str, Any]:
     weighed: list[float] = []
     full: list[float] = []
     searched: list[float] = []
+    network_playouts: list[float] = []
+    network_positions: list[float] = []
+    greedy_playouts: list[float] = []
     plain_worlds: list[float] = []
     weighted_worlds: list[float] = []
     effective: list[float] = []
@@ -79,6 +106,10 @@ def measure(deals: int, worlds: int, think: float) -> dict[str, Any]:
         weighed.append((t1 - t0) * 1000 / worlds)
         full.append((t2 - t1) * 1000 / worlds)
         searched.append((t3 - t2) * 1000 / worlds)
+        ms, passes = _network_playouts(network, obs, _PLAYOUTS_PER_WORLD)
+        network_playouts.append(ms)
+        network_positions.append(passes)
+        greedy_playouts.append(_network_playouts(network, obs, 1)[0])
         # ``samples`` counts playouts, the same number a world (no world is solved exactly here).
         plain_worlds.append(plain.evaluate(obs)[0].samples / _PLAYOUTS_PER_WORLD)
         weighted_worlds.append(weighted.evaluate(obs)[0].samples / _PLAYOUTS_PER_WORLD)
@@ -91,7 +122,10 @@ def measure(deals: int, worlds: int, think: float) -> dict[str, Any]:
         "positions": len(found),
         "worlds": worlds,
         "ms_a_world": {"weighed": _summary(weighed), "weighed in full (baseline)": _summary(full),
-                       "searched": _summary(searched)},
+                       "searched": _summary(searched),
+                       "network playouts (lower bound)": _summary(network_playouts),
+                       "greedy network playouts (lower bound)": _summary(greedy_playouts)},
+        "network_positions_a_world": _summary(network_positions),
         "think_s": think,
         "worlds_a_decision": {"plain": _summary(plain_worlds), "weighted": _summary(weighted_worlds)},
         "effective_share_of_100_worlds": {"median": round(statistics.median(effective), 1),
@@ -114,10 +148,13 @@ def main() -> None:
     print(f"{result['machine']}, Python {result['python']}: {result['positions']} positions, "
           f"{result['worlds']} worlds each")
     for name, s in result["ms_a_world"].items():
-        print(f"  {name:28} median {s['median']:.3f} ms  p95 {s['p95']:.3f} ms  max {s['max']:.3f} ms a world")
+        print(f"  {name:38} median {s['median']:.3f} ms  p95 {s['p95']:.3f} ms  max {s['max']:.3f} ms a world")
+    n = result["network_positions_a_world"]
+    print(f"  positions through the network for a world's playouts: median {n['median']:.0f}  "
+          f"p95 {n['p95']:.0f}  max {n['max']:.0f}")
     print(f"worlds a decision at {result['think_s']} s:")
     for name, s in result["worlds_a_decision"].items():
-        print(f"  {name:28} median {s['median']:.0f}  p95 {s['p95']:.0f}  max {s['max']:.0f}")
+        print(f"  {name:38} median {s['median']:.0f}  p95 {s['p95']:.0f}  max {s['max']:.0f}")
     e = result["effective_share_of_100_worlds"]
     print(f"effective share of 100 weighed worlds: median {e['median']:.1f}%  p10 {e['p10']:.1f}%  "
           f"min {e['min']:.1f}%")

@@ -1,7 +1,9 @@
-"""``benchmarks/expert.py`` and ``benchmarks/true_world.py`` keep working: run in tiny
-configurations, the expert values every position alike whether its worlds share their work or
-not, and scored in the true world the expert's decisions give up less than random ones.  No
-timing is asserted: the scripts report numbers (docs/benchmarks.md, docs/strength.md)."""
+"""``benchmarks/expert.py``, ``benchmarks/true_world.py`` and ``benchmarks/weighting.py`` keep
+working: run in tiny configurations, the expert values every position alike whether its worlds
+share their work or not, scored in the true world the expert's decisions give up less than
+random ones, and the network as a playout policy is timed on as many positions as a world's
+playouts would take it.  No timing is asserted: the scripts report numbers (docs/benchmarks.md,
+docs/strength.md)."""
 
 from __future__ import annotations
 
@@ -53,3 +55,16 @@ def test_true_world_refuses_a_level_named_twice() -> None:
     done = subprocess.run([sys.executable, str(BENCHMARKS / "true_world.py"), "--levels", "expert,expert"],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "names a level twice" in done.stderr
+
+
+def test_weighting_times_every_way_and_counts_the_network_playouts_positions() -> None:
+    report = run("weighting.py", "--deals", "1", "--worlds", "2", "--think", "0.01")
+    assert report["positions"] > 0 and report["worlds"] == 2
+    assert set(report["ms_a_world"]) == {"weighed", "weighed in full (baseline)", "searched",
+                                         "network playouts (lower bound)",
+                                         "greedy network playouts (lower bound)"}
+    # A world's playouts with the network choosing: every candidate 24 times, one position a play
+    # left after the candidate's; from the second trick on at most 13 candidates and 47 plays left.
+    positions = report["network_positions_a_world"]
+    assert 2 * 24 * 1 <= positions["median"] <= positions["max"] <= 13 * 24 * 47
+    assert 0 < report["effective_share_of_100_worlds"]["min"] <= 100
