@@ -510,6 +510,45 @@ def test_phone_taps_are_big_enough(page_factory: Any, server: str, decks: int, h
     assert small == [], small
 
 
+#: For every visible link styled as a button: how far its label's middle is from the button's.
+LABEL_OFF_CENTRE = """() => [...document.querySelectorAll("a.button")].filter(a => a.offsetParent).map(a => {
+  const r = a.getBoundingClientRect();
+  const range = document.createRange();
+  range.selectNodeContents(a);
+  const t = range.getBoundingClientRect();
+  return { what: a.textContent.trim(), off: Math.abs((t.top + t.bottom) / 2 - (r.top + r.bottom) / 2) };
+})"""
+
+
+def off_centre_labels(page: Page) -> list[dict[str, Any]]:
+    labels: list[dict[str, Any]] = page.evaluate(LABEL_OFF_CENTRE)
+    assert labels  # there are links styled as buttons to look at
+    return [label for label in labels if label["off"] > 2]
+
+
+def test_link_buttons_centre_their_labels_on_a_phone(page_factory: Any, server: str) -> None:
+    """At 375 px a control is at least 44 px high; a link that looks like a button (the lobby's
+    Sit, Watch, History…, the summary's records download) has its label in the middle of it, as a
+    <button> does, not at its top."""
+    page = page_factory(375, 812)
+    host = page_factory(1280, 800)
+    # A public table, listed with Sit and Watch once its host is at it.
+    host.goto(api_post(host, "/api/tables", {"preset": "online"})["url"])
+    page.goto("/lobby")
+    wait_for(page, ".entry-seat a.button")
+    off = off_centre_labels(page)
+    assert off == [], off
+    match_id = api_post(page, "/api/matches", {"preset": "online", "speed": "instant", "seed": 1})["match_id"]
+    page.goto(f"/?match={match_id}")
+    wait_for(page, in_phase("expose", "play"))
+    end_exposure(page)
+    wait_turn_or_over(page)
+    play_deal_by_clicking(page)
+    shot(page, "phone-summary")  # its table scrolls sideways, with a shadow at the edge still hidden
+    off = off_centre_labels(page)
+    assert off == [], off
+
+
 def test_two_decks_fit_a_desktop_screen(page_factory: Any, server: str) -> None:
     """At 1280 × 800 the two-deck hand (26 cards) and the exposure controls are on the screen
     without scrolling, and so is the hand in the play."""

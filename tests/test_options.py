@@ -72,6 +72,7 @@ BAD_VALUES: list[tuple[str, Any]] = [
     ("match_limit", 0), ("match_limit", -1000), ("match_limit", "lots"),
     ("match_end", "never"), ("match_end", "deals:0"), ("match_end", "deals:"),
     ("match_end", "deals:x"), ("match_end", "deals:-3"), ("match_end", "Loser"),
+    ("match_end", "deals:+5"), ("match_end", "deals: 5"),
     ("double_pig", "both"),
 ]
 
@@ -247,6 +248,15 @@ def test_unknown_key_and_preset() -> None:
 def test_match_end_deals_n(text: str, limit: int | None) -> None:
     """R8/R10: match_end deals:N."""
     assert Options(match_end=text).deals_limit == limit
+
+
+@pytest.mark.parametrize(("text", "kept"),
+                         [("deals:01", "deals:1"), ("deals:0016", "deals:16"), ("deals:16", "deals:16")])
+def test_match_end_deals_n_is_kept_as_n_is_counted(text: str, kept: str) -> None:
+    """A leading zero does not change the number of deals, and is not kept to be shown."""
+    opts = Options(match_end=text)
+    assert opts.match_end == kept and opts.to_dict()["match_end"] == kept
+    assert Options.from_dict(opts.to_dict()) == opts
 
 
 @pytest.mark.parametrize(

@@ -224,6 +224,11 @@ def test_the_seed_is_shown_only_once_the_match_is_over(client: TestClient) -> No
             assert client.get(f"/api/matches/{match_id}").json()["seed"] is None
             act(browser, rng)
             state = browser.settle()
+        # After the match, a play or a next deal is refused as such, not as the deal being over.
+        for frame in ('{"type": "play", "cards": ["2C"]}', '{"type": "next"}'):
+            ws.send_text(frame)
+            reply = ws.receive_json()
+            assert reply["type"] == "error" and reply["code"] == "server.match_over", (frame, reply)
     for message in browser.messages:
         assert "12345" not in json.dumps(message)
     assert client.get(f"/api/matches/{match_id}").json()["seed"] == 12345

@@ -190,10 +190,12 @@ def _explain(error: msgspec.ValidationError, root: Any, value: Any) -> FormatErr
         shown = ""
     elif found is None:
         shown = "null"
-    elif isinstance(found, str) and not mismatch:
-        shown = show(found)
-    else:
+    elif mismatch:  # a value of the wrong kind: say which kind it is
         shown = f"{describe(found)} ({show(found)})"
+    elif isinstance(found, list):  # an array of the wrong length
+        shown = f"an array of {len(found)} ({show(found)})"
+    else:  # a value of the right kind out of its range or choices: the value says it
+        shown = show(found)
     wanted = _choices(_type_at(root, path, value))
     if wanted is None and expected is not None:
         wanted = _WORDS.get(expected.group("want"), expected.group("want")) + expected.group("rest")

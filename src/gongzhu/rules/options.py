@@ -117,6 +117,8 @@ class Options:
             if not (end.startswith("deals:") and n.isascii() and n.isdigit() and len(n) <= 4
                     and 1 <= int(n) <= MAX_MATCH_DEALS):
                 raise OptionError("refusal.option_match_end", value=_text(self.match_end), limit=MAX_MATCH_DEALS)
+            # Kept as N is counted: "deals:01" is the match of one deal, and is kept as "deals:1".
+            object.__setattr__(self, "match_end", f"deals:{int(n)}")
         self._check_combination()
 
     def _check_combination(self) -> None:

@@ -1521,7 +1521,7 @@ class Table:
         if self.status == "waiting" or deal is None:
             if self.status == "waiting":
                 raise Refused("server.not_started")
-            raise Refused("server.deal_over")
+            raise Refused("server.match_over" if self.match.is_over else "server.deal_over")
         return deal
 
     def _expose(self, seat: Seat, cards: list[str], kinds: Sequence[str] | None) -> None:
