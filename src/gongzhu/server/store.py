@@ -30,7 +30,9 @@ The schema is versioned by the Alembic revisions of :mod:`gongzhu.server.migrati
 
 from __future__ import annotations
 
+import itertools
 import json
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -60,6 +62,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.engine import Connection, Engine, make_url
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.pool import StaticPool
 
 from gongzhu.server import migrations
@@ -368,6 +371,10 @@ class Checkpoints:
         self._thread.join(10)
 
 
+#: How long a server keeps opening a SQLite file that other servers opening it at once keep locked.
+_OPEN_BUSY_SECONDS = 30.0
+
+
 class Store:
     """The repository of matches, deals, actions, users and settings."""
 
@@ -376,12 +383,24 @@ class Store:
         :class:`~gongzhu.server.migrations.SchemaError` for a database of a newer gongzhu)."""
         self._manual_checkpoints = {"on": False}
         self._checkpoints: Checkpoints | None = None
-        self.engine = _engine(db_url, self._manual_checkpoints)
-        try:
-            migrations.upgrade(self.engine)
-        except BaseException:
-            self.engine.dispose()
-            raise
+        sqlite = make_url(db_url).get_backend_name() == "sqlite"
+        give_up = time.monotonic() + _OPEN_BUSY_SECONDS
+        for attempt in itertools.count():
+            self.engine = _engine(db_url, self._manual_checkpoints)
+            try:
+                migrations.upgrade(self.engine)
+                return
+            except OperationalError as e:
+                self.engine.dispose()
+                # Servers opening one new SQLite file at once: some of SQLite's lock conflicts
+                # (the switch to WAL, a read that must become a write) are reported at once, not
+                # waited for as a busy file is.  The migration rolled back; open again.
+                if not (sqlite and "database is locked" in str(e) and time.monotonic() < give_up):
+                    raise
+                time.sleep(min(0.02 * 2 ** attempt, 0.5))
+            except BaseException:
+                self.engine.dispose()
+                raise
 
     def checkpoint_in_background(self) -> None:
         """For a SQLite file: move the write-ahead log into the database from a thread of its own
