@@ -70,8 +70,7 @@ def _network_playouts(network: Network, obs: Observation, playouts: int) -> tupl
     the network choosing every play, ``playouts`` a candidate (the module docstring: a lower
     bound), and the number of positions they run the network on."""
     rows = np.repeat(features.encode(obs)[None, :], len(obs.legal) * playouts, axis=0)
-    played = sum(len(t.plays) for t in obs.tricks) + len(obs.trick)
-    steps = 52 - played - 1  # the plays after the candidate's, to the end of the deal
+    steps = 52 - len(obs.played()) - 1  # the plays after the candidate's, to the end of the (one-deck) deal
     start = time.perf_counter()
     for _ in range(steps):
         network.forward(rows)

@@ -375,6 +375,24 @@ class Checkpoints:
 _OPEN_BUSY_SECONDS = 30.0
 
 
+def _upgrade(engine: Engine) -> None:
+    """:func:`migrations.upgrade`, tried again for up to :data:`_OPEN_BUSY_SECONDS` where a SQLite
+    file is reported locked: with servers opening one new file at once, some of SQLite's lock
+    conflicts (the switch to WAL, a read that must become a write) are reported at once, not
+    waited for as a busy file is.  The migration rolled back; its connections are closed first."""
+    give_up = time.monotonic() + _OPEN_BUSY_SECONDS
+    for attempt in itertools.count():
+        try:
+            migrations.upgrade(engine)
+            return
+        except OperationalError as e:
+            locked = engine.url.get_backend_name() == "sqlite" and "database is locked" in str(e)
+            if not locked or time.monotonic() >= give_up:
+                raise
+            engine.dispose()
+            time.sleep(min(0.02 * 2 ** attempt, 0.5))
+
+
 class Store:
     """The repository of matches, deals, actions, users and settings."""
 
@@ -383,24 +401,12 @@ class Store:
         :class:`~gongzhu.server.migrations.SchemaError` for a database of a newer gongzhu)."""
         self._manual_checkpoints = {"on": False}
         self._checkpoints: Checkpoints | None = None
-        sqlite = make_url(db_url).get_backend_name() == "sqlite"
-        give_up = time.monotonic() + _OPEN_BUSY_SECONDS
-        for attempt in itertools.count():
-            self.engine = _engine(db_url, self._manual_checkpoints)
-            try:
-                migrations.upgrade(self.engine)
-                return
-            except OperationalError as e:
-                self.engine.dispose()
-                # Servers opening one new SQLite file at once: some of SQLite's lock conflicts
-                # (the switch to WAL, a read that must become a write) are reported at once, not
-                # waited for as a busy file is.  The migration rolled back; open again.
-                if not (sqlite and "database is locked" in str(e) and time.monotonic() < give_up):
-                    raise
-                time.sleep(min(0.02 * 2 ** attempt, 0.5))
-            except BaseException:
-                self.engine.dispose()
-                raise
+        self.engine = _engine(db_url, self._manual_checkpoints)
+        try:
+            _upgrade(self.engine)
+        except BaseException:
+            self.engine.dispose()
+            raise
 
     def checkpoint_in_background(self) -> None:
         """For a SQLite file: move the write-ahead log into the database from a thread of its own
