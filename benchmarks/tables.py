@@ -722,7 +722,8 @@ class Server:
         shared = ["--redis", redis] if redis else []
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "gongzhu.cli.main", "serve", "--host", "127.0.0.1", "--port", "0",
-             "--db", db or f"sqlite:///{folder}/g.db", *shared],
+             "--db", db or f"sqlite:///{folder}/g.db", *shared,
+             "--websockets-per-address", "0"],  # every person of the load comes from this one address
             stdout=subprocess.PIPE, stderr=self._log, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )
         assert self.proc.stdout is not None

@@ -2,10 +2,11 @@
 against the real server, as ``test_browser.py`` does.
 
 A person plays a deal of one single-player match, starts a second and leaves it before any deal
-is finished, and starts a third.  The history lists the first with its replay and the third to
-continue; the second, abandoned, is not offered to continue but apart, and its Delete button
-deletes it (``DELETE /api/matches/{id}``).  Counts read as the language says them: "1 match ·
-1 deal" in English, "1 局 · 1 副" in Chinese.  Skipped without Chromium or Playwright, unless
+is finished, and starts a third.  The history lists the first with its replay, the seat its
+person sat at and the computer players at the other seats, and the third to continue; the
+second, abandoned, is not offered to continue but apart, and its Delete button deletes it
+(``DELETE /api/matches/{id}``).  Counts read as the language says them: "1 match · 1 deal" in
+English, "1 局 · 1 副" in Chinese.  Skipped without Chromium or Playwright, unless
 ``CI`` is set (then failed), like ``test_browser.py``.
 """
 
@@ -18,6 +19,7 @@ from typing import Any
 import pytest
 
 from conftest import TIMEOUT_MS, in_phase, wait_for
+from gongzhu.messages import catalog
 from test_browser import PolicyWatch, check_policy_headers, play_deal_by_clicking, shot, start_match
 
 pytestmark = pytest.mark.browser
@@ -79,6 +81,14 @@ def test_history_lists_no_abandoned_match_to_continue_and_deletes_it(page_factor
     page.locator("#replay[open]").wait_for()
     page.locator("#replay .replay-close").click()
     assert "1 match · 1 deal" in (page.text_content("#profile") or "")
+    # The seat the person sat at, and who sat at the others: the computer players, by level.
+    levels = next(m for m in page.request.get("/api/matches").json() if m["match_id"] == played)["levels"]
+    assert row.locator('td[data-label="Your seat"]').text_content() == "South"
+    others = row.locator('td[data-label="At the table"] [data-seat]')
+    assert others.evaluate_all("items => items.map((item) => item.dataset.seat)") == ["N", "E", "W"]
+    assert others.all_text_contents() == [
+        f"{where}: Computer · {catalog('en')['level.' + levels[s]]}" for s, where in
+        [("N", "North"), ("E", "East"), ("W", "West")]]
     # The match being played is there to continue.
     assert page.locator(f'#match-rows tr[data-match="{current}"] a[href="/?match={current}"]').count() == 1
     assert page.locator(f'#match-rows tr[data-match="{current}"] td[data-label="Deals"]').text_content() == "0 deals"
@@ -103,6 +113,9 @@ def test_history_lists_no_abandoned_match_to_continue_and_deletes_it(page_factor
     page.click("#lang")
     assert "1 局 · 1 副" in (page.text_content("#profile") or "")
     assert row.locator('td[data-label="副数"]').text_content() == "1 副"
+    assert row.locator('td[data-label="你的座位"]').text_content() == "南"
+    assert row.locator('td[data-label="同桌"] [data-seat="N"]').text_content() == (
+        f"北：电脑 · {catalog('zh')['level.' + levels['N']]}")
     assert watch.found() == [] and errors == []
 
     # Loaded again, the page still offers nothing of the deleted match.

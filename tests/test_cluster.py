@@ -401,3 +401,14 @@ def test_a_match_open_on_another_server_is_not_deleted(servers: list[Server]) ->
     answer = person.http.delete(f"/api/matches/{match_id}")
     assert answer.status_code == 409 and answer.json()["code"] == "server.delete_open", answer.text
     assert person.http.get(f"/api/matches/{match_id}").status_code == 200
+
+
+@pytest.mark.slow
+def test_seat_changes_on_two_servers_never_give_anyone_a_second_hand(servers: list[Server]) -> None:
+    """The seat-hopping machine of ``test_fair_tables.py`` with its people on two servers sharing
+    the table (each reconnect may come back through the other): nobody's frames, on either server,
+    hold the hidden cards of two seats of one deal."""
+    from conftest import scaled
+    from test_fair_tables import run_seat_hopping
+
+    run_seat_hopping(servers[:2], scaled(6))

@@ -156,9 +156,11 @@ def _as_local(served: dict[str, Any], state: dict[str, Any], rows: Rows, local: 
     served = copy.deepcopy(served)
     for match in [*served["history"], served["match"]]:
         match["seats"]["S"] = local.name
+        match["players"]["S"]["name"] = local.name
     served["records"] = "".join(d["record"] + "\n" for d in rows["deals"])
     state = copy.deepcopy(state)
-    state["you"] = {"id": LOCAL_USER, "name": local.name, "host": True, "seat": "S", "auto": False}
+    state["you"] = {"id": LOCAL_USER, "name": local.name, "host": True, "seat": "S", "auto": False,
+                    "next_deal_seat": None}
     state["table"].update(host=local.name, invite=None)
     state["table"]["seats"]["S"]["name"] = local.name
     return served, state

@@ -34,7 +34,7 @@ def test_the_store_is_on_postgresql(pg_url: str) -> None:
                                   seating=seating((person.id, person.name)))
         assert store.match("m-pg") == info and store.matches(person.id) == [info]
         store.finish_deal("m-pg", 0, record_line="{}", south_final=-120, totals=[0, 0, -10, 0], over=False,
-                          winners=[], pigs=[], charges=[Charge(person.id, -120)])
+                          winners=[], pigs=[], charges=[Charge(person.id, -120, result=-10, seat="S")])
         assert store.people([person.id]) == {person.id: (person.name, -120)}
         assert store.records("m-pg") == ["{}"]
     finally:

@@ -61,8 +61,9 @@ def visible(record: Message, seat: str | None, state: Message) -> set[str]:
 
 
 def assert_no_leak(messages: list[Message], seat: str | None, records: dict[int, Message]) -> int:
-    """Every message of a connection of ``seat`` holds only cards it may see; returns how many
-    states were checked."""
+    """Every message of a connection of ``seat`` holds only cards it may see (while its person
+    stood up, or sat down somewhere from the next deal on, what a spectator may see); returns how
+    many states were checked."""
     checked = 0
     for m in messages:
         if m["type"] == "state":
@@ -72,12 +73,13 @@ def assert_no_leak(messages: list[Message], seat: str | None, records: dict[int,
                 continue
             record = records[state["deal_index"]]
             shown = cards_in(state)
-            allowed = visible(record, seat, state)
+            holds = state["seat"]
+            allowed = visible(record, holds, state)
             assert shown <= allowed, (seat, sorted(shown - allowed), state["phase"], state["tricks_played"])
-            if seat is None:
+            if holds is None:
                 assert state["hand"] == [] and state["legal"] == [] and state["exposable"] == []
             else:
-                assert state["seat"] == seat
+                assert holds == seat
             if state["deal_result"] is not None:
                 assert state["phase"] in ("deal-over", "match-over")
             checked += 1
@@ -153,6 +155,17 @@ def test_whole_match_three_people_a_computer_and_a_spectator(server: LiveServer,
                                                        "auto": False, "connected": False, "timeouts": 0}
     assert lives["E"].refused({"type": "start"})["code"] == "server.host_only"
     lives["S"].send({"type": "start"})
+    lives["S"].until(lambda s: s["phase"] in ("expose", "play"))
+    # seat changes during the deal: the spectator sits at North (theirs from the next deal on) and
+    # leaves again; West stands up and takes their seat back (with its hand)
+    spectator.send({"type": "sit", "seat": "N"})
+    assert spectator.until(lambda s: s["you"]["next_deal_seat"] == "N")["hand"] == []
+    spectator.send({"type": "stand"})
+    spectator.until(lambda s: s["table"]["seats"]["N"]["name"] is None)
+    lives["W"].send({"type": "stand"})
+    lives["W"].until(lambda s: s["you"]["seat"] is None)
+    lives["W"].send({"type": "sit", "seat": "W"})
+    lives["W"].until(lambda s: s["you"]["seat"] == "W" and bool(s["hand"]))
     drive(lives, rng, lambda states: everyone_done(states) or any(
         s.get("phase") == "deal-over" for s in states.values()))
     for live in lives.values():
@@ -265,8 +278,10 @@ def test_refusals_change_nothing(server: LiveServer) -> None:
 def test_exposures_are_secret_until_everyone_has_declared(server: LiveServer) -> None:
     host, other = Someone(server), Someone(server)
     for seed in range(40):  # a deal where South may expose something
-        table_id = new_table(host, seed=seed, levels={"N": "random", "W": "random"})["table_id"]
-        s_live, e_live = host.connect(table_id), other.connect(table_id)
+        # a chosen seed: a private table, which shows that its deal was set in advance
+        table = new_table(host, seed=seed, visibility="private", levels={"N": "random", "W": "random"})
+        table_id = table["table_id"]
+        s_live, e_live = host.connect(table_id), other.connect(table_id, invite=table["invite"])
         e_live.send({"type": "sit", "seat": "E"})
         s_live.until(lambda s: s["table"]["seats"]["E"]["name"] == other.name)
         s_live.send({"type": "start"})
@@ -363,10 +378,12 @@ def test_timer_plays_for_a_slow_person_then_托管(server: LiveServer) -> None:
     state = live.until(lambda s: s["phase"] == "expose")
     assert state["clock"]["kind"] == "expose" and state["clock"]["seats"] == ["S"]
     assert 0 < state["clock"]["remaining"] <= 5
-    # the window closes: the intermediate player declares for South
+    # the window closes: the intermediate player declares for South — not a missed turn, so it
+    # does not count toward 托管
     live.until(lambda s: s["phase"] == "play", timeout=15)
-    assert live.state["table"]["seats"]["S"]["timeouts"] == 1
-    # two timeouts in a row: 托管 until South takes the seat back
+    assert live.state["table"]["seats"]["S"]["timeouts"] == 0
+    # two turns timed out in a row: 托管 until South takes the seat back
+    live.until(lambda s: s["table"]["seats"]["S"]["timeouts"] == 1, timeout=30)
     live.until(lambda s: s["table"]["seats"]["S"]["auto"], timeout=30)
     assert live.state["you"]["auto"] is True
     live.send({"type": "takeback"})

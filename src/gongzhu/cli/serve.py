@@ -20,6 +20,9 @@ __all__ = ["default_db_url", "register", "run"]
 #: The worker processes of the deal reviews unless ``--review-workers`` says otherwise (the
 #: server's own default, gongzhu.server.reviews.WORKERS, which is not imported before serving).
 REVIEW_WORKERS = 2
+#: WebSockets one client address may hold open unless ``--websockets-per-address`` says otherwise
+#: (gongzhu.server.policy.WEBSOCKETS_PER_ADDRESS, not imported before serving either).
+WEBSOCKETS_PER_ADDRESS = 32
 
 
 def default_db_url() -> str:
@@ -55,6 +58,12 @@ def register(subparsers: Any) -> None:
     p.add_argument("--review-workers", type=_workers, default=REVIEW_WORKERS, metavar="N",
                    help="worker processes of the deal reviews (复盘), 0 to 64 (default 2; 0 reviews in the "
                         "server's own process, in a thread)")
+    p.add_argument("--trusted-proxy", action="append", default=[], type=_network, metavar="ADDR_OR_CIDR",
+                   help="a reverse proxy whose X-Forwarded-For / Forwarded headers give the client's address, "
+                        "e.g. 127.0.0.1 or 10.0.0.0/8 (repeatable; none by default: the headers are ignored)")
+    p.add_argument("--websockets-per-address", type=_sockets, default=WEBSOCKETS_PER_ADDRESS, metavar="N",
+                   help=f"WebSockets one client address may hold open at once (default {WEBSOCKETS_PER_ADDRESS}; "
+                        "0: no bound)")
     p.set_defaults(run=run)
 
 
@@ -62,6 +71,24 @@ def _workers(text: str) -> int:
     """``--review-workers``: a whole number from 0 to 64."""
     if not (text.isascii() and text.isdigit()) or int(text) > 64:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of worker processes from 0 to 64")
+    return int(text)
+
+
+def _network(text: str) -> str:
+    """``--trusted-proxy``: an IP address or network (``127.0.0.1``, ``10.0.0.0/8``, ``::1``)."""
+    import ipaddress
+
+    try:
+        ipaddress.ip_network(text.strip(), strict=False)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an IP address or network such as 10.0.0.0/8") from None
+    return text.strip()
+
+
+def _sockets(text: str) -> int:
+    """``--websockets-per-address``: a whole number from 0 (no bound) to 100,000."""
+    if not (text.isascii() and text.isdigit()) or int(text) > 100_000:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of WebSockets from 0 (no bound) to 100000")
     return int(text)
 
 
@@ -78,7 +105,8 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from gongzhu.server.app import create_app
-    from gongzhu.server.policy import MAX_HEADER_BYTES, MAX_MESSAGE_BYTES, normalize_origin, server_hosts
+    from gongzhu.server.policy import normalize_origin, server_hosts
+    from gongzhu.server.transport import server_config
 
     db_url = args.db or default_db_url()
     try:
@@ -90,7 +118,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         _sqlite_folder(db_url)
         app = create_app(db_url, allowed_hosts=hosts, allowed_origins=origins, redis_url=args.redis,
-                         review_workers=getattr(args, "review_workers", REVIEW_WORKERS))
+                         review_workers=getattr(args, "review_workers", REVIEW_WORKERS),
+                         trusted_proxies=getattr(args, "trusted_proxy", []),
+                         websockets_per_address=getattr(args, "websockets_per_address", WEBSOCKETS_PER_ADDRESS))
     except Exception as e:
         print(f"gongzhu serve: cannot open the database {db_url}: {e}", file=sys.stderr)
         return 2
@@ -109,14 +139,9 @@ def run(args: argparse.Namespace) -> int:
     if hosts == server_hosts("127.0.0.1") and args.host not in ("127.0.0.1", "localhost", "::1"):
         print("gongzhu serve: only loopback host names are accepted; add the names players use with "
               "--allowed-host (or --allowed-origin behind a proxy)", file=sys.stderr, flush=True)
-    # The transport's own caps, above the application's limits (docs/web-protocol.md): a larger
-    # WebSocket message closes the connection, larger headers (h11) are refused.  No per-message
-    # compression: a flood of repeated messages would otherwise arrive a hundred to the kilobyte
-    # and be parsed in one go before the rate limit sees them (benchmarks/fairness.py).
-    config = uvicorn.Config(app, log_level="warning", ws="auto", lifespan="on",
-                            ws_max_size=16 * MAX_MESSAGE_BYTES, ws_per_message_deflate=False,
-                            h11_max_incomplete_event_size=2 * MAX_HEADER_BYTES)
-    server = uvicorn.Server(config)
+    # The transport's own bounds, below the application's limits (docs/web-protocol.md): slow
+    # and large requests, large WebSocket messages (gongzhu.server.transport).
+    server = uvicorn.Server(server_config(app))
     _tune_gc()
     server.run(sockets=[sock])  # uvicorn stops cleanly on Ctrl+C / SIGTERM
     return 0

@@ -15,6 +15,9 @@ protocol of ``docs/web-protocol.md``.
 - :mod:`gongzhu.server.reviews` deal reviews (复盘) on request, on the worker processes of
                               :mod:`gongzhu.review`, off the event loop; their progress, a short
                               line of waiting ones, the finished ones kept.
+- :mod:`gongzhu.server.transport` how ``gongzhu serve`` runs the application under uvicorn:
+                              the transport's own bounds (slow and large requests, WebSocket
+                              messages).
 
 May import ``gongzhu.rules``, ``gongzhu.formats``, ``gongzhu.records``, ``gongzhu.players``,
 ``gongzhu.review``, ``gongzhu.messages`` and ``gongzhu.jsontext``;

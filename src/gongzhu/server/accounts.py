@@ -9,10 +9,13 @@
 
 Bodies are declared in :mod:`gongzhu.formats.web` (:class:`AccountBody`, :class:`LogoutBody`);
 a malformed one gets ``400 {"error"}`` naming the ``$.path``.  Every refusal a player reads is a
-catalog message, ``{"error": English, "message_zh", "code", "params"}``.  Sign-in attempts are
-limited per name and per client address (:class:`Attempts`), and so are new accounts per
-address (those with a name and a password that keep the rules, since each one hashes the
-password): past the limit ``429`` with ``Retry-After``.
+catalog message, ``{"error": English, "message_zh", "code", "params"}``.  Failed sign-ins slow
+down the next try of the same name from the same client address (:class:`Backoff`): a few are
+free, then each one doubles the wait, up to a cap; nobody else's failures (other names from the
+same address, the same name from other addresses) ever delay a sign-in.  New accounts are
+limited per address (:class:`Attempts`; only those with a name and a password that keep the
+rules count, since each one hashes the password).  Past either: ``429`` with ``Retry-After``.
+Addresses are :func:`~gongzhu.server.policy.client_address`'s.
 """
 
 from __future__ import annotations
@@ -33,22 +36,30 @@ from gongzhu.jsontext import show
 from gongzhu.messages import Text
 from gongzhu.server.bodies import BodyError, typed_body
 from gongzhu.server.identity import AccountError, Identity, check_name, check_password, login_key
+from gongzhu.server.policy import client_address
 
 __all__ = [
+    "FIRST_DELAY",
+    "FORGET_AFTER",
+    "FREE_FAILURES",
     "LEADERBOARD_DEFAULT",
     "LEADERBOARD_MAX",
-    "LOGINS_PER_ADDRESS",
-    "LOGINS_PER_NAME",
+    "MOST_DELAY",
     "SIGNUPS_PER_ADDRESS",
     "WINDOW",
     "Attempts",
+    "Backoff",
     "routes",
 ]
 
-#: Sign-in attempts one name, and one client address, may make per :data:`WINDOW` seconds; new
-#: accounts one address may make in that time.
-LOGINS_PER_NAME = 10
-LOGINS_PER_ADDRESS = 30
+#: Failed sign-ins of one name from one client address before the next one waits; the wait after
+#: the first failure past those, doubled by each further failure up to :data:`MOST_DELAY`
+#: seconds; how long a name and address without a try are remembered (seconds).
+FREE_FAILURES = 5
+FIRST_DELAY = 1.0
+MOST_DELAY = 15 * 60.0
+FORGET_AFTER = 24 * 3600.0
+#: New accounts one client address may make per :data:`WINDOW` seconds.
 SIGNUPS_PER_ADDRESS = 10
 WINDOW = 60.0
 #: Rows of ``GET /api/leaderboard`` unless ``?limit=`` says (1 … LEADERBOARD_MAX).
@@ -93,6 +104,79 @@ class Attempts:
                 del self.seen[next(iter(self.seen))]
 
 
+class Backoff:
+    """Failed tries per key (a name and a client address): the first ``free`` cost nothing; after
+    that each failure doubles the wait before the key may try again, from ``first`` seconds up to
+    ``most``.  :meth:`start` a try (refused while the key must wait: the seconds left, and the
+    refusal costs nothing), then :meth:`failed` or :meth:`succeeded`; a try counts as failed from
+    its start, so that tries sent at once cannot all pass before the first has failed.  A success
+    forgets the key, and so does ``forget`` seconds without a try; past ``most_keys`` keys the
+    forgotten ones go first, then those that wait for nothing, then the oldest, so memory stays
+    bounded."""
+
+    def __init__(self, free: int = FREE_FAILURES, first: float = FIRST_DELAY, most: float = MOST_DELAY, *,
+                 forget: float = FORGET_AFTER, most_keys: int = 100_000,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.free = free
+        self.first = first
+        self.most = most
+        self.forget = forget
+        self.most_keys = most_keys
+        self.clock = clock
+        #: Each key's failures and when the last one was counted, oldest key first.
+        self.seen: dict[tuple[str, str], tuple[int, float]] = {}
+
+    def delay(self, failures: int) -> float:
+        """The wait after ``failures`` failures in a row."""
+        if failures < self.free:
+            return 0.0
+        return min(self.most, self.first * 2.0 ** min(failures - self.free, 64))
+
+    def due(self, key: tuple[str, str]) -> float:
+        """Seconds until ``key`` may try again (0.0: now)."""
+        found = self.seen.get(key)
+        if found is None:
+            return 0.0
+        failures, last = found
+        now = self.clock()
+        if last <= now - self.forget:
+            del self.seen[key]
+            return 0.0
+        return max(0.0, last + self.delay(failures) - now)
+
+    def start(self, key: tuple[str, str]) -> float:
+        """Count a try of ``key`` as failed and return 0.0, or return the seconds it must still
+        wait (counting nothing)."""
+        wait = self.due(key)
+        if wait > 0:
+            return wait
+        failures, _ = self.seen.pop(key, (0, 0.0))
+        self.seen[key] = (failures + 1, self.clock())
+        if len(self.seen) > self.most_keys:
+            self._trim()
+        return 0.0
+
+    def failed(self, key: tuple[str, str]) -> None:
+        """The try :meth:`start` counted failed: its wait runs from now."""
+        found = self.seen.get(key)
+        if found is not None:
+            self.seen[key] = (found[0], self.clock())
+
+    def succeeded(self, key: tuple[str, str]) -> None:
+        self.seen.pop(key, None)
+
+    def _trim(self) -> None:
+        now = self.clock()
+        for key in [k for k, (_, last) in self.seen.items() if last <= now - self.forget]:
+            del self.seen[key]
+        for key in [k for k, (n, last) in self.seen.items() if last + self.delay(n) <= now]:
+            if len(self.seen) <= self.most_keys:
+                break
+            del self.seen[key]
+        while len(self.seen) > self.most_keys:
+            del self.seen[next(iter(self.seen))]
+
+
 def _attempt(*checks: tuple[Attempts, str]) -> float:
     """Count an attempt on each (limit, key) when every one has room; else count nothing and
     return the seconds until they all have."""
@@ -115,14 +199,10 @@ def _plain(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
-def _too_many(seconds: float) -> JSONResponse:
+def _too_many(seconds: float, key: str = "server.account_too_many_attempts") -> JSONResponse:
     wait = max(1, math.ceil(seconds))
-    refusal = AccountError(429, Text.of("server.account_too_many_attempts", seconds=wait))
-    return JSONResponse(refusal.json, status_code=429, headers={"Retry-After": str(wait)})
-
-
-def _address(request: Request) -> str:
-    return request.client.host if request.client is not None else ""
+    refusal = AccountError(429, Text.of(key, seconds=wait))
+    return JSONResponse(refusal.json, status_code=429, headers={"Retry-After": str(wait), "Cache-Control": "no-store"})
 
 
 _LIMIT = re.compile(r"[0-9]{1,4}")
@@ -131,8 +211,7 @@ _LIMIT = re.compile(r"[0-9]{1,4}")
 def routes(identity: Identity) -> list[Route]:
     """The routes of the module docstring on ``identity``; each application makes its own (the
     attempt limits are per application)."""
-    logins = Attempts(LOGINS_PER_NAME)
-    login_addresses = Attempts(LOGINS_PER_ADDRESS)
+    failures = Backoff()
     signups = Attempts(SIGNUPS_PER_ADDRESS)
 
     async def me(request: Request) -> Response:
@@ -149,7 +228,7 @@ def routes(identity: Identity) -> list[Route]:
             check_password(body.password)
         except AccountError as e:
             return _answer(e.json, status=e.status)
-        wait = _attempt((signups, _address(request)))
+        wait = _attempt((signups, client_address(request)))
         if wait:
             return _too_many(wait)
         try:
@@ -163,14 +242,17 @@ def routes(identity: Identity) -> list[Route]:
             body = await typed_body(request, AccountBody)
         except BodyError as e:
             return _plain(e.status, str(e))
-        # A name is counted by its key (every spelling of it alike), an address as it is.
-        wait = _attempt((logins, login_key(body.name)[:64]), (login_addresses, _address(request)))
+        # A name is counted by its key (every spelling of it alike), with the client's address.
+        key = (login_key(body.name)[:64], client_address(request))
+        wait = failures.start(key)
         if wait:
-            return _too_many(wait)
+            return _too_many(wait, "server.account_sign_in_wait")
         try:
             user, cookie = await identity.login(request, body.name, body.password)
         except AccountError as e:
+            failures.failed(key)
             return _answer(e.json, status=e.status)
+        failures.succeeded(key)
         return _answer(user.to_json(), cookie)
 
     async def logout(request: Request) -> Response:

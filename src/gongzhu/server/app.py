@@ -20,7 +20,7 @@ import asyncio
 import contextlib
 import logging
 import re
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -56,8 +56,12 @@ from gongzhu.server.policy import (
     LOOPBACK_HOSTS,
     MAX_BODY_BYTES,
     MAX_MESSAGE_BYTES,
+    WEBSOCKETS_PER_ADDRESS,
     RateLimiter,
     SitePolicy,
+    SocketSlots,
+    TrustedProxies,
+    client_address,
 )
 from gongzhu.server.reviews import WORKERS, ReviewJob, ReviewRefused, Reviews, parse_body, parse_seat
 from gongzhu.server.rulebook import rules_page
@@ -71,6 +75,7 @@ from gongzhu.server.table import (
     NewTable,
     Outbox,
     Person,
+    Refused,
     Room,
     Tables,
     encode,
@@ -116,12 +121,16 @@ def config() -> dict[str, Any]:
     }
 
 
-def match_summary(info: MatchInfo, newest_solo: str | None = None) -> dict[str, Any]:
+def match_summary(info: MatchInfo, newest_solo: str | None = None, *,
+                  played: Sequence[tuple[str, str, str | None]] = (), user: str | None = None) -> dict[str, Any]:
     """A match as ``GET /api/matches`` lists it.  The seed, from which every hand of the match
     can be dealt again, is shown only once the match is over (null before).  ``solo``: one person
     against three computer players; ``abandoned``: such a match without a finished deal that its
     person left for a newer one (``newest_solo``, their newest single-player match, which the table
-    page goes on with) — not to be continued, and theirs to delete."""
+    page goes on with) — not to be continued, and theirs to delete.  ``players``: who played each
+    seat — the person sitting there, else the one whose last deal of the match was there (of
+    ``played``, :meth:`~gongzhu.server.store.Store.players`, the latest), else the computer
+    player's level; ``your_seat``: where ``user`` sits or last played (null: nowhere)."""
     return {
         "match_id": info.match_id,
         "created": info.created,
@@ -138,7 +147,24 @@ def match_summary(info: MatchInfo, newest_solo: str | None = None) -> dict[str, 
         "winners": info.winners,
         "pigs": info.pigs,
         "solo": info.solo,
+        "seeded": info.seeded,
         "abandoned": _abandoned(info, newest_solo),
+        **_players(info, played, user),
+    }
+
+
+def _players(info: MatchInfo, played: Sequence[tuple[str, str, str | None]], user: str | None) -> dict[str, Any]:
+    """``players`` and ``your_seat`` of :func:`match_summary`."""
+    seated = {occupant[0]: seat for seat, occupant in zip("NESW", info.seating.seats, strict=True) if occupant}
+    last = {person: (seat, name) for person, name, seat in played  # each person once, by their last deal
+            if seat in ("N", "E", "S", "W") and person not in seated}
+    names = {seat: name for seat, name in last.values()}  # the latest last deal at a seat wins it
+    names.update((seat, occupant[1]) for seat, occupant in zip("NESW", info.seating.seats, strict=True) if occupant)
+    mine = None if user is None else seated.get(user) or (last[user][0] if user in last else None)
+    return {
+        "players": {s: {"name": names[s], "computer": None} if s in names
+                    else {"name": None, "computer": info.levels.get(s)} for s in "NESW"},
+        "your_seat": mine,
     }
 
 
@@ -183,6 +209,8 @@ _MATCH_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 ADMISSION_WAIT = 60.0
 #: The version a reconnecting page last saw (``?since=``): plain digits.
 _VERSION = re.compile(r"[0-9]{1,15}")
+#: The close code of a WebSocket refused because its address holds as many as it may (as HTTP's 429).
+TOO_MANY_SOCKETS = 4429
 
 
 async def _http_error(_request: Request, exc: Exception) -> Response:
@@ -212,7 +240,9 @@ def _page(path: Path, name: str) -> Response:
 def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | None = None,
                hint_think: float | None = None, allowed_hosts: Sequence[str] = LOOPBACK_HOSTS,
                allowed_origins: Sequence[str] = (), redis_url: str | None = None,
-               review_workers: int = WORKERS, review_budget: Budget | None = None) -> Starlette:
+               review_workers: int = WORKERS, review_budget: Budget | None = None,
+               trusted_proxies: Sequence[str] = (), websockets_per_address: int = WEBSOCKETS_PER_ADDRESS,
+               ) -> Starlette:
     """The application on the database ``db_url`` (any SQLAlchemy URL).  ``static_dir`` replaces
     the page files' folder; ``pace`` (seconds per computer play) overrides every table's speed
     setting, ``hint_think`` the expert's search time per hint (tests use small values).
@@ -222,12 +252,17 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
     server one of several sharing the tables of one database (:mod:`gongzhu.server.cluster`).
     ``review_workers`` are the worker processes of the deal reviews and ``review_budget`` how hard
     each looks (:mod:`gongzhu.server.reviews`; by default ``gongzhu.review.DEFAULT_BUDGET``, tests
-    use a small one)."""
+    use a small one).  ``trusted_proxies`` are the addresses and networks of the proxies whose
+    forwarding headers give a client's address (:func:`~gongzhu.server.policy.client_address`),
+    and ``websockets_per_address`` how many WebSockets one client address may hold open at once
+    (0: no bound)."""
     store = Store(db_url)
     identity = Identity(store)
     tables = Tables(store, pace=pace, hint_think=hint_think)
     reviews = Reviews(workers=review_workers, budget=review_budget)
     static = Path(static_dir) if static_dir is not None else STATIC_DIR
+    slots = SocketSlots(websockets_per_address)
+    TrustedProxies(trusted_proxies)  # a ValueError now for what is no address or network
 
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
@@ -295,6 +330,8 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
             return _error(e.status, str(e))
         except MessageError as e:
             return _error(400, str(e))
+        except Refused as e:
+            return _refused(400, e.text)
 
     async def new_match(request: Request) -> Response:
         new = await _new(request, parse_new_match)
@@ -338,7 +375,9 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
             return JSONResponse([])
         found = store.matches(user.id)
         newest = next((m.match_id for m in found if m.solo and m.seating.host == user.id), None)
-        return JSONResponse([match_summary(m, newest) for m in found])
+        played = store.players([m.match_id for m in found])
+        return JSONResponse([match_summary(m, newest, played=played.get(m.match_id, ()), user=user.id)
+                             for m in found])
 
     async def get_match(request: Request) -> Response:
         match_id = request.path_params["match_id"]
@@ -347,7 +386,9 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
             return _error(404, f"unknown match {show(match_id)}")
         host = info.seating.host
         newest = store.newest_solo(host) if info.solo and host is not None and info.deals == 0 else None
-        return JSONResponse(match_summary(info, newest))
+        user = identity.user_for(request)
+        played = store.players([info.match_id]).get(info.match_id, ())
+        return JSONResponse(match_summary(info, newest, played=played, user=user.id if user is not None else None))
 
     async def delete_match(request: Request) -> Response:
         match_id = request.path_params["match_id"]
@@ -466,9 +507,28 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
             return review_refused(e)
         return review_answer(job)
 
-    async def refuse(websocket: WebSocket, message: dict[str, Any], code: int) -> None:
+    async def refuse(websocket: WebSocket, message: dict[str, Any], code: int, reason: str = "") -> None:
         await websocket.send_text(encode(message))
-        await websocket.close(code=code)
+        await websocket.close(code=code, reason=reason)
+
+    def bounded(handler: Callable[[WebSocket], Awaitable[None]]) -> Callable[[WebSocket], Awaitable[None]]:
+        """``handler`` for a WebSocket that holds one of its address's slots while it is open; past
+        them it is refused (an ``error``, then close code :data:`TOO_MANY_SOCKETS`)."""
+
+        async def socket(websocket: WebSocket) -> None:
+            address = client_address(websocket)
+            if not slots.take(address):
+                log.info("a WebSocket from %s refused: it holds %d already", address, slots.most)
+                await websocket.accept()
+                text = Text.of("server.too_many_connections", limit=slots.most)
+                await refuse(websocket, refusal(text), TOO_MANY_SOCKETS, "too many connections from one address")
+                return
+            try:
+                await handler(websocket)
+            finally:
+                slots.give_back(address)
+
+        return socket
 
     async def table_socket(websocket: WebSocket) -> None:
         match_id = websocket.path_params["match_id"]
@@ -554,21 +614,22 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         Route("/api/matches/{match_id}/deals/{k}/review", get_review),
         Route("/api/matches/{match_id}/records.jsonl", get_records),
         Route("/api/me/records.jsonl", my_records),
-        WebSocketRoute("/ws/lobby", lobby_socket),
-        WebSocketRoute("/ws/{match_id}", table_socket),
+        WebSocketRoute("/ws/lobby", bounded(lobby_socket)),
+        WebSocketRoute("/ws/{match_id}", bounded(table_socket)),
     ]
     if static.is_dir():
         routes.append(Mount("/static", StaticFiles(directory=static), name="static"))
     app = Starlette(
         routes=routes, lifespan=lifespan,
         middleware=[Middleware(SitePolicy, allowed_hosts=list(allowed_hosts),
-                               allowed_origins=list(allowed_origins))],
+                               allowed_origins=list(allowed_origins), trusted_proxies=list(trusted_proxies))],
         exception_handlers={HTTPException: _http_error, Exception: _internal_error},
     )
     app.state.tables = tables
     app.state.store = store
     app.state.identity = identity
     app.state.reviews = reviews
+    app.state.sockets = slots
     return app
 
 

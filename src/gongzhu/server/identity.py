@@ -6,16 +6,26 @@ you are).
 - **Accounts.** ``register`` turns the current guest into an account with a nickname and a
   password, keeping its id (and so its matches, lifetime score and pig count).  Nicknames are
   NFKC-normalised, 1–16 characters of letters of any script (with their combining marks),
-  digits, ``_``, ``-`` and ``·``; the names of guests (``游客…``, ``Guest…``) and of the computer
-  players are kept back; two names are the same when their NFKC case folds are (``name_key``).
-  Passwords, 8–128 characters, are stored as argon2id hashes (``argon2-cffi``), hashed again when
-  the hasher's parameters change; a login with an unknown name verifies against a stand-in hash,
-  so that its time does not tell whether the name exists.
-- **Sessions.** The cookie ``gongzhu_session`` holds the user id and the user's
-  ``session_epoch``, signed with ``itsdangerous`` by a key kept in the ``settings`` row
+  digits, ``_``, ``-`` and ``·``, showing something and no character that shows nothing; the
+  names of guests (``游客…``, ``Guest…``), of the computer players, of the single-player server's
+  person and of the staff, and names that look like them, are kept back; two names are the same
+  when their NFKC case folds are (``name_key``), and a name may not look like another account's
+  (their skeletons, ``name_skeleton``, stored in ``users``, are one): :mod:`gongzhu.server.names`.
+  Passwords, 8–128 characters, not blank and not among the most common ones (a blocklist), are
+  stored as argon2id hashes (``argon2-cffi``), hashed again when the hasher's parameters change;
+  a login with an unknown name verifies against a stand-in hash, so that its time does not tell
+  whether the name exists.
+- **Sessions.** The cookie ``gongzhu_session`` holds the user id, the user's ``session_epoch``
+  and a random token, signed with ``itsdangerous`` by a key kept in the ``settings`` row
   ``session_key`` (made on first use; the environment variable ``GONGZHU_SECRET_KEY`` replaces
-  it).  Raising the epoch (signing out everywhere) makes every earlier cookie stale.  A missing,
-  expired, forged or stale cookie is no session, never an error.
+  it).  Each session is a row of ``sessions`` (the token's SHA-256 and the user): a new guest,
+  signing up and signing in begin one (signing up ends every earlier session of the guest, so a
+  cookie known before is not the account); signing out deletes it, so the cookie, replayed, is
+  no session any more.  Raising the epoch (signing out everywhere) makes every earlier cookie
+  stale, and that user's rows go too.  A cookie of an earlier server (the id and the epoch, no
+  token) is read as before and replaced by a session of its own when a request carries it;
+  signing out with it signs out everywhere.  A missing, expired, forged, ended or stale cookie
+  is no session, never an error.
 - **The person of the single-player server.**  Migration 0002 made the earlier server's person
   the user ``local``; the first browser on the server's own machine (a loopback address) without
   a session continues as that user, once (the ``settings`` row ``local_claimed``).
@@ -29,6 +39,7 @@ a password (run in a worker thread) is a short database transaction.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import ipaddress
 import os
 import secrets
@@ -41,14 +52,15 @@ from typing import Any
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from itsdangerous import BadData, URLSafeTimedSerializer
-from sqlalchemy import Row, insert, select, update
+from sqlalchemy import Row, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from starlette.requests import HTTPConnection, cookie_parser
 
-from gongzhu.messages import Text, catalog
-from gongzhu.players.registry import LEVELS
+from gongzhu.messages import Text
 from gongzhu.rules.match import title_for
-from gongzhu.server.store import _MATCHES, MATCH_PLAYERS, SETTINGS, USERS, Store
+from gongzhu.server.names import common_password, invisible, name_key, name_skeleton, reserved
+from gongzhu.server.policy import client_address
+from gongzhu.server.store import _MATCHES, MATCH_PLAYERS, SESSIONS, SETTINGS, USERS, Store
 
 __all__ = [
     "COOKIE",
@@ -144,54 +156,51 @@ def _now() -> str:
 # ---------------------------------------------------------------------- names and passwords
 
 
-def name_key(name: str) -> str:
-    """A name as names are compared: NFKC of the case fold of its NFKC form."""
-    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
-
-
 def login_key(name: str) -> str:
     """The key of a name as typed to sign in or to look a player up (spaces around it dropped)."""
     return name_key(unicodedata.normalize("NFKC", name).strip())
 
 
 def _shown(char: str) -> str:
-    """A character as a refusal quotes it: itself when printable, else ``U+XXXX``."""
-    return char if char.isprintable() and not char.isspace() else f"U+{ord(char):04X}"
-
-
-def _computer_names() -> frozenset[str]:
-    """The names computer players are shown with: their levels, in both languages."""
-    names = set(LEVELS)
-    for lang in ("zh", "en"):
-        table = catalog(lang)
-        names.update(table[f"level.{level}"] for level in LEVELS if f"level.{level}" in table)
-    return frozenset(name_key(n) for n in names) | {"bot", "ai"}
-
-
-_COMPUTER_NAMES = _computer_names()
-#: Name keys beginning so are kept for guests and computer players.
-_RESERVED_PREFIXES = tuple(name_key(p) for p in (GUEST_PREFIX, "guest", "电脑", "computer", "机器人", "robot"))
+    """A character as a refusal quotes it: itself when it shows, else ``U+XXXX``."""
+    return char if char.isprintable() and not char.isspace() and not invisible(char) else f"U+{ord(char):04X}"
 
 
 def check_name(name: str) -> str:
     """The nickname ``name`` as stored (NFKC, outer spaces dropped); :class:`AccountError` (400)
-    when it breaks the rules of the module docstring."""
+    when it breaks the rules of the module docstring (the length, the characters, a name that
+    shows nothing or holds a character that shows nothing, a name kept back:
+    :mod:`gongzhu.server.names`).  Whether it looks like another account's name is
+    :meth:`Identity.register`'s to say."""
     clean = unicodedata.normalize("NFKC", name).strip()
     if not NAME_MIN <= len(clean) <= NAME_MAX:
         raise AccountError(400, Text.of("server.account_name_length", min=NAME_MIN, max=NAME_MAX))
+    if all(invisible(char) or char.isspace() for char in clean):  # quoted as typed (NFKC: U+3164 is U+1160)
+        typed = next((char for char in name if not char.isspace()), clean[0])
+        raise AccountError(400, Text.of("server.account_name_invisible", char=_shown(typed)))
     for i, char in enumerate(clean):
         kind = unicodedata.category(char)
         if not (kind[0] == "L" or kind == "Nd" or char in NAME_PUNCTUATION or (kind in ("Mn", "Mc") and i > 0)):
             raise AccountError(400, Text.of("server.account_name_chars", char=_shown(char)))
-    key = name_key(clean)
-    if key.startswith(_RESERVED_PREFIXES) or key in _COMPUTER_NAMES:
-        raise AccountError(400, Text.of("server.account_name_reserved", name=clean))
+    hidden = next((char for char in clean if invisible(char)), None)
+    if hidden is not None:
+        typed = next((char for char in name if invisible(char)), hidden)
+        raise AccountError(400, Text.of("server.account_name_hidden", char=_shown(typed)))
+    why = reserved(clean)
+    if why is not None:
+        raise AccountError(400, Text.of(why, name=clean))
     return clean
 
 
 def check_password(password: str) -> None:
+    """:class:`AccountError` (400) for a password too short or too long, of spaces (or characters
+    that show nothing) only, or one of the most common ones (:func:`gongzhu.server.names.common_password`)."""
     if not PASSWORD_MIN <= len(password) <= PASSWORD_MAX:
         raise AccountError(400, Text.of("server.account_password_length", min=PASSWORD_MIN, max=PASSWORD_MAX))
+    if all(char.isspace() or invisible(char) for char in password):
+        raise AccountError(400, Text.of("server.account_password_blank"))
+    if common_password(password):
+        raise AccountError(400, Text.of("server.account_password_common"))
 
 
 def _loopback(host: str | None) -> bool:
@@ -215,6 +224,11 @@ def _secure(connection: HTTPConnection) -> bool:
     return connection.url.scheme in ("https", "wss")
 
 
+def _digest(token: str) -> str:
+    """A session's row id: the SHA-256 of its cookie's token (the database never holds the token)."""
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
 # ---------------------------------------------------------------------- the identity service
 
 
@@ -223,6 +237,7 @@ class _Session:
     user_id: str
     epoch: int
     age: float  # seconds since the cookie was signed
+    token: str | None  # None: a cookie of an earlier server, kept by no row of ``sessions``
 
 
 class Identity:
@@ -269,11 +284,12 @@ class Identity:
             payload, signed = self._signer().loads(token, max_age=COOKIE_MAX_AGE, return_timestamp=True)
         except BadData:  # forged, tampered with, expired, or not a cookie of ours
             return None
-        if not (isinstance(payload, list) and len(payload) == 2 and isinstance(payload[0], str)
-                and isinstance(payload[1], int) and not isinstance(payload[1], bool)):
+        if not (isinstance(payload, list) and len(payload) in (2, 3) and isinstance(payload[0], str)
+                and isinstance(payload[1], int) and not isinstance(payload[1], bool)
+                and (len(payload) == 2 or isinstance(payload[2], str))):
             return None
         age = (datetime.now(UTC) - signed).total_seconds()
-        return _Session(payload[0], payload[1], age)
+        return _Session(payload[0], payload[1], age, payload[2] if len(payload) == 3 else None)
 
     @staticmethod
     def _token(source: HTTPConnection | Mapping[str, Any]) -> str | None:
@@ -289,10 +305,14 @@ class Identity:
         session = self._session(self._token(source))
         if session is None:
             return None
+        query = select(USERS).where(USERS.c.id == session.user_id)
+        if session.token is not None:
+            query = query.join(SESSIONS, SESSIONS.c.user_id == USERS.c.id).where(
+                SESSIONS.c.id == _digest(session.token))
         with self.store.engine.connect() as c:
-            row = c.execute(select(USERS).where(USERS.c.id == session.user_id)).first()
+            row = c.execute(query).first()
         if row is None or row._mapping["session_epoch"] != session.epoch:
-            return None  # a user no longer there, or signed out everywhere since
+            return None  # a user no longer there, a session that ended, or signed out everywhere since
         return _user(row), session
 
     def user_for(self, source: HTTPConnection | Mapping[str, Any]) -> User | None:
@@ -309,10 +329,16 @@ class Identity:
     # ------------------------------------------------------------------ making a session
 
     def cookie(self, user: User, *, secure: bool) -> str:
-        """A ``Set-Cookie`` value that signs ``user`` in (at the user's current epoch)."""
-        with self.store.engine.connect() as c:
+        """A ``Set-Cookie`` value that signs ``user`` in: a new session (at the user's current
+        epoch)."""
+        token = secrets.token_urlsafe(24)
+        with self.store.engine.begin() as c:
             epoch = c.scalar(select(USERS.c.session_epoch).where(USERS.c.id == user.id))
-        value = self._signer().dumps([user.id, int(epoch or 0)])
+            c.execute(insert(SESSIONS).values(id=_digest(token), user_id=user.id, created=_now()))
+        return self._signed(user.id, int(epoch or 0), token, secure)
+
+    def _signed(self, user_id: str, epoch: int, token: str, secure: bool) -> str:
+        value = self._signer().dumps([user_id, epoch, token])
         assert isinstance(value, str)
         return _cookie(value, COOKIE_MAX_AGE, secure)
 
@@ -328,9 +354,12 @@ class Identity:
         current = self._current(request)
         if current is not None:
             user, session = current
-            return user, (self.cookie(user, secure=_secure(request)) if session.age > REFRESH_AFTER else None)
-        client = request.client
-        claimed = self._claim_local() if client is not None and _loopback(client.host) else None
+            if session.token is None:  # an earlier server's cookie: a session of its own from now on
+                return user, self.cookie(user, secure=_secure(request))
+            if session.age > REFRESH_AFTER:
+                return user, self._signed(user.id, session.epoch, session.token, _secure(request))
+            return user, None
+        claimed = self._claim_local() if _loopback(client_address(request)) else None
         user = claimed or self.new_guest()
         return user, self.cookie(user, secure=_secure(request))
 
@@ -370,26 +399,37 @@ class Identity:
     async def register(self, request: HTTPConnection, name: str, password: str) -> tuple[User, str]:
         """Turn the request's user (a guest, or ``local`` without a password; made by
         :meth:`ensure` when there is none) into the account ``name``; returns it and the
-        ``Set-Cookie`` value.  :class:`AccountError`: signed in to an account (409), the name's or
-        the password's rules (400), the name taken (409)."""
+        ``Set-Cookie`` value of a new session: every earlier session of the user ends (its epoch
+        is raised), so a cookie someone knew before is not the account.  :class:`AccountError`:
+        signed in to an account (409), the name's or the password's rules (400), the name taken
+        or looking like another person's (409: their names' skeletons are one,
+        :func:`gongzhu.server.names.name_skeleton`)."""
         current = self.user_for(request)
         if current is not None and current.account:
             raise AccountError(409, Text.of("server.account_signed_in", name=current.name))
         clean = check_name(name)
         check_password(password)
-        key = name_key(clean)
+        key, look = name_key(clean), name_skeleton(clean)
         taken = AccountError(409, Text.of("server.account_name_taken", name=clean))
         with self.store.engine.connect() as c:
             holder = c.scalar(select(USERS.c.id).where(USERS.c.name_key == key))
+            alike = c.execute(select(USERS.c.id, USERS.c.name).where(USERS.c.name_skeleton == look)
+                              .order_by(USERS.c.created, USERS.c.id)).all()
         if holder is not None and (current is None or holder != current.id):
             raise taken
+        other = next((row.name for row in alike if current is None or row.id != current.id), None)
+        if other is not None:
+            raise AccountError(409, Text.of("server.account_name_like", name=clean, other=other))
         hashed = await asyncio.to_thread(self.hasher.hash, password)
         user, _ = self.ensure(request) if current is None else (current, None)
         try:
             with self.store.engine.begin() as c:
                 done = c.execute(
                     update(USERS).where(USERS.c.id == user.id, USERS.c.password_hash.is_(None))
-                    .values(name=clean, name_key=key, password_hash=hashed, guest=False)).rowcount
+                    .values(name=clean, name_key=key, name_skeleton=look, password_hash=hashed, guest=False,
+                            session_epoch=USERS.c.session_epoch + 1)).rowcount
+                if done:
+                    c.execute(delete(SESSIONS).where(SESSIONS.c.user_id == user.id))
         except IntegrityError:
             raise taken from None
         if not done:  # became an account meanwhile
@@ -405,8 +445,9 @@ class Identity:
             return False
 
     async def login(self, request: HTTPConnection, name: str, password: str) -> tuple[User, str]:
-        """Sign in to the account ``name``; returns it and the ``Set-Cookie`` value, or
-        :class:`AccountError` (401) for an unknown name or a wrong password alike."""
+        """Sign in to the account ``name``; returns it and the ``Set-Cookie`` value of a new
+        session (the session the request had ends), or :class:`AccountError` (401) for an unknown
+        name or a wrong password alike."""
         with self.store.engine.connect() as c:
             row = c.execute(select(USERS).where(USERS.c.name_key == login_key(name),
                                                 USERS.c.password_hash.is_not(None))).first()
@@ -424,18 +465,32 @@ class Identity:
             with self.store.engine.begin() as c:
                 c.execute(update(USERS).where(USERS.c.id == user.id, USERS.c.password_hash == stored)
                           .values(password_hash=hashed))
+        self._end(request, everywhere=False, legacy=False)
         return user, self.cookie(user, secure=_secure(request))
 
     def logout(self, request: HTTPConnection, *, everywhere: bool = False) -> str:
-        """Sign the request out (the ``Set-Cookie`` value that removes the cookie); with
-        ``everywhere``, every other session of the same user ends too (its epoch is raised)."""
-        if everywhere:
-            user = self.user_for(request)
-            if user is not None:
-                with self.store.engine.begin() as c:
-                    c.execute(update(USERS).where(USERS.c.id == user.id)
-                              .values(session_epoch=USERS.c.session_epoch + 1))
+        """Sign the request out: its session ends on the server, and the ``Set-Cookie`` value
+        returned removes the cookie.  With ``everywhere``, every other session of the same user
+        ends too (its epoch is raised)."""
+        self._end(request, everywhere=everywhere)
         return self.cleared_cookie(secure=_secure(request))
+
+    def _end(self, request: HTTPConnection, *, everywhere: bool, legacy: bool = True) -> None:
+        """End the request's session; with ``everywhere``, every session of its user.  An
+        earlier server's cookie, which no row keeps, ends only with every session of its user:
+        so it does with ``legacy``, else it is left as it is."""
+        current = self._current(request)
+        if current is None:
+            return
+        user, session = current
+        if session.token is None and not (everywhere or legacy):
+            return
+        with self.store.engine.begin() as c:
+            if everywhere or session.token is None:
+                c.execute(update(USERS).where(USERS.c.id == user.id).values(session_epoch=USERS.c.session_epoch + 1))
+                c.execute(delete(SESSIONS).where(SESSIONS.c.user_id == user.id))
+            else:
+                c.execute(delete(SESSIONS).where(SESSIONS.c.id == _digest(session.token)))
 
     # ------------------------------------------------------------------ profiles and the leaderboard
 

@@ -51,6 +51,7 @@ def entry(info: MatchInfo, people: dict[str, tuple[str, int]], *, spectators: in
         "changed": _changed_options(info.preset, options), "status": seating.status, "host": host,
         "seats": seats, "spectators": spectators, "turn_seconds": seating.turn_seconds,
         "expose_seconds": seating.expose_seconds, "deals_played": deals, "created": info.created,
+        "seeded": info.seeded,
     }
 
 

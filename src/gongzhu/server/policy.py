@@ -16,17 +16,26 @@
 - **Headers sent.** Every HTTP answer carries a Content-Security-Policy that allows only the
   server's own scripts, styles and connections and no framing, ``X-Frame-Options: DENY``,
   ``X-Content-Type-Options: nosniff`` and ``Referrer-Policy: no-referrer``.
+- **Client addresses.** Whatever is counted per client address (sign-in failures, new accounts,
+  open WebSockets) takes it from :func:`client_address`: the peer's address, or, when the peer is
+  a proxy the operator trusts (``gongzhu serve --trusted-proxy``, :class:`TrustedProxies`), the
+  address that proxy says it serves (``X-Forwarded-For``, else ``Forwarded``), and the request
+  takes the scheme it says (``X-Forwarded-Proto``, else ``Forwarded``'s ``proto``).  These
+  headers from any other peer are ignored.
 
 :class:`SitePolicy` is a plain ASGI middleware; :class:`RateLimiter` is the per-connection
-message budget of the WebSocket.  Imports nothing from ``gongzhu``.
+message budget of the WebSocket, :class:`SocketSlots` the open WebSockets of each address.
+Imports nothing from ``gongzhu``.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import logging
 from collections.abc import Iterable, Sequence
 from urllib.parse import urlsplit
 
+from starlette.requests import HTTPConnection
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -39,11 +48,17 @@ __all__ = [
     "MESSAGE_RATE",
     "OUTBOX_LIMIT",
     "SECURITY_HEADERS",
+    "WEBSOCKETS_PER_ADDRESS",
     "RateLimiter",
     "SitePolicy",
+    "SocketSlots",
+    "TrustedProxies",
+    "client_address",
     "normalize_origin",
     "server_hosts",
 ]
+
+log = logging.getLogger("gongzhu.server")
 
 #: The most bytes of request headers (names and values) a request may carry.
 MAX_HEADER_BYTES = 8 * 1024
@@ -58,6 +73,10 @@ MESSAGE_BURST = 100
 #: Messages waiting to be sent to one connection before the server stops queueing and sends
 #: the current table instead (a client that does not read costs no more than this).
 OUTBOX_LIMIT = 64
+
+#: WebSockets one client address may hold open at once (``gongzhu serve
+#: --websockets-per-address``): a family or a club behind one router has a few each.
+WEBSOCKETS_PER_ADDRESS = 32
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
@@ -124,20 +143,181 @@ def _host_name(host_header: str) -> str | None:
     return name or None
 
 
-class SitePolicy:
-    """The ASGI middleware of the module docstring."""
+# ---------------------------------------------------------------------- client addresses
 
-    def __init__(self, app: ASGIApp, *, allowed_hosts: Sequence[str], allowed_origins: Sequence[str] = ()) -> None:
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+#: Where :class:`SitePolicy` leaves its :class:`TrustedProxies` in each ASGI scope.
+_PROXIES = "gongzhu.trusted_proxies"
+
+
+def _ip(text: str) -> IPAddress | None:
+    """The IP address of a peer or of a forwarded hop (``192.0.2.1``, ``192.0.2.1:5678``,
+    ``[2001:db8::1]:80``, ``2001:db8::1``, quoted or not), an IPv4-mapped IPv6 address as its IPv4
+    address; None for anything else (``unknown``, an obfuscated name such as ``_proxy1``)."""
+    value = text.strip().strip('"').strip()
+    if value.startswith("["):
+        end = value.find("]")
+        if end < 0:
+            return None
+        value = value[1:end]
+    elif value.count(":") == 1:  # an IPv4 address and a port
+        value = value.partition(":")[0]
+    try:
+        address = ipaddress.ip_address(value)
+    except ValueError:
+        return None
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    return address
+
+
+def _forwarded_hops(headers: Iterable[tuple[bytes, bytes]]) -> list[str]:
+    """The addresses a chain of proxies reports, the nearest last: every ``X-Forwarded-For``
+    header's, in order; without one, the ``for=`` of each element of every ``Forwarded`` header
+    (an element without ``for=`` is a hop nobody can read: ``""``)."""
+    pairs = list(headers)
+    forwarded_for = [value.decode("latin-1") for name, value in pairs if name == b"x-forwarded-for"]
+    if forwarded_for:
+        return [hop for value in forwarded_for for hop in value.split(",")]
+    hops: list[str] = []
+    for name, value in pairs:
+        if name != b"forwarded":
+            continue
+        for element in value.decode("latin-1").split(","):
+            hop = ""
+            for pair in element.split(";"):
+                key, _, given = pair.partition("=")
+                if key.strip().lower() == "for":
+                    hop = given
+            hops.append(hop)
+    return hops
+
+
+class TrustedProxies:
+    """The proxies whose forwarding headers the server believes (``gongzhu serve
+    --trusted-proxy``): addresses and networks, ``127.0.0.1``, ``10.0.0.0/8``, ``::1``.  None by
+    default.  Raises ValueError for anything that is not an address or a network."""
+
+    def __init__(self, networks: Iterable[str] = ()) -> None:
+        self.networks = tuple(ipaddress.ip_network(n.strip(), strict=False) for n in networks)
+
+    def trusts(self, address: IPAddress | None) -> bool:
+        return address is not None and any(address in network for network in self.networks)
+
+    def __bool__(self) -> bool:
+        return bool(self.networks)
+
+
+_NOBODY = TrustedProxies()
+
+
+def client_address(connection: HTTPConnection | Scope, proxies: TrustedProxies | None = None) -> str:
+    """The address of whoever made a request or opened a WebSocket (a Starlette connection or its
+    ASGI scope), as text: the peer's address, unless the peer is a trusted proxy (``proxies``, by
+    default those :class:`SitePolicy` was given).  Then the hops its forwarding headers report are
+    read from the nearest on, and the first that is not itself a trusted proxy is the client; a
+    hop that is no address (``unknown``) stops there, at the proxy that wrote it.  Every header of
+    a peer that is not trusted is ignored, so nobody chooses their own address."""
+    scope = connection.scope if isinstance(connection, HTTPConnection) else connection
+    if proxies is None:
+        given = scope.get(_PROXIES)
+        proxies = given if isinstance(given, TrustedProxies) else _NOBODY
+    peer = scope.get("client")
+    host = str(peer[0]) if peer else ""
+    current = _ip(host)
+    if current is None:
+        return host  # a Unix socket, a test client: no address to trust
+    if proxies.trusts(current):
+        for hop in reversed(_forwarded_hops(scope.get("headers", []))):
+            found = _ip(hop)
+            if found is None:
+                break
+            current = found
+            if not proxies.trusts(found):
+                break
+    return str(current)
+
+
+def _forwarded_scheme(scope: Scope, proxies: TrustedProxies) -> None:
+    """A request or WebSocket that a trusted proxy passes on takes the scheme the proxy says it
+    came by (``X-Forwarded-Proto``, else ``Forwarded``'s ``proto=``; the nearest proxy's): over
+    https behind a proxy that ends TLS, the session cookie is ``Secure`` and the page's own origin
+    is https."""
+    peer = scope.get("client")
+    if not proxies.trusts(_ip(str(peer[0]) if peer else "")):
+        return
+    proto: str | None = None
+    forwarded: str | None = None
+    for name, value in scope.get("headers", []):
+        if name == b"x-forwarded-proto":
+            proto = value.decode("latin-1").split(",")[-1]
+        elif name == b"forwarded":
+            forwarded = value.decode("latin-1").split(",")[-1]
+    if proto is None and forwarded is not None:
+        for pair in forwarded.split(";"):
+            key, _, given = pair.partition("=")
+            if key.strip().lower() == "proto":
+                proto = given
+    proto = (proto or "").strip().strip('"').lower()
+    if proto in ("http", "https", "ws", "wss"):
+        secure = proto in ("https", "wss")
+        if scope["type"] == "websocket":
+            scope["scheme"] = "wss" if secure else "ws"
+        else:
+            scope["scheme"] = "https" if secure else "http"
+
+
+class SocketSlots:
+    """At most ``most`` open WebSockets per client address (0: no bound).  :meth:`take` one as a
+    WebSocket opens (False: that address holds them all already), :meth:`give_back` it as it
+    closes.  Only addresses holding some are kept."""
+
+    def __init__(self, most: int = WEBSOCKETS_PER_ADDRESS) -> None:
+        self.most = most
+        self.held: dict[str, int] = {}
+
+    def take(self, address: str) -> bool:
+        held = self.held.get(address, 0)
+        if self.most and held >= self.most:
+            return False
+        self.held[address] = held + 1
+        return True
+
+    def give_back(self, address: str) -> None:
+        held = self.held.get(address, 0) - 1
+        if held > 0:
+            self.held[address] = held
+        else:
+            self.held.pop(address, None)
+
+
+# ---------------------------------------------------------------------- the middleware
+
+
+class SitePolicy:
+    """The ASGI middleware of the module docstring.  ``trusted_proxies``: the proxies whose
+    forwarding headers :func:`client_address` believes."""
+
+    def __init__(self, app: ASGIApp, *, allowed_hosts: Sequence[str], allowed_origins: Sequence[str] = (),
+                 trusted_proxies: Sequence[str] = ()) -> None:
         self.app = app
         self.any_host = "*" in allowed_hosts
         self.hosts = frozenset(h.lower() for h in allowed_hosts)
         self.origins = frozenset(normalize_origin(o) for o in allowed_origins)
+        self.proxies = TrustedProxies(trusted_proxies)
+        self.warned = False
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
         if kind not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
+        scope[_PROXIES] = self.proxies
+        if self.proxies:
+            _forwarded_scheme(scope, self.proxies)
+        if not self.warned:
+            self._warn_of_untrusted_proxy(scope)
         refusal = self._refusal(scope)
         if refusal is not None:
             status, message = refusal
@@ -155,6 +335,20 @@ class SitePolicy:
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+    def _warn_of_untrusted_proxy(self, scope: Scope) -> None:
+        """Say once that forwarding headers come from a peer that is not a trusted proxy: behind
+        a proxy the operator has not named, every client counts as the proxy's one address."""
+        if not any(name in (b"x-forwarded-for", b"forwarded") for name, _ in scope.get("headers", [])):
+            return
+        peer = scope.get("client")
+        host = str(peer[0]) if peer else ""
+        if self.proxies.trusts(_ip(host)):
+            return
+        self.warned = True
+        log.warning("requests from %s carry forwarding headers, but %s is not a trusted proxy: they are "
+                    "ignored, and if a proxy sends them, every client behind it counts as one address "
+                    "(gongzhu serve --trusted-proxy %s)", host, host, host)
 
     def _refusal(self, scope: Scope) -> tuple[int, str] | None:
         size = 0

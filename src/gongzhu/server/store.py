@@ -16,14 +16,17 @@ What is stored (``docs/web-protocol.md``, Persistence):
   so that a restarted server re-deals it from the seed, replays them and resumes where it was;
 - ``users``: every person — guest or account (:mod:`gongzhu.server.identity`) — with the
   lifetime score (R8: deal finals *with* the one-deck factor), deals, matches and times 当猪;
-- ``match_players``: who played which match (deals, total, whether they ended as a pig);
-- ``settings``: values the server keeps for itself (the session cookies' signing key).
+- ``match_players``: who played which match (deals, total in the unit of the match's totals,
+  whether they ended as a pig, the seat of their last deal);
+- ``settings``: values the server keeps for itself (the session cookies' signing key);
+- ``sessions``: the sessions signed in now, each the hash of its cookie's token and its user
+  (:mod:`gongzhu.server.identity`): signing out deletes its row.
 
 :class:`Store` is the repository; it hands out plain :class:`MatchInfo` values and each method is
 one transaction.  It uses SQLAlchemy Core (tables and statements) without the ORM: the ORM's
 import alone cost about 0.3 s of the start command's one-second budget (docs/benchmarks.md).
 A single-player match that has no finished deal may be deleted by its person, with everything
-stored of it (:meth:`Store.delete_match`); nothing else is ever deleted.
+stored of it (:meth:`Store.delete_match`), and a session that ends; nothing else is ever deleted.
 The schema is versioned by the Alembic revisions of :mod:`gongzhu.server.migrations`, which
 :class:`Store` applies when it opens a database.
 """
@@ -34,7 +37,7 @@ import itertools
 import json
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -67,8 +70,8 @@ from sqlalchemy.pool import StaticPool
 
 from gongzhu.server import migrations
 
-__all__ = ["MATCH_PLAYERS", "METADATA", "SETTINGS", "USERS", "Charge", "MatchInfo", "Seating", "StaleTable", "Store",
-           "why_kept"]
+__all__ = ["MATCH_PLAYERS", "METADATA", "SESSIONS", "SETTINGS", "USERS", "Charge", "MatchInfo", "Seating", "StaleTable",
+           "Store", "why_kept"]
 
 
 #: The tables; every change to them is a revision in :mod:`gongzhu.server.migrations`.
@@ -104,6 +107,8 @@ _MATCHES = Table(
     Column("dealt_to", JSON, nullable=True),
     # One person against three computer players (POST /api/matches), not a table for people.
     Column("solo", Boolean, nullable=False, server_default="0"),
+    # A table for people whose deal was set in advance: its host chose the seed (never ranked).
+    Column("seeded", Boolean, nullable=False, server_default="0"),
 )
 
 _DEALS = Table(
@@ -139,12 +144,21 @@ USERS = Table(
     Column("matches", Integer, nullable=False),
     Column("pigs", Integer, nullable=False),
     Column("session_epoch", Integer, nullable=False),  # raised to sign every session out
+    # An account's name as it looks (gongzhu.server.names.name_skeleton); null for guests.
+    Column("name_skeleton", String(128), nullable=True, index=True),
 )
 
 SETTINGS = Table(
     "settings", METADATA,
     Column("name", String(64), primary_key=True),
     Column("value", Text, nullable=False),
+)
+
+SESSIONS = Table(
+    "sessions", METADATA,
+    Column("id", String(64), primary_key=True),  # SHA-256 of the token in the session's cookie, hex
+    Column("user_id", ForeignKey("users.id"), nullable=False, index=True),
+    Column("created", String(40), nullable=False),
 )
 
 MATCH_PLAYERS = Table(
@@ -155,6 +169,7 @@ MATCH_PLAYERS = Table(
     Column("total", BigInteger, nullable=False),
     Column("pig", Boolean, nullable=False),
     Column("last", String(40), nullable=False),
+    Column("seat", String(1), nullable=True),  # N, E, S or W: where the person played their last deal
 )
 
 
@@ -222,6 +237,7 @@ class MatchInfo:
     pigs: list[str]
     seating: Seating
     solo: bool = False  # a single-player match (see the module docstring)
+    seeded: bool = False  # a table for people whose host chose the seed: its deals count for nobody
 
     @property
     def levels(self) -> dict[str, str]:
@@ -230,11 +246,15 @@ class MatchInfo:
 
 @dataclass(frozen=True, slots=True)
 class Charge:
-    """A finished deal's result for the person it counts for."""
+    """A finished deal's result for the person it counts for: ``final`` (with the one-deck
+    factor) for the lifetime score, ``result`` (without it) for their total of the match, the
+    unit of the match's totals (R8); ``seat``, where they played it."""
 
     user: str
     final: int
     pig: bool = False  # the match ended with this person as a pig
+    result: int = field(kw_only=True)
+    seat: str | None = field(default=None, kw_only=True)
 
 
 def why_kept(info: MatchInfo, user: str) -> str | None:
@@ -284,7 +304,7 @@ def _info(row: Row[Any]) -> MatchInfo:
         match_id=m["id"], created=m["created"], preset=m["preset"], options=dict(m["options"]),
         speed=m["speed"], seed=_seed_value(m["seed"]), totals=list(m["totals"]),
         deals=m["deals"], in_deal=bool(m["in_deal"]), over=bool(m["over"]), winners=list(m["winners"]),
-        pigs=list(m["pigs"]), seating=_seating(m), solo=bool(m["solo"]),
+        pigs=list(m["pigs"]), seating=_seating(m), solo=bool(m["solo"]), seeded=bool(m["seeded"]),
     )
 
 
@@ -428,19 +448,20 @@ class Store:
     # ------------------------------------------------------------------ matches
 
     def create_match(self, *, match_id: str, preset: str, options: Mapping[str, Any], speed: str, seed: int,
-                     seating: Seating) -> MatchInfo:
+                     seating: Seating, seeded: bool = False) -> MatchInfo:
         """Store a new table and its match.  A table that starts at once with one person seated is
-        a single-player match (``solo``): a table for people waits for its host to start it."""
+        a single-player match (``solo``): a table for people waits for its host to start it.
+        ``seeded``: a table for people whose host chose the seed."""
         solo = seating.status == "playing" and sum(s is not None for s in seating.seats) == 1
         info = MatchInfo(
             match_id=match_id, created=_now(), preset=preset, options=dict(options), speed=speed, seed=seed,
             totals=[0, 0, 0, 0], deals=0, in_deal=seating.status != "waiting", over=False, winners=[], pigs=[],
-            seating=seating, solo=solo,
+            seating=seating, solo=solo, seeded=seeded,
         )
         row = {"id": match_id, "created": info.created, "preset": preset, "options": dict(options),
                "speed": speed, "seed": _seed_column(seed), "totals": [0, 0, 0, 0], "deals": 0,
                "in_deal": info.in_deal, "over": False, "winners": [], "pigs": [], "solo": solo,
-               **seating.columns()}
+               "seeded": seeded, **seating.columns()}
         with self.engine.begin() as c:
             c.execute(insert(_MATCHES).values(**row))
         return info
@@ -537,10 +558,12 @@ class Store:
     def finish_deal(self, match_id: str, deal_index: int, *, record_line: str, south_final: int,
                     totals: list[int], over: bool, winners: list[str], pigs: list[str],
                     charges: Sequence[Charge] = (), seating: Seating | None = None,
-                    expected: int | None = None) -> dict[str, int]:
+                    expected: int | None = None, ranked: bool = True) -> dict[str, int]:
         """Store a finished deal's R11 record and the match's new totals, drop the deal's actions,
-        and add each charged person's final to their lifetime score, deals, matches and pig count,
-        in one transaction.  Returns the charged persons' new lifetime scores."""
+        and add each charged person's result to their total of the match (their history) and,
+        when the deal is ``ranked``, their final to their lifetime score, deals, matches and pig
+        count, in one transaction.  Returns the charged persons' new lifetime scores (none when
+        not ranked: a table whose deal was set in advance)."""
         now = _now()
         lifetimes: dict[str, int] = {}
         with self.engine.begin() as c:
@@ -558,11 +581,14 @@ class Store:
                 played = c.execute(select(MATCH_PLAYERS.c.deals).where(key)).first()
                 if played is None:
                     c.execute(insert(MATCH_PLAYERS).values(match_id=match_id, user_id=charge.user, deals=1,
-                                                           total=charge.final, pig=charge.pig, last=now))
+                                                           total=charge.result, pig=charge.pig, last=now,
+                                                           seat=charge.seat))
                 else:
                     c.execute(update(MATCH_PLAYERS).where(key).values(
-                        deals=MATCH_PLAYERS.c.deals + 1, total=MATCH_PLAYERS.c.total + charge.final,
-                        pig=charge.pig, last=now))
+                        deals=MATCH_PLAYERS.c.deals + 1, total=MATCH_PLAYERS.c.total + charge.result,
+                        pig=charge.pig, last=now, seat=charge.seat))
+                if not ranked:
+                    continue
                 c.execute(update(USERS).where(USERS.c.id == charge.user).values(
                     lifetime=USERS.c.lifetime + charge.final, deals=USERS.c.deals + 1,
                     matches=USERS.c.matches + (1 if played is None else 0),
@@ -595,3 +621,20 @@ class Store:
         with self.engine.connect() as c:
             rows = c.execute(select(USERS.c.id, USERS.c.name, USERS.c.lifetime).where(USERS.c.id.in_(ids)))
             return {r.id: (r.name, int(r.lifetime)) for r in rows}
+
+    def players(self, match_ids: Sequence[str]) -> dict[str, list[tuple[str, str, str | None]]]:
+        """Who played each of these matches (a finished deal counted for them): their user id,
+        name and the seat of their last deal there (None where an older server did not know it),
+        the person whose last deal came first listed first."""
+        found: dict[str, list[tuple[str, str, str | None]]] = {}
+        ids = list(match_ids)
+        with self.engine.connect() as c:
+            for start in range(0, len(ids), 500):  # a bounded number of bound values a query
+                rows = c.execute(
+                    select(MATCH_PLAYERS.c.match_id, MATCH_PLAYERS.c.user_id, USERS.c.name, MATCH_PLAYERS.c.seat)
+                    .join(USERS, USERS.c.id == MATCH_PLAYERS.c.user_id)
+                    .where(MATCH_PLAYERS.c.match_id.in_(ids[start:start + 500]))
+                    .order_by(MATCH_PLAYERS.c.last, MATCH_PLAYERS.c.user_id))
+                for r in rows:
+                    found.setdefault(r.match_id, []).append((r.user_id, r.name, r.seat))
+        return found

@@ -102,6 +102,7 @@ __all__ = [
     "Outbox",
     "Person",
     "Presence",
+    "Refused",
     "Room",
     "Table",
     "Tables",
@@ -133,6 +134,9 @@ HISTORY = 200
 #: Chat: lines per second on average and in a burst, per connection.
 CHAT_RATE = 1.0
 CHAT_BURST = 3
+#: Chat: the most combining marks one character may carry (written languages stack two or three:
+#: Vietnamese, Thai, Devanagari; more only draw outside the line).
+CHAT_MARKS = 3
 #: Server threads for the computer players' decisions, and for hints (one at a time).
 PLAYER_THREADS = 4
 HINT_THREADS = 1
@@ -230,6 +234,7 @@ class NewTable:
     expose_seconds: int | None = None
     seat: Seat = PERSON
     started: bool = True  # the match starts at once (one person and three computer players)
+    seeded: bool = False  # a table for people whose host chose the seed (the deal set in advance)
 
 
 def _options(preset: str | None, overrides: Mapping[str, Any] | None) -> tuple[str, Options]:
@@ -284,11 +289,14 @@ def parse_new_table(body: Any) -> NewTable:
         new = typed(body, NewTableBody)
     except FormatError as e:
         raise MessageError(str(e)) from None
+    if new.seed is not None and new.visibility == "public":
+        # Whoever chose the seed knows every hand: nobody else at a public table would.
+        raise Refused("server.seed_public")
     preset, options = _options(new.preset, new.options)
     levels = _levels(new.levels, ("N", "E", "S", "W"), lambda key: f"{show(key)} is not a seat: N, E, S or W")
     return NewTable(preset, options, levels, new.speed or DEFAULT_SPEED, _seed(new.seed), visibility=new.visibility,
                     turn_seconds=new.turn_seconds, expose_seconds=new.expose_seconds, seat=Seat.parse(new.seat),
-                    started=False)
+                    started=False, seeded=new.seed is not None)
 
 
 # ---------------------------------------------------------------------- the tables
@@ -351,7 +359,7 @@ class Tables:
             deadline=None, dealt_to=tuple(s[0] if s else None for s in seats) if new.started else (None,) * 4,
         )
         info = self.store.create_match(match_id=match_id, preset=new.preset, options=new.options.to_dict(),
-                                       speed=new.speed, seed=new.seed, seating=seating)
+                                       speed=new.speed, seed=new.seed, seating=seating, seeded=new.seeded)
         self.lobby.changed(info.match_id)
         return info
 
@@ -841,11 +849,12 @@ class Room:
         view = change["views"].get(seat.name if seat is not None else "-")
         if view is None:
             return None
+        waiting = next((s.name for s, u in zip(Seat, change["next_deal"], strict=True) if u == person.id), None)
         lifetime = change["lifetimes"].get(person.id, 0)
         state = dict(view)
         state["you"] = {"id": person.id, "name": person.name, "host": person.id == change["host"],
                         "seat": seat.name if seat is not None else None,
-                        "auto": seat is not None and bool(change["auto"][seat])}
+                        "auto": seat is not None and bool(change["auto"][seat]), "next_deal_seat": waiting}
         state["lifetime"] = {"score": lifetime, "title": title_for(lifetime)}
         return encode({"type": "state", "v": change["v"], "state": state})
 
@@ -877,8 +886,15 @@ class Room:
 
 
 def _chat_text(text: str) -> str:
-    """A chat line as it is shown: control characters out, spaces at the ends trimmed."""
+    """A chat line as it is shown: control characters out, spaces at the ends trimmed.  A line
+    with a run of more than :data:`CHAT_MARKS` combining marks on one character (marks stacked
+    so high that they draw over the lines around it) is refused."""
     kept = "".join(ch for ch in text if unicodedata.category(ch)[0] != "C" or ch == " ")
+    run = 0
+    for ch in unicodedata.normalize("NFC", kept):
+        run = run + 1 if unicodedata.category(ch).startswith("M") else 0
+        if run > CHAT_MARKS:
+            raise Refused("server.chat_marks", limit=CHAT_MARKS)
     return " ".join(kept.split())
 
 
@@ -892,6 +908,9 @@ class Table:
         self.preset = info.preset
         self.options = Options.from_dict(info.options)
         self.speed = info.speed
+        #: The host chose the seed: everyone here is shown the deal was set in advance, and its
+        #: deals count toward nobody's lifetime score.
+        self.seeded = info.seeded
         self.match = Match(self.options, seed=info.seed, match_id=info.match_id)
         seating = info.seating
         self.host = seating.host
@@ -988,7 +1007,9 @@ class Table:
         deal = self.match.current
         assert deal is not None
         entry = {"seat": seat.name, **action}
-        if self.seats[seat] is not None and not self.auto[seat]:
+        # Only turns count toward 托管: a person's play, their own or the timer's, not a declaration
+        # (the exposure window running out is not a missed turn).
+        if action["type"] == "play" and not self.is_computer(seat):
             self.timeouts[seat] = self.timeouts[seat] + 1 if timed_out else 0
             if self.timeouts[seat] >= TIMEOUTS_TO_AUTO:
                 self.auto[seat] = True
@@ -1051,7 +1072,7 @@ class Table:
         over = self.match.is_over
         outcome = self.match.outcome() if over else None
         pigs = set(outcome.pigs) if outcome else set()
-        charges = [Charge(user, deal.score.final[s], s in pigs)
+        charges = [Charge(user, deal.score.final[s], s in pigs, result=deal.score.result[s], seat=s.name)
                    for s in Seat if (user := self.dealt_to[s]) is not None]
         if over:
             self.status = "over"
@@ -1061,7 +1082,7 @@ class Table:
             south_final=deal.score.final[PERSON], totals=list(self.match.totals), over=over,
             winners=[s.name for s in outcome.winners] if outcome else [],
             pigs=[s.name for s in outcome.pigs] if outcome else [], charges=charges, seating=self.seating(),
-            expected=self.stored,
+            expected=self.stored, ranked=not self.seeded,
         ))
         self.stored = self.version
         self._seq = 0
@@ -1082,11 +1103,38 @@ class Table:
     # ------------------------------------------------------------------ seats and people
 
     def seat_of(self, user: str) -> Seat | None:
+        """The seat ``user`` sits in: one whose hand they hold, or one they sit in from the next
+        deal on (:meth:`holder`)."""
         for s in Seat:
             occupant = self.seats[s]
             if occupant is not None and occupant[0] == user:
                 return s
         return None
+
+    @property
+    def in_deal(self) -> bool:
+        """Whether a deal is being played (dealt and not over)."""
+        return self.status == "playing" and self.match.current is not None
+
+    def holder(self, seat: Seat) -> str | None:
+        """The person who holds ``seat``'s hand now: the person sitting there, except while a deal
+        is being played that was dealt to someone else — then nobody does (a computer player plays
+        the seat) and the person sitting there gets the seat's hand from the next deal on.  So no
+        person ever holds two seats' hands of one deal: a seat is taken back during a deal only by
+        the person it was dealt to."""
+        occupant = self.seats[seat]
+        if occupant is None or (self.in_deal and self.dealt_to[seat] != occupant[0]):
+            return None
+        return occupant[0]
+
+    def holds(self, user: str) -> Seat | None:
+        """The seat whose hand ``user`` holds now (see :meth:`holder`), or None."""
+        seat = self.seat_of(user)
+        return seat if seat is not None and self.holder(seat) == user else None
+
+    def next_deal(self, seat: Seat) -> bool:
+        """Whether the person sitting at ``seat`` sits there from the next deal on."""
+        return self.seats[seat] is not None and self.holder(seat) is None
 
     def may_enter(self, person: Person, invite: str | None) -> bool:
         """Whether ``person`` may watch (and sit at) this table: a public one, or a private one
@@ -1099,7 +1147,7 @@ class Table:
 
     def is_computer(self, seat: Seat) -> bool:
         """Whether a computer player plays ``seat`` now (nobody sits there, or 托管)."""
-        return self.seats[seat] is None or self.auto[seat]
+        return self.holder(seat) is None or self.auto[seat]
 
     def _refresh_people(self) -> None:
         ids = [s[0] for s in self.seats if s is not None]
@@ -1114,6 +1162,8 @@ class Table:
             raise Refused("server.already_seated", seat=mine.name)
         if self.seats[seat] is not None:
             raise Refused("server.seat_taken", seat=seat.name)
+        # During a deal the seat is taken back by the person it was dealt to; anyone else sits
+        # from the next deal on (holder): a computer player goes on playing the seat's hand.
         self.seats[seat] = (person.id, person.name)
         self.auto[seat] = False
         self.timeouts[seat] = 0
@@ -1123,7 +1173,9 @@ class Table:
         self.kick()
 
     def stand(self, person: Person) -> None:
-        seat = self._seated(person)
+        seat = self.seat_of(person.id)
+        if seat is None:
+            raise Refused("server.not_seated")
         self.seats[seat] = None
         self.auto[seat] = False
         self.timeouts[seat] = 0
@@ -1132,9 +1184,13 @@ class Table:
         self.kick()
 
     def _seated(self, person: Person) -> Seat:
+        """The seat whose hand ``person`` holds, to act for: refused to someone not seated, and to
+        someone who sits from the next deal on."""
         seat = self.seat_of(person.id)
         if seat is None:
             raise Refused("server.not_seated")
+        if self.holder(seat) != person.id:
+            raise Refused("server.next_deal_seat", seat=seat.name)
         return seat
 
     def start(self, person: Person) -> None:
@@ -1315,12 +1371,16 @@ class Table:
             if occupant is None:
                 seats[s.name] = {"name": None, "title": None, "computer": self.levels[s.name], "auto": False,
                                  "connected": False, "timeouts": 0}
+            elif self.next_deal(s):  # a computer player plays the seat until the next deal
+                seats[s.name] = {"name": occupant[1], "title": title_for(self.lifetimes.get(occupant[0], 0)),
+                                 "computer": self.levels[s.name], "auto": False,
+                                 "connected": occupant[0] in connected, "timeouts": 0, "next_deal": True}
             else:
                 seats[s.name] = {"name": occupant[1], "title": title_for(self.lifetimes.get(occupant[0], 0)),
                                  "computer": self.levels[s.name] if self.auto[s] else None, "auto": self.auto[s],
                                  "connected": occupant[0] in connected, "timeouts": self.timeouts[s]}
         return {"id": self.match_id, "status": self.status, "visibility": self.visibility,
-                "host": self.host_name, "invite": None,
+                "host": self.host_name, "invite": None, "seeded": self.seeded,
                 "turn_seconds": self.turn_seconds, "expose_seconds": self.expose_seconds, "seats": seats,
                 "spectators": len(spectators)}
 
@@ -1349,15 +1409,19 @@ class Table:
     def view(self, connection: Presence | Connection | None = None, seat: Seat | None = None) -> dict[str, Any]:
         """The table as a connection's person sees it (``docs/web-protocol.md``, The state); without
         a connection, as ``seat`` sees it."""
+        waiting = None
         if connection is not None:
-            seat = self.seat_of(connection.person.id)
+            seat = self.holds(connection.person.id)
+            sits = self.seat_of(connection.person.id)
+            waiting = sits if sits is not None and sits != seat else None
         state = dict(self._seat_view(seat))
         if connection is not None:
             person = connection.person
             lifetime = self.lifetimes.get(person.id, 0)
             state["you"] = {"id": person.id, "name": person.name, "host": person.id == self.host,
                             "seat": seat.name if seat is not None else None,
-                            "auto": seat is not None and self.auto[seat]}
+                            "auto": seat is not None and self.auto[seat],
+                            "next_deal_seat": waiting.name if waiting is not None else None}
             state["lifetime"] = {"score": lifetime, "title": title_for(lifetime)}
         else:
             state["you"] = None
@@ -1442,11 +1506,15 @@ class Table:
         self._states.clear()
         self._shared = None
         present = {c.person.id for c in self.presences.values()}
-        audiences = {self.seat_of(u) for u in present}
+        audiences = {self.holds(u) for u in present}
         views = {(s.name if s is not None else "-"): self._seat_view(s) for s in audiences}
+        # "seats": who holds each seat's hand (and sees its view); "next_deal": who sits at a seat
+        # from the next deal on (sees what a spectator sees until then).
         self.hub.deliver(self.match_id, {
             "t": self.match_id, "v": self.version, "public": [encode({**m, "v": self.version}) for m in public],
-            "views": views, "seats": [o[0] if o is not None else None for o in self.seats], "host": self.host,
+            "views": views, "seats": [self.holder(s) for s in Seat], "host": self.host,
+            "next_deal": [o[0] if o is not None and self.next_deal(s) else None for s, o in zip(Seat, self.seats,
+                                                                                              strict=True)],
             "auto": list(self.auto), "lifetimes": {u: self.lifetimes.get(u, 0) for u in present},
         })
         self._schedule_deadline()
@@ -1794,7 +1862,7 @@ class Table:
         try:
             for seat, choice in choices:
                 if kind == "expose":
-                    self._computer_declare(deal, seat, choice, timed_out=True)
+                    self._computer_declare(deal, seat, choice)
                 else:
                     self._computer_play(deal, seat, choice, timed_out=True)
         except StoreError:
@@ -1879,14 +1947,13 @@ class Table:
             except StoreError:
                 return  # the table is dropped; the next connection rebuilds it
 
-    def _computer_declare(self, deal: Deal, seat: Seat, choice: list[tuple[Card, str]], *,
-                          timed_out: bool = False) -> None:
+    def _computer_declare(self, deal: Deal, seat: Seat, choice: list[tuple[Card, str]]) -> None:
         try:
             checked = deal.verify_declare(seat, choice)
         except GongzhuError as e:
             log.error("%s: %s's exposures %r refused (%s): declaring none", self.match_id, seat.name, choice, e)
             checked = []
-        self._commit(seat, {"type": "declare", "items": [[c.code, k] for c, k in checked]}, timed_out=timed_out)
+        self._commit(seat, {"type": "declare", "items": [[c.code, k] for c, k in checked]})
 
     def _computer_play(self, deal: Deal, seat: Seat, choice: Play, *, timed_out: bool = False) -> None:
         try:

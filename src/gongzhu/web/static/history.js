@@ -5,14 +5,15 @@
 // people at its address).  A single-player match the server calls
 // `abandoned` (no finished deal, and the person has started another since: the table page goes
 // on with the newest) is not offered to continue: it is listed apart, with a Delete button
-// (DELETE /api/matches/{id}; a refusal is shown from its catalog code).  Counts read "1 deal",
-// "2 deals" (the catalog's plurals, i18n.js).
+// (DELETE /api/matches/{id}; a refusal is shown from its catalog code).  Each match names the seat
+// the person sat at (`your_seat`) and who else was at the table (`players`: a person's name, else
+// the computer player's level).  Counts read "1 deal", "2 deals" (the catalog's plurals, i18n.js).
 //
 // May import: cards.js, i18n.js, replay.js, settings.js.
 
 import { installCardDefs } from "./cards.js";
 import {
-  getLang, hasText, optionLabel, optionValueLabel, presetLabel, seatName, startPageLanguage, t, titleLabel,
+  getLang, hasText, levelLabel, optionLabel, optionValueLabel, presetLabel, seatName, startPageLanguage, t, titleLabel,
 } from "./i18n.js";
 import { showReplay } from "./replay.js";
 
@@ -50,10 +51,25 @@ function link(href, text, download = false) {
   return a;
 }
 
-/** The seat the person played in match `m` (by their name), else South: the seat a replay
- * offers to review first. */
+/** The seat the person played in match `m` (as the server says, else by their name), else South:
+ * the seat a replay offers to review first. */
 function mySeatIn(m) {
-  return SEATS.find((s) => profile?.name && m.seats?.[s] === profile.name) ?? "S";
+  return m.your_seat ?? SEATS.find((s) => profile?.name && m.seats?.[s] === profile.name) ?? "S";
+}
+
+/** The other seats of match `m`, a line each: the seat's person, or its computer player's level. */
+function othersAt(m) {
+  const box = document.createElement("span");
+  box.className = "players";
+  for (const s of SEATS.filter((seat) => seat !== m.your_seat && m.players?.[seat])) {
+    const p = m.players[s];
+    const who = p.name ?? t("seat.computer", { level: levelLabel(p.computer) });
+    const item = document.createElement("span");
+    item.dataset.seat = s;
+    item.textContent = t("history.player", { seat: seatName(s), who });
+    box.append(item);
+  }
+  return box;
 }
 
 async function openDeal(matchId, k, seat) {
@@ -159,6 +175,7 @@ function render() {
     if (!m.over) actions.append(link(m.solo ? `/?match=${id}` : `/table/${id}`, t("history.continue")));
     tr.append(cell("history.created", dateText(m.created)), cell("history.preset", rulesText(m)),
       cell("history.deals", t("history.dealCount", { deals: m.deals ?? 0 })), cell("history.totals", totals),
+      cell("history.seat", m.your_seat ? seatName(m.your_seat) : "—"), cell("history.players", othersAt(m)),
       cell("history.status", status),
       cell("history.actions", actions));
     rows.append(tr);

@@ -174,6 +174,7 @@ function entryItem(entry) {
     ? t("lobby.changed", { rules: changed.map(([k, v]) => `${optionLabel(k)}: ${optionValueLabel(k, v)}`).join(t("list.separator")) })
     : t("lobby.asPreset");
   item.append(rules);
+  if (entry.seeded) item.append(el("p", "entry-seeded", t("lobby.seeded")));
 
   const seats = el("ul", "entry-seats");
   let free = null;

@@ -76,6 +76,8 @@ function statusLine(phase, mine) {
   }
   if (mySeat() && myAuto() && phase !== "match-over") return t("status.auto");
   if (!mySeat()) {
+    const later = s.you?.next_deal_seat;
+    if (later && phase !== "match-over") return t("status.nextDeal", { seat: seatName(later) });
     if (phase === "play" && s.turn) return t("status.watching", { seat: seatName(s.turn) });
     return phase === "expose" ? t("status.waitExpose") : "";
   }

@@ -65,6 +65,8 @@ function tableInfo() {
   const table = page.state?.table;
   if (!table) return "";
   const parts = [t(table.visibility === "private" ? "table.private" : "table.public")];
+  // The host chose the seed: everyone at the table sees the deal was set in advance (never ranked).
+  if (table.seeded) parts.push(t("table.seeded"));
   if (table.spectators) parts.push(t("table.spectators", { n: table.spectators }));
   if (!mySeat()) parts.push(t("table.watching"));
   return parts.join(" · ");
@@ -147,7 +149,7 @@ export function renderSeat(seat) {
   line.append(timer);
   // A spectator may take a seat nobody sits in, during the match too (its computer plays it
   // until then); before the start the waiting list offers the seats.
-  if (!me && !personAt(seat) && info && (phase === "expose" || phase === "play" || phase === "deal-over")) {
+  if (!me && !page.state?.you?.next_deal_seat && !personAt(seat) && info && (phase === "expose" || phase === "play" || phase === "deal-over")) {
     const sitHere = button("sit", t("btn.sit"), () => handlers.onSit(seat));
     sitHere.dataset.sit = seat;
     line.append(sitHere);
@@ -173,6 +175,8 @@ function occupant(seat) {
     if (info.title) out.push(span("title", titleLabel(info.title)));
     if (s.table?.host && info.name === s.table.host) out.push(span("mark host", t("seat.host")));
     if (info.auto) out.push(span("mark auto", t("seat.auto")));
+    // Sat down during a deal dealt to someone else: the computer plays the seat until the next deal.
+    if (info.next_deal) out.push(span("mark next-deal", t("seat.next_deal")));
     if (info.connected === false) out.push(span("mark away", t("seat.away")));
   } else if (info.computer) {
     out.push(span("level", t("seat.computer", { level: levelLabel(info.computer) })));

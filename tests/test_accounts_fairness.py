@@ -1,0 +1,475 @@
+"""Fair to every player (``docs/web-protocol.md``, Who you are and Limits; ``docs/deploy.md``):
+sessions that begin anew at sign-up and end on the server at sign-out; failed sign-ins that slow
+down only the same name from the same address, never a stranger's correct password; client
+addresses taken from forwarding headers only when the peer is a proxy the operator trusts; slow
+requests closed by the transport, a bounded number of WebSockets per address, and a WebSocket
+message that is not UTF-8 closed with one line in the log.  Every server a test starts listens on
+127.0.0.1, port 0, and every wait is bounded."""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+import os
+import re
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+import uvicorn
+from argon2 import PasswordHasher
+from itsdangerous import URLSafeTimedSerializer
+from sqlalchemy import select
+from starlette.testclient import TestClient
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import connect
+
+from conftest import LOCAL, refused
+from gongzhu.server.accounts import FREE_FAILURES, Backoff
+from gongzhu.server.app import TOO_MANY_SOCKETS, create_app
+from gongzhu.server.identity import COOKIE, Identity
+from gongzhu.server.policy import TrustedProxies, client_address
+from gongzhu.server.store import SETTINGS, Store
+from gongzhu.server.transport import MOST_HEAD_BYTES, REQUEST_TIMEOUT, server_config
+
+PASSWORD = "correct horse"
+
+
+def make_app(db_url: str, tmp_path: Path, **options: Any) -> Any:
+    """The application, its passwords hashed with argon2id's cheapest parameters (the tests
+    sign in wrongly dozens of times)."""
+    app = create_app(db_url, pace=0, static_dir=tmp_path / "no-static", **options)
+    app.state.identity.hasher = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
+    return app
+
+
+@pytest.fixture
+def app(db_url: str, tmp_path: Path) -> Any:
+    return make_app(db_url, tmp_path)
+
+
+def browser(app: Any, host: str = "198.51.100.7") -> TestClient:
+    """A browser of its own (its own cookie jar) on ``app``, from the address ``host``."""
+    return TestClient(app, base_url=LOCAL, client=(host, 50000))
+
+
+def sign_up(c: TestClient, name: str) -> dict[str, Any]:
+    c.get("/api/me")
+    r = c.post("/api/account", json={"name": name, "password": PASSWORD})
+    assert r.status_code == 200, r.text
+    body: dict[str, Any] = r.json()
+    return body
+
+
+def me_with(app: Any, cookie: str) -> dict[str, Any]:
+    """``GET /api/me`` from another browser that replays the session cookie ``cookie``."""
+    with browser(app, "192.0.2.99") as other:
+        body: dict[str, Any] = other.get("/api/me", headers={"cookie": f"{COOKIE}={cookie}"}).json()
+        return body
+
+
+def login(c: TestClient, name: str, password: str, **headers: str) -> Any:
+    return c.post("/api/login", json={"name": name, "password": password}, headers=headers)
+
+
+# ---------------------------------------------------------------------- sessions
+
+
+def test_signing_up_begins_a_new_session(app: Any) -> None:
+    """The guest's cookie from before the sign-up is no session of the account (nor of anyone):
+    whoever knew it (a cookie planted before) does not get the account."""
+    identity: Identity = app.state.identity
+    with browser(app) as c:
+        guest = c.get("/api/me").json()
+        before = c.cookies[COOKIE]
+        account = sign_up(c, "Alice")
+        after = c.cookies[COOKIE]
+        assert account["id"] == guest["id"] and after != before
+        assert c.get("/api/me").json() == account  # the new cookie is the account
+    assert identity.user_for({COOKIE: before}) is None
+    replayed = me_with(app, before)
+    assert replayed["guest"] is True and replayed["id"] != account["id"]
+    assert identity.user_for({COOKIE: after}) is not None
+
+
+def test_signing_out_ends_the_session_on_the_server(app: Any) -> None:
+    """After a sign-out the old cookie, replayed, is not the account; the account's sessions on
+    other browsers go on (signing out everywhere is what ends them)."""
+    identity: Identity = app.state.identity
+    with browser(app) as c, browser(app, "198.51.100.8") as elsewhere:
+        alice = sign_up(c, "Alice")
+        assert login(elsewhere, "Alice", PASSWORD).status_code == 200
+        kept = c.cookies[COOKIE]
+        r = c.post("/api/logout")
+        assert r.status_code == 200 and r.json() == {"signed_out": True}
+        assert identity.user_for({COOKIE: kept}) is None
+        replayed = me_with(app, kept)
+        assert replayed["guest"] is True and replayed["id"] != alice["id"]
+        assert elsewhere.get("/api/me").json()["id"] == alice["id"]
+        # Signing in again is a new session; the one signed out stays ended.
+        assert login(c, "Alice", PASSWORD).status_code == 200
+        assert c.get("/api/me").json()["id"] == alice["id"] and identity.user_for({COOKIE: kept}) is None
+
+
+def test_a_cookie_of_an_earlier_server_is_kept_then_ended_by_signing_out(app: Any) -> None:
+    """A cookie signed before sessions were stored (the id and the epoch alone) is still its
+    person's and is replaced by a session of its own; signing out with it ends it."""
+    store: Store = app.state.store
+    with browser(app) as c:
+        alice = sign_up(c, "Alice")
+    with store.engine.connect() as conn:
+        key = conn.scalar(select(SETTINGS.c.value).where(SETTINGS.c.name == "session_key"))
+    old = URLSafeTimedSerializer(str(key), salt="gongzhu.session").dumps([alice["id"], 1])
+    with browser(app) as c:
+        r = c.get("/api/me", headers={"cookie": f"{COOKIE}={old}"})
+        assert r.json()["id"] == alice["id"] and r.headers["set-cookie"].startswith(f"{COOKIE}=")
+    with browser(app) as c:
+        c.cookies.set(COOKIE, old)
+        assert c.post("/api/logout").status_code == 200
+    assert me_with(app, old)["id"] != alice["id"]
+
+
+# ---------------------------------------------------------------------- sign-in limits
+
+
+def test_failures_double_the_wait_up_to_a_cap() -> None:
+    now = [100.0]
+    backoff = Backoff(free=3, first=1.0, most=8.0, forget=3600.0, most_keys=3, clock=lambda: now[0])
+    key = ("alice", "192.0.2.1")
+    for _ in range(3):  # free tries
+        assert backoff.start(key) == 0.0
+        backoff.failed(key)
+    waits = []
+    for _ in range(6):
+        waits.append(backoff.due(key))
+        assert backoff.start(key) == pytest.approx(waits[-1])  # refused early: counts nothing
+        now[0] += waits[-1]
+        assert backoff.start(key) == 0.0
+        backoff.failed(key)
+    assert waits == [1.0, 2.0, 4.0, 8.0, 8.0, 8.0]
+    assert backoff.due(("alice", "192.0.2.2")) == 0.0 and backoff.due(("bob", "192.0.2.1")) == 0.0
+    now[0] += 8.0
+    backoff.start(key)
+    backoff.succeeded(key)  # a success forgets the failures
+    assert backoff.due(key) == 0.0 and key not in backoff.seen
+    for _ in range(5):
+        now[0] += backoff.due(key)
+        backoff.start(key)
+        backoff.failed(key)
+    assert backoff.due(key) == 4.0  # three free, then 1, 2, 4
+    now[0] += 3600.0  # and so does an hour (here) without a try
+    assert backoff.due(key) == 0.0 and key not in backoff.seen
+    for n in range(10):  # memory stays bounded
+        backoff.start((f"name{n}", "192.0.2.3"))
+    assert len(backoff.seen) <= 3
+
+
+def test_a_correct_password_is_accepted_after_strangers_fail_from_the_same_address(app: Any) -> None:
+    """Everyone behind one proxy or router shares an address: 30 failed sign-ins with made-up
+    names from it do not refuse Alice's correct password from it."""
+    with browser(app) as c:
+        sign_up(c, "Alice")
+        c.post("/api/logout")
+        for n in range(30):
+            refused(login(c, f"nobody{n}", "guessing!"), 401, "server.account_wrong_login")
+        r = login(c, "Alice", PASSWORD)
+        assert r.status_code == 200 and r.json()["name"] == "Alice"
+
+
+def test_the_owner_signs_in_from_another_address_while_an_attacker_waits(app: Any) -> None:
+    with browser(app) as owner:
+        sign_up(owner, "Alice")
+        owner.post("/api/logout")
+    with browser(app, "203.0.113.9") as attacker:
+        statuses = [login(attacker, "Alice", f"guess {n}").status_code for n in range(10)]
+        assert statuses == [401] * FREE_FAILURES + [429] * (10 - FREE_FAILURES)
+        r = login(attacker, "ALICE", PASSWORD)  # every spelling of the name is the same name
+        body = refused(r, 429, "server.account_sign_in_wait")
+        assert body["params"] == {"seconds": int(r.headers["retry-after"])} and int(r.headers["retry-after"]) >= 1
+    with browser(app) as owner:
+        r = login(owner, "Alice", PASSWORD)
+        assert r.status_code == 200 and r.json()["name"] == "Alice"
+
+
+def test_a_rotating_forwarded_address_from_a_peer_not_trusted_is_throttled(app: Any) -> None:
+    """From loopback, but the application trusts no proxy: X-Forwarded-For and Forwarded are
+    ignored, and every try counts against the one peer address."""
+    with browser(app, "127.0.0.1") as c:
+        sign_up(c, "Alice")
+        c.post("/api/logout")
+        statuses = []
+        for n in range(FREE_FAILURES + 3):
+            headers = {"x-forwarded-for": f"203.0.113.{n}"} if n % 2 else {"forwarded": f"for=198.51.100.{n}"}
+            statuses.append(login(c, "Alice", "guessing!", **headers).status_code)
+        assert statuses == [401] * FREE_FAILURES + [429] * 3
+
+
+def test_gongzhu_serve_believes_no_forwarding_header_from_loopback_by_itself(app: Any) -> None:
+    """Through ``gongzhu serve``'s uvicorn stack (whose own proxy headers would trust loopback): a
+    client on the server's machine rotating ``X-Forwarded-For`` is still one address."""
+    with browser(app) as c:
+        sign_up(c, "Alice")
+    with served(app) as port:
+        statuses = []
+        for n in range(FREE_FAILURES + 3):
+            request = urllib.request.Request(
+                f"http://127.0.0.1:{port}/api/login", method="POST",
+                data=json.dumps({"name": "Alice", "password": "guessing!"}).encode(),
+                headers={"Content-Type": "application/json", "X-Forwarded-For": f"203.0.113.{n}"})
+            try:
+                with urllib.request.urlopen(request, timeout=5) as answer:
+                    statuses.append(answer.status)
+            except urllib.error.HTTPError as e:
+                statuses.append(e.code)
+        assert statuses == [401] * FREE_FAILURES + [429] * 3
+
+
+def test_a_trusted_proxy_says_the_scheme(db_url: str, tmp_path: Path) -> None:
+    """Behind a trusted proxy that ends TLS (``X-Forwarded-Proto: https``) the session cookie is
+    ``Secure``; from a peer not trusted the header changes nothing."""
+    trusting = make_app(db_url, tmp_path, trusted_proxies=["127.0.0.0/8"])
+    with browser(trusting, "127.0.0.1") as c:
+        cookie = c.get("/api/me", headers={"x-forwarded-proto": "https"}).headers["set-cookie"]
+        assert "; Secure" in cookie and "HttpOnly" in cookie and "SameSite=Lax" in cookie
+    with browser(trusting, "192.0.2.50") as c:
+        assert "Secure" not in c.get("/api/me", headers={"x-forwarded-proto": "https"}).headers["set-cookie"]
+
+
+def test_the_forwarded_address_of_a_trusted_proxy_is_used(db_url: str, tmp_path: Path) -> None:
+    app = make_app(db_url, tmp_path, trusted_proxies=["127.0.0.1"])
+    with browser(app, "127.0.0.1") as proxy:
+        sign_up(proxy, "Alice")
+        proxy.post("/api/logout")
+        # Each client behind the proxy has its own tries ...
+        for n in range(2 * FREE_FAILURES):
+            refused(login(proxy, "Alice", "guessing!", **{"x-forwarded-for": f"203.0.113.{n}"}), 401,
+                    "server.account_wrong_login")
+        # ... and one client's failures are its own, whatever it writes before the proxy's entry.
+        for n in range(FREE_FAILURES):
+            r = login(proxy, "Alice", "guessing!", **{"x-forwarded-for": f"10.9.9.{n}, 198.51.100.20"})
+            assert r.status_code == 401
+        r = login(proxy, "Alice", "guessing!", **{"x-forwarded-for": "198.51.100.20"})
+        refused(r, 429, "server.account_sign_in_wait")
+        r = login(proxy, "Alice", PASSWORD, **{"x-forwarded-for": "198.51.100.21"})
+        assert r.status_code == 200
+
+
+def scope(peer: str | None, *headers: tuple[str, str]) -> dict[str, Any]:
+    return {"type": "http", "client": (peer, 5000) if peer else None,
+            "headers": [(n.encode(), v.encode()) for n, v in headers]}
+
+
+def test_client_addresses_honour_only_trusted_proxies() -> None:
+    proxies = TrustedProxies(["127.0.0.1", "10.0.0.0/8", "::1"])
+    xff, fwd = "x-forwarded-for", "forwarded"
+    cases = [
+        (scope("198.51.100.7", (xff, "203.0.113.5")), "198.51.100.7"),  # a peer not trusted
+        (scope("127.0.0.1"), "127.0.0.1"),  # trusted, but says nothing
+        (scope("127.0.0.1", (xff, "203.0.113.5")), "203.0.113.5"),
+        (scope("127.0.0.1", (xff, "1.1.1.1, 203.0.113.5, 10.0.0.7")), "203.0.113.5"),  # right-most not trusted
+        (scope("127.0.0.1", (xff, "1.1.1.1"), (xff, "203.0.113.5")), "203.0.113.5"),  # headers in order
+        (scope("127.0.0.1", (xff, "203.0.113.5:4711")), "203.0.113.5"),
+        (scope("127.0.0.1", (xff, "[2001:db8::1]:4711")), "2001:db8::1"),
+        (scope("127.0.0.1", (xff, "unknown, 10.0.0.7")), "10.0.0.7"),  # no address: the proxy that said so
+        (scope("127.0.0.1", (xff, "10.0.0.8, 10.0.0.7")), "10.0.0.8"),  # proxies all the way
+        (scope("::1", (fwd, 'for="[2001:db8::2]:80";proto=https, for=10.0.0.7')), "2001:db8::2"),
+        (scope("::ffff:127.0.0.1", (fwd, "For=203.0.113.6")), "203.0.113.6"),
+        (scope("127.0.0.1", (xff, "203.0.113.5"), (fwd, "for=198.51.100.1")), "203.0.113.5"),
+        (scope("testclient"), "testclient"),
+        (scope(None), ""),
+    ]
+    for given, expected in cases:
+        assert client_address(given, proxies) == expected, given
+    assert client_address(scope("127.0.0.1", (xff, "203.0.113.5"))) == "127.0.0.1"  # nobody trusted
+    for bad in ("proxy.example", "10.0.0.0/40", ""):
+        with pytest.raises(ValueError):
+            TrustedProxies([bad])
+
+
+# ---------------------------------------------------------------------- slow and many connections
+
+
+@contextmanager
+def served(app: Any, **options: Any) -> Iterator[int]:
+    """``app`` under ``gongzhu serve``'s uvicorn configuration, in a thread, on a free loopback
+    port (yielded); stopped afterwards."""
+    server = uvicorn.Server(server_config(app, host="127.0.0.1", port=0, **options))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.01)
+    try:
+        yield int(server.servers[0].sockets[0].getsockname()[1])
+    finally:
+        server.should_exit = True
+        thread.join(15)
+
+
+def closed_after(sock: socket.socket, trickle: bytes, most: float) -> float | None:
+    """Send ``trickle`` a byte a second; the seconds until the server closed the connection, or
+    None if it was still open after ``most`` seconds."""
+    started = time.monotonic()
+    sock.settimeout(0.05)
+    for byte in trickle:
+        if time.monotonic() - started > most:
+            return None
+        try:
+            sock.send(bytes([byte]))
+        except OSError:
+            return time.monotonic() - started
+        step = time.monotonic() + 1.0
+        while time.monotonic() < step:
+            try:
+                if sock.recv(4096) == b"":
+                    return time.monotonic() - started
+            except TimeoutError:
+                pass
+            except OSError:
+                return time.monotonic() - started
+    return None
+
+
+def test_slow_requests_are_closed_and_others_are_served_meanwhile(app: Any) -> None:
+    """A client sending its request head a byte a second is closed once the request timeout has
+    passed (here 2 s; ``gongzhu serve``: :data:`REQUEST_TIMEOUT`), and so is one that sends nothing;
+    a head past the transport's bound is refused at once; other requests are answered meanwhile."""
+    assert getattr(server_config(app).http, "request_timeout", None) == REQUEST_TIMEOUT  # gongzhu serve's
+    head = b"GET /api/config HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"z" * 40 + b"\r\n\r\n"
+    with served(app, request_timeout=2.0) as port:
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as slow, \
+                socket.create_connection(("127.0.0.1", port), timeout=5) as silent:
+            took = closed_after(slow, head, most=8.0)
+            assert took is not None and 1.5 <= took <= 5.0, took
+            silent.settimeout(5.0)
+            assert silent.recv(100) == b""  # sent nothing: closed too, by the same timeout
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/config", timeout=5) as answer:
+            assert answer.status == 200
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as big:
+            big.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"y" * (MOST_HEAD_BYTES + 10))
+            assert big.recv(100).startswith(b"HTTP/1.1 431")
+
+
+def _start_serve(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen[str], int]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gongzhu.cli.main", "serve", "--port", "0", "--db", f"sqlite:///{tmp_path / 'g.db'}",
+         *extra],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    assert proc.stdout is not None
+    found = re.search(r"http://127\.0\.0\.1:(\d+)/", proc.stdout.readline())
+    assert found, "gongzhu serve did not print its address"
+    return proc, int(found.group(1))
+
+
+def test_one_address_holds_a_bounded_number_of_websockets(tmp_path: Path) -> None:
+    """``gongzhu serve --websockets-per-address 3``: three WebSockets from one address are open at
+    once; the fourth is told why (a catalog message) and closed with 4429; once one closes, the
+    next is let in."""
+    proc, port = _start_serve(tmp_path, "--websockets-per-address", "3")
+    url = f"ws://127.0.0.1:{port}/ws/lobby"
+    try:
+        deadline = time.monotonic() + 15
+        while True:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/api/config", timeout=5).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "gongzhu serve never answered"
+                time.sleep(0.05)
+        stack = ExitStack()
+        opened = [stack.enter_context(connect(url, open_timeout=5)) for _ in range(3)]
+        for ws in opened:
+            assert json.loads(ws.recv(timeout=5))["type"] == "lobby"
+        with connect(url, open_timeout=5) as extra:
+            message = json.loads(extra.recv(timeout=5))
+            assert message["type"] == "error" and message["code"] == "server.too_many_connections"
+            assert message["params"] == {"limit": 3} and message["message_zh"]
+            with pytest.raises(ConnectionClosed) as closed:
+                extra.recv(timeout=5)
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == TOO_MANY_SOCKETS
+        opened.pop().close()
+        deadline = time.monotonic() + 5
+        while True:  # the server lets the closed one go as soon as it has seen it close
+            with connect(url, open_timeout=5) as again:
+                if json.loads(again.recv(timeout=5))["type"] == "lobby":
+                    break
+            assert time.monotonic() < deadline, "the slot of a closed WebSocket was never given back"
+            time.sleep(0.05)
+        stack.close()
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:  # pragma: no cover
+            proc.kill()
+            proc.wait()
+
+
+def test_websockets_are_counted_per_client_address(db_url: str, tmp_path: Path) -> None:
+    """Behind a trusted proxy each client has its own WebSockets; from elsewhere every socket
+    counts against its peer."""
+    app = make_app(db_url, tmp_path, trusted_proxies=["127.0.0.1"], websockets_per_address=1)
+    with browser(app, "127.0.0.1") as c:
+        behind = [{"x-forwarded-for": f"203.0.113.{n}"} for n in (1, 2)]
+        with c.websocket_connect("ws://127.0.0.1/ws/lobby", headers=behind[0]) as one, \
+                c.websocket_connect("ws://127.0.0.1/ws/lobby", headers=behind[1]) as two:
+            assert one.receive_json()["type"] == two.receive_json()["type"] == "lobby"
+            with c.websocket_connect("ws://127.0.0.1/ws/lobby", headers=behind[0]) as third:
+                assert third.receive_json()["code"] == "server.too_many_connections"
+                assert third.receive() == {"type": "websocket.close", "code": TOO_MANY_SOCKETS,
+                                           "reason": "too many connections from one address"}
+    assert app.state.sockets.held == {}
+
+
+def test_a_websocket_message_that_is_not_utf8_is_one_line_in_the_log(app: Any) -> None:
+    records: list[logging.LogRecord] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            records.append(record)
+
+    keep = Keep()
+    logger = logging.getLogger("uvicorn.error")
+    with served(app) as port:
+        logger.addHandler(keep)
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+                key = base64.b64encode(os.urandom(16)).decode()
+                sock.sendall(f"GET /ws/lobby HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+                             f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+                             "Sec-WebSocket-Version: 13\r\n\r\n".encode())
+                received = b""
+                while b"\r\n\r\n" not in received:
+                    received += sock.recv(4096)
+                assert received.startswith(b"HTTP/1.1 101")
+                mask, payload = os.urandom(4), b"\xff\xfe{}"
+                sock.sendall(bytes([0x81, 0x80 | len(payload)]) + mask
+                             + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
+                received = received.partition(b"\r\n\r\n")[2]
+                deadline = time.monotonic() + 5
+                while b"\x88\x02\x03\xef" not in received:  # a close frame, code 1007
+                    assert time.monotonic() < deadline, received
+                    chunk = sock.recv(4096)
+                    assert chunk, received
+                    received += chunk
+            deadline = time.monotonic() + 5
+            while not records and time.monotonic() < deadline:
+                time.sleep(0.02)
+        finally:
+            logger.removeHandler(keep)
+    said = [r for r in records if "UTF-8" in r.getMessage()]
+    assert len(said) == 1, [r.getMessage() for r in records]
+    record = said[0]
+    assert record.exc_info is None and record.levelno == logging.WARNING
+    assert "\n" not in logging.Formatter().format(record) and "1007" in record.getMessage()

@@ -1,0 +1,396 @@
+"""Fair tables: nobody receives a second seat's hand of a deal, and nobody chooses the cards of a
+table they share with others (docs/web-protocol.md, Seats and deals).
+
+Seat hopping: during a deal a seat is taken back only by the person it was dealt to; anyone else
+who sits down there sits from the next deal on (a computer player plays the seat's hand until
+then, and the person sees what a spectator sees).  Checked on the exact sequence that used to give
+one person three hands of a deal, and on random sequences of stand, sit, watch, reconnect, leave,
+play and next among three people and a spectator (a hypothesis state machine), every frame each
+person received held against the deal records: at most one seat's hidden cards per person and
+deal.  ``test_cluster.py`` runs the same machine on two server processes sharing the table.
+
+Chosen seeds: a public table refuses one; a private table takes one, says so to everyone at it and
+in the lobby, and counts toward no lifetime score.  The exposure window running out is no missed
+turn, and chat refuses marks stacked over the lines around them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import random
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, rule, run_state_machine_as_test
+from websockets.exceptions import ConnectionClosed
+
+from conftest import Live, LiveServer, Message, Someone, random_exposures, scaled
+from gongzhu.records import check_file
+from test_tables import cards_in, new_table, visible
+
+SEATS = "NESW"
+
+
+@pytest.fixture
+def server(db_url: str, tmp_path: Path) -> Iterator[LiveServer]:
+    with LiveServer(db_url, static_dir=tmp_path / "no-static") as s:
+        yield s
+
+
+def hidden_seats(messages: list[Message], records: dict[int, Message]) -> dict[int, set[str]]:
+    """For each deal, the seats some of whose hidden cards (not played, not exposed to all) are in
+    ``messages``: the hands their recipient saw."""
+    seen: dict[int, set[str]] = {}
+    for m in messages:
+        if m.get("type") == "hint":  # a hint ranks the plays of the hand it was asked for
+            record = records[m["deal_index"]]
+            cards = {c for h in m["hints"] for c in h["cards"]}
+            mine = {s for s in SEATS if cards & set(record["hands"][s])}
+            assert len(mine) == 1, mine
+            seen.setdefault(m["deal_index"], set()).update(mine)
+            continue
+        if m.get("type") != "state":
+            continue
+        state = m["state"]
+        if state["phase"] not in ("expose", "play"):
+            continue  # before the start nothing is dealt; after a deal every card is public
+        record = records[state["deal_index"]]
+        private = cards_in(state) - visible(record, None, state)
+        hands = {s: set(record["hands"][s]) for s in SEATS}
+        assert private <= set().union(*hands.values()), sorted(private)
+        mine = {s for s in SEATS if private & hands[s]}
+        if state["seat"] is not None:
+            assert mine <= {state["seat"]}, (state["seat"], mine)  # what it shows is its own seat's
+        else:
+            assert mine == set() and state["hand"] == [], mine  # a spectator's view
+        seen.setdefault(state["deal_index"], set()).update(mine)
+    return seen
+
+
+def records_of(person: Someone, table_id: str) -> dict[int, Message]:
+    text = person.http.get(f"/api/matches/{table_id}/records.jsonl").text
+    check_file(text)
+    return {r["deal_index"]: r for r in map(json.loads, text.splitlines())}
+
+
+# ---------------------------------------------------------------------- the exact sequence
+
+
+def test_a_person_who_hops_seats_gets_no_second_hand(server: LiveServer) -> None:
+    """Stand, sit W, stand, sit E: one person used to get a hand of each seat of one deal.  Now each
+    of those seats is theirs from the next deal on, and a spectator fares no better; the seat they
+    were dealt they may take back.  (A second person sits at N and holds the exposure phase open.)"""
+    hopper, blocker, watcher = Someone(server), Someone(server), Someone(server)
+    table = new_table(hopper, options={"match_end": "deals:2"},
+                      levels={"N": "random", "E": "random", "W": "random"})
+    table_id = table["table_id"]
+    live, held, spectator = (p.connect(table_id) for p in (hopper, blocker, watcher))
+    held.send({"type": "sit", "seat": "N"})
+    live.until(lambda s: s["table"]["seats"]["N"]["name"] == blocker.name)
+    live.send({"type": "start"})
+    state = live.until(lambda s: s["phase"] == "expose" and "S" in s["undeclared"])
+    dealt = set(state["hand"])
+    assert state["you"]["seat"] == "S" and len(dealt) == 13
+    for seat in ("W", "E"):
+        live.send({"type": "stand"})
+        live.send({"type": "sit", "seat": seat})
+        s = live.until(lambda s, seat=seat: s["table"]["seats"][seat]["name"] == hopper.name)
+        assert s["phase"] == "expose" and s["hand"] == [] and s["legal"] == [] and s["exposable"] == [], seat
+        assert s["you"]["seat"] is None and s["you"]["next_deal_seat"] == seat
+        assert s["table"]["seats"][seat]["next_deal"] is True
+        assert s["table"]["seats"][seat]["computer"] == "random"  # it plays the seat until then
+        # acting for the seat is refused: its hand was dealt to someone else
+        assert live.refused({"type": "expose", "cards": []})["code"] == "server.next_deal_seat"
+        assert live.refused({"type": "hint"})["code"] == "server.next_deal_seat"
+    # a spectator cannot take a hand either: South is free, but it was dealt to the hopper
+    spectator.send({"type": "sit", "seat": "S"})
+    watched = spectator.until(lambda s: s["table"]["seats"]["S"]["name"] == watcher.name)
+    assert watched["hand"] == [] and watched["you"]["next_deal_seat"] == "S"
+    spectator.send({"type": "stand"})
+    spectator.until(lambda s: s["table"]["seats"]["S"]["name"] is None)
+    # the person dealt South takes it back, with its hand, during the deal
+    live.send({"type": "stand"})
+    live.send({"type": "sit", "seat": "S"})
+    back = live.until(lambda s: s["you"]["seat"] == "S")
+    assert back["you"]["next_deal_seat"] is None and back["hand"] and set(back["hand"]) <= dealt
+    # from the next deal on, a seat taken during a deal is the person's
+    live.send({"type": "stand"})
+    live.send({"type": "sit", "seat": "E"})
+    live.until(lambda s: s["you"]["next_deal_seat"] == "E")
+    held.send({"type": "stand"})  # the computer plays North: the deal plays out
+    live.until(lambda s: s["phase"] == "deal-over", timeout=60)
+    assert live.state["you"]["seat"] == "E"
+    live.send({"type": "next"})
+    nxt = live.until(lambda s: s["phase"] in ("expose", "play") and s["deal_index"] == 1)
+    assert nxt["you"]["seat"] == "E" and len(nxt["hand"]) == 13
+    live.send({"type": "stand"})
+    live.until(lambda s: s["phase"] == "match-over", timeout=60)
+    spectator.until(lambda s: s["phase"] == "match-over")
+    held.drain()
+    records = records_of(hopper, table_id)
+    assert records[0]["players"]["S"]["name"] == hopper.name  # the deal counts for whom it was dealt
+    assert records[1]["players"]["E"]["name"] == hopper.name
+    for who in (live, held, spectator):
+        seen = hidden_seats(who.messages, records)
+        assert all(len(seats) <= 1 for seats in seen.values()), seen
+    assert hidden_seats(live.messages, records) == {0: {"S"}, 1: {"E"}}
+    assert all(seats == set() for seats in hidden_seats(spectator.messages, records).values())
+
+
+# ---------------------------------------------------------------------- random sequences
+
+
+class SeatHopping(RuleBasedStateMachine):
+    """Three people and a spectator at a public table with computer players in every empty seat:
+    random stands, sits, new tabs (watch), reconnects, leaves, plays and nexts.  Every frame each
+    person receives, on any of their connections, is kept; at the end the match is played out and
+    each person's frames are held against the deal records: no person saw the hidden cards of two
+    seats of one deal.  ``servers``: where each person's connections go, in turn (several servers
+    sharing the table, or one)."""
+
+    servers: ClassVar[list[Any]] = []
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rng = random.Random(len(self.servers))
+        self.people = [Someone(self.servers[i % len(self.servers)]) for i in range(4)]
+        host = self.people[0]
+        response = host.http.post("/api/tables", json={
+            "turn_seconds": None, "expose_seconds": None, "speed": "instant",
+            "options": {"match_end": "deals:3"}, "levels": dict.fromkeys(SEATS, "random")})
+        assert response.status_code == 201, response.text
+        self.table_id = response.json()["table_id"]
+        self.lives: list[list[Live]] = [[p.connect(self.table_id)] for p in self.people]
+        self.frames: list[list[Message]] = [[] for _ in self.people]
+        for i, seat in ((1, "E"), (2, "W")):
+            self.lives[i][0].send({"type": "sit", "seat": seat})
+        self.lives[0][0].until(lambda s: bool(s["table"]["seats"]["E"]["name"] and s["table"]["seats"]["W"]["name"]))
+        self.lives[0][0].send({"type": "start"})
+        self.lives[0][0].until(lambda s: s["phase"] != "waiting")
+        self.turns = 0
+
+    # -- what a person does
+
+    def _live(self, who: int) -> Live | None:
+        return self.lives[who][-1] if self.lives[who] else None
+
+    def _send(self, who: int, message: Message) -> None:
+        live = self._live(who)
+        if live is None:
+            live = self.people[who].connect(self.table_id)
+            self.lives[who].append(live)
+        with contextlib.suppress(ConnectionClosed):
+            live.send(message)
+        self._settle()
+
+    def _settle(self, quiet: float = 0.03) -> None:
+        for lives in self.lives:
+            for live in lives:
+                with contextlib.suppress(ConnectionClosed):
+                    live.drain(quiet)
+
+    @rule(who=st.integers(0, 3))
+    def stand(self, who: int) -> None:
+        self._send(who, {"type": "stand"})
+
+    @rule(who=st.integers(0, 3), seat=st.sampled_from(SEATS))
+    def sit(self, who: int, seat: str) -> None:
+        self._send(who, {"type": "sit", "seat": seat})
+
+    @rule(who=st.integers(0, 3))
+    def watch(self, who: int) -> None:
+        """Another tab of the same person."""
+        if len(self.lives[who]) < 2:
+            self.lives[who].append(self.people[who].connect(self.table_id))
+            self._settle()
+
+    @rule(who=st.integers(0, 3), elsewhere=st.booleans())
+    def reconnect(self, who: int, elsewhere: bool) -> None:
+        """A connection drops and comes back saying the last version it saw (through another
+        server when there are several)."""
+        live = self._live(who)
+        if live is None:
+            return
+        since = live.state.get("v")
+        self._close(who, live)
+        if elsewhere and len(self.servers) > 1:
+            person = self.people[who]
+            person.rebind(self.servers[(self.servers.index(person.server) + 1) % len(self.servers)])
+        self.lives[who].append(self.people[who].connect(self.table_id, since=since))
+        self._settle()
+
+    @rule(who=st.integers(0, 3))
+    def leave(self, who: int) -> None:
+        live = self._live(who)
+        if live is not None:
+            self._close(who, live)
+            self._settle()
+
+    @rule(who=st.integers(0, 3))
+    def hint(self, who: int) -> None:
+        self._send(who, {"type": "hint", "quick": True})
+
+    @rule(who=st.integers(0, 3))
+    def next(self, who: int) -> None:
+        self._send(who, {"type": "next"})
+
+    @rule(turns=st.integers(1, 8))
+    def play(self, turns: int) -> None:
+        """Each person whose seat the table waits for acts, a few times over."""
+        for _ in range(turns):
+            self._act()
+            self._settle(0.01)
+
+    def _act(self) -> bool:
+        acted = False
+        for lives in self.lives:
+            live = lives[-1] if lives else None
+            state = live.state if live is not None else {}
+            seat = state.get("you", {}).get("seat") if state else None
+            if live is None or seat is None:
+                continue
+            message: Message | None = None
+            if state["phase"] == "expose" and seat in state["undeclared"]:
+                message = random_exposures(state, self.rng)
+            elif state["phase"] == "play" and state["turn"] == seat and state["legal"]:
+                message = {"type": "play", "cards": self.rng.choice(state["legal"])}
+            elif state["phase"] == "deal-over":
+                message = {"type": "next"}
+            if message is not None:
+                with contextlib.suppress(ConnectionClosed):
+                    live.send(message)
+                acted = True
+        return acted
+
+    def _close(self, who: int, live: Live) -> None:
+        with contextlib.suppress(ConnectionClosed, TimeoutError):
+            live.drain(0.02)
+        self.frames[who].extend(live.messages)
+        with contextlib.suppress(Exception):
+            live.close()
+        self.lives[who].remove(live)
+
+    def teardown(self) -> None:
+        """Play the match out (everyone stands; the computers play; someone seated deals the next
+        deal), then hold every frame against the records."""
+        try:
+            end = time.monotonic() + 120
+            watcher = self.people[0]
+            for who in range(4):
+                self._send(who, {"type": "stand"})
+            live = self._live(0) or watcher.connect(self.table_id)
+            if live not in self.lives[0]:
+                self.lives[0].append(live)
+            while live.state.get("phase") != "match-over":
+                assert time.monotonic() < end, live.state.get("phase")
+                phase = live.state.get("phase")
+                if phase == "deal-over":  # sit to deal the next deal, and let a computer play it
+                    if live.state["you"]["seat"] is None and live.state["you"].get("next_deal_seat") is None:
+                        free = next(s for s in SEATS if live.state["table"]["seats"][s]["name"] is None)
+                        live.send({"type": "sit", "seat": free})
+                    live.send({"type": "next"})
+                    live.send({"type": "stand"})
+                    live.until(lambda s: s["phase"] != "deal-over")
+                with contextlib.suppress(TimeoutError):
+                    live.receive(0.5)
+            self._settle(0.1)
+            records = records_of(watcher, self.table_id)
+            for who in range(4):
+                for open_live in list(self.lives[who]):
+                    self._close(who, open_live)
+                seen = hidden_seats(self.frames[who], records)
+                assert all(len(seats) <= 1 for seats in seen.values()), (who, seen)
+        finally:
+            for lives in self.lives:
+                for open_live in lives:
+                    with contextlib.suppress(Exception):
+                        open_live.close()
+            for person in self.people:
+                person.http.close()
+
+
+def run_seat_hopping(servers: list[Any], examples: int) -> None:
+    machine = type("SeatHoppingHere", (SeatHopping,), {"servers": servers})
+    run_state_machine_as_test(machine, settings=settings(
+        max_examples=examples, stateful_step_count=30, deadline=None, derandomize=True,
+        suppress_health_check=list(HealthCheck)))
+
+
+@pytest.mark.slow
+def test_random_seat_changes_never_give_anyone_a_second_hand(server: LiveServer) -> None:
+    run_seat_hopping([server], scaled(12))
+
+
+# ---------------------------------------------------------------------- chosen seeds
+
+
+def test_a_public_table_never_takes_a_chosen_seed(server: LiveServer) -> None:
+    host = Someone(server)
+    response = host.http.post("/api/tables", json={"seed": 7})
+    assert response.status_code == 400
+    assert response.json()["code"] == "server.seed_public"
+    assert response.json()["message_zh"]
+    assert host.http.get("/api/matches").json() == []  # no table was made
+    assert host.http.get("/api/tables").json() == []
+
+
+def test_a_set_deal_is_shown_to_everyone_and_counts_for_nobody(server: LiveServer) -> None:
+    """A private table with a chosen seed: the host could know every hand, so everyone at the table
+    is told the deal was set in advance, and its deals count toward no lifetime score."""
+    rng = random.Random(5)
+    host, guest = Someone(server), Someone(server)
+    table = new_table(host, seed=7, visibility="private", options={"match_end": "deals:1"},
+                      levels=dict.fromkeys(SEATS, "random"))
+    plain = new_table(host, visibility="private", levels=dict.fromkeys(SEATS, "random"))
+    lives = {"S": host.connect(table["table_id"]), "N": guest.connect(table["table_id"], invite=table["invite"])}
+    lives["N"].send({"type": "sit", "seat": "N"})
+    state = lives["S"].until(lambda s: s["table"]["seats"]["N"]["name"] == guest.name)
+    assert state["table"]["seeded"] is True
+    assert lives["N"].until(lambda s: s["you"]["seat"] == "N")["table"]["seeded"] is True
+    lives["S"].send({"type": "start"})
+    from test_tables import drive
+
+    drive(lives, rng, lambda states: all(s.get("phase") == "match-over" for s in states.values()))
+    records = records_of(host, table["table_id"])
+    assert len(records) == 1
+    for person in (host, guest):
+        me = person.http.get("/api/me").json()
+        assert (me["lifetime"], me["deals"], me["matches"]) == (0, 0, 0)
+        # the history keeps the match, marked as set in advance
+        listed = {m["match_id"]: m for m in person.http.get("/api/matches").json()}
+        assert listed[table["table_id"]]["seeded"] is True
+        assert listed[table["table_id"]]["over"] is True
+    other = host.connect(plain["table_id"])
+    assert other.until(lambda s: s["phase"] == "waiting")["table"]["seeded"] is False
+
+
+# ---------------------------------------------------------------------- chat
+
+
+@pytest.mark.parametrize(("text", "kept"), [
+    ("Tiếng Việt", True),  # two marks on a letter, as Vietnamese writes them
+    ("ग्रन्थ", True),
+    ("a" + "\u0301\u0302\u0303", True),
+    ("Z" + "\u0300\u0301\u0302\u0303\u0304" * 4 + "algo", False),
+    ("e" + "\u0336" * 4, False),
+])
+def test_chat_refuses_marks_stacked_over_other_lines(server: LiveServer, text: str, kept: bool) -> None:
+    person = Someone(server)
+    table = new_table(person)
+    live = person.connect(table["table_id"])
+    live.until(lambda s: s["phase"] == "waiting")
+    if kept:
+        live.send({"type": "chat", "text": text})
+        got = live.receive()
+        while got["type"] not in ("chat", "error"):
+            got = live.receive()
+        assert got["type"] == "chat" and got["text"] == text, got
+    else:
+        refusal = live.refused({"type": "chat", "text": text})
+        assert refusal["code"] == "server.chat_marks"
