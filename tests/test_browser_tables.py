@@ -445,3 +445,31 @@ def test_the_lobby_reconnects_by_itself(page_factory: Any) -> None:
     table_id, url = new_table(host)
     open_table(host, url)
     lobby.locator(f'[data-table-id="{table_id}"]').wait_for()
+
+
+def test_a_seat_taken_during_a_deal_is_yours_from_the_next_deal(page_factory: Any) -> None:
+    """A spectator who sits down while a deal is being played sits from the next deal on: their
+    page shows no hand, the seat's plate and the status line say so on both pages, and once the
+    deal is over the seat is theirs.  A table whose seed was chosen says the deal was set in advance."""
+    player, watcher = page_factory(), page_factory()
+    _table_id, url = new_table(player, seat="E", options={"match_end": "deals:2"})
+    open_table(player, url)
+    open_table(watcher, url)
+    player.click("#table-start")
+    wait_for(watcher, in_phase("expose", "play"))
+    play_until([player], lambda: len(hand(player)) < 12)
+    watcher.click('#seat-W [data-sit="W"]')
+    wait_for(watcher, "#seat-W .mark.next-deal")
+    wait_for(player, "#seat-W .mark.next-deal")
+    assert re.search(r"下一副牌起|from the next deal", watcher.locator("#status").text_content() or "")
+    assert watcher.locator("#hand [data-card]").count() == 0 and known(watcher)["hand"] == []
+    assert watcher.locator("[data-sit]:visible").count() == 0  # no other seat to take meanwhile
+    shot(watcher, "table-sits-from-next-deal")
+    play_until([player], lambda: phase(player) in OVER)
+    wait_for(watcher, "#seat-W.pos-bottom")
+    assert known(watcher)["seat"] == "W" and watcher.locator("#seat-W .mark.next-deal").count() == 0
+
+    seeded_id, seeded_url = new_table(player, seed=42, visibility="private")
+    open_table(player, seeded_url)
+    wait_for(player, '#table-info:text-matches("预设牌局|deal set in advance")')
+    assert all(t["id"] != seeded_id for t in api_get(player, "/api/tables"))  # a private table: not listed

@@ -394,3 +394,21 @@ def test_chat_refuses_marks_stacked_over_other_lines(server: LiveServer, text: s
     else:
         refusal = live.refused({"type": "chat", "text": text})
         assert refusal["code"] == "server.chat_marks"
+
+
+def test_a_single_player_match_on_a_chosen_seed_seats_nobody_else(server: LiveServer) -> None:
+    """Its player may know every hand: a friend with the invite may watch, never sit down."""
+    player, friend = Someone(server), Someone(server)
+    response = player.http.post("/api/matches", json={"seed": 11, "levels": dict.fromkeys("NEW", "random")})
+    assert response.status_code == 201, response.text
+    match_id = response.json()["match_id"]
+    live = player.connect(match_id)
+    state = live.until(lambda s: (s["phase"] == "expose" and "S" in s["undeclared"])
+                       or (s["phase"] == "play" and s["turn"] == "S"))  # the table waits for its player
+    assert state["table"]["seeded"] is True
+    watching = friend.connect(match_id, invite=state["table"]["invite"])
+    watching.until(lambda s: s["phase"] in ("expose", "play"))
+    for seat in "NEW":
+        assert watching.refused({"type": "sit", "seat": seat})["code"] == "server.seeded_alone"
+    drawn = player.http.post("/api/matches", json={"levels": dict.fromkeys("NEW", "random")}).json()["match_id"]
+    assert player.connect(drawn).until(lambda s: s["phase"] != "waiting")["table"]["seeded"] is False

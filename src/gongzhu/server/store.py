@@ -237,7 +237,7 @@ class MatchInfo:
     pigs: list[str]
     seating: Seating
     solo: bool = False  # a single-player match (see the module docstring)
-    seeded: bool = False  # a table for people whose host chose the seed: its deals count for nobody
+    seeded: bool = False  # its host chose the seed (see the module docstring of gongzhu.server.table)
 
     @property
     def levels(self) -> dict[str, str]:
@@ -451,7 +451,7 @@ class Store:
                      seating: Seating, seeded: bool = False) -> MatchInfo:
         """Store a new table and its match.  A table that starts at once with one person seated is
         a single-player match (``solo``): a table for people waits for its host to start it.
-        ``seeded``: a table for people whose host chose the seed."""
+        ``seeded``: its host chose the seed."""
         solo = seating.status == "playing" and sum(s is not None for s in seating.seats) == 1
         info = MatchInfo(
             match_id=match_id, created=_now(), preset=preset, options=dict(options), speed=speed, seed=seed,

@@ -234,7 +234,7 @@ class NewTable:
     expose_seconds: int | None = None
     seat: Seat = PERSON
     started: bool = True  # the match starts at once (one person and three computer players)
-    seeded: bool = False  # a table for people whose host chose the seed (the deal set in advance)
+    seeded: bool = False  # the caller chose the seed: the deal was set in advance
 
 
 def _options(preset: str | None, overrides: Mapping[str, Any] | None) -> tuple[str, Options]:
@@ -279,7 +279,7 @@ def parse_new_match(body: Any) -> NewTable:
         return f"{why}; the computer players sit N, E and W"
 
     levels = _levels(new.levels, ("N", "E", "W"), why_not)
-    return NewTable(preset, options, levels, new.speed or DEFAULT_SPEED, _seed(new.seed))
+    return NewTable(preset, options, levels, new.speed or DEFAULT_SPEED, _seed(new.seed), seeded=new.seed is not None)
 
 
 def parse_new_table(body: Any) -> NewTable:
@@ -908,9 +908,11 @@ class Table:
         self.preset = info.preset
         self.options = Options.from_dict(info.options)
         self.speed = info.speed
-        #: The host chose the seed: everyone here is shown the deal was set in advance, and its
-        #: deals count toward nobody's lifetime score.
+        #: The host chose the seed: everyone here is shown the deal was set in advance; at a table
+        #: for people its deals count toward nobody's lifetime score, and a single-player match
+        #: seats nobody else.
         self.seeded = info.seeded
+        self.solo = info.solo
         self.match = Match(self.options, seed=info.seed, match_id=info.match_id)
         seating = info.seating
         self.host = seating.host
@@ -1082,7 +1084,7 @@ class Table:
             south_final=deal.score.final[PERSON], totals=list(self.match.totals), over=over,
             winners=[s.name for s in outcome.winners] if outcome else [],
             pigs=[s.name for s in outcome.pigs] if outcome else [], charges=charges, seating=self.seating(),
-            expected=self.stored, ranked=not self.seeded,
+            expected=self.stored, ranked=self.solo or not self.seeded,
         ))
         self.stored = self.version
         self._seq = 0
@@ -1157,6 +1159,9 @@ class Table:
     def sit(self, person: Person, seat: Seat) -> None:
         if self.status == "over":
             raise Refused("server.table_over")
+        if self.seeded and self.solo and person.id != self.host:
+            # a single-player match on a seed its player chose: nobody else plays its known hands
+            raise Refused("server.seeded_alone")
         mine = self.seat_of(person.id)
         if mine is not None:
             raise Refused("server.already_seated", seat=mine.name)

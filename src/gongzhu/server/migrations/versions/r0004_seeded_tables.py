@@ -1,7 +1,8 @@
-"""Tables whose deal was set in advance: ``matches`` gains ``seeded``, true for a table for people
-whose host chose the seed (``POST /api/tables`` with ``"seed"``).  Only a private table takes a
-chosen seed; everyone at it sees that the deal was set in advance, and its deals count toward no
-lifetime score.  Earlier rows are false: the server could not tell a chosen seed from a drawn one.
+"""Tables whose deal was set in advance: ``matches`` gains ``seeded``, true for a match whose host
+chose the seed (``"seed"`` in ``POST /api/tables`` or ``POST /api/matches``).  Only a private table
+for people takes a chosen seed; everyone at it sees that the deal was set in advance, and its deals
+count toward no lifetime score; a single-player match on a chosen seed seats nobody else.  Earlier
+rows are false: the server could not tell a chosen seed from a drawn one.
 
 Revision ID: 0004
 Revises: 0003
