@@ -15,6 +15,9 @@ The server is authoritative (``docs/web-protocol.md``): the rules core decides e
 - sends each connection the table as its person may see it (:meth:`Table.view`): their own hand
   and public facts — no other hand, no unplayed hidden (暗卖) exposure of another seat, nothing of
   a hand to someone who sits at no seat — and, once a deal is over, its ``deal_result``;
+- gives no person two seats' hands of one deal (:meth:`Table.holder`): during a deal a seat is
+  taken back only by the person it was dealt to, anyone else sits there from the next deal on
+  and sees the deal as a spectator does until then;
 - numbers every change (``v``) and keeps the last :data:`HISTORY` changes' public messages, so
   that a connection that comes back says the last version it saw and gets what it missed;
 - stores every action before it is acknowledged — the play that ends a deal together with the
@@ -284,7 +287,8 @@ def parse_new_match(body: Any) -> NewTable:
 
 def parse_new_table(body: Any) -> NewTable:
     """Check a new-table body (:class:`gongzhu.formats.web.NewTableBody`): a table that waits for
-    people until its host starts it."""
+    people until its host starts it.  A chosen seed is :class:`Refused` at a public table (its host
+    would know every hand) and marks a private one as set in advance."""
     try:
         new = typed(body, NewTableBody)
     except FormatError as e:
@@ -849,7 +853,8 @@ class Room:
         view = change["views"].get(seat.name if seat is not None else "-")
         if view is None:
             return None
-        waiting = next((s.name for s, u in zip(Seat, change["next_deal"], strict=True) if u == person.id), None)
+        later = change.get("next_deal") or [None] * 4  # (a change from a server before it had them)
+        waiting = next((s.name for s, u in zip(Seat, later, strict=True) if u == person.id), None)
         lifetime = change["lifetimes"].get(person.id, 0)
         state = dict(view)
         state["you"] = {"id": person.id, "name": person.name, "host": person.id == change["host"],
