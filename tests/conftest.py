@@ -672,6 +672,16 @@ def refused(response: Any, status: int, code: str) -> dict[str, Any]:
 # ---------------------------------------------------------------------- a live server and its people
 
 
+def stop_process(proc: Any) -> None:
+    """End a server process a test started: terminate, and kill it if it does not end in 10 s."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:  # pragma: no cover
+        proc.kill()
+        proc.wait()
+
+
 class LiveServer:
     """The browser game's application served by uvicorn on a free loopback port, in a thread of
     the test process (computer players paced at 0 s unless ``pace`` says otherwise).  Stopping it

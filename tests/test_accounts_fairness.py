@@ -34,7 +34,7 @@ from starlette.testclient import TestClient
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
-from conftest import LOCAL, refused
+from conftest import LOCAL, refused, stop_process
 from gongzhu.server.accounts import FREE_FAILURES, Backoff
 from gongzhu.server.app import TOO_MANY_SOCKETS, create_app
 from gongzhu.server.identity import COOKIE, Identity
@@ -408,12 +408,7 @@ def test_one_address_holds_a_bounded_number_of_websockets(tmp_path: Path) -> Non
             time.sleep(0.05)
         stack.close()
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:  # pragma: no cover
-            proc.kill()
-            proc.wait()
+        stop_process(proc)
 
 
 def test_websockets_are_counted_per_client_address(db_url: str, tmp_path: Path) -> None:

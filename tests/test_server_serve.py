@@ -19,6 +19,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
+from conftest import stop_process
 from gongzhu.cli import main as cli_main
 from gongzhu.cli import serve
 from gongzhu.server.identity import COOKIE
@@ -93,7 +94,7 @@ def test_serve_starts_prints_the_address_and_answers(tmp_path: Path) -> None:
             assert first == {"type": "played", "v": first["v"], "seat": "S", "cards": state["legal"][0]}
             assert first["v"] > state["v"]
     finally:
-        _stop(proc)
+        stop_process(proc)
 
 
 def test_serve_is_a_command() -> None:
@@ -136,15 +137,6 @@ def test_serve_refuses_a_bad_allowed_origin(tmp_path: Path, capsys: pytest.Captu
                               allowed_origin=["https://gongzhu.example.org/play"], allowed_host=[])
     assert serve.run(args) == 2
     assert "--allowed-origin" in capsys.readouterr().err
-
-
-def _stop(proc: subprocess.Popen[str]) -> None:
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:  # pragma: no cover
-        proc.kill()
-        proc.wait()
 
 
 def _start(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen[str], str]:
@@ -227,4 +219,4 @@ def test_a_real_server_keeps_other_sites_out_and_bounds_what_it_reads(tmp_path: 
             assert json.loads(ws.recv(timeout=5))["state"]["phase"] == "expose"
         assert proc.poll() is None
     finally:
-        _stop(proc)
+        stop_process(proc)
