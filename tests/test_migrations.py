@@ -152,16 +152,18 @@ def _as_local(served: dict[str, Any], state: dict[str, Any], rows: Rows, local: 
     """What the person of the single-player server is served once migration 0002 made them the
     user ``local``: what the scratch server served its person, under the name of ``local``; the
     legacy records (written without who played each seat); a private table without an invite
-    (that server had none) whose host and South are ``local``."""
+    (that server had none) whose host and South are ``local``, and whose seed, chosen there, is not
+    known to have been (revision 0004 reads earlier rows as drawn seeds)."""
     served = copy.deepcopy(served)
     for match in [*served["history"], served["match"]]:
         match["seats"]["S"] = local.name
         match["players"]["S"]["name"] = local.name
+        match["seeded"] = False
     served["records"] = "".join(d["record"] + "\n" for d in rows["deals"])
     state = copy.deepcopy(state)
     state["you"] = {"id": LOCAL_USER, "name": local.name, "host": True, "seat": "S", "auto": False,
                     "next_deal_seat": None}
-    state["table"].update(host=local.name, invite=None)
+    state["table"].update(host=local.name, invite=None, seeded=False)
     state["table"]["seats"]["S"]["name"] = local.name
     return served, state
 
