@@ -412,3 +412,20 @@ def test_seat_changes_on_two_servers_never_give_anyone_a_second_hand(servers: li
     from test_fair_tables import run_seat_hopping
 
     run_seat_hopping(servers[:2], scaled(6))
+
+
+def test_a_session_ended_on_one_server_closes_its_table_on_another(servers: list[Server]) -> None:
+    """Signing out through one server closes the person's table connection on another (each
+    server checks its connections' sessions every few seconds)."""
+    a, b = servers[0], servers[1]
+    person = Someone(a)
+    table_id = person.http.post("/api/tables", json={"visibility": "private"}).json()["table_id"]
+    there = Live(f"{b.ws_base}/ws/{table_id}", person.cookie_header())
+    there.until(lambda s: s["phase"] == "waiting")
+    assert person.http.post("/api/logout").status_code == 200
+    got: list[Message] = []
+    with pytest.raises(ConnectionClosed) as closed:
+        while True:
+            got.append(there.receive(20))
+    assert any(m.get("code") == "server.session_ended" for m in got), got
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 4401

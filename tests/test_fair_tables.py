@@ -412,3 +412,35 @@ def test_a_single_player_match_on_a_chosen_seed_seats_nobody_else(server: LiveSe
         assert watching.refused({"type": "sit", "seat": seat})["code"] == "server.seeded_alone"
     drawn = player.http.post("/api/matches", json={"levels": dict.fromkeys("NEW", "random")}).json()["match_id"]
     assert player.connect(drawn).until(lambda s: s["phase"] != "waiting")["table"]["seeded"] is False
+
+
+# ---------------------------------------------------------------------- sessions and open tables
+
+
+def _closed_for_the_session(live: Live) -> None:
+    """The connection is told its session ended and is closed with 4401 (the page then asks who
+    it is and connects again)."""
+    got: list[Message] = []
+    with pytest.raises(ConnectionClosed) as closed:
+        while True:
+            got.append(live.receive(10))
+    assert any(m.get("code") == "server.session_ended" for m in got), got
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 4401
+
+
+def test_an_open_table_ends_with_its_session(server: LiveServer) -> None:
+    """Someone who knew a guest's cookie and opened the guest's table with it sees nothing more of
+    the account the guest signs up as; a sign-out closes that browser's connections too."""
+    guest = Someone(server)
+    table = new_table(guest, visibility="private", levels=dict.fromkeys(SEATS, "random"))
+    mine, copied = guest.connect(table["table_id"]), guest.connect(table["table_id"])  # the copy: another's
+    copied.until(lambda s: s["phase"] == "waiting")
+    answer = guest.http.post("/api/account", json={"name": "Huang", "password": "a quiet tiger 42"})
+    assert answer.status_code == 200, answer.text
+    _closed_for_the_session(copied)
+    _closed_for_the_session(mine)
+    again = guest.connect(table["table_id"])  # the page connects again, as the account
+    state = again.until(lambda s: s["phase"] == "waiting")
+    assert state["you"]["name"] == "Huang" and state["you"]["seat"] == "S"
+    assert guest.http.post("/api/logout").status_code == 200
+    _closed_for_the_session(again)

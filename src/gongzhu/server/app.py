@@ -71,6 +71,7 @@ from gongzhu.server.table import (
     DEFAULT_SPEED,
     PERSON,
     SPEEDS,
+    Connection,
     MessageError,
     NewTable,
     Outbox,
@@ -207,6 +208,9 @@ _DEAL_NUMBER = re.compile(r"[0-9]{1,6}")
 _MATCH_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 #: How long a connection's first messages wait for the table's owner to let it in (seconds).
 ADMISSION_WAIT = 60.0
+#: With several servers, how often (seconds) each checks that its table connections' sessions go
+#: on (a session ended through another server); a session ended through this one closes them at once.
+SESSION_RECHECK = 5.0
 #: The version a reconnecting page last saw (``?since=``): plain digits.
 _VERSION = re.compile(r"[0-9]{1,15}")
 #: The close code of a WebSocket refused because its address holds as many as it may (as HTTP's 429).
@@ -263,14 +267,47 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
     static = Path(static_dir) if static_dir is not None else STATIC_DIR
     slots = SocketSlots(websockets_per_address)
     TrustedProxies(trusted_proxies)  # a ValueError now for what is no address or network
+    #: The open table connections of this server, with their sockets: each goes on only while the
+    #: session it was opened with does (sign-out, sign-up, signing in over it end that session).
+    watched: dict[Connection, WebSocket] = {}
+
+    def recheck(user_id: str | None = None) -> None:
+        """Close this server's table connections (of ``user_id``; of everyone without) whose
+        session ended: the page is told so (``server.session_ended``) and closed with 4401."""
+        for connection, websocket in list(watched.items()):
+            if user_id is not None and connection.person.id != user_id:
+                continue
+            try:
+                user = identity.user_for(websocket)
+            except DBAPIError:  # the database is away: nothing to tell yet
+                return
+            if user is None or user.id != connection.person.id:
+                watched.pop(connection, None)
+                connection.outbox.put(encode(refusal(Text.of("server.session_ended"))))
+                connection.outbox.close(4401, "the session ended")
+
+    identity.on_ended = recheck
+
+    async def recheck_every(seconds: float) -> None:
+        """Sessions ended on another server: this one's connections are checked every ``seconds``."""
+        while True:
+            await asyncio.sleep(seconds)
+            try:
+                recheck()
+            except Exception:  # a defect: logged, the next round tries again
+                log.exception("checking the sessions of the open connections failed")
 
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         store.checkpoint_in_background()
+        rechecking = None
         if redis_url is not None:  # one of several servers (gongzhu.server.cluster)
             tables.cluster = Cluster(redis_url, tables)
             await tables.cluster.start()
+            rechecking = asyncio.create_task(recheck_every(SESSION_RECHECK))
         yield
+        if rechecking is not None:
+            rechecking.cancel()
         await reviews.close()  # their worker processes too
         owned = tables.owned()
         await tables.close()
@@ -561,7 +598,7 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
             await refuse(websocket, refusal(Text.of("server.unknown_table", table=show(match_id))), 4404)
             return
         await _serve(websocket, tables, room, Person(user.id, user.name), since,
-                     websocket.query_params.get("invite"))
+                     websocket.query_params.get("invite"), watched)
 
     async def lobby_socket(websocket: WebSocket) -> None:
         await websocket.accept()
@@ -634,11 +671,13 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
 
 
 async def _serve(websocket: WebSocket, tables: Tables, room: Room, person: Person, since: int | None,
-                 invite: str | None) -> None:
+                 invite: str | None, watched: dict[Connection, WebSocket]) -> None:
     """One connection of ``person``: its outbox is pumped by a task while browser messages are
     read, each one no larger than :data:`MAX_MESSAGE_BYTES`, at the connection's rate
-    (:class:`~gongzhu.server.policy.RateLimiter`), and handed to the table's owner."""
+    (:class:`~gongzhu.server.policy.RateLimiter`), and handed to the table's owner.  It is
+    ``watched`` while it is open (closed when its session ends)."""
     connection = room.connect(person, since)
+    watched[connection] = websocket
     outbox = connection.outbox
     pump = asyncio.create_task(_pump(websocket, outbox))
     limiter = RateLimiter()
@@ -685,6 +724,7 @@ async def _serve(websocket: WebSocket, tables: Tables, room: Room, person: Perso
     except WebSocketDisconnect:
         pass
     finally:
+        watched.pop(connection, None)
         tables.bye(connection)
         pump.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):

@@ -44,7 +44,7 @@ import ipaddress
 import os
 import secrets
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -249,6 +249,9 @@ class Identity:
         self.hasher = hasher or PasswordHasher()
         self._serializer: URLSafeTimedSerializer | None = None
         self._stand_in: str | None = None
+        #: Told the user id whenever sessions of that user end (sign-out, sign-up, signing in over
+        #: a session): the application closes its connections that no longer have one.
+        self.on_ended: Callable[[str], None] | None = None
 
     # ------------------------------------------------------------------ the signing key
 
@@ -434,6 +437,7 @@ class Identity:
             raise taken from None
         if not done:  # became an account meanwhile
             raise AccountError(409, Text.of("server.account_signed_in", name=user.name))
+        self._ended(user.id)  # a connection opened with the guest's cookie is not the account's
         registered = self.user(user.id)
         assert registered is not None
         return registered, self.cookie(registered, secure=_secure(request))
@@ -475,6 +479,13 @@ class Identity:
         self._end(request, everywhere=everywhere)
         return self.cleared_cookie(secure=_secure(request))
 
+    def _ended(self, user_id: str) -> None:
+        """Sessions of ``user_id`` ended: the server's open connections of that user are checked
+        again at once (:attr:`on_ended`, set by the application), so that one whose session ended
+        is closed rather than going on as the user."""
+        if self.on_ended is not None:
+            self.on_ended(user_id)
+
     def _end(self, request: HTTPConnection, *, everywhere: bool, legacy: bool = True) -> None:
         """End the request's session; with ``everywhere``, every session of its user.  An
         earlier server's cookie, which no row keeps, ends only with every session of its user:
@@ -491,6 +502,7 @@ class Identity:
                 c.execute(delete(SESSIONS).where(SESSIONS.c.user_id == user.id))
             else:
                 c.execute(delete(SESSIONS).where(SESSIONS.c.id == _digest(session.token)))
+        self._ended(user.id)
 
     # ------------------------------------------------------------------ profiles and the leaderboard
 
