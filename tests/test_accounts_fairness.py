@@ -38,7 +38,7 @@ from conftest import LOCAL, refused, stop_process
 from gongzhu.server.accounts import FREE_FAILURES, Backoff
 from gongzhu.server.app import TOO_MANY_SOCKETS, create_app
 from gongzhu.server.identity import COOKIE, Identity
-from gongzhu.server.policy import TrustedProxies, client_address
+from gongzhu.server.policy import TrustedProxies, client_address, counted_address
 from gongzhu.server.store import SETTINGS, Store
 from gongzhu.server.transport import MOST_HEAD_BYTES, REQUEST_TIMEOUT, server_config
 
@@ -294,6 +294,16 @@ def test_client_addresses_honour_only_trusted_proxies() -> None:
     for bad in ("proxy.example", "10.0.0.0/40", ""):
         with pytest.raises(ValueError):
             TrustedProxies([bad])
+
+
+def test_an_ipv6_client_counts_as_its_64_network() -> None:
+    """Rotating through the addresses of one IPv6 subscriber (a /64) is no way around a bound."""
+    assert counted_address(scope("2001:db8:1:2::5")) == counted_address(scope("2001:db8:1:2:ffff::9")) \
+        == "2001:db8:1:2::/64"
+    assert counted_address(scope("2001:db8:1:3::5")) != counted_address(scope("2001:db8:1:2::5"))
+    assert counted_address(scope("203.0.113.5")) == "203.0.113.5"
+    assert counted_address(scope("::ffff:203.0.113.5")) == "203.0.113.5"
+    assert counted_address(scope("testclient")) == "testclient"
 
 
 # ---------------------------------------------------------------------- slow and many connections

@@ -15,7 +15,7 @@ free, then each one doubles the wait, up to a cap; nobody else's failures (other
 same address, the same name from other addresses) ever delay a sign-in.  New accounts are
 limited per address (:class:`Attempts`; only those with a name and a password that keep the
 rules count, since each one hashes the password).  Past either: ``429`` with ``Retry-After``.
-Addresses are :func:`~gongzhu.server.policy.client_address`'s.
+Addresses are :func:`~gongzhu.server.policy.counted_address`'s (an IPv6 client's /64 network).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from gongzhu.jsontext import show
 from gongzhu.messages import Text
 from gongzhu.server.bodies import BodyError, typed_body
 from gongzhu.server.identity import AccountError, Identity, check_name, check_password, login_key
-from gongzhu.server.policy import client_address
+from gongzhu.server.policy import counted_address
 
 __all__ = [
     "FIRST_DELAY",
@@ -228,7 +228,7 @@ def routes(identity: Identity) -> list[Route]:
             check_password(body.password)
         except AccountError as e:
             return _answer(e.json, status=e.status)
-        wait = _attempt((signups, client_address(request)))
+        wait = _attempt((signups, counted_address(request)))
         if wait:
             return _too_many(wait)
         try:
@@ -243,7 +243,7 @@ def routes(identity: Identity) -> list[Route]:
         except BodyError as e:
             return _plain(e.status, str(e))
         # A name is counted by its key (every spelling of it alike), with the client's address.
-        key = (login_key(body.name)[:64], client_address(request))
+        key = (login_key(body.name)[:64], counted_address(request))
         wait = failures.start(key)
         if wait:
             return _too_many(wait, "server.account_sign_in_wait")

@@ -61,7 +61,7 @@ from gongzhu.server.policy import (
     SitePolicy,
     SocketSlots,
     TrustedProxies,
-    client_address,
+    counted_address,
 )
 from gongzhu.server.reviews import WORKERS, ReviewJob, ReviewRefused, Reviews, parse_body, parse_seat
 from gongzhu.server.rulebook import rules_page
@@ -553,7 +553,7 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         them it is refused (an ``error``, then close code :data:`TOO_MANY_SOCKETS`)."""
 
         async def socket(websocket: WebSocket) -> None:
-            address = client_address(websocket)
+            address = counted_address(websocket)
             if not slots.take(address):
                 log.info("a WebSocket from %s refused: it holds %d already", address, slots.most)
                 await websocket.accept()

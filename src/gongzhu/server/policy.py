@@ -54,6 +54,7 @@ __all__ = [
     "SocketSlots",
     "TrustedProxies",
     "client_address",
+    "counted_address",
     "normalize_origin",
     "server_hosts",
 ]
@@ -237,6 +238,18 @@ def client_address(connection: HTTPConnection | Scope, proxies: TrustedProxies |
             if not proxies.trusts(found):
                 break
     return str(current)
+
+
+def counted_address(connection: HTTPConnection | Scope) -> str:
+    """The client address by which the server counts what a client does (failed sign-ins, new
+    accounts, open WebSockets): :func:`client_address`, except that an IPv6 address counts as its
+    /64 network — what one subscriber is given, so that rotating through it is no way around a
+    bound."""
+    address = client_address(connection)
+    found = _ip(address)
+    if found is None or found.version == 4:
+        return address
+    return str(ipaddress.ip_network(f"{found}/64", strict=False))
 
 
 def _forwarded_scheme(scope: Scope, proxies: TrustedProxies) -> None:
