@@ -112,13 +112,15 @@ def test_a_person_who_hops_seats_gets_no_second_hand(server: LiveServer) -> None
     spectator.send({"type": "sit", "seat": "S"})
     watched = spectator.until(lambda s: s["table"]["seats"]["S"]["name"] == watcher.name)
     assert watched["hand"] == [] and watched["you"]["next_deal_seat"] == "S"
-    spectator.send({"type": "stand"})
-    spectator.until(lambda s: s["table"]["seats"]["S"]["name"] is None)
-    # the person dealt South takes it back, with its hand, during the deal
+    # the person dealt South takes it back, with its hand, during the deal — also from someone
+    # who sat down there meanwhile (they sit nowhere then: nobody can keep a person from their hand)
     live.send({"type": "stand"})
     live.send({"type": "sit", "seat": "S"})
     back = live.until(lambda s: s["you"]["seat"] == "S")
     assert back["you"]["next_deal_seat"] is None and back["hand"] and set(back["hand"]) <= dealt
+    moved = spectator.until(lambda s: s["you"]["next_deal_seat"] is None)
+    assert moved["you"]["seat"] is None and moved["table"]["seats"]["S"]["name"] == hopper.name
+    assert moved["hand"] == []
     # from the next deal on, a seat taken during a deal is the person's
     live.send({"type": "stand"})
     live.send({"type": "sit", "seat": "E"})

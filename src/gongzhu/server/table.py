@@ -1170,10 +1170,12 @@ class Table:
         mine = self.seat_of(person.id)
         if mine is not None:
             raise Refused("server.already_seated", seat=mine.name)
-        if self.seats[seat] is not None:
+        # During a deal the seat is taken back by the person it was dealt to — from someone who sat
+        # down there meanwhile too, who sits nowhere then; anyone else sits from the next deal on
+        # (holder): a computer player goes on playing the seat's hand.
+        taking_back = self.in_deal and self.dealt_to[seat] == person.id and self.next_deal(seat)
+        if self.seats[seat] is not None and not taking_back:
             raise Refused("server.seat_taken", seat=seat.name)
-        # During a deal the seat is taken back by the person it was dealt to; anyone else sits
-        # from the next deal on (holder): a computer player goes on playing the seat's hand.
         self.seats[seat] = (person.id, person.name)
         self.auto[seat] = False
         self.timeouts[seat] = 0
