@@ -806,6 +806,19 @@ class Live:
     def close(self) -> None:
         self._opened.__exit__(None, None, None)
 
+    def closed_for_the_session(self, timeout: float = 10) -> None:
+        """Read until the server closes the connection: it must have said its session ended and
+        closed it with 4401 (the page then asks who it is and connects again)."""
+        from websockets.exceptions import ConnectionClosed
+
+        got: list[Message] = []
+        try:
+            while True:
+                got.append(self.receive(timeout))
+        except ConnectionClosed as closed:
+            assert closed.rcvd is not None and closed.rcvd.code == 4401, closed
+        assert any(m.get("code") == "server.session_ended" for m in got), got
+
 # ---------------------------------------------------------------------- real browsers
 
 try:

@@ -419,17 +419,6 @@ def test_a_single_player_match_on_a_chosen_seed_seats_nobody_else(server: LiveSe
 # ---------------------------------------------------------------------- sessions and open tables
 
 
-def _closed_for_the_session(live: Live) -> None:
-    """The connection is told its session ended and is closed with 4401 (the page then asks who
-    it is and connects again)."""
-    got: list[Message] = []
-    with pytest.raises(ConnectionClosed) as closed:
-        while True:
-            got.append(live.receive(10))
-    assert any(m.get("code") == "server.session_ended" for m in got), got
-    assert closed.value.rcvd is not None and closed.value.rcvd.code == 4401
-
-
 def test_an_open_table_ends_with_its_session(server: LiveServer) -> None:
     """Someone who knew a guest's cookie and opened the guest's table with it sees nothing more of
     the account the guest signs up as; a sign-out closes that browser's connections too."""
@@ -439,10 +428,10 @@ def test_an_open_table_ends_with_its_session(server: LiveServer) -> None:
     copied.until(lambda s: s["phase"] == "waiting")
     answer = guest.http.post("/api/account", json={"name": "Huang", "password": "a quiet tiger 42"})
     assert answer.status_code == 200, answer.text
-    _closed_for_the_session(copied)
-    _closed_for_the_session(mine)
+    copied.closed_for_the_session()
+    mine.closed_for_the_session()
     again = guest.connect(table["table_id"])  # the page connects again, as the account
     state = again.until(lambda s: s["phase"] == "waiting")
     assert state["you"]["name"] == "Huang" and state["you"]["seat"] == "S"
     assert guest.http.post("/api/logout").status_code == 200
-    _closed_for_the_session(again)
+    again.closed_for_the_session()

@@ -1383,14 +1383,14 @@ class Table:
             if occupant is None:
                 seats[s.name] = {"name": None, "title": None, "computer": self.levels[s.name], "auto": False,
                                  "connected": False, "timeouts": 0}
-            elif self.next_deal(s):  # a computer player plays the seat until the next deal
-                seats[s.name] = {"name": occupant[1], "title": title_for(self.lifetimes.get(occupant[0], 0)),
-                                 "computer": self.levels[s.name], "auto": False,
-                                 "connected": occupant[0] in connected, "timeouts": 0, "next_deal": True}
             else:
+                waiting = self.next_deal(s)  # a computer player plays the seat until the next deal
                 seats[s.name] = {"name": occupant[1], "title": title_for(self.lifetimes.get(occupant[0], 0)),
-                                 "computer": self.levels[s.name] if self.auto[s] else None, "auto": self.auto[s],
-                                 "connected": occupant[0] in connected, "timeouts": self.timeouts[s]}
+                                 "computer": self.levels[s.name] if self.auto[s] or waiting else None,
+                                 "auto": self.auto[s], "connected": occupant[0] in connected,
+                                 "timeouts": self.timeouts[s]}
+                if waiting:
+                    seats[s.name]["next_deal"] = True
         return {"id": self.match_id, "status": self.status, "visibility": self.visibility,
                 "host": self.host_name, "invite": None, "seeded": self.seeded,
                 "turn_seconds": self.turn_seconds, "expose_seconds": self.expose_seconds, "seats": seats,
