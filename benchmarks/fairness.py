@@ -37,7 +37,6 @@ import argparse
 import json
 import os
 import platform
-import re
 import select
 import socket
 import statistics
@@ -51,10 +50,15 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import IO, Any
 
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from helpers.servers import ServeFailed, ServeProcess
 
 #: How long one server message may take before the table counts as stalled (seconds).
 RECV_TIMEOUT = 15.0
@@ -179,33 +183,15 @@ def measure(base: str, plays: int, seed: int, interval: float) -> list[float]:
 # ---------------------------------------------------------------------- the server
 
 
-class Server:
-    """``gongzhu serve`` in a new process on a free loopback port and a new SQLite file."""
+class Server(ServeProcess):
+    """``gongzhu serve`` in a new process on a free loopback port and a new SQLite file in
+    ``folder`` (its log ``serve.log``), answering."""
 
     def __init__(self, folder: str) -> None:
-        self.log_path = os.path.join(folder, "serve.log")
-        self._log = open(self.log_path, "w")  # noqa: SIM115 (closed in stop)
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "gongzhu.cli.main", "serve", "--host", "127.0.0.1", "--port", "0",
-             "--db", f"sqlite:///{folder}/g.db"],
-            stdout=subprocess.PIPE, stderr=self._log, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        )
-        assert self.proc.stdout is not None
-        found = re.search(r"http://127\.0\.0\.1:(\d+)/", self.proc.stdout.readline())
-        if not found:
-            self.stop()
-            raise SystemExit("gongzhu serve did not print its address")
-        self.base = found.group(0)
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                with urllib.request.urlopen(self.base + "api/config", timeout=5):
-                    break
-            except (urllib.error.URLError, ConnectionError):
-                if time.monotonic() > deadline:
-                    self.stop()
-                    raise SystemExit("gongzhu serve did not answer within 30 s") from None
-                time.sleep(0.02)
+        try:
+            super().__init__(folder, timeout=30)
+        except ServeFailed as e:
+            raise SystemExit(str(e)) from None
 
     def rss_kib(self) -> int:
         with open(f"/proc/{self.proc.pid}/status") as f:
@@ -230,20 +216,6 @@ class Server:
             if self.cpu_seconds() - before < idle * window:
                 break
         return time.perf_counter() - start
-
-    def log_lines(self) -> list[str]:
-        self._log.flush()
-        with open(self.log_path) as f:
-            return [line.rstrip() for line in f if line.strip()]
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(timeout=10)
-        self._log.close()
 
 
 # ---------------------------------------------------------------------- the abusive connections
@@ -487,7 +459,7 @@ def scenario(server: Server, name: str, kind: str | None, plays: int, interval: 
              ) -> dict[str, Any]:
     result: dict[str, Any] = {"scenario": name, "quiet_before_s": round(server.settle(), 2)}
     result["rss_kib_before"] = server.rss_kib()
-    abuser = AbuserProcess(kind, server.base, hint_clients, lifetime=120.0 + plays * (interval + 1.0)) if kind else None
+    abuser = AbuserProcess(kind, server.url, hint_clients, lifetime=120.0 + plays * (interval + 1.0)) if kind else None
     try:
         if abuser is not None:
             said = abuser.wait_ready()
@@ -496,7 +468,7 @@ def scenario(server: Server, name: str, kind: str | None, plays: int, interval: 
         cpu = server.cpu_seconds()
         start = time.perf_counter()
         try:
-            latencies = measure(server.base, plays, MEASURED_SEED, interval)
+            latencies = measure(server.url, plays, MEASURED_SEED, interval)
         except (Stalled, ConnectionClosed, OSError) as e:
             latencies = []
             result["stalled"] = f"{type(e).__name__}: {e}"

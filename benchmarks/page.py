@@ -79,7 +79,7 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=3, help="deals played with motion on, and again off")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp, start_serve(f"sqlite:///{tmp}/g.db") as base:
+    with tempfile.TemporaryDirectory() as tmp, start_serve(f"sqlite:///{tmp}/g.db", tmp) as base:
         runs = {name: play(base, motion, args.deals) for name, motion in (("motion on", True), ("motion off", False))}
     result: dict[str, Any] = {
         "machine": f"{platform.machine()}, {platform.processor() or '?'}, Python {sys.version.split()[0]}",

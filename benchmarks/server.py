@@ -25,7 +25,6 @@ import contextlib
 import json
 import os
 import platform
-import re
 import statistics
 import subprocess
 import sys
@@ -34,9 +33,14 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from websockets.sync.client import connect
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from helpers.servers import ServeFailed, ServeProcess
 
 
 def _get(url: str) -> bytes:
@@ -52,30 +56,16 @@ def baseline_seconds() -> float:
 
 
 @contextlib.contextmanager
-def start_serve(url: str) -> Iterator[str]:
-    """``gongzhu serve`` on a free loopback port and the database ``url``, until it answers;
-    yields its address (``http://127.0.0.1:PORT/``) and stops it afterwards."""
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "gongzhu.cli.main", "serve", "--port", "0", "--db", url],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env,
-    )
+def start_serve(url: str, folder: str) -> Iterator[str]:
+    """``gongzhu serve`` on a free loopback port and the database ``url`` (its output in
+    ``folder``), until it answers; yields its address (``http://127.0.0.1:PORT/``) and stops it
+    afterwards."""
     try:
-        assert proc.stdout is not None
-        found = re.search(r"http://127\.0\.0\.1:(\d+)/", proc.stdout.readline())
-        if not found:
-            raise SystemExit("gongzhu serve did not print its address")
-        base = found.group(0)
-        while True:
-            try:
-                _get(base + "api/config")
-                break
-            except (urllib.error.URLError, ConnectionError):
-                time.sleep(0.005)
-        yield base
-    finally:
-        proc.terminate()
-        proc.wait(timeout=5)
+        server = ServeProcess(folder, db=url, timeout=60)
+    except ServeFailed as e:
+        raise SystemExit(str(e)) from None
+    with server:
+        yield server.url
 
 
 def one_start(plays: int, db: str | None = None) -> tuple[float, float, list[float]]:
@@ -83,7 +73,7 @@ def one_start(plays: int, db: str | None = None) -> tuple[float, float, list[flo
     on the SQLite file ``db``, or a new one."""
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
-        with start_serve(f"sqlite:///{db or tmp + '/g.db'}") as base:
+        with start_serve(f"sqlite:///{db or tmp + '/g.db'}", tmp) as base:
             answering = time.perf_counter() - started
             _get(base)
             request = urllib.request.Request(base + "api/matches", data=b'{"seed": 1, "speed": "instant"}',

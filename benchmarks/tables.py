@@ -66,22 +66,25 @@ import json
 import os
 import platform
 import random
-import re
 import resource
 import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import msgspec
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from helpers.servers import ServeFailed, ServeProcess
 
 SEATS = ("S", "N", "E", "W")  # the host sits at S
 #: How long one step of a table's set-up (a request, a connection, the seats taken) may take.
@@ -713,51 +716,33 @@ class ExpertTable:
 # ---------------------------------------------------------------------- the server
 
 class Server:
-    """``gongzhu serve`` in a new process on a free loopback port and a SQLite file in ``folder``
-    (or the database ``db``, and with ``redis`` one of several processes; its log ``serve-NAME.log``)."""
+    """``gongzhu serve`` in a new process on a free loopback port (``helpers.servers.ServeProcess``)
+    and a SQLite file in ``folder`` (or the database ``db``, and with ``redis`` one of several
+    processes; its log ``serveNAME.log``).  It has printed its address; :func:`until_answering`
+    waits until it answers."""
 
     def __init__(self, folder: str, db: str | None = None, redis: str | None = None, name: str = "") -> None:
-        self.log_path = os.path.join(folder, f"serve{name}.log")
-        self._log = open(self.log_path, "w")  # noqa: SIM115 (closed in stop)
         shared = ["--redis", redis] if redis else []
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "gongzhu.cli.main", "serve", "--host", "127.0.0.1", "--port", "0",
-             "--db", db or f"sqlite:///{folder}/g.db", *shared,
-             "--websockets-per-address", "0"],  # every person of the load comes from this one address
-            stdout=subprocess.PIPE, stderr=self._log, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        )
-        assert self.proc.stdout is not None
-        found = re.search(r"http://127\.0\.0\.1:(\d+)/", self.proc.stdout.readline())
-        if not found:
-            self.stop()
-            raise SystemExit("gongzhu serve did not print its address")
-        self.url = found.group(0)
+        try:
+            # Every person of the load comes from this one address: no bound on its WebSockets.
+            self.process = ServeProcess(folder, *shared, "--websockets-per-address", "0", db=db,
+                                        name=f"serve{name}", answering=False)
+        except ServeFailed as e:
+            raise SystemExit(str(e)) from None
+        self.url = self.process.url
         self.base = Base(self.url)
-        self.pid = self.proc.pid
+        self.pid = self.process.pid
+        self.log_path = str(self.process.log_path)
         self.node: str | None = None  # GET /api/node, with several processes
 
     def log_lines(self) -> list[str]:
-        if not self._log.closed:
-            self._log.flush()
-        with open(self.log_path) as f:
-            return [line.rstrip() for line in f if line.strip()]
+        return self.process.log_lines()
 
     def kill(self) -> None:
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait(timeout=10)
-        self._log.close()
+        self.process.kill()
 
     def stop(self) -> None:
-        if self.proc.poll() is not None:
-            self._log.close()
-            return
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(timeout=5)
-        self._log.close()
+        self.process.stop()
 
 
 class Fleet:

@@ -20,10 +20,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import declare_random_exposures, one_deck_option_sets, scaled
 from gongzhu.rules import ALL_CARDS, PRESETS, Deal, Options, Phase, Seat
 from gongzhu.rules._fastplay import Board
 from gongzhu.rules.cards import Card, parse_card
+from helpers.deals import declare_random_exposures, one_deck_option_sets
+from helpers.volume import scaled
 
 C2 = parse_card("2C").index
 S3 = parse_card("3S").index

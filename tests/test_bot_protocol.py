@@ -18,7 +18,6 @@ from typing import Any
 
 import pytest
 
-from conftest import make_deal, preset_variants, scaled
 from gongzhu.cli.bot import serve
 from gongzhu.players import RandomPlayer, make_player
 from gongzhu.players.observation import Observation, observe
@@ -32,6 +31,9 @@ from gongzhu.players.protocol import (
     trick_winner,
 )
 from gongzhu.rules import PRESETS, Deal, Match, Options, Phase, Seat, deal_seed, parse_card, parse_cards
+from gongzhu.rules.cards import hand_size, too_many_copies
+from helpers.deals import make_deal
+from helpers.volume import preset_variants, scaled
 
 ROOT = Path(__file__).resolve().parent.parent
 SEATS = "NESW"
@@ -302,6 +304,37 @@ def test_malformed_requests_are_refused_precisely() -> None:
     dup["hand"][0] = played
     assert _error(dup).startswith(f"{played} appears 2 times (hand[0], tricks[0].plays[0].cards), but there is "
                                   "only one with 1 deck(s) (R1)")
+
+
+@pytest.mark.parametrize("preset", ["online", "online2"])
+def test_card_counts_are_refused_as_the_rules_core_counts(preset: str) -> None:
+    """R1: whichever card of the hand or the tricks takes the place of a card in hand, the request
+    is refused where the rules core's count (``too_many_copies``) finds a card too often, naming
+    that card and each of its places, and a whole hand has the core's hand size."""
+    deal, turn = _mid_deal(preset)
+    good = deal_to_request(deal, turn, first_card=False)
+    decks = deal.options.decks
+    played = [(c, f"tricks[{t}].plays[{i}].cards") for t, trick in enumerate(good["tricks"])
+              for i, p in enumerate(trick["plays"]) for c in p["cards"]]
+    refused = 0
+    for k in range(len(good["hand"])):
+        for card in sorted({*good["hand"], *(c for c, _ in played)}):
+            req = copy.deepcopy(good)
+            req["hand"][k] = card
+            found = too_many_copies([*((parse_card(c), f"hand[{i}]") for i, c in enumerate(req["hand"])),
+                                     *((parse_card(c), where) for c, where in played)], decks)
+            if found is None:
+                continue  # two decks: a second copy is no fault of R1
+            c, places = found
+            copies = "is only one" if decks == 1 else "are only two"
+            assert _error(req) == (f"{c.code} appears {len(places)} times ({', '.join(places)}), but there {copies} "
+                                   f"with {decks} deck(s) (R1)")
+            refused += 1
+    assert refused > 0
+    expose = deal_to_request(Deal.new(PRESETS[preset], 1), Seat.S)
+    expose["hand"].pop()
+    assert _error(expose) == (f"$.hand: {hand_size(decks) - 1} cards, but an expose request gives the whole hand "
+                              f"as dealt: {hand_size(decks)} cards with {decks} deck(s) (R1)")
 
 
 def test_inconsistent_tricks_are_refused_precisely() -> None:

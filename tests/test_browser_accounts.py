@@ -20,13 +20,14 @@ from typing import Any
 import pytest
 from sqlalchemy import insert, update
 
-from conftest import TIMEOUT_MS, LiveServer
-from gongzhu.server.store import _MATCHES, MATCH_PLAYERS, USERS, Store
+from gongzhu.server.store import MATCH_PLAYERS, MATCHES, USERS, Store
+from helpers.browser import TIMEOUT_MS
+from helpers.servers import LiveServer
 from test_browser import PolicyWatch, check_policy_headers, shot
 
 pytestmark = pytest.mark.browser
 
-with contextlib.suppress(ImportError):  # without it the module is skipped (conftest's browser)
+with contextlib.suppress(ImportError):  # without it the module is skipped (the ``browser`` fixture)
     from playwright.sync_api import Browser, Page
 
 #: What Chromium writes to the console for the refusals the test asks for (400, 401).
@@ -72,7 +73,7 @@ def played(db_url: str, user_id: str, match_id: str, *, lifetime: int) -> None:
     store = Store(db_url)
     try:
         with store.engine.begin() as c:
-            c.execute(insert(_MATCHES).values(
+            c.execute(insert(MATCHES).values(
                 id=match_id, created="2026-03-01T12:00:00+00:00", preset="online", options={}, levels={},
                 speed="normal", seed=1, totals=[0, 0, -30, 0], deals=1, in_deal=False, over=True, winners=[],
                 pigs=["S"], visibility="private", status="over"))

@@ -18,13 +18,13 @@ from typing import Any
 
 import pytest
 
-from conftest import TIMEOUT_MS, in_phase, wait_for
 from gongzhu.messages import catalog
+from helpers.browser import TIMEOUT_MS, in_phase, wait_for
 from test_browser import PolicyWatch, check_policy_headers, play_deal_by_clicking, shot, start_match
 
 pytestmark = pytest.mark.browser
 
-with contextlib.suppress(ImportError):  # without it the module is skipped (conftest's browser)
+with contextlib.suppress(ImportError):  # without it the module is skipped (the ``browser`` fixture)
     from playwright.sync_api import Page
 
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from conftest import in_phase, not_in_phase, wait_for
+from helpers.browser import in_phase, not_in_phase, wait_for
 from test_browser import LEGAL, OVER, api_get, hand, open_setup, phase, wait_turn_or_over
 
 if TYPE_CHECKING:

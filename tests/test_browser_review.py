@@ -22,13 +22,14 @@ from typing import Any
 
 import pytest
 
-from conftest import LiveServer, in_phase, wait_for
 from gongzhu.review import Budget
+from helpers.browser import in_phase, wait_for
+from helpers.servers import LiveServer
 from test_browser import PolicyWatch, check_policy_headers, open_setup, play_deal_by_clicking, shot, start_match
 
 pytestmark = pytest.mark.browser
 
-with contextlib.suppress(ImportError):  # without it the module is skipped (conftest's browser)
+with contextlib.suppress(ImportError):  # without it the module is skipped (the ``browser`` fixture)
     from playwright.sync_api import Locator, Page
 
 #: A small review budget: a few sampled worlds per decision, two par replays.

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from conftest import TIMEOUT_MS, in_phase, wait_for
 from gongzhu.records.replay import replay
+from helpers.browser import TIMEOUT_MS, in_phase, wait_for
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page, WebSocketRoute

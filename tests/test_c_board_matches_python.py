@@ -12,9 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import declare_random_exposures, scaled
 from gongzhu.rules import PRESETS, Deal, IllegalPlayError, Options, Seat
 from gongzhu.rules.cards import ALL_CARDS
+from helpers.deals import declare_random_exposures
+from helpers.volume import scaled
 
 
 class PythonDeal(Deal):

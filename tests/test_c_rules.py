@@ -80,9 +80,9 @@ def _one_deck_cases() -> Iterator[tuple[Options, SeatView]]:
                             for suits_led in (0, 0b1111 & ~(1 << max(led, 0))):
                                 yield options, SeatView(options, _mask(hand), 0, _mask(bound), 0, trick,
                                                         suits_led, False)
-                # the first lead of a club2_must match (R5.1)
-                if 0 in hand or _idx("2C")[0] in hand:
-                    yield options, SeatView(options, _mask(hand), 0, 0, 0, (), 0, True)
+                # the first lead of a club2_must match (R5.1): the leader holds the ♣2
+                if 0 in hand:
+                    yield options, SeatView(options, _mask(hand) | 1 << _idx("2C")[0], 0, 0, 0, (), 0, True)
 
 
 def test_one_deck_c_legal_cards_are_the_cascade() -> None:

@@ -23,7 +23,7 @@ from gongzhu.rules import (
     parse_card,
     parse_cards,
 )
-from gongzhu.rules.cards import POINT_CARDS_MASK, cards_in, format_cards, mask_of
+from gongzhu.rules.cards import POINT_CARDS_MASK, cards_in, format_cards, hand_size, mask_of, too_many_copies
 
 
 @pytest.mark.parametrize(
@@ -153,6 +153,18 @@ def test_special_cards() -> None:
     points = list(cards_in(POINT_CARDS_MASK))
     assert len(points) == 16
     assert {c.code for c in points if c.suit != Suit.HEARTS} == {"QS", "JD", "TC"}
+
+
+def test_card_counts() -> None:
+    """R1: 13 cards a seat with one deck, 26 with two; every card exists once per deck, and the
+    first card met more often is named with each place it was met."""
+    assert (hand_size(1), hand_size(2)) == (13, 26)
+    placed = [(c, i) for i, c in enumerate(parse_cards("QS 2H QS JD 2H 2H QS"))]
+    assert too_many_copies(placed, 1) == (QS, [0, 2, 6])
+    assert too_many_copies(placed, 2) == (QS, [0, 2, 6])
+    assert too_many_copies(placed[:5], 2) is None
+    assert too_many_copies([(c, None) for c in ALL_CARDS], 1) is None
+    assert too_many_copies([], 1) is None
 
 
 def test_mask_helpers() -> None:

@@ -7,7 +7,7 @@ The services are found from ``GONGZHU_TEST_PG`` (a SQLAlchemy URL of a PostgreSQ
 user may create databases; default the machine's ``postgresql+psycopg://postgres@127.0.0.1:5432/postgres``)
 and ``GONGZHU_TEST_REDIS`` (default ``redis://127.0.0.1:6379/0``); each test makes a database of
 its own and drops it.  The restart tests start a Redis server, or a PostgreSQL server
-(``conftest.ThrowawayPostgres``), of their own.  Under CI a
+(``helpers.database.ThrowawayPostgres``), of their own.  Under CI a
 missing service fails the tests (``.ci/run`` starts both); elsewhere it skips them.
 """
 
@@ -16,13 +16,10 @@ from __future__ import annotations
 import json
 import os
 import random
-import re
 import secrets
 import shutil
-import signal
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,9 +28,12 @@ from typing import Any
 import pytest
 from websockets.exceptions import ConnectionClosed
 
-from conftest import Live, Message, Someone, ThrowawayPostgres
 from gongzhu.records import check_file
 from gongzhu.rules import Deal, Options, Seat
+from helpers.client import Message
+from helpers.database import ThrowawayPostgres
+from helpers.live import Live, Someone
+from helpers.servers import ServeProcess
 from test_tables import assert_no_leak, drive
 
 pytestmark = pytest.mark.postgres
@@ -81,46 +81,15 @@ def redis_url() -> str:
     return REDIS
 
 
-class Server:
-    """A ``gongzhu serve`` process on a loopback port, one of several."""
-
-    def __init__(self, db: str, redis: str, log: Path) -> None:
-        self.log = log
-        with log.open("wb") as out:  # a file, not a pipe nobody reads: the server never blocks on its log
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "gongzhu.cli.main", "serve", "--port", "0", "--db", db, "--redis", redis],
-                stdout=out, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
-        deadline = time.monotonic() + 20
-        while not (found := re.search(r"http://127\.0\.0\.1:(\d+)/", log.read_text(errors="replace"))):
-            assert self.proc.poll() is None and time.monotonic() < deadline, log.read_text(errors="replace")
-            time.sleep(0.05)
-        port = int(found.group(1))
-        self.base, self.ws_base = f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}"
-        deadline = time.monotonic() + 20
-        while True:  # answering
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                assert time.monotonic() < deadline, "the server did not answer"
-                time.sleep(0.05)
-
-    def kill(self) -> None:
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait(10)
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.kill()
+def serve(db: str, redis: str, folder: Path, name: str) -> ServeProcess:
+    """A ``gongzhu serve`` process on a loopback port, one of several sharing the database ``db``
+    through ``redis`` (its output in ``folder``: ``NAME.out``, ``NAME.log``)."""
+    return ServeProcess(folder, "--redis", redis, db=db, name=name)
 
 
 @pytest.fixture
-def servers(database: str, redis_url: str, tmp_path: Path) -> Iterator[list[Server]]:
-    started = [Server(database, redis_url, tmp_path / f"server{i}.log") for i in range(3)]
+def servers(database: str, redis_url: str, tmp_path: Path) -> Iterator[list[ServeProcess]]:
+    started = [serve(database, redis_url, tmp_path, f"server{i}") for i in range(3)]
     try:
         yield started
     finally:
@@ -141,7 +110,7 @@ def records_of(person: Someone, table_id: str) -> dict[int, Message]:
     return {r["deal_index"]: r for r in map(json.loads, text.splitlines())}
 
 
-def test_people_on_different_servers_play_a_match_together(servers: list[Server]) -> None:
+def test_people_on_different_servers_play_a_match_together(servers: list[ServeProcess]) -> None:
     a, b, c = servers
     rng = random.Random(4)
     host, east, west, watcher = Someone(a), Someone(b), Someone(c), Someone(b)
@@ -230,7 +199,7 @@ def same_record(record: dict[str, Any], alone: dict[str, Any]) -> None:
     assert {k: record[k] for k in alone if k != "seed"} == {k: alone[k] for k in alone if k != "seed"}
 
 
-def test_the_owner_killed_mid_deal_the_table_goes_on_elsewhere(servers: list[Server]) -> None:
+def test_the_owner_killed_mid_deal_the_table_goes_on_elsewhere(servers: list[ServeProcess]) -> None:
     """Four people (no computer), each on one of three servers; the table's owner is killed
     mid-trick; the people of the killed server come back through another one; the deal ends with
     the record a single server would have stored from the same choices."""
@@ -273,10 +242,10 @@ def test_postgresql_restarted_under_play(redis_url: str, tmp_path: Path) -> None
     the people reconnect and the deal ends with the record a single server stores from the same
     choices (no acknowledged play lost, none applied twice)."""
     pg = ThrowawayPostgres()
-    servers: list[Server] = []
+    servers: list[ServeProcess] = []
     try:
         database = pg.new_database()
-        servers = [Server(database, redis_url, tmp_path / "a.log"), Server(database, redis_url, tmp_path / "b.log")]
+        servers = [serve(database, redis_url, tmp_path, "a"), serve(database, redis_url, tmp_path, "b")]
         a, b = servers
         people = {"S": Someone(a), "E": Someone(b), "N": Someone(a), "W": Someone(b)}
         table_id, lives = four_people_start(people)
@@ -314,7 +283,7 @@ def test_postgresql_restarted_under_play(redis_url: str, tmp_path: Path) -> None
         pg.remove()
 
 
-def _node_base(node: str, servers: list[Server]) -> str:
+def _node_base(node: str, servers: list[ServeProcess]) -> str:
     """The base address of the server whose node id is ``node`` (asked of each server)."""
     for s in servers:
         import urllib.request
@@ -349,7 +318,7 @@ def test_redis_restarted_under_play(database: str, tmp_path: Path) -> None:
 
     redis_proc = start()
     url = f"redis://127.0.0.1:{port}/0"
-    a, b = Server(database, url, tmp_path / "a.log"), Server(database, url, tmp_path / "b.log")
+    a, b = serve(database, url, tmp_path, "a"), serve(database, url, tmp_path, "b")
     try:
         rng = random.Random(8)
         host, other = Someone(a), Someone(b)
@@ -387,7 +356,7 @@ def test_redis_restarted_under_play(database: str, tmp_path: Path) -> None:
         redis_proc.wait(10)
 
 
-def test_a_match_open_on_another_server_is_not_deleted(servers: list[Server]) -> None:
+def test_a_match_open_on_another_server_is_not_deleted(servers: list[ServeProcess]) -> None:
     """A single-player match that another server runs for the person's page is refused deletion
     (``server.delete_open``), as on one server; once nobody runs it, it may go."""
     a, b, _c = servers
@@ -404,17 +373,17 @@ def test_a_match_open_on_another_server_is_not_deleted(servers: list[Server]) ->
 
 
 @pytest.mark.slow
-def test_seat_changes_on_two_servers_never_give_anyone_a_second_hand(servers: list[Server]) -> None:
+def test_seat_changes_on_two_servers_never_give_anyone_a_second_hand(servers: list[ServeProcess]) -> None:
     """The seat-hopping machine of ``test_fair_tables.py`` with its people on two servers sharing
     the table (each reconnect may come back through the other): nobody's frames, on either server,
     hold the hidden cards of two seats of one deal."""
-    from conftest import scaled
+    from helpers.volume import scaled
     from test_fair_tables import run_seat_hopping
 
     run_seat_hopping(servers[:2], scaled(6))
 
 
-def test_a_session_ended_on_one_server_closes_its_table_on_another(servers: list[Server]) -> None:
+def test_a_session_ended_on_one_server_closes_its_table_on_another(servers: list[ServeProcess]) -> None:
     """Signing out through one server closes the person's table connection on another (each
     server checks its connections' sessions every few seconds)."""
     a, b = servers[0], servers[1]

@@ -9,7 +9,6 @@ import random
 
 import pytest
 
-from conftest import declare_random_exposures, snapshot
 from gongzhu.rules import (
     ALL_CARDS,
     EXPOSABLE,
@@ -27,6 +26,7 @@ from gongzhu.rules import (
     parse_card,
 )
 from gongzhu.rules.cards import cards_in
+from helpers.deals import declare_random_exposures, snapshot
 
 
 class PythonDeal(Deal):

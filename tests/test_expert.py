@@ -4,8 +4,8 @@ and strength that a test can see (R4, R5, R6, R7)."""
 from __future__ import annotations
 
 import json
+import math
 import random
-import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import declare_random_exposures, preset_variants, scaled
+from gongzhu.players import expert as expert_module
 from gongzhu.players import make_player, observe
 from gongzhu.players.expert import ExpertPlayer, FlatMonteCarloPlayer, objective_weights
 from gongzhu.players.observation import Observation
@@ -23,6 +23,9 @@ from gongzhu.players.protocol import observation_from_request
 from gongzhu.players.random_player import RandomPlayer
 from gongzhu.players.sampling import WorldSampler, sample_world
 from gongzhu.rules import EXPOSABLE, PRESETS, Card, Deal, Options, Phase, Seat
+from helpers.clock import TickingClock, use_clock
+from helpers.deals import declare_random_exposures
+from helpers.volume import preset_variants, scaled
 
 VARIANTS: list[tuple[str, dict[str, Any]]] = [
     *((name, {}) for name in PRESETS),
@@ -146,12 +149,20 @@ def test_expert_is_reproducible_with_an_iteration_budget() -> None:
     assert all(v.samples == 20 * 24 for v in a)
 
 
-def test_expert_keeps_to_its_think_time() -> None:
+def test_expert_keeps_to_its_think_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a think time the expert searches worlds until the time has passed, and then stops:
+    on a clock that moves 1/64 s at each reading, 0.1 s is over after 7 worlds (it reads the clock
+    once to set its deadline, then before each world after the first and once more to find the
+    time is up), and the search is the one the same seed makes with a budget of 7 worlds."""
     deal = _midgame(PRESETS["online"], 4, 5)
     obs = observe(deal, deal.turn or Seat.N)
-    start = time.perf_counter()
-    ExpertPlayer(seed=1, think=0.1).choose_play(obs)
-    assert time.perf_counter() - start < 5.0  # stops near its 0.1 s; a margin no busy machine breaks
+    think, clock = 0.1, TickingClock(1 / 64)
+    use_clock(monkeypatch, expert_module, clock)
+    timed = ExpertPlayer(seed=1, think=think).evaluate(obs)
+    worlds = math.ceil(think / clock.step)
+    assert worlds == 7 and clock.readings == 1 + worlds
+    assert timed == ExpertPlayer(seed=1, iterations=worlds).evaluate(obs)
+    assert clock.readings == 1 + worlds  # a budget of worlds reads no clock
 
 
 def _duplicate_margin(strong: str, weak: str, deals: int, budget: int, preset: str = "online",

@@ -11,7 +11,6 @@ from collections import Counter
 
 import pytest
 
-from conftest import play_seq
 from gongzhu.arena.run import ArenaConfig, play_game
 from gongzhu.players import LEVELS, make_player, observe
 from gongzhu.players import expert as expert_module
@@ -20,6 +19,7 @@ from gongzhu.players.observation import Observation
 from gongzhu.players.registry import RESEARCH_LEVELS, arena_levels
 from gongzhu.players.sampling import World
 from gongzhu.rules import PRESETS, Card, Deal, Options, Position, Seat, parse_card, parse_cards
+from helpers.deals import play_seq
 
 ITERATIONS = 4
 

@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 
-from conftest import make_deal, phase, snapshot
 from gongzhu.rules import (
     AH,
     EXPOSABLE,
@@ -23,7 +22,9 @@ from gongzhu.rules import (
     Seat,
     parse_card,
 )
+from gongzhu.rules.exposure import visible_exposures
 from gongzhu.rules.options import Decks
+from helpers.deals import make_deal, phase, snapshot
 
 N, E, S, W = Seat.N, Seat.E, Seat.S, Seat.W
 
@@ -360,3 +361,21 @@ def test_auto_fourth_is_the_missing_exposable_card_after_three() -> None:
             assert PRESETS["online2"].auto_fourth(shown) is None
             assert online.replace(auto_expose_fourth=False).auto_fourth(shown) is None
             assert online.replace(exposure="all").auto_fourth(shown) is None
+
+
+def test_who_sees_a_hidden_exposure() -> None:
+    """R4.4 暗卖, R4.5: a hidden exposure is seen by its own seat; every other seat, and someone
+    at no seat, counts it until its seat plays the card (one copy revealed per play with two
+    decks); a play of the same card by another seat reveals nothing; other kinds are public."""
+    shown, hidden = Exposure(N, AH, "shown"), Exposure(E, QS, "hidden")
+    exposures = [shown, hidden]
+    for seat in (N, S, W, None):
+        assert visible_exposures(exposures, seat, []) == ((shown,), (0, 1, 0, 0))
+        assert visible_exposures(exposures, seat, [(W, QS)]) == ((shown,), (0, 1, 0, 0))
+        assert visible_exposures(exposures, seat, [(S, TC), (E, QS)]) == ((shown, hidden), (0, 0, 0, 0))
+    assert visible_exposures(exposures, E, []) == ((shown, hidden), (0, 0, 0, 0))
+    # Two decks: both copies hidden by East; each copy East plays shows one of them.
+    both = [hidden, hidden]
+    assert visible_exposures(both, N, []) == ((), (0, 2, 0, 0))
+    assert visible_exposures(both, N, [(E, QS)]) == ((hidden,), (0, 1, 0, 0))
+    assert visible_exposures(both, N, [(E, QS), (W, QS), (E, QS)]) == ((hidden, hidden), (0, 0, 0, 0))

@@ -30,8 +30,11 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, rule, run_state_machine_as_test
 from websockets.exceptions import ConnectionClosed
 
-from conftest import Live, LiveServer, Message, Someone, random_exposures, scaled
 from gongzhu.records import check_file
+from helpers.client import Message, random_exposures
+from helpers.live import Live, Someone
+from helpers.servers import LiveServer
+from helpers.volume import scaled
 from test_tables import cards_in, new_table, visible
 
 SEATS = "NESW"

@@ -15,8 +15,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import ONE_DECK_OPTION_SETS as OPTION_SETS
-from conftest import played_deal, python_deal, replay_playout, scaled
 from gongzhu.rules import ALL_CARDS, EXPOSABLE, PRESETS, Deal, Options, Phase, Seat, raw_scores
 from gongzhu.rules.cards import AH, JD, POINT_CARDS_MASK, QS, TC, Card, parse_cards
 from gongzhu.rules.model import Exposure
@@ -31,6 +29,9 @@ from gongzhu.search.fast import (
     random_deal_trace,
     random_deals,
 )
+from helpers.fastpath import ONE_DECK_OPTION_SETS as OPTION_SETS
+from helpers.fastpath import played_deal, python_deal, replay_playout
+from helpers.volume import scaled
 
 # --------------------------------------------------------------------------- option sets
 

@@ -17,12 +17,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import declare_random_exposures, preset_option_sets, scaled
 from gongzhu.rules import ALL_CARDS, PRESETS, Deal, Options, Phase, Seat, raw_scores
 from gongzhu.rules.cards import POINT_CARDS_MASK, Card, parse_cards
 from gongzhu.rules.model import Exposure
 from gongzhu.search.fast import POLICY_HEURISTIC, POLICY_UNIFORM, Policy
 from gongzhu.search.fast2 import FastPosition2, PlayoutTrace2, encode, encode_parts
+from helpers.deals import declare_random_exposures, preset_option_sets
+from helpers.volume import scaled
 
 _OVERRIDES: list[dict[str, Any]] = [
     {},

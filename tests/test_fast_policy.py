@@ -15,8 +15,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import ONE_DECK_OPTION_SETS as OPTION_SETS
-from conftest import played_deal, python_deal, replay_playout, scaled
 from gongzhu.rules import ALL_CARDS, EXPOSABLE, Options, Seat
 from gongzhu.rules.cards import Card, parse_cards
 from gongzhu.rules.options import DiscardColor
@@ -32,6 +30,9 @@ from gongzhu.search.fast import (
     random_deal_trace,
     random_deals,
 )
+from helpers.fastpath import ONE_DECK_OPTION_SETS as OPTION_SETS
+from helpers.fastpath import played_deal, python_deal, replay_playout
+from helpers.volume import scaled
 
 H, U = POLICY_HEURISTIC, POLICY_UNIFORM
 POLICIES: list[Policy] = [H, (H, U, U, U), (U, H, H, U), (H, H, H, U), (U, U, U, H)]

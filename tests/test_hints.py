@@ -7,15 +7,14 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import math
 import random
-import statistics
-import time
 from pathlib import Path
 
 import pytest
 
+import gongzhu.players.expert as expert_module
 import gongzhu.players.hints as hints_module
-from conftest import declare_random_exposures
 from gongzhu.players import observe
 from gongzhu.players.hints import DEFAULT_HINT_THINK, hints
 from gongzhu.players.intermediate import IntermediatePlayer, Table, reason_for
@@ -23,6 +22,8 @@ from gongzhu.players.learned import LearnedPlayer
 from gongzhu.players.protocol import observation_from_request
 from gongzhu.players.sampling import NoWorldError, sample_world
 from gongzhu.rules import PRESETS, Deal, Seat
+from helpers.clock import TickingClock, use_clock
+from helpers.deals import declare_random_exposures
 
 
 def _position(preset: str, seed: int, plays: int) -> Deal:
@@ -55,19 +56,23 @@ def test_no_hint_when_it_is_not_the_seats_turn() -> None:
     assert hints(observe(deal, other)) == []
 
 
-def test_hints_keep_to_their_budget() -> None:
-    """Hints search for their budget (DEFAULT_HINT_THINK, 0.6 s) and then stop: the median is
-    far from unbounded (a margin a busy machine cannot break; benchmarks measure the real time)."""
-    times = []
-    for seed in range(5):
+def test_hints_keep_to_their_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hints search for their budget (DEFAULT_HINT_THINK, 0.6 s) and then stop: on a clock that
+    moves 1/32 s at each reading, after 20 worlds, the hints a budget of 20 worlds gives from the
+    same seed (benchmarks/hints.py measures the real time)."""
+    clock = TickingClock(1 / 32)
+    use_clock(monkeypatch, expert_module, clock)
+    worlds = math.ceil(DEFAULT_HINT_THINK / clock.step)
+    assert worlds == 20
+    for seed in range(3):
         deal = _position("online", 10 + seed, 5)
         turn = deal.turn
         assert turn is not None
         obs = observe(deal, turn)
-        start = time.perf_counter()
-        hints(obs, seed=seed)
-        times.append(time.perf_counter() - start)
-    assert statistics.median(times) <= 5 * DEFAULT_HINT_THINK, times
+        before = clock.readings
+        timed = hints(obs, seed=seed)
+        assert clock.readings - before == 1 + worlds  # the deadline, then a reading a world after the first
+        assert timed == hints(obs, seed=seed, iterations=worlds)
 
 
 def test_hints_for_a_position_whose_worlds_need_backtracking(caplog: pytest.LogCaptureFixture) -> None:

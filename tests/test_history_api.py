@@ -4,7 +4,7 @@ to be continued, and ``DELETE /api/matches/{id}`` deletes it with every row stor
 else is asked to be deleted — a match of someone else, one with finished deals, a table for
 people, one a page has open, an unknown or malformed id, a request from another site — is refused
 with a catalog message in both languages and changes nothing.  Run on SQLite and on PostgreSQL
-(:data:`conftest.STORES`); the revision that taught the store which matches are single-player
+(:data:`helpers.database.STORES`); the revision that taught the store which matches are single-player
 (``0003``) tells the matches of an older database apart.
 """
 
@@ -18,10 +18,11 @@ from sqlalchemy import create_engine, func, insert, select
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from conftest import LOCAL, STORES, Browser, all_matches, local_client, new_match, play_deal, refused, seating, user_of
 from gongzhu.server import migrations as mig
 from gongzhu.server.identity import Identity
 from gongzhu.server.store import _ACTIONS, _DEALS, MATCH_PLAYERS, Store
+from helpers.client import LOCAL, Browser, all_matches, local_client, new_match, play_deal, refused, seating, user_of
+from helpers.database import STORES
 
 pytestmark = pytest.mark.parametrize("db_url", STORES, indirect=True)
 

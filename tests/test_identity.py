@@ -17,18 +17,18 @@ from typing import Any
 
 import pytest
 from alembic import command
-from argon2 import PasswordHasher
+from argon2 import PasswordHasher, Type
 from itsdangerous import TimestampSigner, URLSafeTimedSerializer
 from sqlalchemy import create_engine, insert, select, text, update
 from starlette.testclient import TestClient
 
-from conftest import LOCAL, STORES, Browser, act, local_client, new_match
 from gongzhu.messages import catalog
 from gongzhu.rules.match import title_for
 from gongzhu.server import migrations
 from gongzhu.server.accounts import FREE_FAILURES, LEADERBOARD_MAX, SIGNUPS_PER_ADDRESS, Attempts
 from gongzhu.server.app import create_app
 from gongzhu.server.identity import (
+    CHEAP_HASHING_ENV,
     COOKIE,
     COOKIE_MAX_AGE,
     LOCAL_USER,
@@ -37,9 +37,12 @@ from gongzhu.server.identity import (
     Identity,
     _loopback,
     check_name,
+    default_hasher,
     name_key,
 )
-from gongzhu.server.store import _MATCHES, MATCH_PLAYERS, SETTINGS, USERS, Store
+from gongzhu.server.store import MATCH_PLAYERS, MATCHES, SETTINGS, USERS, Store
+from helpers.client import LOCAL, Browser, act, local_client, new_match
+from helpers.database import STORES
 
 PASSWORD = "correct horse"
 GUEST = re.compile(r"游客[0-9]{4,}")
@@ -99,7 +102,7 @@ def add_match(store: Store, match_id: str, created: str, user_id: str, *, visibi
               over: bool = True, deals: int = 3, total: int = -120, pig: bool = True) -> None:
     """A match as the tables store it (schema revision 0002), played by ``user_id``."""
     with store.engine.begin() as c:
-        c.execute(insert(_MATCHES).values(
+        c.execute(insert(MATCHES).values(
             id=match_id, created=created, preset="online", options={}, levels={}, speed="normal", seed=1,
             totals=[0, 0, total, 0], deals=deals, in_deal=False, over=over, winners=[], pigs=[],
             visibility=visibility, status="over" if over else "playing"))
@@ -283,8 +286,32 @@ def test_bad_bodies_name_the_path(client: TestClient) -> None:
     assert r.status_code == 400 and r.json()["error"].startswith("$.everywhere: ")
 
 
-def test_a_password_hashed_with_old_parameters_is_hashed_again(tmp_path: Path) -> None:
-    """A login under new hasher parameters stores a new hash (argon2's check_needs_rehash)."""
+def test_passwords_are_hashed_at_production_strength_by_default(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server hashes passwords at argon2-cffi's default argon2id parameters (RFC 9106's
+    low-memory profile: 3 passes over 64 MiB in 4 lanes); the cheapest ones only where
+    ``GONGZHU_TEST_CHEAP_HASHING`` is ``1`` (the tests set it: ``tests/conftest.py``)."""
+    production = (3, 64 * 1024, 4)
+    monkeypatch.delenv(CHEAP_HASHING_ENV, raising=False)
+    hasher = default_hasher()
+    assert (hasher.time_cost, hasher.memory_cost, hasher.parallelism) == production
+    assert hasher.type is Type.ID
+    assert (PasswordHasher().time_cost, PasswordHasher().memory_cost, PasswordHasher().parallelism) == production
+    app = create_app(f"sqlite:///{tmp_path / 'g.db'}", pace=0, static_dir=tmp_path / "none")
+    served: PasswordHasher = app.state.identity.hasher
+    assert (served.time_cost, served.memory_cost, served.parallelism) == production
+    for value in ("", "0", "true", "yes"):
+        monkeypatch.setenv(CHEAP_HASHING_ENV, value)
+        assert default_hasher().memory_cost == 64 * 1024, value
+    monkeypatch.setenv(CHEAP_HASHING_ENV, "1")
+    cheap = default_hasher()
+    assert (cheap.time_cost, cheap.memory_cost, cheap.parallelism) == (1, 8, 1)
+
+
+def test_a_password_hashed_with_old_parameters_is_hashed_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A login under new hasher parameters stores a new hash (argon2's check_needs_rehash): here
+    from cheaper ones to the production parameters."""
+    monkeypatch.delenv(CHEAP_HASHING_ENV, raising=False)
     store = Store(f"sqlite:///{tmp_path / 'g.db'}")
     try:
         cheap = PasswordHasher(time_cost=1, memory_cost=8 * 1024, parallelism=1)

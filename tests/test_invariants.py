@@ -11,7 +11,6 @@ from typing import Any
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from conftest import R10_VALUES, scaled, snapshot
 from gongzhu.rules import (
     ALL_CARDS,
     JD,
@@ -28,6 +27,8 @@ from gongzhu.rules import (
     resolve_options,
 )
 from gongzhu.rules.scoring import is_point_card
+from helpers.deals import R10_VALUES, snapshot
+from helpers.volume import scaled
 
 # The R10 keys that change dealing, exposure, play or scoring (not the match keys of R8).
 RULE_VALUES: dict[str, list[Any]] = {

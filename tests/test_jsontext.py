@@ -14,7 +14,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import scaled
 from gongzhu.jsontext import (
     MAX_DEPTH,
     MAX_INT_DIGITS,
@@ -25,6 +24,7 @@ from gongzhu.jsontext import (
     loads_strict,
     show,
 )
+from helpers.volume import scaled
 
 
 def refused(text: str) -> str:

@@ -78,3 +78,89 @@ def test_every_package_says_what_lives_there_and_what_it_may_import(package: str
     doc = importlib.import_module(f"gongzhu.{package}").__doc__ or ""
     assert len(doc.split()) >= 8, f"gongzhu.{package} has no docstring saying what lives there"
     assert "import" in doc, f"gongzhu.{package}'s docstring does not say what it may import"
+
+
+# ---------------------------------------------------------------------- the game server's rooms
+
+SERVER = SRC / "server"
+
+#: The game server's modules, lower floors first (docs/architecture.md, The game server): each may
+#: import only modules before it — at the top of the file, inside a function or for type
+#: checking alike — so no two of them import each other, however indirectly.
+SERVER_FLOORS: list[str] = [
+    "policy", "names", "wire", "bus", "clock", "rulebook",
+    "migrations", "store", "migrations.env", "transport",
+    "bodies", "views", "rooms", "thinking", "lobby", "table", "dispatch", "registry", "cluster",
+    "identity", "accounts", "reviews", "app", "__init__",
+]
+
+
+def _server_module(path: Path) -> str:
+    rel = path.relative_to(SERVER)
+    if rel.parts[0] == "migrations":
+        return "migrations.env" if rel.name == "env.py" else "migrations"
+    return rel.stem
+
+
+def _server_imports(path: Path) -> set[tuple[str, int]]:
+    """The server's modules ``path`` imports, wherever the import stands."""
+    found: set[tuple[str, int]] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            parts = node.module.split(".")
+            if parts[:2] != ["gongzhu", "server"]:
+                continue
+            if len(parts) > 2:
+                found.add((parts[2], node.lineno))
+            else:  # from gongzhu.server import migrations
+                found.update((a.name, node.lineno) for a in node.names)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                if parts[:2] == ["gongzhu", "server"] and len(parts) > 2:
+                    found.add((parts[2], node.lineno))
+    return found
+
+
+def _server_modules() -> list[Path]:
+    return sorted(SERVER.rglob("*.py"))
+
+
+def test_every_server_module_has_a_floor() -> None:
+    modules = {_server_module(p) for p in _server_modules()}
+    assert modules == set(SERVER_FLOORS), (f"without a floor: {sorted(modules - set(SERVER_FLOORS))}; "
+                                           f"gone: {sorted(set(SERVER_FLOORS) - modules)}")
+
+
+@pytest.mark.parametrize("path", _server_modules(), ids=lambda p: str(p.relative_to(SERVER)))
+def test_server_modules_import_only_the_floors_below(path: Path) -> None:
+    """No import circle among the server's modules: the table does not know the registry, the
+    lobby or the bus's Redis side; the registry hands the table a hub, the lobby a lookup."""
+    module = _server_module(path)
+    floor = SERVER_FLOORS.index(module)
+    bad = [(name, line) for name, line in _server_imports(path)
+           if name != module and name in SERVER_FLOORS and SERVER_FLOORS.index(name) >= floor]
+    unknown = [(name, line) for name, line in _server_imports(path)
+               if name not in SERVER_FLOORS and not (module == "migrations" and name == "migrations")]
+    assert not unknown, f"{path.relative_to(SRC)} imports server modules without a floor: {unknown}"
+    assert not bad, f"{path.relative_to(SRC)} imports {bad}: {module} may import only {SERVER_FLOORS[:floor]}"
+
+
+@pytest.mark.parametrize("path", _server_modules(), ids=lambda p: str(p.relative_to(SERVER)))
+def test_server_modules_use_no_private_name_of_another(path: Path) -> None:
+    """A module of the server reaches another only through its public names: no ``_name``
+    imported from it, no ``other._name`` of an object that is not ``self`` (SQLAlchemy's
+    ``row._mapping`` is public, its underscore only keeps it apart from column names)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    bad: list[tuple[str, int]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("gongzhu."):
+            bad += [(a.name, node.lineno) for a in node.names if a.name.startswith("_") and a.name != "__version__"]
+        elif isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+            owner = node.value
+            if isinstance(owner, ast.Name) and owner.id in ("self", "cls"):
+                continue
+            if node.attr == "_mapping":
+                continue
+            bad.append((ast.unparse(node), node.lineno))
+    assert not bad, f"{path.relative_to(SRC)} uses private names of other modules or objects: {bad}"

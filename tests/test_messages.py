@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from conftest import local_client
 from gongzhu.messages import LANGS, Text, catalog, catalog_bytes, has, params_of, plural_types, render
 from gongzhu.rules import Deal, Options, Seat
 from gongzhu.rules.errors import IllegalPlayError, message
 from gongzhu.server.app import create_app
+from helpers.client import local_client
 
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src" / "gongzhu"

@@ -17,23 +17,13 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from conftest import (
-    HANDS_A,
-    HANDS_B,
-    SOURCE_EXAMPLE,
-    Browser,
-    deal_of,
-    local_client,
-    make_deal,
-    new_match,
-    play_seq,
-    run_play,
-    two_deck_deal,
-)
 from gongzhu.rules import Deal, IllegalPlayError, Options, Seat
 from gongzhu.rules.errors import CardError, GongzhuError, message
 from gongzhu.server import create_app
-from gongzhu.server.table import Tables
+from gongzhu.server.registry import Tables
+from helpers.cli import run_play
+from helpers.client import Browser, deal_of, local_client, new_match
+from helpers.deals import HANDS_A, HANDS_B, SOURCE_EXAMPLE, make_deal, play_seq, two_deck_deal
 
 N, E, S, W = Seat.N, Seat.E, Seat.S, Seat.W
 CHINESE = re.compile(r"[\u4e00-\u9fff]")

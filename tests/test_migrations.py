@@ -1,5 +1,5 @@
 """The store's schema migrations (:mod:`gongzhu.server.migrations`), on a SQLite file and on a
-throwaway PostgreSQL (marker ``postgres``, :data:`conftest.STORES`).
+throwaway PostgreSQL (marker ``postgres``, :data:`helpers.database.STORES`).
 
 A database made before the schema was versioned is built here from a frozen copy of its table
 definitions (:data:`_LEGACY`, never to be edited: it is what servers of that time wrote) and
@@ -46,7 +46,6 @@ from sqlalchemy import (
 )
 from starlette.testclient import TestClient
 
-from conftest import STORES, Browser, act, local_client, new_match, seating, user_of
 from gongzhu.cli.main import main as gongzhu_main
 from gongzhu.records.format import dump_record
 from gongzhu.server import create_app
@@ -54,6 +53,8 @@ from gongzhu.server import migrations as mig
 from gongzhu.server.identity import LOCAL_USER, User
 from gongzhu.server.migrations.__main__ import main as migrations_main
 from gongzhu.server.store import METADATA, Store
+from helpers.client import Browser, act, local_client, new_match, seating, user_of
+from helpers.database import STORES
 
 # ---------------------------------------------------------------------- the schema before versioning
 

@@ -34,12 +34,13 @@ from sqlalchemy import create_engine, select, text
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from conftest import LOCAL, STORES, Browser, local_client, new_match, play_deal, refused, seating, user_of
 from gongzhu.server import migrations
 from gongzhu.server.app import create_app
 from gongzhu.server.identity import AccountError, check_name, check_password
 from gongzhu.server.names import common_password, invisible, name_skeleton, reserved
 from gongzhu.server.store import MATCH_PLAYERS, USERS, Charge, Store
+from helpers.client import LOCAL, Browser, local_client, new_match, play_deal, refused, seating, user_of
+from helpers.database import STORES
 
 PASSWORD = "correct horse"
 

@@ -9,9 +9,12 @@ from typing import Any
 
 import pytest
 
-from conftest import declare_random_exposures, preset_variants, scaled
+from gongzhu.players import observation
 from gongzhu.players.observation import Observation, observe
-from gongzhu.rules import PRESETS, Card, Deal, Phase, Seat
+from gongzhu.rules import PRESETS, Card, Deal, Options, Phase, Seat
+from gongzhu.rules.exposure import visible_exposures
+from helpers.deals import declare_random_exposures
+from helpers.volume import preset_variants, scaled
 
 VARIANTS: list[tuple[str, dict[str, Any]]] = [
     *((name, {}) for name in PRESETS),
@@ -94,3 +97,29 @@ def test_an_observation_has_no_field_for_other_hands() -> None:
     names = {f.name for f in dataclasses.fields(Observation)}
     assert "hands" not in names and "dealt" not in names
     assert "deal" not in names
+
+
+@pytest.mark.parametrize("options", [PRESETS["online"].replace(exposure="hidden"),
+                                     PRESETS["online"].replace(exposure="sell_x4_x2"),
+                                     PRESETS["online2"].replace(exposure="hidden")], ids=["hidden", "sell", "hidden2"])
+def test_players_see_the_exposures_the_rules_core_shows(options: Options) -> None:
+    """The players' observation (and the name the game server imports from it) is the rules
+    core's rule itself, and at every position of random deals each seat's observation holds
+    exactly the exposures and hidden counts the rule gives that seat."""
+    assert observation.visible_exposures is visible_exposures
+    hidden_seen = 0
+    for seed in range(scaled(6)):
+        rng = random.Random(seed)
+        deal = Deal.new(options, seed)
+        declare_random_exposures(deal, rng, p=0.9)
+        while True:
+            played = [(s, c) for t in deal.tricks for s, p in t.plays for c in p]
+            played += [(s, c) for s, p in deal.current_trick for c in p]
+            for seat in Seat:
+                obs = observe(deal, seat)
+                assert (obs.exposures, obs.hidden_counts) == visible_exposures(deal.exposures, seat, played)
+                hidden_seen += sum(obs.hidden_counts)
+            if deal.is_over:
+                break
+            deal.play(rng.choice(deal.legal_plays()))
+    assert hidden_seen > 0

@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-from conftest import R10_VALUES
 from gongzhu.rules import (
     OPTION_KEYS,
     PRESETS,
@@ -19,6 +18,7 @@ from gongzhu.rules import (
 )
 from gongzhu.rules.errors import message
 from gongzhu.rules.options import OPTION_CHOICES, ExposureRule, FirstLead
+from helpers.deals import R10_VALUES
 
 # R9 "The base (= online)", transcribed from the rule book, not from the engine.
 BASE: dict[str, Any] = {

@@ -13,7 +13,6 @@ from collections.abc import Callable
 
 import pytest
 
-from conftest import run_play
 from gongzhu.cli.play import TerminalGame
 from gongzhu.players import Player, RandomPlayer
 from gongzhu.players.observation import Observation
@@ -29,6 +28,7 @@ from gongzhu.rules import (
     parse_card,
     parse_cards,
 )
+from helpers.cli import run_play
 
 
 def scripted_game(

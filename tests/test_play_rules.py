@@ -11,18 +11,6 @@ from typing import Any
 
 import pytest
 
-from conftest import (
-    HANDS_A,
-    HANDS_B,
-    SOURCE_EXAMPLE,
-    TWO_DECK_OPTS,
-    complete_hands,
-    legal,
-    make_deal,
-    play_seq,
-    snapshot,
-    two_deck_deal,
-)
 from gongzhu.rules import (
     JD,
     QS,
@@ -36,6 +24,18 @@ from gongzhu.rules import (
     parse_cards,
 )
 from gongzhu.rules.options import Direction, ExposureRule, FirstLead
+from helpers.deals import (
+    HANDS_A,
+    HANDS_B,
+    SOURCE_EXAMPLE,
+    TWO_DECK_OPTS,
+    complete_hands,
+    legal,
+    make_deal,
+    play_seq,
+    snapshot,
+    two_deck_deal,
+)
 
 N, E, S, W = Seat.N, Seat.E, Seat.S, Seat.W
 

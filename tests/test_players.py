@@ -7,10 +7,10 @@ from collections import Counter
 
 import pytest
 
-from conftest import scaled
 from gongzhu.players import Player, RandomPlayer
 from gongzhu.players.observation import observe
 from gongzhu.rules import PRESETS, Deal, Options, Play, Seat, deal_seed
+from helpers.volume import scaled
 
 #: Every preset, plus option sets that exercise the other exposure kinds and play restrictions.
 OPTION_SETS: dict[str, Options] = {

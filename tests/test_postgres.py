@@ -5,7 +5,7 @@ A throwaway PostgreSQL cluster is started for the session (``initdb`` + ``pg_ctl
 machine's PostgreSQL, listening on a Unix socket in a temporary folder only, run as the
 ``postgres`` user when the tests run as root; the ``postgres_server`` and ``pg_url`` fixtures of
 ``conftest.py``); each test gets a fresh database.  The server tests parametrized with
-``conftest.STORES`` run on it too (``tests/test_server.py``: a whole match over the WebSocket
+``helpers.database.STORES`` run on it too (``tests/test_server.py``: a whole match over the WebSocket
 with its scores, records and lifetime score, refusals that change nothing, a restart mid-deal
 that resumes), marked ``postgres`` like this module.
 Without PostgreSQL installed the tests are skipped, except under CI (``CI`` set), where that is
@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import seating
 from gongzhu.server.identity import Identity
 from gongzhu.server.store import Charge, Store
+from helpers.client import seating
 
 pytestmark = pytest.mark.postgres
 

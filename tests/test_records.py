@@ -34,6 +34,7 @@ from gongzhu.records import (
     replay_states,
 )
 from gongzhu.rules import PRESETS, Deal, Match, Options, Seat, parse_card, resolve_options
+from gongzhu.rules.cards import hand_size, too_many_copies
 from gongzhu.rules.dealing import deal_seed
 from gongzhu.rules.errors import IllegalPlayError, OptionError
 
@@ -402,6 +403,34 @@ def test_duplicated_card() -> None:
         f"$.hands: {dup} is dealt 2 times ($.hands.N[0], $.hands.S[{where}]), but every card is dealt "
         "exactly once with 1 deck(s) (R1)"
     )
+
+
+@pytest.mark.parametrize("index", [0, 3], ids=["one deck", "two decks"])
+def test_card_counts_are_refused_as_the_rules_core_counts(index: int) -> None:
+    """R1: whichever card of a record's hands is put in another's place, the record is refused
+    where the rules core's count (``too_many_copies``) finds a card too often, naming that card
+    and each of its places; a hand one card short is refused with the core's hand size."""
+    record = golden()[index]
+    decks = record["options"]["decks"]
+    once = "once" if decks == 1 else "twice"
+    rng = random.Random(index)
+    for _ in range(20):
+        bad = copy.deepcopy(record)
+        a, b = rng.sample("NESW", 2)
+        i, j = rng.randrange(hand_size(decks)), rng.randrange(hand_size(decks))
+        if bad["hands"][b][j] == bad["hands"][a][i]:
+            continue  # two decks: the other copy already
+        bad["hands"][b][j] = bad["hands"][a][i]
+        placed = [(parse_card(c), f"$.hands.{s}[{k}]") for s in "NESW" for k, c in enumerate(bad["hands"][s])]
+        found = too_many_copies(placed, decks)
+        assert found is not None
+        c, places = found
+        assert error_of(bad) == (f"$.hands: {c.code} is dealt {len(places)} times ({', '.join(places)}), but "
+                                 f"every card is dealt exactly {once} with {decks} deck(s) (R1)")
+    short = copy.deepcopy(record)
+    short["hands"]["E"].pop()
+    assert error_of(short) == (f"$.hands.E: {hand_size(decks) - 1} cards, but each hand has {hand_size(decks)} "
+                               f"with {decks} deck(s) (R1)")
 
 
 def test_extra_top_level_fields_are_carried() -> None:

@@ -25,12 +25,12 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from conftest import LOCAL, local_client, new_match, play_deal
-from conftest import refused as shared_refused
 from gongzhu.review import REVIEW_FORMAT, Budget, Reviewer
 from gongzhu.rules import Seat
 from gongzhu.server.app import create_app
 from gongzhu.server.reviews import ReviewRefused, Reviews
+from helpers.client import LOCAL, local_client, new_match, play_deal
+from helpers.client import refused as shared_refused
 
 #: A small review budget: fixed worlds (reproducible), two par replays, a small solver limit.
 SMALL = Budget(think=None, worlds=4, par_replays=2, par_worlds=2, exact_limit=20_000)
@@ -62,7 +62,7 @@ def post(client: TestClient, match_id: str, body: Any, k: int | str = 0, **heade
 
 
 def refused(response: Any, status: int, code: str) -> dict[str, Any]:
-    """A refusal of the catalog (conftest.refused), never kept by a cache."""
+    """A refusal of the catalog (helpers.client.refused), never kept by a cache."""
     body = shared_refused(response, status, code)
     assert response.headers["cache-control"] == "no-store"
     return body

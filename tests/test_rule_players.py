@@ -17,13 +17,13 @@
 from __future__ import annotations
 
 import math
+import random
 import statistics
 import time
 from collections.abc import Callable, Mapping, Sequence
 
 import pytest
 
-from conftest import scaled
 from gongzhu.players import Player, RandomPlayer, make_player, observe
 from gongzhu.players.beginner import BeginnerPlayer
 from gongzhu.players.intermediate import IntermediatePlayer, Table, play_key, reason_for
@@ -42,7 +42,10 @@ from gongzhu.rules import (
     parse_card,
     parse_cards,
 )
+from gongzhu.rules.legal import offends
 from gongzhu.rules.model import Play
+from helpers.deals import declare_random_exposures
+from helpers.volume import scaled
 
 #: Every preset, plus option sets that exercise the other exposure kinds and play restrictions.
 OPTION_SETS: dict[str, Options] = {
@@ -493,11 +496,11 @@ def test_intermediate_beats_beginner_with_two_decks() -> None:
 # ---------------------------------------------------------------------- speed
 
 
-def test_intermediate_decides_within_20_ms() -> None:
-    """p95 of the intermediate's decision time over a few hundred decisions, one deck and two
-    decks.  Measured over 30 deals each (decisions with a real choice): one deck p50 0.28 ms,
-    p95 0.71 ms; two decks p50 0.37 ms, p95 1.2 ms.  The assertion only catches a player gone
-    badly slow (a margin of about 100x that a busy machine cannot break)."""
+def test_intermediate_decides_every_decision_of_whole_deals() -> None:
+    """The intermediate decides a few hundred decisions, one deck and two decks, each a legal
+    play, and the test prints its decision time (p95; no test asserts wall time).  Measured over
+    30 deals each (decisions with a real choice): one deck p50 0.28 ms, p95 0.71 ms; two decks
+    p50 0.37 ms, p95 1.2 ms."""
     times: list[float] = []
     for name in ("online", "online2"):
         options = PRESETS[name]
@@ -513,8 +516,8 @@ def test_intermediate_decides_within_20_ms() -> None:
                 deal.play(play, turn)
     times.sort()
     assert len(times) >= 300
-    p95 = times[int(0.95 * len(times))]
-    assert p95 < 0.1, f"p95 {p95 * 1000:.1f} ms"
+    print(f"intermediate: {len(times)} decisions, p50 {times[len(times) // 2] * 1000:.2f} ms, "
+          f"p95 {times[int(0.95 * len(times))] * 1000:.2f} ms")
 
 
 def test_table_reads_the_trick() -> None:
@@ -523,3 +526,36 @@ def test_table_reads_the_trick() -> None:
     table = Table(observe(deal, Seat.E))
     assert table.led == Suit.CLUBS and table.best_seat == Seat.S and table.after == [Seat.N]
     assert table.pig_val == -100 and table.sheep_val == 100
+
+
+@pytest.mark.parametrize("name", ["penalty", "penalty2"])
+def test_the_intermediate_judges_the_penalty_offence_as_the_rules_do(name: str) -> None:
+    """R5.2 ``discard_color=penalty``: at every position of random deals, the intermediate's table
+    calls a legal play an offence exactly when the rules core does, and, while nobody in the
+    trick has offended yet, exactly when the deal then makes the seat the one who takes the
+    trick's point cards (its offender, or the taker once the trick is complete)."""
+    options = OPTION_SETS[name]
+    offences = 0
+    for seed in range(scaled(6)):
+        rng = random.Random(seed)
+        deal = Deal.new(options, seed)
+        declare_random_exposures(deal, rng)
+        while not deal.is_over:
+            seat = deal.turn
+            assert seat is not None
+            obs = observe(deal, seat)
+            table, view = Table(obs), obs.seat_view()
+            first = deal.position().offender < 0
+            for play in deal.legal_plays():
+                judged = table.offends(play)
+                assert judged == offends(view, tuple(c.index for c in play)), (seed, play)
+                offences += judged
+                if first:
+                    after = deal.copy()
+                    done = after.play(play).trick
+                    if done is None:
+                        assert (after.position().offender == seat) == judged, (seed, play)
+                    else:
+                        assert done.taker == (seat if judged else done.winner), (seed, play)
+            deal.play(rng.choice(deal.legal_plays()))
+    assert offences > 0

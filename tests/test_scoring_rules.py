@@ -10,7 +10,6 @@ from collections.abc import Sequence
 
 import pytest
 
-from conftest import complete_hands
 from gongzhu.rules import (
     ALL_CARDS,
     Card,
@@ -30,6 +29,7 @@ from gongzhu.rules.scoring import (
     score_deal,
     seat_scores,
 )
+from helpers.deals import complete_hands
 
 N, E, S, W = Seat.N, Seat.E, Seat.S, Seat.W
 RAW = Options(scoring="raw")

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from conftest import scaled
 from gongzhu.cli import selfplay
 from gongzhu.records.replay import check_file
 from gongzhu.rules import Options, match_over
+from helpers.volume import scaled
 
 
 def run_selfplay(argv: list[str]) -> int:

@@ -9,7 +9,6 @@ sends is recorded and read for cards South may not see.
 from __future__ import annotations
 
 import asyncio
-import itertools
 import json
 import random
 import re
@@ -22,8 +21,18 @@ import pytest
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from conftest import (
-    STORES,
+from gongzhu.players import observe
+from gongzhu.players.hints import hints
+from gongzhu.records.replay import check_file, replay
+from gongzhu.rules import PRESETS, OptionError, Seat, resolve_options, title_for
+from gongzhu.rules.cards import ALL_CARDS, parse_card
+from gongzhu.rules.scoring import is_point_card
+from gongzhu.server import create_app
+from gongzhu.server.bodies import SPEEDS
+from gongzhu.server.registry import Tables
+from gongzhu.server.store import Store
+from gongzhu.server.table import Table
+from helpers.client import (
     Browser,
     Message,
     act,
@@ -32,18 +41,11 @@ from conftest import (
     deal_of,
     local_client,
     new_match,
-    settled,
     state_message,
     unversioned,
     user_of,
 )
-from gongzhu.players import observe
-from gongzhu.players.hints import hints
-from gongzhu.records.replay import check_file, replay
-from gongzhu.rules import PRESETS, OptionError, Seat, resolve_options, title_for
-from gongzhu.server import create_app
-from gongzhu.server.store import Store
-from gongzhu.server.table import SPEEDS, Table, Tables
+from helpers.database import STORES
 
 # ---------------------------------------------------------------------- what South may see
 
@@ -357,7 +359,7 @@ def test_out_of_turn_play_is_refused(client: TestClient) -> None:
         browser.settle()
         browser.send({"type": "expose", "cards": []})
         state = browser.settle()
-        tables.pace = 60.0  # the next computer player now takes its time
+        tables.pools.pace = 60.0  # the next computer player now takes its time
         card = state["legal"][0]
         browser.send({"type": "play", "cards": card})
         played = browser.receive()
@@ -454,9 +456,9 @@ def test_a_quick_hint_is_the_networks_ranking(client: TestClient) -> None:
         ranked = hints(observe(deal_of(table), Seat.S), quick=True)
         assert [(h["cards"], h["expected"]) for h in quick["hints"]] == \
             [([c.code for c in h.play], h.expected) for h in ranked]
-        shared = table._quick_hint
+        shared = table.thinking.quick_hint
         browser.send({"type": "hint", "quick": True})
-        assert browser.receive() == quick and table._quick_hint is shared
+        assert browser.receive() == quick and table.thinking.quick_hint is shared
 
 
 @pytest.mark.parametrize(("value", "shown"), [
@@ -574,34 +576,32 @@ def test_a_play_is_answered_first_with_itself(client: TestClient) -> None:
     print(f"first reply to a play: median {times[len(times) // 2] * 1000:.1f} ms, max {times[-1] * 1000:.1f} ms")
 
 
-def test_computer_players_take_the_pace(db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """With a pace, each computer play waits that long after the one before (the speed setting,
-    here overridden), on the server's own clock (a client's receive times carry delivery jitter)."""
-    commits: list[float] = []
-    play = Table._computer_play
+def test_computer_players_take_the_pace(db_url: str, tmp_path: Path) -> None:
+    """With a pace, each computer player waits the pace (half of it for an exposure) from when it
+    began to think before it plays (the speed setting, here overridden), on the server's clock —
+    here one that stands still, so each wait is the whole pace."""
+    waits: list[float] = []
 
-    def timed(table: Table, *args: Any) -> None:
-        commits.append(asyncio.get_running_loop().time())
-        play(table, *args)
+    async def sleep(seconds: float) -> None:
+        waits.append(seconds)
+        await asyncio.sleep(0)
 
-    monkeypatch.setattr(Table, "_computer_play", timed)
-    with local_client(create_app(db_url, pace=0.05, static_dir=tmp_path)) as client:
-        match_id = new_match(client, seed=3, options={"exposure": "none"})
+    app = create_app(db_url, pace=0.05, static_dir=tmp_path)
+    tables: Tables = app.state.tables
+    tables.pools.now, tables.pools.sleep = (lambda: 100.0), sleep
+    with local_client(app) as client:
+        match_id = new_match(client, seed=3)
         with client.websocket_connect(f"/ws/{match_id}") as ws:
             browser = Browser(ws)
             state = browser.settle()
-            while len(commits) < 7 and state["phase"] == "play":
-                before = len(commits)
+            declared = len(waits)
+            assert declared == 3 and waits == [0.025] * 3  # N, E and W declare at half the pace
+            browser.send({"type": "expose", "cards": []})
+            state = browser.settle()
+            while len(waits) < 10 and state["phase"] == "play":
                 browser.send({"type": "play", "cards": state["legal"][0]})
-                while True:
-                    message = browser.receive()
-                    if message["type"] == "state" and settled(message["state"]):
-                        break
-                state = browser.state
-                # the computers' plays after South's: each waits the pace after the one before
-                gaps = [b - a for a, b in itertools.pairwise(commits[before:])]
-                assert all(gap >= 0.05 - 0.001 for gap in gaps), gaps
-    assert len(commits) >= 7
+                state = browser.settle()
+    assert len(waits) >= 10 and waits[declared:] == [0.05] * (len(waits) - declared)
 
 
 def test_speeds() -> None:
@@ -620,6 +620,8 @@ def test_config(client: TestClient) -> None:
     assert "deals:N" in config["options"]["match_end"]
     assert {"random", "beginner", "intermediate", "expert", "learned"} <= set(config["levels"])
     assert config["speeds"] == SPEEDS and config["seat"] == "S"
+    # the point cards of the rules core (R2), which the pages' record replays take from here
+    assert {parse_card(c) for c in config["point_cards"]} == {c for c in ALL_CARDS if is_point_card(c)}
 
 
 @pytest.mark.parametrize(("body", "words"), [

@@ -38,7 +38,6 @@ from hypothesis import strategies as st
 from starlette.testclient import TestClient, WebSocketDenialResponse, WebSocketTestSession
 from starlette.websockets import WebSocketDisconnect
 
-from conftest import LOCAL, deal_of, local_client
 from gongzhu.formats.web import MAX_CHAT
 from gongzhu.jsontext import JSONTextError, loads_strict
 from gongzhu.messages import has
@@ -47,9 +46,12 @@ from gongzhu.rules.errors import GongzhuError
 from gongzhu.rules.options import OPTION_KEYS
 from gongzhu.server import create_app
 from gongzhu.server.app import match_summary
+from gongzhu.server.bodies import SPEEDS
 from gongzhu.server.policy import MAX_BODY_BYTES, MAX_MESSAGE_BYTES
+from gongzhu.server.registry import Tables
 from gongzhu.server.store import Store
-from gongzhu.server.table import SPEEDS, Table, Tables
+from gongzhu.server.table import Table
+from helpers.client import LOCAL, deal_of, local_client
 from malformed import HOSTILE, byte_variants, json_variants, paths, replaced
 
 pytestmark = pytest.mark.slow

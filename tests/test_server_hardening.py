@@ -22,7 +22,29 @@ import pytest
 from starlette.testclient import TestClient, WebSocketDenialResponse
 from starlette.websockets import WebSocketDisconnect
 
-from conftest import (
+from gongzhu.players.base import Player
+from gongzhu.players.observation import Observation
+from gongzhu.records.replay import check_file
+from gongzhu.rules import PRESETS, Match, Seat
+from gongzhu.rules.cards import Card
+from gongzhu.rules.model import Play
+from gongzhu.server import create_app
+from gongzhu.server.bodies import MAX_SEED
+from gongzhu.server.identity import COOKIE, Identity
+from gongzhu.server.policy import (
+    MAX_BODY_BYTES,
+    MAX_HEADER_BYTES,
+    MAX_MESSAGE_BYTES,
+    OUTBOX_LIMIT,
+    RateLimiter,
+    normalize_origin,
+    server_hosts,
+)
+from gongzhu.server.registry import Tables
+from gongzhu.server.rooms import Outbox
+from gongzhu.server.store import Store
+from gongzhu.server.wire import encode
+from helpers.client import (
     LOCAL,
     Browser,
     Message,
@@ -37,25 +59,6 @@ from conftest import (
     unversioned,
     user_of,
 )
-from gongzhu.players.base import Player
-from gongzhu.players.observation import Observation
-from gongzhu.records.replay import check_file
-from gongzhu.rules import PRESETS, Match, Seat
-from gongzhu.rules.cards import Card
-from gongzhu.rules.model import Play
-from gongzhu.server import create_app
-from gongzhu.server.identity import COOKIE, Identity
-from gongzhu.server.policy import (
-    MAX_BODY_BYTES,
-    MAX_HEADER_BYTES,
-    MAX_MESSAGE_BYTES,
-    OUTBOX_LIMIT,
-    RateLimiter,
-    normalize_origin,
-    server_hosts,
-)
-from gongzhu.server.store import Store
-from gongzhu.server.table import MAX_SEED, Outbox, Tables, encode
 
 JSON = {"Content-Type": "application/json"}
 
@@ -399,7 +402,7 @@ def test_a_client_that_does_not_read_costs_a_bounded_outbox(client: TestClient) 
             message = ws.receive_json()
             if message["type"] == "state" and message["state"]["phase"] == "play":
                 break
-        local = tables_of(client).local.values()
+        local = tables_of(client).board.local.values()
         assert local and all(len(c.outbox) <= OUTBOX_LIMIT for c in local)
 
 
@@ -422,7 +425,7 @@ def test_hints_never_hold_up_the_computer_players(client: TestClient) -> None:
         state = browser.settle()
         table = tables.get(match_id)
         assert table is not None
-        busy = tables.hint_pool.submit(release.wait, 30)  # the hint pool is busy
+        busy = tables.pools.hints.submit(release.wait, 30)  # the hint pool is busy
         try:
             for _ in range(3):  # three of South's plays, and the computers' answers
                 browser.send({"type": "play", "cards": state["legal"][0]})
@@ -438,9 +441,9 @@ def test_hints_never_hold_up_the_computer_players(client: TestClient) -> None:
             second.send({"type": "hint"})
             hint = browser.receive()
             assert hint["type"] == "hint" and second.receive() == hint
-            shared = table._hint
+            shared = table.thinking.hint
             browser.send({"type": "hint"})
-            assert browser.receive() == hint and table._hint is shared
+            assert browser.receive() == hint and table.thinking.hint is shared
 
 
 class Failing(Player):
@@ -460,7 +463,7 @@ def test_a_failing_computer_player_does_not_stop_the_table(
     # West fails from the start: the computer players declare as soon as the table opens.
     table = tables_of(client).get(match_id)
     assert table is not None
-    table.players[Seat.W] = Failing()
+    table.thinking.players[Seat.W] = Failing()
     with client.websocket_connect(f"/ws/{match_id}") as ws:
         browser = Browser(ws)
         browser.settle()
@@ -550,7 +553,7 @@ def test_refusals_are_json_and_odd_ids_never_reach_the_database(client: TestClie
 def busy_hint_pool(client: TestClient) -> Iterator[None]:
     """The server's hint pool held by another task until the block ends."""
     release = threading.Event()
-    busy = tables_of(client).hint_pool.submit(release.wait, 30)
+    busy = tables_of(client).pools.hints.submit(release.wait, 30)
     try:
         yield
     finally:

@@ -5,10 +5,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import re
-import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -19,10 +15,10 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
-from conftest import stop_process
 from gongzhu.cli import main as cli_main
 from gongzhu.cli import serve
 from gongzhu.server.identity import COOKIE
+from helpers.servers import ServeProcess
 
 
 def _get(url: str) -> bytes:
@@ -33,28 +29,13 @@ def _get(url: str) -> bytes:
 
 def test_serve_starts_prints_the_address_and_answers(tmp_path: Path) -> None:
     db = tmp_path / "nested" / "folder" / "g.db"
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     started = time.perf_counter()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "gongzhu.cli.main", "serve", "--port", "0", "--db", f"sqlite:///{db}"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-    )
+    server = ServeProcess(tmp_path, db=f"sqlite:///{db}")  # back once it has printed its address and answers
     try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
-        assert found, line
-        base = found.group(0)
-        config = None
-        while time.perf_counter() - started < 15:
-            try:
-                config = json.loads(_get(base + "api/config"))
-                break
-            except (urllib.error.URLError, ConnectionError):
-                time.sleep(0.02)
-        elapsed = time.perf_counter() - started
-        assert config is not None, "the server never answered"
-        print(f"gongzhu serve: answering after {elapsed * 1000:.0f} ms")
+        print(f"gongzhu serve: answering after {(time.perf_counter() - started) * 1000:.0f} ms")
+        assert server.out_path.read_text().startswith("gongzhu: open http://127.0.0.1:")  # its first line
+        base = server.url
+        config = json.loads(_get(base + "api/config"))
         assert "online" in config["presets"]
         request = urllib.request.Request(base + "api/matches", data=b'{"seed": 1, "speed": "instant"}',
                                          method="POST", headers={"Content-Type": "application/json"})
@@ -94,7 +75,7 @@ def test_serve_starts_prints_the_address_and_answers(tmp_path: Path) -> None:
             assert first == {"type": "played", "v": first["v"], "seat": "S", "cards": state["legal"][0]}
             assert first["v"] > state["v"]
     finally:
-        stop_process(proc)
+        server.stop()
 
 
 def test_serve_is_a_command() -> None:
@@ -139,25 +120,6 @@ def test_serve_refuses_a_bad_allowed_origin(tmp_path: Path, capsys: pytest.Captu
     assert "--allowed-origin" in capsys.readouterr().err
 
 
-def _start(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen[str], str]:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "gongzhu.cli.main", "serve", "--port", "0", "--db", f"sqlite:///{tmp_path / 'g.db'}",
-         *extra],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    assert proc.stdout is not None
-    found = re.search(r"http://127\.0\.0\.1:(\d+)/", proc.stdout.readline())
-    assert found
-    base = found.group(0)
-    for _ in range(500):
-        try:
-            _get(base + "api/config")
-            break
-        except (urllib.error.URLError, ConnectionError):
-            time.sleep(0.02)
-    return proc, base
-
-
 def _status(base: str, path: str, *, method: str = "GET", body: bytes | None = None,
             headers: dict[str, str] | None = None) -> tuple[int, bytes, dict[str, str]]:
     """A request's status, body and session cookie (``{"Cookie": ...}`` when the answer set one)."""
@@ -185,7 +147,8 @@ def test_a_real_server_keeps_other_sites_out_and_bounds_what_it_reads(tmp_path: 
     from websockets.exceptions import InvalidStatus
     from websockets.typing import Origin
 
-    proc, base = _start(tmp_path, "--allowed-origin", "https://gongzhu.example.org")
+    server = ServeProcess(tmp_path, "--allowed-origin", "https://gongzhu.example.org")
+    base = server.url
     try:
         json_type = {"Content-Type": "application/json"}
         status, body, _ = _status(base, "/api/matches", method="POST", body=b"{}",
@@ -217,6 +180,6 @@ def test_a_real_server_keeps_other_sites_out_and_bounds_what_it_reads(tmp_path: 
             assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
         with connect(ws_url, additional_headers=session, open_timeout=5) as ws:  # the server goes on
             assert json.loads(ws.recv(timeout=5))["state"]["phase"] == "expose"
-        assert proc.poll() is None
+        assert server.proc.poll() is None
     finally:
-        stop_process(proc)
+        server.stop()

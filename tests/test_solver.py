@@ -13,7 +13,7 @@ reference by ``tests/test_fast.py``).
 Endings are reached from seeded deals with random exposures (every kind the options allow, so
 the R10 value factors and the R4.3 restriction both matter) by random legal play that tends to
 keep the suits of exposed cards unled (else R4.3 would seldom bind so late), under every
-one-deck option set of the C fast path's grid (``conftest.ONE_DECK_OPTION_SETS``).
+one-deck option set of the C fast path's grid (``helpers.fastpath.ONE_DECK_OPTION_SETS``).
 """
 
 from __future__ import annotations
@@ -27,12 +27,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import gongzhu.rules._fastplay as _c
-from conftest import ONE_DECK_OPTION_SETS as OPTION_SETS
-from conftest import declare_random_exposures, scaled
 from gongzhu.rules import PRESETS, Card, Deal, Options, Phase, Position, Seat, deal_hands, parse_cards
 from gongzhu.rules.cards import AH, EXPOSABLE, JD, QS, TC, Suit
 from gongzhu.search.fast import FastPosition, encode, encode_parts
 from gongzhu.search.solver import OpenSolver, solver_weights
+from helpers.deals import declare_random_exposures
+from helpers.fastpath import ONE_DECK_OPTION_SETS as OPTION_SETS
+from helpers.volume import scaled
 
 Weights = tuple[int, int, int, int]
 ALL_HEARTS = frozenset(c for c in (Card.from_index(i) for i in range(52)) if c.suit == Suit.HEARTS)

@@ -23,8 +23,11 @@ from typing import Any
 import pytest
 from websockets.exceptions import ConnectionClosed
 
-from conftest import STORES, Live, LiveServer, Message, Someone, random_exposures
 from gongzhu.records import check_file
+from helpers.client import Message, random_exposures
+from helpers.database import STORES
+from helpers.live import Live, Someone
+from helpers.servers import LiveServer
 
 CARD = re.compile(r"[2-9TJQKA][SHCD]")
 #: Keys of a state that hold no card of the deal (option values, names).

@@ -1,20 +1,28 @@
 """The browser pages without a browser: the static files exist and are
 packaged, they load nothing from the network, both languages of the message catalog they read have
 the same strings, the scripts' imports resolve, and the stable surface that outside browser tests
-rely on is in place.  Game terms follow docs/rules.md (R1 seats, R2 card names, R4 exposure
+rely on is in place; where Node.js is installed, the modules that read rule data (the point cards)
+are run against the rules core.  Game terms follow docs/rules.md (R1 seats, R2 card names, R4 exposure
 kinds, R6 events, R8 titles)."""
 
 from __future__ import annotations
 
+import json
+import random
 import re
+import shutil
+import subprocess
 import tomllib
 from html.parser import HTMLParser
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from gongzhu.messages import LANGS, catalog, params_of
+from gongzhu.rules import ALL_CARDS
+from gongzhu.rules.scoring import POINT_CARDS, is_point_card
 
 ROOT = Path(__file__).resolve().parent.parent
 STATIC = ROOT / "src" / "gongzhu" / "web" / "static"
@@ -24,9 +32,9 @@ TABLE_MODULES = (
     "sound.js", "state.js", "view-chat.js", "view-controls.js", "view-hand.js", "view-summary.js", "view-table.js",
     "view-waiting.js",
 )
-SHARED_MODULES = ("cards.js", "i18n.js", "replay.js", "review.js", "options-form.js")
+SHARED_MODULES = ("cards.js", "i18n.js", "replay.js", "review.js", "options-form.js", "socket.js")
 FILES = ("index.html", "history.html", "history.js", "lobby.html", "lobby.js", "profile.html", "profile.js",
-         "leaderboard.html", "leaderboard.js", "rules.html", "rules.js", *TABLE_MODULES, *SHARED_MODULES,
+         "leaderboard.html", "leaderboard.js", "rules.html", "rules.js", "header.js", *TABLE_MODULES, *SHARED_MODULES,
          "style.css", "motion.css", "README.md")
 PAGES = ("index.html", "history.html", "lobby.html", "profile.html", "leaderboard.html", "rules.html")
 SCRIPTS = tuple(f for f in FILES if f.endswith(".js"))
@@ -265,3 +273,65 @@ def test_cards_are_drawn_as_svg() -> None:
     # One drawn shape per suit (R1: ♠ ♥ ♣ ♦).
     shapes = re.search(r"const SUIT_SHAPES = \{(.*?)\n\};", cards, re.S)
     assert shapes and all(re.search(rf"^\s*{s}: \[", shapes.group(1), re.M) for s in "SHCD")
+
+
+def run_modules(script: str) -> Any:
+    """Run ``script``, an ES module that may import the page's modules by their file URLs, with
+    Node.js (the modules that touch no DOM load there as in the page), and read back the JSON it
+    prints."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("Node.js is not installed: the page's modules cannot be run without a browser")
+    done = subprocess.run([node, "--input-type=module", "-e", script], capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_the_page_takes_its_point_cards_from_the_rules_core() -> None:
+    """R2: the page decides no point card by itself: until it is handed the server's list none is
+    one, and with the list of the rules core (``POINT_CARDS``, which ``GET /api/config`` gives as
+    ``point_cards``) it agrees with ``is_point_card`` on every card."""
+    codes = [c.code for c in ALL_CARDS]
+    seen = run_modules(f"""
+        const cards = await import({json.dumps((STATIC / "cards.js").as_uri())});
+        const codes = {json.dumps(codes)};
+        const before = codes.filter((c) => cards.isPointCard(c));
+        cards.setPointCards({json.dumps([c.code for c in POINT_CARDS])});
+        console.log(JSON.stringify({{ before, after: codes.filter((c) => cards.isPointCard(c)) }}));
+    """)
+    assert seen == {"before": [], "after": [c.code for c in ALL_CARDS if is_point_card(c)]}
+
+
+def test_a_trick_carries_points_as_the_server_counts_them() -> None:
+    """R2: the table's cue for a trick with points (``state.js`` ``trickTaken``, the sound after a
+    trick) says so exactly when the rules core counts a point card in it, reading only the
+    ``captured`` cards the server sends (the point cards each seat has taken, the trick's among
+    its taker's)."""
+    rng = random.Random(5)
+    cases = []
+    for _ in range(300):
+        cards = rng.sample(ALL_CARDS, rng.randrange(4, 30))
+        trick, earlier = cards[:4], cards[4:]
+        taker = rng.choice("NESW")
+        captured: dict[str, list[str]] = {s: [] for s in "NESW"}
+        for c in earlier:  # the point cards of earlier tricks, with whoever took them
+            if is_point_card(c):
+                captured[rng.choice("NESW")].append(c.code)
+        captured[taker] += [c.code for c in trick if is_point_card(c)]
+        plays = [{"seat": s, "cards": [c.code]} for s, c in zip("NESW", trick, strict=True)]
+        cases.append({"trick": {"leader": "N", "plays": plays, "winner": taker}, "captured": captured,
+                      "points": any(is_point_card(c) for c in trick)})
+    seen = run_modules(f"""
+        const state = await import({json.dumps((STATIC / "state.js").as_uri())});
+        const cases = {json.dumps(cases)};
+        state.showMatch("m", false);
+        const out = cases.map((k) => {{
+          state.applyServerState({{ match_id: "m", deal_index: 0, seat: "S", phase: "play", hand: [],
+                                    tricks_played: 1, last_trick: k.trick, captured: k.captured, options: {{}} }});
+          return state.trickTaken(k.trick).points;
+        }});
+        console.log(JSON.stringify(out));
+    """)
+    assert seen == [k["points"] for k in cases]
+    assert 0 < sum(seen) < len(seen)

@@ -1,22 +1,12 @@
 """The arena engine: plays deals between computer players, in seat rotations, and times them.
 
-Deal ``i`` of a run with seed ``S`` is dealt from ``deal_seed(S, i)`` as the first deal of a
-match (dealt first to North, no previous pig-taker, R3/R5.1).  In rotation ``r`` the players
-list is shifted ``r`` seats round the table: the ``k``-th listed player sits in seat
-``(k + r) mod 4`` (N, E, S, W), so ``--duplicate`` (rotations 0–3) puts every listed player in
-every seat once on the same cards; without it deal ``i`` is played once, in rotation ``i mod 4``.
-
-Every game (one deal in one rotation) gets fresh players from the registry, each seeded from
-``S``, the deal, the rotation and the seat (:func:`player_seed`), so nothing carries over from
-one deal to the next and a run is reproducible when the players' search is bounded by
-iterations rather than time.  Every ``choose_exposures``/``choose_play`` call is timed with
-:func:`time.perf_counter`.  Players are asked through :mod:`gongzhu.players.guard`: a player
-that fails or answers something illegal is logged and stood in for in that one decision (the
-intermediate player, then the first legal play), and the game counts those decisions
-(:attr:`GameResult.stand_ins`) so that the report can say whose figures are not all its own.
-
-:func:`run_arena` plays the deals in one process or in a pool of worker processes (``spawn``),
-yielding them in deal order either way, so the results do not depend on the number of jobs.
+Deal ``i`` of a run with seed ``S`` is dealt from ``deal_seed(S, i)``; in rotation ``r`` the
+``k``-th listed player sits in seat ``(k + r) mod 4`` (``--duplicate``: every rotation on the same
+cards).  Every game gets fresh players seeded by :func:`player_seed`, every decision is timed, and
+a player that fails or answers illegally is stood in for in that decision and counted
+(:attr:`GameResult.stand_ins`); :func:`run_arena` yields the games in deal order whatever the
+number of worker processes.  This module imports the rules core, the players (registry, guard,
+observation) and the records' writer.  The rules of a run: docs/arena.md, How deals are played.
 """
 
 from __future__ import annotations

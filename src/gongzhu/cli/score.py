@@ -35,7 +35,7 @@ from gongzhu.formats import FormatError, typed
 from gongzhu.formats.score import INPUT_KEYS, ScoreExposure, ScoreInput
 from gongzhu.jsontext import JSONTextError, decode_utf8, loads_strict, show
 from gongzhu.messages import render
-from gongzhu.rules.cards import ALL_CARDS, EXPOSABLE, JD, QS, TC, Card, Seat, parse_cards
+from gongzhu.rules.cards import ALL_CARDS, EXPOSABLE, JD, QS, TC, Card, Seat, hand_size, parse_cards, too_many_copies
 from gongzhu.rules.deal import check_declaration
 from gongzhu.rules.errors import GongzhuError, excerpt
 from gongzhu.rules.model import Exposure
@@ -104,33 +104,33 @@ def _resolve(data: ScoreInput) -> Options:
 
 def _check_hands(options: Options, hands: dict[Seat, list[Card]]) -> None:
     """The hands must be a whole deal: 13 (26) cards each, every card exactly once (twice) (R1)."""
-    size = 13 * options.decks
+    size = hand_size(options.decks)
     for seat in Seat:
         if len(hands[seat]) != size:
             raise ScoreInputError(
                 f"$.hands.{seat.name} has {len(hands[seat])} cards: with "
                 f"{_deck_words(options.decks)} each hand has {size} (R1)"
             )
-    counts = Counter(c for h in hands.values() for c in h)
-    for c in ALL_CARDS:
-        if counts[c] != options.decks:
-            raise ScoreInputError(
-                f"$.hands: {c.code} is dealt {counts[c]} times: with {_deck_words(options.decks)} "
-                f"every card is dealt exactly {_once(options.decks)} (R1)"
-            )
+    extra = too_many_copies(((c, seat) for seat in Seat for c in hands[seat]), options.decks)
+    if extra is not None:  # with the sizes right, no card too often is every card exactly so often
+        c, places = extra
+        raise ScoreInputError(
+            f"$.hands: {c.code} is dealt {len(places)} times: with {_deck_words(options.decks)} "
+            f"every card is dealt exactly {_once(options.decks)} (R1)"
+        )
 
 
 def _check_captured(options: Options, captured: dict[Seat, list[Card]]) -> None:
     """No card taken more often than it exists; every point card taken (R2, R6)."""
     decks = options.decks
+    extra = too_many_copies(((c, s.name) for s in Seat for c in captured[s]), decks)
+    if extra is not None:
+        c, who = extra
+        raise ScoreInputError(
+            f"{c.code} is captured {len(who)} times (by {', '.join(who)}): with {_deck_words(decks)} "
+            f"each card exists {_once(decks)} (R1)"
+        )
     counts = Counter(c for cards in captured.values() for c in cards)
-    for c in ALL_CARDS:
-        if counts[c] > decks:
-            who = ", ".join(s.name for s in Seat for x in captured[s] if x == c)
-            raise ScoreInputError(
-                f"{c.code} is captured {counts[c]} times (by {who}): with {_deck_words(decks)} "
-                f"each card exists {_once(decks)} (R1)"
-            )
     missing = [c for c in ALL_CARDS if is_point_card(c) for _ in range(decks - counts[c])]
     if missing:
         missing.sort(key=_point_key)

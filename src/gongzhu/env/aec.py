@@ -14,26 +14,13 @@
 >>> sorted(table.possible_agents)
 ['E', 'N', 'S', 'W']
 
-The agents are the seats ``N E S W``.  An episode is the first deal of a match dealt from a seed
-(R3, R5.1): the exposure phase first, where the seats still to declare decide in the order
-N, E, S, W — each building its declaration with exposure actions and making it with
-:data:`~gongzhu.players.features.ACTION_DONE` (R4.4; later seats see the exposures declared
-before them, except hidden ones) — then the play, seat after seat in the order the rules give
-(R5); with two decks a two-card play is built card by card (:mod:`gongzhu.players.features`),
-so a seat may act twice in a row.  Presets with nothing to declare (``exposure`` ``none``,
-``all``, ``all_but_sheep``) start with the first lead.
-
-Observations are dicts: ``"observation"``, the seat's view as the vector of
-:func:`gongzhu.players.features.encode`, and ``"action_mask"`` (int8, 1 = legal, all 0 for a
-seat that is not to act).  Rewards come at the end of the deal: each seat's result of R7
-(``result`` of the deal's score, before the one-deck factor).
-
-An action the mask does not allow raises :class:`IllegalActionError` naming the action and what
-is legal, and changes nothing; the game goes on from where it was.
-
-``reset(seed=S)`` deals the same cards for the same ``S``; ``reset(options={"deal_seed": D})``
-deals exactly the deal ``gongzhu.rules.Deal.new(options, D)`` deals, the seed of deal records
-(R11).
+The agents are the seats ``N E S W``; an episode is the first deal of a match dealt from a seed
+(R3, R5.1), the exposure phase (R4) and then the play (R5), each decision an action of
+:mod:`gongzhu.players.features`.  Observations are the seat's vector and its action mask, rewards
+each seat's result of R7 at the end of the deal, and an illegal action raises
+:class:`IllegalActionError` and changes nothing.  This module imports the rules core and the
+players' observation and encodings (and numpy, PettingZoo and Gymnasium).  The episode, rewards
+and seeding in full: docs/env.md, The AEC environment.
 """
 
 from __future__ import annotations

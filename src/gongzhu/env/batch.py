@@ -11,53 +11,14 @@
 >>> env.deals_finished > 0
 True
 
-A :class:`BatchEnv` holds ``n`` deals, each the first deal of a match (R3, R5.1) under one preset
-(R9) with options (R10) overridden on top, and steps them together in C
-(``gongzhu.rules._fastplay.Batch``, source ``_fastenv.h``).  Every deal plays exactly as
-:class:`gongzhu.env.aec.GongzhuEnv` plays it, decision by decision: the exposure phase first,
-the seats still to declare deciding in the order N, E, S, W — each building its declaration
-with exposure actions and making it with :data:`~gongzhu.players.features.ACTION_DONE` (R4.4;
-a seat sees the exposures declared before it, another seat's hidden ones only as a count) —
-then 逼明 where it applies, then the play (R5), one card per action.  Presets with nothing to
-declare (``exposure`` ``none``, ``all``, ``all_but_sheep``) start with the first lead, the
-engine's exposures made.
-
-The arrays, preallocated and rewritten in place by :meth:`BatchEnv.reset` and
-:meth:`BatchEnv.step` (row ``i`` is deal ``i``):
-
-* ``observations`` (n, :data:`~gongzhu.players.features.OBS_SIZE`) float32 — the seat to act's
-  observation, exactly :func:`gongzhu.players.features.encode` of its view
-  (:func:`gongzhu.players.observation.observe`) with the declaration it is building;
-* ``action_masks`` (n, :data:`~gongzhu.players.features.N_ACTIONS`) int8 — exactly
-  :func:`gongzhu.players.features.action_mask` of that view;
-* ``to_act`` (n,) int8 — the seat to act (N E S W = 0 1 2 3);
-* ``dones`` (n,) bool — the deal ended in the last step;
-* ``rewards`` (n, 4) float32 — for a deal that ended in the last step, each seat's (N, E, S, W)
-  result of R7 (``gongzhu.rules.scoring.results``, before the one-deck factor — the AEC
-  environment's rewards), else 0;
-* ``raw`` (n, 4) int64 — the raw scores (R6) of a deal that ended in the last step, else 0;
-* ``takers`` (n, 2) int8 — who took the pig and the sheep in that deal (R7.4), else -1.
-
-A deal that ends is replaced at once by the next deal of its slot (auto-reset): the step reports
-it in ``dones``, ``rewards``, ``raw`` and ``takers``, and the observation, mask and seat to act
-of that row are already the new deal's first.  :meth:`BatchEnv.hands` reads a deal's hands as
-dealt, so any position can be rebuilt as a :class:`gongzhu.rules.deal.Deal`.
-
-Every action of a step is checked before anything changes: an action the mask does not allow
-raises :class:`IllegalActionError` (a ``ValueError``) naming the deal, its seat to act, the action
-and the legal actions, with the arrays and every deal left as they were.
-
-Dealing (R3) is Fisher–Yates from a xoshiro256++ stream, card k, k+4, … to the k-th receiver in
-dealing order from North.  Deal ``j`` of slot ``i`` (``j`` = 0 at reset, one more per deal that
-slot finishes, :meth:`BatchEnv.deal_number`) depends only on ``(seed, i, j)``: the same seed
-deals the same deals, whatever the number of threads.  ``threads`` splits the deals of a step
-over that many OS threads, with the GIL released; the results do not depend on it.
-
-One deck only: two-deck options are refused (:class:`gongzhu.env.aec.GongzhuEnv` plays them).
-The rules are written once, in Python (:mod:`gongzhu.rules`); the C is their fast copy, checked
-against them play by play by ``tests/test_env_batch.py``.  Needs the C extension
-(``gongzhu.rules._fastplay``); without it :class:`BatchEnv` raises
-:class:`gongzhu.search.SearchUnavailableError`.
+:class:`BatchEnv` holds ``n`` deals, each the first deal of a match under one preset (R9) with
+options (R10) on top, steps them together in C (``gongzhu.rules._fastplay.Batch``) exactly as
+:class:`gongzhu.env.aec.GongzhuEnv` plays them, and writes every deal's observation, action mask,
+seat to act and, when it ends, its rewards, raw scores and takers into preallocated numpy arrays;
+a deal that ends is replaced at once by the next of its slot.  One deck only, and the C extension
+is needed.  This module imports the rules core, the search's error and the players' encodings
+(and numpy).  The arrays, auto-reset, illegal actions, dealing and threads: docs/env.md, The
+batched environment.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ that of ``POST /api/tables`` (:class:`NewTableBody`: a table for people) and the
 account routes (:class:`AccountBody`, :class:`LogoutBody`).
 
 Unknown fields are refused.  Whether a message may be sent now (South's turn, a legal play, a
-known level) is checked by :mod:`gongzhu.server.table` and the rules core.
+known level) is checked by :mod:`gongzhu.server.dispatch` and the rules core.
 
 May import ``msgspec`` and ``gongzhu.rules`` (through :mod:`gongzhu.formats.common`) only.
 """

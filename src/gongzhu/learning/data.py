@@ -1,41 +1,13 @@
 """Self-play data from the expert: every decision with the expert's value of every legal action.
 
-The expert (:class:`gongzhu.players.expert.ExpertPlayer` with a fixed number of sampled worlds a
-decision, so that a run is reproducible) plays all four seats of deal after deal.  At each
-decision — each step of a declaration (R4.4) and each play (R5), built action by action as in
-:mod:`gongzhu.players.features` — the seat's observation vector, its action mask and the
-expert's estimated value of every legal action are kept:
-
-* a play's value is the expert's expected result of it (:meth:`ExpertPlayer.evaluate`, the
-  seat's objective: its raw score minus the others' mean, its team's margin under ``partners``);
-  an action that adds a card to a two-deck play being built is worth the best play it can still
-  become, and :data:`~gongzhu.players.features.ACTION_DONE` the play built so far;
-* an exposure action is worth the best declaration that still contains what has been added with
-  it (:meth:`ExpertPlayer.evaluate_exposures`), ``ACTION_DONE`` the declaration as it stands.
-
-Decisions with one legal action are not kept (nothing to learn).  Each decision also keeps its
-seat's final result in the deal (the same objective, from the deal's raw scores), so a value can
-be learned from outcomes too.  The seat plays the expert's best action, or with probability
-``explore`` a uniformly random legal one (the values are kept either way), so that the data also
-holds positions the expert would not have reached.
-
-With ``--behaviour learned`` the seats play the shipped learned network's choice instead (the
-learned level's: its best legal action by the policy, leaning on the values by the network's
-``value_weight``) while the expert still values every decision: data
-from the positions the learned player itself reaches, where its mistakes lead it and the expert's
-own play never goes, so that the next network learns what to do there (imitation learning's
-"dataset aggregation").  Such shards are named with ``learned`` and depend on the network too.
-With ``--kinds`` (learned behaviour only) the expert values and the shard keeps only the
-decisions of those :data:`KINDS` — the leads, say, where the network loses most — and the network
-plays the others unvalued: several times the decisions of those kinds for the same time.
-
-Deal ``i`` of a run with seed ``S`` is dealt from ``deal_seed(S, i)`` under the run's preset, and
-its players are seeded from ``(S, i, seat)``: the same command writes the same data, whatever
-the number of worker processes.  Shards of ``--shard`` deals are written as compressed ``.npz``
-files named by preset, seed and first deal (an existing shard is kept, so a run can be resumed)::
-
-    python -m gongzhu.learning.data --out data/selfplay --preset online --deals 2000 --seed 1 \\
-        --iterations 100 --workers 2
+The expert (a fixed number of sampled worlds a decision, so that a run is reproducible) plays all
+four seats of deal after deal — or, with ``--behaviour learned``, the shipped network plays and
+the expert values — and every decision with a choice is kept: the seat's observation vector, its
+action mask, the expert's value of every legal action, the action taken and the seat's result in
+the deal (``--kinds``: only decisions of those :data:`KINDS`).  The same command writes the same
+``.npz`` shards whatever the number of worker processes.  This module imports the rules core and
+the players (the expert, the encodings, the network) and numpy.  The values, exploration, seeding
+and shards: docs/learned.md, The data.
 """
 
 from __future__ import annotations

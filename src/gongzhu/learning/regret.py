@@ -1,25 +1,12 @@
 """Where a network loses points against the expert: its regret, decision by decision, on data.
 
-For every decision of self-play shards (:mod:`gongzhu.learning.data`) the network's choice — the
-legal action it ranks highest, as the learned level plays (its policy, leaning on its values by its
-``value_weight``) — is compared with the
-expert's values of the legal actions that the shard keeps: its *regret* is the expert's value of
-its best action minus its value of the network's, in raw points (0 where they agree).  Decisions
-are grouped by what they are — a step of a declaration (R4), a lead, a card of the suit led, a
-discard on another suit (R5.2) — and by the part of the deal (the opening, tricks 1–4 of 13; the
-middle, 5–9; the end, 10–13; the same shares of a two-deck deal's 26 tricks), and for each
-group the report gives the decisions, how often the network chose the expert's action, the mean
-regret, and the regret a seat loses in a deal on average (the sum over the group, over the seats'
-deals)::
-
-    python -m gongzhu.learning.regret --data /path/to/selfplay [--network FILE] [--json]
-
-Shards played by the learned level itself (``--behaviour learned``) show its regret where its own
-play takes it.  The expert's values are estimates (100 sampled worlds a decision): their noise
-makes the regret of a perfect imitator positive, so the figures compare networks and parts of the
-game on the same data rather than state a loss in the arena.
-
-Imports numpy, the players' features, network and learned ranking, and the data module; no PyTorch.
+For every decision of self-play shards (:mod:`gongzhu.learning.data`) the network's choice, ranked
+as the learned level plays, is compared with the expert's values of the legal actions: its regret
+is the expert's value of its best action minus its value of the network's, in raw points.  The
+report groups the decisions by kind and by part of the deal
+(``python -m gongzhu.learning.regret --data DIR [--network FILE] [--json]``).  This module imports
+numpy, the players' features, network and learned ranking, and the data module; no PyTorch.  The
+groups, the columns and what the figures mean: docs/learned.md, Where it gives up points.
 """
 
 from __future__ import annotations

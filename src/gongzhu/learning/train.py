@@ -1,27 +1,13 @@
 """Train the learned player's policy/value network on expert self-play data (PyTorch, CPU).
 
-The network (:mod:`gongzhu.players.network`) reads the observation vector and gives, per action,
-policy logits and a value.  On each kept decision of :mod:`gongzhu.learning.data`:
-
-* the policy learns the expert's preferences: cross-entropy against the softmax of the expert's
-  action values over the legal actions at temperature ``--temperature`` (raw points; low: the
-  expert's best action alone, high: its ranking);
-* the values learn the expert's values of the legal actions: mean squared error in units of
-  ``value_scale`` raw points;
-* with ``--regret-weight`` above zero, the policy also pays its expected regret: the points its
-  softmax gives up against the expert's best action, by the expert's values (in units of the
-  temperature), so that a decision where the choice costs much counts for more than one where
-  every action is worth about the same.
-
-Decisions are split into training and held-out validation by deal (no deal in both).  After each
-epoch the validation losses and how often the network's best legal action is the expert's (its
-agreement) are logged; the weights with the best validation loss are kept and written as a numpy
-weights file (``--out``, by default the package's own ``players/weights/learned.npz``), with the
-learning curve as CSV and, when Matplotlib is installed, as a plot (``--curve``)::
-
-    python -m gongzhu.learning.train --data /path/to/selfplay --minutes 60 --threads 2
-
-Needs the ``train`` extra (``pip install 'gongzhu[train]'``).
+On each kept decision of :mod:`gongzhu.learning.data` the policy learns the expert's preferences
+(cross-entropy against the softmax of its values at ``--temperature``, and with
+``--regret-weight`` its expected regret) and the values learn the expert's values; decisions are
+split into training and held-out by deal, and the weights with the best held-out loss are written
+for the numpy runtime (``--out``), with the learning curve (``--curve``).  This module imports
+PyTorch (the ``train`` extra: ``pip install 'gongzhu[train]'``), numpy, the players' encodings and
+network and the data module.  The losses, the optimiser and widening a network with ``--init``:
+docs/learned.md, The network.
 """
 
 from __future__ import annotations

@@ -1,43 +1,11 @@
 """The message catalog: every text a player reads, in 中文 and English.
 
-``zh.json`` and ``en.json`` (in this package) map the same keys to templates; the Python code
-(rules refusals, hint reasons, the terminal game) renders them with :func:`render`, and the page
-loads the very same files (the server serves them at ``/messages/<lang>.json``; ``i18n.js``
-reads them before the page is drawn).  Chinese terms follow docs/rules.md (猪, 羊, 变压器,
-亮牌, 首明, 暗卖, 满红, 满贯, 逼明; seats 北 东 南 西).
-
-Keys, by prefix:
-
-- ``refusal.*``: why the rules core refuses an action (``GongzhuError``'s code); the rule
-  book citation (R5.2 …) is part of the text;
-- ``hint.reason.*``: why a hint or a rule-based player would make a play (R12's terms);
-- ``term.*``: the terminal commands' words and phrases;
-- the page's own keys, unprefixed as its scripts use them (``btn.start``, ``seat.N``, …);
-- value words that typed parameters look up (``seat.N``, ``who.N``, ``suit.S``, ``kind.first``, …)
-  and list separators ``sep.<type>``;
-- a count with its noun, by plural category: ``deals.one``, ``deals.other``, ``matches.*``, ``cards.*``.
-
-Templates: ``{name}`` inserts a parameter as it is; ``{name:type}`` inserts the catalog entry
-``type.<value>`` of the same language (``{seat:who}`` with ``"N"`` is 北家 / North), or the value
-itself where there is no such entry; a list value renders each item that way, joined by
-``sep.<type>`` (else ``sep.list``).  **Plurals** are typed parameters too: for a number (an
-integer, or a string of ASCII digits) whose type has no ``type.<value>`` entry but a
-``type.other`` one, ``{deals:deals}`` inserts the entry of the number's plural category in that
-language, ``deals.one`` or ``deals.other``, with each ``#`` in it replaced by the number
-(``"deals.one": "# deal"``, ``"deals.other": "# deals"``: 1 deal, 2 deals; Chinese has no
-plural, its ``one`` and ``other`` entries read alike, ``"# 副"``).  English's category ``one``
-is the number 1 (and −1), every other number is ``other``; Chinese's is always ``other``
-(:data:`PLURAL`; ``i18n.js`` renders them alike).  ``{name!r}`` inserts ``repr(value)``; a spec after ``:``
-that is not a lower-case word is a Python format spec (``{expected:+.0f}``).  So no caller translates a parameter: it
-passes seats, suits, colours and exposure kinds as codes (an enum is taken by its name), cards as
-their ``pretty`` text, which reads the same in both languages.  Both languages have the same keys
-and each key the same parameter names (the types may differ: English says ``{suit:suits}``
-where Chinese needs no plural); a count with its noun has the same plural type in both
-(``{deals:deals}``), and every plural type has its ``one`` and ``other`` entries in both.
-
-This is the one package below the rules core: it imports nothing of ``gongzhu`` (only the
-standard library), so every layer, the rules core included, may use it.  It reads its two files
-once, when a message is first rendered.
+``zh.json`` and ``en.json`` (in this package) map the same keys to templates — refusals, hint
+reasons, the terminal's phrases, the page's own texts, value words and plural forms; the Python
+code renders them with :func:`render`, and the page loads the very same files.  This is the one
+package below the rules core: it imports nothing of ``gongzhu`` (only the standard library), so
+every layer, the rules core included, may use it.  Keys, templates and plurals:
+docs/architecture.md, The message catalog (and docs/web-protocol.md, The message catalog).
 """
 
 from __future__ import annotations

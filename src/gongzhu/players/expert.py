@@ -1,37 +1,13 @@
 """The expert: determinized Monte-Carlo search over the hidden cards.
 
-For each decision the expert draws worlds — hands for the other seats consistent with everything
-public (:mod:`gongzhu.players.sampling`: voids shown by discards, exposures, cards played, hidden
-exposure counts, two-deck copy counts) — and in each world plays every candidate out to the end
-of the deal many times with a playout policy, scoring the result as the deal is scored (R6, then
-R7: the seat's own result, its team's under ``partners``).  The candidate with the best mean
-wins.  Exposures (亮牌, 首明, 暗卖) are chosen the same way: each allowed set of exposures is
-evaluated by playouts of the whole deal.  What every world of a decision shares (the unseen
-cards, the known holdings and voids, the points taken, the cards each seat has played) is
-worked out once a decision (:class:`~gongzhu.players.sampling.WorldSampler`), not once a world:
-the playouts are the cheaper part of a world.
-
-Playouts run in C with the heuristic playout policy: one deck on :mod:`gongzhu.search.fast`, two
-decks on :mod:`gongzhu.search.fast2` (pairs, copies, R4.5's exposed copies, R6.2 scoring).  Where
-the C extensions are not built, constructing either player raises
-:class:`~gongzhu.search.SearchUnavailableError`.
-
-With ``endgame=k`` (one deck only) the expert solves each sampled world exactly once at most
-``k`` tricks are left, the current one included: the open-card solver
-(:class:`gongzhu.search.solver.OpenSolver`) gives the value of every candidate in that world
-under best play by everyone — paranoid (the three others minimise the seat's objective) under
-individual scoring, exact under ``partners`` — in place of the world's playouts.  A world whose
-search passes :data:`ENDGAME_LIMIT` positions is played out as usual.  docs/strength.md has
-what the arena measured of it; it is off by default.
-
-With ``weighting=network`` (one deck) each sampled world counts in proportion to how likely the
-learned network finds the other seats' recent plays in it
-(:class:`gongzhu.players.weighting.PlayLikelihood`, its log-likelihood times ``temper``) instead
-of equally; docs/strength.md has
-what the arena measured of it; it is off by default.
-
-:class:`FlatMonteCarloPlayer` is the plain baseline: hidden cards dealt uniformly with no
-inference (only hand sizes and visible exposures respected) and uniformly random playouts.
+For each decision the expert draws worlds consistent with everything public
+(:mod:`gongzhu.players.sampling`, what the worlds share worked out once a decision), plays every
+candidate out in each world with the heuristic playout policy in C (:mod:`gongzhu.search.fast`,
+:mod:`gongzhu.search.fast2`) and takes the best mean result (R6, R7); exposures are chosen the
+same way.  ``endgame=k`` solves each world's last tricks exactly and ``weighting=network`` weighs
+the worlds by the learned network; both are off by default.  :class:`FlatMonteCarloPlayer` is the
+plain baseline.  This module imports the rules core, the search and the players' sampling,
+observation and intermediate player.  The search and its variants: docs/players.md, The expert.
 """
 
 from __future__ import annotations

@@ -1,34 +1,14 @@
 """What a learning player sees and does, as numbers: the observation and action encodings.
 
 An :class:`~gongzhu.players.observation.Observation` (one seat's view, nothing hidden) is written
-as one vector of :data:`OBS_SIZE` float32 values, and every decision of a deal — a declaration
-step of the exposure phase (R4) or a play (R5) — is one of :data:`N_ACTIONS` actions.  The research
-environments (:mod:`gongzhu.env`), the self-play data and the learned player all read and write
-these, so a network trained on one runs on the others; docs/env.md is the reference table.
-
-Seats are seen *relative to the observer in play order*: 0 is the observer, 1 the next seat to
-play after it (R1: the direction of the rules), 2 the seat across (the partner under
-``scoring=partners``), 3 the seat before it.  Cards are indexed as everywhere in gongzhu:
-``suit * 13 + rank - 2`` with suits ♠ ♥ ♣ ♦ = 0 1 2 3.  Card counts are divided by the number of
-decks, so every card plane holds 0, 0.5 or 1.
-
-Actions (:data:`N_ACTIONS` = 65):
-
-* ``0..51``: a card, by index: in the play phase the next card of the play being built;
-* ``52`` (:data:`ACTION_DONE`): make the play or the declaration built so far;
-* ``53..64``: add one exposure to the declaration being built: special card ``i`` of R4.1
-  (♠Q ♦J ♣10 ♥A, in that order) in kind ``k`` (``shown``, ``first`` = 首明, ``hidden`` = 暗卖),
-  action ``53 + 3 * i + k``.
-
-A play is one card with one deck, and it is made by that card's action alone.  With two decks a
-play may be two cards (a pair, or two cards answering a pair lead, R5.3): it is built one card at a
-time, lowest card index first, and made as soon as no legal play extends it — so only leading a
-single card from a pair takes :data:`ACTION_DONE` after the card.  A seat's declaration (R4.4) is
-built the same way and made with :data:`ACTION_DONE` (possibly empty); the mask only offers an
-exposure that the rules accept together with those already added
-(:func:`gongzhu.rules.deal.check_declaration`, the one place those rules are written).
-
-This module imports the rules core and the players' observation (and numpy).
+as one vector of :data:`OBS_SIZE` float32 values in the blocks of :data:`BLOCKS` (seats relative to
+the observer in play order, card counts divided by the number of decks), and every decision — a
+declaration step of the exposure phase (R4) or a play (R5), a two-deck play built card by card —
+is one of :data:`N_ACTIONS` actions, the mask offering only what the rules accept
+(:func:`gongzhu.rules.deal.check_declaration` for exposures).  The research environments, the
+self-play data and the learned player all read and write these.  This module imports the rules
+core and the players' observation (and numpy).  docs/env.md, Actions and Observation, is the
+reference table.
 """
 
 from __future__ import annotations

@@ -1,31 +1,12 @@
-"""The intermediate computer player: a rule-based player built on the strategy of R12 and the
-"拱猪技巧" sections of the sources (seeds 000/002/003), for one deck and two decks and every
-preset of R9.
+"""The intermediate computer player: a rule-based player built on the strategy of R12, for one
+deck and two decks and every preset of R9.
 
-It looks at nothing but its :class:`~gongzhu.players.observation.Observation`.  Each decision
-reads the table once (:class:`Table`: unseen cards, known voids, who may hold the pig and the
-sheep, the point values under the exposures made, the trick so far) and then scores every legal
-play with a few terms, each of them one of the sources' rules of thumb:
-
-* **the trick** — who is likely to take it after this play (the players still to play overtake
-  only when they hold a higher card, and rarely by choice: 自然跟牌法 makes everyone duck), the
-  exact change of everyone's raw score (R6, with the transformer, 满红 and exposures) turned into
-  this seat's result under the preset's scoring (R7: zero-sum, partners, 猪羊一家), plus what the
-  players still to play may throw in (a void player dumps the pig or big hearts; ♠Q falls under
-  ♠A/♠K);
-* **the hand left** — holding the pig with few small spades, ♠A/♠K while the pig is out
-  (猪圈), big hearts and high cards in general are burdens; the lowest card of a suit is an exit
-  (出口); ♦A/K/Q while the sheep is out (羊圈) and the sheep itself are assets; emptying a short
-  suit (断门) is worth a share of the burdens it will let us discard;
-* **tactics** — 拱猪 (leading small spades while the pig is out and we hold no ♠A/♠K),
-  援助 (covering with a sheep-catcher when the sheep's holder, still to play, could catch their own
-  sheep), 破红 (taking a heart when one opponent has taken every heart so far), 收全红 (only
-  with a very strong heart hand), giving the transformer to whoever holds negative points and
-  never to the sheep's taker.
-
-:func:`reason_for` says in R12's words why a play makes sense (for hints); both rule-based
-players use it for ``explain``.  Decisions take about a millisecond (see
-``tests/test_rule_players.py`` for the measured times).
+It looks at nothing but its :class:`~gongzhu.players.observation.Observation`: each decision reads
+the table once (:class:`Table`) and scores every legal play with a few terms — the trick, the hand
+left, tactics — each of them one of the sources' rules of thumb, in about a millisecond;
+:func:`reason_for` says in R12's words why a play makes sense (for hints and ``explain``).  This
+module imports the rules core, the message catalog and the players' base and observation.  The
+terms in full: docs/players.md, The intermediate.
 """
 
 from __future__ import annotations
@@ -41,7 +22,7 @@ from gongzhu.players.base import Player
 from gongzhu.players.observation import Observation
 from gongzhu.rules.cards import AH, JD, QS, TC, Card, Rank, Seat, Suit
 from gongzhu.rules.deal import two_card_class
-from gongzhu.rules.legal import same_color_makeups
+from gongzhu.rules.legal import SeatView, offends
 from gongzhu.rules.model import Play
 from gongzhu.rules.scoring import heart_value, raw_scores, results, value_factors
 
@@ -170,7 +151,8 @@ class Table:
         self._shoot: bool | None = None
         self._threat: tuple[Seat, float] | None = None
         self._threat_done = False
-        self._penalty_best: int | None = None
+        self._view: SeatView | None = None
+        self._offences: dict[Play, bool] = {}
 
     # ------------------------------------------------------------------ values and scoring
 
@@ -333,14 +315,14 @@ class Table:
 
     def offends(self, play: Play) -> bool:
         """Under ``discard_color=penalty`` (R5.2), whether ``play`` is an off-colour discard that
-        makes this seat take the trick's point cards."""
-        if not self.options.discard_penalty or self.leading:
-            return False
-        view = self.obs.seat_view()
-        if self._penalty_best is None:
-            plays = self.obs.legal_plays()
-            self._penalty_best = max(same_color_makeups(view, tuple(c.index for c in p)) for p in plays)
-        return same_color_makeups(view, tuple(c.index for c in play)) < self._penalty_best
+        makes this seat take the trick's point cards, as the rules core judges it
+        (:func:`~gongzhu.rules.legal.offends`)."""
+        known = self._offences.get(play)
+        if known is None:
+            if self._view is None:
+                self._view = self.obs.seat_view()
+            known = self._offences[play] = offends(self._view, tuple(c.index for c in play))
+        return known
 
     def p_beat(self, s: Seat, led: Suit, key: Key, pair_trick: bool, clean: bool, sheep_in: bool) -> float:
         """Probability that ``s``, still to play, overtakes a play of key ``key``: it must hold

@@ -1,26 +1,12 @@
 """The learned player's policy/value network, run with numpy alone.
 
 A small multilayer perceptron over the observation vector of :mod:`gongzhu.players.features`:
-a trunk of fully connected layers with ReLU, then two heads over the :data:`N_ACTIONS` actions —
-``policy`` logits (how likely the expert is to take each action) and ``values`` (the expert's
-expected result of each action for the seat, in raw points of its objective: its raw score minus
-the others' mean, its team's margin under ``partners``).  Illegal actions are the caller's to
-mask.
-
-The weights are trained with PyTorch by :mod:`gongzhu.learning.train` and shipped in the package
-as ``players/weights/learned.npz``: arrays ``trunk.K.weight``/``trunk.K.bias`` (K = 0, 1, …),
-``policy.weight``/``policy.bias``, ``values.weight``/``values.bias`` (PyTorch's layout: a
-weight is ``out x in``) and ``meta``, a JSON text with the format ``gongzhu-net/1``, the sizes,
-the value scale (a head's output times ``value_scale`` is raw points), how it was trained and,
-once tuned in the arena, ``value_weight``: how much the learned player's ranking by the policy
-leans on the values (:mod:`gongzhu.players.learned`).
-
-A network may also have a card head (format ``gongzhu-net/2``): every card's row of
-:func:`gongzhu.players.features.card_features` goes, with the trunk's output, through one small
-hidden layer shared by all cards (``cards_in``: the row, ``cards_trunk``: the trunk's output, no
-bias; ReLU), and ``cards_out`` adds two numbers to that card's action — to its policy logit and
-to its value (before the value scale).  The same weights for every card let what the network
-learns of one card's play hold for the others.
+policy logits and action values (in raw points of the seat's objective) over the
+:data:`N_ACTIONS` actions, and in format ``gongzhu-net/2`` a card head shared by all cards;
+illegal actions are the caller's to mask.  The weights are trained with PyTorch by
+:mod:`gongzhu.learning.train` and shipped as ``players/weights/learned.npz``.  This module imports
+the players' encodings (and numpy and threadpoolctl).  The layers, the heads and the weights
+file's arrays and metadata: docs/learned.md, The network.
 """
 
 from __future__ import annotations

@@ -4,19 +4,22 @@ An :class:`Observation` holds the seat's own hand, the exposures it can see (ano
 暗卖 hidden exposure only as a count until the card is played, R4.4), every card played so far
 and by whom, the tricks with their winners and takers, and the options.  It never holds another
 player's hand: :func:`observe` copies the public part of a :class:`~gongzhu.rules.Deal` and the
-seat's own cards, and the bot protocol builds the same object from a request.  Legal plays are
-computed from the observation itself with the rules core's :func:`~gongzhu.rules.legal.cascade`.
+seat's own cards, and the bot protocol builds the same object from a request.  Which exposures a
+seat sees is the rules core's :func:`~gongzhu.rules.exposure.visible_exposures` (importable from
+here as well); legal plays are computed from the observation itself with the rules core's
+:func:`~gongzhu.rules.legal.cascade`.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from gongzhu.rules.cards import ALL_CARDS, Card, Seat, Suit, hand_masks
+from gongzhu.rules.cards import ALL_CARDS, Card, Seat, Suit, hand_masks, hand_size
 from gongzhu.rules.deal import Deal, Phase
 from gongzhu.rules.dealing import next_seat
+from gongzhu.rules.exposure import visible_exposures
 from gongzhu.rules.legal import SeatView, bound_after, cascade
 from gongzhu.rules.model import Exposure, Play, Trick
 from gongzhu.rules.options import Options
@@ -133,7 +136,7 @@ class Observation:
     def cards_left(self, seat: Seat) -> int:
         """How many cards ``seat`` still holds."""
         played = sum(len(p) for s, p in self._all_plays() if s == seat)
-        return 13 * self.options.decks - played
+        return hand_size(self.options.decks) - played
 
     def unseen(self) -> Counter[Card]:
         """Cards this seat has not seen: not in its hand and not played (copies counted)."""
@@ -199,26 +202,6 @@ class Observation:
         raw, _ = raw_scores(self.options.replace(self_catch=False), [self.captured(s) for s in Seat],
                             self.exposures)
         return raw
-
-
-def visible_exposures(exposures: Sequence[Exposure], seat: Seat | None, played: Sequence[tuple[Seat, Card]]
-                      ) -> tuple[tuple[Exposure, ...], tuple[int, int, int, int]]:
-    """The exposures ``seat`` sees (None: someone who sits at no seat) and the hidden ones it does
-    not, counted per seat: another seat's hidden exposure (暗卖) shows as a count until it plays
-    that card (R4.4)."""
-    plays_by = Counter((s, c) for s, c in played)
-    visible: list[Exposure] = []
-    hidden = [0, 0, 0, 0]
-    for e in exposures:
-        if e.kind == "hidden" and e.seat != seat:
-            if plays_by[(e.seat, e.card)] > 0:
-                plays_by[(e.seat, e.card)] -= 1
-                visible.append(e)
-            else:
-                hidden[e.seat] += 1
-            continue
-        visible.append(e)
-    return tuple(visible), (hidden[0], hidden[1], hidden[2], hidden[3])
 
 
 def observe(deal: Deal, seat: Seat) -> Observation:

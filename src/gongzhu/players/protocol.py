@@ -39,7 +39,7 @@ from gongzhu.players.expert import ExpertPlayer
 from gongzhu.players.guard import safe_exposures, safe_play
 from gongzhu.players.hints import DEFAULT_HINT_THINK, Hint, hints
 from gongzhu.players.observation import Observation
-from gongzhu.rules.cards import EXPOSABLE, JD, Card, Seat, Suit, parse_card, parse_cards
+from gongzhu.rules.cards import EXPOSABLE, JD, Card, Seat, Suit, hand_size, parse_card, parse_cards, too_many_copies
 from gongzhu.rules.deal import Phase, winner_of_trick
 from gongzhu.rules.dealing import next_seat
 from gongzhu.rules.errors import GongzhuError
@@ -316,18 +316,14 @@ def _check_first_leader(
 
 
 def _check_copies(hand: Sequence[Card], tricks: list[_TrickIn], decks: int) -> None:
-    where: dict[Card, list[str]] = {}
-    for i, c in enumerate(hand):
-        where.setdefault(c, []).append(f"hand[{i}]")
-    for t in tricks:
-        for _, p, path in t.plays:
-            for c in p:
-                where.setdefault(c, []).append(f"{path}.cards")
-    for c, places in where.items():
-        if len(places) > decks:
-            copies = "one" if decks == 1 else "two"
-            raise RequestError(f"{c.code} appears {len(places)} times ({', '.join(places)}), but there "
-                               f"{'is' if decks == 1 else 'are'} only {copies} with {decks} deck(s) (R1)")
+    placed = [(c, f"hand[{i}]") for i, c in enumerate(hand)]
+    placed += [(c, f"{path}.cards") for t in tricks for _, p, path in t.plays for c in p]
+    extra = too_many_copies(placed, decks)
+    if extra is not None:
+        c, places = extra
+        copies = "one" if decks == 1 else "two"
+        raise RequestError(f"{c.code} appears {len(places)} times ({', '.join(places)}), but there "
+                           f"{'is' if decks == 1 else 'are'} only {copies} with {decks} deck(s) (R1)")
 
 
 def _check_voids(seat: Seat, hand: Sequence[Card], tricks: list[_TrickIn]) -> None:
@@ -509,7 +505,7 @@ def observation_from_request(req: dict[str, Any]) -> Observation:
     expose = isinstance(position, ExposeRequest)
     options = _options(position)
     decks = options.decks
-    size = 13 * decks
+    size = hand_size(decks)
     seat = _seat(position.seat, "seat")
     deal_index = position.deal_index
     if position.first_receiver is not None:

@@ -23,10 +23,11 @@ import numpy.typing as npt
 
 from gongzhu.players import features
 from gongzhu.players.network import Network
-from gongzhu.players.observation import Observation, visible_exposures
+from gongzhu.players.observation import Observation
 from gongzhu.players.sampling import World
 from gongzhu.rules.cards import Seat, mask_of
 from gongzhu.rules.deal import Phase
+from gongzhu.rules.exposure import visible_exposures
 from gongzhu.rules.legal import SeatView, bits, cascade
 from gongzhu.rules.model import Exposure, Trick
 from gongzhu.rules.options import Options

@@ -27,7 +27,7 @@ from gongzhu.formats.record import Exposure as RecordExposure
 from gongzhu.formats.record import Trick as RecordTrick
 from gongzhu.jsontext import JSONTextError, decode_utf8, describe, loads_strict
 from gongzhu.records.format import SEATS, RecordError
-from gongzhu.rules.cards import ALL_CARDS, EXPOSABLE, Card, Seat
+from gongzhu.rules.cards import ALL_CARDS, EXPOSABLE, Card, Seat, hand_size, too_many_copies
 from gongzhu.rules.errors import OptionError, excerpt
 from gongzhu.rules.model import Exposure, Play, Trick
 from gongzhu.rules.options import Options
@@ -177,9 +177,8 @@ def _options(value: Any) -> Options:
 
 
 def _hands(value: SeatCards, options: Options) -> tuple[tuple[Card, ...], ...]:
-    size = 13 * options.decks
+    size = hand_size(options.decks)
     hands: list[tuple[Card, ...]] = []
-    where: dict[Card, list[str]] = {}
     for code in SEATS:
         path = f"$.hands.{code}"
         hand = tuple(_card(c) for c in getattr(value, code))
@@ -188,17 +187,17 @@ def _hands(value: SeatCards, options: Options) -> tuple[tuple[Card, ...], ...]:
                 f"{len(hand)} cards, but each hand has {size} with {options.decks} deck(s) (R1)",
                 field=path,
             )
-        for i, c in enumerate(hand):
-            where.setdefault(c, []).append(f"{path}[{i}]")
         hands.append(hand)
-    once = "once" if options.decks == 1 else "twice"
-    for c, places in where.items():
-        if len(places) > options.decks:
-            raise RecordError(
-                f"{c.code} is dealt {len(places)} times ({', '.join(places)}), but every card is "
-                f"dealt exactly {once} with {options.decks} deck(s) (R1)",
-                field="$.hands",
-            )
+    extra = too_many_copies(((c, f"$.hands.{code}[{i}]") for code, hand in zip(SEATS, hands, strict=True)
+                             for i, c in enumerate(hand)), options.decks)
+    if extra is not None:
+        c, places = extra
+        once = "once" if options.decks == 1 else "twice"
+        raise RecordError(
+            f"{c.code} is dealt {len(places)} times ({', '.join(places)}), but every card is "
+            f"dealt exactly {once} with {options.decks} deck(s) (R1)",
+            field="$.hands",
+        )
     return tuple(hands)  # the sizes and counts together: every card is dealt as often as decks
 
 

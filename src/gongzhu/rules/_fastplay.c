@@ -4,12 +4,17 @@
  * A position (FpPos) is a small plain struct: four hands as 52-bit masks, the exposed cards
  * still bound by the play restriction of R4.3, the point cards each seat has taken, the trick in
  * progress and every one-deck option that changes play or scoring.  Python sees it as an opaque
- * bytes blob (see gongzhu/rules/fast.py, which builds it from a Deal).
+ * bytes blob (see gongzhu/search/fast.py, which builds it from a Deal).
  *
  * Card index = suit * 13 + (rank - 2), suits S H C D = 0 1 2 3 (cards.py, R1).
- * Legal moves are a transcription of Deal._legal_mask (R5.2 -> R4.3 -> discard colour, each
- * only if it leaves a card); scoring is a transcription of scoring.raw_scores for one deck (R6,
- * R6.1, R4.2, R10 exposure factors).
+ * Legal moves are a transcription of rules/legal.py's cascade for one deck (R5.2 -> R4.3 ->
+ * discard colour, each only if it leaves a card); scoring is a transcription of
+ * scoring.raw_scores for one deck (R6, R6.1, R4.2, R10 exposure factors).
+ *
+ * Fixed-size arrays: every position read from Python passes get_pos (the Board: Board_new's
+ * checks), so no hand holds more than 13 cards and a deal has at most 52 plays; the writes into
+ * the arrays sized by those bounds (playout records, the Board's undo stack, the solver's moves)
+ * still check them, and stop or fail rather than write past the end.
  *
  * Playouts take a policy (fp_policy_fn, listed in FP_POLICIES): 0 plays uniformly random legal
  * cards, 1 is a cheap heuristic player (policy_heuristic) for the expert AI's simulated
@@ -71,7 +76,7 @@ static inline uint64_t unled_cards(unsigned suits_led)
     return m;
 }
 
-/* R5.2 then R4.3 then discard colour, each only if it leaves a card (Deal._legal_mask). */
+/* R5.2 then R4.3 then discard colour, each only if it leaves a card (legal.cascade). */
 static inline uint64_t fp_legal(const FpPos *p)
 {
     int s = p->turn;
@@ -394,15 +399,18 @@ typedef struct {
     fp_policy_fn seat[4]; /* the policy of each seat (its ctx when fn is policy_by_seat) */
 } FpPolicy;
 
-/* Play to the end of the deal with `policy`; optionally record the cards and the legal sets.
- * Returns the number of plays, or -1 if the position is inconsistent (no legal card). */
+/* Play to the end of the deal with `policy`; optionally record the cards and the legal sets in
+ * cards[0..FP_MAX_PLAYS) and legals[0..FP_MAX_PLAYS).  Returns the number of plays, or -1 if the
+ * position is inconsistent (no legal card, or more plays than a deal has). */
+#define FP_MAX_PLAYS 52 /* plays in a one-deck deal */
+
 static int fp_playout(FpPos *p, fp_policy_fn policy, void *ctx, FpRng *rng, uint8_t *cards,
                       uint64_t *legals)
 {
     int n = 0;
     while (!fp_is_over(p)) {
         uint64_t legal = fp_legal(p);
-        if (!legal || n >= 52)
+        if (!legal || n >= FP_MAX_PLAYS)
             return -1;
         int c = policy(p, legal, rng, ctx);
         if (cards)
@@ -894,8 +902,8 @@ static PyObject *py_playout_trace(PyObject *self, PyObject *args)
     if (get_policy(policy_obj, &policy) < 0)
         return NULL;
     FpRng rng;
-    uint8_t cards[52];
-    uint64_t legals[52];
+    uint8_t cards[FP_MAX_PLAYS];
+    uint64_t legals[FP_MAX_PLAYS];
     rng_seed(&rng, seed, 0);
     int n = fp_playout(&p, policy.fn, policy.seat, &rng, cards, legals);
     if (n < 0) {
@@ -969,8 +977,8 @@ static PyObject *py_random_deal_trace(PyObject *self, PyObject *args)
         return NULL;
     FpRng rng;
     FpPos p;
-    uint8_t cards[52];
-    uint64_t legals[52];
+    uint8_t cards[FP_MAX_PLAYS];
+    uint64_t legals[FP_MAX_PLAYS];
     rng_seed(&rng, seed, index);
     deal_one(&job, &p, &rng);
     PyObject *blob = pos_to_bytes(&p);
@@ -1071,7 +1079,7 @@ static PyObject *py_random_deals(PyObject *self, PyObject *args)
  * It holds no Python object, so it needs no GC support.  Scoring fields of FpPos are neutral.
  */
 
-#define BOARD_MAX_PLAYS 52
+#define BOARD_MAX_PLAYS FP_MAX_PLAYS /* Board_new's hands hold 52 cards at most */
 
 typedef struct {
     PyObject_HEAD
@@ -1242,7 +1250,8 @@ static PyObject *Board_legal_mask(PyObject *self, PyObject *noargs)
 
 /* Board.play / Board.play_packed: play card `arg` for the player to move.  Returns -1 when it
  * is not legal now (nothing changes), else 0 / 1 (finished a trick) / 2 (finished the deal), with
- * the seat that played in *seat; -2 with an exception set for an argument that is no card. */
+ * the seat that played in *seat; -2 with an exception set for an argument that is no card, or
+ * (never: Board_new's hands hold 52 cards at most) for a play past the end of the undo stack. */
 static int board_play(BoardObject *b, PyObject *arg, int *seat)
 {
     long c;
@@ -1270,6 +1279,10 @@ static int board_play(BoardObject *b, PyObject *arg, int *seat)
     uint64_t legal = board_legal(b);
     if (!(legal >> c & 1))
         return -1;
+    if (b->n_plays >= BOARD_MAX_PLAYS) {
+        PyErr_Format(PyExc_RuntimeError, "Board.play: more than %d plays in one deal", BOARD_MAX_PLAYS);
+        return -2;
+    }
     *seat = b->pos.turn;
     b->stack[b->n_plays] = b->pos;
     int done = fp_apply_rec(&b->pos, (int)c, legal, &b->hist[b->n_plays >> 2]);

@@ -5,7 +5,9 @@
  * once / twice), the exposed copies still bound by R4.3 the same way, the point cards each seat
  * has taken (copies counted), the trick in progress (single cards or two-card plays) and every
  * option that changes two-deck play or scoring.  Python sees it as an opaque bytes blob
- * (gongzhu/rules/fast2.py builds it from a Deal or from a player's sampled world).
+ * (gongzhu/search/fast2.py builds it from a Deal or from a player's sampled world, and refuses
+ * positions no deal can reach; this module only refuses what it cannot play safely: fields out
+ * of range, and hands with more legal plays than MAX_PLAYS).
  *
  * Card index = suit * 13 + (rank - 2), suits S H C D = 0 1 2 3 (cards.py, R1).
  * Legal plays are a transcription of rules/legal.py's cascade (R5.3 shape and follow, then R4.3
@@ -26,9 +28,16 @@
 #include "_fastcommon.h"
 
 #define NONE 0xFF          /* no card: the second card of a single play, an empty trick slot */
-#define MAX_PLAYS 400      /* two-card answers from 26 cards: at most C(26, 2) + 13 = 338 */
+/* Legal plays of one position: a hand of a deal holds at most 26 cards, d different ones of which
+ * p twice (d + p <= 26), so at most C(d, 2) + p <= C(26, 2) = 325 two-card answers; the masks can
+ * say more (up to 780: every card but one suit's, twice, answering a pair lead), which fp2_legal
+ * refuses (FP2_TOO_MANY_PLAYS) rather than write past the end of its array. */
+#define MAX_PLAYS 400
 #define MAX_STEPS 104      /* plays in a deal: at least one card each */
 #define FP2_MAGIC 0x32445A47u /* "GZD2" */
+
+/* What fp2_legal and fp2_playout return when they cannot go on (set_play_error explains it). */
+enum { FP2_NO_PLAY = -1, FP2_TOO_MANY_PLAYS = -2, FP2_TOO_LONG = -3 };
 
 /* ------------------------------------------------------------------ the position */
 
@@ -115,18 +124,29 @@ static inline int makeups(const Fp2Pos *p, Fp2Play q)
     return (int)(m >> q.a & 1) + (q.b != NONE ? (int)(m >> q.b & 1) : 0);
 }
 
+/* The lists of legal plays are written by push() alone: the n-th play goes to out[n] while
+ * n < MAX_PLAYS; past that nothing is written and the count becomes FP2_TOO_MANY_PLAYS, which
+ * every later push keeps (the push_* helpers stop at it). */
+static inline int push(Fp2Play *out, int n, Fp2Play q)
+{
+    if (n < 0 || n >= MAX_PLAYS)
+        return FP2_TOO_MANY_PLAYS;
+    out[n] = q;
+    return n + 1;
+}
+
 static int push_singles(Fp2Play *out, int n, uint64_t m)
 {
-    for (; m; m &= m - 1)
-        out[n++] = (Fp2Play){(uint8_t)__builtin_ctzll(m), NONE};
+    for (; m && n >= 0; m &= m - 1)
+        n = push(out, n, (Fp2Play){(uint8_t)__builtin_ctzll(m), NONE});
     return n;
 }
 
 static int push_pairs(Fp2Play *out, int n, uint64_t m)
 {
-    for (; m; m &= m - 1) {
+    for (; m && n >= 0; m &= m - 1) {
         uint8_t c = (uint8_t)__builtin_ctzll(m);
-        out[n++] = (Fp2Play){c, c};
+        n = push(out, n, (Fp2Play){c, c});
     }
     return n;
 }
@@ -134,15 +154,16 @@ static int push_pairs(Fp2Play *out, int n, uint64_t m)
 /* Every two different cards of m, a < b. */
 static int push_twos(Fp2Play *out, int n, uint64_t m)
 {
-    for (uint64_t x = m; x; x &= x - 1) {
+    for (uint64_t x = m; x && n >= 0; x &= x - 1) {
         int a = __builtin_ctzll(x);
-        for (uint64_t y = x & (x - 1); y; y &= y - 1)
-            out[n++] = (Fp2Play){(uint8_t)a, (uint8_t)__builtin_ctzll(y)};
+        for (uint64_t y = x & (x - 1); y && n >= 0; y &= y - 1)
+            n = push(out, n, (Fp2Play){(uint8_t)a, (uint8_t)__builtin_ctzll(y)});
     }
     return n;
 }
 
-/* The legal plays of the player to move (legal.cascade, last stage); returns how many. */
+/* The legal plays of the player to move (legal.cascade, last stage) in out[0..MAX_PLAYS); returns
+ * how many, or FP2_TOO_MANY_PLAYS (out holds no list then) for a hand no deal deals. */
 static int fp2_legal(const Fp2Pos *p, Fp2Play *out)
 {
     int s = p->turn, n = 0;
@@ -165,15 +186,17 @@ static int fp2_legal(const Fp2Pos *p, Fp2Play *out)
             n = push_twos(out, n, h1 & x);
         } else if (h1 & x) { /* the one card of the suit, made up with any other */
             int o = __builtin_ctzll(h1 & x);
-            for (uint64_t m = h1 & ~BIT(o); m; m &= m - 1) {
+            for (uint64_t m = h1 & ~BIT(o); m && n >= 0; m &= m - 1) {
                 int c = __builtin_ctzll(m);
-                out[n++] = c < o ? (Fp2Play){(uint8_t)c, (uint8_t)o} : (Fp2Play){(uint8_t)o, (uint8_t)c};
+                n = push(out, n, c < o ? (Fp2Play){(uint8_t)c, (uint8_t)o} : (Fp2Play){(uint8_t)o, (uint8_t)c});
             }
         } else {
             n = push_twos(out, n, h1);
             n = push_pairs(out, n, h2);
         }
     }
+    if (n < 0)
+        return n;
     /* R4.3 / R4.5, only if it leaves a play. */
     int free = 0;
     for (int i = 0; i < n; i++)
@@ -202,7 +225,8 @@ static int fp2_legal(const Fp2Pos *p, Fp2Play *out)
 static inline int fp2_is_over(const Fp2Pos *p) { return p->n_trick == 0 && p->h1[(int)p->turn] == 0; }
 
 /* R5.3 ranking key of a two-card play in the led suit: in ♠♥♣ two non-pair cards beat any pair,
- * in ♦ a pair beats two non-pair cards; then the higher card, then the lower (Deal._pair_key). */
+ * in ♦ a pair beats two non-pair cards; then the higher card, then the lower (deal.two_card_class,
+ * deal._two_card_key). */
 static inline int pair_key(int led, const uint8_t *q)
 {
     int is_pair = q[0] == q[1];
@@ -561,16 +585,21 @@ typedef struct {
 
 static const Fp2Policy UNIFORM_EVERYWHERE = {{policy_uniform2, policy_uniform2, policy_uniform2, policy_uniform2}};
 
-/* Play to the end with `pol`; optionally record the plays.  Returns the number of plays, or -1
- * if the position is inconsistent (no legal play). */
+/* Play to the end with `pol`; optionally record the plays in rec[0..MAX_STEPS).  Returns the
+ * number of plays, or for a position no deal reaches FP2_NO_PLAY (a player has no legal play),
+ * FP2_TOO_MANY_PLAYS or FP2_TOO_LONG (more than MAX_STEPS plays). */
 static int fp2_playout(Fp2Pos *p, const Fp2Policy *pol, FpRng *rng, Fp2Play *rec)
 {
     Fp2Play legal[MAX_PLAYS];
     int steps = 0;
     while (!fp2_is_over(p)) {
         int n = fp2_legal(p, legal);
-        if (n <= 0 || steps >= MAX_STEPS)
-            return -1;
+        if (n < 0)
+            return n;
+        if (n == 0)
+            return FP2_NO_PLAY;
+        if (steps >= MAX_STEPS)
+            return FP2_TOO_LONG;
         int i = pol->seat[(int)p->turn](p, legal, n, rng);
         if (rec)
             rec[steps] = legal[i];
@@ -582,6 +611,43 @@ static int fp2_playout(Fp2Pos *p, const Fp2Policy *pol, FpRng *rng, Fp2Play *rec
 
 /* ------------------------------------------------------------------ Python interface */
 
+/* Why the fields of p are not those of a position this module can play, or NULL: every seat,
+ * suit, option and count in its range, the trick shaped as encode makes it and fp2_apply keeps
+ * it, the copy masks nested.  (Whether a deal can reach p is gongzhu.search.fast2's check.) */
+static const char *fp2_malformed(const Fp2Pos *p)
+{
+    if (p->magic != FP2_MAGIC)
+        return "not a two-deck position";
+    if (p->turn < 0 || p->turn > 3 || p->leader < 0 || p->leader > 3 || p->offender < -1 || p->offender > 3)
+        return "a seat out of range";
+    if ((p->step != 1 && p->step != 3) || p->discard_color > COLOR_PENALTY || p->edbsl > 1 || p->heart_book > 1 ||
+        p->must_c2 > 1 || p->suits_led > 15)
+        return "an option or the suits led out of range";
+    for (int k = 0; k < 4; k++)
+        if (p->exposed[k] > 2 || p->pad[k])
+            return "exposed copies out of range";
+    for (int s = 0; s < 4; s++) {
+        uint64_t all = p->h1[s] | p->h2[s] | p->r1[s] | p->r2[s] | p->c1[s] | p->c2[s];
+        if ((all & ~ALL_CARDS_MASK) || (p->h2[s] & ~p->h1[s]) || (p->r1[s] & ~p->h1[s]) || (p->r2[s] & ~p->r1[s]) ||
+            (p->r2[s] & ~p->h2[s]) || (p->c2[s] & ~p->c1[s]))
+            return "inconsistent copy masks";
+    }
+    if (p->n_trick < 0 || p->n_trick > 3)
+        return "a trick in progress of more than three plays";
+    for (int i = 0; i < 4; i++) {
+        int a = p->trick[i][0], b = p->trick[i][1];
+        if (i >= p->n_trick ? a != NONE || b != NONE : a >= 52 || (b != NONE && (b >= 52 || b < a)))
+            return "a malformed trick";
+        if (i > 0 && i < p->n_trick && (b != NONE) != (p->trick[0][1] != NONE))
+            return "a malformed trick";
+    }
+    if (p->n_trick == 0 ? p->led != -1 || p->pair
+                        : p->led != p->trick[0][0] / 13 || p->pair != (p->trick[0][1] != NONE) ||
+                              (p->pair && p->trick[0][1] != p->trick[0][0]))
+        return "a malformed trick";
+    return NULL;
+}
+
 static int get_pos(PyObject *blob, Fp2Pos *p)
 {
     if (!PyBytes_Check(blob) || PyBytes_GET_SIZE(blob) != (Py_ssize_t)sizeof(Fp2Pos)) {
@@ -589,11 +655,27 @@ static int get_pos(PyObject *blob, Fp2Pos *p)
         return -1;
     }
     memcpy(p, PyBytes_AS_STRING(blob), sizeof(Fp2Pos));
-    if (p->magic != FP2_MAGIC) {
-        PyErr_SetString(PyExc_ValueError, "not a two-deck position");
+    const char *why = fp2_malformed(p);
+    if (why) {
+        PyErr_Format(PyExc_ValueError, "not a two-deck position the C fast path can play: %s", why);
         return -1;
     }
     return 0;
+}
+
+/* The ValueError of a position fp2_legal or fp2_playout could not go on from (code < 0). */
+static void set_play_error(int code)
+{
+    if (code == FP2_TOO_MANY_PLAYS)
+        PyErr_Format(PyExc_ValueError,
+                     "impossible position: the player to move has more than %d legal plays (a two-deck hand "
+                     "holds at most 26 cards)", MAX_PLAYS);
+    else if (code == FP2_TOO_LONG)
+        PyErr_Format(PyExc_ValueError,
+                     "impossible position: the deal does not end within %d plays (a two-deck hand holds at "
+                     "most 26 cards)", MAX_STEPS);
+    else
+        PyErr_SetString(PyExc_ValueError, "inconsistent position: a player has no legal play");
 }
 
 static PyObject *pos_to_bytes(const Fp2Pos *p) { return PyBytes_FromStringAndSize((const char *)p, sizeof(Fp2Pos)); }
@@ -787,6 +869,11 @@ static PyObject *py_encode(PyObject *self, PyObject *args)
                 return NULL;
             }
     }
+    const char *why = fp2_malformed(&p);
+    if (why) { /* never: the checks above cover it */
+        PyErr_Format(PyExc_ValueError, "encode: %s", why);
+        return NULL;
+    }
     return pos_to_bytes(&p);
 }
 
@@ -800,6 +887,10 @@ static PyObject *py_legal_plays(PyObject *self, PyObject *arg)
         return PyTuple_New(0);
     Fp2Play legal[MAX_PLAYS];
     int n = fp2_legal(&p, legal);
+    if (n < 0) {
+        set_play_error(n);
+        return NULL;
+    }
     PyObject *out = PyTuple_New(n);
     if (!out)
         return NULL;
@@ -826,6 +917,10 @@ static PyObject *py_play(PyObject *self, PyObject *args)
         return NULL;
     Fp2Play legal[MAX_PLAYS];
     int n = fp2_is_over(&p) ? 0 : fp2_legal(&p, legal);
+    if (n < 0) {
+        set_play_error(n);
+        return NULL;
+    }
     if (find_play(legal, n, q.a, q.b) < 0) {
         PyErr_SetString(PyExc_ValueError, "not a legal play in this position");
         return NULL;
@@ -876,8 +971,9 @@ static PyObject *py_playout_sums(PyObject *self, PyObject *args)
         Fp2Pos p = start;
         FpRng rng;
         rng_seed(&rng, seed, (uint64_t)i);
-        if (fp2_playout(&p, &pol, &rng, NULL) < 0) {
-            bad = 1;
+        int steps = fp2_playout(&p, &pol, &rng, NULL);
+        if (steps < 0) {
+            bad = steps;
             break;
         }
         fp2_raw_scores(&p, v);
@@ -886,7 +982,7 @@ static PyObject *py_playout_sums(PyObject *self, PyObject *args)
     }
     Py_END_ALLOW_THREADS
     if (bad) {
-        PyErr_SetString(PyExc_ValueError, "inconsistent position: a player has no legal play");
+        set_play_error(bad);
         return NULL;
     }
     return scores_tuple(sums);
@@ -916,7 +1012,7 @@ static PyObject *py_playout_trace(PyObject *self, PyObject *args)
     Fp2Play rec[MAX_STEPS];
     int n = fp2_playout(&p, &pol, &rng, rec);
     if (n < 0) {
-        PyErr_SetString(PyExc_ValueError, "inconsistent position: a player has no legal play");
+        set_play_error(n);
         return NULL;
     }
     PyObject *plays = PyTuple_New(n);

@@ -538,13 +538,17 @@ static inline int sv_trick_sign(uint64_t cards)
 }
 
 #define SV_SPECIALS (BIT(CARD_QS) | BIT(CARD_JD) | BIT(CARD_TC) | BIT(CARD_AH))
+/* Moves of one position: a hand holds at most 13 cards (get_pos), so at most 13 legal cards. */
+#define SV_MAX_MOVES 13
 
 /* One move per group of equivalent legal cards, ordered; returns the number of moves.  With
  * `groups`, groups[i] is the set of cards out[i] stands for.  Two legal cards of the mover are
  * equivalent when they are neighbours in its legal cards of one suit, with no card between them
  * held by another seat or lying in the trick, neither is a special card, they are hearts of one
- * value or no hearts, and R4.3 binds both or neither: the game cannot tell them apart. */
-static int sv_moves(const FpPos *p, uint64_t legal, int first, int out[13], uint64_t *groups)
+ * value or no hearts, and R4.3 binds both or neither: the game cannot tell them apart.  At most
+ * SV_MAX_MOVES groups: cards past the last one would join it rather than be written past the end
+ * (never: a position passes get_pos, whose hands hold 13 cards at most). */
+static int sv_moves(const FpPos *p, uint64_t legal, int first, int out[SV_MAX_MOVES], uint64_t *groups)
 {
     if (!(legal & (legal - 1))) { /* forced */
         out[0] = lo_card(legal);
@@ -565,14 +569,15 @@ static int sv_moves(const FpPos *p, uint64_t legal, int first, int out[13], uint
     uint64_t others = (p->hand[0] | p->hand[1] | p->hand[2] | p->hand[3] | trick) & ~mine;
     const int *hv = p->heart_book ? HEART_BOOK : HEART_STANDARD;
     /* The groups: climb the legal cards in card order. */
-    uint64_t gm[13];
-    int lo[13], hi[13];
+    uint64_t gm[SV_MAX_MOVES];
+    int lo[SV_MAX_MOVES], hi[SV_MAX_MOVES];
     int n = 0, prev = -1;
     for (uint64_t m = legal; m; m &= m - 1) {
         int c = lo_card(m);
-        if (prev >= 0 && c / 13 == prev / 13 && !(((BIT(c) - 1) & ~((BIT(prev) << 1) - 1)) & others) &&
-            !((BIT(c) | BIT(prev)) & SV_SPECIALS) && (c / 13 != 1 || hv[c % 13] == hv[prev % 13]) &&
-            ((bound >> c) & 1) == ((bound >> prev) & 1)) {
+        if (n == SV_MAX_MOVES ||
+            (prev >= 0 && c / 13 == prev / 13 && !(((BIT(c) - 1) & ~((BIT(prev) << 1) - 1)) & others) &&
+             !((BIT(c) | BIT(prev)) & SV_SPECIALS) && (c / 13 != 1 || hv[c % 13] == hv[prev % 13]) &&
+             ((bound >> c) & 1) == ((bound >> prev) & 1))) {
             gm[n - 1] |= BIT(c);
             hi[n - 1] = c;
         } else {
@@ -588,7 +593,7 @@ static int sv_moves(const FpPos *p, uint64_t legal, int first, int out[13], uint
         for (int u = 0; u < 4; u++)
             lens[u] = sv_popcount(mine & SUIT_MASK(u));
     int tsign = p->n_trick > 0 ? sv_trick_sign(trick) : 0;
-    int score[13];
+    int score[SV_MAX_MOVES];
     for (int g = 0; g < n; g++) {
         /* Which member stands for the group: the lowest when leading, the highest otherwise
          * (equivalent, so it does not matter for the value; it matters for the line shown). */
@@ -747,7 +752,7 @@ static int64_t sv_search(SvCtx *S, const FpPos *p, int64_t alpha, int64_t beta, 
         }
     }
     uint64_t legal = fp_legal(p);
-    int moves[13];
+    int moves[SV_MAX_MOVES];
     int n = sv_moves(p, legal, first, moves, NULL);
     int maxing = S->w[(int)p->turn] > 0;
     int64_t a = alpha, b = beta;
@@ -887,13 +892,14 @@ static int solver_enter(SolverObject *self, const FpPos *p, unsigned long long l
 
 /* Exact values of every legal card of p: cards[i] and vals[i] in card order, one search per group
  * of equivalent cards (sv_moves), each by null-window searches from the value of the previous
- * one.  Returns the number of cards, or -1 when the search passed the solver's node limit. */
-static int solver_values(SolverObject *self, const FpPos *p, int cards[13], int64_t vals[13])
+ * one.  Returns the number of cards (at most SV_MAX_MOVES), or -1 when the search passed the
+ * solver's node limit. */
+static int solver_values(SolverObject *self, const FpPos *p, int cards[SV_MAX_MOVES], int64_t vals[SV_MAX_MOVES])
 {
     SvCtx *S = &self->ctx;
     uint64_t legal = fp_legal(p);
-    int moves[13];
-    uint64_t groups[13];
+    int moves[SV_MAX_MOVES];
+    uint64_t groups[SV_MAX_MOVES];
     int n = sv_moves(p, legal, -1, moves, groups);
     int64_t by_card[52];
     Py_BEGIN_ALLOW_THREADS
@@ -908,7 +914,7 @@ static int solver_values(SolverObject *self, const FpPos *p, int cards[13], int6
     if (S->aborted)
         return -1;
     int k = 0;
-    for (uint64_t m = legal; m; m &= m - 1) {
+    for (uint64_t m = legal; m && k < SV_MAX_MOVES; m &= m - 1) {
         cards[k] = lo_card(m);
         vals[k++] = by_card[lo_card(m)];
     }
@@ -970,8 +976,8 @@ static PyObject *Solver_values(PyObject *op, PyObject *args)
     FpPos p;
     if (solver_args(self, args, &p, 1) < 0)
         return NULL;
-    int cards[13];
-    int64_t vals[13];
+    int cards[SV_MAX_MOVES];
+    int64_t vals[SV_MAX_MOVES];
     int n = solver_values(self, &p, cards, vals);
     self->busy = 0;
     if (n < 0)
@@ -999,13 +1005,13 @@ static PyObject *Solver_line(PyObject *op, PyObject *args)
     FpPos p;
     if (solver_args(self, args, &p, 0) < 0)
         return NULL;
-    uint8_t line[52];
+    uint8_t line[FP_MAX_PLAYS];
     int n = 0;
     Py_BEGIN_ALLOW_THREADS
-    while (!fp_is_over(&p) && !S->aborted) {
+    while (!fp_is_over(&p) && !S->aborted && n < FP_MAX_PLAYS) {
         int64_t v = sv_solve(S, &p);
         uint64_t legal = fp_legal(&p);
-        int moves[13];
+        int moves[SV_MAX_MOVES];
         int k = sv_moves(&p, legal, -1, moves, NULL);
         int maxing = S->w[(int)p.turn] > 0;
         int chosen = moves[k - 1]; /* the last is best if no other is (never needed) */

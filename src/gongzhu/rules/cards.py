@@ -12,8 +12,11 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import IntEnum
+from typing import TypeVar
 
 from gongzhu.rules.errors import CardError, excerpt
+
+_P = TypeVar("_P")
 
 __all__ = [
     "AH",
@@ -32,9 +35,11 @@ __all__ = [
     "cards_in",
     "format_cards",
     "hand_masks",
+    "hand_size",
     "mask_of",
     "parse_card",
     "parse_cards",
+    "too_many_copies",
 ]
 
 
@@ -240,6 +245,25 @@ def hand_masks(cards: Iterable[Card]) -> tuple[int, int]:
             twice |= bit
         once |= bit
     return once, twice
+
+
+def hand_size(decks: int) -> int:
+    """How many cards each of the four seats is dealt (R1): 13 with one deck, 26 with two."""
+    return 13 * decks
+
+
+def too_many_copies(placed: Iterable[tuple[Card, _P]], decks: int) -> tuple[Card, list[_P]] | None:
+    """The first card met more often than it exists with ``decks`` deck(s) (R1: every card once
+    per deck), with the place of each copy met; None when no card is.  ``placed`` gives each card
+    met with its place (a field path, a seat), in order.  Every reader of hands and plays (the
+    deal itself, records, the bot protocol, ``gongzhu score``) asks it, and words the answer."""
+    where: dict[Card, list[_P]] = {}
+    for c, place in placed:
+        where.setdefault(c, []).append(place)
+    for c, places in where.items():
+        if len(places) > decks:
+            return c, places
+    return None
 
 
 def cards_in(mask: int) -> Iterator[Card]:

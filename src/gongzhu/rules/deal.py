@@ -1,27 +1,12 @@
 """One deal (一副) from the dealt hands to the last trick: exposure (R4), play (R5), scoring (R6/R7).
 
-:class:`Deal` is mutable, python-chess style: actions change it in place, every refused action
-raises an :class:`~gongzhu.rules.errors.IllegalPlayError` saying why and leaves it exactly as it
-was, and :meth:`Deal.undo` takes back plays for search.  Each action comes as a trio:
-``verify_x`` (raises with the reason), ``can_x`` (bool) and ``x`` (applies).
-
-Inside, a hand is two 52-bit sets — cards held at least once, cards held twice (two decks) — and
-the same for exposed copies still bound by the play restriction of R4.3.  Outside, callers see
-:class:`~gongzhu.rules.cards.Card` objects.
-
-The rules of play are written once here, readably, in :meth:`Deal._cascade` (legal plays in the
-restriction order of R5.2) and :meth:`Deal._apply` / :meth:`Deal._finish_trick`.
-
-One state per deal.  A one-deck deal's play state *is* a C board (``_fastplay.Board``, a
-transcription of these rules shared with the search fast path), so that a playout through this
-public API costs one C call per action; the Python fields are its readable mirror, pulled from
-the board when a slower path (an explanation, a reader) needs them, and the tests hold the board
-to the Python rules position by position.  A two-deck deal — and a one-deck deal when the C
-extension is not built (:data:`C_BOARD` is False) — plays on the Python fields alone.  Code
-outside this module reads a position through the public API: :meth:`Deal.position` (a frozen
-:class:`~gongzhu.rules.model.Position`), :attr:`Deal.actions` (the
-:class:`~gongzhu.rules.model.Declaration` / :class:`~gongzhu.rules.model.CardPlay` records that
-:meth:`Deal.declare` and :meth:`Deal.play` return), :meth:`Deal.legal_plays` and the readers.
+:class:`Deal` is mutable: actions change it in place (``verify_x``, ``can_x``, ``x``), a refused
+action raises :class:`~gongzhu.rules.errors.IllegalPlayError` and leaves it as it was, and
+:meth:`Deal.undo` takes back plays for search.  The rules of play are written once here, in
+:meth:`Deal._cascade` and :meth:`Deal._apply` / :meth:`Deal._finish_trick`; a one-deck deal's
+state is a C board (``_fastplay.Board``) transcribing them, unless :data:`C_BOARD` is False.  This
+module imports the rest of the rules core and the message catalog.  The representation, the C
+board and the public API: docs/architecture.md, One state per deal.
 """
 
 from __future__ import annotations
@@ -46,7 +31,9 @@ from gongzhu.rules.cards import (
     Suit,
     cards_in,
     hand_masks,
+    hand_size,
     parse_card,
+    too_many_copies,
 )
 from gongzhu.rules.dealing import deal_hands, dealing_order
 from gongzhu.rules.errors import DealError, IllegalPlayError, excerpt
@@ -254,7 +241,6 @@ class Deal:
         "_must_lead_c2",
         "_offender",
         "_pair",
-        "_penalty",
         "_pig_taker",
         "_r1",
         "_r2",
@@ -308,7 +294,6 @@ class Deal:
         self._declared = [False, False, False, False]
         self._declarations: list[Declaration] = []
         self.phase = Phase.EXPOSE
-        self._penalty = options.discard_penalty
         self._turn = -1
         self._leader = -1
         self._led = -1
@@ -356,23 +341,20 @@ class Deal:
         if len(hands) != 4:
             raise DealError(f"a deal has four hands (N, E, S, W), not {len(hands)}")
         parsed = tuple(tuple(c if type(c) is Card else parse_card(c) for c in h) for h in hands)
-        size = 13 * options.decks
+        size = hand_size(options.decks)
         for seat, h in zip(Seat, parsed, strict=True):
             if len(h) != size:
                 raise DealError(f"{seat.english}'s hand has {len(h)} cards: each hand has {size}")
         if options.decks == 1 and len({c.index for h in parsed for c in h}) == 52:
             return parsed  # 52 cards, all different: each card exactly once
-        counts = [0] * 52
-        for h in parsed:
-            for c in h:
-                counts[c.index] += 1
-        for c in ALL_CARDS:
-            if counts[c.index] != options.decks:
-                raise DealError(
-                    f"{c.code} is dealt {counts[c.index]} times: every card is dealt exactly "
-                    f"{'once' if options.decks == 1 else 'twice'} with {options.decks} deck(s)"
-                )
-        return parsed
+        extra = too_many_copies(((c, seat) for seat, h in zip(Seat, parsed, strict=True) for c in h), options.decks)
+        if extra is not None:
+            c, places = extra
+            raise DealError(
+                f"{c.code} is dealt {len(places)} times: every card is dealt exactly "
+                f"{'once' if options.decks == 1 else 'twice'} with {options.decks} deck(s)"
+            )
+        return parsed  # the sizes and no card too often: every card exactly once per deck
 
     # ------------------------------------------------------------------ reading the position
 
@@ -778,8 +760,7 @@ class Deal:
         s = self._turn
         view = self._view()
         offender = self._offender
-        makeup = _SUIT_OF[play[0]] != self._led or _SUIT_OF[play[-1]] != self._led
-        if self._trick and self._penalty and offender < 0 and makeup and offends(view, play):
+        if offender < 0 and offends(view, play):
             offender = s  # the first to offend takes the point cards (R5.2 penalty)
         self._undo.append((
             s, self._h1[s], self._h2[s], self._r1[s], self._r2[s], self._trick, self._led,

@@ -88,10 +88,16 @@ def bound_after(v: SeatView, c: int, bound: int, held_after: int, played: int) -
 
 
 def offends(v: SeatView, play: tuple[int, ...]) -> bool:
-    """Under ``discard_color=penalty`` (R5.2): whether ``play``, made in the position ``v``,
-    discards fewer cards of the led suit's colour than a play the earlier stages allow could;
-    the first such player takes the trick's point cards.  The rules engine and the expert's
-    worlds both judge it here."""
+    """Whether ``play``, made in the position ``v``, is an offence against the discard colour:
+    under ``discard_color=penalty`` (R5.2, else never), an answer to a lead that discards fewer
+    cards of the led suit's colour than a play the earlier stages allow could.  The first such
+    player of a trick takes its point cards.  The rules engine, the intermediate player and the
+    expert's worlds all judge it here."""
+    if not v.options.discard_penalty or not v.trick:
+        return False
+    led = v.led
+    if all(_SUIT_OF[c] == led for c in play):
+        return False  # the led suit itself: nothing discarded
     allowed = cascade(v)[-1][1]
     return same_color_makeups(v, play) < max(same_color_makeups(v, p) for p in allowed)
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from gongzhu.rules.cards import AH, ALL_CARDS, JD, QS, TC, Card, Seat, Suit
+from gongzhu.rules.cards import AH, ALL_CARDS, JD, POINT_CARDS_MASK, QS, TC, Card, Seat, Suit
 from gongzhu.rules.model import Exposure
 from gongzhu.rules.options import Options
 
 __all__ = [
+    "POINT_CARDS",
     "DealScore",
     "SeatScore",
     "heart_value",
@@ -50,8 +51,13 @@ def heart_value(rank: int, table: str = "standard") -> int:
 
 
 def is_point_card(c: Card) -> bool:
-    """分牌: ♠Q, ♦J, ♣10 and every heart (R2)."""
-    return c.suit == Suit.HEARTS or c in (QS, JD, TC)
+    """分牌: ♠Q, ♦J, ♣10 and every heart (R2, :data:`~gongzhu.rules.cards.POINT_CARDS_MASK`)."""
+    return bool(POINT_CARDS_MASK >> c.index & 1)
+
+
+#: Every point card (R2), in card order: the set the browser pages are given, since they cannot
+#: ask :func:`is_point_card`.
+POINT_CARDS: tuple[Card, ...] = tuple(c for c in ALL_CARDS if is_point_card(c))
 
 
 @dataclass(frozen=True, slots=True)

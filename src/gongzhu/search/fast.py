@@ -1,44 +1,27 @@
 """The C fast path for one-deck deals: legal moves, random playouts and scoring in C.
 
-The engine's :class:`~gongzhu.rules.deal.Deal` is the reference; this module is its fast copy
-for search and benchmarks, and the tests (``tests/test_fast.py``) check it against the
-reference play by play:
-
-* :func:`encode` reads a one-deck deal in the play phase (through its public snapshot,
-  :meth:`Deal.position <gongzhu.rules.deal.Deal.position>`) into a :class:`FastPosition`, an
-  immutable 136-byte position (hands, exposed cards bound by R4.3, cards taken, the trick in
-  progress, every one-deck option of R10 that changes play or scoring);
-* legal moves are exactly ``Deal.legal_mask`` (R5.2 follow suit → R4.3 exposure → R5.2
-  discard colour, each only if it leaves a card; the ``penalty`` offender takes the trick's
-  point cards);
-* raw scores are exactly :func:`gongzhu.rules.scoring.raw_scores` for one deck (R6, R6.1);
-* :func:`playout_scores`, :func:`playout_trace` play to the end with a playout policy (uniformly
-  random legal cards by default; xoshiro256++ with unbiased bounded choices); :func:`random_deals`
-  deals, plays and scores fresh deals in C on several OS threads with the GIL released.
-
-Randomness is a function of ``(seed, index)`` only: playout ``i`` of :func:`playout_scores`
-and deal ``i`` of :func:`random_deals` each have their own stream, so results do not depend on
-the number of threads, and ``playout_scores(deal, 1, seed)`` is the playout of
-``playout_trace(deal, seed)``.
-
-Playouts take a ``policy``: :data:`POLICY_UNIFORM` (0) plays uniformly random legal cards;
-:data:`POLICY_HEURISTIC` (1) is a cheap rule-based player (follow low under the winner, dump the
-♠Q and high hearts, keep and hunt the ♦J, flush the pig…, with about 10% random moves) for the
-simulated continuations of a Monte-Carlo player.  A tuple of four ids gives each seat (N, E, S,
-W) its own policy, e.g. ``policy=(POLICY_HEURISTIC, POLICY_UNIFORM, POLICY_UNIFORM,
-POLICY_UNIFORM)``; four equal ids play exactly as the single id.
+The engine's :class:`~gongzhu.rules.deal.Deal` is the reference and this module its fast copy
+for search and benchmarks, checked against it play by play (``tests/test_fast.py``):
+:func:`encode` reads a deal in the play phase into a :class:`FastPosition`, whose legal moves
+and raw scores are the rules engine's; :func:`playout_scores` and :func:`playout_trace` play it
+to the end with a playout policy (:data:`POLICY_UNIFORM`, :data:`POLICY_HEURISTIC`, or one per
+seat); :func:`random_deals` deals, plays and scores fresh deals on several OS threads with the
+GIL released.  Randomness is a function of ``(seed, index)`` only.  The encoding, the random
+streams and the policies: ``docs/benchmarks.md``, Why it is fast.  Imports :mod:`gongzhu.rules`
+(its C extension ``_fastplay`` included) and the policy ids of :mod:`gongzhu.search`.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 import gongzhu.rules._fastplay as _c
-from gongzhu.rules.cards import EXPOSABLE, Card
+from gongzhu.rules.cards import ALL_CARDS, EXPOSABLE, Card
 from gongzhu.rules.deal import Deal, Phase
 from gongzhu.rules.model import Exposure
-from gongzhu.rules.options import Options
+from gongzhu.rules.options import EXPOSURE_KINDS, Options
 from gongzhu.rules.scoring import value_factors
 from gongzhu.search import POLICY_HEURISTIC, POLICY_UNIFORM, Policy
 
@@ -60,6 +43,8 @@ __all__ = [
 Scores = tuple[int, int, int, int]
 _MASK64 = (1 << 64) - 1
 _SPECIALS: tuple[Card, ...] = EXPOSABLE  # QS JD TC AH (R4.1): the C arrays factor[], dealt_to[]
+_SEATS = "NESW"
+_CARD_C2 = next(c for c in ALL_CARDS if c.code == "2C")
 
 
 def _scores(value: Sequence[int]) -> Scores:
@@ -184,6 +169,32 @@ def _four(values: Sequence[int], what: str) -> Scores:
     return (int(values[0]), int(values[1]), int(values[2]), int(values[3]))
 
 
+def _check_exposures(exposures: Sequence[Exposure]) -> None:
+    """Raise ``ValueError`` unless each exposure is of an exposable card (R4.1), by a seat, in a
+    kind of R10, and no card is exposed twice (one deck holds one copy)."""
+    for e in exposures:
+        if not 0 <= int(e.seat) <= 3:
+            raise ValueError(f"exposures: {e.card.code} exposed by seat {int(e.seat)}, not a seat 0..3")
+        if e.kind not in EXPOSURE_KINDS:
+            raise ValueError(f"exposures: {e.card.code} exposed as {e.kind!r}, not a kind of {EXPOSURE_KINDS} (R10)")
+    for card, count in Counter(e.card for e in exposures).items():
+        if card not in EXPOSABLE:
+            raise ValueError(f"exposures: {card.code} is not an exposable card (QS JD TC AH, R4.1)")
+        if count > 1:
+            raise ValueError(f"exposures: {card.code} exposed {count} times; one deck holds 1")
+
+
+def _check_first_lead(hands: Sequence[int], trick: Sequence[int], leader: int) -> None:
+    """Raise ``ValueError`` unless a ``must_lead_c2`` position is a first lead (R5.1): no card
+    in the trick, and the leader holds the ♣2."""
+    if trick:
+        raise ValueError(f"must_lead_c2: only the first lead of the deal must be the ♣2 (R5.1), and the trick "
+                         f"in progress has {len(trick)} card(s)")
+    if 0 <= leader <= 3 and not int(hands[leader]) >> _CARD_C2.index & 1:  # else the C refuses the seat
+        raise ValueError(f"must_lead_c2: the first lead must be the ♣2 (R5.1), and {_SEATS[leader]}, to lead, "
+                         "holds none")
+
+
 def encode_parts(
     options: Options,
     *,
@@ -203,10 +214,17 @@ def encode_parts(
     """Build a position from its parts: hands and R4.3-restricted cards as 52-bit masks, the
     cards each seat took, the exposures (for their R10 value factors), the hands as dealt (for
     R6.1 self-catch), the trick in progress (card indices in playing order) and who is to play.
+    Exposures no one-deck deal makes (a card that is not exposable, R4.1; a kind not of R10; a
+    card exposed twice) and a ``must_lead_c2`` first lead (R5.1) that cannot be one raise
+    ``ValueError``, as does any position the C refuses.
     """
     if options.decks != 1:
         raise ValueError("the C fast path is for one-deck deals only (decks=1)")
     exposures = list(exposures)
+    _check_exposures(exposures)
+    hands4 = _four(hands, "hands")
+    if must_lead_c2:
+        _check_first_lead(hands4, trick, int(leader))
     by_card = value_factors(options, exposures)  # R4.2, R10: one function for every reader
     factors = [by_card[special] for special in _SPECIALS]
     dealt_sets = [set(h) for h in dealt]
@@ -217,7 +235,7 @@ def encode_parts(
             raise ValueError(f"{special.code} must be dealt to exactly one seat")
         dealt_to.append(holders[0])
     blob: bytes = _c.encode(
-        _four(hands, "hands"),
+        hands4,
         _four(restricted, "restricted"),
         _four([_mask(c) for c in captured], "captured"),
         tuple(factors),

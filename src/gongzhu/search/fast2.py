@@ -1,23 +1,15 @@
 """The C fast path for two-deck deals (拱双猪): legal plays, playouts and scoring in C.
 
-The engine's :class:`~gongzhu.rules.deal.Deal` is the reference; this module is its fast copy
-for the expert's search, and ``tests/test_fast2.py`` checks it against the reference play by
-play, under every two-deck option:
-
-* :func:`encode` reads a two-deck deal in the play phase (its :meth:`Deal.position
-  <gongzhu.rules.deal.Deal.position>`) into a :class:`FastPosition2`, an
-  immutable 224-byte position: each hand as cards held at least once / twice, the exposed copies
-  still bound by R4.3 (R4.5: a card is restricted only while every copy left is exposed), the
-  point cards taken (copies counted), the trick in progress (singles or two-card plays) and the
-  options that change two-deck play or scoring;
-* legal plays are exactly :func:`gongzhu.rules.legal.cascade` (R5.3 shape and follow → R4.3/R4.5
-  exposure → R5.2 discard colour, each only if it leaves a play), played as ``Deal`` plays them
-  (which copy leaves the hand, R5.3 pair ranking, the ``penalty`` offender);
-* raw scores are exactly :func:`gongzhu.rules.scoring.raw_scores` for two decks (R6.2, R4.5);
-* playouts take a policy: :data:`POLICY_UNIFORM` (uniform over the legal plays, pairs and
-  two-card answers included) or :data:`POLICY_HEURISTIC` (a cheap rule-based player, with about
-  10% random choices), one id or four (one per seat).  Playout ``i`` of :meth:`playout_sums` has
-  its own random stream, a function of ``(seed, i)``; :meth:`playout_trace` is playout 0.
+The engine's :class:`~gongzhu.rules.deal.Deal` is the reference and this module its fast copy
+for the expert's search, checked against it play by play under every two-deck option
+(``tests/test_fast2.py``): :func:`encode` reads a deal in the play phase into a
+:class:`FastPosition2` (:func:`encode_parts` builds one from its parts, and refuses with a
+``ValueError`` every position no two-deck deal can reach), whose legal plays, raw scores and
+playouts (:data:`POLICY_UNIFORM` or :data:`POLICY_HEURISTIC`, one id or one per seat, playout
+``i`` on a random stream of its own) follow the rules engine.  The encoding, the rules it
+follows and what it refuses: ``docs/benchmarks.md``, Two-deck playouts.  Imports
+:mod:`gongzhu.rules` (its C extension ``_fastplay2`` included) and the policies and position
+base of :mod:`gongzhu.search.fast`.
 """
 
 from __future__ import annotations
@@ -27,10 +19,10 @@ from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 import gongzhu.rules._fastplay2 as _c
-from gongzhu.rules.cards import EXPOSABLE, Card, hand_masks
+from gongzhu.rules.cards import ALL_CARDS, EXPOSABLE, POINT_CARDS_MASK, Card, hand_masks
 from gongzhu.rules.deal import Deal, Phase
 from gongzhu.rules.model import Exposure
-from gongzhu.rules.options import Options
+from gongzhu.rules.options import EXPOSURE_KINDS, Options
 from gongzhu.search.fast import POLICY_HEURISTIC, POLICY_UNIFORM, BlobPosition, Policy
 
 __all__ = [
@@ -98,14 +90,169 @@ class FastPosition2(BlobPosition):
         return PlayoutTrace2(plays, raw)
 
 
+_SEATS = "NESW"
+#: The cards dealt to each seat with two decks (R3).
+_HAND_SIZE = 26
+_EXPOSABLE_MASK = sum(c.bit for c in EXPOSABLE)
+_CARD_C2 = next(c for c in ALL_CARDS if c.code == "2C")
+
+
 def _masks4(hands: Sequence[Iterable[Card]], what: str) -> tuple[list[int], list[int]]:
+    """Four seats' cards as masks: held at least once, held twice (no card three times)."""
     if len(hands) != 4:
         raise ValueError(f"{what}: expected four seats (N, E, S, W), got {len(hands)}")
-    pairs = [hand_masks(h) for h in hands]
-    return [m[0] for m in pairs], [m[1] for m in pairs]
+    once: list[int] = []
+    twice: list[int] = []
+    for seat, held in enumerate(hands):
+        cards = held if isinstance(held, list | tuple) else list(held)
+        m1, m2 = hand_masks(cards)
+        if len(cards) != m1.bit_count() + m2.bit_count():
+            card, n = Counter(cards).most_common(1)[0]
+            raise ValueError(f"{what}: {_SEATS[seat]} has {n} copies of {card.code}; two decks hold 2")
+        once.append(m1)
+        twice.append(m2)
+    return once, twice
 
 
-def _exposed_copies(exposures: Iterable[Exposure]) -> tuple[int, int, int, int]:
+def _code(index: int) -> str:
+    return ALL_CARDS[index].code
+
+
+def _lowest(mask: int) -> int:
+    return (mask & -mask).bit_length() - 1
+
+
+def _copies(m1: int, m2: int, c: int) -> int:
+    return (m1 >> c & 1) + (m2 >> c & 1)
+
+
+def _trick_plays(trick: Sequence[Sequence[Card | int]]) -> list[tuple[int, ...]]:
+    """The trick in progress as sorted tuples of card indices, checked to be shaped as R5.3
+    shapes a trick: a lead of one card or a pair, answers of as many cards, at most three plays."""
+    if len(trick) > 3:
+        raise ValueError(f"trick: at most three plays are in progress (the fourth ends the trick), not {len(trick)}")
+    plays: list[tuple[int, ...]] = []
+    for i, play in enumerate(trick, 1):
+        cards = [c.index if isinstance(c, Card) else c for c in play]
+        if not 1 <= len(cards) <= 2:
+            raise ValueError(f"trick: play {i} has {len(cards)} cards; a play is one card or two")
+        for c in cards:
+            if isinstance(c, bool) or not isinstance(c, int) or not 0 <= c < 52:
+                raise ValueError(f"trick: play {i} has {c!r}, which is no card (a Card or an index 0..51)")
+        plays.append(tuple(sorted(cards)))
+    if plays:
+        lead = plays[0]
+        if len(lead) == 2 and lead[0] != lead[1]:
+            raise ValueError(f"trick: the lead {_code(lead[0])} {_code(lead[1])} is neither one card nor a pair "
+                             "(two copies of one card, R5.3)")
+        for i, p in enumerate(plays[1:], 2):
+            if len(p) != len(lead):
+                raise ValueError(f"trick: play {i} has {len(p)} card(s) and the lead {len(lead)}; every answer "
+                                 "has as many cards as the lead (R5.3)")
+    return plays
+
+
+def _check(options: Options, held: _Masks, bound: _Masks, captured: _Masks, exposures: Sequence[Exposure],
+           plays: Sequence[tuple[int, ...]], leader: int, turn: int, offender: int, suits_led: int,
+           must_lead_c2: bool) -> None:
+    """Raise ``ValueError`` unless a two-deck deal can reach the position (docs/benchmarks.md,
+    Two-deck playouts)."""
+    for what, value, least in (("leader", leader, 0), ("turn", turn, 0), ("offender", offender, -1)):
+        if not least <= value <= 3:
+            none = ", or -1 for none" if least < 0 else ""
+            raise ValueError(f"{what} must be a seat 0..3 (N E S W){none}, not {value}")
+    if not 0 <= suits_led <= 15:
+        raise ValueError(f"suits_led is a set of suits, a mask 0..15, not {suits_led}")
+    # Copies: no card more than twice among the hands, the trick and the point cards taken.
+    ge1 = ge2 = ge3 = 0
+    for m in (*held[0], *held[1], *captured[0], *captured[1], *(1 << c for p in plays for c in p)):
+        ge3 |= ge2 & m
+        ge2 |= ge1 & m
+        ge1 |= m
+    if ge3:
+        c = _lowest(ge3)
+        in_hands = sum(_copies(held[0][s], held[1][s], c) for s in range(4))
+        in_trick = sum(p.count(c) for p in plays)
+        taken = sum(_copies(captured[0][s], captured[1][s], c) for s in range(4))
+        raise ValueError(f"{_code(c)}: {in_hands + in_trick + taken} copies, and two decks hold 2 ({in_hands} in "
+                         f"the hands, {in_trick} in the trick, {taken} taken)")
+    for s in range(4):
+        if captured[0][s] & ~POINT_CARDS_MASK:
+            raise ValueError(f"captured: {_SEATS[s]} took {_code(_lowest(captured[0][s] & ~POINT_CARDS_MASK))}, "
+                             "which is no point card (the cards taken are the point cards, R6)")
+    # Whose turn it is, and the hand sizes the trick in progress leaves.
+    step = 1 if options.clockwise else 3
+    n = len(plays)
+    if turn != (leader + n * step) % 4:
+        raise ValueError(f"turn: with {n} play(s) in the trick led by {_SEATS[leader]}, "
+                         f"{_SEATS[(leader + n * step) % 4]} is to play, not {_SEATS[turn]}")
+    sizes = [held[0][s].bit_count() + held[1][s].bit_count() for s in range(4)]
+    k = len(plays[0]) if plays else 0
+    if sizes[turn] < k:
+        raise ValueError(f"hands: {_SEATS[turn]}, to answer a lead of {k} cards, holds {sizes[turn]}")
+    answered = {(leader + i * step) % 4 for i in range(n)}
+    before = [sizes[s] + k if s in answered else sizes[s] for s in range(4)]  # before this trick
+    full = max(before)
+    if full > _HAND_SIZE:
+        s = before.index(full)
+        played = f" and played {k} to the trick in progress" if s in answered else ""
+        raise ValueError(f"hands: {_SEATS[s]} holds {sizes[s]} cards{played}; a two-deck hand holds at most "
+                         f"{_HAND_SIZE}")
+    expected = [full - k if s in answered else full for s in range(4)]
+    if sizes != expected:
+        def text(v: Sequence[int]) -> str:
+            return ", ".join(f"{_SEATS[s]} {v[s]}" for s in range(4))
+
+        raise ValueError(f"hands: the seats hold {text(sizes)} cards; each holds as many as the others less what it "
+                         f"played to the trick in progress, so {text(expected)}")
+    if suits_led.bit_count() > _HAND_SIZE - full:
+        raise ValueError(f"suits_led: {suits_led.bit_count()} suits led in finished tricks, in which each seat has "
+                         f"played {_HAND_SIZE - full} card(s)")
+    if must_lead_c2:
+        if n or full != _HAND_SIZE:
+            raise ValueError("must_lead_c2: only the first lead of the deal must contain a ♣2 (R5.1), and cards "
+                             "have been played")
+        if not held[0][turn] >> _CARD_C2.index & 1:
+            raise ValueError(f"must_lead_c2: the first lead must contain a ♣2 (R5.1), and {_SEATS[turn]}, to lead, "
+                             "holds none")
+    if offender >= 0:
+        if not options.discard_penalty:
+            raise ValueError(f"offender: only discard_color=penalty has one (R5.2), not {options.discard_color}")
+        if offender not in {(leader + i * step) % 4 for i in range(1, n)}:
+            raise ValueError(f"offender: {_SEATS[offender]} has not answered the lead of the trick in progress, "
+                             "where an offender discarded (R5.2)")
+    # Exposures and the exposed copies they bind (R4.1, R4.3, R4.5).
+    if exposures:
+        for e in exposures:
+            if not 0 <= int(e.seat) <= 3:
+                raise ValueError(f"exposures: {e.card.code} exposed by seat {int(e.seat)}, not a seat 0..3")
+            if e.kind not in EXPOSURE_KINDS:
+                raise ValueError(f"exposures: {e.card.code} exposed as {e.kind!r}, not a kind of "
+                                 f"{EXPOSURE_KINDS} (R10)")
+        for card, count in Counter(e.card for e in exposures).items():
+            if card not in EXPOSABLE:
+                raise ValueError(f"exposures: {card.code} is not an exposable card (QS JD TC AH, R4.1)")
+            if count > 2:
+                raise ValueError(f"exposures: {count} copies of {card.code} exposed; two decks hold 2")
+    if not any(bound[0]):
+        return
+    binding = Counter((int(e.seat), e.card.index) for e in exposures if Options.restricted_kind(e.kind))
+    for s in range(4):
+        b1, b2 = bound[0][s], bound[1][s]
+        if b1 & ~_EXPOSABLE_MASK:
+            raise ValueError(f"bound: {_code(_lowest(b1 & ~_EXPOSABLE_MASK))} is not an exposable card "
+                             "(QS JD TC AH, R4.1)")
+        for c in (card.index for card in EXPOSABLE if b1 & card.bit):
+            nb = _copies(b1, b2, c)
+            if nb > _copies(held[0][s], held[1][s], c):
+                raise ValueError(f"bound: {_SEATS[s]} has {nb} bound copies of {_code(c)} and holds "
+                                 f"{_copies(held[0][s], held[1][s], c)}")
+            if nb > binding[s, c]:
+                raise ValueError(f"bound: {_SEATS[s]} has {nb} bound copies of {_code(c)} and exposed "
+                                 f"{binding[s, c]} in a kind that binds (shown, auto; R4.3)")
+
+
+def _exposed_copies(exposures: Sequence[Exposure]) -> tuple[int, int, int, int]:
     """Copies exposed of ♠Q ♦J ♣10 ♥A (R4.5: the values depend on how many)."""
     n = Counter(e.card for e in exposures)
     return (n[EXPOSABLE[0]], n[EXPOSABLE[1]], n[EXPOSABLE[2]], n[EXPOSABLE[3]])
@@ -120,15 +267,19 @@ def _encode(options: Options, held: _Masks, bound: _Masks, captured: _Masks, exp
             must_lead_c2: bool) -> FastPosition2:
     if options.decks != 2:
         raise ValueError("the two-deck C fast path is for decks=2 only")
+    exposures = list(exposures)
+    plays = _trick_plays(trick)
+    leader, turn, offender, suits_led = int(leader), int(turn), int(offender), int(suits_led)
+    _check(options, held, bound, captured, exposures, plays, leader, turn, offender, suits_led, must_lead_c2)
     blob: bytes = _c.encode(
         held[0], held[1], bound[0], bound[1], captured[0], captured[1],
         _exposed_copies(exposures),
-        tuple(tuple(c.index if isinstance(c, Card) else c for c in p) for p in trick),
+        plays,
         leader,
         turn,
         offender,
         suits_led,
-        must_lead_c2,
+        bool(must_lead_c2),
         options.clockwise,
         options.exposed_discard_before_suit_led,
         options.discard_color_code,
@@ -153,7 +304,8 @@ def encode_parts(
 ) -> FastPosition2:
     """Build a two-deck position from its parts: each seat's hand and its exposed copies still
     bound by R4.3 (copies twice), the point cards each seat took, the exposures (R4.5 values),
-    the trick in progress (plays in playing order) and who is to play."""
+    the trick in progress (plays in playing order) and who is to play.  A position no two-deck
+    deal can reach raises ``ValueError`` (docs/benchmarks.md, Two-deck playouts)."""
     return _encode(options, _masks4(hands, "hands"), _masks4(bound, "bound"), _masks4(captured, "captured"),
                    exposures, trick, leader, turn, offender, suits_led, must_lead_c2)
 

@@ -1,23 +1,17 @@
 """The browser game's server (``gongzhu serve``): HTTP routes and the WebSocket
 protocol of ``docs/web-protocol.md``.
 
-- :mod:`gongzhu.server.app`   the Starlette application (:func:`create_app`): routes, the
-                              WebSocket, the static page files of ``gongzhu/web/static``.
-- :mod:`gongzhu.server.table` one table = one match in progress, server-authoritative: the game
-                              loop, the computer players paced by the speed setting, the view of
-                              the table as South sees it (never a card South may not see), and the
-                              validation of every browser message.
-- :mod:`gongzhu.server.store` persistence with SQLAlchemy (SQLite by default): matches, finished
-                              deals as R11 records, the actions of the deal in progress, the local
-                              player's lifetime score.
-- :mod:`gongzhu.server.migrations` the store's schema revisions (Alembic) and their environment;
-                              the store brings every database it opens to the newest.
-- :mod:`gongzhu.server.reviews` deal reviews (复盘) on request, on the worker processes of
-                              :mod:`gongzhu.review`, off the event loop; their progress, a short
-                              line of waiting ones, the finished ones kept.
-- :mod:`gongzhu.server.transport` how ``gongzhu serve`` runs the application under uvicorn:
-                              the transport's own bounds (slow and large requests, WebSocket
-                              messages).
+- :mod:`gongzhu.server.app`       the Starlette application (:func:`create_app`): routes, WebSockets.
+- :mod:`gongzhu.server.registry`  the open tables of one server, their rooms, the lobby, the bus.
+- :mod:`gongzhu.server.table`     one match at a table: state, seats, commit; its messages: ``dispatch``.
+- :mod:`gongzhu.server.views`     what one seat or spectator may see of a table.
+- :mod:`gongzhu.server.rooms`     a table's connections on one server and its recent events.
+- :mod:`gongzhu.server.thinking`, :mod:`gongzhu.server.clock`  computer players, hints, timers.
+- :mod:`gongzhu.server.bus`, :mod:`gongzhu.server.cluster`     one server, or several on Redis.
+- :mod:`gongzhu.server.store`, :mod:`gongzhu.server.migrations`  the database and its schema.
+- :mod:`gongzhu.server.identity`, :mod:`gongzhu.server.accounts`  who you are.
+
+``docs/architecture.md`` (The game server) draws every module and its floor.
 
 May import ``gongzhu.rules``, ``gongzhu.formats``, ``gongzhu.records``, ``gongzhu.players``,
 ``gongzhu.review``, ``gongzhu.messages`` and ``gongzhu.jsontext``;

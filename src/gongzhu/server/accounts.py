@@ -209,8 +209,8 @@ _LIMIT = re.compile(r"[0-9]{1,4}")
 
 
 def routes(identity: Identity) -> list[Route]:
-    """The routes of the module docstring on ``identity``; each application makes its own (the
-    attempt limits are per application)."""
+    """The account routes of ``docs/web-protocol.md`` (Who you are), on ``identity``; each
+    application makes its own (the attempt limits are per application)."""
     failures = Backoff()
     signups = Attempts(SIGNUPS_PER_ADDRESS)
 

@@ -48,9 +48,21 @@ from gongzhu.rules.options import (
     PRESETS,
     Options,
 )
+from gongzhu.rules.scoring import POINT_CARDS
 from gongzhu.server.accounts import routes as account_routes
-from gongzhu.server.bodies import BodyError, json_body
-from gongzhu.server.cluster import Cluster, ClusterUnavailable
+from gongzhu.server.bodies import (
+    DEFAULT_LEVEL,
+    DEFAULT_SPEED,
+    PERSON,
+    SPEEDS,
+    BodyError,
+    NewTable,
+    json_body,
+    parse_new_match,
+    parse_new_table,
+)
+from gongzhu.server.bus import ClusterUnavailable
+from gongzhu.server.cluster import Cluster
 from gongzhu.server.identity import Identity
 from gongzhu.server.policy import (
     LOOPBACK_HOSTS,
@@ -63,27 +75,12 @@ from gongzhu.server.policy import (
     TrustedProxies,
     counted_address,
 )
+from gongzhu.server.registry import Tables
 from gongzhu.server.reviews import WORKERS, ReviewJob, ReviewRefused, Reviews, parse_body, parse_seat
+from gongzhu.server.rooms import Connection, Outbox, Person, Room
 from gongzhu.server.rulebook import rules_page
 from gongzhu.server.store import MatchInfo, Store, why_kept
-from gongzhu.server.table import (
-    DEFAULT_LEVEL,
-    DEFAULT_SPEED,
-    PERSON,
-    SPEEDS,
-    Connection,
-    MessageError,
-    NewTable,
-    Outbox,
-    Person,
-    Refused,
-    Room,
-    Tables,
-    encode,
-    parse_new_match,
-    parse_new_table,
-    refusal,
-)
+from gongzhu.server.wire import MessageError, Refused, encode, refusal
 
 if TYPE_CHECKING:
     from gongzhu.review import Budget
@@ -98,7 +95,7 @@ STATIC_DIR = Path(__file__).resolve().parent.parent / "web" / "static"
 
 def config() -> dict[str, Any]:
     """``GET /api/config``: presets with their resolved options, every R10 key with its values,
-    the levels and the speeds."""
+    the levels, the speeds and the point cards (R2, for the pages' record replays)."""
     values: dict[str, Any] = {}
     for key in OPTION_KEYS:
         if key in OPTION_CHOICES:
@@ -119,6 +116,7 @@ def config() -> dict[str, Any]:
         "speeds": dict(SPEEDS),
         "default_speed": DEFAULT_SPEED,
         "seat": PERSON.name,
+        "point_cards": [c.code for c in POINT_CARDS],
     }
 
 
@@ -302,17 +300,16 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         store.checkpoint_in_background()
         rechecking = None
         if redis_url is not None:  # one of several servers (gongzhu.server.cluster)
-            tables.cluster = Cluster(redis_url, tables)
-            await tables.cluster.start()
+            tables.use(Cluster(redis_url, tables.node, tables))
             rechecking = asyncio.create_task(recheck_every(SESSION_RECHECK))
+        await tables.bus.start()
         yield
         if rechecking is not None:
             rechecking.cancel()
         await reviews.close()  # their worker processes too
         owned = tables.owned()
         await tables.close()
-        if tables.cluster is not None:
-            await tables.cluster.close(release=owned)  # the others may take these tables at once
+        await tables.bus.close(release=owned)  # the others may take these tables at once
         store.close()
 
     def known(match_id: str) -> MatchInfo | None:
@@ -439,12 +436,12 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         room, table = tables.rooms.get(match_id), tables.loaded(match_id)
         if why is None and ((room is not None and room.connections) or (table is not None and table.presences)):
             why = "open"  # a page shows it now: it would break under that page
-        if why is None and tables.cluster is not None:
+        if why is None:
             try:
-                owner = await tables.cluster.owner(match_id)
+                owner = await tables.bus.owner(match_id)
             except ClusterUnavailable:
                 return _refused(503, Text.of("server.cluster_unavailable"))
-            if owner is not None and owner != tables.cluster.node:
+            if owner is not None and owner != tables.node:
                 why = "open"  # another server runs it now, for a page there
         if why is None:
             if table is not None:  # loaded still, nobody there: stopped before its rows go

@@ -6,20 +6,45 @@ A body is read no further than :data:`~gongzhu.server.policy.MAX_BODY_BYTES` (a 
 ``Content-Type: application/json``; an empty body is ``{}``.  Every refusal is a
 :class:`BodyError` with its HTTP status and a plain English reason.
 
-Imports the policy, :mod:`gongzhu.jsontext` and :mod:`gongzhu.formats`.
+:func:`parse_new_match` and :func:`parse_new_table` check the bodies that make a table
+(:class:`NewTable`), with the defaults a table takes.
+
+Imports the policy, the wire, :mod:`gongzhu.jsontext`, :mod:`gongzhu.formats`, the rules core's
+options and the computer players' level names.
 """
 
 from __future__ import annotations
 
+import secrets
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from starlette.requests import ClientDisconnect, Request
 
 from gongzhu.formats import FormatError, typed
+from gongzhu.formats.web import MAX_SEED, SPEED_NAMES, NewMatchBody, NewTableBody
 from gongzhu.jsontext import JSONTextError, decode_utf8, loads_strict, show
+from gongzhu.players.registry import LEVELS
+from gongzhu.rules.cards import Seat
+from gongzhu.rules.errors import GongzhuError
+from gongzhu.rules.options import Options, resolve_options
 from gongzhu.server.policy import MAX_BODY_BYTES
+from gongzhu.server.wire import MessageError, Refused
 
-__all__ = ["BodyError", "json_body", "typed_body"]
+__all__ = [
+    "DEFAULT_LEVEL",
+    "DEFAULT_SPEED",
+    "MAX_SEED",
+    "PERSON",
+    "SPEEDS",
+    "BodyError",
+    "NewTable",
+    "json_body",
+    "parse_new_match",
+    "parse_new_table",
+    "typed_body",
+]
 
 T = TypeVar("T")
 
@@ -66,3 +91,102 @@ async def typed_body(request: Request, kind: type[T]) -> T:
         return typed(data, kind)
     except FormatError as e:
         raise BodyError(400, str(e)) from None
+
+
+# ---------------------------------------------------------------------- new tables
+
+#: The seat of the person who plays alone against three computer players (``POST /api/matches``).
+PERSON = Seat.S
+#: Speed setting -> seconds per computer play (a computer's exposure takes half of it).
+SPEEDS: dict[str, float] = {"slow": 1.2, "normal": 0.6, "fast": 0.25, "instant": 0.0}
+DEFAULT_SPEED = "normal"
+DEFAULT_LEVEL = "intermediate"
+assert tuple(SPEEDS) == SPEED_NAMES  # the speeds a message may name (gongzhu.formats.web)
+
+
+@dataclass(frozen=True, slots=True)
+class NewTable:
+    """A checked ``POST /api/tables`` or ``POST /api/matches`` body."""
+
+    preset: str
+    options: Options
+    levels: dict[str, str]
+    speed: str
+    seed: int
+    visibility: str = "private"
+    turn_seconds: int | None = None
+    expose_seconds: int | None = None
+    seat: Seat = PERSON
+    started: bool = True  # the match starts at once (one person and three computer players)
+    seeded: bool = False  # the caller chose the seed: the deal was set in advance
+
+
+def _options(preset: str | None, overrides: Mapping[str, Any] | None) -> tuple[str, Options]:
+    name = preset or "online"
+    try:
+        return name, resolve_options(name, overrides or {})
+    except GongzhuError as e:
+        raise MessageError(f"$.options: {e}") from None
+
+
+def _seed(seed: int | None) -> int:
+    value = secrets.randbits(64) if seed is None else seed
+    if value >= MAX_SEED:
+        raise MessageError(f"$.seed: must be an integer from 0 to 2^64 - 1, not {show(value)}")
+    return value
+
+
+def _levels(given: Mapping[str, str] | None, seats: Sequence[str], why_not: Callable[[str], str]) -> dict[str, str]:
+    levels = {s.name: DEFAULT_LEVEL for s in Seat}
+    for key, level in (given or {}).items():
+        if key not in seats:
+            raise MessageError(f"$.levels: {why_not(key)}")
+        if level not in LEVELS:
+            raise MessageError(f"$.levels.{key}: {show(level)} is not a level: choose one of {', '.join(LEVELS)}")
+        levels[key] = level
+    return levels
+
+
+def parse_new_match(body: Any) -> NewTable:
+    """Check a new-match body (one person at South against three computer players,
+    ``docs/web-protocol.md``, declared as :class:`gongzhu.formats.web.NewMatchBody`); raise
+    :class:`MessageError` saying what is wrong.  Missing keys take their defaults: preset
+    ``online``, no option overrides, every level ``intermediate``, speed ``normal``, a random seed."""
+    try:
+        new = typed(body, NewMatchBody)
+    except FormatError as e:
+        raise MessageError(str(e)) from None
+    preset, options = _options(new.preset, new.options)
+
+    def why_not(key: str) -> str:
+        why = "South is you" if key == PERSON.name else f"{show(key)} is not a seat"
+        return f"{why}; the computer players sit N, E and W"
+
+    levels = _levels(new.levels, ("N", "E", "W"), why_not)
+    return NewTable(preset, options, levels, new.speed or DEFAULT_SPEED, _seed(new.seed), seeded=new.seed is not None)
+
+
+def parse_new_table(body: Any) -> NewTable:
+    """Check a new-table body (:class:`gongzhu.formats.web.NewTableBody`): a table that waits for
+    people until its host starts it.  A chosen seed is :class:`Refused` at a public table (its host
+    would know every hand) and marks a private one as set in advance."""
+    try:
+        new = typed(body, NewTableBody)
+    except FormatError as e:
+        raise MessageError(str(e)) from None
+    if new.seed is not None and new.visibility == "public":
+        # Whoever chose the seed knows every hand: nobody else at a public table would.
+        raise Refused("server.seed_public")
+    preset, options = _options(new.preset, new.options)
+    levels = _levels(new.levels, ("N", "E", "S", "W"), lambda key: f"{show(key)} is not a seat: N, E, S or W")
+    return NewTable(preset, options, levels, new.speed or DEFAULT_SPEED, _seed(new.seed), visibility=new.visibility,
+                    turn_seconds=new.turn_seconds, expose_seconds=new.expose_seconds, seat=Seat.parse(new.seat),
+                    started=False, seeded=new.seed is not None)
+
+
+def quick_public_table() -> NewTable:
+    """The public table 快速开始 makes when no table waits for players: the online preset, a
+    30-second turn timer and a 20-second exposure window, every seat's computer player the default."""
+    return NewTable("online", resolve_options("online", {}), {s.name: DEFAULT_LEVEL for s in Seat},
+                    DEFAULT_SPEED, secrets.randbits(64), visibility="public", turn_seconds=30,
+                    expose_seconds=20, started=False)

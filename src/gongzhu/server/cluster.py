@@ -1,35 +1,14 @@
-"""Several servers on one database: the tables shared through Redis (``docs/deploy.md``).
+"""Several servers on one database: the tables shared through Redis.
 
-With ``gongzhu serve --redis URL`` every server process joins the others on the same Redis and
-the same database (PostgreSQL as the system of record).  Each table has one **owner** at a time
-— the process that runs its rules, clock and computer players — held as a lease in Redis
-(``gz:owner:<table>``, :data:`LEASE_MS`, renewed every :data:`RENEW_EVERY` seconds) that
-expires when its owner dies.  A process with connections to a table that has no owner claims it
-(``SET NX``) and rebuilds the table from the store.  Two owners at once are harmless: every
-write of a table is fenced by its stored version (:class:`~gongzhu.server.store.StaleTable`),
-so only one of them can store a change, and the other lets the table go.
-
-Messages go through Redis **pub/sub**: ``gz:t:<table>`` carries a table's changes to every
-process with connections to it (and, every :data:`RENEW_EVERY` seconds, the table's version, by
-which a process that missed a change finds out and catches up), ``gz:n:<node>`` a process's own
-messages (the browser messages forwarded to a table's owner, and the owner's replies and
-admissions for one connection), and
-``gz:lobby`` the lobby's entries.  Pub/sub rather than streams: a change carries the whole
-state of every seat, so a message missed while Redis was away is made good by the next one or
-by the resynchronisation that follows a reconnection, and the store, not Redis, keeps what must
-last; pub/sub delivers in publish order to each subscriber and costs no trimming.
-
-When Redis is down, each process keeps serving the tables it owns to its own connections and
-refuses what needs another process (``server.cluster_unavailable``); once Redis answers again
-it re-subscribes, claims its tables again (or lets go of those another process took) and has
-every connection introduced again to its table's owner.  Whatever was lost meanwhile is asked
-for again: a room behind its table's version asks every :data:`CATCH_UP_EVERY` seconds while it
-stays behind, a connection not let in is introduced again as often, and an owner that gets a
-message from a connection it does not know asks the connection's process to introduce it again
-and resend it.  For a lease's length after a Redis command failed, a process neither claims
-tables it does not run nor counts other processes gone for want of a heartbeat.
-
-Imports ``redis`` (the ``cluster`` extra) and the server's table module.
+With ``gongzhu serve --redis URL`` the server processes share one Redis and one database.  Each
+table has one owner, the process that runs its rules, clock and computer players, held as a
+lease in Redis (:data:`LEASE_MS`, renewed every :data:`RENEW_EVERY` seconds) that a process with
+connections to an ownerless table claims; every write is fenced by the table's stored version, so
+two owners at once cannot both store a change.  Changes, forwarded messages and the lobby go
+through Redis pub/sub; a process cut off from Redis keeps serving its own tables and catches up
+once Redis is back.  The design, the channels and the failover: ``docs/deploy.md``, What runs.
+:class:`Cluster` is a :class:`~gongzhu.server.bus.Bus`: imports ``redis`` (the ``cluster``
+extra) and the bus.
 """
 
 from __future__ import annotations
@@ -39,10 +18,9 @@ import contextlib
 import json
 import logging
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from gongzhu.server.table import Tables
+from gongzhu.server.bus import ClusterUnavailable, Receiver
 
 __all__ = ["LEASE_MS", "Cluster", "ClusterUnavailable"]
 
@@ -74,10 +52,6 @@ async def _close_quietly(pubsub: Any) -> None:
         await pubsub.aclose()
 
 
-class ClusterUnavailable(RuntimeError):
-    """Redis cannot be reached: what needs another process is refused for now."""
-
-
 def owner_key(table_id: str) -> str:
     return f"gz:owner:{table_id}"
 
@@ -94,14 +68,16 @@ LOBBY = "gz:lobby"
 
 
 class Cluster:
-    """This process among the others (see the module docstring)."""
+    """This process among the others (docs/deploy.md, What runs)."""
 
-    def __init__(self, url: str, tables: Tables) -> None:
+    shared = True
+
+    def __init__(self, url: str, node: str, tables: Receiver) -> None:
         import redis.asyncio as aioredis
 
         self.url = url
         self.tables = tables
-        self.node = tables.node
+        self.node = node
         self.redis = aioredis.from_url(url, socket_connect_timeout=2.0, socket_timeout=5.0)
         self.up = False
         self._outgoing: asyncio.Queue[tuple[str, Any, Callable[[], None] | None]] = asyncio.Queue()
@@ -174,6 +150,15 @@ class Cluster:
         ``failed`` is called when nobody got it (Redis could not take it, or no process listens
         on the channel) to tell whoever sent it."""
         self._outgoing.put_nowait((channel, payload, failed))
+
+    def to_node(self, node: str, payload: dict[str, Any], failed: Callable[[], None] | None = None) -> None:
+        self.post(node_channel(node), payload, failed)
+
+    def to_table(self, table_id: str, payload: dict[str, Any]) -> None:
+        self.post(table_channel(table_id), payload)
+
+    def to_lobby(self, payload: dict[str, Any]) -> None:
+        self.post(LOBBY, {**payload, "from": self.node})
 
     async def listen(self, table_id: str) -> None:
         """Listen to a table's changes, from when this returns (or a few seconds have passed)."""
@@ -261,14 +246,14 @@ class Cluster:
 
     async def _reintroduce_all(self, after: float) -> None:
         await asyncio.sleep(after)
-        for table_id in list(self.tables.rooms):
+        for table_id in self.tables.open_rooms():
             await self.tables.reintroduce(table_id)
 
     def _received(self, channel: str, payload: dict[str, Any]) -> None:
         tables = self.tables
         if channel == LOBBY:
             if payload.get("from") != self.node:
-                tables.lobby.remote(payload)
+                tables.lobby_news(payload)
             return
         if channel.startswith("gz:t:"):
             table_id = channel[5:]
@@ -277,18 +262,9 @@ class Cluster:
             if payload["op"] == "change":
                 tables.deliver_here(table_id, payload["change"])
             elif payload["op"] == "beat":
-                room = tables.rooms.get(table_id)
-                now = asyncio.get_running_loop().time()
-                # a change was missed: catch up (and again while the room stays behind, since the
-                # asking or the answer may be lost too)
-                if room is not None and payload["v"] > room.seen and now - room.caught_up >= CATCH_UP_EVERY:
-                    room.caught_up = now
-                    asyncio.get_running_loop().create_task(tables.reintroduce(table_id))
+                tables.beat(table_id, payload["v"], CATCH_UP_EVERY)
             elif payload["op"] == "owned":
-                room = tables.rooms.get(table_id)
-                if room is not None:
-                    room.owner = payload["from"]
-                    asyncio.get_running_loop().create_task(tables.reintroduce(table_id))
+                tables.owned_by(table_id, payload["from"])
             return
         op = payload["op"]
         if op == "send":
@@ -331,7 +307,7 @@ class Cluster:
                     for node, beat in zip(nodes, alive, strict=True):
                         if beat is None:
                             self.tables.node_gone(node)
-                for table_id in list(self.tables.rooms) if settled else []:
+                for table_id in self.tables.open_rooms() if settled else []:
                     if table_id in self.tables.owned():
                         continue
                     if await self.owner(table_id) is None and await self.claim(table_id):

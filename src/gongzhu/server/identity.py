@@ -1,39 +1,12 @@
-"""Who you are on the server: guests, accounts and their sessions (``docs/web-protocol.md``, Who
-you are).
-
-- **Guests.** A browser without a session becomes a guest: a row of ``users`` with a generated
-  nickname, ``游客`` and four digits (more digits once four keep colliding), and no password.
-- **Accounts.** ``register`` turns the current guest into an account with a nickname and a
-  password, keeping its id (and so its matches, lifetime score and pig count).  Nicknames are
-  NFKC-normalised, 1–16 characters of letters of any script (with their combining marks),
-  digits, ``_``, ``-`` and ``·``, showing something and no character that shows nothing; the
-  names of guests (``游客…``, ``Guest…``), of the computer players, of the single-player server's
-  person and of the staff, and names that look like them, are kept back; two names are the same
-  when their NFKC case folds are (``name_key``), and a name may not look like another account's
-  (their skeletons, ``name_skeleton``, stored in ``users``, are one): :mod:`gongzhu.server.names`.
-  Passwords, 8–128 characters, not blank and not among the most common ones (a blocklist), are
-  stored as argon2id hashes (``argon2-cffi``), hashed again when the hasher's parameters change;
-  a login with an unknown name verifies against a stand-in hash, so that its time does not tell
-  whether the name exists.
-- **Sessions.** The cookie ``gongzhu_session`` holds the user id, the user's ``session_epoch``
-  and a random token, signed with ``itsdangerous`` by a key kept in the ``settings`` row
-  ``session_key`` (made on first use; the environment variable ``GONGZHU_SECRET_KEY`` replaces
-  it).  Each session is a row of ``sessions`` (the token's SHA-256 and the user): a new guest,
-  signing up and signing in begin one (signing up ends every earlier session of the guest, so a
-  cookie known before is not the account); signing out deletes it, so the cookie, replayed, is
-  no session any more.  Raising the epoch (signing out everywhere) makes every earlier cookie
-  stale, and that user's rows go too.  A cookie of an earlier server (the id and the epoch, no
-  token) is read as before and replaced by a session of its own when a request carries it;
-  signing out with it signs out everywhere.  A missing, expired, forged, ended or stale cookie
-  is no session, never an error.
-- **The person of the single-player server.**  Migration 0002 made the earlier server's person
-  the user ``local``; the first browser on the server's own machine (a loopback address) without
-  a session continues as that user, once (the ``settings`` row ``local_claimed``).
-
-:class:`Identity` is used by the routes of :mod:`gongzhu.server.accounts` and by the tables:
-:meth:`Identity.user_for` reads a request's or a WebSocket's cookie without changing anything,
-:meth:`Identity.ensure` makes the guest an HTTP request needs.  Every method but the two that hash
-a password (run in a worker thread) is a short database transaction.
+"""Who you are on the server: :class:`Identity` makes guests (``游客`` and digits), turns them into
+accounts with a nickname and a password that keep the rules, and keeps their sessions, each a row
+of ``sessions`` and the cookie ``gongzhu_session`` signed with ``itsdangerous`` (by the stored
+``session_key`` or ``GONGZHU_SECRET_KEY``); the first local browser continues as the single-player
+server's person, ``local``.  Passwords are argon2id hashes made in a worker thread
+(:func:`default_hasher`); :data:`CHEAP_HASHING_ENV` lowers their cost for test suites only.  The
+rules, the cookie and how sessions end: ``docs/web-protocol.md``, Who you are.  Imports
+:mod:`gongzhu.messages`, :mod:`gongzhu.rules.match` (the titles) and, of the server, the names,
+the policy and the store; ``argon2-cffi``, ``itsdangerous``, SQLAlchemy and Starlette.
 """
 
 from __future__ import annotations
@@ -60,9 +33,10 @@ from gongzhu.messages import Text
 from gongzhu.rules.match import title_for
 from gongzhu.server.names import common_password, invisible, name_key, name_skeleton, reserved
 from gongzhu.server.policy import client_address
-from gongzhu.server.store import _MATCHES, MATCH_PLAYERS, SESSIONS, SETTINGS, USERS, Store
+from gongzhu.server.store import MATCH_PLAYERS, MATCHES, SESSIONS, SETTINGS, USERS, Store
 
 __all__ = [
+    "CHEAP_HASHING_ENV",
     "COOKIE",
     "COOKIE_MAX_AGE",
     "LOCAL_USER",
@@ -76,6 +50,7 @@ __all__ = [
     "User",
     "check_name",
     "check_password",
+    "default_hasher",
     "login_key",
     "name_key",
 ]
@@ -88,6 +63,11 @@ COOKIE_MAX_AGE = 400 * 24 * 3600
 REFRESH_AFTER = 7 * 24 * 3600
 #: The environment variable whose value, when set, signs the cookies instead of the stored key.
 SECRET_ENV = "GONGZHU_SECRET_KEY"
+#: The environment variable that, set to ``1``, makes :func:`default_hasher` use argon2id's
+#: cheapest parameters: for test suites only, which sign up and in hundreds of times (a
+#: ``gongzhu serve`` a test starts inherits it).  Such hashes are cheap to guess: never set it
+#: where people keep accounts (a server that has it unset again rehashes them at each sign-in).
+CHEAP_HASHING_ENV = "GONGZHU_TEST_CHEAP_HASHING"
 #: The settings rows: the stored signing key, and whether ``local`` has been claimed.
 KEY_SETTING = "session_key"
 CLAIMED_SETTING = "local_claimed"
@@ -101,6 +81,14 @@ NAME_PUNCTUATION = "_-·"
 #: Guests are named ``游客`` and this many digits at first.
 GUEST_PREFIX = "游客"
 GUEST_DIGITS = 4
+
+
+def default_hasher() -> PasswordHasher:
+    """The password hasher of a server: argon2id at ``argon2-cffi``'s default parameters (its
+    RFC 9106 low-memory profile), or at the cheapest ones where :data:`CHEAP_HASHING_ENV` is ``1``."""
+    if os.environ.get(CHEAP_HASHING_ENV) == "1":
+        return PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
+    return PasswordHasher()
 
 
 class AccountError(Exception):
@@ -168,9 +156,9 @@ def _shown(char: str) -> str:
 
 def check_name(name: str) -> str:
     """The nickname ``name`` as stored (NFKC, outer spaces dropped); :class:`AccountError` (400)
-    when it breaks the rules of the module docstring (the length, the characters, a name that
-    shows nothing or holds a character that shows nothing, a name kept back:
-    :mod:`gongzhu.server.names`).  Whether it looks like another account's name is
+    when it breaks the rules of ``docs/web-protocol.md``, Who you are, Names (the length, the
+    characters, a name that shows nothing or holds a character that shows nothing, a name kept
+    back: :mod:`gongzhu.server.names`).  Whether it looks like another account's name is
     :meth:`Identity.register`'s to say."""
     clean = unicodedata.normalize("NFKC", name).strip()
     if not NAME_MIN <= len(clean) <= NAME_MAX:
@@ -241,12 +229,13 @@ class _Session:
 
 
 class Identity:
-    """Guests, accounts and sessions on a :class:`~gongzhu.server.store.Store` (see the module
-    docstring).  ``hasher`` replaces the default argon2id parameters (``argon2-cffi``'s)."""
+    """Guests, accounts and sessions on a :class:`~gongzhu.server.store.Store` (see
+    ``docs/web-protocol.md``, Who you are).  ``hasher`` replaces :func:`default_hasher`'s argon2id
+    parameters."""
 
     def __init__(self, store: Store, *, hasher: PasswordHasher | None = None) -> None:
         self.store = store
-        self.hasher = hasher or PasswordHasher()
+        self.hasher = hasher or default_hasher()
         self._serializer: URLSafeTimedSerializer | None = None
         self._stand_in: str | None = None
         #: Told the user id whenever sessions of that user end (sign-out, sign-up, signing in over
@@ -522,13 +511,13 @@ class Identity:
         return board
 
     def _matches(self, user_id: str, limit: int, public_only: bool) -> list[dict[str, Any]]:
-        query = (select(_MATCHES.c.id, _MATCHES.c.created, _MATCHES.c.preset, _MATCHES.c.over,
+        query = (select(MATCHES.c.id, MATCHES.c.created, MATCHES.c.preset, MATCHES.c.over,
                         MATCH_PLAYERS.c.deals, MATCH_PLAYERS.c.total, MATCH_PLAYERS.c.pig)
-                 .join(_MATCHES, _MATCHES.c.id == MATCH_PLAYERS.c.match_id)
+                 .join(MATCHES, MATCHES.c.id == MATCH_PLAYERS.c.match_id)
                  .where(MATCH_PLAYERS.c.user_id == user_id)
-                 .order_by(_MATCHES.c.created.desc(), _MATCHES.c.id.desc()).limit(limit))
+                 .order_by(MATCHES.c.created.desc(), MATCHES.c.id.desc()).limit(limit))
         if public_only:
-            query = query.where(_MATCHES.c.visibility == "public")
+            query = query.where(MATCHES.c.visibility == "public")
         with self.store.engine.connect() as c:
             rows = c.execute(query).all()
         return [{"id": r.id, "created": r.created, "preset": r.preset, "deals": int(r.deals), "total": int(r.total),

@@ -5,24 +5,49 @@
 tells it when something a lobby shows may have changed (:meth:`Lobby.changed`: seats, 托管,
 status, spectators, deals played); it sends ``{"type": "table", "table": entry}`` to every lobby
 connection when the entry differs from the one they have, and ``{"type": "gone", "id": ...}``
-when a table stops being listed.  An entry is built from the open table when it is in memory,
-else from the store.
+when a table stops being listed.  An entry is built from the open table when it is in memory
+(:class:`Listed`, found by the ``lookup`` it is given), else from the store; the other servers'
+lobbies hear of it through the bus.
 
-Imports the store and the rules core; :mod:`gongzhu.server.table` hands it the tables.
+Imports the store, the bus, the wire and the rules core.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
-from gongzhu.rules.match import title_for
+from gongzhu.rules.cards import Seat
+from gongzhu.rules.match import Match, title_for
 from gongzhu.rules.options import PRESETS, Options
-from gongzhu.server.store import MatchInfo
+from gongzhu.server.bus import Bus
+from gongzhu.server.store import MatchInfo, Seating, Store
+from gongzhu.server.wire import encode
 
-if TYPE_CHECKING:
-    from gongzhu.server.table import Outbox, Table, Tables
+__all__ = ["Listed", "Lobby", "entry"]
 
-__all__ = ["Lobby", "entry"]
+
+class Listed(Protocol):
+    """What the lobby reads of an open table."""
+
+    visibility: str
+    status: str
+    options: Options
+    match: Match
+
+    def seating(self) -> Seating: ...
+
+    def connected(self) -> set[str]: ...
+
+    def seat_of(self, user: str) -> Seat | None: ...
+
+
+class Sink(Protocol):
+    """A lobby connection's outbox."""
+
+    def put(self, text: str) -> None: ...
+
+    def close(self, code: int, reason: str) -> None: ...
 
 
 def _changed_options(preset: str, options: dict[str, Any]) -> dict[str, Any]:
@@ -31,7 +56,7 @@ def _changed_options(preset: str, options: dict[str, Any]) -> dict[str, Any]:
 
 
 def entry(info: MatchInfo, people: dict[str, tuple[str, int]], *, spectators: int = 0,
-          connected: set[str] | None = None, table: Table | None = None) -> dict[str, Any]:
+          connected: set[str] | None = None, table: Listed | None = None) -> dict[str, Any]:
     """A table as the lobby lists it."""
     seating = table.seating() if table is not None else info.seating
     options = table.options.to_dict() if table is not None else info.options
@@ -58,27 +83,33 @@ def entry(info: MatchInfo, people: dict[str, tuple[str, int]], *, spectators: in
 class Lobby:
     """The listed tables' entries and the lobby's connections (see the module docstring)."""
 
-    def __init__(self, tables: Tables) -> None:
-        self.tables = tables
-        self.outboxes: set[Outbox] = set()
+    def __init__(self, store: Store, bus: Callable[[], Bus], lookup: Callable[[str], Listed | None],
+                 owned: Callable[[], list[str]]) -> None:
+        """``lookup``: the open table of a match on this server, if any; ``owned``: the tables
+        this server runs; ``bus``: the bus to the other servers' lobbies."""
+        self.store = store
+        self.bus = bus
+        self.lookup = lookup
+        self.owned = owned
+        self.outboxes: set[Sink] = set()
         self._entries: dict[str, dict[str, Any]] | None = None  # loaded on first use
 
     def _load(self) -> dict[str, dict[str, Any]]:
         if self._entries is None:
-            infos = self.tables.store.listed()
+            infos = self.store.listed()
             ids = {u for i in infos for u in [i.seating.host, *(o[0] for o in i.seating.seats if o)] if u}
-            people = self.tables.store.people(sorted(ids))
+            people = self.store.people(sorted(ids))
             self._entries = {}
             for info in infos:
-                table = self.tables.loaded(info.match_id)
-                if table is not None and table.connections:
+                table = self.lookup(info.match_id)
+                if table is not None and table.connected():
                     self._entries[info.match_id] = self._entry(info, people, table)
         return self._entries
 
-    def _entry(self, info: MatchInfo, people: dict[str, tuple[str, int]], table: Table | None) -> dict[str, Any]:
+    def _entry(self, info: MatchInfo, people: dict[str, tuple[str, int]], table: Listed | None) -> dict[str, Any]:
         if table is None:
             return entry(info, people)
-        spectators = len({c.person.id for c in table.connections if table.seat_of(c.person.id) is None})
+        spectators = len({u for u in table.connected() if table.seat_of(u) is None})
         return entry(info, people, spectators=spectators, table=table)
 
     def listing(self) -> list[dict[str, Any]]:
@@ -90,15 +121,13 @@ class Lobby:
 
     def changed(self, match_id: str) -> None:
         """Something a lobby shows may have changed at table ``match_id``."""
-        from gongzhu.server.table import encode
-
         entries = self._load()
-        table = self.tables.loaded(match_id)
+        table = self.lookup(match_id)
         # listed: a public table not over that someone is at (a table nobody is at waits for
         # them, and is listed again when one of them comes back); the store is read only then
-        listed = table is not None and table.visibility == "public" and bool(table.connections) \
+        listed = table is not None and table.visibility == "public" and bool(table.connected()) \
             and table.status != "over"
-        info = self.tables.store.match(match_id) if listed else None
+        info = self.store.match(match_id) if listed else None
         if not listed or info is None:
             if entries.pop(match_id, None) is not None:
                 self._send(encode({"type": "gone", "id": match_id}))
@@ -106,25 +135,19 @@ class Lobby:
             return
         seating = table.seating() if table is not None else info.seating
         ids = sorted({u for u in [seating.host, *(o[0] for o in seating.seats if o)] if u})
-        new = self._entry(info, self.tables.store.people(ids), table)
+        new = self._entry(info, self.store.people(ids), table)
         if entries.get(match_id) != new:
             entries[match_id] = new
             self._send(encode({"type": "table", "table": new}))
             self._share({"op": "table", "table": new})
 
     def _share(self, payload: dict[str, Any]) -> None:
-        """Tell the other servers' lobbies (several servers: ``gongzhu.server.cluster``)."""
-        cluster = self.tables.cluster
-        if cluster is not None:
-            from gongzhu.server.cluster import LOBBY
-
-            cluster.post(LOBBY, {**payload, "from": self.tables.node})
+        """Tell the other servers' lobbies."""
+        self.bus().to_lobby(payload)
 
     def remote(self, payload: dict[str, Any]) -> None:
         """Another server's lobby news: a table it runs changed or is gone, or a server that
         started asks for the tables this one runs."""
-        from gongzhu.server.table import encode
-
         entries = self._load()
         op = payload.get("op")
         if op == "table":
@@ -136,7 +159,7 @@ class Lobby:
             if entries.pop(payload["id"], None) is not None:
                 self._send(encode({"type": "gone", "id": payload["id"]}))
         elif op == "ask":
-            for match_id in self.tables.owned():
+            for match_id in self.owned():
                 if match_id in entries:
                     self._share({"op": "table", "table": entries[match_id]})
 

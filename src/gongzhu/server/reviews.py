@@ -1,30 +1,15 @@
-"""Reviews of finished deals on the server (``docs/web-protocol.md``, Reviews): what each
-decision of one seat cost, as :mod:`gongzhu.review` computes it.
+"""Reviews of finished deals on the server: what each decision of one seat cost, as
+:mod:`gongzhu.review` computes it.
 
-A review is asked for with ``POST /api/matches/{id}/deals/{k}/review`` (body ``{"seat": "S"}``)
-and read with ``GET`` on the same path (``?seat=S``).  :class:`Reviews` keeps the jobs:
-
-- **Off the event loop.**  A review's work runs in the worker processes of one
-  :class:`~gongzhu.review.Reviewer` (``workers``, 2 by default, started on the first review and
-  kept, at the lowered priority of the computer players' search processes, so that play comes
-  first), driven from a daemon thread of its own, so the server's event loop only reads the
-  progress the thread writes into the job (tasks done, tasks in all).
-- **A few at once.**  At most ``at_once`` reviews run at the same time (one by default: it has
-  the whole pool, so it finishes soonest); the others wait in order (``queued``, with their place
-  in the line), at most ``waiting`` of them: past that a new one is refused (busy, 503) until
-  some finish.
-- **Stopped with the server.**  A stopping server drops the waiting reviews, and stops each
-  running one at its next progress report; the worker processes finish the tasks they are on
-  and are shut down.
-- **Kept.**  Finished reviews stay, the ``keep`` most recently asked for (64 by default); a
-  review asked again is answered at once.  A failed one is answered as failed until it is asked
-  for again with ``POST``, which starts it anew.
-
-Only a finished deal is reviewed, from its stored R11 record, which shows every hand to whoever
-may open the record: a review shows nobody a card they could not see already.
-
-Imports :mod:`gongzhu.review` (on the first review), :mod:`gongzhu.server.table` (the search
-processes' priority), :mod:`gongzhu.messages`, :mod:`gongzhu.jsontext` and :mod:`gongzhu.rules`.
+:class:`Reviews` keeps the jobs asked for with ``POST /api/matches/{id}/deals/{k}/review`` and
+read with ``GET``: each runs on the worker processes of one :class:`~gongzhu.review.Reviewer`
+at the computer players' search priority, driven from a thread of its own, so the event loop
+only reads its progress; a few run at once, a bounded line waits, and the most recent are kept.
+Only a finished deal is reviewed, from its stored R11 record, so a review shows nobody a card
+they could not see.  The jobs: ``docs/web-protocol.md``, Reviews; what a review says:
+``docs/review.md``.  Imports :mod:`gongzhu.review` (on the first review),
+:mod:`gongzhu.server.thinking` (the search processes' priority), :mod:`gongzhu.messages`,
+:mod:`gongzhu.jsontext` and :mod:`gongzhu.rules`.
 """
 
 from __future__ import annotations
@@ -42,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from gongzhu.jsontext import show
 from gongzhu.messages import Text
 from gongzhu.rules.cards import Seat
-from gongzhu.server.table import SEARCH_NICENESS
+from gongzhu.server.thinking import SEARCH_NICENESS
 
 if TYPE_CHECKING:  # imported on the first review: the server starts without the search
     from gongzhu.review import Budget, Reviewer
@@ -128,7 +113,7 @@ class ReviewJob:
 
 
 class Reviews:
-    """The reviews of one server (see the module docstring).  ``budget`` is how hard each
+    """The reviews of one server (docs/web-protocol.md, Reviews).  ``budget`` is how hard each
     review looks (:class:`~gongzhu.review.Budget`, by default ``DEFAULT_BUDGET``; tests use a
     small one).  :mod:`gongzhu.review` is imported by the first review, not before."""
 

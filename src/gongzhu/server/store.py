@@ -1,34 +1,14 @@
 """Persistence of the browser game with SQLAlchemy 2.x (a SQLite file by default, any SQLAlchemy
 URL otherwise).
 
-What is stored (``docs/web-protocol.md``, Persistence):
-
-- ``matches``: one row per table and its match — preset, resolved options (R10), every seat's
-  computer level, speed, seed, the running totals (R8, without the one-deck factor), how many
-  deals are finished, whether a deal is in progress, at the end the winners and pigs; and the
-  table around it (:class:`Seating`): host, who sits where, public or private (and the invite of
-  a private one), the turn and exposure timers, waiting/playing/over, the event version, the
-  seats in 托管 and their timeouts in a row, the running timer's deadline, who was dealt the
-  deal in progress; and whether it is a single-player match (``solo``: one person against three
-  computer players, ``POST /api/matches``) rather than a table for people;
-- ``deals``: every finished deal as its R11 record (one JSON line, as ``gongzhu replay`` reads);
-- ``actions``: the actions of the deal in progress (every seat's declaration and play, in order),
-  so that a restarted server re-deals it from the seed, replays them and resumes where it was;
-- ``users``: every person — guest or account (:mod:`gongzhu.server.identity`) — with the
-  lifetime score (R8: deal finals *with* the one-deck factor), deals, matches and times 当猪;
-- ``match_players``: who played which match (deals, total in the unit of the match's totals,
-  whether they ended as a pig, the seat of their last deal);
-- ``settings``: values the server keeps for itself (the session cookies' signing key);
-- ``sessions``: the sessions signed in now, each the hash of its cookie's token and its user
-  (:mod:`gongzhu.server.identity`): signing out deletes its row.
-
-:class:`Store` is the repository; it hands out plain :class:`MatchInfo` values and each method is
-one transaction.  It uses SQLAlchemy Core (tables and statements) without the ORM: the ORM's
-import alone cost about 0.3 s of the start command's one-second budget (docs/benchmarks.md).
-A single-player match that has no finished deal may be deleted by its person, with everything
-stored of it (:meth:`Store.delete_match`), and a session that ends; nothing else is ever deleted.
-The schema is versioned by the Alembic revisions of :mod:`gongzhu.server.migrations`, which
-:class:`Store` applies when it opens a database.
+The tables of the database (``matches``, with the table around each match, :class:`Seating`;
+``deals``, ``actions``, ``users``, ``match_players``, ``settings``, ``sessions``) and every
+statement on them.  :class:`Store` is the repository: it hands out plain :class:`MatchInfo`
+values, each of its methods is one transaction, and it brings a database to the newest Alembic
+revision of :mod:`gongzhu.server.migrations` when it opens it.  It uses SQLAlchemy Core without
+the ORM, whose import alone would cost about 0.3 s of the start.  What each table holds, and the
+little that is ever deleted: ``docs/web-protocol.md``, Persistence.  Imports SQLAlchemy and
+:mod:`gongzhu.server.migrations`.
 """
 
 from __future__ import annotations
@@ -70,14 +50,14 @@ from sqlalchemy.pool import StaticPool
 
 from gongzhu.server import migrations
 
-__all__ = ["MATCH_PLAYERS", "METADATA", "SESSIONS", "SETTINGS", "USERS", "Charge", "MatchInfo", "Seating", "StaleTable",
-           "Store", "why_kept"]
+__all__ = ["MATCHES", "MATCH_PLAYERS", "METADATA", "SESSIONS", "SETTINGS", "USERS", "Charge", "MatchInfo", "Seating",
+           "StaleTable", "Store", "why_kept"]
 
 
 #: The tables; every change to them is a revision in :mod:`gongzhu.server.migrations`.
 METADATA = MetaData()
 
-_MATCHES = Table(
+MATCHES = Table(
     "matches", METADATA,
     Column("id", String(64), primary_key=True),
     Column("created", String(40), index=True, nullable=False),
@@ -92,7 +72,7 @@ _MATCHES = Table(
     Column("over", Boolean, nullable=False, default=False),
     Column("winners", JSON, nullable=False),
     Column("pigs", JSON, nullable=False),
-    # The table around the match (see the module docstring).
+    # The table around the match (docs/web-protocol.md, Persistence).
     Column("host", String(40), nullable=True),
     Column("seats", JSON, nullable=True),
     Column("visibility", String(8), nullable=False, server_default="private"),
@@ -177,9 +157,9 @@ MATCH_PLAYERS = Table(
 #: building a statement with ``.values(...)`` on each call (coercing every value, making its cache
 #: key) cost about twice the write itself (docs/benchmarks.md, Online tables).
 _INSERT_ACTION = insert(_ACTIONS)
-_UPDATE_MATCH = update(_MATCHES).where(_MATCHES.c.id == bindparam("match_key"))
-_UPDATE_FENCED = update(_MATCHES).where(_MATCHES.c.id == bindparam("match_key"),
-                                        _MATCHES.c.version == bindparam("stored_version"))
+_UPDATE_MATCH = update(MATCHES).where(MATCHES.c.id == bindparam("match_key"))
+_UPDATE_FENCED = update(MATCHES).where(MATCHES.c.id == bindparam("match_key"),
+                                        MATCHES.c.version == bindparam("stored_version"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,7 +201,7 @@ class Seating:
 
 @dataclass(frozen=True, slots=True)
 class MatchInfo:
-    """A match as stored (see the module docstring)."""
+    """A match as stored (docs/web-protocol.md, Persistence)."""
 
     match_id: str
     created: str
@@ -236,8 +216,8 @@ class MatchInfo:
     winners: list[str]
     pigs: list[str]
     seating: Seating
-    solo: bool = False  # a single-player match (see the module docstring)
-    seeded: bool = False  # its host chose the seed (see the module docstring of gongzhu.server.table)
+    solo: bool = False  # a single-player match (docs/web-protocol.md, Persistence)
+    seeded: bool = False  # its host chose the seed (docs/web-protocol.md, Tables, Chosen seeds)
 
     @property
     def levels(self) -> dict[str, str]:
@@ -463,20 +443,20 @@ class Store:
                "in_deal": info.in_deal, "over": False, "winners": [], "pigs": [], "solo": solo,
                "seeded": seeded, **seating.columns()}
         with self.engine.begin() as c:
-            c.execute(insert(_MATCHES).values(**row))
+            c.execute(insert(MATCHES).values(**row))
         return info
 
     def match(self, match_id: str) -> MatchInfo | None:
         with self.engine.connect() as c:
-            row = c.execute(select(_MATCHES).where(_MATCHES.c.id == match_id)).first()
+            row = c.execute(select(MATCHES).where(MATCHES.c.id == match_id)).first()
             return _info(row) if row is not None else None
 
     def matches(self, user: str | None = None) -> list[MatchInfo]:
         """Every match, newest first; with ``user``, the matches that person played or sits at."""
-        query = select(_MATCHES).order_by(_MATCHES.c.created.desc(), _MATCHES.c.id.desc())
+        query = select(MATCHES).order_by(MATCHES.c.created.desc(), MATCHES.c.id.desc())
         if user is not None:
             played = select(MATCH_PLAYERS.c.match_id).where(MATCH_PLAYERS.c.user_id == user)
-            query = query.where((_MATCHES.c.id.in_(played)) | (_MATCHES.c.host == user))
+            query = query.where((MATCHES.c.id.in_(played)) | (MATCHES.c.host == user))
         with self.engine.connect() as c:
             return [_info(r) for r in c.execute(query)]
 
@@ -485,8 +465,8 @@ class Store:
         with; every older one without a finished deal was left), or None."""
         with self.engine.connect() as c:
             found: str | None = c.scalars(
-                select(_MATCHES.c.id).where(_MATCHES.c.host == user, _MATCHES.c.solo.is_(True))
-                .order_by(_MATCHES.c.created.desc(), _MATCHES.c.id.desc()).limit(1)).first()
+                select(MATCHES.c.id).where(MATCHES.c.host == user, MATCHES.c.solo.is_(True))
+                .order_by(MATCHES.c.created.desc(), MATCHES.c.id.desc()).limit(1)).first()
             return found
 
     def delete_match(self, match_id: str, user: str) -> str | None:
@@ -496,10 +476,10 @@ class Store:
         nothing was: ``"unknown"`` (no such match), ``"not_yours"`` (``user`` is not its person),
         ``"table"`` (a table for people), ``"deals"`` (it has finished deals); the checks and the
         deletion are one transaction, so a deal finished meanwhile keeps the match."""
-        key = _MATCHES.c.id == match_id
+        key = MATCHES.c.id == match_id
         try:
             with self.engine.begin() as c:
-                row = c.execute(select(_MATCHES).where(key).with_for_update()).first()
+                row = c.execute(select(MATCHES).where(key).with_for_update()).first()
                 if row is None:
                     return "unknown"
                 why = why_kept(_info(row), user)
@@ -509,8 +489,8 @@ class Store:
                     return "deals"
                 for table in (_ACTIONS, _DEALS, MATCH_PLAYERS):
                     c.execute(delete(table).where(table.c.match_id == match_id))
-                done = c.execute(delete(_MATCHES).where(key, _MATCHES.c.host == user, _MATCHES.c.solo.is_(True),
-                                                        _MATCHES.c.deals == 0))
+                done = c.execute(delete(MATCHES).where(key, MATCHES.c.host == user, MATCHES.c.solo.is_(True),
+                                                        MATCHES.c.deals == 0))
                 if done.rowcount != 1:  # changed meanwhile: everything above is rolled back
                     raise _Kept
         except _Kept:
@@ -520,8 +500,8 @@ class Store:
     def listed(self) -> list[MatchInfo]:
         """The public tables not over (the lobby), oldest first."""
         with self.engine.connect() as c:
-            rows = c.execute(select(_MATCHES).where(_MATCHES.c.visibility == "public", _MATCHES.c.status != "over")
-                             .order_by(_MATCHES.c.created, _MATCHES.c.id))
+            rows = c.execute(select(MATCHES).where(MATCHES.c.visibility == "public", MATCHES.c.status != "over")
+                             .order_by(MATCHES.c.created, MATCHES.c.id))
             return [_info(r) for r in rows]
 
     def save_table(self, match_id: str, seating: Seating, *, expected: int | None = None, **match: Any) -> None:

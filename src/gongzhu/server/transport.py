@@ -1,32 +1,15 @@
 """How ``gongzhu serve`` runs the application under uvicorn: the bounds of the transport itself,
-below the application's (``docs/web-protocol.md``, Limits and the origin policy).
+below the application's.
 
-- **Slow requests.** Each request of a connection — its head and its body — must have arrived
-  :data:`REQUEST_TIMEOUT` seconds after the server began waiting for it (the connection opened,
-  or the answer before it was sent); else the connection is closed.  uvicorn bounds only the
-  idle time between requests (its keep-alive timeout, which any byte received cancels), so a
-  client sending a header byte a second would otherwise hold a connection, and what it costs,
-  for ever.  A request being answered is not timed: only what the client has still to send.
-- **Large heads.** A request head of more than :data:`MOST_HEAD_BYTES` is answered ``431`` and
-  the connection closed.  uvicorn parses with httptools when it is installed (it comes with
-  ``uvicorn[standard]``), which bounds nothing; h11's own bound,
-  ``h11_max_incomplete_event_size``, is set to the same.
-- **Forwarding headers** are not uvicorn's to read (``proxy_headers`` off: by default it would
-  believe ``X-Forwarded-For`` from any loopback peer, so that a client on the server's own machine
-  could pick any address): the application reads them from the proxies the operator names
-  (:func:`gongzhu.server.policy.client_address`).
-- **WebSocket messages** larger than 16 × ``MAX_MESSAGE_BYTES`` close their connection (1009),
-  without per-message compression: a flood of repeated messages would otherwise arrive a hundred
-  to the kilobyte and be parsed in one go before the rate limit sees them
-  (``benchmarks/fairness.py``).  A text message that is not UTF-8 closes it with 1007, which
-  uvicorn logs with the traceback of the decoding error: :class:`OneLine` makes that one line.
-
-:func:`server_config` is ``gongzhu serve``'s uvicorn configuration.  The first two bounds are
-:class:`_Bounds`, mixed into whichever HTTP/1.1 protocol uvicorn chooses (httptools' or h11's)
-through what both have: ``connection_made``, ``data_received``, ``on_response_complete``,
-``connection_lost`` and the request being read, ``cycle`` (``more_body``,
-``response_complete``).  A connection upgraded to a WebSocket is no longer theirs
-(``transport.get_protocol()``): its own protocol pings it and bounds its messages.
+:func:`server_config` is ``gongzhu serve``'s uvicorn configuration: each request's head and
+body must arrive within :data:`REQUEST_TIMEOUT` seconds and its head within
+:data:`MOST_HEAD_BYTES` (:class:`_Bounds`, mixed into whichever HTTP/1.1 protocol uvicorn
+chooses by :func:`bounded_http`); uvicorn reads no forwarding headers (the application does,
+from the proxies the operator names); a WebSocket message past 16 × ``MAX_MESSAGE_BYTES`` closes
+its connection, with no per-message compression; and :class:`OneLine` logs a text message that
+is not UTF-8 as one line.  What each bound is for: ``docs/web-protocol.md``, Limits and the
+origin policy (Under uvicorn).  Imports uvicorn, Starlette's types and the sizes of
+:mod:`gongzhu.server.policy`.
 """
 
 from __future__ import annotations
@@ -55,8 +38,12 @@ _TOO_LARGE = b'{"error": "the request headers are too large"}'
 
 
 class _Bounds(asyncio.Protocol):
-    """The slow-request and head-size bounds of the module docstring, mixed in before one of
-    uvicorn's HTTP/1.1 protocols (see :func:`bounded_http`)."""
+    """The slow-request and head-size bounds (docs/web-protocol.md, Limits and the origin policy),
+    mixed in before one of uvicorn's HTTP/1.1 protocols, httptools' or h11's (see
+    :func:`bounded_http`), through what both have: ``connection_made``, ``data_received``,
+    ``on_response_complete``, ``connection_lost`` and the request being read, ``cycle``
+    (``more_body``, ``response_complete``).  A connection upgraded to a WebSocket is no longer
+    theirs (``transport.get_protocol()``): its own protocol pings it and bounds its messages."""
 
     request_timeout: float = REQUEST_TIMEOUT
     most_head_bytes: int = MOST_HEAD_BYTES

@@ -56,9 +56,19 @@ export function prettyCard(code) {
   return SUIT_SYMBOL[suit] + rankLabel(rank);
 }
 
-/** Point cards (分牌, R2): the pig, the sheep, the transformer and every heart. */
+// The point cards (分牌, R2) as the rules core lists them: `point_cards` of GET /api/config,
+// handed over by each page once the server has answered (setPointCards).  The page knows no
+// point card of its own: until then, none is one.
+let pointCards = new Set();
+
+/** Take the server's list of point cards (codes such as "QS"). */
+export function setPointCards(codes) {
+  pointCards = new Set(codes ?? []);
+}
+
+/** Whether `code` is a point card, as the server listed them (setPointCards). */
 export function isPointCard(code) {
-  return code === "QS" || code === "JD" || code === "TC" || code.endsWith("H");
+  return pointCards.has(code);
 }
 
 // Display order of a hand: suits alternate in colour (♠ ♥ ♣ ♦), high ranks first.

@@ -11,10 +11,11 @@
 // answered at once, outside the queue; a hint that ranks a position the table has left is
 // dropped (state.js).  Chat lines are shown as they come.
 //
-// May import: state.js, dom.js, i18n.js.
+// May import: state.js, dom.js, i18n.js, socket.js.
 
 import { toast } from "./dom.js";
 import { getLang, hasText, t } from "./i18n.js";
+import { ReconnectingSocket, socketAddress } from "./socket.js";
 import {
   actionRefused, applyServerState, chatReceived, endLinger, hintAnswered, hintAsked, hintsOffered, lingerAfter,
   myTurn, noteRevealed, notePlayed, page, setOnline, showMatch, tableClosed,
@@ -25,10 +26,9 @@ const FINAL = new Set([4403, 4404]);
 // The server did not know the person's session: GET /api/me makes one, then the table is asked again.
 const NO_SESSION = 4401;
 
-let ws = null;
+let ws = null;         // the table's ReconnectingSocket
 let target = null;     // {tableId, invite}: the table being shown
 let lastV = null;      // the newest version seen of that table
-let reconnectDelay = 500;
 let queue = [];        // server messages waiting their turn (see drain), with their arrival time
 let draining = false;
 let cutPause = null;   // ends the pause after a finished trick early
@@ -40,9 +40,8 @@ let lastError = "";    // the last error the server sent on this connection (sai
  */
 export function connect(tableId, { invite = null, remember = true } = {}) {
   if (ws) {
-    const old = ws;
-    ws = null; // so that its close handler does not reconnect
-    old.close();
+    ws.close();  // for good: it does not reconnect
+    ws = null;
   }
   if (tableId !== page.matchId) {
     queue = [];
@@ -50,57 +49,39 @@ export function connect(tableId, { invite = null, remember = true } = {}) {
   }
   target = { tableId, invite };
   showMatch(tableId, remember);
-  open();
+  ws = new ReconnectingSocket(socketUrl, {
+    onOpen: () => {
+      lastError = "";
+      setOnline(true);
+    },
+    onMessage: (msg) => receive(msg, performance.now()),
+    onClose: dropped,
+  });
 }
 
 function socketUrl() {
-  const proto = location.protocol === "https:" ? "wss" : "ws";
   const query = new URLSearchParams();
   if (lastV !== null) query.set("since", String(lastV));
   if (target.invite) query.set("invite", target.invite);
   const q = query.toString();
-  return `${proto}://${location.host}/ws/${encodeURIComponent(target.tableId)}${q ? `?${q}` : ""}`;
+  return socketAddress(`/ws/${encodeURIComponent(target.tableId)}${q ? `?${q}` : ""}`);
 }
 
-function open() {
-  const socket = new WebSocket(socketUrl());
-  ws = socket;
-  lastError = "";
-  socket.addEventListener("open", () => {
-    reconnectDelay = 500;
-    setOnline(true);
-  });
-  socket.addEventListener("message", (ev) => {
-    let msg;
-    try {
-      msg = JSON.parse(ev.data);
-    } catch {
-      return;
-    }
-    receive(msg, performance.now());
-  });
-  socket.addEventListener("close", (ev) => {
-    if (ws !== socket) return;
-    if (FINAL.has(ev.code)) {
-      ws = null;
-      tableClosed(lastError || t("table.gone"));
-      return;
-    }
-    setOnline(false);
-    // The server keeps the table (it survives restarts): try again, less and less often.
-    const again = () => { if (ws === socket) open(); };
-    const wait = reconnectDelay;
-    reconnectDelay = Math.min(reconnectDelay * 2, 8000);
-    if (ev.code === NO_SESSION) {
-      fetch("/api/me").catch(() => {}).finally(() => setTimeout(again, wait));
-    } else {
-      setTimeout(again, wait);
-    }
-  });
+/** The connection dropped: false (it stays closed) when asking again cannot help; else it is
+ * asked again (ReconnectingSocket), after GET /api/me where the server did not know the session. */
+function dropped(ev) {
+  if (FINAL.has(ev.code)) {
+    ws = null;
+    tableClosed(lastError || t("table.gone"));
+    return false;
+  }
+  setOnline(false);
+  // The server keeps the table (it survives restarts): try again, less and less often.
+  return ev.code === NO_SESSION ? fetch("/api/me") : undefined;
 }
 
 export function isOpen() {
-  return Boolean(ws && ws.readyState === WebSocket.OPEN);
+  return Boolean(ws && ws.isOpen);
 }
 
 /** Send `msg`; false (and a toast saying so) when the connection is down. */

@@ -1,6 +1,7 @@
-// Small DOM helpers shared by the table page's views: look-up by id, text elements, a filled
-// <select>, and the toast that answers the person at once (its rule-book citations link to the
-// rules page, /rules#R5.2).
+// The pages' small DOM helpers, shared by the table page's views and the other pages: look-up by
+// id, text elements, a table's labelled cells, links styled as buttons, a filled <select>, and
+// the toast that answers the person at once (its rule-book citations link to the rules page,
+// /rules#R5.2).
 //
 // May import: nothing.
 
@@ -20,6 +21,24 @@ export const li = (text) => el("li", "", text);
 /** A table cell with `value` as text (empty for null / undefined). */
 export function td(value) {
   return el("td", "", value === undefined || value === null ? "" : String(value));
+}
+
+/** A cell of a table whose rows stack on a phone: `label` (its column's name, in the page's
+ * language) is shown before `content` (text, or a node) there. */
+export function cell(label, content) {
+  const e = document.createElement("td");
+  e.dataset.label = label;
+  if (content instanceof Node) e.append(content);
+  else e.textContent = content;
+  return e;
+}
+
+/** A link styled as a button (`download`: the address is a file to save). */
+export function link(href, text, download = false) {
+  const a = el("a", "button", text);
+  a.href = href;
+  if (download) a.download = "";
+  return a;
 }
 
 /** A <button type="button"> with class `cls` and text `text` that calls `onClick`. */

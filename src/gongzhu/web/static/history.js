@@ -9,16 +9,17 @@
 // the person sat at (`your_seat`) and who else was at the table (`players`: a person's name, else
 // the computer player's level).  Counts read "1 deal", "2 deals" (the catalog's plurals, i18n.js).
 //
-// May import: cards.js, i18n.js, replay.js, settings.js.
+// May import: cards.js, dom.js, header.js, i18n.js, replay.js, settings.js.
 
-import { installCardDefs } from "./cards.js";
+import { installCardDefs, setPointCards } from "./cards.js";
+import { $, cell, link } from "./dom.js";
+import { drawHeader } from "./header.js";
 import {
   getLang, hasText, levelLabel, optionLabel, optionValueLabel, presetLabel, seatName, startPageLanguage, t, titleLabel,
 } from "./i18n.js";
 import { showReplay } from "./replay.js";
 
 const SEATS = ["N", "E", "S", "W"];
-const $ = (id) => document.getElementById(id);
 
 let matches = [];
 let profile = null;
@@ -31,24 +32,6 @@ function dateText(created) {
   if (created === undefined || created === null) return "";
   const d = typeof created === "number" ? new Date(created < 1e12 ? created * 1000 : created) : new Date(created);
   return Number.isNaN(d.getTime()) ? String(created) : d.toLocaleString(getLang() === "zh" ? "zh-CN" : "en");
-}
-
-/** A cell; `label` names its column, shown before it where rows are stacked (phones). */
-function cell(label, content) {
-  const td = document.createElement("td");
-  td.dataset.label = t(label);
-  if (content instanceof Node) td.append(content);
-  else td.textContent = content;
-  return td;
-}
-
-function link(href, text, download = false) {
-  const a = document.createElement("a");
-  a.href = href;
-  a.className = "button";
-  a.textContent = text;
-  if (download) a.download = "";
-  return a;
 }
 
 /** The seat the person played in match `m` (as the server says, else by their name), else South:
@@ -142,8 +125,8 @@ function renderAbandoned(left) {
     button.dataset.delete = m.match_id;
     button.textContent = t("history.delete");
     button.addEventListener("click", () => deleteMatch(m.match_id, button));
-    tr.append(cell("history.created", dateText(m.created)), cell("history.preset", rulesText(m)),
-      cell("history.actions", button));
+    tr.append(cell(t("history.created"), dateText(m.created)), cell(t("history.preset"), rulesText(m)),
+      cell(t("history.actions"), button));
     rows.append(tr);
   }
 }
@@ -173,11 +156,11 @@ function render() {
     // A table for people is continued at its own address; a single-player match on the table
     // page, which then resumes it.
     if (!m.over) actions.append(link(m.solo ? `/?match=${id}` : `/table/${id}`, t("history.continue")));
-    tr.append(cell("history.created", dateText(m.created)), cell("history.preset", rulesText(m)),
-      cell("history.deals", t("history.dealCount", { deals: m.deals ?? 0 })), cell("history.totals", totals),
-      cell("history.seat", m.your_seat ? seatName(m.your_seat) : "—"), cell("history.players", othersAt(m)),
-      cell("history.status", status),
-      cell("history.actions", actions));
+    tr.append(cell(t("history.created"), dateText(m.created)), cell(t("history.preset"), rulesText(m)),
+      cell(t("history.deals"), t("history.dealCount", { deals: m.deals ?? 0 })), cell(t("history.totals"), totals),
+      cell(t("history.seat"), m.your_seat ? seatName(m.your_seat) : "—"), cell(t("history.players"), othersAt(m)),
+      cell(t("history.status"), status),
+      cell(t("history.actions"), actions));
     rows.append(tr);
   }
 }
@@ -201,6 +184,7 @@ async function load() {
     let config;
     [profile, matches, config] = await Promise.all([get("/api/profile"), get("/api/matches"), get("/api/config")]);
     presets = config.presets ?? {};
+    setPointCards(config.point_cards);
   } catch (err) {
     $("history-error").textContent = `${t("msg.loadFailed")}: ${err.message}`;
   }
@@ -208,6 +192,7 @@ async function load() {
 }
 
 function main() {
+  drawHeader();
   installCardDefs();
   startPageLanguage(render);
   load();

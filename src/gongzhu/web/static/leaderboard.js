@@ -2,24 +2,17 @@
 // then name; equal scores share a rank): rank, name (a link to the player's profile page), title
 // (R8), lifetime score, matches, times the pig (当猪).
 //
-// May import: i18n.js, settings.js.
+// May import: dom.js, header.js, i18n.js, settings.js.
 
+import { $, cell } from "./dom.js";
+import { drawHeader } from "./header.js";
 import { startPageLanguage, t, titleLabel } from "./i18n.js";
 
 /** Rows asked for (the server allows up to 200). */
 const ROWS = 100;
-const $ = (id) => document.getElementById(id);
 
 let board = null;
 let failure = "";
-
-function cell(label, content) {
-  const td = document.createElement("td");
-  td.dataset.label = t(label);
-  if (content instanceof Node) td.append(content);
-  else td.textContent = content;
-  return td;
-}
 
 function render() {
   $("leaderboard-error").textContent = failure ? `${t("msg.loadFailed")}: ${failure}` : "";
@@ -32,9 +25,9 @@ function render() {
     const name = document.createElement("a");
     name.href = `/profile?name=${encodeURIComponent(row.name)}`;
     name.textContent = row.name;
-    tr.append(cell("leaderboard.rank", String(row.rank)), cell("leaderboard.name", name),
-      cell("leaderboard.title_col", titleLabel(row.title)), cell("leaderboard.lifetime", String(row.lifetime)),
-      cell("leaderboard.matches", String(row.matches)), cell("leaderboard.pigs", String(row.pigs)));
+    tr.append(cell(t("leaderboard.rank"), String(row.rank)), cell(t("leaderboard.name"), name),
+      cell(t("leaderboard.title_col"), titleLabel(row.title)), cell(t("leaderboard.lifetime"), String(row.lifetime)),
+      cell(t("leaderboard.matches"), String(row.matches)), cell(t("leaderboard.pigs"), String(row.pigs)));
     rows.append(tr);
   }
 }
@@ -52,6 +45,7 @@ async function load() {
 }
 
 function main() {
+  drawHeader();
   startPageLanguage(render);
   load();
 }

@@ -10,23 +10,23 @@
 // page's new-match dialog (the option rows are shared: options-form.js) with the table's own
 // choices, and posts /api/tables.
 //
-// May import: dom.js, i18n.js, settings.js, options-form.js.
+// May import: dom.js, header.js, i18n.js, settings.js, socket.js, options-form.js.
 
 import { $, el, fillSelect, span, toast } from "./dom.js";
+import { drawHeader } from "./header.js";
 import {
   applyI18n, getLang, hasText, levelLabel, optionLabel, optionValueLabel, presetLabel, seatName, setLang, speedLabel,
   t, titleLabel,
 } from "./i18n.js";
 import { buildOptionRows, missingCount, readOverrides } from "./options-form.js";
 import { loadSettings, saveSettings } from "./settings.js";
+import { ReconnectingSocket, socketAddress } from "./socket.js";
 
 const SEATS = ["N", "E", "S", "W"];
 const settings = loadSettings();
 const tables = new Map();   // id -> the lobby's entry of that table
 let config = null;          // GET /api/config
 let me = null;              // GET /api/me
-let ws = null;
-let reconnectDelay = 500;
 
 // ---------------------------------------------------------------- the server
 
@@ -73,28 +73,12 @@ async function loadConfig() {
   }
 }
 
+/** The lobby socket, open again by itself after a drop (the page says it is reconnecting). */
 function connect() {
-  const proto = location.protocol === "https:" ? "wss" : "ws";
-  const socket = new WebSocket(`${proto}://${location.host}/ws/lobby`);
-  ws = socket;
-  socket.addEventListener("open", () => {
-    reconnectDelay = 500;
-    $("offline").hidden = true;
-  });
-  socket.addEventListener("message", (ev) => {
-    let msg;
-    try {
-      msg = JSON.parse(ev.data);
-    } catch {
-      return;
-    }
-    receive(msg);
-  });
-  socket.addEventListener("close", () => {
-    if (ws !== socket) return;
-    $("offline").hidden = false;
-    setTimeout(connect, reconnectDelay);
-    reconnectDelay = Math.min(reconnectDelay * 2, 8000);
+  return new ReconnectingSocket(() => socketAddress("/ws/lobby"), {
+    onOpen: () => { $("offline").hidden = true; },
+    onMessage: receive,
+    onClose: () => { $("offline").hidden = false; },
   });
 }
 
@@ -348,6 +332,7 @@ function wire() {
 }
 
 async function main() {
+  drawHeader();
   setLang(settings.lang);
   applyI18n();
   $("create").disabled = true;

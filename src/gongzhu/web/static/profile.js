@@ -5,11 +5,12 @@
 // (the matches of public tables only), and no forms.  A refusal is shown in the page's language
 // from its catalog code; a match's deals read "1 deal", "2 deals" (the catalog's plurals).
 //
-// May import: i18n.js, settings.js.
+// May import: dom.js, header.js, i18n.js, settings.js.
 
+import { $, cell, link } from "./dom.js";
+import { drawHeader } from "./header.js";
 import { getLang, hasText, presetLabel, startPageLanguage, t, titleLabel } from "./i18n.js";
 
-const $ = (id) => document.getElementById(id);
 const shownName = new URLSearchParams(location.search).get("name");
 
 let profile = null;
@@ -32,23 +33,6 @@ function showRefusal(id, refusal) {
 function dateText(created) {
   const d = new Date(created);
   return Number.isNaN(d.getTime()) ? String(created ?? "") : d.toLocaleString(getLang() === "zh" ? "zh-CN" : "en");
-}
-
-function cell(label, content) {
-  const td = document.createElement("td");
-  td.dataset.label = t(label);
-  if (content instanceof Node) td.append(content);
-  else td.textContent = content;
-  return td;
-}
-
-function link(href, text, download = false) {
-  const a = document.createElement("a");
-  a.href = href;
-  a.className = "button";
-  a.textContent = text;
-  if (download) a.download = "";
-  return a;
 }
 
 function kindText(p) {
@@ -96,11 +80,11 @@ function renderMatches() {
         link("/history", t("history.replay")));
     }
     if (!m.over && !shownName) actions.append(link(`/table/${id}`, t("history.continue")));
-    tr.append(cell("history.created", dateText(m.created)), cell("history.preset", presetLabel(m.preset)),
-      cell("history.deals", t("history.dealCount", { deals: m.deals ?? 0 })),
-      cell("profile.total", String(m.total ?? 0)),
-      cell("profile.pig", t(m.pig ? "val.true" : "val.false")),
-      cell("history.status", t(m.over ? "profile.over" : "history.playing")), cell("history.actions", actions));
+    tr.append(cell(t("history.created"), dateText(m.created)), cell(t("history.preset"), presetLabel(m.preset)),
+      cell(t("history.deals"), t("history.dealCount", { deals: m.deals ?? 0 })),
+      cell(t("profile.total"), String(m.total ?? 0)),
+      cell(t("profile.pig"), t(m.pig ? "val.true" : "val.false")),
+      cell(t("history.status"), t(m.over ? "profile.over" : "history.playing")), cell(t("history.actions"), actions));
     rows.append(tr);
   }
 }
@@ -159,6 +143,7 @@ function wireForm(form, url, prefix) {
 }
 
 function main() {
+  drawHeader();
   startPageLanguage(render);
   wireForm($("signup-form"), "/api/account", "signup");
   wireForm($("signin-form"), "/api/login", "signin");

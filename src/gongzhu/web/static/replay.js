@@ -65,7 +65,7 @@ function without(cards, played) {
   return rest;
 }
 
-/** Hands and taken point cards after the first `step` tricks. */
+/** Hands and taken point cards (the server's list, cards.js) after the first `step` tricks. */
 function position(record, step) {
   const hands = Object.fromEntries(SEATS.map((s) => [s, [...(record.hands?.[s] ?? [])]]));
   const taken = Object.fromEntries(SEATS.map((s) => [s, []]));

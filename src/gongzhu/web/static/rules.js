@@ -3,11 +3,11 @@
 // docs/rules*.md, the English book governing).  The page opens at the section the address names
 // (/rules#R5.2, as the table page's refusals link), and keeps it when the language changes.
 //
-// May import: i18n.js, settings.js.
+// May import: dom.js, header.js, i18n.js, settings.js.
 
+import { $ } from "./dom.js";
+import { drawHeader } from "./header.js";
 import { getLang, startPageLanguage, t } from "./i18n.js";
-
-const $ = (id) => document.getElementById(id);
 
 async function load() {
   const lang = getLang();
@@ -36,6 +36,7 @@ async function load() {
 }
 
 function main() {
+  drawHeader();
   startPageLanguage(load);
   load();
 }

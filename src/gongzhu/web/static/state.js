@@ -16,7 +16,7 @@
 //
 // May import: cards.js, settings.js.  Nothing here touches the DOM or the network.
 
-import { isPointCard, sortCards } from "./cards.js";
+import { setPointCards, sortCards } from "./cards.js";
 import { loadSettings, motionEnabled, rememberMatch, saveSettings, soundEnabled } from "./settings.js";
 
 export const SEATS = ["N", "E", "S", "W"];
@@ -220,13 +220,16 @@ export function clock() {
 }
 
 /** A finished trick's cards: who took them (`taker`, else the winner), whether they carry points
- * (cards.js's point cards) and whether they went to the person's side (the person, or the
- * partner opposite when the match scores by partners, option scoring=partners). */
+ * and whether they went to the person's side (the person, or the partner opposite when the match
+ * scores by partners, option scoring=partners).  `trick` is the latest state's `last_trick`: the
+ * taker's `captured` (the point cards it has taken, as the server judges them) then holds the
+ * trick's point cards, and no card that is none. */
 export function trickTaken(trick) {
   const taker = trick.taker ?? trick.winner;
   const me = mySeat();
   const partner = me && data.state?.options?.scoring === "partners" ? SEATS[(SEATS.indexOf(me) + 2) % 4] : null;
-  const points = (trick.plays ?? []).some((p) => p.cards.some(isPointCard));
+  const taken = data.state?.captured?.[taker] ?? [];
+  const points = (trick.plays ?? []).some((p) => p.cards.some((c) => taken.includes(c)));
   return { taker, points, mine: Boolean(me) && (taker === me || taker === partner) };
 }
 
@@ -307,6 +310,7 @@ function sameCards(a, b) {
 export function setConfig(config) {
   data.config = config;
   data.configFailed = false;
+  setPointCards(config?.point_cards);
   changed();
 }
 

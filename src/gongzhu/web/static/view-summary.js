@@ -9,7 +9,7 @@
 //
 // May import: state.js, dom.js, cards.js, i18n.js.
 
-import { cardChip, isPointCard, prettyCard, sortCards } from "./cards.js";
+import { cardChip, prettyCard, sortCards } from "./cards.js";
 import { $, el, li, span, td } from "./dom.js";
 import { eventLabel, goalText, seatName, signedNumber, t } from "./i18n.js";
 import { displayedPhase, myAuto, mySeat, page, SEATS } from "./state.js";
@@ -51,7 +51,7 @@ export function renderSummary() {
     const cards = el("td", "chips");
     cards.colSpan = 6;
     cards.append(span("label", t("summary.cards")));
-    const taken = sortCards((s.captured?.[seat] ?? []).filter(isPointCard));
+    const taken = sortCards(s.captured?.[seat] ?? []); // the point cards taken, as the server lists them
     for (const c of taken) cards.append(cardChip(c));
     if (!taken.length) cards.append(span("none", "—"));
     const parts = r.parts?.[seat];

@@ -18,7 +18,7 @@
 //
 // May import: state.js, dom.js, cards.js, i18n.js.
 
-import { cardBack, cardChip, cardFace, isPointCard, prettyCard, sortCards } from "./cards.js";
+import { cardBack, cardChip, cardFace, prettyCard, sortCards } from "./cards.js";
 import { $, button, el, span } from "./dom.js";
 import { cardName, goalText, levelLabel, presetLabel, seatName, signedNumber, t, titleLabel } from "./i18n.js";
 import {
@@ -117,7 +117,7 @@ export function renderSeat(seat) {
   }
 
   if (phase !== "waiting") {
-    const taken = (s.captured?.[seat] ?? []).filter(isPointCard);
+    const taken = s.captured?.[seat] ?? []; // the point cards taken, as the server lists them
     const row = el("div", "captured");
     row.append(span("label", t("seat.captured")));
     if (taken.length) for (const c of sortCards(taken)) row.append(cardChip(c));

@@ -1,0 +1,405 @@
+"""The registry: one server's open tables, its rooms, its lobby and its bus to the other servers
+(``docs/architecture.md``, The game server).
+
+:class:`Tables` loads a table from the store when a connection asks for it and lets it go when its
+last connection leaves; it makes a room for each table this server has connections to, and
+carries each connection's hello, messages and bye to the table's owner — a table here, or through
+the bus (:mod:`gongzhu.server.bus`) one on another server — and each change of a table here to
+every room of it, on every server.
+
+Imports the table and its dispatch, rooms, thinking, lobby, bus, store and wire.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import secrets
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from gongzhu.messages import Text
+from gongzhu.rules.cards import Seat
+from gongzhu.server.bodies import NewTable, quick_public_table
+from gongzhu.server.bus import Bus, ClusterUnavailable, LocalBus
+from gongzhu.server.dispatch import receive
+from gongzhu.server.lobby import Lobby
+from gongzhu.server.rooms import Connection, Person, Presence, Ref, Room, Switchboard
+from gongzhu.server.store import MatchInfo, Seating, Store
+from gongzhu.server.table import Table
+from gongzhu.server.thinking import Pools
+from gongzhu.server.wire import encode, refusal
+
+__all__ = ["Tables"]
+
+
+class Tables:
+    """The open tables of one server, loaded from the store on demand and let go when their last
+    connection leaves, and the lobby that lists the public ones.  ``pace`` (seconds per computer
+    play) overrides every table's speed setting (tests use 0); ``hint_think`` is the expert's
+    search time per hint.  The server is on its own (:class:`~gongzhu.server.bus.LocalBus`) until
+    :meth:`use` gives it another bus."""
+
+    def __init__(self, store: Store, *, pace: float | None = None, hint_think: float | None = None) -> None:
+        self.store = store
+        self.board = Switchboard(secrets.token_hex(6))
+        self.node = self.board.node
+        self._tables: dict[str, Table] = {}  # the tables this server runs (owns)
+        self.rooms: dict[str, Room] = {}  # the tables this server has connections to
+        self.bus: Bus = LocalBus(self.node)
+        self.pools = Pools(pace=pace, hint_think=hint_think)
+        self.lobby = Lobby(store, lambda: self.bus, self.loaded, self.owned)
+
+    def use(self, bus: Bus) -> None:
+        """Share the tables with other servers through ``bus`` (before any table is opened)."""
+        self.bus = bus
+
+    @property
+    def open_tables(self) -> int:
+        """How many tables are in memory now."""
+        return len(self._tables)
+
+    def loaded(self, match_id: str) -> Table | None:
+        return self._tables.get(match_id)
+
+    def create(self, new: NewTable, host: Person, others: Sequence[tuple[str, str] | None] = ()) -> MatchInfo:
+        """Store a new table with ``host`` at ``new.seat`` (and ``others``, seat by seat, where
+        they are people); a started one deals its first deal when it is opened."""
+        match_id = "m-" + secrets.token_hex(6)
+        seats: list[tuple[str, str] | None] = list(others) if others else [None] * 4
+        seats[new.seat] = (host.id, host.name)
+        seating = Seating(
+            host=host.id, seats=tuple(seats), levels=dict(new.levels), visibility=new.visibility,
+            invite=secrets.token_urlsafe(12), turn_seconds=new.turn_seconds, expose_seconds=new.expose_seconds,
+            status="playing" if new.started else "waiting", version=0, auto=(False,) * 4, timeouts=(0,) * 4,
+            deadline=None, dealt_to=tuple(s[0] if s else None for s in seats) if new.started else (None,) * 4,
+        )
+        info = self.store.create_match(match_id=match_id, preset=new.preset, options=new.options.to_dict(),
+                                       speed=new.speed, seed=new.seed, seating=seating, seeded=new.seeded)
+        self.lobby.changed(info.match_id)
+        return info
+
+    def get(self, match_id: str) -> Table | None:
+        """The table of a match, rebuilt from the store if it is not open yet (None if unknown)."""
+        table = self._tables.get(match_id)
+        if table is None:
+            info = self.store.match(match_id)
+            if info is None:
+                return None
+            table = self._tables[match_id] = Table(self, info)
+        return table
+
+    def play_now(self, person: Person) -> str:
+        """A seat for ``person`` at a public table waiting for players (where they sit already,
+        or the oldest with a free seat whose host is there to start it), or a new public table
+        with them at South."""
+        for info in self.store.listed():
+            if info.seating.status != "waiting":
+                continue
+            # with several servers, only a table this one runs (another's is not for it to load)
+            table = self._tables.get(info.match_id) if self.bus.shared else self.get(info.match_id)
+            if table is None:
+                continue
+            host_here = table.host in table.connected()
+            chosen = table.status == "waiting" and (table.seat_of(person.id) is not None or (
+                host_here and any(o is None for o in table.seats)))
+            if chosen and table.seat_of(person.id) is None:
+                table.sit(person, next(s for s in Seat if table.seats[s] is None))
+            if not table.connected():
+                self.release(table)  # stored: the person's connection loads it again
+            if chosen:
+                return table.match_id
+        return self.create(quick_public_table(), person).match_id
+
+    def lifetimes_changed(self, source: Table, lifetimes: Mapping[str, int]) -> None:
+        """A deal finished at ``source`` changed these people's lifetime scores: every open table
+        shows them (``source`` with the deal's own change)."""
+        source.lifetimes.update(lifetimes)
+        for table in list(self._tables.values()):
+            if table is not source:
+                table.lifetime_changed(lifetimes)
+
+    def listing_changed(self, match_id: str) -> None:
+        """Something the lobby shows may have changed at a table."""
+        self.lobby.changed(match_id)
+
+    def lobby_news(self, payload: dict[str, Any]) -> None:
+        self.lobby.remote(payload)
+
+    # ------------------------------------------------------------------ connections and rooms
+
+    def owned(self) -> list[str]:
+        """The tables this server runs."""
+        return list(self._tables)
+
+    def open_rooms(self) -> list[str]:
+        """The tables this server has connections to."""
+        return list(self.rooms)
+
+    async def open_room(self, match_id: str) -> Room | None:
+        """The room of a table on this server (None for an unknown table).  The table is loaded
+        here when no other server runs it (claimed through the bus).  Raises
+        :class:`~gongzhu.server.bus.ClusterUnavailable` when the table runs elsewhere and the
+        others cannot be reached."""
+        room = self.rooms.get(match_id)
+        if room is not None:
+            return room
+        owner: str | None = self.node
+        if match_id not in self._tables:
+            if self.store.match(match_id) is None:
+                return None
+            owner = await self.bus.owner(match_id)
+            if owner is None and await self.bus.claim(match_id):
+                owner = self.node
+            elif owner is None:
+                owner = await self.bus.owner(match_id)
+            if owner == self.node and self.get(match_id) is None:
+                return None
+        room = self.rooms.get(match_id)  # made meanwhile by another connection
+        if room is None:
+            room = self.rooms[match_id] = Room(self.board, match_id)
+            room.owner = owner
+            await self.bus.listen(match_id)  # subscribed before anyone is introduced
+        return room
+
+    def _unavailable(self, ref: Ref, close: bool = False) -> None:
+        self.send(ref, encode(refusal(Text.of("server.cluster_unavailable"))),
+                  close=(1013, "try again later") if close else None)
+
+    async def hello(self, connection: Connection, invite: str | None, *, admitted: bool = False) -> None:
+        """Introduce a connection to its table's owner (see :meth:`Table.join`)."""
+        connection.invite = invite
+        connection.knocked = asyncio.get_running_loop().time()
+        table_id = connection.room.table_id
+        table = self._tables.get(table_id)
+        if table is not None:
+            table.join(Presence(connection.ref, connection.person), invite, admitted=admitted)
+            return
+        owner = await self._owner(connection.room)
+        if owner is None or (owner == self.node and not self.bus.shared):
+            self._unavailable(connection.ref, close=not admitted)
+            return
+        # (a hello nobody got is sent again: :meth:`knock_again`)
+        self.bus.to_node(owner, {
+            "op": "hello", "t": table_id, "ref": list(connection.ref),
+            "person": [connection.person.id, connection.person.name], "invite": invite, "admitted": admitted})
+
+    async def knock_again(self, after: float) -> None:
+        """Introduce again the connections here that the table's owner has not let in for
+        ``after`` seconds (their hello was lost: the owner was changing, or the bus was away)."""
+        now = asyncio.get_running_loop().time()
+        for room in list(self.rooms.values()):
+            for connection in list(room.connections.values()):
+                if not connection.admitted and now - connection.knocked >= after:
+                    if room.table_id not in self._tables:
+                        room.owner = None  # asked of the bus again
+                    await self.hello(connection, connection.invite)
+
+    async def _owner(self, room: Room) -> str | None:
+        """The server that runs a room's table, asked of the bus when the room does not know."""
+        if room.owner is None:
+            with contextlib.suppress(ClusterUnavailable):
+                room.owner = await self.bus.owner(room.table_id)
+        return room.owner
+
+    async def message(self, connection: Connection, text: str | None, *, again: bool = False) -> None:
+        """A browser message of ``connection``, for the table's owner (``again``: sent again
+        after the owner asked for the connection to be introduced again)."""
+        table_id = connection.room.table_id
+        table = self._tables.get(table_id)
+        reply = functools.partial(self._reply, connection.ref)
+        if table is None:
+            owner = await self._owner(connection.room)
+            if self.bus.shared and (owner is None or owner == self.node):
+                self._unavailable(connection.ref)
+                return
+            if owner is not None and owner != self.node:
+                self.bus.to_node(owner, {"op": "msg", "t": table_id, "ref": list(connection.ref), "text": text,
+                                         "again": again}, failed=functools.partial(self._unavailable, connection.ref))
+                return
+        if table is None or table.broken:
+            reply(refusal(Text.of("server.store_failed")))
+            return
+        presence = table.presences.get(connection.ref)
+        if presence is None:
+            reply(refusal(Text.of("server.no_session")))
+            return
+        await receive(table, presence, text, reply)
+
+    def bye(self, connection: Connection) -> None:
+        """A connection is gone."""
+        room = connection.room
+        room.disconnect(connection)
+        if not room.connections and self.rooms.get(room.table_id) is room:
+            del self.rooms[room.table_id]
+            self.bus.unlisten(room.table_id)
+        table = self._tables.get(room.table_id)
+        if table is not None:
+            table.leave(connection.ref)
+        elif room.owner is not None and room.owner != self.node and self.bus.up:
+            self.bus.to_node(room.owner, {"op": "bye", "t": room.table_id, "ref": list(connection.ref)})
+
+    # the owner's side of other servers' connections
+
+    def remote_hello(self, payload: Mapping[str, Any]) -> None:
+        ref: Ref = (payload["ref"][0], payload["ref"][1])
+        table = self._tables.get(payload["t"])
+        if table is None:  # not (or no longer) this server's: the connection's server asks again
+            self.send(ref, encode(refusal(Text.of("server.cluster_unavailable"))))
+            return
+        person = Person(*payload["person"])
+        table.join(Presence(ref, person), payload.get("invite"), admitted=bool(payload.get("admitted")))
+
+    async def remote_message(self, payload: Mapping[str, Any]) -> None:
+        ref: Ref = (payload["ref"][0], payload["ref"][1])
+        table = self._tables.get(payload["t"])
+        presence = table.presences.get(ref) if table is not None else None
+        if table is not None and presence is None and not table.broken and not payload.get("again"):
+            # a connection this server does not know (its server was thought gone, or this one
+            # took the table over meanwhile): its server introduces it again and resends
+            self.bus.to_node(ref[0], {"op": "rejoin", "cid": ref[1], "text": payload.get("text")})
+            return
+        if table is None or presence is None or table.broken:
+            self.send(ref, encode(refusal(Text.of("server.cluster_unavailable"))))
+            return
+        await receive(table, presence, payload.get("text"), functools.partial(self._reply, ref))
+
+    async def rejoin(self, cid: int, text: str | None) -> None:
+        """The table's owner did not know a connection here that sent ``text``: introduce it
+        again and send the message again (once)."""
+        connection = self.board.local.get(cid)
+        if connection is not None:
+            await self.hello(connection, connection.invite, admitted=connection.admitted)
+            await self.message(connection, text, again=True)
+
+    def remote_bye(self, payload: Mapping[str, Any]) -> None:
+        table = self._tables.get(payload["t"])
+        if table is not None:
+            table.leave((payload["ref"][0], payload["ref"][1]))
+
+    def remote_nodes(self) -> list[str]:
+        """The other servers with connections to the tables this one runs."""
+        return sorted({ref[0] for t in self._tables.values() for ref in t.presences if ref[0] != self.node})
+
+    def node_gone(self, node: str) -> None:
+        """A server died: its connections are gone from the tables this one runs."""
+        for table in list(self._tables.values()):
+            for ref in [r for r in table.presences if r[0] == node]:
+                table.leave(ref)
+
+    def lost(self, match_id: str) -> None:
+        """Another server runs this table now: stop running it here (its connections here stay,
+        introduced to the new owner when it says so)."""
+        table = self._tables.pop(match_id, None)
+        if table is not None:
+            table.halt()
+        room = self.rooms.get(match_id)
+        if room is not None and room.owner == self.node:
+            room.owner = None
+
+    async def took_over(self, match_id: str) -> None:
+        """This server claimed a table whose owner died: rebuild it from the store, say so, and
+        introduce the connections here to it (the other servers introduce theirs)."""
+        if self.get(match_id) is None:
+            return
+        room = self.rooms.get(match_id)
+        if room is not None:
+            room.owner = self.node
+        self.bus.to_table(match_id, {"op": "owned", "from": self.node})
+        await self.reintroduce(match_id)
+
+    def owned_by(self, match_id: str, node: str) -> None:
+        room = self.rooms.get(match_id)
+        if room is not None:
+            room.owner = node
+            asyncio.get_running_loop().create_task(self.reintroduce(match_id))
+
+    def beat(self, match_id: str, version: int, every: float) -> None:
+        room = self.rooms.get(match_id)
+        now = asyncio.get_running_loop().time()
+        # a change was missed: catch up (and again while the room stays behind, since the asking
+        # or the answer may be lost too)
+        if room is not None and version > room.seen and now - room.caught_up >= every:
+            room.caught_up = now
+            asyncio.get_running_loop().create_task(self.reintroduce(match_id))
+
+    def version_of(self, match_id: str) -> int | None:
+        table = self._tables.get(match_id)
+        return table.version if table is not None else None
+
+    def republish(self, match_id: str) -> None:
+        """Send every room of a table this server runs its current state again."""
+        table = self._tables.get(match_id)
+        if table is not None and not table.broken:
+            table.republish()
+
+    async def reintroduce(self, match_id: str) -> None:
+        """Introduce this server's connections to the table's owner again (a new owner knows
+        nobody yet)."""
+        room = self.rooms.get(match_id)
+        if room is None:
+            return
+        if match_id not in self._tables:
+            try:
+                room.owner = await self.bus.owner(match_id)
+            except Exception:
+                return
+        for connection in list(room.connections.values()):  # let in before, or still waiting
+            await self.hello(connection, connection.invite, admitted=connection.admitted)
+
+    def resume(self, match_id: str) -> None:
+        """Start what runs by itself at a table this server runs (its computer players, its clock)."""
+        table = self._tables.get(match_id)
+        if table is not None:
+            table.resume()
+
+    def deliver(self, match_id: str, change: Mapping[str, Any]) -> None:
+        """A table's change, for every room of the table (on every server)."""
+        self.deliver_here(match_id, change)
+        self.bus.to_table(match_id, {"op": "change", "from": self.node, "change": change})
+
+    def deliver_here(self, match_id: str, change: Mapping[str, Any]) -> None:
+        room = self.rooms.get(match_id)
+        if room is not None:
+            room.deliver(change)
+
+    def _reply(self, ref: Ref, message: Mapping[str, Any]) -> None:
+        self.send(ref, encode(message))
+
+    def send(self, ref: Ref, text: str | None, *, close: tuple[int, str] | None = None, admit: bool = False,
+             v: int | None = None) -> None:
+        """A message for one connection (and its admission, or its end), on whichever server;
+        ``v``: the table's version the message shows (its room is up to date with it)."""
+        node, cid = ref
+        if node != self.node:
+            self.bus.to_node(node, {"op": "send", "cid": cid, "text": text, "close": list(close) if close else None,
+                                    "admit": admit, "v": v})
+            return
+        connection = self.board.local.get(cid)
+        if connection is None:
+            return  # gone meanwhile
+        if v is not None:
+            connection.room.seen = max(connection.room.seen, v)
+        if admit:
+            connection.room.admit(connection)
+        if text is not None:
+            connection.outbox.put(text)
+        if close is not None:
+            connection.outbox.close(*close)
+
+    def release(self, table: Table) -> None:
+        """Let a table go (its connections are gone, or it is broken): it stops, and the next
+        connection rebuilds it from the store."""
+        if self._tables.get(table.match_id) is table:
+            del self._tables[table.match_id]
+            self.bus.release(table.match_id)
+        table.halt()
+
+    async def close(self) -> None:
+        """Stop every table's computer players and timers (the store keeps where each match stands)."""
+        for table in self._tables.values():
+            await table.stop()
+        self._tables.clear()
+        self.lobby.close()
+        self.pools.close()

@@ -1,0 +1,231 @@
+"""Rooms: a table's connections on one server, and what each is sent (``docs/architecture.md``,
+The game server).
+
+A :class:`Room` is told each change of its table by the table's owner — this server or, with
+several, another — as one versioned event: the change's public messages and the views of the
+seats its people see it from.  It sends every admitted connection those messages and its own
+state, and keeps the last :data:`HISTORY` events so that a connection that comes back with the
+version it saw gets what it missed.  A :class:`Connection` holds one WebSocket's
+:class:`Outbox`; a :class:`Presence` is a connection as the table's owner knows it.
+
+Imports the wire, the views' personal part, the bus's connection reference and the policy's bounds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from gongzhu.messages import Text
+from gongzhu.rules.cards import Seat
+from gongzhu.server.bus import Ref
+from gongzhu.server.policy import OUTBOX_LIMIT, RateLimiter
+from gongzhu.server.views import personal
+from gongzhu.server.wire import encode, refusal
+
+__all__ = ["CHAT_BURST", "CHAT_RATE", "HISTORY", "Connection", "Outbox", "Person", "Presence", "Ref", "Room",
+           "Switchboard"]
+
+#: How many changes' messages a room keeps for connections that come back.
+HISTORY = 200
+#: Chat: lines per second on average and in a burst, per connection.
+CHAT_RATE = 1.0
+CHAT_BURST = 3
+
+@dataclass(frozen=True, slots=True)
+class Person:
+    """Someone using the server: a user id and the name the table shows."""
+
+    id: str
+    name: str
+
+
+class Outbox:
+    """One connection's messages waiting to be sent.  At most ``limit`` wait: past that (a client
+    that does not read), the waiting ones are dropped and the next message sent is ``resync()``
+    (the table's current state, which says everything they said).  :meth:`close` ends the
+    connection after the messages already waiting."""
+
+    def __init__(self, resync: Callable[[], str], limit: int = OUTBOX_LIMIT, name: str = "") -> None:
+        self.name = name
+        self.limit = limit
+        self._resync_text = resync
+        self._items: deque[str] = deque()
+        self._ready = asyncio.Event()
+        self._resync = False
+        self.closing: tuple[int, str] | None = None
+
+    def put(self, text: str) -> None:
+        if self.closing is not None:
+            return
+        if len(self._items) >= self.limit:
+            self._items.clear()
+            self._resync = True
+        else:
+            self._items.append(text)
+        self._ready.set()
+
+    def close(self, code: int, reason: str) -> None:
+        if self.closing is None:
+            self.closing = (code, reason)
+        self._ready.set()
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    async def get(self) -> str | None:
+        """The next message to send, or None when the connection is to be closed."""
+        while True:
+            if self._resync:
+                self._resync = False
+                return self._resync_text()
+            if self._items:
+                return self._items.popleft()
+            if self.closing is not None:
+                return None
+            self._ready.clear()
+            await self._ready.wait()
+
+
+@dataclass(eq=False)
+class Presence:
+    """A connection at a table as the table's owner knows it: whose it is, where it is, and its
+    chat budget.  The connection itself (its socket, its outbox) is in a :class:`Room` of the
+    server it is on — this one or, with several servers, another."""
+
+    ref: Ref
+    person: Person
+    chat: RateLimiter = field(default_factory=lambda: RateLimiter(rate=CHAT_RATE, burst=CHAT_BURST))
+
+
+class Switchboard:
+    """This server's table connections, by number, and its node id among several servers."""
+
+    def __init__(self, node: str) -> None:
+        self.node = node
+        self.cids = itertools.count(1)
+        self.local: dict[int, Connection] = {}
+
+
+@dataclass(eq=False)
+class Connection:
+    """One WebSocket at a table on this server: whose it is, its outbox, what it last saw."""
+
+    room: Room
+    person: Person
+    cid: int
+    since: int | None = None
+    invite: str | None = None
+    admitted: bool = False
+    knocked: float = 0.0  # when it was last introduced to the table's owner (event-loop time)
+    outbox: Outbox = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.outbox = Outbox(self._resync, name=self.room.table_id)
+        self.ready = asyncio.Event()  # set when the table's owner lets the connection in
+
+    @property
+    def ref(self) -> Ref:
+        return (self.room.board.node, self.cid)
+
+    @property
+    def seat(self) -> Seat | None:
+        return self.room.seat_of(self.person.id)
+
+    def _resync(self) -> str:
+        text = self.room.render(self)
+        return text if text is not None else encode(refusal(Text.of("server.table_loading")))
+
+
+class Room:
+    """A table's connections on this server (see the module docstring)."""
+
+    def __init__(self, board: Switchboard, table_id: str) -> None:
+        self.board = board
+        self.table_id = table_id
+        self.connections: dict[int, Connection] = {}
+        self.history: deque[tuple[int, list[str]]] = deque(maxlen=HISTORY)
+        self.last: dict[str, Any] | None = None  # the last change with views
+        self.owner: str | None = None  # the server that runs the table (its node)
+        self.seen = 0  # the newest version the room has had
+        self.caught_up = 0.0  # when the room last asked the owner for what it missed (event-loop time)
+
+    def seat_of(self, user: str) -> Seat | None:
+        if self.last is None:
+            return None
+        for s, occupant in zip(Seat, self.last["seats"], strict=True):
+            if occupant == user:
+                return s
+        return None
+
+    def connect(self, person: Person, since: int | None) -> Connection:
+        connection = Connection(self, person, next(self.board.cids), since)
+        self.connections[connection.cid] = connection
+        self.board.local[connection.cid] = connection
+        return connection
+
+    def admit(self, connection: Connection) -> None:
+        """The owner let the connection in: it gets what it missed since the version it saw (if
+        the room still has those messages); its state comes with the change its arrival makes."""
+        connection.admitted = True
+        connection.ready.set()
+        since = connection.since
+        if since is None or not self.history:
+            return
+        oldest, newest = self.history[0][0], self.history[-1][0]
+        if oldest - 1 <= since <= newest:
+            for v, texts in self.history:
+                if v > since:
+                    for text in texts:
+                        connection.outbox.put(text)
+
+    def render(self, connection: Connection, change: Mapping[str, Any] | None = None) -> str | None:
+        """The state message of ``connection`` for ``change`` (the last one), or None when the
+        change holds no view for its seat."""
+        change = change if change is not None else self.last
+        if change is None or change.get("views") is None:
+            return None
+        person = connection.person
+        seat = None
+        for s, occupant in zip(Seat, change["seats"], strict=True):
+            if occupant == person.id:
+                seat = s
+        view = change["views"].get(seat.name if seat is not None else "-")
+        if view is None:
+            return None
+        later = change.get("next_deal") or [None] * 4  # (a change from a server before it had them)
+        waiting = next((s for s, u in zip(Seat, later, strict=True) if u == person.id), None)
+        state = personal(view, person.id, person.name, host=person.id == change["host"], seat=seat,
+                         auto=seat is not None and bool(change["auto"][seat]), waiting=waiting,
+                         lifetime=change["lifetimes"].get(person.id, 0))
+        return encode({"type": "state", "v": change["v"], "state": state})
+
+    def deliver(self, change: Mapping[str, Any]) -> None:
+        texts: list[str] = change["public"]
+        self.seen = max(self.seen, change["v"])
+        self.history.append((change["v"], texts))
+        if change.get("views") is not None:
+            self.last = dict(change)
+        for connection in list(self.connections.values()):
+            if not connection.admitted:
+                continue
+            for text in texts:
+                connection.outbox.put(text)
+            if change.get("views") is not None:
+                state = self.render(connection, change)
+                if state is not None:
+                    connection.outbox.put(state)
+        close = change.get("close")
+        if close is not None:
+            code, reason, error = close
+            for connection in list(self.connections.values()):
+                connection.outbox.put(error)
+                connection.outbox.close(code, reason)
+
+    def disconnect(self, connection: Connection) -> None:
+        self.connections.pop(connection.cid, None)
+        self.board.local.pop(connection.cid, None)

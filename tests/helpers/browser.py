@@ -1,0 +1,69 @@
+"""Real browsers: Debian's Chromium driven by Playwright (tests marked ``browser``).
+
+The fixtures ``browser``, ``server`` and ``page_factory`` (``tests/conftest.py``) start them; the
+selectors here wait on a page without evaluating script in it (the pages' Content-Security-Policy
+has no ``'unsafe-eval'``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+__all__ = [
+    "CHROMIUM",
+    "CHROMIUM_ARGS",
+    "HAVE_PLAYWRIGHT",
+    "TIMEOUT_MS",
+    "browser_missing",
+    "in_phase",
+    "not_in_phase",
+    "wait_for",
+]
+
+try:
+    import playwright.sync_api  # noqa: F401
+
+    HAVE_PLAYWRIGHT = True
+except ImportError:  # pragma: no cover - depends on the environment
+    HAVE_PLAYWRIGHT = False
+
+#: Debian's Chromium, which Playwright drives (tests marked ``browser``).
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync",
+]
+#: Playwright's default wait for a selector or an action in the browser tests.
+TIMEOUT_MS = 20_000
+
+
+def browser_missing() -> str | None:
+    """Why the browser tests cannot run here (no Playwright, no Chromium), or None."""
+    if not HAVE_PLAYWRIGHT:
+        return "the playwright package is not installed (pip install -e '.[dev]')"
+    if not CHROMIUM.exists():
+        return f"{CHROMIUM} is missing (apt-get install chromium fonts-noto-cjk)"
+    return None
+
+
+def wait_for(page: Page, selector: str) -> None:
+    """Wait until ``selector`` matches an element.
+
+    The page's Content-Security-Policy has no 'unsafe-eval', and ``page.wait_for_function``
+    evaluates its predicate with ``eval`` inside the page on every animation frame, which the
+    policy refuses; a selector is matched by Playwright's own script instead.
+    """
+    page.wait_for_selector(selector, state="attached")
+
+
+def in_phase(*phases: str) -> str:
+    """A selector matching ``<html>`` while the table is in one of ``phases``."""
+    return ", ".join(f'html[data-phase="{p}"]' for p in phases)
+
+
+def not_in_phase(name: str) -> str:
+    """A selector matching ``<html>`` once the table is no longer in phase ``name``."""
+    return f'html:not([data-phase="{name}"])'

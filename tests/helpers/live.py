@@ -1,0 +1,115 @@
+"""People using a live server (:class:`~helpers.servers.LiveServer`, or a ``gongzhu serve``
+process, :class:`~helpers.servers.ServeProcess`): :class:`Someone` is an HTTP client keeping a
+session cookie, :class:`Live` one of their table WebSockets (``websockets``' synchronous client),
+recording every message it receives."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from .client import Message
+
+__all__ = ["Live", "Someone"]
+
+
+class Someone:
+    """A person using a live server: an HTTP client keeping their session cookie, and their
+    table connections (``websockets``' synchronous client) that record every message."""
+
+    def __init__(self, server: Any) -> None:
+        """``server``: a :class:`LiveServer`, or anything with its ``base`` and ``ws_base``."""
+        import httpx
+
+        self.server = server
+        self.http = httpx.Client(base_url=server.base, timeout=10)
+        me = self.http.get("/api/me")
+        assert me.status_code == 200, me.text
+        self.id: str = me.json()["id"]
+        self.name: str = me.json()["name"]
+
+    def rebind(self, server: Any) -> None:
+        """The same person (same cookie) on another server on the same database."""
+        import httpx
+
+        cookies = self.http.cookies
+        self.http.close()
+        self.server = server
+        self.http = httpx.Client(base_url=server.base, timeout=10, cookies=cookies)
+
+    def cookie_header(self) -> str:
+        return "; ".join(f"{k}={v}" for k, v in self.http.cookies.items())
+
+    def connect(self, table_id: str, *, since: int | None = None, invite: str | None = None) -> Live:
+        query = "&".join(f"{k}={v}" for k, v in (("since", since), ("invite", invite)) if v is not None)
+        url = f"{self.server.ws_base}/ws/{table_id}" + (f"?{query}" if query else "")
+        return Live(url, self.cookie_header())
+
+
+class Live:
+    """One table connection of a live server: every message it received, the last state."""
+
+    def __init__(self, url: str, cookie: str) -> None:
+        from websockets.sync.client import connect
+
+        self._opened = connect(url, additional_headers={"Cookie": cookie} if cookie else None, open_timeout=10)
+        self.ws = self._opened.__enter__()
+        self.messages: list[Message] = []
+        self.state: Message = {}
+
+    def receive(self, timeout: float = 10) -> Message:
+        message: Message = json.loads(self.ws.recv(timeout=timeout))
+        self.messages.append(message)
+        if message["type"] == "state":
+            self.state = message["state"]
+        return message
+
+    def until(self, done: Any, timeout: float = 30) -> Message:
+        """Read until ``done(state)`` holds for the last state; return that state."""
+        if self.state and done(self.state):
+            return self.state
+        end = time.monotonic() + timeout
+        while True:
+            left = end - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"the table never reached the state waited for; last: {self.state}")
+            message = self.receive(left)
+            if message["type"] == "state" and done(self.state):
+                return self.state
+
+    def drain(self, quiet: float = 0.2) -> None:
+        """Read what has come, until nothing more comes for ``quiet`` seconds."""
+        import contextlib
+
+        with contextlib.suppress(TimeoutError):
+            while True:
+                self.receive(quiet)
+
+    def send(self, message: Message | str) -> None:
+        self.ws.send(message if isinstance(message, str) else json.dumps(message))
+
+    def refused(self, message: Message | str) -> Message:
+        """Send a message that must be refused (on a table where nothing else happens meanwhile);
+        return the error.  Nothing else may come in answer."""
+        self.drain(0.05)
+        self.send(message)
+        reply = self.receive()
+        assert reply["type"] == "error", f"a refused message was answered with {reply}"
+        return reply
+
+    def close(self) -> None:
+        self._opened.__exit__(None, None, None)
+
+    def closed_for_the_session(self, timeout: float = 10) -> None:
+        """Read until the server closes the connection: it must have said its session ended and
+        closed it with 4401 (the page then asks who it is and connects again)."""
+        from websockets.exceptions import ConnectionClosed
+
+        got: list[Message] = []
+        try:
+            while True:
+                got.append(self.receive(timeout))
+        except ConnectionClosed as closed:
+            assert closed.rcvd is not None and closed.rcvd.code == 4401, closed
+        assert any(m.get("code") == "server.session_ended" for m in got), got
