@@ -4,9 +4,10 @@ The module starts the real server (uvicorn on a free loopback port, computer pla
 and one Chromium, then plays whole deals through the page only by its stable test surface
 (``docs/web-protocol.md``): hand cards are ``button[data-card]`` with
 ``aria-disabled`` ("false" = a legal play now), the button ending the exposure phase is named
-开始 / Start, ``[data-deal-result=<seat>]`` holds each seat's R7 result after a deal, and
-``<html data-phase>`` says where the table is.  The results on the page are compared with the
-engine's replay of the R11 record the server stored.  Screenshots go to ``test-artifacts/``.
+不亮 / Expose none (亮出所选 / Expose selected once cards are marked), ``[data-deal-result=<seat>]``
+holds each seat's R7 result after a deal, and ``<html data-phase>`` says where the table is.  The
+results on the page are compared with the engine's replay of the R11 record the server stored.
+Screenshots go to ``test-artifacts/``.
 
 The browser, the server and the pages come from ``conftest.py`` (``browser``, ``server``,
 ``page_factory``).  Without ``/usr/bin/chromium`` or the ``playwright`` package the module is
@@ -107,11 +108,11 @@ EXPOSING = 'html[data-phase="expose"] #start:not([hidden])'
 
 
 def end_exposure(page: Page, *, keyboard: bool = False) -> None:
-    """End South's exposure phase with the 开始/Start button (marking nothing).  Against computer
+    """End South's exposure phase with the 不亮/Expose none button (marking nothing).  Against computer
     players a hand with nothing to expose declares by itself: then the phase ends without it."""
     wait_for(page, f'{EXPOSING}, {in_phase("play")}')
     if page.locator(EXPOSING).count():
-        start = page.get_by_role("button", name=re.compile(r"^(开始|Start)$"))
+        start = page.get_by_role("button", name=re.compile(r"^(不亮|Expose none)$"))
         if keyboard:
             start.focus()
             page.keyboard.press("Space")
@@ -290,7 +291,7 @@ def test_illegal_card_is_refused(page_factory: Any, server: str) -> None:
     card = page.locator(illegal).first
     code = card.get_attribute("data-card")
     card.click(force=True)
-    toast = page.locator("#toast")
+    toast = page.locator("#refusal")  # said beside the status line
     toast.wait_for(state="visible")
     # The rules core's refusal, rendered by the page from its code in the page's language (中文):
     # every parameter filled in, the suit named in words (黑桃 …), never as a code.
@@ -311,9 +312,10 @@ def test_illegal_card_is_refused(page_factory: Any, server: str) -> None:
 
 TOASTS_SEEN = """() => {
   window.__toasts = [];
-  const box = document.getElementById("toast");
-  new MutationObserver(() => { if (!box.hidden) window.__toasts.push(box.textContent); })
-    .observe(box, { attributes: true, childList: true, characterData: true, subtree: true });
+  for (const box of [document.getElementById("toast"), document.getElementById("refusal")]) {
+    new MutationObserver(() => { if (!box.hidden) window.__toasts.push(box.textContent); })
+      .observe(box, { attributes: true, childList: true, characterData: true, subtree: true });
+  }
 }"""
 
 
@@ -593,7 +595,7 @@ def test_exposure_marks_stay_on_their_card(page_factory: Any) -> None:
     code = exposable.first.get_attribute("data-card")
     exposable.first.click()
     assert page.locator("#hand button.marked").count() == 1
-    page.get_by_role("button", name=re.compile(r"^(开始|Start)$")).click()
+    page.get_by_role("button", name=re.compile(r"^(亮出所选|Expose selected)$")).click()
     wait_for(page, not_in_phase("expose"))
     plays = 0
     while plays < 4 and wait_turn_or_over(page) == "play":
@@ -609,7 +611,7 @@ def test_exposure_marks_stay_on_their_card(page_factory: Any) -> None:
 
 
 def test_the_s_key_ends_the_exposure_phase(page_factory: Any) -> None:
-    """S does what the 开始/Start button does (the button says so): South declares what is marked
+    """S does what the 不亮 / 亮出所选 button does (the button says so): South declares what is marked
     (here nothing) and the deal is played."""
     page = page_factory(1280, 800)
     open_setup(page)
@@ -619,7 +621,7 @@ def test_the_s_key_ends_the_exposure_phase(page_factory: Any) -> None:
     page.fill("#setup-seed", "1")  # South is dealt an exposable card (♦J): the phase waits for South
     page.click("#setup-go")
     wait_for(page, in_phase("expose"))
-    start = page.get_by_role("button", name=re.compile(r"^(开始|Start)$"))
+    start = page.get_by_role("button", name=re.compile(r"^(不亮|Expose none)$"))
     assert start.get_attribute("aria-keyshortcuts") == "S" and "S" in (start.get_attribute("title") or "")
     page.keyboard.press("s")
     wait_for(page, not_in_phase("expose"))

@@ -82,7 +82,7 @@ def end_exposures(page: Page) -> None:
     """Declare nothing, if the page asks South to declare (it may declare by itself)."""
     wait_for(page, f'{not_in_phase("expose")}, html[data-phase="expose"] #start:not([hidden])')
     if phase(page) == "expose":
-        page.get_by_role("button", name=re.compile(r"^(开始|Start)$")).click()
+        page.get_by_role("button", name=re.compile(r"^(不亮|Expose none)$")).click()
     wait_for(page, not_in_phase("expose"))
 
 
@@ -211,10 +211,10 @@ def test_sound_cues_the_turn_and_the_tricks_with_points(page_factory: Any, prese
     page.click("#setup-cancel")
     switch = page.get_by_role("button", name=re.compile(r"^(声音|Sound)$"))
     assert switch.get_attribute("aria-pressed") == "false"
-    assert page.text_content("#sound-icon") == "🔇"
+    assert page.locator('#sound-icon svg[data-icon="sound-off"]').count() == 1
     switch.click()
     assert switch.get_attribute("aria-pressed") == "true"
-    assert page.text_content("#sound-icon") == "🔊"
+    assert page.locator('#sound-icon svg[data-icon="sound-on"]').count() == 1
     assert settings_of(page)["sound"] is True
     assert root_data(page, "sounds") == "0"
     page.evaluate(WATCH_SOUNDS)

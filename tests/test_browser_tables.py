@@ -3,7 +3,7 @@ Chromium against the real server (``conftest.py``: ``browser``, ``server``, ``pa
 
 Each browser context is a person of its own (its own session cookie).  The pages are driven only
 by what a person does — clicking the lobby's buttons and links, the seats' Sit buttons, the
-host's Start, the hand's cards (``button[data-card]`` with ``aria-disabled``), 开始 / Start, the
+host's Start, the hand's cards (``button[data-card]`` with ``aria-disabled``), 不亮 / Expose none, the
 chat — and read through the stable surface (``<html data-phase>``, ``[data-deal-result]``) and
 the views' data attributes (``[data-table-id]``, ``[data-seat]``, ``[data-sit]``).  The results
 are compared with the engine's replay of the stored record.
@@ -108,7 +108,7 @@ def sit(page: Page, seat: str) -> None:
 
 def act(page: Page) -> bool:
     """Do what the table waits for from this page's person, if anything: declare (no
-    exposures: the Start button), play the first legal card.  True if something was done."""
+    exposures: the 不亮 / Expose none button), play the first legal card.  True if something was done."""
     start = page.locator("#start:visible")
     if start.count():
         start.click()

@@ -8,7 +8,6 @@ Each test that uses the database runs on SQLite and on PostgreSQL (``STORES``)."
 
 from __future__ import annotations
 
-import random
 import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -41,7 +40,7 @@ from gongzhu.server.identity import (
     name_key,
 )
 from gongzhu.server.store import MATCH_PLAYERS, MATCHES, SETTINGS, USERS, Store
-from helpers.client import LOCAL, Browser, act, local_client, new_match
+from helpers.client import LOCAL, local_client, new_match, play_deal
 from helpers.database import STORES
 
 PASSWORD = "correct horse"
@@ -530,13 +529,7 @@ def test_a_deal_played_counts_on_the_profile_and_the_leaderboard(app: Any, clien
     scored there, its lifetime score is the deal's final for its seat, and so is the leaderboard."""
     me = register(client, "Alice")
     match_id = new_match(client, seed=7)
-    rng = random.Random(7)
-    with client.websocket_connect(f"/ws/{match_id}") as ws:
-        table = Browser(ws)
-        state = table.settle()
-        while state["phase"] not in ("deal-over", "match-over"):
-            act(table, rng)
-            state = table.settle()
+    state = play_deal(client, match_id, 7)
     final, result = state["deal_result"]["final"]["S"], state["deal_result"]["result"]["S"]
     profile = client.get("/api/profile").json()
     assert profile["id"] == me["id"] and (profile["lifetime"], profile["deals"], profile["matches"]) == (final, 1, 1)

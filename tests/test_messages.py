@@ -79,7 +79,7 @@ def test_typed_parameters_render_in_each_language() -> None:
     assert render("term.play.unknown_kind", "en", {"kind": "x", "kinds": "a"}) == "unknown exposure kind 'x': use a"
     with pytest.raises(KeyError, match="legal"):
         render("refusal.follow_suit", "en", {"suit": "C"})
-    assert render("btn.start", "fr") == "Start"  # a language the catalog does not have: English
+    assert render("btn.close", "fr") == "Close"  # a language the catalog does not have: English
 
 
 def test_plurals_count_in_each_language() -> None:
@@ -164,7 +164,7 @@ def test_the_server_serves_the_catalog(client: TestClient) -> None:
     for lang in LANGS:
         r = client.get(f"/messages/{lang}.json")
         assert r.status_code == 200 and r.headers["content-type"].startswith("application/json")
-        assert r.content == catalog_bytes(lang) and r.json()["btn.start"] in ("开始", "Start")
+        assert r.content == catalog_bytes(lang) and r.json()["btn.close"] in ("关闭", "Close")
         assert "content-security-policy" in r.headers
     r = client.get("/messages/fr.json")
     assert r.status_code == 404 and re.search(r"fr", r.json()["error"])

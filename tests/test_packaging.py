@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib.metadata
 import re
 import subprocess
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -23,9 +24,12 @@ def test_one_version() -> None:
 
 
 def test_the_licence_is_the_one_pyproject_names() -> None:
-    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    assert 'license = {text = "MIT"}' in pyproject
+    """An SPDX expression and the licence file (PEP 639), as the installed metadata says too."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert project["license"] == "MIT" and project["license-files"] == ["LICENSE"]
     assert (ROOT / "LICENSE").read_text(encoding="utf-8").startswith("MIT License")
+    metadata = importlib.metadata.metadata("gongzhu")
+    assert metadata["License-Expression"] == "MIT" and "LICENSE" in metadata.get_all("License-File", [])
 
 
 def test_the_readme_lists_every_document() -> None:

@@ -47,12 +47,12 @@ from gongzhu.server.wire import encode
 from helpers.client import (
     LOCAL,
     Browser,
-    Message,
     act,
     all_matches,
     assert_resumed,
     local_client,
     new_match,
+    play_deal,
     seating,
     settled,
     state_message,
@@ -66,17 +66,6 @@ JSON = {"Content-Type": "application/json"}
 def tables_of(client: TestClient) -> Tables:
     tables: Tables = client.app.state.tables  # type: ignore[attr-defined]
     return tables
-
-
-def play_deal(client: TestClient, match_id: str, rng: random.Random) -> Message:
-    """Play until the current deal is over; the final state."""
-    with client.websocket_connect(f"/ws/{match_id}") as ws:
-        browser = Browser(ws)
-        state = browser.settle()
-        while state["phase"] not in ("deal-over", "match-over"):
-            act(browser, rng)
-            state = browser.settle()
-        return state
 
 
 # ---------------------------------------------------------------------- the store and whole deals

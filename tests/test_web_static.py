@@ -35,7 +35,7 @@ TABLE_MODULES = (
 SHARED_MODULES = ("cards.js", "i18n.js", "replay.js", "review.js", "options-form.js", "socket.js")
 FILES = ("index.html", "history.html", "history.js", "lobby.html", "lobby.js", "profile.html", "profile.js",
          "leaderboard.html", "leaderboard.js", "rules.html", "rules.js", "header.js", *TABLE_MODULES, *SHARED_MODULES,
-         "style.css", "motion.css", "README.md")
+         "style.css", "motion.css", "README.md", "manifest.webmanifest", "icon.svg", "icon-192.png", "icon-512.png")
 PAGES = ("index.html", "history.html", "lobby.html", "profile.html", "leaderboard.html", "rules.html")
 SCRIPTS = tuple(f for f in FILES if f.endswith(".js"))
 IMPORT = re.compile(r"^import\s*(?:\{[^}]*\}\s*from\s*)?\"\./([\w.-]+)\";", re.M)
@@ -248,12 +248,15 @@ def test_stable_surface() -> None:
     assert re.search(r"<html[^>]*\bdata-phase=\"setup\"", index)
     for phase in ("expose", "play", "deal-over", "match-over"):
         assert f'"{phase}"' in read("state.js"), phase
-    # The button that ends the exposure phase is named 开始 / Start.
+    # The button that ends the exposure phase says what it does: 不亮 / Expose none, and with cards
+    # marked 亮出所选 / Expose selected (view-controls.js).
     start = [d for tag, d in parse("index.html").tags if tag == "button" and d.get("id") == "start"]
     assert len(start) == 1 and start[0].get("data-i18n") == "btn.start" and "aria-label" not in start[0]
-    assert re.search(r'<button[^>]*id="start"[^>]*>开始</button>', index)
+    assert re.search(r'<button[^>]*id="start"[^>]*>不亮</button>', index)
     tables = i18n_tables()
-    assert (tables["zh"]["btn.start"], tables["en"]["btn.start"]) == ("开始", "Start")
+    assert (tables["zh"]["btn.start"], tables["en"]["btn.start"]) == ("不亮", "Expose none")
+    assert (tables["zh"]["btn.exposeMarked"], tables["en"]["btn.exposeMarked"]) == ("亮出所选", "Expose selected")
+    assert 't(page.marks.size ? "btn.exposeMarked" : "btn.start")' in read("view-controls.js")
 
 
 def test_readable_chinese_without_web_fonts() -> None:

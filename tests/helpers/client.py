@@ -214,15 +214,17 @@ def act(browser: Browser, rng: random.Random) -> None:
         browser.send({"type": "next"})
 
 
-def play_deal(client: TestClient, match_id: str, seed: int = 3) -> None:
-    """South plays the deal in progress of ``match_id`` to its end (random legal plays, R5)."""
-    rng = random.Random(seed)
+def play_deal(client: TestClient, match_id: str, seed: int | random.Random = 3) -> Message:
+    """South plays the deal in progress of ``match_id`` to its end (random legal plays, R5, from
+    ``seed`` or the generator given); the final state."""
+    rng = seed if isinstance(seed, random.Random) else random.Random(seed)
     with client.websocket_connect(f"/ws/{match_id}") as ws:
         browser = Browser(ws)
         state = browser.settle()
         while state["phase"] not in ("deal-over", "match-over"):
             act(browser, rng)
             state = browser.settle()
+        return state
 
 
 def refused(response: Any, status: int, code: str) -> dict[str, Any]:

@@ -78,7 +78,9 @@ NAME_MIN, NAME_MAX = 1, 16
 PASSWORD_MIN, PASSWORD_MAX = 8, 128
 #: Characters a nickname may hold besides letters and digits.
 NAME_PUNCTUATION = "_-·"
-#: Guests are named ``游客`` and this many digits at first.
+#: Guests are named ``游客`` and this many digits at first.  The name is stored once, in this form;
+#: an English page shows it as ``Guest`` and the same digits (the catalog's ``name.guest``), and
+#: :mod:`gongzhu.server.names` keeps both beginnings back from accounts.
 GUEST_PREFIX = "游客"
 GUEST_DIGITS = 4
 

@@ -36,8 +36,15 @@ _TRAILING = "_-·"
 #: Whole names kept back (and the same followed by digits), by the refusal's catalog key.
 _STAFF = ("admin", "administrator", "moderator", "system", "系统", "管理员")
 _LOCAL = ("本机玩家", "local")
-#: Beginnings kept back for guests and computer players.
+#: Beginnings kept back for guests and computer players.  A guest is stored as ``游客`` and digits
+#: (:data:`gongzhu.server.identity.GUEST_PREFIX`) and shown on an English page as ``Guest`` and the
+#: same digits (the catalog's ``name.guest``): both beginnings are kept back, so no account looks
+#: like a guest in either language.
 _PREFIXES = ("游客", "guest", "电脑", "computer", "机器人", "robot")
+#: The computer players' level names the pages showed before the present ones (the catalog's
+#: ``level.<name>``, which are kept back too): still kept back, so that no account takes the name a
+#: computer player had.
+_FORMER_LEVELS = ("随机", "初级", "蒙特卡洛", "神经网络", "Random", "Learned")
 
 RESERVED = "server.account_name_reserved"  # guests and computer players
 LOCAL = "server.account_name_local"
@@ -106,7 +113,7 @@ def _forms(word: str) -> set[str]:
 def _kept() -> tuple[dict[str, tuple[frozenset[str], frozenset[str]]], tuple[str, ...], tuple[str, ...]]:
     """By refusal, the kept-back names' keys and skeletons; the kept-back beginnings' keys and
     skeletons."""
-    computers = set(LEVELS) | {"bot", "ai"}
+    computers = set(LEVELS) | set(_FORMER_LEVELS) | {"bot", "ai"}
     for lang in ("zh", "en"):
         table = catalog(lang)
         computers.update(table[f"level.{level}"] for level in LEVELS if f"level.{level}" in table)

@@ -10,7 +10,7 @@
 
 import { prettyCard } from "./cards.js";
 import { hurry, isOpen, send } from "./connection.js";
-import { toast } from "./dom.js";
+import { refusalNote, toast } from "./dom.js";
 import { t } from "./i18n.js";
 import { showReplay } from "./replay.js";
 import {
@@ -39,12 +39,12 @@ export function onCard(i) {
 function toggleExposure(i, code) {
   const kinds = exposableKinds(code);
   if (!declaring() || page.pending) return; // declared already: the others are deciding
-  if (!kinds.length) return toast(t("msg.notExposable", { card: prettyCard(code) }), true);
+  if (!kinds.length) return refusalNote(t("msg.notExposable", { card: prettyCard(code) }));
   const now = page.marks.get(i);
   setMark(i, now === undefined ? kinds[0] : kinds[kinds.indexOf(now) + 1]);
 }
 
-/** End the exposure phase: declare the marked cards (possibly none: the 开始/Start button). */
+/** End the exposure phase: declare the marked cards (the 亮出所选 button), or none (不亮). */
 export function declare() {
   if (!declaring() || page.pending) return;
   const entries = [...page.marks.entries()].sort((a, b) => a[0] - b[0]);
@@ -86,7 +86,7 @@ function choosePlay(i, code) {
   if (!candidates.length) {
     // Not legal: let the rules core say why (the server answers with an error, nothing changes).
     clearSelection();
-    if (!send({ type: "play", cards: [code] })) toast(t("msg.illegal", { card: prettyCard(code) }), true);
+    if (!send({ type: "play", cards: [code] })) refusalNote(t("msg.illegal", { card: prettyCard(code) }));
     return;
   }
   // Only one legal play contains the chosen cards: that is the play (e.g. the pair a pair

@@ -14,7 +14,8 @@
 // Stable surface for outside browser tests (keep it): every hand card is a <button> with
 // data-card="<code>" and aria-disabled="true"/"false" (not / a legal play now; in the exposure
 // phase "false" marks the cards the person may still expose, the only ones a click acts on;
-// view-hand.js); the button ending the exposure phase is named 开始 / Start (index.html); after
+// view-hand.js); the button ending the exposure phase is named 不亮 / Expose none, and 亮出所选 /
+// Expose selected while cards are marked (index.html, view-controls.js); after
 // a deal each seat's R7 result is the text of [data-deal-result="<seat>"] (view-summary.js);
 // <html data-phase> is setup / waiting / expose / play / deal-over / match-over (render.js).
 //
@@ -28,7 +29,7 @@ import { installCardDefs } from "./cards.js";
 import { connect, requestHint } from "./connection.js";
 import { $, fillSelect, toast } from "./dom.js";
 import { applyI18n, getLang, setLang, speedLabel, t } from "./i18n.js";
-import { onKey } from "./keys.js";
+import { focusHand, focusHandOnDeal, onKey } from "./keys.js";
 import { changeLanguage, startRendering } from "./render.js";
 import { initSetup, openSetup } from "./setup.js";
 import { rememberedMatch } from "./settings.js";
@@ -78,6 +79,33 @@ function toggleMenu() {
   $("menu-toggle").setAttribute("aria-expanded", String(open));
 }
 
+/** Speak `lang` ("zh" or "en"): the page, and its title in the browser's tab (in one language). */
+function speak(lang) {
+  changeLanguage(lang);
+  document.title = t("app.title");
+}
+
+// The buttons that have a key of their own, with it and their label.  On a touch screen
+// (pointer: coarse) no key is at hand: the labels leave the key out ("提示", not "提示 (H)").
+const KEYED = [["hint", "H", "btn.hint"], ["last", "L", "btn.last"], ["next", "N", "btn.next"], ["summary-next", "N", "btn.next"]];
+
+/** Label the keyed buttons for the screen the page is on (again when that changes: a tablet's
+ * keyboard attached), before the page's texts are applied. */
+function labelKeys() {
+  const touch = matchMedia("(pointer: coarse)");
+  const label = () => {
+    for (const [id, key, text] of KEYED) {
+      $(id).setAttribute("aria-keyshortcuts", key);
+      $(id).dataset.i18n = touch.matches ? `${text}Touch` : text;
+    }
+  };
+  label();
+  touch.addEventListener("change", () => {
+    label();
+    applyI18n();
+  });
+}
+
 /** The header's motion switch: remembered; off, nothing moves from now on. */
 function switchMotion() {
   updateSettings({ motion: !motionOn() });
@@ -90,7 +118,8 @@ function switchSound() {
 }
 
 function wire() {
-  initSetup({ onStarted: started, onLanguage: changeLanguage });
+  // A dialog closed mid-deal (cancelled) leaves the keyboard on the hand, not on the button that opened it.
+  initSetup({ onStarted: started, onLanguage: speak, onClosed: focusHand });
   initTable({ onNewMatch: openSetup, onSit: sit });
   initWaiting({ onSit: sit, onStand: stand });
   initHand({ onCard });
@@ -105,7 +134,7 @@ function wire() {
   $("auto").addEventListener("click", autoPlay);
   $("stand").addEventListener("click", stand);
   $("invite-copy").addEventListener("click", copyInvite);
-  $("lang").addEventListener("click", () => changeLanguage(getLang() === "zh" ? "en" : "zh"));
+  $("lang").addEventListener("click", () => speak(getLang() === "zh" ? "en" : "zh"));
   $("speed").addEventListener("change", () => changeSpeed($("speed").value));
   $("motion").addEventListener("click", switchMotion);
   $("sound").addEventListener("click", switchSound);
@@ -183,10 +212,13 @@ async function resumeMatch(id) {
 async function main() {
   installCardDefs();
   setLang(page.settings.lang);
+  labelKeys();
   applyI18n();
+  document.title = t("app.title");
   wire();
   startRendering();
   subscribe(actByItself);
+  subscribe(focusHandOnDeal);
   startSound();
   const me = loadMe();
   await loadConfig();

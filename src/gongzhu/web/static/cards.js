@@ -132,7 +132,15 @@ function corner(rank, suit, rotate) {
 }
 
 // Court cards and aces: a framed centre with the big rank; the pig and the sheep carry their
-// Chinese name (猪, 羊) because those are the cards a Gongzhu player looks for first.
+// name (猪, 羊; pig, sheep) because those are the cards a Gongzhu player looks for first, in the
+// page's language: i18n.js sets the tags with setCardTags, and faces already drawn follow.
+let cardTags = { QS: "猪", JD: "羊" };
+
+export function setCardTags(tags) {
+  cardTags = { ...tags };
+  for (const tag of document.querySelectorAll("svg text.tag[data-tag]")) tag.textContent = cardTags[tag.dataset.tag] ?? "";
+}
+
 function courtCentre(code, rank, suit) {
   const g = el("g");
   if (rank === "A") {
@@ -144,8 +152,10 @@ function courtCentre(code, rank, suit) {
     class: "rank" }, rank));
   g.append(suitUse(suit, 36, 38, 14));
   g.append(suitUse(suit, 64, 102, 14, true));
-  const name = { QS: "猪", JD: "羊" }[code];
-  if (name) g.append(el("text", { x: 50, y: 106, "text-anchor": "middle", "font-size": 13, class: "tag" }, name));
+  if (code in cardTags) {
+    g.append(el("text", { x: 50, y: 106, "text-anchor": "middle", "font-size": 13, class: "tag", "data-tag": code },
+      cardTags[code]));
+  }
   return g;
 }
 
@@ -171,6 +181,28 @@ export function cardBack() {
   svg.append(el("rect", { x: 1, y: 1, width: 98, height: 138, rx: 8, fill: "#fff", stroke: "#999" }));
   svg.append(el("rect", { x: 7, y: 7, width: 86, height: 126, rx: 5, fill: "url(#gz-back)" }));
   return svg;
+}
+
+/**
+ * A small card (a seat plate's captured point cards): its rank and suit large in the top-left
+ * corner, the part that shows when small cards overlap.  A <span class="mini red|black"> holding
+ * the <svg>; the caller names it (role img, aria-label).
+ */
+export function cardMini(code) {
+  const { rank, suit } = parseCard(code);
+  const span = document.createElement("span");
+  span.className = `mini ${isRed(code) ? "red" : "black"}`;
+  span.dataset.mini = code;
+  const svg = el("svg", { viewBox: "0 0 40 56", class: `face ${isRed(code) ? "red" : "black"}`,
+    "aria-hidden": "true", focusable: "false" });
+  svg.append(el("rect", { x: 0.75, y: 0.75, width: 38.5, height: 54.5, rx: 4, class: "paper" }));
+  const label = rankLabel(rank);
+  svg.append(el("text", { x: 3, y: 19, "font-size": label.length > 1 ? 15 : 19, "font-weight": 700,
+    "letter-spacing": label.length > 1 ? -1.5 : 0, class: "rank" }, label));
+  svg.append(suitUse(suit, 9.5, 30, 14));
+  svg.append(suitUse(suit, 27, 43, 18));
+  span.append(svg);
+  return span;
 }
 
 /** A small text chip "♥A" in the card's colour, for captured cards, exposures and lists. */

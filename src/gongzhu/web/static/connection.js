@@ -8,12 +8,13 @@
 // Every message of the table carries its version `v`; the connection keeps the last one seen
 // and reconnects with `since=V`, so the server sends only what was missed (in order, through
 // the same queue), or one whole `state` when it no longer has it.  Errors and hints are
-// answered at once, outside the queue; a hint that ranks a position the table has left is
+// answered at once, outside the queue (a refusal of the rules core beside the status line, dom.js:
+// refusalNote; the server's own in the toast); a hint that ranks a position the table has left is
 // dropped (state.js).  Chat lines are shown as they come.
 //
 // May import: state.js, dom.js, i18n.js, socket.js.
 
-import { toast } from "./dom.js";
+import { refusalNote, toast } from "./dom.js";
 import { getLang, hasText, t } from "./i18n.js";
 import { ReconnectingSocket, socketAddress } from "./socket.js";
 import {
@@ -118,7 +119,10 @@ function receive(msg, at) {
     if (hasText(msg.code)) text = t(msg.code, msg.params ?? {});
     else text = getLang() === "zh" && msg.message_zh ? msg.message_zh : msg.message;
     lastError = text ?? "";
-    toast(text, true);
+    // The rules core refusing the card or the exposures just chosen: said beside the status line,
+    // where the person looks; anything else (the server's own refusals) in the toast.
+    if (String(msg.code ?? "").startsWith("refusal.")) refusalNote(text);
+    else toast(text, true);
   } else if (msg.type === "hint") {
     hintAnswered(msg);
   } else if (msg.type === "chat") {

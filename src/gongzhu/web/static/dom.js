@@ -1,7 +1,8 @@
 // The pages' small DOM helpers, shared by the table page's views and the other pages: look-up by
-// id, text elements, a table's labelled cells, links styled as buttons, a filled <select>, and
-// the toast that answers the person at once (its rule-book citations link to the rules page,
-// /rules#R5.2).
+// id, text elements, a table's labelled cells, links styled as buttons, a filled <select>, the
+// toast that answers the person at once and the table's note of a refused card beside its status
+// line (their rule-book citations link to the rules page, /rules#R5.2), and the sound switch's
+// icon (inline SVG).
 //
 // May import: nothing.
 
@@ -99,4 +100,42 @@ export function toast(text, isError = false) {
 
 function hideToast() {
   $("toast").hidden = true;
+}
+
+// How long a refused card's reason stays beside the status line (ms).
+export const REFUSAL_MS = 2500;
+let refusalTimer = null;
+
+/** Why the card (or the exposure) just chosen was refused: beside the table's status line
+ * (#refusal, in a warning colour) for REFUSAL_MS, its rule-book sections linked to the rules page.
+ * Where that line is out of sight (a dialog is open) or missing, the toast says it. */
+export function refusalNote(text) {
+  const box = $("refusal");
+  if (!box || document.querySelector("dialog[open]")) return toast(text, true);
+  box.replaceChildren(...withRuleLinks(String(text ?? "")));
+  box.hidden = false;
+  clearTimeout(refusalTimer);
+  refusalTimer = setTimeout(() => { box.hidden = true; }, REFUSAL_MS);
+}
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+/** The sound switch's icon, drawn as inline SVG in the text's colour: a speaker with sound waves
+ * (`on`) or crossed out; `data-icon` says which (sound-on, sound-off). */
+export function speakerIcon(on) {
+  const node = (name, attrs) => {
+    const e = document.createElementNS(SVG_NS, name);
+    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+    return e;
+  };
+  const svg = node("svg", { viewBox: "0 0 24 24", width: "1.1em", height: "1.1em", "aria-hidden": "true",
+    focusable: "false", "data-icon": on ? "sound-on" : "sound-off" });
+  svg.append(node("path", { d: "M3 9h4l5-4v14l-5-4H3z", fill: "currentColor" }));
+  const stroke = { fill: "none", stroke: "currentColor", "stroke-width": 2, "stroke-linecap": "round" };
+  if (on) {
+    svg.append(node("path", { d: "M15.5 9a4 4 0 0 1 0 6", ...stroke }), node("path", { d: "M18 6.5a7.5 7.5 0 0 1 0 11", ...stroke }));
+  } else {
+    svg.append(node("path", { d: "M16 9l5 6M21 9l-5 6", ...stroke }));
+  }
+  return svg;
 }

@@ -15,7 +15,8 @@ import { installCardDefs, setPointCards } from "./cards.js";
 import { $, cell, link } from "./dom.js";
 import { drawHeader } from "./header.js";
 import {
-  getLang, hasText, levelLabel, optionLabel, optionValueLabel, presetLabel, seatName, startPageLanguage, t, titleLabel,
+  getLang, hasText, levelLabel, optionLabel, optionValueLabel, personName, presetLabel, seatName, startPageLanguage, t,
+  titleLabel,
 } from "./i18n.js";
 import { showReplay } from "./replay.js";
 
@@ -46,7 +47,7 @@ function othersAt(m) {
   box.className = "players";
   for (const s of SEATS.filter((seat) => seat !== m.your_seat && m.players?.[seat])) {
     const p = m.players[s];
-    const who = p.name ?? t("seat.computer", { level: levelLabel(p.computer) });
+    const who = p.name != null ? personName(p.name) : t("seat.computer", { level: levelLabel(p.computer) });
     const item = document.createElement("span");
     item.dataset.seat = s;
     item.textContent = t("history.player", { seat: seatName(s), who });

@@ -14,7 +14,7 @@
 //
 // May import: cards.js, settings.js.
 
-import { prettyCard, rankLabel } from "./cards.js";
+import { prettyCard, rankLabel, setCardTags } from "./cards.js";
 import { loadSettings, saveSettings } from "./settings.js";
 
 async function loadCatalog(name) {
@@ -32,6 +32,7 @@ let lang = "zh";
 export function setLang(name) {
   lang = name in TABLES ? name : "zh";
   document.documentElement.lang = lang === "zh" ? "zh-CN" : "en";
+  setCardTags({ QS: t("card.tag.QS"), JD: t("card.tag.JD") });
 }
 
 export function getLang() {
@@ -116,6 +117,16 @@ export function applyI18n(root = document) {
 }
 
 export const seatName = (seat) => tOr(`seat.${seat}`, seat);
+
+// A guest's generated name: 游客 and digits, stored once in that form (gongzhu.server.identity).
+const GUEST = /^游客([0-9]+)$/;
+
+/** A person's name as the page shows it: a guest's generated name in the page's language
+ * ("name.guest": 游客4821, Guest4821), any other name as it is. */
+export function personName(name) {
+  const guest = typeof name === "string" ? GUEST.exec(name) : null;
+  return guest ? t("name.guest", { n: guest[1] }) : name ?? "";
+}
 export const presetLabel = (name) => tOr(`preset.${name}`, name);
 export const levelLabel = (name) => tOr(`level.${name}`, name);
 export const speedLabel = (name) => tOr(`speed.${name}`, name);

@@ -15,8 +15,8 @@
 import { $, el, fillSelect, span, toast } from "./dom.js";
 import { drawHeader } from "./header.js";
 import {
-  applyI18n, getLang, hasText, levelLabel, optionLabel, optionValueLabel, presetLabel, seatName, setLang, speedLabel,
-  t, titleLabel,
+  applyI18n, getLang, hasText, levelLabel, optionLabel, optionValueLabel, personName, presetLabel, seatName, setLang,
+  speedLabel, t, titleLabel,
 } from "./i18n.js";
 import { buildOptionRows, missingCount, readOverrides } from "./options-form.js";
 import { loadSettings, saveSettings } from "./settings.js";
@@ -105,7 +105,7 @@ function drawMe() {
   const link = $("me");
   link.hidden = !me;
   if (!me) return;
-  link.textContent = me.title ? t("header.me", { name: me.name, title: titleLabel(me.title) }) : me.name;
+  link.textContent = me.title ? t("header.me", { name: personName(me.name), title: titleLabel(me.title) }) : personName(me.name);
   link.title = t("header.profile");
 }
 
@@ -143,7 +143,7 @@ function entryItem(entry) {
   head.append(el("strong", "", presetLabel(entry.preset)));
   const playing = entry.status === "playing";
   head.append(span(`status-badge${playing ? " playing" : ""}`, t(`lobby.status.${playing ? "playing" : "waiting"}`)));
-  if (entry.host) head.append(span("host", t("lobby.host", { name: entry.host })));
+  if (entry.host) head.append(span("host", t("lobby.host", { name: personName(entry.host) })));
   head.append(span("timer", entry.turn_seconds ? t("lobby.turn", { n: entry.turn_seconds }) : t("lobby.turnOff")));
   if (entry.expose_seconds) head.append(span("timer", t("lobby.expose", { n: entry.expose_seconds })));
   if (entry.deals_played) head.append(span("deals", t("lobby.deals", { n: entry.deals_played })));
@@ -168,7 +168,7 @@ function entryItem(entry) {
     li.dataset.seat = seat;
     li.append(el("strong", "", seatName(seat)));
     if (info.name) {
-      const who = span("name", info.name);
+      const who = span("name", personName(info.name));
       who.dataset.name = info.name;
       li.append(who);
       if (info.title) li.append(span("title", titleLabel(info.title)));

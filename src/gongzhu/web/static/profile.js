@@ -9,7 +9,7 @@
 
 import { $, cell, link } from "./dom.js";
 import { drawHeader } from "./header.js";
-import { getLang, hasText, presetLabel, startPageLanguage, t, titleLabel } from "./i18n.js";
+import { getLang, hasText, personName, presetLabel, startPageLanguage, t, titleLabel } from "./i18n.js";
 
 const shownName = new URLSearchParams(location.search).get("name");
 
@@ -42,11 +42,12 @@ function kindText(p) {
 
 function renderFacts() {
   const p = profile;
-  $("heading").textContent = shownName ? t("profile.heading_of", { name: p?.name ?? shownName }) : t("profile.heading");
-  document.title = shownName ? `${t("profile.title")} · ${p?.name ?? shownName}` : t("profile.title");
+  const name = personName(p?.name ?? shownName);  // a guest's in the page's language
+  $("heading").textContent = shownName ? t("profile.heading_of", { name }) : t("profile.heading");
+  document.title = shownName ? `${t("profile.title")} · ${name}` : t("profile.title");
   $("facts").hidden = !p;
   if (!p) return;
-  $("fact-name").textContent = p.name;
+  $("fact-name").textContent = personName(p.name);
   $("fact-kind").textContent = kindText(p);
   $("fact-lifetime").textContent = String(p.lifetime ?? 0);
   $("fact-title").textContent = titleLabel(p.title);

@@ -33,8 +33,8 @@ export function motionEnabled(settings) {
 
 /** Whether the table plays its sounds: the remembered switch; by default off.  A page that starts
  * beeping on its own surprises people (in an office, at night, with headphones on loud), and
- * browsers hold sound back until a click anyway; the header's 🔇/🔊 switch is one click away for
- * whoever wants the cues. */
+ * browsers hold sound back until a click anyway; the header's sound switch (its speaker drawn
+ * crossed out while off) is one click away for whoever wants the cues. */
 export function soundEnabled(settings) {
   return settings.sound === true;
 }

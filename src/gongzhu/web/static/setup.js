@@ -1,26 +1,28 @@
-// The new-match dialog (the options form): the R9 preset, the opponents' levels, the speed, the
-// language, and under "more options" every R10 key with the values GET /api/config lists
-// (empty: as the preset says) and a seed.  Everything it offers comes from the server's
+// The new-match dialog (the options form): the R9 preset, the opponents' levels (the server lists
+// them weakest first; a line on each says how strong it is), the speed, the language, and under
+// "more options" every R10 key with the values GET /api/config lists (empty: as the preset says)
+// and a seed.  Everything it offers comes from the server's
 // configuration in state.js; it is not opened before that has arrived.  Starting posts
 // /api/matches and hands the new match's id to the handler given to initSetup.
 //
 // May import: state.js, dom.js, i18n.js, options-form.js.
 
-import { $, fillSelect } from "./dom.js";
-import { getLang, levelLabel, presetLabel, speedLabel, t } from "./i18n.js";
+import { $, el, fillSelect } from "./dom.js";
+import { getLang, hasText, levelLabel, presetLabel, speedLabel, t } from "./i18n.js";
 import { buildOptionRows, missingCount, readOverrides } from "./options-form.js";
 import { OPPONENTS, page, speedNames, updateSettings } from "./state.js";
 
-let handlers = { onStarted: () => {}, onLanguage: () => {} };
+let handlers = { onStarted: () => {}, onLanguage: () => {}, onClosed: () => {} };
 
 /**
  * Wire the dialog.  `onStarted(matchId)`: a match was created; `onLanguage(lang)`: the
- * dialog's language was changed (the whole page follows).
+ * dialog's language was changed (the whole page follows); `onClosed()`: the dialog closed.
  */
 export function initSetup(h) {
-  handlers = h;
+  handlers = { ...handlers, ...h };
   $("setup-form").addEventListener("submit", startMatch);
   $("setup-cancel").addEventListener("click", () => $("setup").close());
+  $("setup").addEventListener("close", () => handlers.onClosed());
   $("setup-preset").addEventListener("change", () => buildOptions($("setup-preset").value, {}));
   $("setup-lang").addEventListener("change", relabel);
 }
@@ -46,11 +48,29 @@ function buildSetup() {
   for (const seat of OPPONENTS) {
     fillSelect($(`setup-level-${seat}`), c.levels, levelLabel, offered(c.levels, s.levels[seat], c.default_level));
   }
+  describeLevels(c.levels);
   fillSelect($("setup-speed"), speedNames(), speedLabel, offered(speedNames(), s.speed, c.default_speed));
   fillSelect($("setup-lang"), ["zh", "en"], (l) => t(`lang.${l}`), getLang());
   $("setup-seed").value = "";  // a seed deals only the match it was typed for
   buildOptions($("setup-preset").value, s.overrides ?? {});
   $("setup-error").textContent = "";
+}
+
+/** Under the levels, one line on each (in the server's order, weakest first): how strong it is. */
+function describeLevels(levels) {
+  let notes = $("setup-level-notes");
+  if (!notes) {
+    notes = el("ul", "help level-notes");
+    notes.id = "setup-level-notes";
+    document.querySelector("#setup fieldset.levels").append(el("p", "help level-notes-title"), notes);
+  }
+  notes.previousElementSibling.textContent = t("setup.levelsNote");
+  notes.replaceChildren(...levels.map((level) => {
+    const info = `levelInfo.${level}`;
+    const item = el("li", "", hasText(info) ? t("setup.levelLine", { level: levelLabel(level), info: t(info) }) : levelLabel(level));
+    item.dataset.level = level;
+    return item;
+  }));
 }
 
 function buildOptions(preset, overrides) {

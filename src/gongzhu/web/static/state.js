@@ -45,6 +45,7 @@ const data = {
   profile: null,          // GET /api/profile
   me: null,               // GET /api/me: who the person is
   matchId: null,          // the table shown (its match's id)
+  single: false,          // it is the person's own single-player match (the page at /, which resumes it)
   online: true,           // the WebSocket is open (or being opened for the first time)
   closed: null,           // the server refused the table for good: its error message
   state: null,            // the server's latest `state` of the table
@@ -174,6 +175,12 @@ export function sociable() {
   if (!s?.table) return data.chat.length > 0;
   const persons = SEATS.filter((seat) => personAt(seat)).length;
   return s.table.visibility === "public" || persons > 1 || (s.table.spectators ?? 0) > 0 || data.chat.length > 0;
+}
+
+/** Whether the table is the person's single-player match, alone against the computers: not
+ * called a private table, and nobody is its host (there is nobody else to host). */
+export function singlePlayer() {
+  return data.single && !sociable();
 }
 
 /** Whether hints are offered: the person plays only against computers (fair play: the server
@@ -338,7 +345,8 @@ export function updateSettings(patch) {
 }
 
 /** Show table `matchId`: another table forgets the old one (and its chat), the same one keeps it
- * until its new state comes (a reconnection).  `remember`: the single-player page resumes it. */
+ * until its new state comes (a reconnection).  `remember`: it is the person's single-player match,
+ * which the page at / resumes. */
 export function showMatch(matchId, remember = true) {
   if (matchId !== data.matchId) {
     data.state = null;
@@ -348,6 +356,7 @@ export function showMatch(matchId, remember = true) {
     data.summaryDismissed = false;
   }
   data.matchId = matchId;
+  data.single = remember;
   data.closed = null;
   if (remember) rememberMatch(matchId);
   changed();

@@ -1,6 +1,7 @@
-// The table's chat panel: the lines said since the page opened the table (the sender's name,
-// their seat or that they watch, and what they said: typed text, always put in as text and
-// never as markup, or a quick phrase of the catalog, `chat.quick.*`, in the page's language),
+// The table's chat panel: the lines said since the page opened the table (the sender's name, a
+// guest's in the page's language, their seat or that they watch, and what they said: typed text,
+// always put in as text and never as markup, or a quick phrase of the catalog, `chat.quick.*`, in
+// the page's language),
 // the quick-phrase buttons, the input and the mute switch (remembered in the settings; muted,
 // the lines are not shown).  It shows at a table of more than one person against the
 // computers (state.js: sociable).  Sending goes to the handlers given to initChat.
@@ -8,7 +9,7 @@
 // May import: state.js, dom.js, i18n.js.
 
 import { $, button, el, span } from "./dom.js";
-import { hasText, seatName, t, ZH } from "./i18n.js";
+import { hasText, personName, seatName, t, ZH } from "./i18n.js";
 import { page, sociable } from "./state.js";
 
 const QUICK = "chat.quick.";
@@ -55,10 +56,10 @@ export function renderChat() {
   if (atEnd) log.scrollTop = log.scrollHeight;
 }
 
-/** One line: "游客4821（东）：加油"; its parts are text nodes only. */
+/** One line: "游客4821（东）：加油" ("Guest4821 (East): …" in English); its parts are text nodes only. */
 function line(msg) {
   const item = el("li", "chat-line");
-  const who = msg.from?.name ?? "";
+  const who = personName(msg.from?.name ?? "");
   const where = msg.from?.seat ? seatName(msg.from.seat) : t("chat.watcher");
   item.append(span("who", t("chat.from", { name: who, seat: where })));
   const said = msg.quick && msg.quick.startsWith(QUICK) && hasText(msg.quick) ? t(msg.quick) : msg.text ?? "";

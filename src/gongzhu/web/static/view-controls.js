@@ -1,9 +1,11 @@
-// The views below the table: the buttons (开始/Start ends the exposure phase, hint, last
+// The views below the table: the buttons (亮出所选 / 不亮 ends the exposure phase, hint, last
 // trick, 下一副/Next deal, summary, new match; at a table of several people 托管 and taking
 // the seat back, leaving the seat), the status line, the person's clock, the plays offered
-// when a two-card selection is ambiguous, and the hint list (marked as the network's quick
-// ranking or the expert's).  Clicks on an offered or hinted play go to the handler given to
-// initControls; the fixed buttons are wired by app.js.
+// when a two-card selection is ambiguous, and the hint (marked as the network's quick ranking or
+// the expert's): its top play in one line above the hand (the play, its expected result, the
+// reason), the whole ranked list one tap away (#hint-more opens it over the table, within the
+// screen).  Clicks on an offered or hinted play go to the handler given to initControls; the
+// fixed buttons are wired by app.js.
 //
 // May import: state.js, dom.js, cards.js, i18n.js.
 
@@ -13,10 +15,25 @@ import { cardName, getLang, seatName, t } from "./i18n.js";
 import { clock, declaring, displayedPhase, hintsOffered, myAuto, mySeat, myTurn, page, sociable } from "./state.js";
 
 let handlers = { onPlay: () => {} };
+let listOpen = false;  // the whole ranked list is shown (#hint-more)
 
 /** `onPlay(cards)`: an offered or hinted play was chosen. */
 export function initControls(h) {
   handlers = h;
+  $("hint-more").addEventListener("click", () => {
+    listOpen = !listOpen;
+    drawHintList();
+  });
+}
+
+/** The hint's line, or its whole list opened over the table: as high as the screen has room
+ * for above the line (it scrolls within that). */
+function drawHintList() {
+  const box = $("hints");
+  const open = listOpen && !box.hidden;
+  box.classList.toggle("open", open);
+  $("hint-more").setAttribute("aria-expanded", String(open));
+  if (open) $("hint-pop").style.maxHeight = `${Math.max(96, Math.floor(box.getBoundingClientRect().top) - 6)}px`;
 }
 
 export function renderControls() {
@@ -27,6 +44,7 @@ export function renderControls() {
   const auto = myAuto();
   const playing = phase === "expose" || phase === "play" || phase === "deal-over";
   $("start").hidden = !mine || page.pending || auto;
+  $("start").textContent = t(page.marks.size ? "btn.exposeMarked" : "btn.start");  // 亮出所选 / 不亮
   $("hint").hidden = phase !== "play" || !hintsOffered();
   $("hint").disabled = !myTurn() || auto;
   $("last").hidden = phase !== "play";
@@ -90,7 +108,8 @@ function statusLine(phase, mine) {
   if (phase === "play") {
     const complete = (page.choices ?? []).some((p) => p.length === page.selection.length);
     if (page.selection.length && !complete) return t("status.chooseMore");
-    return myTurn() ? t("status.yourTurn") : t("status.waiting", { seat: seatName(s.turn) });
+    // Nobody's turn while the deal's last trick stays shown: nothing to wait for.
+    return myTurn() ? t("status.yourTurn") : s.turn ? t("status.waiting", { seat: seatName(s.turn) }) : "";
   }
   return "";
 }
@@ -101,6 +120,12 @@ export function renderHints() {
   const source = $("hint-source");
   list.replaceChildren();
   box.hidden = page.hints === null;
+  if (page.hints === null) listOpen = false;
+  const ranked = Array.isArray(page.hints) && page.hints.length > 0;
+  const more = $("hint-more");
+  more.hidden = !ranked;
+  more.replaceChildren(span("more-label", t("btn.menu")), span("more-count", ranked ? String(page.hints.length) : ""));
+  if (!ranked) listOpen = false;
   // Who ranked the plays shown: the network's quick ranking until the expert's search answers.
   if (page.hintSource) box.setAttribute("data-source", page.hintSource);
   else box.removeAttribute("data-source");
@@ -108,10 +133,10 @@ export function renderHints() {
   source.textContent = page.hintSource === "network"
     ? (page.hintSearching ? `${t("hint.quick")} · ${t("hint.searching")}` : t("hint.quick"))
     : page.hintSource === "search" ? t("hint.search") : "";
-  if (page.hints === null) return;
+  if (page.hints === null) return drawHintList();
   if (page.hints === "pending") {
     list.append(li(t("hint.thinking")));
-    return;
+    return drawHintList();
   }
   if (!page.hints.length) list.append(li(t("hint.none")));
   for (const h of page.hints) {
@@ -121,7 +146,10 @@ export function renderHints() {
     const reason = h.reason?.[getLang()] ?? h.reason?.zh ?? "";
     const expected = span("expected", t("hint.expected", { n: h.expected }));
     expected.title = t("hint.explain");
-    item.append(b, expected, span("reason", reason));
+    const why = span("reason", reason);
+    why.title = reason;
+    item.append(b, expected, why);
     list.append(item);
   }
+  drawHintList();
 }

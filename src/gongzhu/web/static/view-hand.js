@@ -4,6 +4,14 @@
 // (keyed by card and copy), so a click or a test's element handle is not lost to a re-render;
 // only played cards disappear.  Clicks go to the handler given to initHand.
 //
+// The hand is laid out for the screen (layoutHand): as many overlapping columns as fit with at
+// least MIN_SHOWN px of each card showing, the same number of cards in each row (13 cards on a
+// phone in two rows, 26 in four), spread wider where there is room (a desktop's hand spreads
+// over the table, each card showing whole when it can).  The card's size is style.css's
+// (--card-w, growing with the screen); the columns and their step are set here as --cols and
+// --step, from the table's width, which a ResizeObserver keeps (no layout is read while
+// drawing).
+//
 // At the start of each deal the new hand is dealt in: the cards fly in one after another (a
 // short stagger, from the speed's flight time), when the motion switch is on and the speed is
 // not `instant` (motion.css draws it, and leaves it out when the browser asks for reduced
@@ -19,9 +27,43 @@ import { animMs, exposableKinds, legalCards, mySeat, myTurn, page, setFocus } fr
 let handlers = { onCard: () => {} };
 let dealtIn = "";  // the deal whose hand was dealt in last ("match/deal")
 
+// How much of each card shows at least (CSS px): a finger's tap (WCAG 2.5.5), whatever the screen.
+const MIN_SHOWN = 44;
+// The gap between two cards that do not overlap.
+const GAP = 4;
+// The table's content width and the card's width (px), as last measured (0: not yet).
+const fit = { width: 0, card: 0 };
+
 /** `onCard(i)`: hand card `i` (an index into page.hand) was clicked or pressed. */
 export function initHand(h) {
   handlers = h;
+  const table = $("hand").closest(".table") ?? $("hand").parentElement;
+  // Measured after layout and before the frame is painted, whenever the table changes size (a
+  // phone turned, a window resized): the hand is laid out again before it shows.
+  new ResizeObserver((entries) => {
+    fit.width = entries[entries.length - 1].contentRect.width;
+    fit.card = parseFloat(getComputedStyle($("hand")).getPropertyValue("--card-w")) || 0;
+    layoutHand();
+  }).observe(table);
+}
+
+/** Columns and step for the hand's cards (see the top of this file). */
+function layoutHand() {
+  const box = $("hand");
+  const n = box.children.length;
+  if (!n || !fit.width || !fit.card) return;
+  const card = fit.card;
+  const room = fit.width - 2;
+  const perRow = Math.max(1, Math.min(n, Math.floor((room - card) / MIN_SHOWN) + 1));
+  const rows = Math.ceil(n / perRow);
+  const cols = Math.ceil(n / rows);
+  const step = cols > 1 ? Math.min(card + GAP, (room - card) / (cols - 1)) : card;
+  const key = `${cols}/${step.toFixed(2)}/${rows}`;
+  if (box.dataset.layout === key) return;
+  box.dataset.layout = key;
+  box.dataset.rows = String(rows);
+  box.style.setProperty("--cols", String(cols));
+  box.style.setProperty("--step", `${Math.floor(step * 100) / 100}px`);
 }
 
 export function renderHand() {
@@ -41,6 +83,7 @@ export function renderHand() {
   buttons.forEach((b, i) => {
     if (box.children[i] !== b) box.insertBefore(b, box.children[i] ?? null);
   });
+  layoutHand();
   if (!hand.length) return;
   if (dealKey !== dealtIn && !s.tricks_played) dealIn(buttons);
   dealtIn = dealKey;

@@ -2,7 +2,8 @@
 // in [data-deal-result="<seat>"] (stable test surface), the lifetime-scored result (生涯计分, with
 // a note saying what it is), the match total and how far it is from the match's limit; under
 // each seat the point cards taken and how its raw score is made up (hearts, pig, sheep, the
-// transformer's factor or its value alone, 满红 / 满贯), the exposure factors of the deal; the
+// transformer's factor or its value alone, 满红 / 满贯; a part an exposure counts in names the
+// factor of the exposure line), the exposure factors of the deal (each named by its part); the
 // deal's events; the match's winners and pigs.  Every number comes from the server's
 // `deal_result` and `goal` (the rules core's breakdown): this view adds nothing up itself.  It
 // opens when a deal is over unless the person put it away (state.js: dismissSummary).
@@ -55,7 +56,7 @@ export function renderSummary() {
     for (const c of taken) cards.append(cardChip(c));
     if (!taken.length) cards.append(span("none", "—"));
     const parts = r.parts?.[seat];
-    if (parts) cards.append(breakdown(parts));
+    if (parts) cards.append(breakdown(parts, r.factors ?? []));
     cardsRow.append(cards);
     body.append(tr, cardsRow);
   }
@@ -63,8 +64,12 @@ export function renderSummary() {
   const factors = r.factors ?? [];
   const exposed = $("summary-factors");
   exposed.hidden = !factors.length;
+  // Each exposed card's factor, named by the part of the breakdown it counts in (猪 ♠Q ×2, 变压器 ♣10 ×2).
   exposed.textContent = factors.length
-    ? t("summary.factors", { factors: factors.map((f) => t("summary.factor", { card: prettyCard(f.card), factor: f.factor })).join(t("list.separator")) })
+    ? t("summary.factors", {
+      factors: factors.map((f) => t("summary.factor", { part: t(`summary.exposed.${f.card}`), card: prettyCard(f.card), factor: f.factor }))
+        .join(t("list.separator")),
+    })
     : "";
   $("summary-lifetime").textContent = t("summary.lifetimeNote", { factor: r.lifetime_factor ?? 1 });
   $("summary-goal").textContent = goalText(s.goal);
@@ -85,20 +90,28 @@ export function renderSummary() {
 }
 
 /** How a seat's raw score is made up (R6), as the rules core sent it: the values of the hearts,
- * the pig and the sheep taken, the transformer's factor on them (or its value alone), 满红 / 满贯. */
-function breakdown(p) {
+ * the pig and the sheep taken, the transformer's factor on them (or its value alone), 满红 / 满贯.
+ * A part that an exposure counts in says so with the factor the exposure line names (`factors`:
+ * ♥A for the hearts, ♠Q the pig, ♦J the sheep, ♣10 the transformer). */
+function breakdown(p, factors) {
   const line = el("span", "breakdown");
   line.dataset.breakdown = "";
+  const factorOf = (card) => factors.find((f) => f.card === card)?.factor;
+  const exposed = (text, card) => (factorOf(card) ? t("summary.part.exposed", { part: text, factor: factorOf(card) }) : text);
   const terms = [];
   if (p.alone) {
-    terms.push(t("summary.part.alone", { value: signedNumber(p.alone), n: p.transformers }));
+    terms.push(exposed(t("summary.part.alone", { value: signedNumber(p.alone), n: p.transformers }), "TC"));
   } else {
-    if (p.hearts) terms.push(t(p.all_hearts ? "summary.part.allHearts" : "summary.part.hearts", { value: signedNumber(p.hearts) }));
-    if (p.pig) terms.push(t(p.grand_slam ? "summary.part.pigSlam" : "summary.part.pig", { value: signedNumber(p.pig) }));
-    if (p.sheep) terms.push(t("summary.part.sheep", { value: signedNumber(p.sheep) }));
+    if (p.hearts) terms.push(exposed(t(p.all_hearts ? "summary.part.allHearts" : "summary.part.hearts", { value: signedNumber(p.hearts) }), "AH"));
+    if (p.pig) terms.push(exposed(t(p.grand_slam ? "summary.part.pigSlam" : "summary.part.pig", { value: signedNumber(p.pig) }), "QS"));
+    if (p.sheep) terms.push(exposed(t("summary.part.sheep", { value: signedNumber(p.sheep) }), "JD"));
   }
   let text = terms.length ? terms.join(" ") : t("summary.part.none");
-  if (p.multiplier !== 1) text = t("summary.part.times", { sum: text, factor: p.multiplier });
+  if (p.multiplier !== 1) {
+    text = factorOf("TC")
+      ? t("summary.part.timesExposed", { sum: text, factor: p.multiplier, exposed: factorOf("TC") })
+      : t("summary.part.times", { sum: text, factor: p.multiplier });
+  }
   line.textContent = t("summary.part.line", { parts: text, raw: signedNumber(p.raw) });
   return line;
 }

@@ -1,11 +1,13 @@
 // Views of the table around the person's hand: the header (match, table, lifetime score and
 // title, who the person is, speed, the motion and sound switches), the offline banner, the four
-// seat plates (who sits there: name and title or the computer's level, 托管, connected, the host;
-// hand sizes, exposures, captured point cards, whose turn it is, the server's clock) and the
-// center (the trick on the table, or the welcome / loading state before a table is shown).  The
-// table is drawn from the person's seat (at the bottom; a spectator sees it from South): each
-// seat plate and trick slot gets its position.  They draw from state.js only; clicks go to the
-// handlers given to initTable.
+// seat plates (an avatar drawn from the name, or a computer's face; who sits there: name, title
+// and rating when the state has one, or the computer's level, 托管, connected, the host; hand
+// sizes, exposures, the point cards taken as small cards, whose turn it is: a gold ring on the
+// avatar that, when the table has a clock, runs down with it) and the center (the trick on the
+// table, each card in front of its seat, or the welcome / loading state before a table is
+// shown).  The table is drawn from the person's seat (at the bottom; a spectator sees it from
+// South): each seat plate and trick slot gets its position.  They draw from state.js only;
+// clicks go to the handlers given to initTable.
 //
 // Motion (when the switch is on and the speed is not `instant`; motion.css draws it, and stops
 // it when the browser asks for reduced motion): a card just played flies into its slot, and a
@@ -18,12 +20,12 @@
 //
 // May import: state.js, dom.js, cards.js, i18n.js.
 
-import { cardBack, cardChip, cardFace, prettyCard, sortCards } from "./cards.js";
-import { $, button, el, span } from "./dom.js";
-import { cardName, goalText, levelLabel, presetLabel, seatName, signedNumber, t, titleLabel } from "./i18n.js";
+import { cardBack, cardChip, cardFace, cardMini, prettyCard, sortCards } from "./cards.js";
+import { $, button, el, span, speakerIcon } from "./dom.js";
+import { cardName, goalText, levelLabel, personName, presetLabel, seatName, signedNumber, t, titleLabel } from "./i18n.js";
 import {
   animMs, autoLastOn, clock, displayedPhase, handCount, isHost, isThinking, motionOn, mySeat, page, pace, personAt, positionOf,
-  seatInfo, shownTrick, soundOn, speed, takeFresh, undeclaredSeats,
+  SEATS, seatInfo, shownTrick, singlePlayer, soundOn, speed, takeFresh, undeclaredSeats,
 } from "./state.js";
 
 let handlers = { onNewMatch: () => {}, onSit: () => {} };
@@ -31,6 +33,15 @@ let handlers = { onNewMatch: () => {}, onSit: () => {} };
 /** `onNewMatch`: the welcome's new-match button was pressed; `onSit(seat)`: a free seat's Sit button. */
 export function initTable(h) {
   handlers = { ...handlers, ...h };
+  // The table is as high as the screen below the header and the offline banner (style.css reads
+  // --top-h): kept as they change size (the header wraps, the banner shows), before each frame.
+  const top = [document.querySelector("body > .bar"), $("offline")].filter(Boolean);
+  const measure = () => {
+    const height = top.reduce((sum, e) => sum + e.getBoundingClientRect().height, 0);
+    document.documentElement.style.setProperty("--top-h", `${Math.ceil(height)}px`);
+  };
+  const watch = new ResizeObserver(measure);
+  for (const e of top) watch.observe(e);
 }
 
 export function renderHeader() {
@@ -44,7 +55,7 @@ export function renderHeader() {
   const me = page.me;
   $("me").hidden = !me;
   if (me) {
-    $("me").textContent = me.title ? t("header.me", { name: me.name, title: titleLabel(me.title) }) : me.name;
+    $("me").textContent = personName(me.name);  // the title is on the lifetime line beside it
     $("me").title = t("header.profile");
   }
   $("speed").value = speed() ?? "";
@@ -57,14 +68,14 @@ export function renderHeader() {
   $("motion").setAttribute("aria-pressed", String(motionOn()));
   $("sound").setAttribute("aria-pressed", String(soundOn()));
   $("auto-last").setAttribute("aria-pressed", String(autoLastOn()));
-  $("sound-icon").textContent = soundOn() ? "🔊" : "🔇";
+  $("sound-icon").replaceChildren(speakerIcon(soundOn()));
 }
 
 /** "公开 · 观众 2 · 观战中": what kind of table it is, when there is more to it than one person. */
 function tableInfo() {
   const table = page.state?.table;
   if (!table) return "";
-  const parts = [t(table.visibility === "private" ? "table.private" : "table.public")];
+  const parts = singlePlayer() ? [] : [t(table.visibility === "private" ? "table.private" : "table.public")];
   // The host chose the seed: everyone at the table sees the deal was set in advance (never ranked).
   if (table.seeded) parts.push(t("table.seeded"));
   if (table.spectators) parts.push(t("table.spectators", { n: table.spectators }));
@@ -88,6 +99,8 @@ export function renderSeat(seat) {
   const info = seatInfo(seat);
   box.classList.toggle("away", Boolean(info?.name && info.connected === false));
 
+  box.append(avatar(seat));
+  const body = el("div", "seat-body");
   const head = el("div", "seat-head");
   head.append(el("strong", "", seat === me ? t("seat.you", { seat: seatName(seat) }) : seatName(seat)));
   head.append(...occupant(seat));
@@ -100,9 +113,9 @@ export function renderSeat(seat) {
     toGo.dataset.toGo = seat;
     head.append(toGo);
   }
-  box.append(head);
+  body.append(head);
 
-  if (seat !== me && phase !== "waiting") box.append(backs(handCount(seat)));
+  if (seat !== me && phase !== "waiting") body.append(backs(handCount(seat)));
 
   const exposed = (s.exposures ?? []).filter((e) => e.seat === seat);
   const pending = seat === me && phase === "expose" ? s.my_declaration ?? [] : [];
@@ -113,21 +126,32 @@ export function renderSeat(seat) {
     for (const e of exposed) row.append(exposureChip(e));
     for (const e of pending) row.append(exposureChip(e, true));
     if (hidden) row.append(span("hidden-count", t("seat.hidden", { n: hidden })));
-    box.append(row);
+    body.append(row);
   }
 
   if (phase !== "waiting") {
     const taken = s.captured?.[seat] ?? []; // the point cards taken, as the server lists them
     const row = el("div", "captured");
     row.append(span("label", t("seat.captured")));
-    if (taken.length) for (const c of sortCards(taken)) row.append(cardChip(c));
-    else row.append(span("none", "—"));
+    if (taken.length) {
+      // Small cards, overlapping: each shows its rank and suit.
+      const minis = el("span", "minis");
+      for (const c of sortCards(taken)) {
+        const mini = cardMini(c);
+        mini.setAttribute("role", "img");
+        mini.setAttribute("aria-label", cardName(c));
+        minis.append(mini);
+      }
+      row.append(minis);
+    } else {
+      row.append(span("none", "—"));
+    }
     // The deal's points so far (R6, as the server scores the cards taken; exposures everyone sees).
     const points = s.points?.[seat] ?? 0;
     const now = span("points", t("seat.points", { n: signedNumber(points) }));
     now.dataset.points = seat;
     row.append(now);
-    box.append(row);
+    body.append(row);
   }
 
   // The flag's line is always there (empty and invisible when idle), so that the panels keep
@@ -154,9 +178,73 @@ export function renderSeat(seat) {
     sitHere.dataset.sit = seat;
     line.append(sitHere);
   }
-  box.append(line);
+  body.append(line);
+  box.append(body);
   box.setAttribute("aria-label", seatName(seat));
-  drawClock(timer);
+  drawClock(seat);
+}
+
+/**
+ * The seat's avatar: a person's initials on a colour drawn from the name (the same name, the same
+ * colour), a computer player's face; no picture is downloaded.  Its ring lights up on the seat's
+ * turn and, when the table has a clock, runs down with it (drawClock: --left, the part of the
+ * time left, and data-time-left).
+ */
+function avatar(seat) {
+  const info = seatInfo(seat);
+  const name = info?.name ?? (!info && seat === mySeat() ? page.me?.name : null) ?? null;
+  const box = el("div", "avatar");
+  box.dataset.avatar = seat;
+  box.setAttribute("aria-hidden", "true");
+  if (name) {
+    box.style.setProperty("--hue", String(hue(name)));
+    box.append(span("face", initials(personName(name))));
+  } else {
+    const level = info ? info.computer : page.state?.levels?.[seat];
+    box.classList.add("computer");
+    box.style.setProperty("--hue", String(hue(`${level ?? ""}${seat}`)));
+    const face = span("face", "");
+    face.append(robotFace());
+    box.append(face);
+  }
+  return box;
+}
+
+/** A hue (0–359) from a name: the same name always gets the same colour. */
+function hue(text) {
+  let h = 0;
+  for (const ch of text) h = (h * 31 + ch.codePointAt(0)) % 360;
+  return h;
+}
+
+/** Up to two letters for a name: the first character of a Chinese name, the initials of two
+ * words, else the name's first two letters. */
+function initials(name) {
+  const words = name.trim().split(/[\s._-]+/u).filter(Boolean);
+  const first = [...(words[0] ?? "?")];
+  if (/\p{Script=Han}/u.test(first[0])) return first[0];
+  if (words.length > 1) return (first[0] + [...words[1]][0]).toUpperCase();
+  return (first[0].toUpperCase() + (first[1] ?? "").toLowerCase());
+}
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+function svgEl(name, attrs) {
+  const node = document.createElementNS(SVG_NS, name);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+  return node;
+}
+
+/** A computer player's face, drawn. */
+function robotFace() {
+  const svg = svgEl("svg", { viewBox: "0 0 40 40", class: "robot", "aria-hidden": "true", focusable: "false" });
+  svg.append(svgEl("line", { x1: 20, y1: 5, x2: 20, y2: 10, class: "robot-line" }));
+  svg.append(svgEl("circle", { cx: 20, cy: 4.5, r: 2.5, class: "robot-fill" }));
+  svg.append(svgEl("rect", { x: 8, y: 10, width: 24, height: 20, rx: 5, class: "robot-head" }));
+  svg.append(svgEl("circle", { cx: 15, cy: 19, r: 3, class: "robot-eye" }));
+  svg.append(svgEl("circle", { cx: 25, cy: 19, r: 3, class: "robot-eye" }));
+  svg.append(svgEl("rect", { x: 14, y: 25, width: 12, height: 2, rx: 1, class: "robot-eye" }));
+  return svg;
 }
 
 /** Who sits at `seat`: a person's name and title (托管, offline, host marks) or the computer's level. */
@@ -169,17 +257,27 @@ function occupant(seat) {
   }
   const out = [];
   if (info.name) {
-    const who = span("name", info.name);
+    const who = span("name", personName(info.name));
     who.dataset.name = info.name;
     out.push(who);
     if (info.title) out.push(span("title", titleLabel(info.title)));
-    if (s.table?.host && info.name === s.table.host) out.push(span("mark host", t("seat.host")));
+    // A rating, where the state gives the seat one.
+    if (info.rating !== undefined && info.rating !== null) {
+      const rating = span("rating", `★${info.rating}`);
+      rating.dataset.rating = String(info.rating);
+      out.push(rating);
+    }
+    if (s.table?.host && info.name === s.table.host && !singlePlayer()) out.push(span("mark host", t("seat.host")));
     if (info.auto) out.push(span("mark auto", t("seat.auto")));
     // Sat down during a deal dealt to someone else: the computer plays the seat until the next deal.
     if (info.next_deal) out.push(span("mark next-deal", t("seat.next_deal")));
     if (info.connected === false) out.push(span("mark away", t("seat.away")));
   } else if (info.computer) {
-    out.push(span("level", t("seat.computer", { level: levelLabel(info.computer) })));
+    // In full; where the plates are small (a phone) the level alone: the avatar shows a computer.
+    out.push(span("level computer", t("seat.computer", { level: levelLabel(info.computer) })));
+    const short = span("level-short", levelLabel(info.computer));
+    short.setAttribute("aria-hidden", "true");
+    out.push(short);
   } else {
     out.push(span("level empty", t("seat.empty")));
   }
@@ -194,17 +292,31 @@ function exposureChip(e, pending = false) {
   return chip;
 }
 
-/** The seconds left on the server's clock for the seat of `badge` (empty when it does not run for it). */
-function drawClock(badge) {
+/** The server's clock for `seat` (nothing when it does not run for it): the seconds left on its
+ * plate's badge, and its avatar's ring run down to the part of the time left. */
+function drawClock(seat) {
   const c = clock();
-  const running = c && c.seats.includes(badge.dataset.clockSeat);
-  badge.textContent = running ? t("clock.seconds", { n: Math.ceil(c.remaining) }) : "";
-  badge.classList.toggle("urgent", Boolean(running && c.remaining <= 5));
+  const running = Boolean(c && c.seats.includes(seat));
+  const urgent = Boolean(running && c.remaining <= 5);
+  const plate = $(`seat-${seat}`);
+  const badge = plate.querySelector(".clock-badge");
+  if (badge) {
+    badge.textContent = running ? t("clock.seconds", { n: Math.ceil(c.remaining) }) : "";
+    badge.classList.toggle("urgent", urgent);
+  }
+  const face = plate.querySelector(".avatar");
+  if (!face) return;
+  face.classList.toggle("timed", running);
+  face.classList.toggle("urgent", urgent);
+  const left = running && c.total > 0 ? Math.min(1, Math.max(0, c.remaining / c.total)) : 1;
+  face.style.setProperty("--left", left.toFixed(3));
+  if (running) face.dataset.timeLeft = left.toFixed(3);
+  else delete face.dataset.timeLeft;
 }
 
-/** The clock, drawn again every second: the seat plates' badges. */
+/** The clock, drawn again every second: the seat plates' badges and avatar rings. */
 export function renderSeatClocks() {
-  for (const badge of document.querySelectorAll(".clock-badge")) drawClock(badge);
+  for (const seat of SEATS) drawClock(seat);
 }
 
 /** An opponent's hand as a small fan of card backs with its count. */

@@ -1,14 +1,15 @@
 // The waiting table (phase "waiting", before the host starts the match): the four seats with
-// who sits there (a person's name and title, or the computer level that plays it if nobody
-// does), a Sit button on each free seat for a person not seated yet, a Stand button on the
-// person's own seat, the host's Start button, and a private table's invitation link for those
-// the server gives it to.  Clicks go to the handlers given to initWaiting.
+// who sits there (a person's name, a guest's in the page's language, and title, or the computer
+// level that plays it if nobody does), a Sit button on each free seat for a person not seated
+// yet, a Stand button on the person's own seat, the host's Start button, and a private table's
+// invitation link for those the server gives it to.  Clicks go to the handlers given to
+// initWaiting.
 //
 // May import: state.js, dom.js, i18n.js.
 
 import { $, button, el, span } from "./dom.js";
-import { levelLabel, seatName, t, titleLabel } from "./i18n.js";
-import { displayedPhase, isHost, mySeat, page, personAt, SEATS, seatInfo } from "./state.js";
+import { levelLabel, personName, seatName, t, titleLabel } from "./i18n.js";
+import { displayedPhase, isHost, mySeat, page, personAt, SEATS, seatInfo, singlePlayer } from "./state.js";
 
 let handlers = { onSit: () => {}, onStand: () => {} };
 
@@ -33,9 +34,11 @@ export function renderWaiting() {
     row.dataset.seat = seat;
     row.append(el("strong", "", seat === me ? t("seat.you", { seat: seatName(seat) }) : seatName(seat)));
     if (info.name) {
-      row.append(span("name", info.name));
+      const who = span("name", personName(info.name));
+      who.dataset.name = info.name;  // as stored (a guest's 游客4821 in English too)
+      row.append(who);
       if (info.title) row.append(span("title", titleLabel(info.title)));
-      if (info.name === s.table?.host) row.append(span("mark host", t("seat.host")));
+      if (info.name === s.table?.host && !singlePlayer()) row.append(span("mark host", t("seat.host")));
     } else if (info.computer) {
       row.append(span("level", t("seat.computer", { level: levelLabel(info.computer) })));
     } else {
@@ -52,7 +55,7 @@ export function renderWaiting() {
   }
   let note;
   if (isHost()) note = t("waiting.hostNote");
-  else note = t("waiting.note", { host: s.table?.host ?? "" });
+  else note = t("waiting.note", { host: personName(s.table?.host ?? "") });
   $("waiting-note").textContent = note;
   const invite = s.table?.invite;
   $("invite").hidden = !invite;
