@@ -975,10 +975,11 @@ def test_a_hint_shows_the_networks_ranking_then_the_experts(page_factory: Any, s
         # Exactly South's legal plays (one deck: one card each), so no card of a hand the person
         # cannot see.
         assert sorted(entry["plays"]) == legal, entry
-        label = "快速提示（神经网络）" if entry["source"] == "network" else "高手提示（搜索）"
+        label = "快速提示" if entry["source"] == "network" else "高手提示（细想）"
         assert entry["label"].startswith(label), entry
+        assert not any(m in entry["label"] for m in ("神经网络", "搜索）", "network", "search)")), entry  # no method
     assert "高手还在搜索" in shown[0]["label"]
-    assert page.text_content("#hint-source") == "高手提示（搜索）"
+    assert page.text_content("#hint-source") == "高手提示（细想）"
     assert page.is_visible("#hint-source")
     page.click("#hint-close")
     assert page.is_hidden("#hints")
