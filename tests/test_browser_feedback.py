@@ -26,7 +26,7 @@ from gongzhu.records.replay import replay
 from gongzhu.rules import Seat
 from gongzhu.server.names import RESERVED, reserved
 from helpers.browser import in_phase, not_in_phase, wait_for
-from test_browser import LEGAL, OVER, api_get, api_post, hand, open_setup, wait_turn_or_over
+from test_browser import EXPOSING, LEGAL, OVER, api_get, api_post, hand, open_setup, wait_turn_or_over
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -36,7 +36,6 @@ browser = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[1]
 ZH, EN = catalog("zh"), catalog("en")
 CJK = re.compile(r"[\u3400-\u9fff]+")
-EXPOSING = 'html[data-phase="expose"] #start:not([hidden])'
 
 
 def start(page: Page, *, speed: str = "instant", seed: int | None = None, deals: int | None = None,
