@@ -31,7 +31,7 @@ import pytest
 from gongzhu.records.replay import replay
 from gongzhu.server.app import STATIC_DIR
 from gongzhu.server.policy import SECURITY_HEADERS
-from helpers.browser import in_phase, not_in_phase, wait_for
+from helpers.browser import TIMEOUT_MS, in_phase, not_in_phase, wait_for
 
 pytestmark = pytest.mark.browser
 
@@ -85,23 +85,48 @@ def new_match(page: Page, *, keyboard: bool = False) -> None:
     start_match(page, keyboard=keyboard)
 
 
-def start_match(page: Page, *, keyboard: bool = False, deals: int | None = None) -> None:
-    """In the open setup dialog, start an online match at the instant speed, end the exposure phase.
-    ``deals``: a match of that many deals (R8) instead of one that ends at the loss limit."""
+# The match the page shows: its id and the phase of the state it holds (null before one arrives).
+SHOWN_MATCH = """() => import("/static/state.js")
+  .then(({ page }) => ({ id: page.matchId, phase: page.state?.match_id === page.matchId ? page.state.phase : null }))"""
+
+
+def start_match(
+    page: Page,
+    *,
+    keyboard: bool = False,
+    deals: int | None = None,
+    speed: str = "instant",
+    seed: int | None = None,
+    declare: bool = True,
+) -> None:
+    """In the open setup dialog, start an online match at ``speed`` and, with ``declare``, end the
+    exposure phase.  ``deals``: a match of that many deals (R8) instead of one that ends at the
+    loss limit; ``seed``: dealt from that seed (typed under "more options")."""
     page.select_option("#setup-preset", "online")
-    speeds = page.eval_on_selector_all("#setup-speed option", "os => os.map(o => o.value)")
-    if "instant" in speeds:
-        page.select_option("#setup-speed", "instant")
+    if speed in page.eval_on_selector_all("#setup-speed option", "os => os.map(o => o.value)"):
+        page.select_option("#setup-speed", speed)
+    if (seed is not None or deals is not None) and not page.locator("#setup details.more[open]").count():
+        page.click("#setup details.more summary")
+    if seed is not None:
+        page.fill("#setup-seed", str(seed))
     if deals is not None:
-        page.click("details.more summary")
         page.select_option('[data-option="match_end"]', json.dumps("deals:N"))
         page.fill('[data-option-count="match_end"]', str(deals))
+    before = page.evaluate(SHOWN_MATCH)
     if keyboard:
         page.focus("#setup-go")
         page.keyboard.press("Enter")
     else:
         page.click("#setup-go")
-    end_exposure(page, keyboard=keyboard)
+    # The new match's state is shown (not the previous match's, in the same phase).
+    page.wait_for_function(
+        f"(before) => ({SHOWN_MATCH})().then((shown) => shown.id !== before.id && shown.phase !== null"
+        " && ['expose', 'play'].includes(document.documentElement.dataset.phase))",
+        arg=before,
+        timeout=TIMEOUT_MS,
+    )
+    if declare:
+        end_exposure(page, keyboard=keyboard)
 
 
 EXPOSING = 'html[data-phase="expose"] #start:not([hidden])'
@@ -110,7 +135,7 @@ EXPOSING = 'html[data-phase="expose"] #start:not([hidden])'
 def end_exposure(page: Page, *, keyboard: bool = False) -> None:
     """End South's exposure phase with the 不亮/Expose none button (marking nothing).  Against computer
     players a hand with nothing to expose declares by itself: then the phase ends without it."""
-    wait_for(page, f'{EXPOSING}, {in_phase("play")}')
+    wait_for(page, f"{EXPOSING}, {in_phase('play')}")
     if page.locator(EXPOSING).count():
         start = page.get_by_role("button", name=re.compile(r"^(不亮|Expose none)$"))
         if keyboard:
@@ -196,8 +221,12 @@ def test_table_modules_load_without_console_errors(page_factory: Any, server: st
     page.on("response", lambda r: loaded.append((r.url.rsplit("/", 1)[1], r.status)) if "/static/" in r.url else None)
     open_setup(page)
     # Every module but the other pages' entry points (history.js, lobby.js, ...) and their header.
-    entries = {m for html in STATIC_DIR.glob("*.html") if html.name != "index.html"
-               for m in re.findall(r'<script type="module" src="/static/([\w.-]+)"', html.read_text(encoding="utf-8"))}
+    entries = {
+        m
+        for html in STATIC_DIR.glob("*.html")
+        if html.name != "index.html"
+        for m in re.findall(r'<script type="module" src="/static/([\w.-]+)"', html.read_text(encoding="utf-8"))
+    }
     modules = {p.name for p in STATIC_DIR.glob("*.js")} - entries - {"header.js"}
     assert {name for name, status in loaded if name.endswith(".js") and status == 200} == modules
     assert problems == []
@@ -402,7 +431,8 @@ def test_the_summary_breaks_each_score_down(page_factory: Any, server: str) -> N
     page.click("#summary-close")
     for s, seat in enumerate(SEATS):  # after the deal: its raw scores, as the cards taken make them
         assert page.locator(f'[data-points="{seat}"]').text_content() == (
-            f"本副 {'+' if deal.score.raw[s] > 0 else ''}{deal.score.raw[s]}".replace("-", "−"))
+            f"本副 {'+' if deal.score.raw[s] > 0 else ''}{deal.score.raw[s]}".replace("-", "−")
+        )
     page.click("#show-summary")
     score = deal.score
     for s, seat in enumerate(SEATS):
@@ -601,7 +631,8 @@ def test_exposure_marks_stay_on_their_card(page_factory: Any) -> None:
     while plays < 4 and wait_turn_or_over(page) == "play":
         assert page.locator("#hand button.marked").count() == 0
         badges = page.eval_on_selector_all(
-            "#hand .badge", "bs => bs.map(b => [b.parentElement.dataset.card, b.className])")
+            "#hand .badge", "bs => bs.map(b => [b.parentElement.dataset.card, b.className])"
+        )
         # Only the exposed card itself carries a badge, the "exposed" one.
         assert all(card == code and "exposed-badge" in cls for card, cls in badges), badges
         assert page.locator("#seat-S .exposed .chip").count() == 1
@@ -634,11 +665,13 @@ def test_seat_panels_keep_their_height(page_factory: Any) -> None:
     new_match(page)
     assert wait_turn_or_over(page) == "play"
     flags = page.eval_on_selector_all(
-        ".seat", """ss => ss.map(s => {
+        ".seat",
+        """ss => ss.map(s => {
             const f = s.querySelectorAll('.turn-flag');
             return [s.dataset.seat, f.length, f.length ? f[0].offsetHeight : 0,
                     f.length ? getComputedStyle(f[0]).visibility : ''];
-        })""")
+        })""",
+    )
     for seat, count, height, visibility in flags:
         assert count == 1 and height > 0, (seat, count, height)
         assert visibility == ("visible" if seat == "S" else "hidden"), (seat, visibility)
@@ -883,7 +916,8 @@ def other_site() -> Iterator[tuple[str, dict[str, str]]]:
 
 
 def test_another_site_can_neither_frame_the_table_nor_open_its_socket(
-        page_factory: Any, server: str, other_site: tuple[str, dict[str, str]]) -> None:
+    page_factory: Any, server: str, other_site: tuple[str, dict[str, str]]
+) -> None:
     page = page_factory(1280, 800)  # the person who plays the match
     match_id = api_post(page, "/api/matches", {"preset": "online", "speed": "instant"})["match_id"]
     socket_url = server.replace("http://", "ws://", 1) + f"/ws/{match_id}"
@@ -932,7 +966,7 @@ def test_a_hint_ranks_the_legal_plays_and_plays_one(page_factory: Any, server: s
     assert "原始分" in explain and "越高越好" in explain
     assert page.get_attribute("#hint-list .expected", "title") == explain
     page.locator("#hint-list button.hint-play").first.click()
-    wait_for(page, f'{in_phase(*OVER)}, #hand:not(:has(button[data-card]:nth-child({cards_before})))')
+    wait_for(page, f"{in_phase(*OVER)}, #hand:not(:has(button[data-card]:nth-child({cards_before})))")
     assert len(hand(page)) == cards_before - 1
 
 

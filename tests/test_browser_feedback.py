@@ -12,7 +12,6 @@ The catalog checks at the end need no browser.  The browser, the server (compute
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from pathlib import Path
@@ -26,7 +25,17 @@ from gongzhu.records.replay import replay
 from gongzhu.rules import Seat
 from gongzhu.server.names import RESERVED, reserved
 from helpers.browser import in_phase, not_in_phase, wait_for
-from test_browser import EXPOSING, LEGAL, OVER, api_get, api_post, hand, open_setup, wait_turn_or_over
+from test_browser import (
+    EXPOSING,
+    LEGAL,
+    OVER,
+    api_get,
+    api_post,
+    hand,
+    open_setup,
+    start_match,
+    wait_turn_or_over,
+)
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -38,28 +47,8 @@ ZH, EN = catalog("zh"), catalog("en")
 CJK = re.compile(r"[\u3400-\u9fff]+")
 
 
-def start(page: Page, *, speed: str = "instant", seed: int | None = None, deals: int | None = None,
-          keyboard: bool = False) -> None:
-    """In the open new-match dialog: an online match at `speed` (dealt from `seed`, of `deals` deals)."""
-    page.select_option("#setup-preset", "online")
-    page.select_option("#setup-speed", speed)
-    if (seed is not None or deals is not None) and not page.locator("#setup details.more[open]").count():
-        page.click("#setup details.more summary")
-    if seed is not None:
-        page.fill("#setup-seed", str(seed))
-    if deals is not None:
-        page.select_option('[data-option="match_end"]', json.dumps("deals:N"))
-        page.fill('[data-option-count="match_end"]', str(deals))
-    if keyboard:
-        page.focus("#setup-go")
-        page.keyboard.press("Enter")
-    else:
-        page.click("#setup-go")
-    wait_for(page, in_phase("expose", "play"))
-
-
 def declare_nothing(page: Page) -> None:
-    wait_for(page, f'{not_in_phase("expose")}, {EXPOSING}')
+    wait_for(page, f"{not_in_phase('expose')}, {EXPOSING}")
     if page.locator(EXPOSING).count():
         page.click("#start")
     wait_for(page, not_in_phase("expose"))
@@ -97,7 +86,7 @@ def test_a_refused_card_is_said_beside_the_status_line_for_a_moment(page_factory
     toast over the header), in a warning colour, and goes after about 2.5 s."""
     page = page_factory(1280, 800)
     open_setup(page)
-    start(page)
+    start_match(page, declare=False)
     declare_nothing(page)
     while True:
         assert wait_turn_or_over(page) == "play", "no turn of South's offered a card to refuse"
@@ -148,7 +137,7 @@ def test_the_last_tricks_pause_waits_for_nobody(page_factory: Any, lang: str) ->
     if lang == "en":
         page.select_option("#setup-lang", "en")
     page.evaluate(WATCH_STATUS)
-    start(page, speed="fast")
+    start_match(page, declare=False, speed="fast")
     declare_nothing(page)
     play_out(page)
     seen = page.evaluate("window.__status")
@@ -162,7 +151,7 @@ def test_the_exposure_button_says_what_it_does(page_factory: Any) -> None:
     """不亮 / Expose none while nothing is marked; 亮出所选 / Expose selected once a card is."""
     page = page_factory(1280, 800)
     open_setup(page)
-    start(page, seed=1)  # South is dealt an exposable card (♦J) with this seed
+    start_match(page, declare=False, seed=1)  # South is dealt an exposable card (♦J) with this seed
     wait_for(page, EXPOSING)
     button = page.locator("#start")
     card = page.locator("#hand button.exposable").first
@@ -189,7 +178,7 @@ def test_a_single_player_table_is_not_private_and_has_no_host(page_factory: Any)
     the host; a table made for people still says both."""
     page = page_factory(1280, 800)
     open_setup(page)
-    start(page)
+    start_match(page, declare=False)
     wait_for(page, "#seat-S .name")
     info = page.text_content("#table-info") or ""
     assert ZH["table.private"] not in info and ZH["table.public"] not in info, info
@@ -254,8 +243,8 @@ def test_the_keyboard_goes_to_the_hand_when_a_deal_starts(page_factory: Any) -> 
     page.focus("#new-match")
     page.keyboard.press("Enter")
     page.wait_for_selector("#setup[open]")
-    start(page, keyboard=True, deals=2)
-    wait_for(page, f'{in_phase("play")}, {EXPOSING}')
+    start_match(page, declare=False, keyboard=True, deals=2)
+    wait_for(page, f"{in_phase('play')}, {EXPOSING}")
     deadline = time.monotonic() + 5
     while not focus_in_hand(page):
         assert time.monotonic() < deadline, page.evaluate("document.activeElement?.outerHTML")
@@ -288,7 +277,7 @@ def test_the_keyboard_goes_to_the_hand_when_a_deal_starts(page_factory: Any) -> 
     page.wait_for_selector("#summary[open]")
     page.focus("#summary-next")
     page.keyboard.press("Enter")
-    wait_for(page, f'{in_phase("play")}, {EXPOSING}')
+    wait_for(page, f"{in_phase('play')}, {EXPOSING}")
     deadline = time.monotonic() + 5
     while not focus_in_hand(page):
         assert time.monotonic() < deadline, page.evaluate("document.activeElement?.outerHTML")
@@ -310,7 +299,7 @@ def test_a_guest_and_the_card_tags_in_the_pages_language(page_factory: Any) -> N
     digits = re.fullmatch(r"游客([0-9]+)", stored)
     assert digits, stored
     open_setup(page)
-    start(page, seed=1)  # South holds ♦J
+    start_match(page, declare=False, seed=1)  # South holds ♦J
     wait_for(page, "#seat-S .name")
     assert page.text_content("#seat-S .name") == stored
     assert page.text_content('#hand [data-card="JD"] text.tag') == "羊"
@@ -333,8 +322,12 @@ def test_key_hints_only_where_there_are_keys(page_factory: Any, touch: bool) -> 
     page = page_factory(1280, 800, has_touch=touch)
     open_setup(page)
     page.click("#setup-cancel")
-    for button, key, label in (("#hint", "H", "btn.hint"), ("#last", "L", "btn.last"), ("#next", "N", "btn.next"),
-                               ("#summary-next", "N", "btn.next")):
+    for button, key, label in (
+        ("#hint", "H", "btn.hint"),
+        ("#last", "L", "btn.last"),
+        ("#next", "N", "btn.next"),
+        ("#summary-next", "N", "btn.next"),
+    ):
         text = page.text_content(button) or ""
         if touch:
             assert f"({key})" not in text and text == ZH[f"{label}Touch"], text
@@ -355,8 +348,16 @@ def test_the_rules_page_speaks_to_players(page_factory: Any) -> None:
     for lang, table in (("zh", ZH), ("en", EN)):
         wait_for(page, f"html[data-rules={lang}]")
         text = page.locator("main").inner_text()
-        for word in ("docs/", ".md", "the rules this project implements", "cite them in code", "本项目实现的规则",
-                     "可在代码、测试和文档中引用", "tests", "测试"):
+        for word in (
+            "docs/",
+            ".md",
+            "the rules this project implements",
+            "cite them in code",
+            "本项目实现的规则",
+            "可在代码、测试和文档中引用",
+            "tests",
+            "测试",
+        ):
             assert word not in text, (lang, word)
         assert page.locator("#rules h1").text_content() == table["rules.book"]
         assert page.locator("#rules .book-intro").text_content() == table["rules.bookIntro"]
@@ -399,8 +400,8 @@ def test_the_summary_names_each_exposure_factor_where_it_counts(page_factory: An
     page = page_factory(1280, 900)
     open_setup(page)
     for seed in range(1, 60):
-        start(page, seed=seed)
-        if page.locator(f'{EXPOSING}').count() and page.locator('#hand button.exposable[data-card="TC"]').count():
+        start_match(page, declare=False, seed=seed)
+        if page.locator(f"{EXPOSING}").count() and page.locator('#hand button.exposable[data-card="TC"]').count():
             break
         page.click("#new-match")
         page.wait_for_selector("#setup[open]")
@@ -436,8 +437,11 @@ def test_english_texts_say_in_chinese_only_the_rule_books_terms() -> None:
     """Every English text is English: a Chinese word in one (in brackets) is a term of the rule
     book (docs/rules.md uses it), or the name of the Chinese language."""
     book = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
-    foreign = {key: words for key, text in EN.items()
-               if (words := [w for w in CJK.findall(text) if w not in book and w != "中文"])}
+    foreign = {
+        key: words
+        for key, text in EN.items()
+        if (words := [w for w in CJK.findall(text) if w not in book and w != "中文"])
+    }
     assert foreign == {}
     for key in ("seat.auto", "btn.auto", "status.auto", "summary.lifetimeNote", "card.tag.QS", "card.tag.JD"):
         assert not CJK.search(EN[key]), key
@@ -457,6 +461,19 @@ def test_level_names_speak_of_strength_not_method() -> None:
 def test_guest_names_are_kept_back_in_both_forms() -> None:
     """No account may look like a guest in either language (游客4821, Guest4821), nor like a
     computer player by its level's name, present or former."""
-    for name in ("游客4821", "Guest4821", "guest_1", "新手", "老手", "进阶", "Veteran", "Advanced", "Novice2",
-                 "蒙特卡洛", "神经网络", "随机", "初级"):
+    for name in (
+        "游客4821",
+        "Guest4821",
+        "guest_1",
+        "新手",
+        "老手",
+        "进阶",
+        "Veteran",
+        "Advanced",
+        "Novice2",
+        "蒙特卡洛",
+        "神经网络",
+        "随机",
+        "初级",
+    ):
         assert reserved(name) == RESERVED, name

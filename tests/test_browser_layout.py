@@ -536,3 +536,68 @@ def test_dimmed_cards_keep_their_colours_and_readable_indices(page_factory: Any)
     assert red[0] - max(red[1], red[2]) >= 80, red  # red stays red
     assert max(black) - min(black) <= 30 and max(black) <= 80, black  # black stays black (dark, no hue)
     assert contrast(red, black) >= 1.8, (red, black)
+
+
+# Each plate's name: whether it stays inside its plate (cut with an ellipsis, not spilling over).
+NAMES_IN_PLATES = """() => ["N", "E", "S", "W"].map((seat) => {
+  const plate = document.getElementById(`seat-${seat}`).getBoundingClientRect();
+  const name = document.querySelector(`#seat-${seat} .name`);
+  if (!name) return { seat, inside: true };
+  const r = name.getBoundingClientRect();
+  return { seat, text: name.textContent, inside: r.left >= plate.left - 0.5 && r.right <= plate.right + 0.5 };
+})"""
+
+#: The longest names an account may have (16 characters), wide and narrow.
+LONG_NAMES = ("诸葛孔明卧龙先生南阳布衣躬耕陇亩", "Wilhelmina_WWWWW")
+
+
+def test_a_table_of_people_with_long_names_fits_every_phone(page_factory: Any) -> None:
+    """Two people with the longest names an account may have, at a table with two computers: on
+    every phone, upright and on its side, each sees the plates (names cut inside their plate),
+    the trick, the status line and the whole hand with nothing to scroll; the chat is a tap away."""
+    from test_browser_tables import act, new_table, open_table, sit
+
+    pages = [page_factory(*PHONES[0]), page_factory(*PHONES[0])]
+    for page, name in zip(pages, LONG_NAMES, strict=True):
+        page.goto("/lobby")
+        api_post(page, "/api/account", {"name": name, "password": "a quiet tiger 42 long names"})
+    host, second = pages
+    _, url = new_table(host, seat="S", preset="online")
+    open_table(host, url)
+    open_table(second, url)
+    sit(second, "N")
+    wait_for(host, f'#seat-N .name[data-name="{LONG_NAMES[1]}"]')
+    host.click("#table-start")
+    # Play until a trick lies on the table (each person acts when it is their turn).
+    give_up = 400
+    while not all(p.locator('html[data-phase="play"] #center .card-face').count() for p in pages):
+        assert give_up, "the table stopped moving"
+        give_up -= 1
+        if not any([act(p) for p in pages]):
+            host.wait_for_timeout(30)
+    for page, who in zip(pages, ("host", "second"), strict=True):
+        for w, h in PHONES:
+            resize(page, w, h)
+            where = f"people-{who}-{w}x{h}"
+            check_on_screen(page, where)
+            names = page.evaluate(NAMES_IN_PLATES)
+            assert all(n["inside"] for n in names), (where, names)
+            assert page.locator(f'#seat-S .name[data-name="{LONG_NAMES[0]}"]').count() == 1, where
+            shot(page, where)
+    # The chat: a panel over the table, opened by the header's button, which counts new lines.
+    host.click("#chat-toggle")
+    wait_for(host, "#chat.open #chat-input")
+    host.fill("#chat-input", "加油")
+    host.click("#chat-send")
+    wait_for(second, '#chat-unread:not([hidden]):text-is("1")')
+    second.click("#chat-toggle")
+    wait_for(second, "#chat.open .chat-line")
+    w, h = PHONES[-1]
+    panel = second.locator("#chat").bounding_box()
+    assert panel is not None and panel["y"] >= 0 and panel["y"] + panel["height"] <= h + 0.5, panel
+    assert "加油" in (second.locator("#chat-log .chat-line").last.text_content() or "")
+    assert second.locator("#chat-unread").is_hidden()
+    shot(second, "people-chat-open")
+    second.click("#chat-close")
+    wait_for(second, "#chat:not(.open)")
+    check_on_screen(second, "people-chat-closed")

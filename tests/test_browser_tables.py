@@ -390,6 +390,11 @@ def test_the_lobby_lists_tables_live_and_seats_people(page_factory: Any) -> None
     creator.goto("/lobby")
     wait_for(creator, "#create:not([disabled])")
     creator.click("#create")
+    # Under the computer levels, one line on each, weakest first, the last the strongest.
+    notes = creator.locator("#create-level-notes li")
+    levels = creator.eval_on_selector_all("#create-level-N option", "os => os.map(o => o.value)")
+    assert [notes.nth(i).get_attribute("data-level") for i in range(notes.count())] == levels
+    assert "最强" in (notes.last.text_content() or "")
     creator.select_option("#create-seat", "W")
     creator.check("#create-private")
     creator.uncheck("#create-turn-on")

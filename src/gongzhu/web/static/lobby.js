@@ -18,7 +18,7 @@ import {
   applyI18n, getLang, hasText, levelLabel, optionLabel, optionValueLabel, personName, presetLabel, seatName, setLang,
   speedLabel, t, titleLabel,
 } from "./i18n.js";
-import { buildOptionRows, missingCount, readOverrides } from "./options-form.js";
+import { buildOptionRows, describeLevels, missingCount, readOverrides } from "./options-form.js";
 import { loadSettings, saveSettings } from "./settings.js";
 import { ReconnectingSocket, socketAddress } from "./socket.js";
 
@@ -234,6 +234,7 @@ function fillCreate(chosen) {
     const remembered = chosen.levels?.[seat] ?? settings.levels?.[seat];
     fillSelect($(`create-level-${seat}`), config.levels, levelLabel, offered(config.levels, remembered, config.default_level));
   }
+  describeLevels(document.querySelector("#create-dialog fieldset.levels"), "create-level-notes", config.levels);
   const speeds = Object.keys(config.speeds ?? {});
   fillSelect($("create-speed"), speeds, speedLabel, offered(speeds, chosen.speed ?? settings.speed, config.default_speed));
   $(chosen.visibility === "private" ? "create-private" : "create-public").checked = true;

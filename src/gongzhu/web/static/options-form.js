@@ -1,12 +1,14 @@
 // The R10 options as form rows, shared by the table page's new-match dialog (setup.js) and the
 // lobby's new-table form (lobby.js): one row per key that GET /api/config lists, offering the
 // values it lists (empty: as the preset says), a "deals:N" choice with its number field; and
-// reading the chosen overrides back, typed as the engine expects them.  The configuration is
-// passed in: this module holds no copy of it.
+// reading the chosen overrides back, typed as the engine expects them; and under the computer
+// levels of either form, one line on each level (weakest first) saying how strong it is.  The
+// configuration is passed in: this module holds no copy of it.
 //
 // May import: dom.js, i18n.js.
 
-import { optionLabel, optionValueLabel, t } from "./i18n.js";
+import { el } from "./dom.js";
+import { hasText, levelLabel, optionLabel, optionValueLabel, t } from "./i18n.js";
 
 // A "deals:N" style value: a choice that carries a number.
 const NUMBERED = /^(\w+):N$/;
@@ -112,4 +114,24 @@ export function missingCount(box) {
     if (!(Number.isInteger(n) && n >= 1)) return count;
   }
   return null;
+}
+
+/**
+ * Under the levels fieldset `fieldset`, a list `id` with one line on each level (in the server's
+ * order, weakest first): how strong it is.  Made once, relabelled on every call.
+ */
+export function describeLevels(fieldset, id, levels) {
+  let notes = document.getElementById(id);
+  if (!notes) {
+    notes = el("ul", "help level-notes");
+    notes.id = id;
+    fieldset.append(el("p", "help level-notes-title"), notes);
+  }
+  notes.previousElementSibling.textContent = t("setup.levelsNote");
+  notes.replaceChildren(...levels.map((level) => {
+    const info = `levelInfo.${level}`;
+    const item = el("li", "", hasText(info) ? t("setup.levelLine", { level: levelLabel(level), info: t(info) }) : levelLabel(level));
+    item.dataset.level = level;
+    return item;
+  }));
 }

@@ -7,9 +7,9 @@
 //
 // May import: state.js, dom.js, i18n.js, options-form.js.
 
-import { $, el, fillSelect } from "./dom.js";
-import { getLang, hasText, levelLabel, presetLabel, speedLabel, t } from "./i18n.js";
-import { buildOptionRows, missingCount, readOverrides } from "./options-form.js";
+import { $, fillSelect } from "./dom.js";
+import { getLang, levelLabel, presetLabel, speedLabel, t } from "./i18n.js";
+import { buildOptionRows, describeLevels, missingCount, readOverrides } from "./options-form.js";
 import { OPPONENTS, page, speedNames, updateSettings } from "./state.js";
 
 let handlers = { onStarted: () => {}, onLanguage: () => {}, onClosed: () => {} };
@@ -48,29 +48,12 @@ function buildSetup() {
   for (const seat of OPPONENTS) {
     fillSelect($(`setup-level-${seat}`), c.levels, levelLabel, offered(c.levels, s.levels[seat], c.default_level));
   }
-  describeLevels(c.levels);
+  describeLevels(document.querySelector("#setup fieldset.levels"), "setup-level-notes", c.levels);
   fillSelect($("setup-speed"), speedNames(), speedLabel, offered(speedNames(), s.speed, c.default_speed));
   fillSelect($("setup-lang"), ["zh", "en"], (l) => t(`lang.${l}`), getLang());
   $("setup-seed").value = "";  // a seed deals only the match it was typed for
   buildOptions($("setup-preset").value, s.overrides ?? {});
   $("setup-error").textContent = "";
-}
-
-/** Under the levels, one line on each (in the server's order, weakest first): how strong it is. */
-function describeLevels(levels) {
-  let notes = $("setup-level-notes");
-  if (!notes) {
-    notes = el("ul", "help level-notes");
-    notes.id = "setup-level-notes";
-    document.querySelector("#setup fieldset.levels").append(el("p", "help level-notes-title"), notes);
-  }
-  notes.previousElementSibling.textContent = t("setup.levelsNote");
-  notes.replaceChildren(...levels.map((level) => {
-    const info = `levelInfo.${level}`;
-    const item = el("li", "", hasText(info) ? t("setup.levelLine", { level: levelLabel(level), info: t(info) }) : levelLabel(level));
-    item.dataset.level = level;
-    return item;
-  }));
 }
 
 function buildOptions(preset, overrides) {

@@ -4,7 +4,9 @@
 // the page's language),
 // the quick-phrase buttons, the input and the mute switch (remembered in the settings; muted,
 // the lines are not shown).  It shows at a table of more than one person against the
-// computers (state.js: sociable).  Sending goes to the handlers given to initChat.
+// computers (state.js: sociable).  Sending goes to the handlers given to initChat.  Below desktop
+// size the panel lies over the table, opened and closed by the header's chat button, which counts
+// the lines said while it was closed; on a desktop (DESKTOP) it stands beside the table, open.
 //
 // May import: state.js, dom.js, i18n.js.
 
@@ -14,7 +16,11 @@ import { page, sociable } from "./state.js";
 
 const QUICK = "chat.quick.";
 
+// The screens on which the chat stands beside the table (style.css's desktop query).
+const DESKTOP = "(min-width: 1024px) and (min-height: 501px)";
+
 let handlers = { onSay: () => false, onQuick: () => {}, onMute: () => {} };
+let seenUpTo = null;   // the last line shown to the person (read on a desktop or in the open panel)
 
 /** `onSay(text)` (true when sent), `onQuick(key)`, `onMute(muted)`. */
 export function initChat(h) {
@@ -24,6 +30,22 @@ export function initChat(h) {
     if (handlers.onSay($("chat-input").value)) $("chat-input").value = "";
   });
   $("chat-mute").addEventListener("change", () => handlers.onMute($("chat-mute").checked));
+  $("chat-toggle").addEventListener("click", () => openPanel(!$("chat").classList.contains("open")));
+  $("chat-close").addEventListener("click", () => openPanel(false));
+}
+
+/** Open or close the panel (below desktop size); opening reads every line said so far. */
+function openPanel(open) {
+  $("chat").classList.toggle("open", open);
+  $("chat-toggle").setAttribute("aria-expanded", String(open));
+  renderChat();
+  if (open) $("chat-input").focus({ preventScroll: true });
+}
+
+/** The number of lines said after the last one the person saw. */
+function unread() {
+  const at = seenUpTo === null ? -1 : page.chat.lastIndexOf(seenUpTo);
+  return page.chat.length - 1 - at;
 }
 
 /** The catalog's quick phrases, in the catalog's order. */
@@ -34,8 +56,15 @@ function quickKeys() {
 export function renderChat() {
   const box = $("chat");
   box.hidden = !(page.state && sociable());
+  const toggle = $("chat-toggle");
+  toggle.hidden = box.hidden;
   if (box.hidden) return;
   const muted = Boolean(page.settings.chatMuted);
+  if ((box.classList.contains("open") || matchMedia(DESKTOP).matches) && !muted) seenUpTo = page.chat.at(-1) ?? null;
+  const count = muted ? 0 : unread();
+  $("chat-unread").hidden = count === 0;
+  $("chat-unread").textContent = String(count);
+  toggle.setAttribute("aria-label", count ? `${t("chat.title")} (${t("chat.unreadLabel", { n: count })})` : t("chat.title"));
   $("chat-mute").checked = muted;
   $("chat-muted").hidden = !muted;
   $("chat-input").placeholder = t("chat.placeholder");
