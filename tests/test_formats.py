@@ -68,7 +68,8 @@ def test_golden_records_decode_and_keep_their_key_order() -> None:
     (lambda r: r["final"].__setitem__("W", 1.5), "$.final.W: must be an integer, not a number with a fraction (1.5)"),
     (lambda r: r["tricks"][1]["plays"][2].__setitem__("cards", []),
      "$.tricks[1].plays[2].cards: must be one card, or two in a two-deck pair trick (R5.3), not an array of 0 ([])"),
-    (lambda r: r.__setitem__("format", None), '$.format: must be "gongzhu-deal/1", not null'),
+    (lambda r: r.__setitem__("format", None),
+     '$.format: must be "gongzhu-deal/1", or "gongzhu-deal/2" (which may name a board), not null'),
 ])
 def test_record_refusals_name_the_path_and_the_value(edit: Any, message: str) -> None:
     record = copy.deepcopy(_golden()[0])

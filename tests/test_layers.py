@@ -26,8 +26,10 @@ ALLOWED: dict[str, set[str]] = {
     "env": {"rules", "search", "players", "messages"},
     "learning": {"rules", "search", "players", "messages"},
     "review": {"rules", "search", "players", "records", "formats", "jsontext", "messages"},
-    "server": {"rules", "players", "records", "review", "jsontext", "formats", "messages"},
-    "cli": {"rules", "search", "players", "records", "arena", "review", "server", "jsontext", "formats", "messages"},
+    "duplicate": {"rules", "messages"},
+    "server": {"rules", "players", "records", "review", "duplicate", "jsontext", "formats", "messages"},
+    "cli": {"rules", "search", "players", "records", "arena", "review", "duplicate", "server", "jsontext", "formats",
+            "messages"},
     "web": set(),
 }
 
@@ -90,8 +92,8 @@ SERVER = SRC / "server"
 SERVER_FLOORS: list[str] = [
     "policy", "names", "wire", "bus", "clock", "rulebook",
     "migrations", "store", "migrations.env", "transport",
-    "bodies", "views", "rooms", "thinking", "lobby", "table", "dispatch", "registry", "cluster",
-    "identity", "accounts", "reviews", "app", "__init__",
+    "bodies", "challenges", "views", "rooms", "thinking", "lobby", "table", "dispatch", "registry", "cluster",
+    "identity", "accounts", "challenge_api", "reviews", "app", "__init__",
 ]
 
 

@@ -40,6 +40,7 @@ class State:
     invite: str | None = "an-invite"
     host_name: str | None = "South"
     seeded: bool = False
+    challenge: str | None = None
     turn_seconds: int | None = None
     expose_seconds: int | None = None
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from gongzhu import __version__
 
 #: Sub-command name -> module in gongzhu.cli with ``register(subparsers)`` and ``run(args) -> int``.
-COMMANDS = ("play", "selfplay", "replay", "analyze", "score", "arena", "bot", "serve", "rules")
+COMMANDS = ("play", "selfplay", "replay", "analyze", "score", "boards", "arena", "bot", "serve", "rules")
 #: The exit status after standard output was closed by the reader (128 + SIGPIPE).
 CLOSED_OUTPUT = 141
 #: The exit status after Ctrl+C.

@@ -22,15 +22,23 @@ import msgspec
 from gongzhu.formats.bot import Request
 from gongzhu.formats.record import Record
 from gongzhu.formats.score import ScoreInput
-from gongzhu.formats.web import AccountBody, BrowserMessage, LogoutBody, NewMatchBody, NewTableBody
+from gongzhu.formats.web import (
+    AccountBody,
+    BrowserMessage,
+    LogoutBody,
+    NewChallengeBody,
+    NewMatchBody,
+    NewTableBody,
+)
 
 __all__ = ["DOCUMENTS", "main", "render"]
 
 #: File name -> (title, description, declared type).
 DOCUMENTS: dict[str, tuple[str, str, Any]] = {
     "deal-record.schema.json": (
-        "gongzhu-deal/1 deal record",
-        "One line of a records file (JSON Lines): a finished deal (rule book R11, docs/records.md).",
+        "gongzhu-deal/1 and gongzhu-deal/2 deal record",
+        "One line of a records file (JSON Lines): a finished deal, or a finished board of duplicate play "
+        "(rule book R11, R8.1, docs/records.md).",
         Record,
     ),
     "bot-request.schema.json": (
@@ -52,6 +60,11 @@ DOCUMENTS: dict[str, tuple[str, str, Any]] = {
         "Browser game new-table body",
         "The JSON body of POST /api/tables (docs/web-protocol.md).",
         NewTableBody,
+    ),
+    "web-new-challenge.schema.json": (
+        "Browser game new-challenge body",
+        "The JSON body of POST /api/challenges (docs/web-protocol.md, Challenges).",
+        NewChallengeBody,
     ),
     "web-account.schema.json": (
         "Browser game account body",

@@ -1,7 +1,8 @@
 """The browser game's messages (``docs/web-protocol.md``), declared as typed structures: what
 the page sends on a table's WebSocket (:data:`BrowserMessage`, told apart by ``type``), the
 body of ``POST /api/matches`` (:class:`NewMatchBody`: one person against three computer players),
-that of ``POST /api/tables`` (:class:`NewTableBody`: a table for people) and the bodies of the
+that of ``POST /api/tables`` (:class:`NewTableBody`: a table for people), that of
+``POST /api/challenges`` (:class:`NewChallengeBody`: a private challenge) and the bodies of the
 account routes (:class:`AccountBody`, :class:`LogoutBody`).
 
 Unknown fields are refused.  Whether a message may be sent now (South's turn, a legal play, a
@@ -32,6 +33,7 @@ __all__ = [
     "ExposeMessage",
     "HintMessage",
     "LogoutBody",
+    "NewChallengeBody",
     "NewMatchBody",
     "NewTableBody",
     "NextMessage",
@@ -177,6 +179,14 @@ class AccountBody(msgspec.Struct, forbid_unknown_fields=True):
 
     name: Annotated[str, msgspec.Meta(description="the nickname: 1 to 16 letters, digits, _, - or ·")]
     password: Annotated[str, msgspec.Meta(description="the password: 8 to 128 characters")]
+
+
+class NewChallengeBody(msgspec.Struct, forbid_unknown_fields=True):
+    """The body of ``POST /api/challenges``: a private challenge of ``boards`` boards (1 to 16,
+    8 by default) under the preset ``preset`` (``online`` by default)."""
+
+    preset: PresetName = "online"
+    boards: Annotated[int, msgspec.Meta(ge=1, le=16, description="boards, 1 to 16")] = 8
 
 
 class LogoutBody(msgspec.Struct, forbid_unknown_fields=True):

@@ -432,7 +432,7 @@ def _first_leader(obs: Observation, world: World, rng: random.Random) -> int:
     """Who leads the first trick of the world (R5.1): in a later deal the previous deal's pig
     taker (the first receiver); else the holder of ♣2 (♠3 under ``spade3_any``) — with two decks
     whoever received the first copy, unknown when two seats hold one: drawn at random."""
-    if obs.deal_index > 0:
+    if obs.led_by_pig_taker:
         return int(obs.first_receiver)
     target = obs.options.first_lead_card
     holders = [int(s) for s in Seat if world.hands[s][target] > 0]
@@ -443,7 +443,7 @@ def _start_position(obs: Observation, world: World, exposures: list[Exposure],
                     leader: int) -> fast.FastPosition | fast2.FastPosition2:
     """The C position at the first lead of the deal, with these exposures."""
     options = obs.options
-    must = obs.deal_index == 0 and options.must_lead_club2
+    must = not obs.led_by_pig_taker and options.must_lead_club2
     if options.decks == 2:
         bound: list[list[Card]] = [[], [], [], []]
         for e in exposures:

@@ -52,7 +52,16 @@ class Observation:
     deal_index: int = 0
     first_receiver: Seat = Seat.N
     must_lead_c2: bool = False
+    #: Whether the previous deal's pig-taker (the first receiver) leads the first trick (R5.1):
+    #: None reads it from ``deal_index`` (a later deal of a match); a board of duplicate play
+    #: (R8.1) is led as a first deal whatever its index.
+    pig_taker_leads: bool | None = None
     legal: tuple[Play, ...] = field(init=False)
+
+    @property
+    def led_by_pig_taker(self) -> bool:
+        """Whether the first trick is led by the previous deal's pig-taker (R5.1)."""
+        return self.deal_index > 0 if self.pig_taker_leads is None else self.pig_taker_leads
 
     def __post_init__(self) -> None:
         legal: tuple[Play, ...] = ()
@@ -229,5 +238,6 @@ def observe(deal: Deal, seat: Seat) -> Observation:
         deal_index=deal.deal_index,
         first_receiver=deal.first_receiver,
         must_lead_c2=must,
+        pig_taker_leads=deal.previous_pig_taker is not None,
     )
 

@@ -197,4 +197,5 @@ def _view_of(obs: Observation, tricks: list[Trick], k: int, i: int, seat: Seat) 
         deal_index=obs.deal_index,
         first_receiver=obs.first_receiver,
         must_lead_c2=False,
+        pig_taker_leads=obs.pig_taker_leads,
     )

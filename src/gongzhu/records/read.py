@@ -6,6 +6,9 @@ Both refuse malformed input with a :class:`~gongzhu.records.format.RecordError` 
 names the line and the field, e.g. ``line 3: not valid JSON: ...`` or
 ``hands.E[4]: '10C' is not a canonical card code: write 'TC'``.
 
+Both versions are read: ``gongzhu-deal/1``, and ``gongzhu-deal/2``, whose optional ``board``
+names the board of duplicate play the deal was dealt from (R8.1, :class:`RecordedBoard`).
+
 This is the structural check only; whether the deal was played by the rules (every play legal,
 every winner and score right) is checked by replaying it, :mod:`gongzhu.records.replay`.
 """
@@ -22,7 +25,16 @@ from typing import IO, Any
 import msgspec
 
 from gongzhu.formats import FormatError, typed
-from gongzhu.formats.record import FIELDS, FORMAT, Record, SeatCards, SeatScores, options_dict
+from gongzhu.formats.record import (
+    BOARD_FORMAT,
+    FIELDS,
+    FIELDS_V2,
+    FORMATS,
+    Record,
+    SeatCards,
+    SeatScores,
+    options_dict,
+)
 from gongzhu.formats.record import Exposure as RecordExposure
 from gongzhu.formats.record import Trick as RecordTrick
 from gongzhu.jsontext import JSONTextError, decode_utf8, describe, loads_strict
@@ -32,7 +44,15 @@ from gongzhu.rules.errors import OptionError, excerpt
 from gongzhu.rules.model import Exposure, Play, Trick
 from gongzhu.rules.options import Options
 
-__all__ = ["MAX_LINE_BYTES", "DealRecord", "RecordTextError", "load_records", "parse_record", "read_records"]
+__all__ = [
+    "MAX_LINE_BYTES",
+    "DealRecord",
+    "RecordTextError",
+    "RecordedBoard",
+    "load_records",
+    "parse_record",
+    "read_records",
+]
 
 #: The longest line read from a records file, in bytes (a record is a few kilobytes).
 MAX_LINE_BYTES = 1 << 20
@@ -47,12 +67,23 @@ class RecordTextError(RecordError):
 
 
 @dataclass(frozen=True, slots=True)
+class RecordedBoard:
+    """The board of duplicate play a record's deal was dealt from (``gongzhu-deal/2``, R8.1):
+    its ``number`` and the ``event`` id (or None).  A board is dealt counter-clockwise, first to
+    ``Seat((number - 1) % 4)``, as ``deal_index`` ``number - 1``, and its first lead is its own."""
+
+    number: int
+    event: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class DealRecord:
     """One record, checked and typed.  Seat-indexed tuples are in seat order N, E, S, W.
 
     ``tricks`` use :class:`~gongzhu.rules.model.Trick`; a record without ``taker`` has
     ``taker == winner``.  ``extra`` holds top-level fields this version does not know (R11:
-    "more may be added"); they are carried, not checked.
+    "more may be added"); they are carried, not checked.  ``board`` is the board the deal was
+    dealt from (``gongzhu-deal/2``), None for a deal of a match.
     """
 
     match: str
@@ -67,6 +98,7 @@ class DealRecord:
     raw: tuple[int, int, int, int]
     final: tuple[int, int, int, int]
     extra: tuple[tuple[str, Any], ...] = ()
+    board: RecordedBoard | None = None
 
 
 # ---------------------------------------------------------------------------------- reading
@@ -234,6 +266,27 @@ def _tricks(value: list[RecordTrick], options: Options) -> tuple[Trick, ...]:
     return tuple(out)
 
 
+def _board(record: Record, first_receiver: Seat) -> RecordedBoard | None:
+    """The record's board (R8.1), checked against its first receiver and deal_index."""
+    if isinstance(record.board, msgspec.UnsetType):
+        return None
+    number = record.board.number
+    dealer = Seat((number - 1) % 4)
+    if first_receiver != dealer:
+        raise RecordError(
+            f"{SEATS[first_receiver]}, but board {number} is dealt first to {SEATS[dealer]}: the dealer "
+            "rotates N, E, S, W from board 1 (R8.1)",
+            field="$.first_receiver",
+        )
+    if record.deal_index != number - 1:
+        raise RecordError(
+            f"{record.deal_index}, but board {number} is deal_index {number - 1}: a board's "
+            "deal_index is its number − 1 (R8.1)",
+            field="$.deal_index",
+        )
+    return RecordedBoard(number, record.board.event)
+
+
 def parse_record(obj: Any) -> DealRecord:
     """Check one record object (R11) and type it: its shape by the declared format
     (:class:`gongzhu.formats.record.Record`), then what the format cannot say.
@@ -244,25 +297,29 @@ def parse_record(obj: Any) -> DealRecord:
     authoritative; ``preset`` is only a note), a card that is not a canonical code such as
     ``QS``, a seat other than N/E/S/W, hands that are not a deal (R1), a non-exposable card in
     ``exposures``, a trick without four plays, a first deal of a match (``deal_index`` 0) not
-    dealt first to North (R3).
+    dealt first to North (R3), a board (``gongzhu-deal/2``) not dealt first to its dealer or whose
+    ``deal_index`` is not its number − 1 (R8.1).
     """
     if not isinstance(obj, dict):
         raise RecordError(f"a record is a JSON object, not {describe(obj)}")
+    known = " or ".join(repr(f) for f in FORMATS)
     if "format" not in obj:
-        raise RecordError(f"missing field 'format' (expected {FORMAT!r}): not a deal record")
+        raise RecordError(f"missing field 'format' (expected {known}): not a deal record")
     fmt = obj["format"]
-    if isinstance(fmt, str) and fmt != FORMAT:
+    if isinstance(fmt, str) and fmt not in FORMATS:
         if fmt.startswith("gongzhu-deal/"):
-            raise RecordError(f"unknown format version {excerpt(fmt)}: this reader knows {FORMAT!r}",
-                              field="$.format")
-        raise RecordError(f"{excerpt(fmt)} is not a deal record format: expected {FORMAT!r}",
-                          field="$.format")
+            raise RecordError(f"unknown format version {excerpt(fmt)}: this reader knows {known}", field="$.format")
+        raise RecordError(f"{excerpt(fmt)} is not a deal record format: expected {known}", field="$.format")
+    fields = FIELDS_V2 if fmt == BOARD_FORMAT else FIELDS
     try:
-        record = typed(obj, Record)
+        # Version 1 has no board: a key of that name is one it does not know, carried in extra.
+        body = obj if fmt == BOARD_FORMAT or "board" not in obj else {k: v for k, v in obj.items() if k != "board"}
+        record = typed(body, Record)
     except FormatError as e:
         raise RecordError(e.reason, field=e.path) from None
     options = _options(record.options)
     first_receiver = _seat(record.first_receiver)
+    board = _board(record, first_receiver)
     if record.deal_index == 0 and first_receiver != Seat.N:
         raise RecordError(
             f"{SEATS[first_receiver]}, but the first deal of a match (deal_index 0) is dealt first "
@@ -270,7 +327,7 @@ def parse_record(obj: Any) -> DealRecord:
             field="$.first_receiver",
         )
     hands = _hands(record.hands, options)
-    extra = tuple((k, obj[k]) for k in obj if k not in FIELDS)
+    extra = tuple((k, obj[k]) for k in obj if k not in fields)
     return DealRecord(
         match=record.match,
         deal_index=record.deal_index,
@@ -284,4 +341,5 @@ def parse_record(obj: Any) -> DealRecord:
         raw=_scores(record.raw),
         final=_scores(record.final),
         extra=extra,
+        board=board,
     )

@@ -5,7 +5,10 @@ exposures, plays every recorded play and compares every recorded fact (trick lea
 takers, raw and final scores) with what the engine computes; :func:`replay_states` does the
 same step by step, for UIs.  :func:`check_records` also checks a file's sequence: the deals of
 one match count up ``deal_index`` from 0, and each later deal is dealt first to, and led by,
-the player who took the pig in the deal before (R3, R5.1).
+the player who took the pig in the deal before (R3, R5.1).  A board of duplicate play
+(``gongzhu-deal/2`` with ``board``, R8.1) is re-dealt counter-clockwise whatever the play
+direction and led by its own first leader, as a first deal is; the boards of one match are not
+linked to one another.
 
 Every disagreement raises a :class:`~gongzhu.records.format.RecordError` naming the field
 (``tricks[4].plays[2].cards``) and the reason, with the engine's own explanation of an illegal
@@ -25,7 +28,7 @@ from gongzhu.records.read import DealRecord, load_records, locate, parse_record
 from gongzhu.rules.cards import Card, Seat
 from gongzhu.rules.deal import Deal, Phase
 from gongzhu.rules.dealing import deal_hands
-from gongzhu.rules.errors import GongzhuError
+from gongzhu.rules.errors import GongzhuError, excerpt
 from gongzhu.rules.match import match_over
 from gongzhu.rules.model import Exposure, Trick
 from gongzhu.rules.options import Options
@@ -50,18 +53,26 @@ def _as_record(record: Mapping[str, Any] | DealRecord) -> DealRecord:
     return record if isinstance(record, DealRecord) else parse_record(record)
 
 
+def _dealt_clockwise(rec: DealRecord) -> bool:
+    """The direction the record's hands were dealt in: a board's counter-clockwise (R8.1), any
+    other deal's in its play direction (R3)."""
+    return False if rec.board is not None else rec.options.clockwise
+
+
 def _check_seed(rec: DealRecord) -> None:
-    """A record with a seed must hold the hands that seed deals (R3)."""
+    """A record with a seed must hold the hands that seed deals (R3, R8.1)."""
     if rec.seed is None:
         return
     opts = rec.options
-    expected = deal_hands(rec.seed, opts.decks, rec.first_receiver, opts.clockwise)
+    clockwise = _dealt_clockwise(rec)
+    dealt = "dealt ccw, a board, R8.1" if rec.board is not None else f"direction {opts.direction}"
+    expected = deal_hands(rec.seed, opts.decks, rec.first_receiver, clockwise)
     for s in range(4):
         for i, (got, want) in enumerate(zip(rec.hands[s], expected[s], strict=True)):
             if got != want:
                 raise RecordError(
                     f"not the hands that seed {rec.seed} deals (R3, first card to "
-                    f"{_s(rec.first_receiver)}, direction {opts.direction}): hands.{SEATS[s]}[{i}] "
+                    f"{_s(rec.first_receiver)}, {dealt}): hands.{SEATS[s]}[{i}] "
                     f"is {got.code}, the seed deals {want.code}",
                     field="hands",
                 )
@@ -133,6 +144,13 @@ def _leader_reason(rec: DealRecord, i: int, leader: Seat) -> str:
     """Why ``leader`` leads trick ``i`` (R5.1, R5.2)."""
     if i > 0:
         return f"the winner of tricks[{i - 1}] leads the next trick (R5.2)"
+    if rec.board is not None:
+        card = rec.options.first_lead_card.pretty
+        holds = "received the first" if rec.options.decks == 2 else "holds"
+        return (
+            f"{_s(leader)} {holds} {card} of board {rec.board.number}, dealt counter-clockwise from "
+            f"{_s(rec.first_receiver)}, and leads its first trick (R8.1, R5.1 first_lead={rec.options.first_lead})"
+        )
     if rec.deal_index > 0:
         return ("in a later deal the previous deal's pig-taker, who is also the first_receiver, "
                 "leads (R3, R5.1)")
@@ -200,7 +218,8 @@ def replay_states(record: Mapping[str, Any] | DealRecord, *, check_seed: bool = 
     early skips the later checks.  Raises :class:`RecordError` at the first disagreement.
 
     The previous pig-taker of a later deal (``deal_index`` > 0) is taken to be its
-    ``first_receiver`` (R3); :func:`check_records` checks that against the deal before.
+    ``first_receiver`` (R3); :func:`check_records` checks that against the deal before.  A
+    board (R8.1) has none: it is dealt counter-clockwise and led by its own first leader.
 
     With ``check_seed`` a record's non-null ``seed`` must deal its hands with this engine's
     dealer (R3); off by default, since another program's seed means its own shuffle.
@@ -208,10 +227,17 @@ def replay_states(record: Mapping[str, Any] | DealRecord, *, check_seed: bool = 
     rec = _as_record(record)
     if check_seed:
         _check_seed(rec)
-    previous = rec.first_receiver if rec.deal_index > 0 else None
+    previous = rec.first_receiver if rec.deal_index > 0 and rec.board is None else None
     try:
-        deal = Deal(rec.options, rec.hands, first_receiver=rec.first_receiver,
-                    deal_index=rec.deal_index, previous_pig_taker=previous, seed=rec.seed)
+        deal = Deal(
+            rec.options,
+            rec.hands,
+            first_receiver=rec.first_receiver,
+            deal_index=rec.deal_index,
+            previous_pig_taker=previous,
+            seed=rec.seed,
+            dealt_clockwise=_dealt_clockwise(rec),
+        )
     except GongzhuError as e:  # parse_record has checked the hands: should not happen
         raise RecordError(str(e), field="hands") from None
     yield deal
@@ -293,6 +319,26 @@ class _MatchState:
     pig_taker: Seat | None
     totals: list[int] | None  # None when the file starts mid-match: totals are unknown
     first_line: int
+    boards: dict[int, int] | None = None  # a match of boards (R8.1): board number -> line
+    event: str | None = None
+
+
+def _check_boards(rec: DealRecord, state: _MatchState) -> None:
+    """A board of a match of boards (R8.1): each board played once, all of one event."""
+    assert rec.board is not None and state.boards is not None
+    number = rec.board.number
+    if number in state.boards:
+        raise RecordError(
+            f"board {number} was already played in this match (line {state.boards[number]}): a table plays "
+            "each board once (R8.1)",
+            field="board.number",
+        )
+    if rec.board.event != state.event:
+        raise RecordError(
+            f"event {excerpt(rec.board.event)}, but the match's earlier boards (line {state.first_line}) are "
+            f"of event {excerpt(state.event)}: one match plays the boards of one event (R8.1)",
+            field="board.event",
+        )
 
 
 def _option_difference(a: Options, b: Options) -> str:
@@ -303,6 +349,27 @@ def _option_difference(a: Options, b: Options) -> str:
 def _check_sequence(rec: DealRecord, state: _MatchState | None) -> None:
     if state is None:
         return  # the first record of this match in the file (deal 0, or a fragment)
+    if (rec.board is None) != (state.boards is None):
+        kind, earlier = (
+            ("a board", "deals that follow one another")
+            if rec.board
+            else ("a deal that follows the one before", "boards")
+        )
+        raise RecordError(
+            f"{kind}, but the match's earlier records (line {state.first_line}) are {earlier}: a match "
+            "is played either as deals dealt to the previous pig-taker (R3) or as boards (R8.1)",
+            field="board" if rec.board else "format",
+        )
+    if rec.board is not None:
+        if rec.options != state.options:
+            raise RecordError(
+                f"differ from the match's earlier boards (line {state.first_line}): "
+                f"{_option_difference(rec.options, state.options)}; one match is played under one "
+                "set of options (R8)",
+                field="options",
+            )
+        _check_boards(rec, state)
+        return
     expected = state.deal_index + 1
     if rec.deal_index != expected:
         raise RecordError(
@@ -354,6 +421,9 @@ def check_records(
     is a fragment: it is accepted, its first deal is led by its own ``first_receiver`` (the
     previous pig-taker cannot be checked), and the match end is not checked since the totals
     before it are unknown.
+
+    Boards (R8.1): the records of one match are all boards or none; its boards, each played once,
+    are of one event and under the same options, in any order, each dealt and led on its own.
     """
     states: dict[str, _MatchState] = {}
     for position, item in enumerate(records, start=1):
@@ -365,6 +435,21 @@ def check_records(
             deal = replay(rec, check_seed=check_seed)
         except RecordError as e:
             raise locate(e, line, obj) from None
+        if rec.board is not None:  # boards are compared board by board, not added up (R8.1)
+            boards = dict(state.boards or {}) if state is not None else {}
+            boards[rec.board.number] = line
+            states[rec.match] = _MatchState(
+                line=line,
+                deal_index=rec.deal_index,
+                options=rec.options,
+                pig_taker=None,
+                totals=None,
+                first_line=line if state is None else state.first_line,
+                boards=boards,
+                event=rec.board.event,
+            )
+            yield CheckedDeal(line, rec, deal)
+            continue
         totals: list[int] | None = None
         if state is not None and state.totals is not None:
             totals = state.totals

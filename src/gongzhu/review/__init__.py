@@ -27,8 +27,9 @@ from gongzhu.review.analysis import (
     REVIEW_FORMAT,
     Budget,
     Reviewer,
+    board_pars,
     mark_for,
     review_record,
 )
 
-__all__ = ["DEFAULT_BUDGET", "MARKS", "REVIEW_FORMAT", "Budget", "Reviewer", "mark_for", "review_record"]
+__all__ = ["DEFAULT_BUDGET", "MARKS", "REVIEW_FORMAT", "Budget", "Reviewer", "board_pars", "mark_for", "review_record"]

@@ -31,6 +31,7 @@ from gongzhu.players.observation import observe
 from gongzhu.records.format import SEATS, deal_to_record
 from gongzhu.records.read import DealRecord, parse_record
 from gongzhu.records.replay import replay, replay_states
+from gongzhu.rules.boards import verify_board_set
 from gongzhu.rules.cards import Card, Seat
 from gongzhu.rules.deal import Deal, Phase
 from gongzhu.rules.scoring import is_point_card, raw_scores
@@ -188,17 +189,31 @@ def _hindsight_task(record: Mapping[str, Any], seat: int, states: list[int],
     return {"values": {str(k): v for k, v in values.items()}, "line": line}
 
 
-def _par_task(record: Mapping[str, Any], seat: int, worlds: int, seed: int) -> float:
-    """One duplicate replay of the deal's hands by four experts: the seat's result."""
-    rec = parse_record(record)
-    deal = next(replay_states(rec)).copy()  # the deal as dealt (before any declaration)
+def _played_by_experts(deal: Deal, worlds: int, seed: int) -> Deal:
+    """The deal (as dealt, before any declaration) played to its end by four experts of
+    ``worlds`` worlds per decision."""
     rng = random.Random(seed)
     players = [ExpertPlayer(seed=rng.getrandbits(63), iterations=worlds) for _ in Seat]
     for s in list(deal.undeclared):
         deal.declare(s, players[s].choose_exposures(observe(deal, s)))
     while (turn := deal.turn) is not None:
         deal.play(players[turn].choose_play(observe(deal, turn)), turn)
+    return deal
+
+
+def _par_task(record: Mapping[str, Any], seat: int, worlds: int, seed: int) -> float:
+    """One duplicate replay of the deal's hands by four experts: the seat's result."""
+    rec = parse_record(record)
+    deal = _played_by_experts(next(replay_states(rec)).copy(), worlds, seed)
     return _objective(rec, Seat(seat), deal.score.raw)
+
+
+def _board_task(seed: str, definition: Mapping[str, Any], commitment: str, number: int, seat: int, worlds: int,
+                rng_seed: int) -> int:
+    """One replay of a board by four experts: the seat's result (R7, as a match totals it)."""
+    boards = verify_board_set(seed, definition, commitment)
+    deal = _played_by_experts(boards.board(number).deal(boards.options), worlds, rng_seed)
+    return deal.score.result[seat]
 
 
 # ---------------------------------------------------------------------- putting it together
@@ -255,11 +270,39 @@ class Reviewer:
                seed: int = 0, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
         return review_record(record, seat, budget=budget, seed=seed, progress=progress, executor=self._executor())
 
+    def board_pars(self, seed: str, definition: Mapping[str, Any], commitment: str, seat: Seat, *,
+                   replays: int = 4, worlds: int = 16, rng_seed: int = 0) -> list[float | None]:
+        """:func:`board_pars` on this reviewer's worker processes."""
+        return board_pars(seed, definition, commitment, seat, replays=replays, worlds=worlds, rng_seed=rng_seed,
+                          executor=self._executor())
+
+
+def board_pars(seed: str, definition: Mapping[str, Any], commitment: str, seat: Seat, *, replays: int = 4,
+               worlds: int = 16, rng_seed: int = 0, executor: Executor | None = None) -> list[float | None]:
+    """The par of each board of a board set (R8.1): the mean result of ``seat`` over ``replays``
+    replays of the board by four experts, the same players whose moves the review's par replays
+    (None for a board with no replay).  ``executor`` runs the replays (default: in this process)."""
+    search.require("the par of a board")
+    count = int(verify_board_set(seed, definition, commitment).definition["count"])
+    first = int(definition.get("first", 1))
+    pool = executor if executor is not None else _Inline()
+    rng = random.Random(rng_seed)
+    tasks = {pool.submit(_board_task, seed, dict(definition), commitment, first + k, int(seat), worlds,
+                         rng.getrandbits(63)): k
+             for k in range(count) for _ in range(replays)}
+    results: list[list[int]] = [[] for _ in range(count)]
+    for f in _completed(tasks):
+        results[tasks[f]].append(f.result())
+    return [round(sum(r) / len(r), 1) if r else None for r in results]
+
 
 def _record_object(record: Mapping[str, Any] | DealRecord) -> tuple[DealRecord, dict[str, Any]]:
     if isinstance(record, DealRecord):
         deal = replay(record)
-        return record, deal_to_record(deal, match_id=record.match, preset=record.preset)
+        board = record.board
+        return record, deal_to_record(deal, match_id=record.match, preset=record.preset,
+                                      board=board.number if board is not None else None,
+                                      event=board.event if board is not None else None)
     return parse_record(record), dict(record)
 
 

@@ -224,7 +224,10 @@ class Deal:
 
     ``hands`` are the four hands as dealt (N, E, S, W), each in the order its cards were
     received.  ``previous_pig_taker`` is None for the first deal of a match, whose first lead
-    follows ``first_lead`` (R5.1); otherwise that player leads.
+    follows ``first_lead`` (R5.1); otherwise that player leads.  ``dealt_clockwise`` is the
+    direction the hands were dealt in (None: the play direction of ``options``, R3); a board of
+    duplicate play is dealt counter-clockwise whatever the play direction (R8.1), and with two
+    decks the first ♣2 received in that order decides the first lead.
     """
 
     __slots__ = (
@@ -255,6 +258,7 @@ class Deal:
         "_unled_cards",
         "deal_index",
         "dealt",
+        "dealt_clockwise",
         "exposures",
         "first_receiver",
         "options",
@@ -276,6 +280,7 @@ class Deal:
         deal_index: int = 0,
         previous_pig_taker: Seat | None = None,
         seed: int | None = None,
+        dealt_clockwise: bool | None = None,
     ) -> None:
         self.options = options
         self.dealt: tuple[tuple[Card, ...], ...] = self._check_hands(options, hands)
@@ -284,6 +289,7 @@ class Deal:
         self.previous_pig_taker = None if previous_pig_taker is None else Seat(previous_pig_taker)
         self.seed = seed
         self._cw = options.clockwise
+        self.dealt_clockwise = options.clockwise if dealt_clockwise is None else bool(dealt_clockwise)
         self._decks = options.decks
         masks = [hand_masks(hand) for hand in self.dealt]
         self._h1 = [m[0] for m in masks]  # cards held at least once
@@ -569,7 +575,7 @@ class Deal:
         """Who received the first copy of a card in dealing order (R5.1)."""
         if self._decks == 1:  # one copy: its holder
             return next(s for s in range(4) if self._h1[s] >> index & 1)
-        order = dealing_order(self.first_receiver, self._cw)
+        order = dealing_order(self.first_receiver, self.dealt_clockwise)
         for j in range(13 * self._decks):
             for seat in order:
                 if self.dealt[seat][j].index == index:

@@ -14,7 +14,17 @@ from typing import Any
 
 from gongzhu.messages import Text, has, render
 
-__all__ = ["CardError", "DealError", "GongzhuError", "IllegalPlayError", "OptionError", "excerpt", "message"]
+__all__ = [
+    "BoardError",
+    "CardError",
+    "CommitmentError",
+    "DealError",
+    "GongzhuError",
+    "IllegalPlayError",
+    "OptionError",
+    "excerpt",
+    "message",
+]
 
 
 class GongzhuError(ValueError):
@@ -75,6 +85,16 @@ class DealError(GongzhuError):
 
 class IllegalPlayError(GongzhuError):
     """An exposure or a play that the rules do not allow now (R4, R5)."""
+
+
+class BoardError(GongzhuError):
+    """A board or a set of boards of duplicate play that is not well formed: a board number, a
+    count, a seed or a definition the rules do not define (R8.1)."""
+
+
+class CommitmentError(BoardError):
+    """A set of boards whose seed and definition do not give the published commitment (R8.1):
+    the seed, the definition or the commitment is not the one that was published."""
 
 
 def message(e: BaseException, lang: str) -> str:

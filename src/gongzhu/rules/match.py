@@ -2,13 +2,16 @@
 
 Match totals add each deal's result *without* the one-deck factor; lifetime scores add the
 finals *with* it (R10).  Each later deal is dealt first to, and led by, the player who took the
-pig in the previous deal (R3, R5.1).
+pig in the previous deal (R3, R5.1) — except in a match of boards (R8.1), whose deals are the
+boards in their order, each dealt and led as the board says, whatever happened before.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from gongzhu.rules.boards import Board
 from gongzhu.rules.cards import Seat
 from gongzhu.rules.deal import Deal
 from gongzhu.rules.dealing import deal_seed
@@ -95,10 +98,14 @@ class MatchOutcome:
 
 
 class Match:
-    """Deals played one after another until the match ends (R8)."""
+    """Deals played one after another until the match ends (R8).  With ``boards``, the deals are
+    those boards in order (R8.1), and the match should end after the last of them (a
+    ``deals:N`` match end of as many deals)."""
 
-    def __init__(self, options: Options, seed: int = 0, match_id: str = "match") -> None:
+    def __init__(self, options: Options, seed: int = 0, match_id: str = "match",
+                 boards: Sequence[Board] | None = None) -> None:
         self.options = options
+        self.boards = tuple(boards) if boards is not None else None
         self.seed = seed
         self.match_id = match_id
         self.totals = [0, 0, 0, 0]
@@ -117,8 +124,13 @@ class Match:
             raise IllegalPlayError("the current deal is not over yet")
         if self.is_over:
             raise IllegalPlayError("the match is over")
-        previous = self.deals[-1].pig_taker if self.deals else None
         index = len(self.deals)
+        if self.boards is not None:
+            if index >= len(self.boards):
+                raise IllegalPlayError("every board of the match has been played")
+            self.current = self.boards[index].deal(self.options)
+            return self.current
+        previous = self.deals[-1].pig_taker if self.deals else None
         self.current = Deal.new(
             self.options,
             deal_seed(self.seed, index),

@@ -20,7 +20,8 @@ import asyncio
 import contextlib
 import logging
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,6 +40,7 @@ from gongzhu.formats.web import MAX_TIMER, MIN_TIMER
 from gongzhu.jsontext import show
 from gongzhu.messages import LANGS, Text, catalog_bytes
 from gongzhu.players.registry import LEVELS
+from gongzhu.rules.cards import Seat
 from gongzhu.rules.options import (
     INTEGER_LIMITS,
     INTEGER_OPTIONS,
@@ -62,6 +64,8 @@ from gongzhu.server.bodies import (
     parse_new_table,
 )
 from gongzhu.server.bus import ClusterUnavailable
+from gongzhu.server.challenge_api import routes as challenge_routes
+from gongzhu.server.challenges import LEVEL, PAR_REPLAYS, Challenges
 from gongzhu.server.cluster import Cluster
 from gongzhu.server.identity import Identity
 from gongzhu.server.policy import (
@@ -244,7 +248,8 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
                allowed_origins: Sequence[str] = (), redis_url: str | None = None,
                review_workers: int = WORKERS, review_budget: Budget | None = None,
                trusted_proxies: Sequence[str] = (), websockets_per_address: int = WEBSOCKETS_PER_ADDRESS,
-               ) -> Starlette:
+               par_replays: int = PAR_REPLAYS, challenge_level: str = LEVEL,
+               now: Callable[[], float] = time.time) -> Starlette:
     """The application on the database ``db_url`` (any SQLAlchemy URL).  ``static_dir`` replaces
     the page files' folder; ``pace`` (seconds per computer play) overrides every table's speed
     setting, ``hint_think`` the expert's search time per hint (tests use small values).
@@ -257,11 +262,19 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
     use a small one).  ``trusted_proxies`` are the addresses and networks of the proxies whose
     forwarding headers give a client's address (:func:`~gongzhu.server.policy.client_address`),
     and ``websockets_per_address`` how many WebSockets one client address may hold open at once
-    (0: no bound)."""
+    (0: no bound).  ``par_replays`` are the expert replays of each board that give a challenge's
+    par (0: none), ``challenge_level`` the computer players of the challenges, ``now`` the
+    challenges' clock."""
     store = Store(db_url)
     identity = Identity(store)
     tables = Tables(store, pace=pace, hint_think=hint_think)
     reviews = Reviews(workers=review_workers, budget=review_budget)
+
+    def par(seed: str, definition: Mapping[str, Any], commitment: str, seat: Seat) -> list[float | None]:
+        return reviews.board_pars(seed, definition, commitment, seat, replays=par_replays)
+
+    challenges = Challenges(store, now=now, par=par if par_replays else None, level=challenge_level)
+    tables.challenges = challenges
     static = Path(static_dir) if static_dir is not None else STATIC_DIR
     slots = SocketSlots(websockets_per_address)
     TrustedProxies(trusted_proxies)  # a ValueError now for what is no address or network
@@ -413,11 +426,20 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         return JSONResponse([match_summary(m, newest, played=played.get(m.match_id, ()), user=user.id)
                              for m in found])
 
+    def hidden(request: Request, info: MatchInfo, k: int | None) -> Response | None:
+        """A refusal when the match is a challenge's whose boards the person may not see yet."""
+        user = identity.user_for(request)
+        if challenges.may_read(info, k, user.id if user is not None else None):
+            return None
+        return _refused(403, Text.of("server.challenge_board_hidden", board=(k + 1) if k is not None else "…"))
+
     async def get_match(request: Request) -> Response:
         match_id = request.path_params["match_id"]
         info = known(match_id)
         if info is None:
             return _error(404, f"unknown match {show(match_id)}")
+        if (refused := hidden(request, info, None)) is not None:
+            return refused
         host = info.seating.host
         newest = store.newest_solo(host) if info.solo and host is not None and info.deals == 0 else None
         user = identity.user_for(request)
@@ -455,8 +477,11 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
 
     async def get_deal(request: Request) -> Response:
         match_id, k = request.path_params["match_id"], request.path_params["k"]
-        if known(match_id) is None:
+        info = known(match_id)
+        if info is None:
             return _error(404, f"unknown match {show(match_id)}")
+        if _DEAL_NUMBER.fullmatch(k) and (refused := hidden(request, info, int(k))) is not None:
+            return refused
         line = store.record(match_id, int(k)) if _DEAL_NUMBER.fullmatch(k) else None
         if line is None:
             return _error(404, f"match {show(match_id)} has no finished deal {show(k)}")
@@ -464,8 +489,11 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
 
     async def get_records(request: Request) -> Response:
         match_id = request.path_params["match_id"]
-        if known(match_id) is None:
+        info = known(match_id)
+        if info is None:
             return _error(404, f"unknown match {show(match_id)}")
+        if (refused := hidden(request, info, None)) is not None:
+            return refused
         text = "".join(line + "\n" for line in store.records(match_id))
         return Response(text, media_type="application/x-ndjson; charset=utf-8",
                         headers={"Content-Disposition": f'attachment; filename="gongzhu-{match_id}.jsonl"'})
@@ -486,6 +514,9 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
             raise ReviewRefused(404, Text.of("server.review_unknown_match", match=show(match_id)))
         if not _DEAL_NUMBER.fullmatch(k):
             raise ReviewRefused(404, Text.of("server.review_no_deal", match=show(match_id), deal=show(k)))
+        user = identity.user_for(request)
+        if not challenges.may_read(info, int(k), user.id if user is not None else None):
+            raise ReviewRefused(403, Text.of("server.challenge_board_hidden", board=int(k) + 1))
         return info, int(k)
 
     def finished_record(info: MatchInfo, k: int) -> str:
@@ -632,6 +663,7 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         Route("/leaderboard", leaderboard_page),
         Route("/rules", rules_page_),
         *account_routes(identity),
+        *challenge_routes(challenges, tables, identity, _page, static),
         Route("/api/config", get_config),
         Route("/messages/{lang}.json", get_messages),
         Route("/api/rules/{lang}", get_rules),
@@ -663,6 +695,7 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
     app.state.store = store
     app.state.identity = identity
     app.state.reviews = reviews
+    app.state.challenges = challenges
     app.state.sockets = slots
     return app
 

@@ -119,6 +119,7 @@ class NewTable:
     seat: Seat = PERSON
     started: bool = True  # the match starts at once (one person and three computer players)
     seeded: bool = False  # the caller chose the seed: the deal was set in advance
+    challenge: str | None = None  # the challenge whose boards the match plays (docs/tournaments.md)
 
 
 def _options(preset: str | None, overrides: Mapping[str, Any] | None) -> tuple[str, Options]:

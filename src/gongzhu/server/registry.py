@@ -23,6 +23,7 @@ from gongzhu.messages import Text
 from gongzhu.rules.cards import Seat
 from gongzhu.server.bodies import NewTable, quick_public_table
 from gongzhu.server.bus import Bus, ClusterUnavailable, LocalBus
+from gongzhu.server.challenges import Challenges
 from gongzhu.server.dispatch import receive
 from gongzhu.server.lobby import Lobby
 from gongzhu.server.rooms import Connection, Person, Presence, Ref, Room, Switchboard
@@ -50,6 +51,8 @@ class Tables:
         self.bus: Bus = LocalBus(self.node)
         self.pools = Pools(pace=pace, hint_think=hint_think)
         self.lobby = Lobby(store, lambda: self.bus, self.loaded, self.owned)
+        #: The challenges whose boards single-player matches may play (set by the application).
+        self.challenges: Challenges | None = None
 
     def use(self, bus: Bus) -> None:
         """Share the tables with other servers through ``bus`` (before any table is opened)."""
@@ -76,7 +79,8 @@ class Tables:
             deadline=None, dealt_to=tuple(s[0] if s else None for s in seats) if new.started else (None,) * 4,
         )
         info = self.store.create_match(match_id=match_id, preset=new.preset, options=new.options.to_dict(),
-                                       speed=new.speed, seed=new.seed, seating=seating, seeded=new.seeded)
+                                       speed=new.speed, seed=new.seed, seating=seating, seeded=new.seeded,
+                                       challenge=new.challenge)
         self.lobby.changed(info.match_id)
         return info
 

@@ -20,7 +20,7 @@ import json
 import logging
 import threading
 from collections import OrderedDict, deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -228,6 +228,17 @@ class Reviews:
                     self.reviewer = Reviewer(self.workers, niceness=SEARCH_NICENESS)
         budget = self.budget if self.budget is not None else DEFAULT_BUDGET
         return self.reviewer.review(job.record, job.seat, budget=budget, progress=job.progress)
+
+    def board_pars(self, seed: str, definition: Mapping[str, Any], commitment: str, seat: Seat, *,
+                   replays: int) -> list[float | None]:
+        """The par of each board of a challenge (``gongzhu.review.board_pars``), computed on the
+        reviews' worker processes; called from a thread of the challenges."""
+        from gongzhu.review import Reviewer
+
+        with self._making:
+            if self.reviewer is None:
+                self.reviewer = Reviewer(self.workers, niceness=SEARCH_NICENESS)
+        return self.reviewer.board_pars(seed, definition, commitment, seat, replays=replays)
 
     def _forget(self) -> None:
         """Let the least recently asked finished reviews go, past ``keep`` of them."""

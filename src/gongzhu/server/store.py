@@ -50,8 +50,8 @@ from sqlalchemy.pool import StaticPool
 
 from gongzhu.server import migrations
 
-__all__ = ["MATCHES", "MATCH_PLAYERS", "METADATA", "SESSIONS", "SETTINGS", "USERS", "Charge", "MatchInfo", "Seating",
-           "StaleTable", "Store", "why_kept"]
+__all__ = ["CHALLENGES", "CHALLENGE_RESULTS", "MATCHES", "MATCH_PLAYERS", "METADATA", "SESSIONS", "SETTINGS", "USERS",
+           "Charge", "MatchInfo", "Seating", "StaleTable", "Store", "why_kept"]
 
 
 #: The tables; every change to them is a revision in :mod:`gongzhu.server.migrations`.
@@ -89,6 +89,8 @@ MATCHES = Table(
     Column("solo", Boolean, nullable=False, server_default="0"),
     # A table for people whose deal was set in advance: its host chose the seed (never ranked).
     Column("seeded", Boolean, nullable=False, server_default="0"),
+    # The challenge a single-player match plays (its deals are the challenge's boards).
+    Column("challenge", String(64), nullable=True, index=True),
 )
 
 _DEALS = Table(
@@ -139,6 +141,37 @@ SESSIONS = Table(
     Column("id", String(64), primary_key=True),  # SHA-256 of the token in the session's cookie, hex
     Column("user_id", ForeignKey("users.id"), nullable=False, index=True),
     Column("created", String(40), nullable=False),
+)
+
+#: Duplicate challenges (gongzhu.server.challenges): the board set (its definition and commitment,
+#: the seed kept until the challenge closes), and the computers' par on each board.
+CHALLENGES = Table(
+    "challenges", METADATA,
+    Column("id", String(64), primary_key=True),
+    Column("kind", String(8), nullable=False),  # "daily" or "private"
+    Column("title", String(64), nullable=False),
+    Column("created", String(40), nullable=False, index=True),
+    Column("closes", String(40), nullable=False),
+    Column("host", String(40), nullable=True),
+    Column("preset", String(32), nullable=False),
+    Column("options", JSON, nullable=False),
+    Column("level", String(16), nullable=False),
+    Column("seed", String(64), nullable=False),
+    Column("definition", JSON, nullable=False),
+    Column("commitment", String(64), nullable=False),
+    Column("par", JSON, nullable=True),  # the computers' result on each board, in board order
+)
+
+#: Each entrant's result on each board of a challenge they finished.
+CHALLENGE_RESULTS = Table(
+    "challenge_results", METADATA,
+    Column("challenge_id", ForeignKey("challenges.id"), primary_key=True),
+    Column("board", Integer, primary_key=True),
+    Column("user_id", ForeignKey("users.id"), primary_key=True, index=True),
+    Column("match_id", String(64), nullable=False),
+    Column("deal_index", Integer, nullable=False),
+    Column("result", BigInteger, nullable=False),
+    Column("finished", String(40), nullable=False),
 )
 
 MATCH_PLAYERS = Table(
@@ -218,6 +251,7 @@ class MatchInfo:
     seating: Seating
     solo: bool = False  # a single-player match (docs/web-protocol.md, Persistence)
     seeded: bool = False  # its host chose the seed (docs/web-protocol.md, Tables, Chosen seeds)
+    challenge: str | None = None  # the challenge whose boards it plays (docs/tournaments.md)
 
     @property
     def levels(self) -> dict[str, str]:
@@ -285,6 +319,7 @@ def _info(row: Row[Any]) -> MatchInfo:
         speed=m["speed"], seed=_seed_value(m["seed"]), totals=list(m["totals"]),
         deals=m["deals"], in_deal=bool(m["in_deal"]), over=bool(m["over"]), winners=list(m["winners"]),
         pigs=list(m["pigs"]), seating=_seating(m), solo=bool(m["solo"]), seeded=bool(m["seeded"]),
+        challenge=m["challenge"],
     )
 
 
@@ -428,20 +463,20 @@ class Store:
     # ------------------------------------------------------------------ matches
 
     def create_match(self, *, match_id: str, preset: str, options: Mapping[str, Any], speed: str, seed: int,
-                     seating: Seating, seeded: bool = False) -> MatchInfo:
+                     seating: Seating, seeded: bool = False, challenge: str | None = None) -> MatchInfo:
         """Store a new table and its match.  A table that starts at once with one person seated is
         a single-player match (``solo``): a table for people waits for its host to start it.
-        ``seeded``: its host chose the seed."""
+        ``seeded``: its host chose the seed; ``challenge``: the challenge whose boards it plays."""
         solo = seating.status == "playing" and sum(s is not None for s in seating.seats) == 1
         info = MatchInfo(
             match_id=match_id, created=_now(), preset=preset, options=dict(options), speed=speed, seed=seed,
             totals=[0, 0, 0, 0], deals=0, in_deal=seating.status != "waiting", over=False, winners=[], pigs=[],
-            seating=seating, solo=solo, seeded=seeded,
+            seating=seating, solo=solo, seeded=seeded, challenge=challenge,
         )
         row = {"id": match_id, "created": info.created, "preset": preset, "options": dict(options),
                "speed": speed, "seed": _seed_column(seed), "totals": [0, 0, 0, 0], "deals": 0,
                "in_deal": info.in_deal, "over": False, "winners": [], "pigs": [], "solo": solo,
-               "seeded": seeded, **seating.columns()}
+               "seeded": seeded, "challenge": challenge, **seating.columns()}
         with self.engine.begin() as c:
             c.execute(insert(MATCHES).values(**row))
         return info
@@ -591,6 +626,88 @@ class Store:
             line: str | None = c.scalars(select(_DEALS.c.record).where(
                 _DEALS.c.match_id == match_id, _DEALS.c.deal_index == deal_index)).first()
             return line
+
+    # ------------------------------------------------------------------ challenges
+
+    def create_challenge(self, row: Mapping[str, Any]) -> bool:
+        """Store a new challenge (the columns of ``challenges``); False when one of that id exists
+        already (another server made today's first)."""
+        with self.engine.begin() as c:
+            if c.execute(select(CHALLENGES.c.id).where(CHALLENGES.c.id == row["id"])).first() is not None:
+                return False
+            c.execute(insert(CHALLENGES).values(**row))
+        return True
+
+    def challenge(self, challenge_id: str) -> dict[str, Any] | None:
+        with self.engine.connect() as c:
+            row = c.execute(select(CHALLENGES).where(CHALLENGES.c.id == challenge_id)).first()
+            return dict(row._mapping) if row is not None else None
+
+    def challenges(self, *, limit: int = 60, user: str | None = None) -> list[dict[str, Any]]:
+        """The newest challenges first: every daily one and, with ``user``, the private ones they
+        made or entered."""
+        query = select(CHALLENGES).order_by(CHALLENGES.c.created.desc()).limit(limit)
+        entered = select(MATCHES.c.challenge).where(MATCHES.c.host == user, MATCHES.c.challenge.is_not(None))
+        query = query.where((CHALLENGES.c.kind == "daily") | (CHALLENGES.c.host == user)
+                            | CHALLENGES.c.id.in_(entered))
+        with self.engine.connect() as c:
+            return [dict(r._mapping) for r in c.execute(query)]
+
+    def set_par(self, challenge_id: str, par: Sequence[float | None]) -> None:
+        with self.engine.begin() as c:
+            c.execute(update(CHALLENGES).where(CHALLENGES.c.id == challenge_id).values(par=list(par)))
+
+    def challenge_match(self, challenge_id: str, user: str) -> str | None:
+        """The match in which ``user`` plays the challenge (None: not entered)."""
+        with self.engine.connect() as c:
+            found: str | None = c.scalars(select(MATCHES.c.id).where(
+                MATCHES.c.challenge == challenge_id, MATCHES.c.host == user)
+                .order_by(MATCHES.c.created).limit(1)).first()
+            return found
+
+    def add_result(self, challenge_id: str, board: int, user: str, *, match_id: str, deal_index: int,
+                   result: int) -> None:
+        """Keep an entrant's result on a board (the first one only: a board is played once)."""
+        with self.engine.begin() as c:
+            key = ((CHALLENGE_RESULTS.c.challenge_id == challenge_id) & (CHALLENGE_RESULTS.c.board == board)
+                   & (CHALLENGE_RESULTS.c.user_id == user))
+            if c.execute(select(CHALLENGE_RESULTS.c.result).where(key)).first() is None:
+                c.execute(insert(CHALLENGE_RESULTS).values(
+                    challenge_id=challenge_id, board=board, user_id=user, match_id=match_id,
+                    deal_index=deal_index, result=result, finished=_now()))
+
+    def results(self, challenge_id: str, *, board: int | None = None) -> list[tuple[Any, ...]]:
+        """Every result of a challenge (of one board with ``board``), as (board, user id, result,
+        match id, deal index, name, guest): its entrant's name and whether they are a guest."""
+        r = CHALLENGE_RESULTS.c
+        query = (select(r.board, r.user_id, r.result, r.match_id, r.deal_index, USERS.c.name, USERS.c.guest)
+                 .join(USERS, USERS.c.id == CHALLENGE_RESULTS.c.user_id)
+                 .where(CHALLENGE_RESULTS.c.challenge_id == challenge_id)
+                 .order_by(CHALLENGE_RESULTS.c.board, CHALLENGE_RESULTS.c.finished))
+        if board is not None:
+            query = query.where(CHALLENGE_RESULTS.c.board == board)
+        with self.engine.connect() as c:
+            return [tuple(row) for row in c.execute(query)]
+
+    def result_count(self, challenge_id: str) -> int:
+        """How many results a challenge has (they are only ever added)."""
+        with self.engine.connect() as c:
+            return int(c.scalar(select(func.count()).select_from(CHALLENGE_RESULTS)
+                                .where(CHALLENGE_RESULTS.c.challenge_id == challenge_id)) or 0)
+
+    def boards_finished(self, challenge_id: str, user: str) -> set[int]:
+        """The boards of a challenge ``user`` finished."""
+        with self.engine.connect() as c:
+            return set(c.scalars(select(CHALLENGE_RESULTS.c.board).where(
+                CHALLENGE_RESULTS.c.challenge_id == challenge_id, CHALLENGE_RESULTS.c.user_id == user)))
+
+    def challenges_played(self, user: str) -> list[tuple[str, int]]:
+        """The challenges ``user`` finished a board of, with how many boards."""
+        with self.engine.connect() as c:
+            rows = c.execute(select(CHALLENGE_RESULTS.c.challenge_id, func.count())
+                             .where(CHALLENGE_RESULTS.c.user_id == user)
+                             .group_by(CHALLENGE_RESULTS.c.challenge_id))
+            return [(r[0], int(r[1])) for r in rows]
 
     # ------------------------------------------------------------------ people
 

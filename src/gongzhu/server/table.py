@@ -25,6 +25,7 @@ from typing import Any, Protocol
 from gongzhu.messages import Text
 from gongzhu.records.format import deal_to_record, dump_record
 from gongzhu.records.replay import replay
+from gongzhu.rules.boards import Board
 from gongzhu.rules.cards import Card, Seat, parse_card
 from gongzhu.rules.deal import Deal
 from gongzhu.rules.errors import GongzhuError
@@ -32,6 +33,7 @@ from gongzhu.rules.match import Match, title_for
 from gongzhu.rules.model import CardPlay, Play
 from gongzhu.rules.options import Options
 from gongzhu.server.bodies import PERSON, NewTable
+from gongzhu.server.challenges import Challenges
 from gongzhu.server.clock import Clock
 from gongzhu.server.rooms import Person, Presence, Ref
 from gongzhu.server.store import Charge, MatchInfo, Seating, StaleTable, Store
@@ -60,6 +62,7 @@ class Hub(Protocol):
 
     store: Store
     pools: Pools
+    challenges: Challenges | None
 
     def send(self, ref: Ref, text: str | None, *, close: tuple[int, str] | None = None, admit: bool = False,
              v: int | None = None) -> None: ...
@@ -90,7 +93,10 @@ class Table:
         #: seats nobody else.
         self.seeded = info.seeded
         self.solo = info.solo
-        self.match = Match(self.options, seed=info.seed, match_id=info.match_id)
+        #: The challenge whose boards this single-player match plays (docs/tournaments.md): no
+        #: hints, nobody else at the table, each finished board's result counted there.
+        self.challenge = info.challenge
+        self.match = Match(self.options, seed=info.seed, match_id=info.match_id, boards=self._boards())
         seating = info.seating
         self.host = seating.host
         self.seats: list[tuple[str, str] | None] = list(seating.seats)
@@ -125,6 +131,13 @@ class Table:
         self._refresh_people()
         hosts = self.hub.store.people([self.host]) if self.host is not None else {}
         self.host_name = hosts[self.host][0] if self.host in hosts else None
+
+    def _boards(self) -> tuple[Board, ...] | None:
+        if self.challenge is None:
+            return None
+        if self.hub.challenges is None:
+            raise StoreError()  # a challenge's match on a server without challenges: not to be opened
+        return self.hub.challenges.boards_of(self.challenge)
 
     # ------------------------------------------------------------------ the store
 
@@ -233,7 +246,9 @@ class Table:
         self.hub.release(self)
 
     def _finish(self, deal: Deal) -> None:
-        record = deal_to_record(deal, match_id=self.match_id, preset=self.preset)
+        boards = self.match.boards
+        record = deal_to_record(deal, match_id=self.match_id, preset=self.preset,
+                                board=boards[deal.deal_index] if boards is not None else None, event=self.challenge)
         record["players"] = self._players_record()
         self.match.finish_deal()
         over = self.match.is_over
@@ -253,6 +268,10 @@ class Table:
         ))
         self.stored = self.version
         self._seq = 0
+        entrant = self.dealt_to[PERSON]
+        if self.challenge is not None and self.hub.challenges is not None and entrant is not None:
+            self.hub.challenges.board_finished(self.challenge, entrant, self.match_id, deal.deal_index,
+                                               deal.score.result[PERSON])
 
     def _players_record(self) -> dict[str, Any]:
         """Who played each seat of the deal: the person dealt it (name, and whether 托管 played for
@@ -305,7 +324,10 @@ class Table:
 
     def may_enter(self, person: Person, invite: str | None) -> bool:
         """Whether ``person`` may watch (and sit at) this table: a public one, or a private one
-        they host, sit at or were dealt a deal at, or hold the invite of."""
+        they host, sit at or were dealt a deal at, or hold the invite of.  A challenge's match is
+        its entrant's alone: nobody watches the boards being played."""
+        if self.challenge is not None:
+            return person.id == self.host
         if self.visibility == "public" or person.id == self.host or person.id in self.dealt_to:
             return True
         if self.seat_of(person.id) is not None:
@@ -560,6 +582,9 @@ class Table:
             raise Refused("server.deal_not_over")
         if self.match.is_over:
             raise Refused("server.match_over")
+        duplicate = self.hub.challenges
+        if self.challenge is not None and duplicate is not None and duplicate.closed(self.challenge):
+            raise Refused("server.challenge_closed", challenge=self.challenge)
         self.match.new_deal()
         self.dealt_to = [s[0] if s is not None else None for s in self.seats]
         self._seq = 0
@@ -578,6 +603,8 @@ class Table:
         ``person`` (at ``seat``) its host, waiting to be started; everyone here is told where it is."""
         if self.status != "over":
             raise Refused("server.not_over")
+        if self.challenge is not None:
+            raise Refused("server.challenge_once")  # a challenge's boards are played once
         if self.again is None:
             new = NewTable(self.preset, self.options, dict(self.levels), self.speed, secrets.randbits(64),
                            visibility=self.visibility, turn_seconds=self.turn_seconds,

@@ -117,6 +117,7 @@ class Thought(Protocol):
     clock: Clock
     seats: list[tuple[str, str] | None]
     dealt_to: list[str | None]
+    challenge: str | None
 
     def is_computer(self, seat: Seat) -> bool: ...
 
@@ -274,6 +275,8 @@ class Thinking:
         play may overtake it: the hint names the position it ranks, by deal and the seat's hand
         size, so that the page can drop a late one)."""
         t = self.table
+        if t.challenge is not None:
+            raise Refused("server.no_hints_in_challenges")  # every entrant plays the boards unaided
         others = {u for u in (*t.dealt_to, *(o[0] for o in t.seats if o is not None)) if u is not None}
         occupant = t.seats[seat]
         if others - {occupant[0] if occupant is not None else None}:

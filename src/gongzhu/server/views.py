@@ -46,6 +46,7 @@ class TableState(Protocol):
     invite: str | None
     host_name: str | None
     seeded: bool
+    challenge: str | None
     turn_seconds: int | None
     expose_seconds: int | None
 
@@ -123,7 +124,8 @@ def table_view(t: TableState) -> dict[str, Any]:
                 seats[s.name]["next_deal"] = True
     return {"id": t.match_id, "status": t.status, "visibility": t.visibility, "host": t.host_name, "invite": None,
             "seeded": t.seeded, "turn_seconds": t.turn_seconds, "expose_seconds": t.expose_seconds,
-            "seats": seats, "spectators": len(spectators)}
+            "seats": seats, "spectators": len(spectators),
+            "challenge": None if t.challenge is None else {"id": t.challenge, "url": f"/challenge/{t.challenge}"}}
 
 
 def deal_result(match_id: str, deal: Deal) -> dict[str, Any]:

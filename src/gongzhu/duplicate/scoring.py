@@ -1,0 +1,134 @@
+"""Comparing results board by board (R8.1): matchpoints and the 拱猪 scale.
+
+Every entrant of a duplicate event plays the same boards in the same seat, so a result means
+something only beside the others' results on the same board.  Two comparisons are given, as
+bridge gives matchpoints and IMPs:
+
+- **Matchpoints** (比较分): on a board, 2 for every result of the field one beats and 1 for every
+  equal one; the top is 2 × (field − 1).  A board's matchpoints as a percentage of the top weigh
+  every board alike, however big its swings: a 满贯 (±800) counts as much as a board won by ten
+  points.
+- **The 拱猪 scale** (猪分): the difference between one's result and the board's datum (the
+  median of the field's results), turned into whole steps by :data:`SCALE_STEPS`.  拱猪 results
+  are heavy-tailed (most boards move by tens of points, a 满贯 by 800, two decks with exposures
+  by up to 12,800), so steps grow with the size of the difference: below 100 points every 10 to
+  40 points is a step, above it each step needs about a third more than the last.  A 满贯
+  against a quiet field (+800 − 0) is 11 steps, a pig against none (−100) 4: big results still
+  count for more, but one of them cannot outweigh eight boards of careful play, as it would on
+  raw totals.
+
+Higher results are better (R6, R7: a deal's result is what the seat gains).  The field of a
+board is every entrant ranked on it; an entrant outside the field (a guest) is scored against the
+field as if added to it, without changing anyone else's score.  Pure functions of the results;
+1,000 entrants' results on a board are compared in one sort.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from statistics import median
+
+__all__ = ["SCALE_STEPS", "BoardScore", "Standing", "datum_of", "scale_of", "score_board", "standings"]
+
+#: The 拱猪 scale: a difference of at least ``SCALE_STEPS[k - 1]`` points (and less than the next)
+#: is worth k steps, 24 at most (as bridge's IMP scale).
+SCALE_STEPS: tuple[int, ...] = (
+    10, 30, 60, 100, 140, 190, 250, 330, 430, 560, 730, 950,
+    1250, 1600, 2100, 2700, 3500, 4500, 5800, 7500, 9700, 12500, 16000, 20000,
+)
+
+
+def scale_of(difference: float) -> int:
+    """The steps of the 拱猪 scale for a difference of points (negative for a loss)."""
+    steps = bisect_right(SCALE_STEPS, abs(difference))
+    return steps if difference >= 0 else -steps
+
+
+def datum_of(results: Iterable[int]) -> float:
+    """A board's datum: the median of the field's results (0 for an empty field).  The median,
+    not the mean: one 满贯 in the field moves a mean by hundreds of points and everyone's scale
+    with it, and the median not at all."""
+    values = list(results)
+    return float(median(values)) if values else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class BoardScore:
+    """One entrant's comparison on one board: ``matchpoints`` out of ``top`` (their
+    ``percent``), and the scale's ``steps`` against the board's ``datum``."""
+
+    result: int
+    matchpoints: int
+    top: int
+    percent: float
+    datum: float
+    steps: int
+
+
+def score_board(field: Mapping[str, int], others: Mapping[str, int] | None = None) -> dict[str, BoardScore]:
+    """Every entrant's comparison on one board: ``field`` maps each ranked entrant to their
+    result; ``others`` (guests) are each scored against the field alone.  A lone result has 50%."""
+    ordered = sorted(field.values())
+    n = len(ordered)
+    datum = datum_of(ordered)
+    scores: dict[str, BoardScore] = {}
+
+    def one(result: int, size: int, itself: int) -> BoardScore:
+        below = bisect_left(ordered, result)
+        equal = bisect_right(ordered, result) - below - itself
+        top = 2 * (size - 1)
+        mp = 2 * below + equal
+        percent = 100.0 * mp / top if top else 50.0
+        return BoardScore(result, mp, top, round(percent, 2), datum, scale_of(result - datum))
+
+    for who, result in field.items():
+        scores[who] = one(result, n, 1)
+    for who, result in (others or {}).items():
+        scores[who] = one(result, n + 1, 0)
+    return scores
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """One entrant's place in an event: ``rank`` (None for one outside the field, a guest),
+    ``boards`` played, the mean of their boards' matchpoint percentages, their matchpoints and
+    the top they were out of, and their scale's total."""
+
+    entrant: str
+    rank: int | None
+    boards: int
+    percent: float
+    matchpoints: int
+    top: int
+    steps: int
+
+
+def standings(boards: Mapping[int, Mapping[str, int]], guests: Iterable[str] = ()) -> list[Standing]:
+    """The event's standings from each board's results (board number → entrant → result).
+    Ranked by the mean matchpoint percentage over the boards each played, then by the scale's
+    total; entrants level on both share a rank.  ``guests`` are compared but not ranked (listed
+    after the ranked entrants)."""
+    outside = set(guests)
+    sums: dict[str, list[float]] = {}
+    for results in boards.values():
+        field = {who: r for who, r in results.items() if who not in outside}
+        rest = {who: r for who, r in results.items() if who in outside}
+        for who, score in score_board(field, rest).items():
+            s = sums.setdefault(who, [0, 0.0, 0, 0, 0])
+            s[0] += 1
+            s[1] += score.percent
+            s[2] += score.matchpoints
+            s[3] += score.top
+            s[4] += score.steps
+    rows = [Standing(who, None, int(s[0]), round(s[1] / s[0], 2), int(s[2]), int(s[3]), int(s[4]))
+            for who, s in sums.items()]
+    ranked = sorted((r for r in rows if r.entrant not in outside), key=lambda r: (-r.percent, -r.steps, r.entrant))
+    out: list[Standing] = []
+    for i, row in enumerate(ranked):
+        level = out and (out[-1].percent, out[-1].steps) == (row.percent, row.steps)
+        rank = out[-1].rank if level else i + 1
+        out.append(Standing(row.entrant, rank, row.boards, row.percent, row.matchpoints, row.top, row.steps))
+    out.extend(sorted((r for r in rows if r.entrant in outside), key=lambda r: (-r.percent, -r.steps, r.entrant)))
+    return out

@@ -1,0 +1,131 @@
+"""The routes of the challenges (``docs/web-protocol.md``, Challenges; docs/tournaments.md), on a
+:class:`~gongzhu.server.challenges.Challenges`:
+
+- ``GET /challenges``: the page of today's challenge and the past ones; ``GET /challenge/{id}``:
+  one challenge's page (its boards, the live ranking, the travellers);
+- ``GET /api/challenges``: today's challenge (made by the first request of the day) and the
+  newest others — every daily one, and the private ones the person made or entered;
+- ``POST /api/challenges`` ``{"preset", "boards"}``: a private challenge, made on demand;
+- ``GET /api/challenges/{id}``: the challenge, its standings and the person's progress;
+- ``POST /api/challenges/{id}/play``: enter it (an account once: the same match again after
+  that) and get the table's address;
+- ``GET /api/challenges/{id}/boards/{n}``: board n's traveller, once the person finished it.
+
+Every refusal a player reads is a catalog message, ``{"error", "message_zh", "code", "params"}``;
+answers about a person are never cached.  Imports the challenges, the registry (to open an
+entrant's match), the identity, the bodies and the rules core's presets.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from gongzhu.formats.web import NewChallengeBody
+from gongzhu.messages import Text
+from gongzhu.rules.options import Options
+from gongzhu.server.bodies import PERSON, BodyError, NewTable, typed_body
+from gongzhu.server.challenges import SEAT, Challenge, ChallengeRefused, Challenges
+from gongzhu.server.identity import Identity
+from gongzhu.server.registry import Tables
+from gongzhu.server.rooms import Person
+
+__all__ = ["routes"]
+
+
+def _answer(content: Any, cookie: str | None = None, status: int = 200) -> JSONResponse:
+    response = JSONResponse(content, status_code=status, headers={"Cache-Control": "no-store"})
+    if cookie is not None:
+        response.headers.append("set-cookie", cookie)
+    return response
+
+
+def _refused(status: int, text: Text) -> JSONResponse:
+    return JSONResponse({"error": text.render("en"), "message_zh": text.render("zh"), **text.json},
+                        status_code=status, headers={"Cache-Control": "no-store"})
+
+
+def routes(challenges: Challenges, tables: Tables, identity: Identity,
+           page: Callable[[Path, str], Response], static: Path) -> list[Route]:
+    """The challenge routes, on ``challenges``; ``page`` answers a page of ``static``."""
+
+    def viewer(request: Request) -> str | None:
+        user = identity.user_for(request)
+        return user.id if user is not None else None
+
+    async def list_page(_request: Request) -> Response:
+        return page(static / "challenges.html", "challenges")
+
+    async def one_page(_request: Request) -> Response:
+        return page(static / "challenge.html", "challenge")
+
+    async def listing(request: Request) -> Response:
+        today = challenges.daily()
+        user = viewer(request)
+        return _answer({"today": challenges.summary(today.id, user), "challenges": challenges.listing(user),
+                        "played": challenges.played_by(user) if user is not None else []})
+
+    async def create(request: Request) -> Response:
+        try:
+            body = await typed_body(request, NewChallengeBody)
+        except BodyError as e:
+            return JSONResponse({"error": str(e)}, status_code=e.status)
+        user, cookie = identity.ensure(request)
+        try:
+            made = challenges.create(user.id, preset=body.preset, boards=body.boards)
+        except ChallengeRefused as e:
+            return _refused(e.status, e.text)
+        return _answer({"id": made.id, "url": f"/challenge/{made.id}"}, cookie, status=201)
+
+    async def summary(request: Request) -> Response:
+        try:
+            return _answer(challenges.summary(request.path_params["challenge_id"], viewer(request)))
+        except ChallengeRefused as e:
+            return _refused(e.status, e.text)
+
+    async def play(request: Request) -> Response:
+        user, cookie = identity.ensure(request)
+        try:
+            challenge = challenges.get(request.path_params["challenge_id"])
+            match_id = challenges.entry(challenge.id, user.id)
+            if match_id is None:
+                challenges.check_open(challenge)
+                match_id = tables.create(_entry(challenge), Person(user.id, user.name)).match_id
+        except ChallengeRefused as e:
+            return _refused(e.status, e.text)
+        return _answer({"match_id": match_id, "url": f"/table/{match_id}"}, cookie)
+
+    async def traveller(request: Request) -> Response:
+        number = request.path_params["number"]
+        try:
+            if not number.isdigit() or len(number) > 3:
+                raise ChallengeRefused(404, "server.challenge_no_board", challenge=request.path_params["challenge_id"],
+                                       board=number[:8], boards="?")
+            return _answer(challenges.traveller(request.path_params["challenge_id"], int(number), viewer(request)))
+        except ChallengeRefused as e:
+            return _refused(e.status, e.text)
+
+    return [
+        Route("/challenges", list_page),
+        Route("/challenge/{challenge_id}", one_page),
+        Route("/api/challenges", listing),
+        Route("/api/challenges", create, methods=["POST"]),
+        Route("/api/challenges/{challenge_id}", summary),
+        Route("/api/challenges/{challenge_id}/play", play, methods=["POST"]),
+        Route("/api/challenges/{challenge_id}/boards/{number}", traveller),
+    ]
+
+
+def _entry(challenge: Challenge) -> NewTable:
+    """An entrant's match: South against three computers of the challenge's level, its deals the
+    boards (its own seed deals nothing: the boards are the challenge's)."""
+    levels = {s: challenge.level for s in "NESW"}
+    assert SEAT == PERSON
+    return NewTable(challenge.preset, Options.from_dict(challenge.options), levels, "normal", secrets.randbits(64),
+                    challenge=challenge.id)

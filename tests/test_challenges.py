@@ -1,0 +1,232 @@
+"""The challenges (robot duplicate, R8.1; docs/tournaments.md) through the application in the test
+process: today's challenge is made by the first request, every entrant plays the same boards in
+the same seat, a board's hands, results and records stay hidden from a person until they finish
+it, the travellers compare the results board by board, and a closed challenge publishes its seed
+so that its boards can be checked against the commitment published when it opened.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from gongzhu.players.expert import _first_leader
+from gongzhu.players.observation import observe
+from gongzhu.players.sampling import World
+from gongzhu.rules.boards import make_board_set, verify_board_set
+from gongzhu.rules.cards import ALL_CARDS, Seat
+from gongzhu.rules.deal import Deal
+from gongzhu.rules.options import resolve_options
+from gongzhu.server.app import create_app
+from helpers.client import Browser, act, local_client, refused
+
+#: Every card code, to look for in answers that must hold none.
+CARD_CODE = re.compile(r"\b(?:" + "|".join(c.code for c in ALL_CARDS) + r")\b")
+PASSWORD = "a quiet tiger 42 challenge"
+
+
+class Clock:
+    """The challenges' clock, moved by the test."""
+
+    def __init__(self) -> None:
+        self.t = 1_796_085_000.0  # 2026-12-01 00:30 UTC
+
+    def __call__(self) -> float:
+        return self.t
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def app_client(db_url: str, tmp_path: Path, clock: Clock) -> Iterator[TestClient]:
+    """The application with quick computer players at its challenges and no par replays."""
+    app = create_app(db_url, pace=0, hint_think=0.05, static_dir=tmp_path / "no-static", par_replays=0,
+                     challenge_level="random", review_workers=0, now=clock)
+    with local_client(app) as c:
+        yield c
+
+
+def person(app_client: TestClient, name: str | None) -> TestClient:
+    """Another browser of the same application: an account named ``name`` (a guest for None)."""
+    c = local_client(app_client.app)
+    c.get("/api/me")
+    if name is not None:
+        r = c.post("/api/account", json={"name": name, "password": PASSWORD})
+        assert r.status_code in (200, 201), r.text
+    return c
+
+
+def enter(c: TestClient, challenge_id: str) -> str:
+    r = c.post(f"/api/challenges/{challenge_id}/play")
+    assert r.status_code == 200, r.text
+    match_id: str = r.json()["match_id"]
+    assert r.json()["url"] == f"/table/{match_id}"
+    return match_id
+
+
+def play_board(c: TestClient, match_id: str, seed: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """South plays the board in progress to its end; the final state and every message."""
+    rng = random.Random(seed)
+    with c.websocket_connect(f"/ws/{match_id}") as ws:
+        browser = Browser(ws)
+        state = browser.settle()
+        while state["phase"] not in ("deal-over", "match-over"):
+            act(browser, rng)
+            state = browser.settle()
+        return state, browser.messages
+
+
+def first_state(c: TestClient, match_id: str) -> dict[str, Any]:
+    with c.websocket_connect(f"/ws/{match_id}") as ws:
+        return Browser(ws).settle()
+
+
+def test_today_is_made_once_and_shows_no_card(app_client: TestClient) -> None:
+    """R8.1: the first request makes today's challenge; its commitment and definition are public,
+    its seed and every card are not."""
+    first = app_client.get("/api/challenges").json()
+    again = app_client.get("/api/challenges").json()
+    today = first["today"]
+    assert today["id"] == "daily-2026-12-01" == again["today"]["id"]
+    assert today["commitment"] == again["today"]["commitment"] and len(today["commitment"]) == 64
+    assert today["seed"] is None and not today["closed"]
+    assert today["boards"] == 8 and today["definition"]["count"] == 8
+    assert not CARD_CODE.search(json.dumps(first)), "a card in the challenge's listing"
+    assert [b["open"] for b in today["board_list"]] == [False] * 8
+
+
+def test_entrants_play_the_same_boards_and_see_a_board_only_once_finished(app_client: TestClient,
+                                                                          clock: Clock) -> None:
+    """R8.1: two entrants are dealt the same hands on board 1 in the same seat, with the same
+    first leader; neither sees the other's result, the board's hands or the other's record before
+    finishing it; once both have, the traveller compares them (matchpoints, the scale)."""
+    challenge_id = app_client.get("/api/challenges").json()["today"]["id"]
+    a, b = person(app_client, "Anna"), person(app_client, "Bo")
+    match_a, match_b = enter(a, challenge_id), enter(b, challenge_id)
+    assert match_a != match_b and enter(a, challenge_id) == match_a  # an account enters once
+    start_a, start_b = first_state(a, match_a), first_state(b, match_b)
+    assert start_a["hand"] == start_b["hand"] and start_a["seat"] == start_b["seat"] == "S"
+    assert start_a["table"]["challenge"] == {"id": challenge_id, "url": f"/challenge/{challenge_id}"}
+    # No hints in a challenge; nobody else at the table, not even to watch.
+    with a.websocket_connect(f"/ws/{match_a}") as ws:
+        browser = Browser(ws)
+        browser.settle()
+        browser.refused({"type": "hint"})
+        assert browser.messages[-1]["code"] == "server.no_hints_in_challenges"
+    with b.websocket_connect(f"/ws/{match_a}") as ws:
+        closed = ws.receive_json()
+        assert closed["type"] == "error" and not CARD_CODE.search(json.dumps(closed)), closed
+    final_a, _ = play_board(a, match_a, 1)
+    assert final_a["phase"] == "deal-over"
+    # B has not finished board 1: its traveller, A's record and A's match are hidden from B.
+    hidden = b.get(f"/api/challenges/{challenge_id}/boards/1")
+    refused(hidden, 403, "server.challenge_board_hidden")
+    assert not CARD_CODE.search(hidden.text)
+    refused(b.get(f"/api/matches/{match_a}/deals/0"), 403, "server.challenge_board_hidden")
+    refused(b.get(f"/api/matches/{match_a}/records.jsonl"), 403, "server.challenge_board_hidden")
+    refused(b.post(f"/api/matches/{match_a}/deals/0/review", json={"seat": "S"}), 403,
+            "server.challenge_board_hidden")
+    summary_b = b.get(f"/api/challenges/{challenge_id}").json()
+    assert not CARD_CODE.search(json.dumps(summary_b))
+    # A sees board 1's traveller.
+    travel = a.get(f"/api/challenges/{challenge_id}/boards/1").json()
+    assert [r["name"] for r in travel["results"]] == ["Anna"]
+    assert travel["hands"]["S"] and sorted(travel["hands"]["S"]) == sorted(start_a["hand"])
+    final_b, _ = play_board(b, match_b, 2)
+    travel = b.get(f"/api/challenges/{challenge_id}/boards/1").json()
+    results = {r["name"]: r for r in travel["results"]}
+    assert set(results) == {"Anna", "Bo"}
+    ra, rb = results["Anna"]["result"], results["Bo"]["result"]
+    assert ra == final_a["deal_result"]["result"]["S"] and rb == final_b["deal_result"]["result"]["S"]
+    expected_a = 2 if ra > rb else 1 if ra == rb else 0
+    assert results["Anna"]["matchpoints"] == expected_a and results["Anna"]["top"] == 2
+    assert results["Bo"]["matchpoints"] == 2 - expected_a
+    # B finished board 1 too: A's record of it, and A's match (one finished board) are open to B.
+    assert b.get(f"/api/matches/{match_a}/deals/0").status_code == 200
+    assert len(b.get(f"/api/matches/{match_a}/records.jsonl").text.splitlines()) == 1
+    standings = a.get(f"/api/challenges/{challenge_id}").json()["standings"]
+    assert {s["name"] for s in standings} == {"Anna", "Bo"} and {s["rank"] for s in standings} <= {1, 2}
+
+
+def test_a_guest_is_compared_but_not_ranked(app_client: TestClient) -> None:
+    challenge_id = app_client.get("/api/challenges").json()["today"]["id"]
+    a, g = person(app_client, "Anna"), person(app_client, None)
+    play_board(a, enter(a, challenge_id), 1)
+    play_board(g, enter(g, challenge_id), 2)
+    rows = {s["name"]: s for s in g.get(f"/api/challenges/{challenge_id}").json()["standings"]}
+    assert rows["Anna"]["rank"] == 1
+    guest = next(s for s in rows.values() if s["guest"])
+    assert guest["rank"] is None and guest["top"] == 2
+
+
+def test_a_closed_challenge_publishes_its_seed_and_counts_nothing_more(app_client: TestClient, clock: Clock) -> None:
+    """R8.1: once closed, the seed is public and gives the boards that were played (checked
+    against the commitment); no new board is dealt and nobody enters."""
+    today = app_client.get("/api/challenges").json()["today"]
+    a = person(app_client, "Anna")
+    match_a = enter(a, today["id"])
+    start = first_state(a, match_a)
+    clock.t += 86_400
+    info = a.get(f"/api/challenges/{today['id']}").json()
+    assert info["closed"] and info["seed"]
+    boards = verify_board_set(info["seed"], info["definition"], info["commitment"])
+    assert sorted(c.code for c in boards.board(1).hands[2]) == sorted(start["hand"])
+    late = person(app_client, "Late")
+    refused(late.post(f"/api/challenges/{today['id']}/play"), 409, "server.challenge_closed")
+    final, _ = play_board(a, match_a, 3)
+    assert final["phase"] == "deal-over"
+    assert a.get(f"/api/challenges/{today['id']}").json()["standings"] == []  # finished after the close
+    with a.websocket_connect(f"/ws/{match_a}") as ws:
+        browser = Browser(ws)
+        browser.settle()
+        browser.refused({"type": "next"})
+        assert browser.messages[-1]["code"] == "server.challenge_closed"
+    # Everyone sees the travellers of a closed challenge.
+    assert late.get(f"/api/challenges/{today['id']}/boards/1").status_code == 200
+
+
+def test_a_private_challenge_on_demand(app_client: TestClient) -> None:
+    host = person(app_client, "Host")
+    r = host.post("/api/challenges", json={"preset": "tournament", "boards": 2})
+    assert r.status_code == 201, r.text
+    challenge_id = r.json()["id"]
+    info = host.get(f"/api/challenges/{challenge_id}").json()
+    assert info["kind"] == "private" and info["boards"] == 2 and info["preset"] == "tournament"
+    assert host.post("/api/challenges", json={"boards": 40}).status_code == 400
+    assert host.post("/api/challenges", json={"preset": "nope"}).status_code == 400
+    listed = [c["id"] for c in host.get("/api/challenges").json()["challenges"]]
+    assert challenge_id in listed
+    stranger = person(app_client, "Stranger")
+    assert challenge_id not in [c["id"] for c in stranger.get("/api/challenges").json()["challenges"]]
+    refused(host.get("/api/challenges/nope"), 404, "server.challenge_unknown")
+
+
+@pytest.mark.parametrize("preset", ["online", "online2"])
+def test_the_computers_lead_a_board_as_a_first_deal(preset: str) -> None:
+    """R8.1, R5.1: on every board, whatever its number, the computer players read the first lead
+    as in a first deal (the holder of ♣2), not as the previous pig-taker's; an ordinary match's
+    later deal is led by its first receiver."""
+    options = resolve_options(preset)
+    boards = make_board_set(options, 5, seed="0123456789abcdef")
+    rng = random.Random(1)
+    for board in boards.boards:
+        deal = board.deal(options)
+        obs = observe(deal, Seat.N)
+        assert not obs.led_by_pig_taker
+        world = World(hands={s: Counter(deal.hand(s)) for s in Seat}, exposures=())
+        holders = [int(s) for s in Seat if any(c.code == "2C" for c in deal.hand(s))]
+        leader = _first_leader(obs, world, rng)  # a computer sees no dealing order: any holder of ♣2
+        assert leader in holders and (len(holders) > 1 or leader == int(board.first_leader(options)))
+    later = Deal.new(options, 5, first_receiver=Seat.W, deal_index=1, previous_pig_taker=Seat.W)
+    assert observe(later, Seat.N).led_by_pig_taker
