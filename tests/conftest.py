@@ -101,9 +101,10 @@ def browser() -> Iterator[ChromiumBrowser]:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The real server for a module's browser tests (:class:`LiveServer`: uvicorn on a free loopback
-    port, a SQLite file, computer players at pace 0); its base URL."""
+    port, a SQLite file, computer players at pace 0; its challenges played against quick computer
+    players, with no par replays); its base URL."""
     db = tmp_path_factory.mktemp("browser") / "gz.db"
-    with LiveServer(f"sqlite:///{db}") as live:
+    with LiveServer(f"sqlite:///{db}", challenge_level="random", par_replays=0) as live:
         yield live.base
 
 

@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 STATIC = Path(__file__).resolve().parent.parent / "src" / "gongzhu" / "web" / "static"
-PAGES = ("index.html", "history.html", "lobby.html", "profile.html", "leaderboard.html", "rules.html")
+PAGES = ("index.html", "history.html", "lobby.html", "profile.html", "leaderboard.html", "rules.html",
+         "challenges.html", "challenge.html")
 
 
 def png_size(path: Path) -> tuple[int, int]:

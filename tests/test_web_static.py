@@ -33,10 +33,12 @@ TABLE_MODULES = (
     "view-waiting.js",
 )
 SHARED_MODULES = ("cards.js", "i18n.js", "replay.js", "review.js", "options-form.js", "socket.js")
-FILES = ("index.html", "history.html", "history.js", "lobby.html", "lobby.js", "profile.html", "profile.js",
+FILES = ("index.html", "history.html", "history.js", "challenges.html", "challenges.js", "challenge.html",
+         "challenge.js", "lobby.html", "lobby.js", "profile.html", "profile.js",
          "leaderboard.html", "leaderboard.js", "rules.html", "rules.js", "header.js", *TABLE_MODULES, *SHARED_MODULES,
          "style.css", "motion.css", "README.md", "manifest.webmanifest", "icon.svg", "icon-192.png", "icon-512.png")
-PAGES = ("index.html", "history.html", "lobby.html", "profile.html", "leaderboard.html", "rules.html")
+PAGES = ("index.html", "history.html", "lobby.html", "profile.html", "leaderboard.html", "rules.html",
+         "challenges.html", "challenge.html")
 SCRIPTS = tuple(f for f in FILES if f.endswith(".js"))
 IMPORT = re.compile(r"^import\s*(?:\{[^}]*\}\s*from\s*)?\"\./([\w.-]+)\";", re.M)
 

@@ -43,7 +43,9 @@ class LiveServer:
     """The browser game's application served by uvicorn on a free loopback port, in a thread of
     the test process (computer players paced at 0 s unless ``pace`` says otherwise).  Stopping it
     and starting another on the same database is a server restart.  ``app_options`` go to
-    :func:`~gongzhu.server.create_app` as they are (e.g. ``review_budget``)."""
+    :func:`~gongzhu.server.create_app` as they are (e.g. ``review_budget``); its challenges have
+    quick computer players and no par (``challenge_level`` random, ``par_replays`` 0) unless they
+    say otherwise."""
 
     def __init__(self, db_url: str, *, pace: float = 0.0, static_dir: Path | None = None, **app_options: Any) -> None:
         import threading
@@ -52,6 +54,8 @@ class LiveServer:
 
         from gongzhu.server import create_app
 
+        # Challenges with quick computers and no par replays, unless a test asks for them.
+        app_options = {"par_replays": 0, "challenge_level": "random", **app_options}
         self.app = create_app(db_url, pace=pace, hint_think=0.05, static_dir=static_dir, **app_options)
         config = uvicorn.Config(app=self.app, host="127.0.0.1", port=0, log_level="warning", lifespan="on",
                                 ws_max_size=64 * 1024)

@@ -5,6 +5,8 @@
   one challenge's page (its boards, the live ranking, the travellers);
 - ``GET /api/challenges``: today's challenge (made by the first request of the day) and the
   newest others — every daily one, and the private ones the person made or entered;
+- ``GET /api/me/challenges``: the challenges the person played, with their places (today's is
+  not made by it);
 - ``POST /api/challenges`` ``{"preset", "boards"}``: a private challenge, made on demand;
 - ``GET /api/challenges/{id}``: the challenge, its standings and the person's progress;
 - ``POST /api/challenges/{id}/play``: enter it (an account once: the same match again after
@@ -71,6 +73,10 @@ def routes(challenges: Challenges, tables: Tables, identity: Identity,
         return _answer({"today": challenges.summary(today.id, user), "challenges": challenges.listing(user),
                         "played": challenges.played_by(user) if user is not None else []})
 
+    async def played(request: Request) -> Response:
+        user = viewer(request)
+        return _answer({"played": challenges.played_by(user) if user is not None else []})
+
     async def create(request: Request) -> Response:
         try:
             body = await typed_body(request, NewChallengeBody)
@@ -115,6 +121,7 @@ def routes(challenges: Challenges, tables: Tables, identity: Identity,
         Route("/challenges", list_page),
         Route("/challenge/{challenge_id}", one_page),
         Route("/api/challenges", listing),
+        Route("/api/me/challenges", played),
         Route("/api/challenges", create, methods=["POST"]),
         Route("/api/challenges/{challenge_id}", summary),
         Route("/api/challenges/{challenge_id}/play", play, methods=["POST"]),

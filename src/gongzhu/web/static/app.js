@@ -71,6 +71,22 @@ function copyInvite() {
   navigator.clipboard?.writeText(field.value).then(() => toast(t("waiting.copied")), () => {});
 }
 
+/** The header's 今日挑战赛 / Today's challenge: the page of today's challenge, asked for
+ * (GET /api/challenges, which makes the day's challenge) only when the link is followed; without
+ * an answer, and in a new tab, the challenges page (the link's own address). */
+async function openToday(ev) {
+  if (ev.button !== 0 || ev.metaKey || ev.ctrlKey || ev.shiftKey || ev.altKey) return;
+  ev.preventDefault();
+  let url = "/challenges";
+  try {
+    const res = await fetch("/api/challenges");
+    if (res.ok) url = (await res.json()).today?.url ?? url;
+  } catch {
+    // Not reachable: the challenges page says so.
+  }
+  location.assign(url);
+}
+
 /** On a phone, the header's menu (lobby, history, rules, speed, the switches, the language):
  * open or close it. */
 function toggleMenu() {
@@ -140,6 +156,7 @@ function wire() {
   $("sound").addEventListener("click", switchSound);
   $("auto-last").addEventListener("click", switchAutoLast);
   $("menu-toggle").addEventListener("click", toggleMenu);
+  $("today-link").addEventListener("click", openToday);
   $("start").addEventListener("click", declare);
   $("hint").addEventListener("click", requestHint);
   $("hint-close").addEventListener("click", closeHints);

@@ -1,6 +1,7 @@
-// The header of the pages beside the table (history, lobby, profile, leaderboard, rules): one
-// row of links to the site's pages — the table, the lobby, the history, the profile, the
-// leaderboard, the rules — less the page itself, then the language switch (#lang).  Each page's
+// The header of the pages beside the table (history, lobby, challenges, profile, leaderboard,
+// rules): one row of links to the site's pages — the table, the lobby, the challenges, the
+// history, the profile, the leaderboard, the rules — less the page itself (a challenge's page,
+// "challenge", keeps the link to the challenges), then the language switch (#lang).  Each page's
 // <nav class="bar-actions" data-page="NAME"> holds what is its own (the lobby's link to who the
 // person is, the rules page's links within it); the shared links follow it.  The links are
 // written in the page's language by i18n.js's applyI18n, as the rest of the page.
@@ -11,6 +12,7 @@
 const PAGES = [
   ["table", "/", "nav.table"],
   ["lobby", "/lobby", "btn.lobby"],
+  ["challenges", "/challenges", "nav.challenges"],
   ["history", "/history", "nav.history"],
   ["profile", "/profile", "nav.profile"],
   ["leaderboard", "/leaderboard", "nav.leaderboard"],

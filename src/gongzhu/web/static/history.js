@@ -8,6 +8,7 @@
 // (DELETE /api/matches/{id}; a refusal is shown from its catalog code).  Each match names the seat
 // the person sat at (`your_seat`) and who else was at the table (`players`: a person's name, else
 // the computer player's level).  Counts read "1 deal", "2 deals" (the catalog's plurals, i18n.js).
+// The challenges the person played (GET /api/me/challenges) follow, each with its place.
 //
 // May import: cards.js, dom.js, header.js, i18n.js, replay.js, settings.js.
 
@@ -25,6 +26,7 @@ const SEATS = ["N", "E", "S", "W"];
 let matches = [];
 let profile = null;
 let presets = {};
+let played = [];  // the challenges the person played (GET /api/me/challenges)
 /** The last refusal of a deletion ({body, status} or {text}), shown again in the other language. */
 let refusal = null;
 
@@ -164,6 +166,42 @@ function render() {
       cell(t("history.actions"), actions));
     rows.append(tr);
   }
+  renderPlayed();
+}
+
+/** The challenges the person played (GET /api/me/challenges), newest first: each a link to
+ * its page, when it was made, the boards finished, the place among the ranked entrants (a guest is
+ * not ranked) and the mean matchpoint percentage. */
+function renderPlayed() {
+  $("played-challenges").hidden = played.length === 0;
+  const rows = $("played-rows");
+  rows.replaceChildren();
+  for (const c of played) {
+    const tr = document.createElement("tr");
+    tr.dataset.challenge = c.id;
+    tr.dataset.rank = c.rank === null || c.rank === undefined ? "" : String(c.rank);
+    const name = document.createElement("a");
+    name.href = c.url;
+    name.textContent = t("challenge.name", { kind: t(`challenge.kind.${c.kind}`), title: c.title });
+    const place = tr.dataset.rank ? t("challenge.rankOf", { rank: c.rank, n: c.entrants }) : t("challenge.unranked");
+    const percent = c.percent === null || c.percent === undefined ? "—"
+      : t("challenge.percent", { n: Number(c.percent).toFixed(1) });
+    tr.append(cell(t("challenges.col.name"), name), cell(t("history.created"), dateText(c.created)),
+      cell(t("challenges.col.finished"), t("challenge.finishedOf", { done: c.finished, n: c.boards })),
+      cell(t("challenges.col.place"), place), cell(t("challenges.col.percent"), percent));
+    rows.append(tr);
+  }
+}
+
+/** GET /api/me/challenges: the challenges the person played (the page goes on without them). */
+async function loadPlayed() {
+  try {
+    const res = await fetch("/api/me/challenges", { credentials: "same-origin" });
+    if (res.ok) played = (await res.json()).played ?? [];
+  } catch {
+    // Not reachable: the list stays away.
+  }
+  renderPlayed();
 }
 
 /** The match's preset, with every option it set differently from that preset (R9, R10). */
@@ -197,6 +235,7 @@ function main() {
   installCardDefs();
   startPageLanguage(render);
   load();
+  loadPlayed();
 }
 
 main();

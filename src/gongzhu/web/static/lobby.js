@@ -8,7 +8,8 @@
 // with a Sit link per free seat and a Watch link (both to /table/{id}).  "Play now" asks the
 // server for a seat (POST /api/tables/play-now); "Create table" opens a form like the table
 // page's new-match dialog (the option rows are shared: options-form.js) with the table's own
-// choices, and posts /api/tables.
+// choices, and posts /api/tables.  Today's challenge (GET /api/challenges) has a small panel: its
+// name, boards and how many have played, with a link to its page.
 //
 // May import: dom.js, header.js, i18n.js, settings.js, socket.js, options-form.js.
 
@@ -27,6 +28,7 @@ const settings = loadSettings();
 const tables = new Map();   // id -> the lobby's entry of that table
 let config = null;          // GET /api/config
 let me = null;              // GET /api/me
+let today = null;           // today's challenge (GET /api/challenges: `today`)
 
 // ---------------------------------------------------------------- the server
 
@@ -54,6 +56,17 @@ async function loadMe() {
     // Not reachable: the socket below retries on its own.
   }
   drawMe();
+}
+
+/** Today's challenge, for its panel (the lobby goes on without it). */
+async function loadToday() {
+  try {
+    const res = await fetch("/api/challenges");
+    if (res.ok) today = (await res.json()).today ?? null;
+  } catch {
+    // Not reachable: no panel.
+  }
+  drawToday();
 }
 
 /** GET /api/config, asked again (less and less often) until the server answers. */
@@ -107,6 +120,17 @@ function drawMe() {
   if (!me) return;
   link.textContent = me.title ? t("header.me", { name: personName(me.name), title: titleLabel(me.title) }) : personName(me.name);
   link.title = t("header.profile");
+}
+
+function drawToday() {
+  $("today").hidden = !today;
+  if (!today) return;
+  const entrants = today.standings?.length ?? 0;
+  $("today").dataset.challenge = today.id;
+  $("today-line").textContent = [t("challenge.name", { kind: t(`challenge.kind.${today.kind}`), title: today.title }),
+    t("challenge.boardCount", { n: today.boards }), t("challenge.entrants", { n: entrants })].join(" · ");
+  $("today-line").dataset.entrants = String(entrants);
+  $("today-link").href = today.url;
 }
 
 /** Waiting tables first, then the newest. */
@@ -317,6 +341,7 @@ function changeLanguage(lang) {
   applyI18n();
   drawMe();
   drawTables();
+  drawToday();
   if ($("create-dialog").open) {
     fillCreate(readCreate());
   }
@@ -340,6 +365,7 @@ async function main() {
   wire();
   drawTables();
   await loadMe();
+  loadToday();
   connect();
   await loadConfig();
 }

@@ -177,17 +177,24 @@ export function sociable() {
   return s.table.visibility === "public" || persons > 1 || (s.table.spectators ?? 0) > 0 || data.chat.length > 0;
 }
 
-/** Whether the table is the person's single-player match, alone against the computers: not
- * called a private table, and nobody is its host (there is nobody else to host). */
+/** Whether the table is the person's single-player match, alone against the computers (at / or
+ * a challenge's, which is its entrant's alone): not called a private table, and nobody is its
+ * host (there is nobody else to host). */
 export function singlePlayer() {
-  return data.single && !sociable();
+  return (data.single || Boolean(data.state?.table?.challenge)) && !sociable();
+}
+
+/** The challenge whose boards the table plays ({id, url}; docs/web-protocol.md), or null. */
+export function challengeOf() {
+  return data.state?.table?.challenge ?? null;
 }
 
 /** Whether hints are offered: the person plays only against computers (fair play: the server
- * gives no hints at a table where another person plays). */
+ * gives no hints at a table where another person plays), and not in a challenge (its boards are
+ * played unaided). */
 export function hintsOffered() {
   const me = mySeat();
-  return Boolean(me) && !SEATS.some((seat) => seat !== me && personAt(seat));
+  return Boolean(me) && !challengeOf() && !SEATS.some((seat) => seat !== me && personAt(seat));
 }
 
 export function myTurn() {

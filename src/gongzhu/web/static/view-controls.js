@@ -1,5 +1,6 @@
 // The views below the table: the buttons (亮出所选 / 不亮 ends the exposure phase, hint, last
-// trick, 下一副/Next deal, summary, new match; at a table of several people 托管 and taking
+// trick, 下一副/Next deal, summary, new match — neither the hint nor another match in a
+// challenge; at a table of several people 托管 and taking
 // the seat back, leaving the seat), the status line, the person's clock, the plays offered
 // when a two-card selection is ambiguous, and the hint (marked as the network's quick ranking or
 // the expert's): its top play in one line above the hand (the play, its expected result, the
@@ -12,7 +13,9 @@
 import { prettyCard } from "./cards.js";
 import { $, button, li, span } from "./dom.js";
 import { cardName, getLang, seatName, t } from "./i18n.js";
-import { clock, declaring, displayedPhase, hintsOffered, myAuto, mySeat, myTurn, page, sociable } from "./state.js";
+import {
+  challengeOf, clock, declaring, displayedPhase, hintsOffered, myAuto, mySeat, myTurn, page, sociable,
+} from "./state.js";
 
 let handlers = { onPlay: () => {} };
 let listOpen = false;  // the whole ranked list is shown (#hint-more)
@@ -51,7 +54,8 @@ export function renderControls() {
   $("last").disabled = !s?.last_trick;
   $("last").setAttribute("aria-pressed", page.showLast ? "true" : "false");
   $("next").hidden = phase !== "deal-over" || !seated;
-  $("again").hidden = phase !== "match-over";
+  // A challenge's boards are played once: no other match of them.
+  $("again").hidden = phase !== "match-over" || Boolean(challengeOf());
   $("show-summary").hidden = !(phase === "deal-over" || phase === "match-over");
   $("takeback").hidden = !(seated && auto && playing);
   $("auto").hidden = !(seated && !auto && playing && sociable());

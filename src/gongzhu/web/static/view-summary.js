@@ -4,16 +4,18 @@
 // each seat the point cards taken and how its raw score is made up (hearts, pig, sheep, the
 // transformer's factor or its value alone, 满红 / 满贯; a part an exposure counts in names the
 // factor of the exposure line), the exposure factors of the deal (each named by its part); the
-// deal's events; the match's winners and pigs.  Every number comes from the server's
-// `deal_result` and `goal` (the rules core's breakdown): this view adds nothing up itself.  It
-// opens when a deal is over unless the person put it away (state.js: dismissSummary).
+// deal's events; the match's winners and pigs; in a challenge, a link to the board's traveller
+// (成绩表: /challenge/{id}#board-N, N the deal's number) and no other match.  Every number comes
+// from the server's `deal_result` and `goal` (the rules core's breakdown): this view adds
+// nothing up itself.  It opens when a deal is over unless the person put it away (state.js:
+// dismissSummary).
 //
 // May import: state.js, dom.js, cards.js, i18n.js.
 
 import { cardChip, prettyCard, sortCards } from "./cards.js";
 import { $, el, li, span, td } from "./dom.js";
 import { eventLabel, goalText, seatName, signedNumber, t } from "./i18n.js";
-import { displayedPhase, myAuto, mySeat, page, SEATS } from "./state.js";
+import { challengeOf, displayedPhase, myAuto, mySeat, page, SEATS } from "./state.js";
 
 export function renderSummary() {
   const dlg = $("summary");
@@ -79,7 +81,11 @@ export function renderSummary() {
   if (!(r.events ?? []).length) events.append(li(t("summary.noEvents")));
   // The next deal is asked for by a seated person (a spectator only closes the summary).
   $("summary-next").hidden = phase !== "deal-over" || !me;
-  $("summary-again").hidden = phase !== "match-over";
+  // In a challenge: no other match of its boards, and the board's traveller on the challenge's page.
+  const challenge = challengeOf();
+  $("summary-again").hidden = phase !== "match-over" || Boolean(challenge);
+  $("summary-traveller").hidden = !challenge;
+  if (challenge) $("summary-traveller").href = `${challenge.url}#board-${s.deal_index + 1}`;
   $("summary-takeback").hidden = !(me && myAuto() && phase === "deal-over");
   $("summary-download").href = `/api/matches/${encodeURIComponent(s.match_id)}/records.jsonl`;
   if (page.summaryDismissed) {

@@ -1,5 +1,5 @@
 // Views of the table around the person's hand: the header (match, table, lifetime score and
-// title, who the person is, speed, the motion and sound switches), the offline banner, the four
+// title, in a challenge the link back to it, who the person is, speed, the motion and sound switches), the offline banner, the four
 // seat plates (an avatar drawn from the name, or a computer's face; who sits there: name, title
 // and rating when the state has one, or the computer's level, 托管, connected, the host; hand
 // sizes, exposures, the point cards taken as small cards, whose turn it is: a gold ring on the
@@ -24,7 +24,7 @@ import { cardBack, cardChip, cardFace, cardMini, prettyCard, sortCards } from ".
 import { $, button, el, span, speakerIcon } from "./dom.js";
 import { cardName, goalText, levelLabel, personName, presetLabel, seatName, signedNumber, t, titleLabel } from "./i18n.js";
 import {
-  animMs, autoLastOn, clock, displayedPhase, handCount, isHost, isThinking, motionOn, mySeat, page, pace, personAt, positionOf,
+  animMs, autoLastOn, challengeOf, clock, displayedPhase, handCount, isHost, isThinking, motionOn, mySeat, page, pace, personAt, positionOf,
   SEATS, seatInfo, shownTrick, singlePlayer, soundOn, speed, takeFresh, undeclaredSeats,
 } from "./state.js";
 
@@ -50,6 +50,9 @@ export function renderHeader() {
     ? t("header.deal", { preset: presetLabel(s.preset), n: s.deal_index + 1 })
     : "";
   $("table-info").textContent = tableInfo();
+  const challenge = challengeOf();
+  $("challenge-link").hidden = !challenge;
+  if (challenge) $("challenge-link").href = challenge.url;
   const life = s?.lifetime ?? (page.profile ? { score: page.profile.lifetime, title: page.profile.title } : null);
   $("lifetime").textContent = life ? t("header.lifetime", { score: life.score, title: titleLabel(life.title) }) : "";
   const me = page.me;
@@ -75,7 +78,8 @@ export function renderHeader() {
 function tableInfo() {
   const table = page.state?.table;
   if (!table) return "";
-  const parts = singlePlayer() ? [] : [t(table.visibility === "private" ? "table.private" : "table.public")];
+  // A challenge's match is the person's alone: the link back to the challenge says what it is.
+  const parts = singlePlayer() || table.challenge ? [] : [t(table.visibility === "private" ? "table.private" : "table.public")];
   // The host chose the seed: everyone at the table sees the deal was set in advance (never ranked).
   if (table.seeded) parts.push(t("table.seeded"));
   if (table.spectators) parts.push(t("table.spectators", { n: table.spectators }));
