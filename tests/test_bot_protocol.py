@@ -20,6 +20,7 @@ import pytest
 
 from gongzhu.cli.bot import serve
 from gongzhu.players import RandomPlayer, make_player
+from gongzhu.players.claiming import sure_claim
 from gongzhu.players.observation import Observation, observe
 from gongzhu.players.protocol import (
     MAX_ERROR_CHARS,
@@ -32,6 +33,8 @@ from gongzhu.players.protocol import (
 )
 from gongzhu.rules import PRESETS, Deal, Match, Options, Phase, Seat, deal_seed, parse_card, parse_cards
 from gongzhu.rules.cards import hand_size, too_many_copies
+from gongzhu.rules.claims import Claim
+from gongzhu.search.claims import check_claim
 from helpers.deals import make_deal
 from helpers.volume import preset_variants, scaled
 
@@ -279,8 +282,8 @@ def test_malformed_requests_are_refused_precisely() -> None:
     assert _error([1, 2]) == "a request is a JSON object, not an array"
     assert _error({k: v for k, v in good.items() if k != "hand"}) == "$: missing field 'hand'"
     assert _error({k: v for k, v in good.items() if k != "type"}).startswith(
-        "$: missing field 'type': one of \"info\", \"expose\", \"play\", \"hint\"")
-    assert _error(changed(type="bid"))== '$.type: must be one of "info", "expose", "play", "hint", not "bid"'
+        "$: missing field 'type': one of \"info\", \"expose\", \"play\", \"hint\", \"claim\"")
+    assert _error(changed(type="bid"))== '$.type: must be one of "info", "expose", "play", "hint", "claim", not "bid"'
     assert _error(changed(seat="X")) == "$.seat: \"X\" is not a seat: write one of N, E, S, W"
     bad_card = changed()
     bad_card["hand"][2] = "ZZ"
@@ -688,3 +691,35 @@ def test_the_learned_level_answers_through_the_bot_protocol(preset: str) -> None
     play, exposed = (json.loads(x) for x in done.stdout.splitlines())
     assert tuple(parse_card(c) for c in play["cards"]) in deal.legal_plays()
     assert set(exposed["expose"]) <= {"AH", "TC"} and len(exposed["kinds"]) == len(exposed["expose"])
+
+
+def test_a_claim_request_claims_only_what_holds_whatever_the_hidden_hands_hold() -> None:
+    """R5.4: the bot claims the rest of the tricks when on lead with masters only, no more point
+    cards when none is left to take, else nothing; whatever it claims holds at the deal itself
+    (the exact search, every hand in view); a claim request before the first lead is refused."""
+    player = make_player("random", seed=1)
+    claimed = {"all_tricks": 0, "no_points": 0}
+    for seed in range(60):
+        deal = Deal.new(Options(), seed)
+        for s in list(deal.undeclared):
+            deal.declare(s, [])
+        rng = random.Random(seed)
+        while not deal.is_over:
+            for seat in Seat:
+                if not deal.tricks and not deal.current_trick:
+                    continue
+                kind = sure_claim(observe(deal, seat))
+                req = {**deal_to_request(deal, seat), "type": "claim"}
+                got = answer(player, req)
+                assert got == {"claim": None if kind is None else {"kind": kind.value}}, got
+                if kind is not None:
+                    claimed[kind.value] += 1
+                    assert check_claim(deal, Claim(seat, kind), limit=0).holds is True
+            deal.play(rng.choice(deal.legal_plays()))
+    assert claimed["all_tricks"] and claimed["no_points"], claimed
+    first = Deal.new(Options(), 1)
+    for s in list(first.undeclared):
+        first.declare(s, [])
+    leader = first.turn
+    assert leader is not None
+    assert "first lead" in answer(player, {**deal_to_request(first, leader), "type": "claim"})["error"]

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from gongzhu.players.expert import _first_leader
@@ -59,7 +60,9 @@ def app_client(db_url: str, tmp_path: Path, clock: Clock) -> Iterator[TestClient
 
 def person(app_client: TestClient, name: str | None) -> TestClient:
     """Another browser of the same application: an account named ``name`` (a guest for None)."""
-    c = local_client(app_client.app)
+    app = app_client.app
+    assert isinstance(app, Starlette)
+    c = local_client(app)
     c.get("/api/me")
     if name is not None:
         r = c.post("/api/account", json={"name": name, "password": PASSWORD})

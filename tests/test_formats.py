@@ -104,8 +104,8 @@ def test_documented_bot_requests_decode() -> None:
 
 
 @pytest.mark.parametrize(("request_", "message"), [
-    ({"seat": "N"}, "$: missing field 'type': one of \"info\", \"expose\", \"play\", \"hint\""),
-    ({"type": "bid"}, '$.type: must be one of "info", "expose", "play", "hint", not "bid"'),
+    ({"seat": "N"}, "$: missing field 'type': one of \"info\", \"expose\", \"play\", \"hint\", \"claim\""),
+    ({"type": "bid"}, '$.type: must be one of "info", "expose", "play", "hint", "claim", not "bid"'),
     ({"type": "play", "hand": []}, "$: missing field 'seat'"),
     ({"type": "play", "seat": "N", "hand": [], "deal_index": -2},
      "$.deal_index: must be a deal number 0, 1, 2 ..., not -2"),

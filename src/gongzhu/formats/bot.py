@@ -22,6 +22,7 @@ from gongzhu.formats.common import Cards, CardText, ExposureKind, OptionOverride
 
 __all__ = [
     "REQUEST_TYPES",
+    "ClaimRequest",
     "ExposeRequest",
     "Exposure",
     "HintRequest",
@@ -76,6 +77,9 @@ class Position(msgspec.Struct, tag_field="type"):
     deal_index: Annotated[int, msgspec.Meta(ge=0, description="a deal number 0, 1, 2 ...")] = 0
     first_receiver: SeatText | None = None
     first_card: CardText | None = None
+    #: The board number when the deal is a board of duplicate play (R8.1): dealt counter-clockwise
+    #: to its own first receiver and led as a first deal (♣2), whatever ``deal_index`` says.
+    board: Annotated[int, msgspec.Meta(ge=1, description="a board number (R8.1)")] | None = None
     id: Any = None
 
 
@@ -91,7 +95,12 @@ class HintRequest(Position, tag="hint"):
     """The position of a play request, answered with every legal play ranked."""
 
 
+class ClaimRequest(Position, tag="claim"):
+    """The position of a play request after the first lead, answered with the claim (声称, R5.4)
+    the seat can make now whatever the hidden hands hold, or none."""
+
+
 #: Any request, by its ``type``.
-Request = InfoRequest | ExposeRequest | PlayRequest | HintRequest
+Request = InfoRequest | ExposeRequest | PlayRequest | HintRequest | ClaimRequest
 #: The request types, in the order the ``info`` answer lists them.
-REQUEST_TYPES: tuple[str, ...] = ("info", "expose", "play", "hint")
+REQUEST_TYPES: tuple[str, ...] = ("info", "expose", "play", "hint", "claim")

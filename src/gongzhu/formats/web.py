@@ -30,6 +30,7 @@ __all__ = [
     "AutoMessage",
     "BrowserMessage",
     "ChatMessage",
+    "ClaimMessage",
     "ExposeMessage",
     "HintMessage",
     "LogoutBody",
@@ -123,6 +124,19 @@ QuickPhrase = Annotated[str, msgspec.Meta(pattern="^chat[.]quick[.][a-z_]{1,32}$
                                           description="a quick phrase: chat.quick.<name>")]
 
 
+#: A claimed raw score (R6), two decks' included.
+ClaimedScore = Annotated[int, msgspec.Meta(ge=-100_000, le=100_000, description="a raw score (R6)")]
+
+
+class ClaimMessage(msgspec.Struct, tag_field="type", tag="claim", forbid_unknown_fields=True):
+    """A claim (声称, R5.4) of the person's seat: ``all_tricks`` (the rest of the tricks are mine),
+    ``no_points`` (I take no more point cards) or ``score`` (my raw score for the deal is at least
+    ``value``)."""
+
+    kind: Literal["all_tricks", "no_points", "score"]
+    value: ClaimedScore | None = None
+
+
 class ChatMessage(msgspec.Struct, tag_field="type", tag="chat", forbid_unknown_fields=True):
     """A line of table talk: a text, or one of the quick phrases (a catalog key ``chat.quick.*``)."""
 
@@ -132,7 +146,8 @@ class ChatMessage(msgspec.Struct, tag_field="type", tag="chat", forbid_unknown_f
 
 #: Any message the page sends, by its ``type``.
 BrowserMessage = (ExposeMessage | PlayMessage | HintMessage | NextMessage | SettingsMessage | SitMessage
-                  | StandMessage | StartMessage | TakeBackMessage | AutoMessage | ChatMessage | AgainMessage)
+                  | StandMessage | StartMessage | TakeBackMessage | AutoMessage | ChatMessage | AgainMessage
+                  | ClaimMessage)
 
 
 class NewMatchBody(msgspec.Struct, forbid_unknown_fields=True):

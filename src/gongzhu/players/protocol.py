@@ -30,11 +30,12 @@ import msgspec
 
 from gongzhu import __version__
 from gongzhu.formats import FormatError, typed
-from gongzhu.formats.bot import REQUEST_TYPES, ExposeRequest, InfoRequest, Position, Request
+from gongzhu.formats.bot import REQUEST_TYPES, ClaimRequest, ExposeRequest, InfoRequest, Position, Request
 from gongzhu.formats.bot import Exposure as ExposureFormat
 from gongzhu.formats.bot import Trick as TrickFormat
 from gongzhu.jsontext import JSONTextError, decode_utf8, describe, loads_strict, show
 from gongzhu.players.base import Player
+from gongzhu.players.claiming import sure_claim
 from gongzhu.players.expert import ExpertPlayer
 from gongzhu.players.guard import safe_exposures, safe_play
 from gongzhu.players.hints import DEFAULT_HINT_THINK, Hint, hints
@@ -508,13 +509,18 @@ def observation_from_request(req: dict[str, Any]) -> Observation:
     size = hand_size(decks)
     seat = _seat(position.seat, "seat")
     deal_index = position.deal_index
+    board = position.board
+    # The deal is led as the first of a match: a first deal, or any board of duplicate play (R8.1).
+    first_deal = deal_index == 0 or board is not None
+    dealer = Seat.N if board is None else Seat((board - 1) % 4)
     if position.first_receiver is not None:
         first_receiver = _seat(position.first_receiver, "first_receiver")
-        if deal_index == 0 and first_receiver != Seat.N:
-            raise RequestError(f"{_s(first_receiver)}, but the first deal of a match (deal_index 0) is dealt "
-                               "first to N (R3)", "first_receiver")
-    elif deal_index == 0:
-        first_receiver = Seat.N
+        if first_deal and first_receiver != dealer:
+            where = "the first deal of a match (deal_index 0)" if board is None else f"board {board} (R8.1)"
+            raise RequestError(f"{_s(first_receiver)}, but {where} is dealt first to {_s(dealer)} (R3)",
+                               "first_receiver")
+    elif first_deal:
+        first_receiver = dealer
     else:
         raise RequestError("missing field 'first_receiver': in a later deal (deal_index > 0) it names the "
                            "previous deal's pig taker, who was dealt to first and leads (R3, R5.1)")
@@ -548,10 +554,11 @@ def observation_from_request(req: dict[str, Any]) -> Observation:
         first_card = own_first[0] if own_first else None
     _check_copies(hand, tricks, decks)
     _check_leaders(tricks)
-    _check_first_leader(tricks, options, seat, deal_index, first_receiver, own_held)
+    led_as = 0 if first_deal else deal_index  # the deal index whose first-lead rule applies (R5.1)
+    _check_first_leader(tricks, options, seat, led_as, first_receiver, own_held)
     _check_voids(seat, hand, tricks)
     _check_exposures(exposures, options, seat, expose, hand, tricks, own_held, first_card)
-    must_lead_c2 = options.must_lead_club2 and deal_index == 0
+    must_lead_c2 = options.must_lead_club2 and first_deal
     _check_own_plays(seat, options, hand, exposures, tricks, must_lead_c2)
 
     finished = [t for t in tricks if len(t.plays) == 4]
@@ -560,8 +567,8 @@ def observation_from_request(req: dict[str, Any]) -> Observation:
     if not expose:
         if not hand and current is None:
             raise RequestError(f"all {size} tricks' cards are played: the deal is over", "tricks")
-        turn = _turn(current, finished, options, seat, deal_index, first_receiver, own_held)
-        if turn != seat:
+        turn = _turn(current, finished, options, seat, led_as, first_receiver, own_held)
+        if turn != seat and not isinstance(position, ClaimRequest):  # a claim is made at any turn
             raise RequestError(f"it is not {_s(seat)}'s turn but {_s(turn)}'s (after the tricks given, R5.2)",
                                "seat")
     visible = tuple(Exposure(e.seat, e.card, e.kind) for e in exposures if e.card is not None)
@@ -586,6 +593,7 @@ def observation_from_request(req: dict[str, Any]) -> Observation:
         deal_index=deal_index,
         first_receiver=first_receiver,
         must_lead_c2=must_lead_c2 and not any(t.plays for t in tricks),
+        pig_taker_leads=not first_deal,
     )
 
 
@@ -621,6 +629,11 @@ def answer(player: Player, req: Any) -> dict[str, Any]:
             chosen = _checked_exposures(player, obs)
             out["expose"] = [c.code for c, _ in chosen]
             out["kinds"] = [k for _, k in chosen]
+        elif req.get("type") == "claim":
+            if not obs.tricks and not obs.trick:
+                raise RequestError("a claim comes after the first lead (R5.4): no card is played yet", "tricks")
+            claim = sure_claim(obs)
+            out["claim"] = None if claim is None else {"kind": claim.value}
         elif req.get("type") == "hint":
             out["hints"] = [
                 {"cards": [c.code for c in h.play], "expected": h.expected,

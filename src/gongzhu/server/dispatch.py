@@ -21,6 +21,7 @@ from gongzhu.formats.web import (
     AgainMessage,
     AutoMessage,
     ChatMessage,
+    ClaimMessage,
     ExposeMessage,
     HintMessage,
     NextMessage,
@@ -52,6 +53,10 @@ async def receive(table: Table, connection: Presence, text: str | None,
         if isinstance(message, HintMessage):
             seat = table.seated(person)
             table.thinking.ask_hint(table.current(), seat, reply, quick=message.quick)
+            return
+        if isinstance(message, ClaimMessage):
+            await table.claim(table.seated(person), message.kind, message.value, reply)
+            table.kick()
             return
         if isinstance(message, ChatMessage):
             _chat(table, connection, message)

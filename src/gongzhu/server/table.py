@@ -15,11 +15,13 @@ Imports the rules core, records, the store, wire, bodies, rooms, views, clock an
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import functools
 import json
 import logging
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from gongzhu.messages import Text
@@ -27,11 +29,13 @@ from gongzhu.records.format import deal_to_record, dump_record
 from gongzhu.records.replay import replay
 from gongzhu.rules.boards import Board
 from gongzhu.rules.cards import Card, Seat, parse_card
+from gongzhu.rules.claims import Claim, ClaimError, ClaimKind, finish_settled, settled, verify_claim
 from gongzhu.rules.deal import Deal
 from gongzhu.rules.errors import GongzhuError
 from gongzhu.rules.match import Match, title_for
 from gongzhu.rules.model import CardPlay, Play
 from gongzhu.rules.options import Options
+from gongzhu.search.claims import check_claim
 from gongzhu.server.bodies import PERSON, NewTable
 from gongzhu.server.challenges import Challenges
 from gongzhu.server.clock import Clock
@@ -56,6 +60,15 @@ class StoreError(RuntimeError):
     def __init__(self) -> None:
         super().__init__("the server could not save this change, so it did not happen; reconnect and try again")
 
+
+#: Positions a claim's search may visit (per phase: deciding it, then its line): a claim still
+#: undecided then is refused as too early to check (a few seconds of a thread of the hint pool).
+CLAIM_LIMIT = 100_000
+
+
+def _line(plays: Sequence[tuple[Seat, Play]]) -> list[dict[str, Any]]:
+    """A line of play as events and records write plays: ``{"seat", "cards"}``."""
+    return [{"seat": seat.name, "cards": codes(cards)} for seat, cards in plays]
 
 class Hub(Protocol):
     """What a table needs of its server (:class:`~gongzhu.server.registry.Tables`)."""
@@ -121,6 +134,9 @@ class Table:
         self.lifetimes: dict[str, int] = {}
         #: Set once the store refused an action: the table is dropped and rebuilt from the store.
         self.broken = False
+        #: How the deal being played out ends, while a claim or a settled deal is played to its end.
+        self.ending: dict[str, Any] | None = None
+        self._played_out: list[dict[str, Any]] = []  # what those plays changed, published at the end
         #: The table of the next match (再来一局), once someone asked for it.
         self.again: str | None = None
         self.again_url = ""
@@ -215,9 +231,14 @@ class Table:
                 out.append({"type": "trick", "winner": done.trick.winner.name, "taker": done.trick.taker.name})
         elif isinstance(done, list):
             out.append({"type": "revealed", "exposures": public_exposures(deal)})
+        if self.ending is not None:  # a deal played out: published once, at its end
+            self._played_out.extend(out)
+            return
         self._changed(out, position=True)
         if deal.is_over:
             self.hub.listing_changed(self.match_id)
+        elif action["type"] == "play":
+            self._settle(deal)
 
     def _save(self, *, position: bool = True, lobby: bool = True, **match: Any) -> None:
         """Store the seating after a change of the table (not of the game: ``match`` columns
@@ -247,9 +268,12 @@ class Table:
 
     def _finish(self, deal: Deal) -> None:
         boards = self.match.boards
+        ending = self.ending
         record = deal_to_record(deal, match_id=self.match_id, preset=self.preset,
                                 board=boards[deal.deal_index] if boards is not None else None, event=self.challenge)
         record["players"] = self._players_record()
+        if ending is not None:
+            record["end"] = dict(ending)
         self.match.finish_deal()
         over = self.match.is_over
         outcome = self.match.outcome() if over else None
@@ -568,6 +592,68 @@ class Table:
                 raise Refused("server.not_started")
             raise Refused("server.match_over" if self.match.is_over else "server.deal_over")
         return deal
+
+    # ------------------------------------------------------------------ claims (R5.4)
+
+    async def claim(self, seat: Seat, kind: str, value: int | None,
+                    reply: Callable[[dict[str, Any]], None]) -> None:
+        """A claim (声称) of the person at ``seat``, checked by an exact search of the rest of the
+        deal that sees every hand (on a thread of the hint pool, off the event loop): one that
+        holds whatever the others play ends the deal along the search's line; one that does not
+        is refused with a line that beats it; one the search cannot decide within its bound is
+        refused as undecided.  Every seat sees the claim and what became of it (an event)."""
+        deal = self.current()
+        try:
+            claim = Claim(seat, ClaimKind(kind), value)
+            verify_claim(deal, claim)
+        except ClaimError:
+            raise Refused("server.claim_not_now") from None
+        if self.auto[seat]:
+            raise Refused("server.in_auto")
+        position = self.position
+        loop = asyncio.get_running_loop()
+        verdict = await loop.run_in_executor(self.hub.pools.hints, functools.partial(
+            check_claim, deal.copy(), claim, limit=CLAIM_LIMIT))
+        if self.position != position or self.match.current is not deal or self.broken:
+            raise Refused("server.claim_overtaken")
+        said = {"type": "claim", "seat": seat.name, "kind": kind, "value": value}
+        if verdict.holds is None:
+            raise Refused("server.claim_undecided")
+        if not verdict.holds:
+            line = _line(verdict.refutation)
+            self.event({**said, "accepted": False, "line": line})
+            raise Refused("server.claim_refused", line=" ".join(f"{p['seat']}:{'+'.join(p['cards'])}" for p in line)
+                          or "—")
+        self.event({**said, "accepted": True})
+        self._play_out(list(verdict.line), {**said, "from_trick": len(deal.tricks) + 1, "line": _line(verdict.line)})
+
+    def _play_out(self, line: list[tuple[Seat, Play]], ending: dict[str, Any]) -> None:
+        """Play the rest of the deal along ``line`` (each play stored as any other, what changed
+        published once, at the end), the deal's record noting how it ended (``ending``: a claim,
+        or a deal that finished by itself)."""
+        self.ending = ending
+        self._played_out = []
+        try:
+            for seat, cards in line:
+                self._commit(seat, {"type": "play", "cards": codes(cards)})
+        finally:
+            out, self._played_out = self._played_out, []
+            self.ending = None
+        self._changed(out, position=True)
+        self.hub.listing_changed(self.match_id)
+
+    def _settle(self, deal: Deal) -> None:
+        """After a play: a deal in which no card left can change any score finishes by itself
+        (R5.4): every remaining play forced, or no point card left in play."""
+        if self.ending is not None or deal.is_over:
+            return
+        how = settled(deal)
+        if how is None:
+            return
+        trial = deal.copy()
+        plays = finish_settled(trial)
+        self._play_out([(p.seat, p.cards) for p in plays],
+                       {"type": "settled", "reason": how.value, "from_trick": len(deal.tricks) + 1})
 
     def act(self, seat: Seat, action: dict[str, Any]) -> None:
         """A person's declaration or play, already checked by the rules core: stored and published."""

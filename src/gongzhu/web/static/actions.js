@@ -15,7 +15,7 @@ import { t } from "./i18n.js";
 import { showReplay } from "./replay.js";
 import {
   autoLastOn, clearSelection, declarationSent, declaring, dismissSummary, exposableKinds, hintsOffered, myAuto, mySeat,
-  myTurn, nextSent, page, playSent, select, setFocus, setMark, sociable, updateSettings,
+  myTurn, nextSent, page, playSent, select, setFocus, setMark, sociable, toggleClaimMenu, updateSettings,
 } from "./state.js";
 
 // How many plays are offered as buttons when a two-deck selection is ambiguous.
@@ -93,6 +93,13 @@ function choosePlay(i, code) {
   // lead forces).  Otherwise keep the selection and offer the plays it can still become.
   if (candidates.length === 1) return sendPlay(candidates[0]);
   select(selection, [...candidates].sort((a, b) => a.length - b.length).slice(0, MAX_CHOICES));
+}
+
+/** Claim (声称, R5.4): `kind` all_tricks, no_points, or score with `value` (the raw score claimed);
+ * the server checks it and answers with the claim's event, or a refusal saying why. */
+export function sendClaim(kind, value = null) {
+  toggleClaimMenu(false);
+  send(kind === "score" ? { type: "claim", kind, value } : { type: "claim", kind });
 }
 
 /** Play `cards` (one of the legal plays). */

@@ -22,7 +22,7 @@
 // May import: every module of the table page (not history.js, lobby.js).
 
 import {
-  actByItself, autoPlay, changeSpeed, switchAutoLast, declare, muteChat, nextDeal, onCard, playAgain, replayThisDeal, reviewThisDeal, sendChat, sendPlay, sendQuick,
+  actByItself, autoPlay, changeSpeed, switchAutoLast, declare, muteChat, nextDeal, onCard, playAgain, replayThisDeal, reviewThisDeal, sendChat, sendClaim, sendPlay, sendQuick,
   sit, stand, startTable, takeBack,
 } from "./actions.js";
 import { installCardDefs } from "./cards.js";
@@ -36,7 +36,7 @@ import { rememberedMatch } from "./settings.js";
 import { startSound, unlockSound } from "./sound.js";
 import {
   closeHints, configUnavailable, dismissSummary, motionOn, page, personAt, reopenSummary, setConfig, setMe, setProfile,
-  soundOn, speed, speedNames, subscribe, toggleLastTrick, updateSettings,
+  soundOn, speed, speedNames, subscribe, toggleClaimMenu, toggleLastTrick, updateSettings,
 } from "./state.js";
 import { initChat } from "./view-chat.js";
 import { initControls } from "./view-controls.js";
@@ -159,6 +159,10 @@ function wire() {
   $("today-link").addEventListener("click", openToday);
   $("start").addEventListener("click", declare);
   $("hint").addEventListener("click", requestHint);
+  $("claim").addEventListener("click", () => toggleClaimMenu());
+  for (const b of document.querySelectorAll("#claim-menu [data-claim]")) {
+    b.addEventListener("click", () => sendClaim(b.dataset.claim, Number.parseInt($("claim-value").value, 10) || 0));
+  }
   $("hint-close").addEventListener("click", closeHints);
   $("last").addEventListener("click", toggleLastTrick);
   $("next").addEventListener("click", nextDeal);

@@ -15,7 +15,7 @@
 // May import: state.js, dom.js, i18n.js, socket.js.
 
 import { refusalNote, toast } from "./dom.js";
-import { getLang, hasText, t } from "./i18n.js";
+import { getLang, hasText, seatName, t } from "./i18n.js";
 import { ReconnectingSocket, socketAddress } from "./socket.js";
 import {
   actionRefused, applyServerState, chatReceived, endLinger, hintAnswered, hintAsked, hintsOffered, lingerAfter,
@@ -127,12 +127,20 @@ function receive(msg, at) {
     hintAnswered(msg);
   } else if (msg.type === "chat") {
     chatReceived(msg);
+  } else if (msg.type === "claim") {
+    toast(claimText(msg), !msg.accepted);  // a seat's claim (声称) and what became of it
   } else if (msg.type === "again") {
     location.assign(msg.url);  // 再来一局: the next table, the same people in their seats
   } else {
     queue.push({ msg, at });
     drain();
   }
+}
+
+/** "北声称：其余各墩都是我的 —— 成立…" in the page's language. */
+function claimText(msg) {
+  const what = msg.kind === "score" ? t("claim.said.score", { value: msg.value }) : t(`claim.said.${msg.kind}`);
+  return t(msg.accepted ? "claim.accepted" : "claim.refused", { seat: seatName(msg.seat), what });
 }
 
 async function drain() {

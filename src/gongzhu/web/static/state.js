@@ -60,6 +60,7 @@ const data = {
   hintSource: null,       // who ranked the hints shown: "network" (the quick one) or "search" (the expert's)
   hintSearching: false,   // the expert's ranking was asked for and has not come
   showLast: false,        // the last trick is being reviewed (L)
+  claimOpen: false,       // the menu of claims (声称) is open
   lingering: false,       // a finished trick is still shown
   fresh: new Set(),       // seats whose card arrived since the center was drawn: animate them
   pending: false,         // an action was sent: nothing is playable until the server answers
@@ -543,6 +544,12 @@ export function toggleLastTrick() {
   if (!data.state?.last_trick) return;
   data.showLast = !data.showLast;
   changed("center", "controls");
+}
+
+/** Open or close the menu of claims (声称, R5.4). */
+export function toggleClaimMenu(open = !data.claimOpen) {
+  data.claimOpen = open;
+  changed("controls");
 }
 
 /** The deal's summary is put away (closed, or the next deal asked for). */

@@ -49,6 +49,11 @@ export function renderControls() {
   $("start").hidden = !mine || page.pending || auto;
   $("start").textContent = t(page.marks.size ? "btn.exposeMarked" : "btn.start");  // 亮出所选 / 不亮
   $("hint").hidden = phase !== "play" || !hintsOffered();
+  // 声称 (R5.4): a seated player, in play, after the first lead.
+  const claimable = phase === "play" && seated && !auto && Boolean(s && (s.tricks_played > 0 || s.trick?.plays?.length));
+  $("claim").hidden = !claimable;
+  $("claim").setAttribute("aria-expanded", String(claimable && page.claimOpen));
+  $("claim-menu").hidden = !(claimable && page.claimOpen);
   $("hint").disabled = !myTurn() || auto;
   $("last").hidden = phase !== "play";
   $("last").disabled = !s?.last_trick;

@@ -1,0 +1,116 @@
+"""Claims (声称, R5.4) at a table of the browser game, and deals that finish by themselves.
+
+South claims through the WebSocket; the server checks the claim with the exact search
+(:func:`gongzhu.search.claims.check_claim`) and the test holds its answer to the search's own
+verdict on the same position: a claim that holds ends the deal along its line, the record noting
+the claim; one that does not is refused (a catalog message with a line that beats it) and changes
+nothing; a claim before the first lead is refused.  A deal in which no card left can change a
+score is played to its end by the server, in one published change, its record saying so.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from starlette.testclient import TestClient
+
+from gongzhu.records.replay import replay
+from gongzhu.rules.cards import Seat
+from gongzhu.rules.claims import Claim, ClaimKind, settled
+from gongzhu.search.claims import check_claim
+from gongzhu.server.table import Table
+from helpers.client import Browser, act, deal_of, new_match
+
+RANDOM = {"N": "random", "E": "random", "W": "random"}
+
+
+def table_of(client: TestClient, match_id: str) -> Table:
+    table = client.app.state.tables.get(match_id)  # type: ignore[attr-defined]
+    assert isinstance(table, Table)
+    return table
+
+
+def record(client: TestClient, match_id: str, k: int = 0) -> dict[str, Any]:
+    r = client.get(f"/api/matches/{match_id}/deals/{k}")
+    assert r.status_code == 200, r.text
+    data: dict[str, Any] = r.json()
+    return data
+
+
+def test_a_claim_before_the_first_lead_is_refused(client: TestClient) -> None:
+    match_id = new_match(client, levels=RANDOM, seed=3)
+    with client.websocket_connect(f"/ws/{match_id}") as ws:
+        browser = Browser(ws)
+        state = browser.settle()
+        assert state["phase"] == "expose"
+        browser.refused({"type": "claim", "kind": "all_tricks"})
+        assert browser.messages[-1]["code"] == "server.claim_not_now"
+        browser.refused({"type": "claim", "kind": "sometimes"})  # not a kind of claim
+        browser.refused({"type": "claim", "kind": "score", "value": "lots"})
+
+
+def test_claims_are_decided_as_the_exact_search_decides_them(client: TestClient) -> None:
+    """R5.4: at South's turns, South claims; the server's answer is the search's verdict on the
+    same position — accepted claims end the deal (the record shows the claim and the line),
+    refused ones change nothing and say why."""
+    seen: dict[str, int] = {"held": 0, "refused": 0}
+    for seed in range(1, 40):
+        if seen["held"] >= 2 and seen["refused"] >= 2:
+            break
+        match_id = new_match(client, levels=RANDOM, seed=seed)
+        rng = random.Random(seed)
+        with client.websocket_connect(f"/ws/{match_id}") as ws:
+            browser = Browser(ws)
+            state = browser.settle()
+            while state["phase"] not in ("deal-over", "match-over"):
+                deal = deal_of(table_of(client, match_id))
+                if state["phase"] == "play" and deal.tricks and deal.turn == Seat.S:
+                    kind = ClaimKind.ALL_TRICKS if len(deal.hand(Seat.S)) <= 5 else ClaimKind.NO_POINTS
+                    verdict = check_claim(deal, Claim(Seat.S, kind), limit=100_000)
+                    if verdict.holds is not None and (seen["held" if verdict.holds else "refused"] < 2):
+                        before = state
+                        browser.send({"type": "claim", "kind": kind.value})
+                        if verdict.holds:
+                            seen["held"] += 1
+                            while state["phase"] not in ("deal-over", "match-over"):
+                                state = browser.settle()
+                            rec = record(client, match_id)
+                            assert rec["end"]["type"] == "claim" and rec["end"]["seat"] == "S"
+                            assert rec["end"]["kind"] == kind.value
+                            claimed = [m for m in browser.messages if m["type"] == "claim"]
+                            assert claimed and claimed[-1]["accepted"] is True
+                            replay(rec)  # the line played is legal to the end
+                            break
+                        seen["refused"] += 1
+                        reply = browser.receive()
+                        while reply["type"] != "error":
+                            assert reply["type"] == "claim" and reply["accepted"] is False
+                            reply = browser.receive()
+                        assert reply["code"] == "server.claim_refused"
+                        assert deal_of(table_of(client, match_id)).position() == deal.position()
+                        assert browser.state == before
+                act(browser, rng)
+                state = browser.settle()
+    assert seen["held"] >= 1 and seen["refused"] >= 1, seen
+
+
+def test_a_deal_with_nothing_left_to_score_finishes_by_itself(client: TestClient) -> None:
+    """R5.4: once no card left can change a score, the server plays the deal to its end in one
+    change; the record says how and from which trick; the last trick never waits for anyone."""
+    for seed in range(1, 12):
+        match_id = new_match(client, levels=RANDOM, seed=seed)
+        rng = random.Random(seed)
+        with client.websocket_connect(f"/ws/{match_id}") as ws:
+            browser = Browser(ws)
+            state = browser.settle()
+            while state["phase"] not in ("deal-over", "match-over"):
+                deal = deal_of(table_of(client, match_id))
+                assert deal.is_over or settled(deal) is None  # a settled deal is never left waiting
+                act(browser, rng)
+                state = browser.settle()
+        rec = record(client, match_id)
+        end = rec["end"]
+        assert end["type"] == "settled" and end["reason"] in ("forced", "nothing_scores")
+        assert 1 <= end["from_trick"] <= 13
+        assert replay(rec).is_over
