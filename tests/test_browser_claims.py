@@ -26,7 +26,7 @@ def test_claims_by_click(page_factory: Any) -> None:
     page = page_factory(1280, 800)
     open_setup(page)
     start_match(page, seed=11, declare=False)
-    assert page.locator("#claim").is_hidden()  # not before the first lead
+    assert page.locator('html[data-phase="expose"] #claim:visible').count() == 0  # not before play
     end_exposure(page)
     outcomes: list[str] = []
     while wait_turn_or_over(page) == "play":

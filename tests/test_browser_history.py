@@ -20,7 +20,7 @@ import pytest
 
 from gongzhu.messages import catalog
 from helpers.browser import TIMEOUT_MS, in_phase, wait_for
-from test_browser import PolicyWatch, check_policy_headers, play_deal_by_clicking, shot, start_match
+from test_browser import PolicyWatch, check_policy_headers, deal_turns, play_deal_by_clicking, shot, start_match
 
 pytestmark = pytest.mark.browser
 
@@ -57,7 +57,7 @@ def test_history_lists_no_abandoned_match_to_continue_and_deletes_it(page_factor
     page.wait_for_selector("#setup[open]")
     start_match(page)
     played = shown_match(page)
-    assert play_deal_by_clicking(page) == 13
+    assert play_deal_by_clicking(page) == deal_turns(page)
     wait_for(page, in_phase("deal-over", "match-over"))
     page.click("#summary-close")
     left = another_match(page)  # left before any deal was finished

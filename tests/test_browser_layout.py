@@ -238,8 +238,8 @@ def test_everything_is_on_screen_on_every_phone(page_factory: Any, preset: str, 
     for w, h in PHONES:
         resize(page, w, h)
         where = f"{preset}-{w}x{h}"
+        shot(page, where)  # first: a layout that fails is in the artefacts too
         check_on_screen(page, where)
-        shot(page, where)
         check_hint_line(page, where, plays)
     # The deal's summary fits each screen: no column cut off or scrolled away.
     while wait_turn_or_over(page) == "play":
@@ -563,9 +563,9 @@ def test_a_table_of_people_with_long_names_fits_every_phone(page_factory: Any) -
         api_post(page, "/api/account", {"name": name, "password": "a quiet tiger 42 long names"})
     host, second = pages
     _, url = new_table(host, seat="S", preset="online")
-    open_table(host, url)
     open_table(second, url)
     sit(second, "N")
+    open_table(host, url)  # (the live update of a seat taken is the tables' tests' concern)
     wait_for(host, f'#seat-N .name[data-name="{LONG_NAMES[1]}"]')
     host.click("#table-start")
     # Play until a trick lies on the table (each person acts when it is their turn).

@@ -25,7 +25,15 @@ import pytest
 from gongzhu.review import Budget
 from helpers.browser import in_phase, wait_for
 from helpers.servers import LiveServer
-from test_browser import PolicyWatch, check_policy_headers, open_setup, play_deal_by_clicking, shot, start_match
+from test_browser import (
+    PolicyWatch,
+    check_policy_headers,
+    deal_turns,
+    open_setup,
+    play_deal_by_clicking,
+    shot,
+    start_match,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -153,7 +161,7 @@ def test_the_summary_opens_the_review_of_the_persons_seat(page_factory: Any, ser
     check_policy_headers(open_setup(page))
     page.select_option("#setup-lang", "zh")
     start_match(page)
-    assert play_deal_by_clicking(page) == 13
+    assert play_deal_by_clicking(page) == deal_turns(page)
     wait_for(page, in_phase("deal-over", "match-over"))
     match_id: str = page.evaluate("localStorage.getItem('gongzhu.match')")
 

@@ -108,15 +108,20 @@ def sit(page: Page, seat: str) -> None:
 
 def act(page: Page) -> bool:
     """Do what the table waits for from this page's person, if anything: declare (no
-    exposures: the 不亮 / Expose none button), play the first legal card.  True if something was done."""
+    exposures: the 不亮 / Expose none button), play the first legal card.  True if something was done.
+    A button gone before the click (the table moved on: another person's play ended the deal,
+    R5.4) is no action."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     start = page.locator("#start:visible")
-    if start.count():
-        start.click()
-        return True
     legal = page.locator(f'html[data-phase="play"] {LEGAL}')
-    if legal.count():
-        legal.first.click()
-        return True
+    for target in (start, legal):
+        if target.count():
+            try:
+                target.first.click(timeout=2000)
+            except PlaywrightTimeout:
+                return False
+            return True
     return False
 
 

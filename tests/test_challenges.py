@@ -233,3 +233,39 @@ def test_the_computers_lead_a_board_as_a_first_deal(preset: str) -> None:
         assert leader in holders and (len(holders) > 1 or leader == int(board.first_leader(options)))
     later = Deal.new(options, 5, first_receiver=Seat.W, deal_index=1, previous_pig_taker=Seat.W)
     assert observe(later, Seat.N).led_by_pig_taker
+
+
+def test_no_message_or_answer_shows_an_entrant_a_hand_of_a_board_they_have_not_finished(
+        app_client: TestClient) -> None:
+    """R8.1: while B plays board 1 (which A has finished), no message B's table sends holds a card
+    of another seat's hand that is not public yet (played or exposed), and no HTTP answer B gets
+    about the challenge or A's match holds a card at all; after B finishes, the traveller does."""
+    challenge_id = app_client.get("/api/challenges").json()["today"]["id"]
+    a, b = person(app_client, "Anna"), person(app_client, "Bo")
+    match_a = enter(a, challenge_id)
+    play_board(a, match_a, 1)
+    match_b = enter(b, challenge_id)
+    board = app_client.app.state.challenges.boards_of(challenge_id)[0]  # type: ignore[attr-defined]
+    others = {c.code for s in (Seat.N, Seat.E, Seat.W) for c in board.hands[s]}
+    answers = [b.get(path) for path in (
+        "/api/challenges", f"/api/challenges/{challenge_id}", "/api/me/challenges",
+        f"/api/challenges/{challenge_id}/boards/1", f"/api/matches/{match_a}",
+        f"/api/matches/{match_a}/deals/0", f"/api/matches/{match_a}/records.jsonl")]
+    for r in answers:
+        assert not CARD_CODE.search(r.text), (r.url, r.text[:200])
+    _, messages = play_board(b, match_b, 2)
+    public: set[str] = set()
+    for m in messages:
+        if m["type"] == "played":
+            public.update(m["cards"])
+        elif m["type"] == "revealed":
+            public.update(e["card"] for e in m["exposures"] if e.get("card"))
+        elif m["type"] == "state":
+            s = m["state"]
+            public.update(c for p in s["trick"]["plays"] for c in p["cards"])
+            public.update(e["card"] for e in s["exposures"] if e.get("card"))
+            if s["phase"] in ("deal-over", "match-over"):
+                break  # the board is finished: every card is public now
+        leaked = set(CARD_CODE.findall(json.dumps(m))) & others - public
+        assert not leaked, (m["type"], leaked)
+    assert b.get(f"/api/challenges/{challenge_id}/boards/1").status_code == 200

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from gongzhu.rules import PRESETS, Card, CardError, Deal, Options, Phase, Seat, deal_hands
@@ -296,7 +296,9 @@ def test_claims_match_brute_force_four_tricks(label: str, options: Options) -> N
 def test_claims_match_brute_force_at_length(index: int, seed: int, left: int, dump_points: bool) -> None:
     """R5.4: many more random endings, up to three tricks and a card (one deck), nine cards (two)."""
     options = (ONE_DECK + TWO_DECKS)[index][1]
-    check_every_claim(ending(options, seed, left if options.decks == 1 else min(left, 9), dump_points=dump_points))
+    deal = ending(options, seed, left if options.decks == 1 else min(left, 9), dump_points=dump_points)
+    assume(not deal.is_over)  # two decks: a pair trick may take the last cards at once
+    check_every_claim(deal)
 
 
 def test_limit_leaves_a_claim_undecided() -> None:

@@ -66,6 +66,13 @@ class StoreError(RuntimeError):
 CLAIM_LIMIT = 100_000
 
 
+def _from(deal: Deal) -> dict[str, int]:
+    """Where the server takes a deal over to play it out: the trick the next play belongs to
+    (1-based) and how many plays of the deal were made before it."""
+    return {"from_trick": len(deal.tricks) + 1,
+            "from_play": sum(len(t.plays) for t in deal.tricks) + len(deal.current_trick)}
+
+
 def _line(plays: Sequence[tuple[Seat, Play]]) -> list[dict[str, Any]]:
     """A line of play as events and records write plays: ``{"seat", "cards"}``."""
     return [{"seat": seat.name, "cards": codes(cards)} for seat, cards in plays]
@@ -234,11 +241,11 @@ class Table:
         if self.ending is not None:  # a deal played out: published once, at its end
             self._played_out.extend(out)
             return
+        if action["type"] == "play" and self._settle(deal, out):
+            return  # this play and the rest of the deal were published together
         self._changed(out, position=True)
         if deal.is_over:
             self.hub.listing_changed(self.match_id)
-        elif action["type"] == "play":
-            self._settle(deal)
 
     def _save(self, *, position: bool = True, lobby: bool = True, **match: Any) -> None:
         """Store the seating after a change of the table (not of the game: ``match`` columns
@@ -625,14 +632,16 @@ class Table:
             raise Refused("server.claim_refused", line=" ".join(f"{p['seat']}:{'+'.join(p['cards'])}" for p in line)
                           or "—")
         self.event({**said, "accepted": True})
-        self._play_out(list(verdict.line), {**said, "from_trick": len(deal.tricks) + 1, "line": _line(verdict.line)})
+        self._play_out(list(verdict.line), {**said, **_from(deal), "line": _line(verdict.line)})
 
-    def _play_out(self, line: list[tuple[Seat, Play]], ending: dict[str, Any]) -> None:
+    def _play_out(self, line: list[tuple[Seat, Play]], ending: dict[str, Any],
+                  before: Sequence[dict[str, Any]] = ()) -> None:
         """Play the rest of the deal along ``line`` (each play stored as any other, what changed
-        published once, at the end), the deal's record noting how it ended (``ending``: a claim,
-        or a deal that finished by itself)."""
+        published once, at the end, after ``before``: what the play that settled the deal
+        changed), the deal's record noting how it ended (``ending``: a claim, or a deal that
+        finished by itself)."""
         self.ending = ending
-        self._played_out = []
+        self._played_out = list(before)
         try:
             for seat, cards in line:
                 self._commit(seat, {"type": "play", "cards": codes(cards)})
@@ -642,18 +651,20 @@ class Table:
         self._changed(out, position=True)
         self.hub.listing_changed(self.match_id)
 
-    def _settle(self, deal: Deal) -> None:
-        """After a play: a deal in which no card left can change any score finishes by itself
-        (R5.4): every remaining play forced, or no point card left in play."""
+    def _settle(self, deal: Deal, out: Sequence[dict[str, Any]]) -> bool:
+        """After a play (``out``: what it changed, not published yet): a deal in which no card
+        left can change any score finishes by itself (R5.4) — every remaining play forced, or no
+        point card left in play — published with that play in one change, so nobody is shown a
+        turn that is not theirs to take.  True when it did."""
         if self.ending is not None or deal.is_over:
-            return
+            return False
         how = settled(deal)
         if how is None:
-            return
-        trial = deal.copy()
-        plays = finish_settled(trial)
+            return False
+        plays = finish_settled(deal.copy())
         self._play_out([(p.seat, p.cards) for p in plays],
-                       {"type": "settled", "reason": how.value, "from_trick": len(deal.tricks) + 1})
+                       {"type": "settled", "reason": how.value, **_from(deal)}, out)
+        return True
 
     def act(self, seat: Seat, action: dict[str, Any]) -> None:
         """A person's declaration or play, already checked by the rules core: stored and published."""

@@ -19,7 +19,7 @@ import { getLang, hasText, seatName, t } from "./i18n.js";
 import { ReconnectingSocket, socketAddress } from "./socket.js";
 import {
   actionRefused, applyServerState, chatReceived, endLinger, hintAnswered, hintAsked, hintsOffered, lingerAfter,
-  myTurn, noteRevealed, notePlayed, page, setOnline, showMatch, tableClosed,
+  myTurn, noteRevealed, notePlayed, noteTrick, page, setOnline, showMatch, tableClosed,
 } from "./state.js";
 
 // Close codes after which asking again cannot help: an unknown table, or one this person may not see.
@@ -149,9 +149,9 @@ async function drain() {
   while (queue.length) {
     const { msg, at } = queue.shift();
     if (msg.type === "state") await showState(msg.state, at);
-    else if (msg.type === "played") notePlayed(msg.seat);
+    else if (msg.type === "played") notePlayed(msg.seat, msg.cards);
+    else if (msg.type === "trick") noteTrick(msg);  // a cue; the state that follows carries last_trick
     else if (msg.type === "revealed") noteRevealed(msg.exposures);
-    // "trick" needs nothing here: the state that follows it carries last_trick.
   }
   draining = false;
 }

@@ -2,7 +2,8 @@
 // fetched, nothing the Content-Security-Policy has to allow): a short call when it becomes the
 // person's turn (to play, or to declare their exposures), and when a trick carrying points is
 // taken one sound if its points went to the person (or their side when the match scores by
-// partners) and another if they went to someone else.  A spectator hears nothing, and a seat in
+// partners) and another if they went to someone else — every such trick, those of a deal played
+// out at once too (state.js's noteTrick, from the server's trick messages).  A spectator hears nothing, and a seat in
 // 托管 no turn (its computer plays).  Only when the header's sound switch is on (off by default:
 // settings.js says why).
 //
@@ -16,7 +17,7 @@
 //
 // May import: state.js, settings.js.
 
-import { declaring, myAuto, mySeat, myTurn, page, soundOn, subscribe, trickTaken } from "./state.js";
+import { declaring, myAuto, mySeat, myTurn, page, soundOn, subscribe, takeCues } from "./state.js";
 
 // The longest a cue waits for the one before it to end, in seconds.
 const MAX_WAIT = 0.25;
@@ -74,17 +75,13 @@ function play(cue) {
 function listen() {
   const s = page.state;
   if (s === seen) return;
-  const prev = seen;
   seen = s;
+  const cues = takeCues();  // each trick with points that ended since, in order
   if (!s || !mySeat()) {
     turnKey = null;
     return;
   }
-  const sameDeal = prev && prev.match_id === s.match_id && prev.deal_index === s.deal_index;
-  if (sameDeal && s.last_trick && s.tricks_played === (prev.tricks_played ?? 0) + 1) {
-    const taken = trickTaken(s.last_trick);
-    if (taken.points) play(taken.mine ? "won" : "lost");
-  }
+  for (const cue of cues) play(cue);
   const plays = s.trick?.plays?.length ?? 0;
   const key = waiting() ? `${s.match_id}/${s.deal_index}/${s.phase}/${s.tricks_played}/${plays}` : null;
   if (key && key !== turnKey) {

@@ -16,7 +16,7 @@
 //
 // May import: cards.js, settings.js.  Nothing here touches the DOM or the network.
 
-import { setPointCards, sortCards } from "./cards.js";
+import { isPointCard, setPointCards, sortCards } from "./cards.js";
 import { loadSettings, motionEnabled, rememberMatch, saveSettings, soundEnabled } from "./settings.js";
 
 export const SEATS = ["N", "E", "S", "W"];
@@ -63,6 +63,8 @@ const data = {
   claimOpen: false,       // the menu of claims (声称) is open
   lingering: false,       // a finished trick is still shown
   fresh: new Set(),       // seats whose card arrived since the center was drawn: animate them
+  trickCards: [],         // the cards played in the trick the server's messages are in
+  cues: [],               // "won" / "lost": tricks with points ended since the sound last looked
   pending: false,         // an action was sent: nothing is playable until the server answers
                           // ("declare", "play" or "next": what was sent; false: nothing)
   summaryDismissed: false,
@@ -234,20 +236,6 @@ export function clock() {
   return { kind: c.kind, seats: c.seats ?? [], total: c.total, remaining: left };
 }
 
-/** A finished trick's cards: who took them (`taker`, else the winner), whether they carry points
- * and whether they went to the person's side (the person, or the partner opposite when the match
- * scores by partners, option scoring=partners).  `trick` is the latest state's `last_trick`: the
- * taker's `captured` (the point cards it has taken, as the server judges them) then holds the
- * trick's point cards, and no card that is none. */
-export function trickTaken(trick) {
-  const taker = trick.taker ?? trick.winner;
-  const me = mySeat();
-  const partner = me && data.state?.options?.scoring === "partners" ? SEATS[(SEATS.indexOf(me) + 2) % 4] : null;
-  const taken = data.state?.captured?.[taker] ?? [];
-  const points = (trick.plays ?? []).some((p) => p.cards.some((c) => taken.includes(c)));
-  return { taker, points, mine: Boolean(me) && (taker === me || taker === partner) };
-}
-
 /** The exposure kinds the server allows for `code` now (none outside the person's declaration). */
 export function exposableKinds(code) {
   if (!declaring()) return [];
@@ -362,6 +350,8 @@ export function showMatch(matchId, remember = true) {
     data.chat = [];
     data.revealed = null;
     data.summaryDismissed = false;
+    data.trickCards = [];
+    data.cues = [];
   }
   data.matchId = matchId;
   data.single = remember;
@@ -437,9 +427,31 @@ export function endLinger() {
 }
 
 /** A seat's card arrived: it flies in when the center is drawn next. */
-export function notePlayed(seat) {
+export function notePlayed(seat, cards = []) {
   data.fresh.add(seat);
   data.showLast = false;
+  data.trickCards.push(...cards);
+}
+
+/** A trick ended (the server's `trick` message, after its plays): one with point cards in it is a
+ * cue, "won" when its taker is the person's side (the person, or the partner opposite when the
+ * match scores by partners, option scoring=partners), else "lost".  Every trick is heard, those
+ * of a deal played out at once (a claim, a deal that finished by itself) too. */
+export function noteTrick(trick) {
+  const points = data.trickCards.some(isPointCard);
+  data.trickCards = [];
+  const me = mySeat();
+  if (!points || !me) return;
+  const taker = trick.taker ?? trick.winner;
+  const partner = data.state?.options?.scoring === "partners" ? SEATS[(SEATS.indexOf(me) + 2) % 4] : null;
+  data.cues.push(taker === me || taker === partner ? "won" : "lost");
+}
+
+/** The trick cues since the last call (sound.js plays them). */
+export function takeCues() {
+  const cues = data.cues;
+  data.cues = [];
+  return cues;
 }
 
 /** The seats whose card arrived since the last call (the center draws them flying in). */
