@@ -269,3 +269,23 @@ def test_no_message_or_answer_shows_an_entrant_a_hand_of_a_board_they_have_not_f
         leaked = set(CARD_CODE.findall(json.dumps(m))) & others - public
         assert not leaked, (m["type"], leaked)
     assert b.get(f"/api/challenges/{challenge_id}/boards/1").status_code == 200
+
+
+def test_the_par_is_the_computers_result_shown_once_a_board_is_finished(db_url: str, tmp_path: Path,
+                                                                        clock: Clock) -> None:
+    """R8.1: the par of each board (the expert's mean result at South over replays by four
+    experts) is computed when the challenge is made, and shown for a board only to whoever may see
+    the board."""
+    app = create_app(db_url, pace=0, static_dir=tmp_path / "no-static", par_replays=1, challenge_level="random",
+                     review_workers=0, now=clock)
+    with local_client(app) as c:
+        c.get("/api/me")
+        today = c.get("/api/challenges").json()["today"]
+        app.state.challenges.wait(120)
+        stored = app.state.store.challenge(today["id"])["par"]
+        assert len(stored) == 8 and all(isinstance(p, float) for p in stored)
+        assert [b["par"] for b in c.get(f"/api/challenges/{today['id']}").json()["board_list"]] == [None] * 8
+        play_board(c, enter(c, today["id"]), 1)
+        shown = c.get(f"/api/challenges/{today['id']}").json()["board_list"]
+        assert shown[0]["par"] == stored[0] and [b["par"] for b in shown[1:]] == [None] * 7
+        assert c.get(f"/api/challenges/{today['id']}/boards/1").json()["par"] == stored[0]
