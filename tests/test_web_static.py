@@ -309,34 +309,35 @@ def test_the_page_takes_its_point_cards_from_the_rules_core() -> None:
 
 
 def test_a_trick_carries_points_as_the_server_counts_them() -> None:
-    """R2: the table's cue for a trick with points (``state.js`` ``trickTaken``, the sound after a
-    trick) says so exactly when the rules core counts a point card in it, reading only the
-    ``captured`` cards the server sends (the point cards each seat has taken, the trick's among
-    its taker's)."""
+    """R2: the table's cue for a trick (``state.js`` ``notePlayed`` / ``noteTrick``, the sound after
+    a trick) is "won" or "lost" exactly when the rules core counts a point card among the cards
+    the server said were played in it ("won" when South, or the partner under ``partners``, took
+    it), and none otherwise — every trick, one after another as the messages come."""
     rng = random.Random(5)
     cases = []
     for _ in range(300):
-        cards = rng.sample(ALL_CARDS, rng.randrange(4, 30))
-        trick, earlier = cards[:4], cards[4:]
+        trick = rng.sample(ALL_CARDS, 4)
         taker = rng.choice("NESW")
-        captured: dict[str, list[str]] = {s: [] for s in "NESW"}
-        for c in earlier:  # the point cards of earlier tricks, with whoever took them
-            if is_point_card(c):
-                captured[rng.choice("NESW")].append(c.code)
-        captured[taker] += [c.code for c in trick if is_point_card(c)]
-        plays = [{"seat": s, "cards": [c.code]} for s, c in zip("NESW", trick, strict=True)]
-        cases.append({"trick": {"leader": "N", "plays": plays, "winner": taker}, "captured": captured,
-                      "points": any(is_point_card(c) for c in trick)})
+        partners = rng.random() < 0.5
+        side = {"S", "N"} if partners else {"S"}
+        points = any(is_point_card(c) for c in trick)
+        cases.append({"plays": [[s, [c.code]] for s, c in zip("NESW", trick, strict=True)], "taker": taker,
+                      "scoring": "partners" if partners else "zero_sum",
+                      "cue": ([] if not points else ["won" if taker in side else "lost"])})
     seen = run_modules(f"""
+        const cards = await import({json.dumps((STATIC / "cards.js").as_uri())});
         const state = await import({json.dumps((STATIC / "state.js").as_uri())});
+        cards.setPointCards({json.dumps([c.code for c in POINT_CARDS])});
         const cases = {json.dumps(cases)};
         state.showMatch("m", false);
         const out = cases.map((k) => {{
           state.applyServerState({{ match_id: "m", deal_index: 0, seat: "S", phase: "play", hand: [],
-                                    tricks_played: 1, last_trick: k.trick, captured: k.captured, options: {{}} }});
-          return state.trickTaken(k.trick).points;
+                                    tricks_played: 1, options: {{ scoring: k.scoring }} }});
+          for (const [seat, played] of k.plays) state.notePlayed(seat, played);
+          state.noteTrick({{ winner: k.taker, taker: k.taker }});
+          return state.takeCues();
         }});
         console.log(JSON.stringify(out));
     """)
-    assert seen == [k["points"] for k in cases]
-    assert 0 < sum(seen) < len(seen)
+    assert seen == [k["cue"] for k in cases]
+    assert 0 < sum(1 for c in seen if c) < len(seen)
