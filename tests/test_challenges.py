@@ -171,6 +171,10 @@ def test_a_guest_is_compared_but_not_ranked(app_client: TestClient) -> None:
     assert rows["Anna"]["rank"] == 1
     guest = next(s for s in rows.values() if s["guest"])
     assert guest["rank"] is None and guest["top"] == 2
+    # The list of challenges counts both, and gives each their own place.
+    for c, rank in ((a, 1), (g, None)):
+        listed = {x["id"]: x for x in c.get("/api/challenges").json()["challenges"]}
+        assert listed[challenge_id]["entrants"] == 2 and listed[challenge_id]["me"]["rank"] == rank
 
 
 def test_a_closed_challenge_publishes_its_seed_and_counts_nothing_more(app_client: TestClient, clock: Clock) -> None:

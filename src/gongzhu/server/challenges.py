@@ -238,12 +238,14 @@ class Challenges:
         """The newest challenges (every daily one, and the private ones ``user`` made or entered),
         each with how many took part and, for ``user``, their place."""
         now = self.now()
+        rows = [_challenge(row) for row in self.store.challenges(user=user)]
+        counts = self.store.entrant_counts([c.id for c in rows])
+        played = {challenge_id for challenge_id, _ in self.store.challenges_played(user)} if user else set()
         out = []
-        for row in self.store.challenges(user=user):
-            c = _challenge(row)
-            table = self.standings(c)
-            mine = next((s for s in table if s["user"] == user), None) if user is not None else None
-            out.append({**c.public(now), "entrants": len(table),
+        for c in rows:
+            # Standings only where the person played: the list's other rows need a count alone.
+            mine = next((s for s in self.standings(c) if s["user"] == user), None) if c.id in played else None
+            out.append({**c.public(now), "entrants": counts.get(c.id, 0),
                         "me": None if mine is None else {"rank": mine["rank"], "boards": mine["boards"],
                                                           "percent": mine["percent"]}})
         return out

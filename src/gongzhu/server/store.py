@@ -695,6 +695,16 @@ class Store:
             return int(c.scalar(select(func.count()).select_from(CHALLENGE_RESULTS)
                                 .where(CHALLENGE_RESULTS.c.challenge_id == challenge_id)) or 0)
 
+    def entrant_counts(self, challenge_ids: Sequence[str]) -> dict[str, int]:
+        """How many people (guests too) finished a board of each of these challenges."""
+        if not challenge_ids:
+            return {}
+        r = CHALLENGE_RESULTS.c
+        with self.engine.connect() as c:
+            rows = c.execute(select(r.challenge_id, func.count(func.distinct(r.user_id)))
+                             .where(r.challenge_id.in_(list(challenge_ids))).group_by(r.challenge_id))
+            return {row[0]: int(row[1]) for row in rows}
+
     def boards_finished(self, challenge_id: str, user: str) -> set[int]:
         """The boards of a challenge ``user`` finished."""
         with self.engine.connect() as c:
