@@ -34,7 +34,7 @@ TABLE_MODULES = (
 )
 SHARED_MODULES = ("cards.js", "i18n.js", "replay.js", "review.js", "options-form.js", "socket.js")
 FILES = ("index.html", "history.html", "history.js", "challenges.html", "challenges.js", "challenge.html",
-         "challenge.js", "lobby.html", "lobby.js", "profile.html", "profile.js",
+         "challenge.js", "played.js", "lobby.html", "lobby.js", "profile.html", "profile.js",
          "leaderboard.html", "leaderboard.js", "rules.html", "rules.js", "header.js", *TABLE_MODULES, *SHARED_MODULES,
          "style.css", "motion.css", "README.md", "manifest.webmanifest", "icon.svg", "icon-192.png", "icon-512.png")
 PAGES = ("index.html", "history.html", "lobby.html", "profile.html", "leaderboard.html", "rules.html",

@@ -21,7 +21,7 @@ import { cardFace, installCardDefs, setPointCards, sortCards } from "./cards.js"
 import { $, button, cell, el, span } from "./dom.js";
 import { drawHeader } from "./header.js";
 import {
-  cardName, getLang, hasText, levelLabel, personName, presetLabel, seatName, signedNumber, startPageLanguage, t,
+  cardName, dateText, levelLabel, personName, presetLabel, refusalText, seatName, signedNumber, startPageLanguage, t,
 } from "./i18n.js";
 import { showReplay } from "./replay.js";
 
@@ -45,22 +45,9 @@ const refusals = {};
 
 // ---------------------------------------------------------------- words
 
-/** A refusal's text: its catalog message in the page's language, else the server's words. */
-function refusalText({ body, status, text }) {
-  if (text !== undefined) return text;
-  if (body && hasText(body.code)) return t(body.code, body.params ?? {});
-  if (getLang() === "zh" && body?.message_zh) return body.message_zh;
-  return body?.error ?? `HTTP ${status}`;
-}
-
 function showRefusal(id, refusal) {
   refusals[id] = refusal;
   $(id).textContent = refusal ? refusalText(refusal) : "";
-}
-
-function dateText(iso) {
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? String(iso ?? "") : d.toLocaleString(getLang() === "zh" ? "zh-CN" : "en");
 }
 
 /** A number as the tables show it: whole, else to one decimal. */

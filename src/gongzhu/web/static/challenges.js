@@ -9,9 +9,9 @@
 //
 // May import: dom.js, header.js, i18n.js.
 
-import { $, cell, fillSelect, link } from "./dom.js";
+import { $, cell, fillSelect } from "./dom.js";
 import { drawHeader } from "./header.js";
-import { getLang, hasText, presetLabel, startPageLanguage, t } from "./i18n.js";
+import { dateText, presetLabel, refusalText, startPageLanguage, t } from "./i18n.js";
 
 let data = null;      // GET /api/challenges
 let config = null;    // GET /api/config
@@ -20,23 +20,9 @@ let failure = "";     // why the page could not be read
  * {text}), kept so that they are written again in the other language. */
 const refusals = {};
 
-/** A refusal's text: its catalog message in the page's language, else the server's words. */
-function refusalText({ body, status, text, key, params }) {
-  if (key !== undefined) return t(key, params ?? {});
-  if (text !== undefined) return text;
-  if (body && hasText(body.code)) return t(body.code, body.params ?? {});
-  if (getLang() === "zh" && body?.message_zh) return body.message_zh;
-  return body?.error ?? `HTTP ${status}`;
-}
-
 function showRefusal(id, refusal) {
   refusals[id] = refusal;
   $(id).textContent = refusal ? refusalText(refusal) : "";
-}
-
-function dateText(iso) {
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? String(iso ?? "") : d.toLocaleString(getLang() === "zh" ? "zh-CN" : "en");
 }
 
 /** A challenge's name: its kind and title ("每日挑战赛 2026-12-01"). */

@@ -10,15 +10,16 @@
 // the computer player's level).  Counts read "1 deal", "2 deals" (the catalog's plurals, i18n.js).
 // The challenges the person played (GET /api/me/challenges) follow, each with its place.
 //
-// May import: cards.js, dom.js, header.js, i18n.js, replay.js, settings.js.
+// May import: cards.js, dom.js, header.js, i18n.js, played.js, replay.js, settings.js.
 
 import { installCardDefs, setPointCards } from "./cards.js";
 import { $, cell, link } from "./dom.js";
 import { drawHeader } from "./header.js";
 import {
-  getLang, hasText, levelLabel, optionLabel, optionValueLabel, personName, presetLabel, seatName, startPageLanguage, t,
-  titleLabel,
+  dateText, levelLabel, optionLabel, optionValueLabel, personName, presetLabel, refusalText, seatName, startPageLanguage,
+  t, titleLabel,
 } from "./i18n.js";
+import { drawPlayed, loadPlayed } from "./played.js";
 import { showReplay } from "./replay.js";
 
 const SEATS = ["N", "E", "S", "W"];
@@ -26,16 +27,8 @@ const SEATS = ["N", "E", "S", "W"];
 let matches = [];
 let profile = null;
 let presets = {};
-let played = [];  // the challenges the person played (GET /api/me/challenges)
 /** The last refusal of a deletion ({body, status} or {text}), shown again in the other language. */
 let refusal = null;
-
-/** `created` may be an ISO string or seconds since the epoch. */
-function dateText(created) {
-  if (created === undefined || created === null) return "";
-  const d = typeof created === "number" ? new Date(created < 1e12 ? created * 1000 : created) : new Date(created);
-  return Number.isNaN(d.getTime()) ? String(created) : d.toLocaleString(getLang() === "zh" ? "zh-CN" : "en");
-}
 
 /** The seat the person played in match `m` (as the server says, else by their name), else South:
  * the seat a replay offers to review first. */
@@ -89,13 +82,6 @@ function replayControls(m) {
   b.addEventListener("click", () => openDeal(m.match_id, Number(select.value), mySeatIn(m)));
   box.append(select, b);
   return box;
-}
-
-/** A refusal's text: its catalog message in the page's language, else the server's words. */
-function refusalText({ body, status, text }) {
-  if (text !== undefined) return text;
-  if (body && hasText(body.code)) return t(body.code, body.params ?? {});
-  return body?.error ?? `HTTP ${status}`;
 }
 
 /** Delete an abandoned match (DELETE /api/matches/{id}); it leaves the page once the server has. */
@@ -166,42 +152,7 @@ function render() {
       cell(t("history.actions"), actions));
     rows.append(tr);
   }
-  renderPlayed();
-}
-
-/** The challenges the person played (GET /api/me/challenges), newest first: each a link to
- * its page, when it was made, the boards finished, the place among the ranked entrants (a guest is
- * not ranked) and the mean matchpoint percentage. */
-function renderPlayed() {
-  $("played-challenges").hidden = played.length === 0;
-  const rows = $("played-rows");
-  rows.replaceChildren();
-  for (const c of played) {
-    const tr = document.createElement("tr");
-    tr.dataset.challenge = c.id;
-    tr.dataset.rank = c.rank === null || c.rank === undefined ? "" : String(c.rank);
-    const name = document.createElement("a");
-    name.href = c.url;
-    name.textContent = t("challenge.name", { kind: t(`challenge.kind.${c.kind}`), title: c.title });
-    const place = tr.dataset.rank ? t("challenge.rankOf", { rank: c.rank, n: c.entrants }) : t("challenge.unranked");
-    const percent = c.percent === null || c.percent === undefined ? "—"
-      : t("challenge.percent", { n: Number(c.percent).toFixed(1) });
-    tr.append(cell(t("challenges.col.name"), name), cell(t("history.created"), dateText(c.created)),
-      cell(t("challenges.col.finished"), t("challenge.finishedOf", { done: c.finished, n: c.boards })),
-      cell(t("challenges.col.place"), place), cell(t("challenges.col.percent"), percent));
-    rows.append(tr);
-  }
-}
-
-/** GET /api/me/challenges: the challenges the person played (the page goes on without them). */
-async function loadPlayed() {
-  try {
-    const res = await fetch("/api/me/challenges", { credentials: "same-origin" });
-    if (res.ok) played = (await res.json()).played ?? [];
-  } catch {
-    // Not reachable: the list stays away.
-  }
-  renderPlayed();
+  drawPlayed();
 }
 
 /** The match's preset, with every option it set differently from that preset (R9, R10). */

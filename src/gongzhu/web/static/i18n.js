@@ -71,6 +71,25 @@ export function t(key, params = {}) {
   });
 }
 
+/** A date and time in the page's language: `when` an ISO string or seconds (or milliseconds)
+ * since the epoch; "" for none, the value as it is for one that is no date. */
+export function dateText(when) {
+  if (when === undefined || when === null) return "";
+  const d = typeof when === "number" ? new Date(when < 1e12 ? when * 1000 : when) : new Date(when);
+  return Number.isNaN(d.getTime()) ? String(when) : d.toLocaleString(lang === "zh" ? "zh-CN" : "en");
+}
+
+/** A refusal's text in the page's language: `key` (and `params`) of the catalog, or `text` as it
+ * is, or a server's answer `body`: its catalog code, else its Chinese or English words, else the
+ * HTTP `status`. */
+export function refusalText({ body, status, text, key, params }) {
+  if (key !== undefined) return t(key, params ?? {});
+  if (text !== undefined) return text;
+  if (body && hasText(body.code)) return t(body.code, body.params ?? {});
+  if (lang === "zh" && body?.message_zh) return body.message_zh;
+  return body?.error ?? `HTTP ${status}`;
+}
+
 /** A page of its own (history, profile, leaderboard, rules): its language as remembered, and its
  * 中文 / English button (#lang), which switches, remembers, relabels the page and calls `redraw`. */
 export function startPageLanguage(redraw) {

@@ -6,35 +6,23 @@
 // from its catalog code; a match's deals read "1 deal", "2 deals" (the catalog's plurals).  Your
 // own profile lists the challenges you played (GET /api/me/challenges), with your place.
 //
-// May import: dom.js, header.js, i18n.js, settings.js.
+// May import: dom.js, header.js, i18n.js, played.js, settings.js.
 
 import { $, cell, link } from "./dom.js";
 import { drawHeader } from "./header.js";
-import { getLang, hasText, personName, presetLabel, startPageLanguage, t, titleLabel } from "./i18n.js";
+import { drawPlayed, loadPlayed } from "./played.js";
+import { dateText, personName, presetLabel, refusalText, startPageLanguage, t, titleLabel } from "./i18n.js";
 
 const shownName = new URLSearchParams(location.search).get("name");
 
 let profile = null;
-let played = [];  // the challenges the person played (GET /api/me/challenges; not on a public profile)
 /** The refusals shown, by the id of the element showing them: {body, status} or {text}, kept so
  * that they are written again in the other language. */
 const refusals = {};
 
-/** A refusal's text: its catalog message in the page's language, else the server's words. */
-function refusalText({ body, status, text }) {
-  if (text !== undefined) return text;
-  if (body && hasText(body.code)) return t(body.code, body.params ?? {});
-  return body?.error ?? `HTTP ${status}`;
-}
-
 function showRefusal(id, refusal) {
   refusals[id] = refusal;
   $(id).textContent = refusal ? refusalText(refusal) : "";
-}
-
-function dateText(created) {
-  const d = new Date(created);
-  return Number.isNaN(d.getTime()) ? String(created ?? "") : d.toLocaleString(getLang() === "zh" ? "zh-CN" : "en");
 }
 
 function kindText(p) {
@@ -97,42 +85,7 @@ function render() {
   renderFacts();
   renderForms();
   renderMatches();
-  renderPlayed();
-}
-
-/** The challenges the person played (GET /api/me/challenges), newest first: each a link to
- * its page, when it was made, the boards finished, the place among the ranked entrants (a guest is
- * not ranked) and the mean matchpoint percentage. */
-function renderPlayed() {
-  $("played-challenges").hidden = played.length === 0;
-  const rows = $("played-rows");
-  rows.replaceChildren();
-  for (const c of played) {
-    const tr = document.createElement("tr");
-    tr.dataset.challenge = c.id;
-    tr.dataset.rank = c.rank === null || c.rank === undefined ? "" : String(c.rank);
-    const name = document.createElement("a");
-    name.href = c.url;
-    name.textContent = t("challenge.name", { kind: t(`challenge.kind.${c.kind}`), title: c.title });
-    const place = tr.dataset.rank ? t("challenge.rankOf", { rank: c.rank, n: c.entrants }) : t("challenge.unranked");
-    const percent = c.percent === null || c.percent === undefined ? "—"
-      : t("challenge.percent", { n: Number(c.percent).toFixed(1) });
-    tr.append(cell(t("challenges.col.name"), name), cell(t("history.created"), dateText(c.created)),
-      cell(t("challenges.col.finished"), t("challenge.finishedOf", { done: c.finished, n: c.boards })),
-      cell(t("challenges.col.place"), place), cell(t("challenges.col.percent"), percent));
-    rows.append(tr);
-  }
-}
-
-/** GET /api/me/challenges: the challenges the person played (the page goes on without them). */
-async function loadPlayed() {
-  try {
-    const res = await fetch("/api/me/challenges", { credentials: "same-origin" });
-    if (res.ok) played = (await res.json()).played ?? [];
-  } catch {
-    // Not reachable: the list stays away.
-  }
-  renderPlayed();
+  drawPlayed();
 }
 
 async function load() {
