@@ -25,7 +25,6 @@ import re
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -37,6 +36,7 @@ from gongzhu.messages import Text
 from gongzhu.server.bodies import BodyError, typed_body
 from gongzhu.server.identity import AccountError, Identity, check_name, check_password, login_key
 from gongzhu.server.policy import counted_address
+from gongzhu.server.wire import personal_answer, plain_error
 
 __all__ = [
     "FIRST_DELAY",
@@ -187,18 +187,6 @@ def _attempt(*checks: tuple[Attempts, str]) -> float:
     return max(wait, 0.0)
 
 
-def _answer(content: Any, cookie: str | None = None, status: int = 200) -> JSONResponse:
-    """A JSON answer about a person: never cached, with the session cookie when one is given."""
-    response = JSONResponse(content, status_code=status, headers={"Cache-Control": "no-store"})
-    if cookie is not None:
-        response.headers.append("set-cookie", cookie)
-    return response
-
-
-def _plain(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
-
-
 def _too_many(seconds: float, key: str = "server.account_too_many_attempts") -> JSONResponse:
     wait = max(1, math.ceil(seconds))
     refusal = AccountError(429, Text.of(key, seconds=wait))
@@ -216,32 +204,32 @@ def routes(identity: Identity) -> list[Route]:
 
     async def me(request: Request) -> Response:
         user, cookie = identity.ensure(request)
-        return _answer(user.to_json(), cookie)
+        return personal_answer(user.to_json(), cookie)
 
     async def register(request: Request) -> Response:
         try:
             body = await typed_body(request, AccountBody)
         except BodyError as e:
-            return _plain(e.status, str(e))
+            return plain_error(e.status, str(e))
         try:
             check_name(body.name)  # refused before counting: only a hashed password counts
             check_password(body.password)
         except AccountError as e:
-            return _answer(e.json, status=e.status)
+            return personal_answer(e.json, status=e.status)
         wait = _attempt((signups, counted_address(request)))
         if wait:
             return _too_many(wait)
         try:
             user, cookie = await identity.register(request, body.name, body.password)
         except AccountError as e:
-            return _answer(e.json, status=e.status)
-        return _answer(user.to_json(), cookie)
+            return personal_answer(e.json, status=e.status)
+        return personal_answer(user.to_json(), cookie)
 
     async def login(request: Request) -> Response:
         try:
             body = await typed_body(request, AccountBody)
         except BodyError as e:
-            return _plain(e.status, str(e))
+            return plain_error(e.status, str(e))
         # A name is counted by its key (every spelling of it alike), with the client's address.
         key = (login_key(body.name)[:64], counted_address(request))
         wait = failures.start(key)
@@ -251,30 +239,30 @@ def routes(identity: Identity) -> list[Route]:
             user, cookie = await identity.login(request, body.name, body.password)
         except AccountError as e:
             failures.failed(key)
-            return _answer(e.json, status=e.status)
+            return personal_answer(e.json, status=e.status)
         failures.succeeded(key)
-        return _answer(user.to_json(), cookie)
+        return personal_answer(user.to_json(), cookie)
 
     async def logout(request: Request) -> Response:
         try:
             body = await typed_body(request, LogoutBody)
         except BodyError as e:
-            return _plain(e.status, str(e))
-        return _answer({"signed_out": True}, identity.logout(request, everywhere=body.everywhere))
+            return plain_error(e.status, str(e))
+        return personal_answer({"signed_out": True}, identity.logout(request, everywhere=body.everywhere))
 
     async def profile(request: Request) -> Response:
         user, cookie = identity.ensure(request)
         found = identity.profile(user.id, PROFILE_MATCHES)
         assert found is not None  # ensure made it
-        return _answer(found, cookie)
+        return personal_answer(found, cookie)
 
     async def public_profile(request: Request) -> Response:
         name = request.path_params["name"]
         found = identity.public_profile(name, PROFILE_MATCHES) if len(name) <= 64 else None
         if found is None:
             refusal = AccountError(404, Text.of("server.account_unknown", name=show(name)))
-            return _answer(refusal.json, status=404)
-        return _answer(found)
+            return personal_answer(refusal.json, status=404)
+        return personal_answer(found)
 
     async def leaderboard(request: Request) -> Response:
         given = request.query_params.get("limit")
@@ -283,8 +271,8 @@ def routes(identity: Identity) -> list[Route]:
         elif _LIMIT.fullmatch(given) and 1 <= int(given) <= LEADERBOARD_MAX:
             limit = int(given)
         else:
-            return _plain(400, f"limit={show(given)}: a number of rows from 1 to {LEADERBOARD_MAX}")
-        return _answer(identity.leaderboard(limit))
+            return plain_error(400, f"limit={show(given)}: a number of rows from 1 to {LEADERBOARD_MAX}")
+        return personal_answer(identity.leaderboard(limit))
 
     return [
         Route("/api/me", me),

@@ -84,7 +84,7 @@ from gongzhu.server.reviews import WORKERS, ReviewJob, ReviewRefused, Reviews, p
 from gongzhu.server.rooms import Connection, Outbox, Person, Room
 from gongzhu.server.rulebook import rules_page
 from gongzhu.server.store import MatchInfo, Store, why_kept
-from gongzhu.server.wire import MessageError, Refused, encode, refusal
+from gongzhu.server.wire import MessageError, Refused, encode, plain_error, refusal, refused_answer
 
 if TYPE_CHECKING:
     from gongzhu.review import Budget
@@ -176,16 +176,6 @@ def _abandoned(info: MatchInfo, newest_solo: str | None) -> bool:
             and newest_solo != info.match_id)
 
 
-def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
-
-
-def _refused(status: int, text: Text) -> JSONResponse:
-    """A refusal a player reads: ``{"error": English, "message_zh", "code", "params"}``."""
-    return JSONResponse({"error": text.render("en"), "message_zh": text.render("zh"), **text.json},
-                        status_code=status, headers={"Cache-Control": "no-store"})
-
-
 #: Why a match may not be deleted (:func:`gongzhu.server.store.why_kept`): the HTTP status and the
 #: catalog key of the refusal.
 _KEPT = {
@@ -228,9 +218,9 @@ async def _http_error(_request: Request, exc: Exception) -> Response:
 async def _internal_error(_request: Request, exc: Exception) -> Response:
     if isinstance(exc, DBAPIError):  # the database is away (restarting): try again later
         log.warning("the database cannot be reached: %s", exc.__class__.__name__)
-        return _error(503, Text.of("server.store_unavailable").render("en"))
+        return plain_error(503, Text.of("server.store_unavailable").render("en"))
     log.error("unexpected error", exc_info=exc)
-    return _error(500, "the server failed on this request (the error is logged); nothing was changed")
+    return plain_error(500, "the server failed on this request (the error is logged); nothing was changed")
 
 
 def _page(path: Path, name: str) -> Response:
@@ -358,7 +348,7 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
     async def get_rules(request: Request) -> Response:
         lang = request.path_params["lang"]
         if lang not in LANGS:
-            return _error(404, f"no rule book in {show(lang)}: one of {', '.join(LANGS)}")
+            return plain_error(404, f"no rule book in {show(lang)}: one of {', '.join(LANGS)}")
         return JSONResponse(rules_page(lang))
 
     async def get_config(_request: Request) -> Response:
@@ -367,18 +357,18 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
     async def get_messages(request: Request) -> Response:
         lang = request.path_params["lang"]
         if lang not in LANGS:
-            return _error(404, f"no message catalog for {show(lang)}: one of {', '.join(LANGS)}")
+            return plain_error(404, f"no message catalog for {show(lang)}: one of {', '.join(LANGS)}")
         return Response(catalog_bytes(lang), media_type="application/json")
 
     async def _new(request: Request, parse: Any) -> NewTable | Response:
         try:
             return parse(await json_body(request))  # type: ignore[no-any-return]
         except BodyError as e:
-            return _error(e.status, str(e))
+            return plain_error(e.status, str(e))
         except MessageError as e:
-            return _error(400, str(e))
+            return plain_error(400, str(e))
         except Refused as e:
-            return _refused(400, e.text)
+            return refused_answer(400, e.text)
 
     async def new_match(request: Request) -> Response:
         new = await _new(request, parse_new_match)
@@ -405,7 +395,7 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         try:
             await json_body(request)  # nothing to read, but a POST is JSON like every other
         except BodyError as e:
-            return _error(e.status, str(e))
+            return plain_error(e.status, str(e))
         who, cookie = person(request)
         table_id = tables.play_now(who)
         return with_cookie(JSONResponse({"table_id": table_id, "url": f"/table/{table_id}"}), cookie)
@@ -431,13 +421,13 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         user = identity.user_for(request)
         if challenges.may_read(info, k, user.id if user is not None else None):
             return None
-        return _refused(403, Text.of("server.challenge_board_hidden", board=(k + 1) if k is not None else "…"))
+        return refused_answer(403, Text.of("server.challenge_board_hidden", board=(k + 1) if k is not None else "…"))
 
     async def get_match(request: Request) -> Response:
         match_id = request.path_params["match_id"]
         info = known(match_id)
         if info is None:
-            return _error(404, f"unknown match {show(match_id)}")
+            return plain_error(404, f"unknown match {show(match_id)}")
         if (refused := hidden(request, info, None)) is not None:
             return refused
         host = info.seating.host
@@ -449,10 +439,10 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
     async def delete_match(request: Request) -> Response:
         match_id = request.path_params["match_id"]
         if not _MATCH_ID.fullmatch(match_id):
-            return _refused(400, Text.of("server.delete_bad_id", match=show(match_id)))
+            return refused_answer(400, Text.of("server.delete_bad_id", match=show(match_id)))
         user = identity.user_for(request)
         if user is None:
-            return _refused(401, Text.of("server.no_session"))
+            return refused_answer(401, Text.of("server.no_session"))
         info = store.match(match_id)
         why = "unknown" if info is None else why_kept(info, user.id)
         room, table = tables.rooms.get(match_id), tables.loaded(match_id)
@@ -462,7 +452,7 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
             try:
                 owner = await tables.bus.owner(match_id)
             except ClusterUnavailable:
-                return _refused(503, Text.of("server.cluster_unavailable"))
+                return refused_answer(503, Text.of("server.cluster_unavailable"))
             if owner is not None and owner != tables.node:
                 why = "open"  # another server runs it now, for a page there
         if why is None:
@@ -471,7 +461,7 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
             why = store.delete_match(match_id, user.id)  # checks again, in the deleting transaction
         if why is not None:
             status, key = _KEPT[why]
-            return _refused(status, Text.of(key, match=show(match_id)))
+            return refused_answer(status, Text.of(key, match=show(match_id)))
         log.info("match %s deleted by its person", match_id)
         return JSONResponse({"deleted": match_id}, headers={"Cache-Control": "no-store"})
 
@@ -479,19 +469,19 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         match_id, k = request.path_params["match_id"], request.path_params["k"]
         info = known(match_id)
         if info is None:
-            return _error(404, f"unknown match {show(match_id)}")
+            return plain_error(404, f"unknown match {show(match_id)}")
         if _DEAL_NUMBER.fullmatch(k) and (refused := hidden(request, info, int(k))) is not None:
             return refused
         line = store.record(match_id, int(k)) if _DEAL_NUMBER.fullmatch(k) else None
         if line is None:
-            return _error(404, f"match {show(match_id)} has no finished deal {show(k)}")
+            return plain_error(404, f"match {show(match_id)} has no finished deal {show(k)}")
         return Response(line, media_type="application/json")
 
     async def get_records(request: Request) -> Response:
         match_id = request.path_params["match_id"]
         info = known(match_id)
         if info is None:
-            return _error(404, f"unknown match {show(match_id)}")
+            return plain_error(404, f"unknown match {show(match_id)}")
         if (refused := hidden(request, info, None)) is not None:
             return refused
         text = "".join(line + "\n" for line in store.records(match_id))
@@ -501,7 +491,7 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
     async def my_records(request: Request) -> Response:
         user = identity.user_for(request)
         if user is None:
-            return _error(401, Text.of("server.no_session").render("en"))
+            return plain_error(401, Text.of("server.no_session").render("en"))
         lines = [line for m in reversed(store.matches(user.id)) for line in store.records(m.match_id)]
         return Response("".join(line + "\n" for line in lines), media_type="application/x-ndjson; charset=utf-8",
                         headers={"Content-Disposition": 'attachment; filename="gongzhu-my-records.jsonl"'})
@@ -529,7 +519,7 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         raise ReviewRefused(404, Text.of("server.review_no_deal", match=show(info.match_id), deal=k))
 
     def review_refused(e: ReviewRefused) -> Response:
-        response = _refused(e.status, e.text)
+        response = refused_answer(e.status, e.text)
         if e.status == 503:
             response.headers["Retry-After"] = "5"
         return response
@@ -545,7 +535,7 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         try:
             body = await json_body(request)
         except BodyError as e:
-            return _refused(e.status, _BODY_REFUSALS.get(e.status, Text.of("server.review_bad_body")))
+            return refused_answer(e.status, _BODY_REFUSALS.get(e.status, Text.of("server.review_bad_body")))
         try:
             seat = parse_body(body)
             info, k = review_deal(request)

@@ -23,34 +23,21 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
 
 from gongzhu.formats.web import NewChallengeBody
-from gongzhu.messages import Text
 from gongzhu.rules.options import Options
 from gongzhu.server.bodies import PERSON, BodyError, NewTable, typed_body
 from gongzhu.server.challenges import SEAT, Challenge, ChallengeRefused, Challenges
 from gongzhu.server.identity import Identity
 from gongzhu.server.registry import Tables
 from gongzhu.server.rooms import Person
+from gongzhu.server.wire import personal_answer, plain_error, refused_answer
 
 __all__ = ["routes"]
-
-
-def _answer(content: Any, cookie: str | None = None, status: int = 200) -> JSONResponse:
-    response = JSONResponse(content, status_code=status, headers={"Cache-Control": "no-store"})
-    if cookie is not None:
-        response.headers.append("set-cookie", cookie)
-    return response
-
-
-def _refused(status: int, text: Text) -> JSONResponse:
-    return JSONResponse({"error": text.render("en"), "message_zh": text.render("zh"), **text.json},
-                        status_code=status, headers={"Cache-Control": "no-store"})
 
 
 def routes(challenges: Challenges, tables: Tables, identity: Identity,
@@ -70,30 +57,30 @@ def routes(challenges: Challenges, tables: Tables, identity: Identity,
     async def listing(request: Request) -> Response:
         today = challenges.daily()
         user = viewer(request)
-        return _answer({"today": challenges.summary(today.id, user), "challenges": challenges.listing(user),
+        return personal_answer({"today": challenges.summary(today.id, user), "challenges": challenges.listing(user),
                         "played": challenges.played_by(user) if user is not None else []})
 
     async def played(request: Request) -> Response:
         user = viewer(request)
-        return _answer({"played": challenges.played_by(user) if user is not None else []})
+        return personal_answer({"played": challenges.played_by(user) if user is not None else []})
 
     async def create(request: Request) -> Response:
         try:
             body = await typed_body(request, NewChallengeBody)
         except BodyError as e:
-            return JSONResponse({"error": str(e)}, status_code=e.status)
+            return plain_error(e.status, str(e))
         user, cookie = identity.ensure(request)
         try:
             made = challenges.create(user.id, preset=body.preset, boards=body.boards)
         except ChallengeRefused as e:
-            return _refused(e.status, e.text)
-        return _answer({"id": made.id, "url": f"/challenge/{made.id}"}, cookie, status=201)
+            return refused_answer(e.status, e.text)
+        return personal_answer({"id": made.id, "url": f"/challenge/{made.id}"}, cookie, status=201)
 
     async def summary(request: Request) -> Response:
         try:
-            return _answer(challenges.summary(request.path_params["challenge_id"], viewer(request)))
+            return personal_answer(challenges.summary(request.path_params["challenge_id"], viewer(request)))
         except ChallengeRefused as e:
-            return _refused(e.status, e.text)
+            return refused_answer(e.status, e.text)
 
     async def play(request: Request) -> Response:
         user, cookie = identity.ensure(request)
@@ -104,8 +91,8 @@ def routes(challenges: Challenges, tables: Tables, identity: Identity,
                 challenges.check_open(challenge)
                 match_id = tables.create(_entry(challenge), Person(user.id, user.name)).match_id
         except ChallengeRefused as e:
-            return _refused(e.status, e.text)
-        return _answer({"match_id": match_id, "url": f"/table/{match_id}"}, cookie)
+            return refused_answer(e.status, e.text)
+        return personal_answer({"match_id": match_id, "url": f"/table/{match_id}"}, cookie)
 
     async def traveller(request: Request) -> Response:
         number = request.path_params["number"]
@@ -113,9 +100,10 @@ def routes(challenges: Challenges, tables: Tables, identity: Identity,
             if not number.isdigit() or len(number) > 3:
                 raise ChallengeRefused(404, "server.challenge_no_board", challenge=request.path_params["challenge_id"],
                                        board=number[:8], boards="?")
-            return _answer(challenges.traveller(request.path_params["challenge_id"], int(number), viewer(request)))
+            board = challenges.traveller(request.path_params["challenge_id"], int(number), viewer(request))
+            return personal_answer(board)
         except ChallengeRefused as e:
-            return _refused(e.status, e.text)
+            return refused_answer(e.status, e.text)
 
     return [
         Route("/challenges", list_page),

@@ -2,10 +2,12 @@
 browser messages, and the refusals (``docs/web-protocol.md``).
 
 A refused message is answered ``{"type": "error", ...}`` by :func:`refusal` — the catalog's text
-in both languages when it is a :class:`Refused` — and changes nothing.
+in both languages when it is a :class:`Refused` — and changes nothing.  The HTTP routes answer
+in the same words: :func:`refused_answer` (a catalog refusal), :func:`plain_error` (plain
+English) and :func:`personal_answer` (an answer about a person, never cached).
 
-Imports :mod:`gongzhu.formats`, :mod:`gongzhu.jsontext`, :mod:`gongzhu.messages` and the
-rules core's cards; nothing of the server.
+Imports Starlette's JSON response, :mod:`gongzhu.formats`, :mod:`gongzhu.jsontext`,
+:mod:`gongzhu.messages` and the rules core's cards; nothing of the server.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import msgspec
+from starlette.responses import JSONResponse
 
 from gongzhu.formats import FormatError, typed
 from gongzhu.formats.web import BrowserMessage
@@ -23,8 +26,8 @@ from gongzhu.jsontext import JSONTextError, loads_strict
 from gongzhu.messages import Text
 from gongzhu.rules.cards import Card, Seat
 
-__all__ = ["CHAT_MARKS", "MessageError", "Refused", "chat_line", "codes", "encode", "read_message", "refusal",
-           "seat_map"]
+__all__ = ["CHAT_MARKS", "MessageError", "Refused", "chat_line", "codes", "encode", "personal_answer", "plain_error",
+           "read_message", "refusal", "refused_answer", "seat_map"]
 
 T = TypeVar("T")
 
@@ -52,6 +55,26 @@ def refusal(why: Text | str) -> dict[str, Any]:
     if isinstance(why, str):
         return {"type": "error", "message": why}
     return {"type": "error", "message": why.render("en"), "message_zh": why.render("zh"), **why.json}
+
+
+def refused_answer(status: int, text: Text) -> JSONResponse:
+    """An HTTP refusal a player reads: ``{"error": English, "message_zh", "code", "params"}``,
+    never cached."""
+    return JSONResponse({"error": text.render("en"), "message_zh": text.render("zh"), **text.json},
+                        status_code=status, headers={"Cache-Control": "no-store"})
+
+
+def plain_error(status: int, message: str) -> JSONResponse:
+    """An HTTP refusal in plain English: ``{"error"}`` (a malformed request, an unknown match)."""
+    return JSONResponse({"error": message}, status_code=status)
+
+
+def personal_answer(content: Any, cookie: str | None = None, status: int = 200) -> JSONResponse:
+    """A JSON answer about a person: never cached, with the session cookie when one is given."""
+    response = JSONResponse(content, status_code=status, headers={"Cache-Control": "no-store"})
+    if cookie is not None:
+        response.headers.append("set-cookie", cookie)
+    return response
 
 
 #: msgspec's encoder writes the same compact JSON text as ``json.dumps(..., ensure_ascii=False,
