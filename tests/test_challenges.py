@@ -217,6 +217,10 @@ def test_a_private_challenge_on_demand(app_client: TestClient) -> None:
     stranger = person(app_client, "Stranger")
     assert challenge_id not in [c["id"] for c in stranger.get("/api/challenges").json()["challenges"]]
     refused(host.get("/api/challenges/nope"), 404, "server.challenge_unknown")
+    refused(host.get("/api/challenges/nope/boards/abc"), 404, "server.challenge_unknown")
+    body = refused(host.get(f"/api/challenges/{challenge_id}/boards/abc"), 404, "server.challenge_no_board")
+    assert body["params"]["boards"] == 2
+    refused(host.get(f"/api/challenges/{challenge_id}/boards/3"), 404, "server.challenge_no_board")
 
 
 @pytest.mark.parametrize("preset", ["online", "online2"])

@@ -97,9 +97,10 @@ def routes(challenges: Challenges, tables: Tables, identity: Identity,
     async def traveller(request: Request) -> Response:
         number = request.path_params["number"]
         try:
-            if not number.isdigit() or len(number) > 3:
-                raise ChallengeRefused(404, "server.challenge_no_board", challenge=request.path_params["challenge_id"],
-                                       board=number[:8], boards="?")
+            if not number.isdigit() or len(number) > 3:  # no board number: of a challenge that exists?
+                challenge = challenges.get(request.path_params["challenge_id"])
+                raise ChallengeRefused(404, "server.challenge_no_board", challenge=challenge.id, board=number[:8],
+                                       boards=challenge.count)
             board = challenges.traveller(request.path_params["challenge_id"], int(number), viewer(request))
             return personal_answer(board)
         except ChallengeRefused as e:
