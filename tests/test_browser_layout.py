@@ -559,7 +559,8 @@ def test_a_table_of_people_with_long_names_fits_every_phone(page_factory: Any) -
 
     pages = [page_factory(*PHONES[0]), page_factory(*PHONES[0])]
     for page, name in zip(pages, LONG_NAMES, strict=True):
-        page.goto("/lobby")
+        # Signed up before a page is open: a request of the page still under way with the guest's
+        # cookie would find that session ended, and make the browser a new guest.
         api_post(page, "/api/account", {"name": name, "password": "a quiet tiger 42 long names"})
     host, second = pages
     _, url = new_table(host, seat="S", preset="online")

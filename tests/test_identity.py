@@ -139,6 +139,31 @@ def test_guests_get_distinct_names_and_a_signed_cookie(app: Any) -> None:
         assert "secure" in cookie_attributes(set_cookie(c.get("/api/me")))
 
 
+def guests(app: Any) -> int:
+    with store_of(app).engine.connect() as c:
+        return len(c.execute(select(USERS.c.id).where(USERS.c.guest.is_(True))).all())
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+@pytest.mark.parametrize("path", ["/", "/lobby", "/table/m-x", "/history", "/profile", "/leaderboard", "/rules",
+                                  "/challenges", "/challenge/c-x"])
+def test_every_page_makes_the_browsers_session_before_its_scripts_ask(app: Any, path: str) -> None:
+    """A page sends its requests at once, side by side: were each to make a guest of its own, the
+    last answer would decide who the browser is.  The page itself makes the one session."""
+    before = guests(app)
+    with browser(app) as c:
+        page = c.get(path)
+        header = set_cookie(page)
+        assert header.startswith(f"{COOKIE}="), (path, page.status_code, page.headers)
+        me = c.get("/api/me")
+        assert "set-cookie" not in me.headers and GUEST.fullmatch(me.json()["name"])
+        assert c.get("/api/config").status_code == 200 and c.get("/api/challenges").status_code == 200
+        assert c.get("/api/me").json() == me.json()
+        again = c.get(path)  # a page asked again keeps the session
+        assert "set-cookie" not in again.headers
+    assert guests(app) == before + 1
+
+
 @pytest.mark.parametrize("db_url", STORES, indirect=True)
 def test_guest_names_stay_unique_when_four_digits_collide(app: Any) -> None:
     store = store_of(app)

@@ -327,23 +327,30 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
             response.headers.append("set-cookie", cookie)
         return response
 
-    async def table_page(_request: Request) -> Response:
-        return _page(static / "index.html", "table")
+    def page(request: Request, path: Path, name: str) -> Response:
+        """A page, with the browser's session made first: the requests its scripts send at once,
+        side by side, then share that one session (each would otherwise make a guest of its own,
+        and the last answer would decide who the browser is)."""
+        _, cookie = identity.ensure(request)
+        return with_cookie(_page(path, name), cookie)
 
-    async def history_page(_request: Request) -> Response:
-        return _page(static / "history.html", "history")
+    async def table_page(request: Request) -> Response:
+        return page(request, static / "index.html", "table")
 
-    async def lobby_page(_request: Request) -> Response:
-        return _page(static / "lobby.html", "lobby")
+    async def history_page(request: Request) -> Response:
+        return page(request, static / "history.html", "history")
 
-    async def profile_page(_request: Request) -> Response:
-        return _page(static / "profile.html", "profile")
+    async def lobby_page(request: Request) -> Response:
+        return page(request, static / "lobby.html", "lobby")
 
-    async def leaderboard_page(_request: Request) -> Response:
-        return _page(static / "leaderboard.html", "leaderboard")
+    async def profile_page(request: Request) -> Response:
+        return page(request, static / "profile.html", "profile")
 
-    async def rules_page_(_request: Request) -> Response:
-        return _page(static / "rules.html", "rules")
+    async def leaderboard_page(request: Request) -> Response:
+        return page(request, static / "leaderboard.html", "leaderboard")
+
+    async def rules_page_(request: Request) -> Response:
+        return page(request, static / "rules.html", "rules")
 
     async def get_rules(request: Request) -> Response:
         lang = request.path_params["lang"]
@@ -653,7 +660,7 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         Route("/leaderboard", leaderboard_page),
         Route("/rules", rules_page_),
         *account_routes(identity),
-        *challenge_routes(challenges, tables, identity, _page, static),
+        *challenge_routes(challenges, tables, identity, page, static),
         Route("/api/config", get_config),
         Route("/messages/{lang}.json", get_messages),
         Route("/api/rules/{lang}", get_rules),

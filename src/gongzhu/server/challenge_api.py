@@ -41,18 +41,19 @@ __all__ = ["routes"]
 
 
 def routes(challenges: Challenges, tables: Tables, identity: Identity,
-           page: Callable[[Path, str], Response], static: Path) -> list[Route]:
-    """The challenge routes, on ``challenges``; ``page`` answers a page of ``static``."""
+           page: Callable[[Request, Path, str], Response], static: Path) -> list[Route]:
+    """The challenge routes, on ``challenges``; ``page`` answers a page of ``static`` (with the
+    browser's session)."""
 
     def viewer(request: Request) -> str | None:
         user = identity.user_for(request)
         return user.id if user is not None else None
 
-    async def list_page(_request: Request) -> Response:
-        return page(static / "challenges.html", "challenges")
+    async def list_page(request: Request) -> Response:
+        return page(request, static / "challenges.html", "challenges")
 
-    async def one_page(_request: Request) -> Response:
-        return page(static / "challenge.html", "challenge")
+    async def one_page(request: Request) -> Response:
+        return page(request, static / "challenge.html", "challenge")
 
     async def listing(request: Request) -> Response:
         today = challenges.daily()
