@@ -301,6 +301,54 @@ def test_claims_match_brute_force_at_length(index: int, seed: int, left: int, du
     check_every_claim(deal)
 
 
+# --------------------------------------------------------------------------- claims the others accepted
+
+
+def brute_agreed(deal: Deal, at: Deal) -> Brute:
+    """Per seat as claimer, over every finished continuation of ``deal``: whether *some* keeps an
+    ``all_tricks`` and a ``no_points`` claim made at ``at``, and the best raw score one reaches."""
+    ends = list(finished_deals(deal))
+    return Brute(
+        tuple(any(claim_met(at, end, Claim(s, ALL_TRICKS)) for end in ends) for s in Seat),
+        tuple(any(claim_met(at, end, Claim(s, NO_POINTS)) for end in ends) for s in Seat),
+        tuple(max(end.score.raw[s] for end in ends) for s in Seat),
+    )
+
+
+def check_agreed(deal: Deal, claim: Claim, want: bool) -> None:
+    """``check_claim(agreed=True)`` says ``want``; where the claim can come true its line is
+    legal, plays the deal to its end and meets the claim; where it cannot there is no line."""
+    before = snapshot(deal)
+    verdict = check_claim(deal, claim, limit=0, agreed=True)
+    assert snapshot(deal) == before, "check_claim changed the deal"
+    assert verdict.holds is want, f"{claim}: the agreed search says {verdict.holds}, the brute force {want}"
+    assert verdict.refutation == ()
+    if want:
+        end = replay(deal, verdict.line)
+        assert end.is_over and claim_met(deal, end, claim)
+    else:
+        assert verdict.line == ()
+
+
+@pytest.mark.parametrize(("label", "options"), ONE_DECK[:3] + TWO_DECKS[:1],
+                         ids=[lb for lb, _ in ONE_DECK[:3] + TWO_DECKS[:1]])
+def test_agreed_claims_match_brute_force(label: str, options: Options) -> None:
+    """R5.4, the others having accepted a claim: it can come true exactly when some continuation
+    of every seat's plays keeps it, and the deal then ends along one that does."""
+    differs = 0
+    for k, left in enumerate((8, 11, 12) if options.decks == 1 else (8, 6)):
+        deal = ending(options, 700 + 31 * k + len(label), left)
+        want, against_all = brute_agreed(deal, deal), brute(deal, deal)
+        for s in Seat:
+            check_agreed(deal, Claim(s, ALL_TRICKS), want.all_tricks[s])
+            check_agreed(deal, Claim(s, NO_POINTS), want.no_points[s])
+            check_agreed(deal, Claim(s, SCORE, want.score[s]), True)
+            check_agreed(deal, Claim(s, SCORE, want.score[s] + 1), False)
+            differs += (want.all_tricks[s], want.no_points[s], want.score[s]) != (
+                against_all.all_tricks[s], against_all.no_points[s], against_all.score[s])
+    assert differs, "no ending where agreeing makes a difference: the test shows nothing"
+
+
 def test_limit_leaves_a_claim_undecided() -> None:
     """R5.4: a search stopped at its limit says neither yes nor no, and gives no line."""
     searched = 0

@@ -3,8 +3,9 @@
 South claims through the WebSocket; the server checks the claim with the exact search
 (:func:`gongzhu.search.claims.check_claim`) and the test holds its answer to the search's own
 verdict on the same position: a claim that holds ends the deal along its line, the record noting
-the claim; one that does not is refused (a catalog message with a line that beats it) and changes
-nothing; a claim before the first lead is refused.  A deal in which no card left can change a
+the claim; one that does not is refused (a catalog message saying by which trick the others can
+break it, and no card of theirs) and changes nothing but spending the seat's claim for the deal;
+a claim before the first lead is refused.  A deal in which no card left can change a
 score is played to its end by the server, in one published change, its record saying so.
 """
 
@@ -60,12 +61,16 @@ def test_claims_are_decided_as_the_exact_search_decides_them(client: TestClient)
             break
         match_id = new_match(client, levels=RANDOM, seed=seed)
         rng = random.Random(seed)
+        spent = False  # a seat claims once a deal
         with client.websocket_connect(f"/ws/{match_id}") as ws:
             browser = Browser(ws)
             state = browser.settle()
             while state["phase"] not in ("deal-over", "match-over"):
                 deal = deal_of(table_of(client, match_id))
-                if state["phase"] == "play" and deal.tricks and deal.turn == Seat.S:
+                if state["phase"] == "play" and deal.tricks and deal.turn == Seat.S and spent:
+                    browser.refused({"type": "claim", "kind": "no_points"})
+                    assert browser.messages[-1]["code"] == "server.claim_used"
+                elif state["phase"] == "play" and deal.tricks and deal.turn == Seat.S:
                     kind = ClaimKind.ALL_TRICKS if len(deal.hand(Seat.S)) <= 5 else ClaimKind.NO_POINTS
                     verdict = check_claim(deal, Claim(Seat.S, kind), limit=100_000)
                     if verdict.holds is not None and (seen["held" if verdict.holds else "refused"] < 2):
@@ -83,11 +88,14 @@ def test_claims_are_decided_as_the_exact_search_decides_them(client: TestClient)
                             replay(rec)  # the line played is legal to the end
                             break
                         seen["refused"] += 1
+                        spent = True
                         reply = browser.receive()
                         while reply["type"] != "error":
-                            assert reply["type"] == "claim" and reply["accepted"] is False
+                            assert reply == {"type": "claim", "v": reply["v"], "seat": "S", "kind": kind.value,
+                                             "value": None, "accepted": False}  # no card of another hand
                             reply = browser.receive()
                         assert reply["code"] == "server.claim_refused"
+                        assert set(reply["params"]) == {"trick"} and reply["params"]["trick"] > len(deal.tricks)
                         assert deal_of(table_of(client, match_id)).position() == deal.position()
                         assert browser.state == before
                 act(browser, rng)

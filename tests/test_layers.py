@@ -92,7 +92,8 @@ SERVER = SRC / "server"
 SERVER_FLOORS: list[str] = [
     "policy", "names", "wire", "bus", "clock", "rulebook",
     "migrations", "store", "migrations.env", "transport",
-    "bodies", "challenges", "views", "rooms", "thinking", "lobby", "table", "dispatch", "registry", "cluster",
+    "bodies", "challenges", "views", "rooms", "thinking", "claiming", "lobby", "table", "dispatch", "registry",
+    "cluster",
     "identity", "accounts", "challenge_api", "reviews", "app", "__init__",
 ]
 

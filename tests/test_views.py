@@ -66,6 +66,9 @@ class State:
     def clock_view(self) -> dict[str, Any] | None:
         return None
 
+    def claim_view(self) -> dict[str, Any] | None:
+        return None
+
 
 def cards_shown(value: Any) -> set[str]:
     """Every card string anywhere in a view."""

@@ -30,6 +30,7 @@ __all__ = [
     "AutoMessage",
     "BrowserMessage",
     "ChatMessage",
+    "ClaimAnswerMessage",
     "ClaimMessage",
     "ExposeMessage",
     "HintMessage",
@@ -137,6 +138,13 @@ class ClaimMessage(msgspec.Struct, tag_field="type", tag="claim", forbid_unknown
     value: ClaimedScore | None = None
 
 
+class ClaimAnswerMessage(msgspec.Struct, tag_field="type", tag="claim_answer", forbid_unknown_fields=True):
+    """The person's answer to a claim put to them (under the tournament preset, a claim the server
+    could not decide): ``accept`` it, or contest it (play goes on)."""
+
+    accept: bool
+
+
 class ChatMessage(msgspec.Struct, tag_field="type", tag="chat", forbid_unknown_fields=True):
     """A line of table talk: a text, or one of the quick phrases (a catalog key ``chat.quick.*``)."""
 
@@ -147,7 +155,7 @@ class ChatMessage(msgspec.Struct, tag_field="type", tag="chat", forbid_unknown_f
 #: Any message the page sends, by its ``type``.
 BrowserMessage = (ExposeMessage | PlayMessage | HintMessage | NextMessage | SettingsMessage | SitMessage
                   | StandMessage | StartMessage | TakeBackMessage | AutoMessage | ChatMessage | AgainMessage
-                  | ClaimMessage)
+                  | ClaimMessage | ClaimAnswerMessage)
 
 
 class NewMatchBody(msgspec.Struct, forbid_unknown_fields=True):

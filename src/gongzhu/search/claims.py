@@ -46,6 +46,10 @@ is below the claim, at the latest the end of the deal; empty when that is so at 
 claimer makes the play that holds out longest against the others' breaking plays the search
 found, and they answer with the one of those that breaks the claim soonest.
 
+With ``agreed`` (the others accepted a claim this search could not decide, under the tournament
+preset) every position is an OR: the claim can come true when some line of all four seats keeps
+it, and the line found is the one the deal is finished along.
+
 May import :mod:`gongzhu.rules` and :mod:`gongzhu.search` (the open-card solver, optional).
 """
 
@@ -122,10 +126,11 @@ class _Search:
     the claimer took since the claim — so that it need not ask the deal for a whole snapshot at
     every position."""
 
-    def __init__(self, deal: Deal, claim: Claim, limit: int) -> None:
+    def __init__(self, deal: Deal, claim: Claim, limit: int, *, agreed: bool = False) -> None:
         self.deal = deal
         self.claim = claim
         self.seat = int(claim.seat)
+        self.agreed = agreed  # every seat plays to keep the claim (an OR at every position)
         self.kind = claim.kind
         self.value = claim.value if claim.value is not None else 0
         self.limit = limit
@@ -304,9 +309,10 @@ class _Search:
         if self.one_deck and len(plays) > 1:
             plays = self.representatives(plays)
         if self.kind is ClaimKind.ALL_TRICKS:  # win with high cards, beat with high cards
-            plays.sort(key=lambda p: -sum(c.rank for c in p))
+            low_first = self.agreed and self.turn() != self.seat  # (or let the claimer win)
+            plays.sort(key=lambda p: sum(c.rank for c in p) * (1 if low_first else -1))
         elif self.kind is ClaimKind.NO_POINTS:
-            if self.turn() == self.seat:  # duck
+            if self.turn() == self.seat or self.agreed:  # duck (everyone, where all keep the claim)
                 plays.sort(key=lambda p: max(c.rank for c in p))
             else:  # hand the claimer point cards, let it win
                 plays.sort(key=lambda p: (not any(POINT_CARDS_MASK >> c.index & 1 for c in p), max(c.rank for c in p)))
@@ -354,7 +360,7 @@ class _Search:
         if got is not None:
             return got
         self.count()
-        mine = self.turn() == self.seat
+        mine = self.agreed or self.turn() == self.seat
         result = not mine
         for play in self.candidates():
             if self.child(play) == mine:  # a play that keeps it (claimer), or breaks it (others)
@@ -485,20 +491,27 @@ class _Search:
         return d
 
 
-def check_claim(deal: Deal, claim: Claim, *, limit: int = 200_000) -> ClaimVerdict:
+def check_claim(deal: Deal, claim: Claim, *, limit: int = 200_000, agreed: bool = False) -> ClaimVerdict:
     """Whether ``claim`` (R5.4), made now in ``deal``, holds whatever the other seats play: an exact
     search of the continuations (see the module docstring) of at most ``limit`` positions per
     phase (0: no limit).  ``deal`` is left as it is.  Raises
-    :class:`~gongzhu.rules.claims.ClaimError` when the claim may not be made now."""
+    :class:`~gongzhu.rules.claims.ClaimError` when the claim may not be made now.
+
+    ``agreed``: whether the claim *can* come true with every seat playing to keep it (the others
+    having accepted it): an OR search at every position.  Its ``line`` then has each other seat
+    play, of the plays that still let the claim come true, the one the open-card solver rates best
+    for itself; when no line keeps it the verdict is False with no refutation."""
     verify_claim(deal, claim)
     if limit < 0:
         raise ValueError(f"limit must be >= 0 (0: no limit), not {limit}")
-    search = _Search(deal.copy(), claim, limit)
+    search = _Search(deal.copy(), claim, limit, agreed=agreed)
     try:
         search.budget()
         holds = search.solve()
         if holds:
             return ClaimVerdict(claim, True, line=search.keeping_line(), nodes=search.nodes)
+        if agreed:
+            return ClaimVerdict(claim, False, nodes=search.nodes)
         return ClaimVerdict(claim, False, refutation=search.refuting_line(), nodes=search.nodes)
     except _Undecided:
         return ClaimVerdict(claim, None, nodes=search.nodes)

@@ -4,7 +4,8 @@
 With a turn timer, the person to play has ``turn_seconds``; with an exposure window, every
 person yet to declare has ``expose_seconds`` from the deal (the window runs on while others
 declare); between deals the next deal is dealt :data:`NEXT_DEAL_SECONDS` after a deal unless
-someone asks sooner.  Computer players are never timed.  When a deadline passes the clock hands
+someone asks sooner; the people asked to accept a claim have :data:`CLAIM_SECONDS`, at every
+table.  Computer players are never timed.  When a deadline passes the clock hands
 it to the table's ``expire`` (a stand-in acts, :mod:`gongzhu.server.thinking`).  ``now`` is the
 wall clock the deadline is kept in (it is stored with the table and shown to the page).
 
@@ -24,15 +25,18 @@ from gongzhu.rules.cards import Card, Seat
 from gongzhu.rules.deal import Phase
 from gongzhu.rules.match import Match
 
-__all__ = ["NEXT_DEAL_SECONDS", "Clock", "Due", "Timed", "report_failure"]
+__all__ = ["CLAIM_SECONDS", "NEXT_DEAL_SECONDS", "Clock", "Due", "Timed", "report_failure"]
 
 log = logging.getLogger("gongzhu.server")
 
 #: With a turn timer, the next deal is dealt this many seconds after a deal unless someone asks sooner.
 NEXT_DEAL_SECONDS = 10
+#: The time the people asked to accept a claim have to answer (:mod:`gongzhu.server.claiming`),
+#: at every table: no answer in time withdraws the claim.
+CLAIM_SECONDS = 60
 
 #: Whose time runs: (``"play"``, [the person to play]), (``"expose"``, [the persons yet to
-#: declare]) or (``"next"``, []) between deals.
+#: declare]), (``"claim"``, [the persons yet to answer a claim]) or (``"next"``, []) between deals.
 Due = tuple[str, list[Seat]]
 
 
@@ -47,6 +51,8 @@ class Timed(Protocol):
     broken: bool
 
     def is_computer(self, seat: Seat) -> bool: ...
+
+    def claim_waiting(self) -> list[Seat] | None: ...
 
 
 def report_failure(task: asyncio.Task[None]) -> None:
@@ -78,6 +84,9 @@ class Clock:
         if deal.phase is Phase.EXPOSE:
             seats = [s for s in deal.undeclared if s not in t.pending and not t.is_computer(s)]
             return ("expose", seats) if seats else None
+        answering = t.claim_waiting()
+        if answering is not None:
+            return "claim", answering
         turn = deal.turn
         if turn is None or t.is_computer(turn):
             return None
@@ -85,7 +94,8 @@ class Clock:
 
     def _seconds(self, kind: str) -> int | None:
         t = self.table
-        return {"play": t.turn_seconds, "expose": t.expose_seconds, "next": NEXT_DEAL_SECONDS}.get(kind)
+        return {"play": t.turn_seconds, "expose": t.expose_seconds, "next": NEXT_DEAL_SECONDS,
+                "claim": CLAIM_SECONDS}.get(kind)
 
     def arm(self) -> None:
         """Set the deadline after a change (the exposure window runs on while persons declare; a
@@ -96,8 +106,8 @@ class Clock:
         if due is None or not seconds:
             self.deadline = None
             return
-        if kind == "expose" and self.deadline is not None:
-            return  # the window started when the deal was dealt
+        if kind in ("expose", "claim") and self.deadline is not None:
+            return  # the window started when the deal was dealt, or the claim was put
         self.deadline = self.now() + seconds
 
     def view(self) -> dict[str, Any] | None:

@@ -21,6 +21,7 @@ from gongzhu.formats.web import (
     AgainMessage,
     AutoMessage,
     ChatMessage,
+    ClaimAnswerMessage,
     ClaimMessage,
     ExposeMessage,
     HintMessage,
@@ -55,10 +56,12 @@ async def receive(table: Table, connection: Presence, text: str | None,
             table.thinking.ask_hint(table.current(), seat, reply, quick=message.quick)
             return
         if isinstance(message, ClaimMessage):
-            await table.claim(table.seated(person), message.kind, message.value, reply)
+            await table.claims.claim(table.seated(person), message.kind, message.value)
             table.kick()
             return
-        if isinstance(message, ChatMessage):
+        if isinstance(message, ClaimAnswerMessage):
+            table.claims.answer(table.seated(person), message.accept)
+        elif isinstance(message, ChatMessage):
             _chat(table, connection, message)
         elif isinstance(message, SitMessage):
             table.sit(person, Seat.parse(message.seat))

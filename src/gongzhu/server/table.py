@@ -10,18 +10,16 @@ numbered, to its rooms with the view of each seat its people see it from
 on the event loop, each in one synchronous step (check, apply, store, publish), so no lock is
 needed.
 
-Imports the rules core, records, the store, wire, bodies, rooms, views, clock and thinking.
+Imports the rules core, records, the store, wire, bodies, rooms, views, clock, thinking and claiming.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import functools
 import json
 import logging
 import secrets
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from gongzhu.messages import Text
@@ -29,15 +27,15 @@ from gongzhu.records.format import deal_to_record, dump_record
 from gongzhu.records.replay import replay
 from gongzhu.rules.boards import Board
 from gongzhu.rules.cards import Card, Seat, parse_card
-from gongzhu.rules.claims import Claim, ClaimError, ClaimKind, finish_settled, settled, verify_claim
+from gongzhu.rules.claims import finish_settled, settled
 from gongzhu.rules.deal import Deal
 from gongzhu.rules.errors import GongzhuError
 from gongzhu.rules.match import Match, title_for
 from gongzhu.rules.model import CardPlay, Play
 from gongzhu.rules.options import Options
-from gongzhu.search.claims import check_claim
 from gongzhu.server.bodies import PERSON, NewTable
 from gongzhu.server.challenges import Challenges
+from gongzhu.server.claiming import Claims, from_play
 from gongzhu.server.clock import Clock
 from gongzhu.server.rooms import Person, Presence, Ref
 from gongzhu.server.store import Charge, MatchInfo, Seating, StaleTable, Store
@@ -60,22 +58,6 @@ class StoreError(RuntimeError):
     def __init__(self) -> None:
         super().__init__("the server could not save this change, so it did not happen; reconnect and try again")
 
-
-#: Positions a claim's search may visit (per phase: deciding it, then its line): a claim still
-#: undecided then is refused as too early to check (a few seconds of a thread of the hint pool).
-CLAIM_LIMIT = 100_000
-
-
-def _from(deal: Deal) -> dict[str, int]:
-    """Where the server takes a deal over to play it out: the trick the next play belongs to
-    (1-based) and how many plays of the deal were made before it."""
-    return {"from_trick": len(deal.tricks) + 1,
-            "from_play": sum(len(t.plays) for t in deal.tricks) + len(deal.current_trick)}
-
-
-def _line(plays: Sequence[tuple[Seat, Play]]) -> list[dict[str, Any]]:
-    """A line of play as events and records write plays: ``{"seat", "cards"}``."""
-    return [{"seat": seat.name, "cards": codes(cards)} for seat, cards in plays]
 
 class Hub(Protocol):
     """What a table needs of its server (:class:`~gongzhu.server.registry.Tables`)."""
@@ -147,6 +129,7 @@ class Table:
         #: The table of the next match (再来一局), once someone asked for it.
         self.again: str | None = None
         self.again_url = ""
+        self.claims = Claims(self)
         self.thinking = Thinking(self, hub.pools, info.seed)
         self.clock = Clock(self, seating.deadline, self.thinking.timeout)
         self.views = Views(self)
@@ -602,39 +585,27 @@ class Table:
 
     # ------------------------------------------------------------------ claims (R5.4)
 
-    async def claim(self, seat: Seat, kind: str, value: int | None,
-                    reply: Callable[[dict[str, Any]], None]) -> None:
-        """A claim (声称) of the person at ``seat``, checked by an exact search of the rest of the
-        deal that sees every hand (on a thread of the hint pool, off the event loop): one that
-        holds whatever the others play ends the deal along the search's line; one that does not
-        is refused with a line that beats it; one the search cannot decide within its bound is
-        refused as undecided.  Every seat sees the claim and what became of it (an event)."""
-        deal = self.current()
-        try:
-            claim = Claim(seat, ClaimKind(kind), value)
-            verify_claim(deal, claim)
-        except ClaimError:
-            raise Refused("server.claim_not_now") from None
-        if self.auto[seat]:
-            raise Refused("server.in_auto")
-        position = self.position
-        loop = asyncio.get_running_loop()
-        verdict = await loop.run_in_executor(self.hub.pools.hints, functools.partial(
-            check_claim, deal.copy(), claim, limit=CLAIM_LIMIT))
-        if self.position != position or self.match.current is not deal or self.broken:
-            raise Refused("server.claim_overtaken")
-        said = {"type": "claim", "seat": seat.name, "kind": kind, "value": value}
-        if verdict.holds is None:
-            raise Refused("server.claim_undecided")
-        if not verdict.holds:
-            line = _line(verdict.refutation)
-            self.event({**said, "accepted": False, "line": line})
-            raise Refused("server.claim_refused", line=" ".join(f"{p['seat']}:{'+'.join(p['cards'])}" for p in line)
-                          or "—")
-        self.event({**said, "accepted": True})
-        self._play_out(list(verdict.line), {**said, **_from(deal), "line": _line(verdict.line)})
+    @property
+    def pools(self) -> Pools:
+        return self.hub.pools
 
-    def _play_out(self, line: list[tuple[Seat, Play]], ending: dict[str, Any],
+    def claim_waiting(self) -> list[Seat] | None:
+        """The seats yet to answer a claim put to them (:mod:`gongzhu.server.claiming`), or None."""
+        return self.claims.waiting()
+
+    def claim_view(self) -> dict[str, Any] | None:
+        return self.claims.view()
+
+    def claim_unanswered(self) -> None:
+        self.claims.unanswered()
+
+    def announce(self, message: dict[str, Any]) -> None:
+        """A change of the table that is no play (a claim put to the others, an answer): numbered,
+        published with every seat's view."""
+        self._bump()
+        self._changed([message], position=False)
+
+    def play_out(self, line: list[tuple[Seat, Play]], ending: dict[str, Any],
                   before: Sequence[dict[str, Any]] = ()) -> None:
         """Play the rest of the deal along ``line`` (each play stored as any other, what changed
         published once, at the end, after ``before``: what the play that settled the deal
@@ -662,12 +633,14 @@ class Table:
         if how is None:
             return False
         plays = finish_settled(deal.copy())
-        self._play_out([(p.seat, p.cards) for p in plays],
-                       {"type": "settled", "reason": how.value, **_from(deal)}, out)
+        self.play_out([(p.seat, p.cards) for p in plays],
+                       {"type": "settled", "reason": how.value, **from_play(deal)}, out)
         return True
 
     def act(self, seat: Seat, action: dict[str, Any]) -> None:
-        """A person's declaration or play, already checked by the rules core: stored and published."""
+        """A person's declaration or play, already checked by the rules core: stored and published
+        (refused while a claim waits for the others' answers)."""
+        self.claims.check_open()
         self._commit(seat, action)
 
     def deal_next(self) -> None:

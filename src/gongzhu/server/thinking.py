@@ -37,10 +37,12 @@ from gongzhu.server.bodies import DEFAULT_SPEED, SPEEDS
 from gongzhu.server.clock import Clock, report_failure
 from gongzhu.server.wire import Refused, codes, refusal
 
-__all__ = ["SEARCHING", "SEARCH_NICENESS", "TIMEOUT_LEVEL", "Pools", "Thinking", "decide_apart"]
+__all__ = ["CLAIM_LIMIT", "SEARCHING", "SEARCH_NICENESS", "TIMEOUT_LEVEL", "Pools", "Thinking", "decide_apart"]
 
 log = logging.getLogger("gongzhu.server")
 
+#: How many positions a claim's search may visit by default (:attr:`Pools.claim_limit`).
+CLAIM_LIMIT = 100_000
 #: Who plays for a person whose time ran out.
 TIMEOUT_LEVEL = "intermediate"
 #: Server threads for the computer players' decisions, and for hints (one at a time).
@@ -78,6 +80,9 @@ class Pools:
                  now: Callable[[], float] | None = None,
                  sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
         self.pace = pace
+        #: Positions a claim's search may visit (per phase: deciding it, then its line): a few
+        #: seconds of the hint pool's thread (:mod:`gongzhu.server.claiming`).
+        self.claim_limit = CLAIM_LIMIT
         self.hint_think = hint_think
         self.now = now
         self.sleep = sleep
@@ -127,6 +132,10 @@ class Thought(Protocol):
 
     def deal_next_on_time(self) -> None: ...
 
+    def claim_waiting(self) -> list[Seat] | None: ...
+
+    def claim_unanswered(self) -> None: ...
+
 
 class Thinking:
     """One table's computer players, stand-ins and hints (see the module docstring).  The
@@ -156,8 +165,8 @@ class Thinking:
         table waits for a person (or the deal is over)."""
         t = self.table
         deal = t.match.current
-        if t.status != "playing" or deal is None or deal.is_over:
-            return None
+        if t.status != "playing" or deal is None or deal.is_over or t.claim_waiting() is not None:
+            return None  # (a claim put to the others holds the deal still)
         if deal.phase is Phase.EXPOSE:
             for seat in deal.undeclared:
                 if seat not in t.pending and t.is_computer(seat):
@@ -238,6 +247,10 @@ class Thinking:
         kind, seats = due
         if kind == "next":
             t.deal_next_on_time()
+            self.kick()
+            return
+        if kind == "claim":  # nobody stands in for an answer: the claim is withdrawn
+            t.claim_unanswered()
             self.kick()
             return
         deal = t.match.current

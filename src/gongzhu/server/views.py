@@ -64,6 +64,8 @@ class TableState(Protocol):
 
     def clock_view(self) -> dict[str, Any] | None: ...
 
+    def claim_view(self) -> dict[str, Any] | None: ...
+
 
 def played(deal: Deal) -> list[tuple[Seat, Card]]:
     """Every card played so far in the deal, with its seat."""
@@ -258,7 +260,8 @@ class Views:
         shared = {
             "v": t.version, "match_id": t.match_id, "phase": t.phase, "options": self.options,
             "preset": t.preset, "levels": dict(t.levels), "speed": t.speed,
-            "table": table_view(t), "clock": t.clock_view(), "totals": seat_map(t.match.totals),
+            "table": table_view(t), "clock": t.clock_view(), "claim": t.claim_view(),
+            "totals": seat_map(t.match.totals),
             "deals_played": len(t.match.deals), "match_result": None,
             "goal": _goal(t.match),
         }

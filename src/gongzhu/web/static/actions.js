@@ -102,6 +102,11 @@ export function sendClaim(kind, value = null) {
   send(kind === "score" ? { type: "claim", kind, value } : { type: "claim", kind });
 }
 
+/** The answer to a claim put to this person (the tournament preset): accept it, or contest it. */
+export function answerClaim(accept) {
+  send({ type: "claim_answer", accept });
+}
+
 /** Play `cards` (one of the legal plays). */
 export function sendPlay(cards) {
   if (page.pending || !myTurn()) return; // sent already (a double click on an offered play)

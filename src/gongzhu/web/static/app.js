@@ -22,7 +22,7 @@
 // May import: every module of the table page (not history.js, lobby.js).
 
 import {
-  actByItself, autoPlay, changeSpeed, switchAutoLast, declare, muteChat, nextDeal, onCard, playAgain, replayThisDeal, reviewThisDeal, sendChat, sendClaim, sendPlay, sendQuick,
+  actByItself, answerClaim, autoPlay, changeSpeed, switchAutoLast, declare, muteChat, nextDeal, onCard, playAgain, replayThisDeal, reviewThisDeal, sendChat, sendClaim, sendPlay, sendQuick,
   sit, stand, startTable, takeBack,
 } from "./actions.js";
 import { installCardDefs } from "./cards.js";
@@ -163,6 +163,8 @@ function wire() {
   for (const b of document.querySelectorAll("#claim-menu [data-claim]")) {
     b.addEventListener("click", () => sendClaim(b.dataset.claim, Number.parseInt($("claim-value").value, 10) || 0));
   }
+  $("claim-accept").addEventListener("click", () => answerClaim(true));
+  $("claim-contest").addEventListener("click", () => answerClaim(false));
   $("hint-close").addEventListener("click", closeHints);
   $("last").addEventListener("click", toggleLastTrick);
   $("next").addEventListener("click", nextDeal);

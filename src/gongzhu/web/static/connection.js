@@ -15,11 +15,11 @@
 // May import: state.js, dom.js, i18n.js, socket.js.
 
 import { refusalNote, toast } from "./dom.js";
-import { getLang, hasText, seatName, t } from "./i18n.js";
+import { claimWhat, getLang, hasText, seatList, seatName, t } from "./i18n.js";
 import { ReconnectingSocket, socketAddress } from "./socket.js";
 import {
   actionRefused, applyServerState, chatReceived, endLinger, hintAnswered, hintAsked, hintsOffered, lingerAfter,
-  myTurn, noteRevealed, notePlayed, noteTrick, page, setOnline, showMatch, tableClosed,
+  claimSpent, dealKey, mySeat, myTurn, noteRevealed, notePlayed, noteTrick, page, setOnline, showMatch, tableClosed,
 } from "./state.js";
 
 // Close codes after which asking again cannot help: an unknown table, or one this person may not see.
@@ -128,7 +128,8 @@ function receive(msg, at) {
   } else if (msg.type === "chat") {
     chatReceived(msg);
   } else if (msg.type === "claim") {
-    toast(claimText(msg), !msg.accepted);  // a seat's claim (声称) and what became of it
+    toast(claimText(msg), msg.accepted === false);  // a seat's claim (声称) and what became of it
+    if (msg.accepted === false && msg.seat === mySeat()) claimSpent(dealKey(page.state));
   } else if (msg.type === "again") {
     location.assign(msg.url);  // 再来一局: the next table, the same people in their seats
   } else {
@@ -137,10 +138,16 @@ function receive(msg, at) {
   }
 }
 
-/** "北声称：其余各墩都是我的 —— 成立…" in the page's language. */
+/** "北声称：其余各墩都是我的 —— 成立…" in the page's language: a claim decided by the server,
+ * or put to the others (the tournament preset) and what they answered. */
 function claimText(msg) {
-  const what = msg.kind === "score" ? t("claim.said.score", { value: msg.value }) : t(`claim.said.${msg.kind}`);
-  return t(msg.accepted ? "claim.accepted" : "claim.refused", { seat: seatName(msg.seat), what });
+  const said = { seat: seatName(msg.seat), what: claimWhat(msg) };
+  if (msg.vote) return t("claim.put", { ...said, voters: seatList(msg.vote) });
+  if (msg.accepted_by) return t("claim.accepted_by", { ...said, by: seatName(msg.accepted_by) });
+  if (msg.contested) return t("claim.contested", { ...said, by: seatName(msg.contested) });
+  if (msg.unanswered) return t("claim.unanswered", said);
+  if (msg.agreed) return t("claim.agreed", said);
+  return t(msg.accepted ? "claim.accepted" : "claim.refused", said);
 }
 
 async function drain() {

@@ -137,6 +137,16 @@ export function applyI18n(root = document) {
 
 export const seatName = (seat) => tOr(`seat.${seat}`, seat);
 
+/** What a claim (声称, R5.4) says, in the page's language: "其余各墩都归自己", "a score of at least 10". */
+export function claimWhat(claim) {
+  return claim.kind === "score" ? t("claim.said.score", { value: claim.value }) : t(`claim.said.${claim.kind}`);
+}
+
+/** Seats named one after another: "东、西" / "East, West". */
+export function seatList(seats) {
+  return seats.map(seatName).join(getLang() === "zh" ? "、" : ", ");
+}
+
 // A guest's generated name: 游客 and digits, stored once in that form (gongzhu.server.identity).
 const GUEST = /^游客([0-9]+)$/;
 

@@ -61,6 +61,7 @@ const data = {
   hintSearching: false,   // the expert's ranking was asked for and has not come
   showLast: false,        // the last trick is being reviewed (L)
   claimOpen: false,       // the menu of claims (声称) is open
+  claimSpent: null,       // the deal (dealKey) in which this seat's claim was refused or withdrawn
   lingering: false,       // a finished trick is still shown
   fresh: new Set(),       // seats whose card arrived since the center was drawn: animate them
   trickCards: [],         // the cards played in the trick the server's messages are in
@@ -561,6 +562,17 @@ export function toggleLastTrick() {
 /** Open or close the menu of claims (声称, R5.4). */
 export function toggleClaimMenu(open = !data.claimOpen) {
   data.claimOpen = open;
+  changed("controls");
+}
+
+/** Which deal of which match `state` shows: "m-…:3". */
+export function dealKey(state) {
+  return state ? `${state.match_id}:${state.deal_index}` : null;
+}
+
+/** This seat's claim of the deal `key` (dealKey) was refused or withdrawn: a seat claims once a deal. */
+export function claimSpent(key) {
+  data.claimSpent = key;
   changed("controls");
 }
 

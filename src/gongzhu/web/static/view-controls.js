@@ -12,9 +12,9 @@
 
 import { prettyCard } from "./cards.js";
 import { $, button, li, span } from "./dom.js";
-import { cardName, getLang, seatName, t } from "./i18n.js";
+import { cardName, claimWhat, getLang, seatList, seatName, t } from "./i18n.js";
 import {
-  challengeOf, clock, declaring, displayedPhase, hintsOffered, myAuto, mySeat, myTurn, page, sociable,
+  challengeOf, clock, dealKey, declaring, displayedPhase, hintsOffered, myAuto, mySeat, myTurn, page, sociable,
 } from "./state.js";
 
 let handlers = { onPlay: () => {} };
@@ -50,10 +50,15 @@ export function renderControls() {
   $("start").textContent = t(page.marks.size ? "btn.exposeMarked" : "btn.start");  // 亮出所选 / 不亮
   $("hint").hidden = phase !== "play" || !hintsOffered();
   // 声称 (R5.4): a seated player, in play, after the first lead.
-  const claimable = phase === "play" && seated && !auto && Boolean(s && (s.tricks_played > 0 || s.trick?.plays?.length));
+  const vote = phase === "play" ? s?.claim ?? null : null;  // a claim put to the others, waiting
+  const claimable = phase === "play" && seated && !auto && !vote && page.claimSpent !== dealKey(s)
+    && Boolean(s && (s.tricks_played > 0 || s.trick?.plays?.length));
   $("claim").hidden = !claimable;
   $("claim").setAttribute("aria-expanded", String(claimable && page.claimOpen));
   $("claim-menu").hidden = !(claimable && page.claimOpen);
+  const asked = Boolean(vote && seated && vote.voters.includes(mySeat()) && !vote.accepted.includes(mySeat()));
+  $("claim-vote").hidden = !asked;
+  if (asked) $("claim-vote-text").textContent = t("claim.asked", { seat: seatName(vote.seat), what: claimWhat(vote) });
   $("hint").disabled = !myTurn() || auto;
   $("last").hidden = phase !== "play";
   $("last").disabled = !s?.last_trick;
@@ -89,7 +94,7 @@ export function renderClock() {
   box.hidden = !running;
   if (!running) return;
   const n = Math.ceil(c.remaining);
-  const key = { expose: "clock.expose", next: "clock.next" }[c.kind] ?? "clock.play";
+  const key = { expose: "clock.expose", next: "clock.next", claim: "clock.claim" }[c.kind] ?? "clock.play";
   box.textContent = t(key, { n });
   box.classList.toggle("urgent", c.remaining <= 5);
 }
@@ -113,6 +118,10 @@ function statusLine(phase, mine) {
     if (!(s.exposable ?? []).length) return t("status.nothingToExpose");
     const marked = [...page.marks.entries()].map(([i, k]) => `${prettyCard(page.hand[i])}(${t(`kind.${k}`)})`);
     return marked.length ? t("status.marked", { cards: marked.join(" ") }) : t("status.expose");
+  }
+  if (phase === "play" && s.claim) {
+    const waiting = s.claim.voters.filter((v) => !s.claim.accepted.includes(v));
+    return t("claim.waiting", { seat: seatName(s.claim.seat), what: claimWhat(s.claim), voters: seatList(waiting) });
   }
   if (phase === "play") {
     const complete = (page.choices ?? []).some((p) => p.length === page.selection.length);
