@@ -1033,3 +1033,24 @@ def test_a_hint_shows_the_networks_ranking_then_the_experts(page_factory: Any, s
     assert page.is_visible("#hint-source")
     page.click("#hint-close")
     assert page.is_hidden("#hints")
+
+
+def test_the_match_summary_reveals_the_seed_committed_to(page_factory: Any) -> None:
+    """Fair dealing: the header names the commitment to the match's cards from its start; when the
+    match is over its summary reveals the seed, with a link that checks every deal against both."""
+    page = page_factory(1280, 800)
+    open_setup(page)
+    start_match(page, deals=1)
+    title = page.locator("#table-info").get_attribute("title") or ""
+    commitment = page.evaluate("import('/static/state.js').then(({ page }) => page.state.table.commitment)")
+    assert len(commitment) == 64 and commitment in title, title
+    play_deal_by_clicking(page)
+    wait_for(page, in_phase("match-over"))
+    wait_for(page, "#summary[open] #summary-verify")
+    fair = page.locator("#summary-match .fair-dealing").text_content() or ""
+    seed = page.evaluate("import('/static/state.js').then(({ page }) => page.state.table.seed)")
+    assert seed in fair and commitment[:16] in fair, fair
+    href = page.locator("#summary-verify").get_attribute("href") or ""
+    checked = api_get(page, href)
+    assert (checked["commitment"], checked["seed"], checked["verified"]) == (commitment, seed, 1), checked
+    shot(page, "fair-dealing-summary")

@@ -27,9 +27,11 @@ ALLOWED: dict[str, set[str]] = {
     "learning": {"rules", "search", "players", "messages"},
     "review": {"rules", "search", "players", "records", "formats", "jsontext", "messages"},
     "duplicate": {"rules", "messages"},
-    "server": {"rules", "search", "players", "records", "review", "duplicate", "jsontext", "formats", "messages"},
-    "cli": {"rules", "search", "players", "records", "arena", "review", "duplicate", "server", "jsontext", "formats",
-            "messages"},
+    "ratings": {"rules"},
+    "server": {"rules", "search", "players", "records", "review", "duplicate", "ratings", "jsontext", "formats",
+               "messages"},
+    "cli": {"rules", "search", "players", "records", "arena", "review", "duplicate", "ratings", "server", "jsontext",
+            "formats", "messages"},
     "web": set(),
 }
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from gongzhu.ratings import Skill
 from gongzhu.rules.cards import Card, Seat
 from gongzhu.rules.deal import Deal
 from gongzhu.rules.match import Match
@@ -43,6 +44,9 @@ class State:
     challenge: str | None = None
     turn_seconds: int | None = None
     expose_seconds: int | None = None
+    skills: dict[str, Skill] = field(default_factory=dict)
+    accounts: set[str] = field(default_factory=set)
+    rated: bool = False
 
     @property
     def deal(self) -> Deal | None:

@@ -11,6 +11,7 @@ unreadable, a line that is not UTF-8 or longer than 1 MiB).  Every error is one 
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from gongzhu.cli.records import no_records, read_failure, records_source
@@ -43,6 +44,12 @@ def register(subparsers: Any) -> None:
     p.add_argument("--quiet", action="store_true", help="print only the summary")
     p.add_argument("--check-seed", action="store_true",
                    help="also check that each record's seed deals its hands with this engine's dealer (R3)")
+    p.add_argument("--match-seed", type=int, metavar="S",
+                   help="the match's seed, revealed when it ended: each deal's seed must be the one S gives it "
+                        "(implies --check-seed)")
+    p.add_argument("--commitment", metavar="HEX",
+                   help="the commitment published when the match started: S and the records' options must "
+                        "hash to it (needs --match-seed)")
     p.set_defaults(run=run)
 
 
@@ -100,10 +107,14 @@ def run(args: argparse.Namespace) -> int:
     source = records_source("replay", name)
     if source is None:
         return 2
+    if args.commitment is not None and args.match_seed is None:
+        print("gongzhu replay: --commitment needs --match-seed, the seed it commits to", file=sys.stderr)
+        return 2
     deals = 0
     matches: set[str] = set()
     try:
-        for checked in check_records(load_records(source), check_seed=args.check_seed):
+        for checked in check_records(load_records(source), check_seed=args.check_seed, match_seed=args.match_seed,
+                                     commitment=args.commitment):
             deals += 1
             matches.add(checked.record.match)
             if not args.quiet:

@@ -27,7 +27,7 @@ from gongzhu.records.format import SEATS, RecordError
 from gongzhu.records.read import DealRecord, load_records, locate, parse_record
 from gongzhu.rules.cards import Card, Seat
 from gongzhu.rules.deal import Deal, Phase
-from gongzhu.rules.dealing import deal_hands
+from gongzhu.rules.dealing import deal_hands, deal_seed, match_commitment
 from gongzhu.rules.errors import GongzhuError, excerpt
 from gongzhu.rules.match import match_over
 from gongzhu.rules.model import Exposure, Trick
@@ -57,6 +57,17 @@ def _dealt_clockwise(rec: DealRecord) -> bool:
     """The direction the record's hands were dealt in: a board's counter-clockwise (R8.1), any
     other deal's in its play direction (R3)."""
     return False if rec.board is not None else rec.options.clockwise
+
+
+def _check_match_seed(rec: DealRecord, match_seed: int, commitment: str | None) -> None:
+    """A deal of the match whose seed was revealed: dealt from that seed, as committed to."""
+    if commitment is not None and match_commitment(match_seed, rec.options.to_dict()) != commitment.lower():
+        raise RecordError(f"the match seed {match_seed} and the record's options do not hash to the commitment "
+                          f"{excerpt(commitment)}: not the cards committed to", field="options")
+    want = deal_seed(match_seed, rec.deal_index)
+    if rec.board is not None or rec.seed != want:
+        raise RecordError(f"seed {rec.seed} is not deal {rec.deal_index} of the match seed {match_seed} "
+                          f"(its seed is {want})", field="seed")
 
 
 def _check_seed(rec: DealRecord) -> None:
@@ -406,6 +417,8 @@ def check_records(
     records: Iterable[tuple[int, Mapping[str, Any]] | Mapping[str, Any]],
     *,
     check_seed: bool = False,
+    match_seed: int | None = None,
+    commitment: str | None = None,
 ) -> Iterator[CheckedDeal]:
     """Check ``(line_number, record)`` pairs (as :func:`load_records` gives them; bare record
     objects are numbered 1, 2, … by position), one by one:
@@ -424,6 +437,11 @@ def check_records(
 
     Boards (R8.1): the records of one match are all boards or none; its boards, each played once,
     are of one event and under the same options, in any order, each dealt and led on its own.
+
+    A match's seed revealed (``match_seed``; with ``check_seed``): each deal's seed must be the one
+    that match seed gives it (:func:`~gongzhu.rules.dealing.deal_seed`), so every hand was dealt
+    from it; with the ``commitment`` published when the match started, that seed and the records'
+    options must hash to it (:func:`~gongzhu.rules.dealing.match_commitment`).
     """
     states: dict[str, _MatchState] = {}
     for position, item in enumerate(records, start=1):
@@ -432,7 +450,9 @@ def check_records(
             rec = parse_record(obj)
             state = states.get(rec.match)
             _check_sequence(rec, state)
-            deal = replay(rec, check_seed=check_seed)
+            if match_seed is not None:
+                _check_match_seed(rec, match_seed, commitment)
+            deal = replay(rec, check_seed=check_seed or match_seed is not None)
         except RecordError as e:
             raise locate(e, line, obj) from None
         if rec.board is not None:  # boards are compared board by board, not added up (R8.1)

@@ -33,7 +33,7 @@ from typing import Any, Final
 
 from gongzhu.rules.cards import Card, Seat, hand_size, parse_card, too_many_copies
 from gongzhu.rules.deal import Deal
-from gongzhu.rules.dealing import deal_hands, dealing_order
+from gongzhu.rules.dealing import canonical_json, deal_hands, dealing_order
 from gongzhu.rules.errors import BoardError, CommitmentError, GongzhuError, OptionError, excerpt
 from gongzhu.rules.options import OPTION_KEYS, Options
 
@@ -213,14 +213,10 @@ def deal_board(seed: str, number: int, decks: int) -> Board:
     return Board(number, (tuple(hands[0]), tuple(hands[1]), tuple(hands[2]), tuple(hands[3])), dealer, decks, own)
 
 
-def _canonical_json(value: Any) -> bytes:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
-
-
 def commitment_of(seed: str, definition: Mapping[str, Any]) -> str:
     """The commitment to a board set: SHA-256 (hexadecimal) of the canonical JSON (keys sorted,
     no spaces, UTF-8 text as is) of ``{"seed": seed, "definition": definition}``."""
-    return hashlib.sha256(_canonical_json({"seed": seed, "definition": dict(definition)})).hexdigest()
+    return hashlib.sha256(canonical_json({"seed": seed, "definition": dict(definition)})).hexdigest()
 
 
 def _text(name: str, value: object, limit: int) -> str | None:

@@ -12,12 +12,15 @@ from ``random.Random.shuffle`` (whose sequence Python does not promise to keep),
 from __future__ import annotations
 
 import hashlib
+import json
 import random
+from collections.abc import Mapping
 from functools import cache
+from typing import Any
 
 from gongzhu.rules.cards import ALL_CARDS, Card, Seat
 
-__all__ = ["deal_hands", "deal_seed", "dealing_order", "next_seat", "shuffle"]
+__all__ = ["canonical_json", "deal_hands", "deal_seed", "dealing_order", "match_commitment", "next_seat", "shuffle"]
 
 
 def next_seat(seat: int, clockwise: bool) -> Seat:
@@ -63,6 +66,20 @@ def deal_hands(
     for k, seat in enumerate(dealing_order(first_receiver, clockwise)):
         hands[seat] = deck[k::4]  # the k-th receiver gets cards k, k+4, k+8 ...
     return hands
+
+
+def canonical_json(value: Any) -> bytes:
+    """``value`` as the canonical JSON a commitment hashes: keys sorted, no spaces, UTF-8 text as is."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
+
+
+def match_commitment(seed: int, options: Mapping[str, Any]) -> str:
+    """The commitment to a match's cards, published when it starts: SHA-256 (hexadecimal) of the
+    canonical JSON of ``{"seed": seed, "options": options}`` (``options``: every R10 key, as
+    ``Options.to_dict`` gives them).  Every deal of the match is dealt from ``seed``
+    (:func:`deal_seed`), so once the seed is revealed anyone can check the hands were the ones
+    committed to."""
+    return hashlib.sha256(canonical_json({"seed": seed, "options": dict(options)})).hexdigest()
 
 
 def deal_seed(match_seed: int, deal_index: int) -> int:

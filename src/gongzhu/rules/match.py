@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from gongzhu.rules.boards import Board
 from gongzhu.rules.cards import Seat
 from gongzhu.rules.deal import Deal
-from gongzhu.rules.dealing import deal_seed
+from gongzhu.rules.dealing import deal_seed, match_commitment
 from gongzhu.rules.errors import IllegalPlayError
 from gongzhu.rules.options import Options
 
@@ -116,6 +116,11 @@ class Match:
     @property
     def is_over(self) -> bool:
         return match_over(self.options, self.totals, len(self.deals))
+
+    @property
+    def commitment(self) -> str:
+        """The commitment to the match's cards (:func:`~gongzhu.rules.dealing.match_commitment`)."""
+        return match_commitment(self.seed, self.options.to_dict())
 
     def new_deal(self) -> Deal:
         """Deal the next deal from the match seed: first to the previous pig-taker (R3), who

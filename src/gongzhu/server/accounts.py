@@ -5,7 +5,8 @@
 - ``POST /api/account`` ``{"name", "password"}``: the current guest becomes an account;
 - ``POST /api/login`` ``{"name", "password"}``, ``POST /api/logout`` ``{"everywhere": false}``;
 - ``GET /api/profile``: the current user with its matches; ``GET /api/users/{name}``: an
-  account's public profile; ``GET /api/leaderboard?limit=N``: the accounts by lifetime score.
+  account's public profile; ``GET /api/leaderboard?limit=N``: the accounts by lifetime score, and
+  with ``&family=one_deck|two_decks|partners`` by their rating in that family (docs/ratings.md).
 
 Bodies are declared in :mod:`gongzhu.formats.web` (:class:`AccountBody`, :class:`LogoutBody`);
 a malformed one gets ``400 {"error"}`` naming the ``$.path``.  Every refusal a player reads is a
@@ -33,6 +34,7 @@ from starlette.routing import Route
 from gongzhu.formats.web import AccountBody, LogoutBody
 from gongzhu.jsontext import show
 from gongzhu.messages import Text
+from gongzhu.ratings import FAMILIES
 from gongzhu.server.bodies import BodyError, typed_body
 from gongzhu.server.identity import AccountError, Identity, check_name, check_password, login_key
 from gongzhu.server.policy import counted_address
@@ -272,7 +274,12 @@ def routes(identity: Identity) -> list[Route]:
             limit = int(given)
         else:
             return plain_error(400, f"limit={show(given)}: a number of rows from 1 to {LEADERBOARD_MAX}")
-        return personal_answer(identity.leaderboard(limit))
+        family = request.query_params.get("family")
+        if family is None:
+            return personal_answer(identity.leaderboard(limit))
+        if family not in FAMILIES:
+            return plain_error(400, f"family={show(family)}: one of {', '.join(FAMILIES)}")
+        return personal_answer(identity.rating_board(family, limit))
 
     return [
         Route("/api/me", me),

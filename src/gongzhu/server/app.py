@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import re
 import time
@@ -40,7 +41,10 @@ from gongzhu.formats.web import MAX_TIMER, MIN_TIMER
 from gongzhu.jsontext import show
 from gongzhu.messages import LANGS, Text, catalog_bytes
 from gongzhu.players.registry import LEVELS
+from gongzhu.records.format import RecordError
+from gongzhu.records.replay import check_records
 from gongzhu.rules.cards import Seat
+from gongzhu.rules.dealing import match_commitment
 from gongzhu.rules.options import (
     INTEGER_LIMITS,
     INTEGER_OPTIONS,
@@ -495,6 +499,32 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         return Response(text, media_type="application/x-ndjson; charset=utf-8",
                         headers={"Content-Disposition": f'attachment; filename="gongzhu-{match_id}.jsonl"'})
 
+    async def verify_match(request: Request) -> Response:
+        """``GET /api/matches/{id}/verify``: the commitment to the match's cards, and once it is
+        over its seed and whether every finished deal was dealt from it (the server's own check of
+        what ``gongzhu replay --match-seed S --commitment C`` checks anywhere)."""
+        match_id = request.path_params["match_id"]
+        info = known(match_id)
+        if info is None:
+            return plain_error(404, f"unknown match {show(match_id)}")
+        if (refused := hidden(request, info, None)) is not None:
+            return refused
+        if info.challenge is not None:
+            return plain_error(404, f"match {show(match_id)} plays a challenge's boards: its challenge's "
+                                    "commitment is what they are checked against")
+        options = Options.from_dict(info.options).to_dict()
+        commitment = match_commitment(info.seed, options)
+        answer: dict[str, Any] = {"match_id": match_id, "commitment": commitment, "seed": None, "deals": info.deals,
+                                  "verified": None, "problem": None}
+        if info.over:
+            answer["seed"] = str(info.seed)
+            try:
+                lines = [json.loads(line) for line in store.records(match_id)]
+                answer["verified"] = len(list(check_records(lines, match_seed=info.seed, commitment=commitment)))
+            except RecordError as e:
+                answer["verified"], answer["problem"] = False, str(e)
+        return JSONResponse(answer, headers={"Cache-Control": "no-store"})
+
     async def my_records(request: Request) -> Response:
         user = identity.user_for(request)
         if user is None:
@@ -676,6 +706,7 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         Route("/api/matches/{match_id}/deals/{k}/review", start_review, methods=["POST"]),
         Route("/api/matches/{match_id}/deals/{k}/review", get_review),
         Route("/api/matches/{match_id}/records.jsonl", get_records),
+        Route("/api/matches/{match_id}/verify", verify_match),
         Route("/api/me/records.jsonl", my_records),
         WebSocketRoute("/ws/lobby", bounded(lobby_socket)),
         WebSocketRoute("/ws/{match_id}", bounded(table_socket)),

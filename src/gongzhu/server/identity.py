@@ -30,10 +30,12 @@ from sqlalchemy.exc import IntegrityError
 from starlette.requests import HTTPConnection, cookie_parser
 
 from gongzhu.messages import Text
+from gongzhu.ratings import PROVISIONAL_DEVIATION, Skill
+from gongzhu.ratings.skill import SCALE
 from gongzhu.rules.match import title_for
 from gongzhu.server.names import common_password, invisible, name_key, name_skeleton, reserved
 from gongzhu.server.policy import client_address
-from gongzhu.server.store import MATCH_PLAYERS, MATCHES, SESSIONS, SETTINGS, USERS, Store
+from gongzhu.server.store import MATCH_PLAYERS, MATCHES, RATINGS, SESSIONS, SETTINGS, USERS, Store
 
 __all__ = [
     "CHEAP_HASHING_ENV",
@@ -512,6 +514,34 @@ class Identity:
                           "deals": user.deals, "matches": user.matches, "pigs": user.pigs})
         return board
 
+    def rating_board(self, family: str, limit: int) -> list[dict[str, Any]]:
+        """The ``limit`` best rated accounts of ``family`` whose rating is no longer provisional,
+        by rating, then name: rank (equal ratings share one), name, title, rating, deviation,
+        games (rated deals), lifetime."""
+        bound = PROVISIONAL_DEVIATION / SCALE
+        query = (select(USERS, RATINGS.c.mu, RATINGS.c.sigma, RATINGS.c.games.label("rated"))
+                 .join(RATINGS, RATINGS.c.user_id == USERS.c.id)
+                 .where(RATINGS.c.family == family, RATINGS.c.sigma <= bound, USERS.c.guest.is_(False))
+                 .order_by(RATINGS.c.mu.desc(), USERS.c.name, USERS.c.id).limit(limit))
+        with self.store.engine.connect() as c:
+            rows = c.execute(query).all()
+        board: list[dict[str, Any]] = []
+        for i, row in enumerate(rows):
+            user, skill = _user(row), Skill(row.mu, row.sigma, row.rated)
+            rank = board[-1]["rank"] if board and board[-1]["rating"] == skill.rating else i + 1
+            board.append({"rank": rank, "name": user.name, "title": user.title, "rating": skill.rating,
+                          "deviation": skill.deviation, "games": skill.games, "lifetime": user.lifetime})
+        return board
+
+    def ratings_of(self, user_id: str) -> dict[str, Any]:
+        """A person's ratings (``ratings``: family → rating, deviation, provisional, games) and
+        their history (``rating_history``: family → [{at, rating, deviation}], oldest first)."""
+        ratings = self.store.ratings([user_id]).get(user_id, {})
+        history = self.store.rating_history(user_id)
+        return {"ratings": {f: s.view() for f, s in ratings.items()},
+                "rating_history": {f: [{"at": at, "rating": s.rating, "deviation": s.deviation} for at, s in points]
+                                   for f, points in history.items()}}
+
     def _matches(self, user_id: str, limit: int, public_only: bool) -> list[dict[str, Any]]:
         query = (select(MATCHES.c.id, MATCHES.c.created, MATCHES.c.preset, MATCHES.c.over,
                         MATCH_PLAYERS.c.deals, MATCH_PLAYERS.c.total, MATCH_PLAYERS.c.pig)
@@ -532,7 +562,8 @@ class Identity:
         user = self.user(user_id)
         if user is None:
             return None
-        return {**user.to_json(), "account": user.account, "matches_list": self._matches(user_id, limit, False)}
+        return {**user.to_json(), "account": user.account, **self.ratings_of(user_id),
+                "matches_list": self._matches(user_id, limit, False)}
 
     def public_profile(self, name: str, limit: int = 200) -> dict[str, Any] | None:
         """``GET /api/users/{name}``: a player with a name of their own (not a guest), as
@@ -543,4 +574,5 @@ class Identity:
             return None
         user = _user(row)
         shown = {k: v for k, v in user.to_json().items() if k != "id"}
-        return {**shown, "account": user.account, "matches_list": self._matches(user.id, limit, True)}
+        return {**shown, "account": user.account, **self.ratings_of(user.id),
+                "matches_list": self._matches(user.id, limit, True)}

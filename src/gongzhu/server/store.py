@@ -28,6 +28,7 @@ from sqlalchemy import (
     Column,
     Float,
     ForeignKey,
+    Index,
     Integer,
     MetaData,
     Row,
@@ -48,10 +49,12 @@ from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.pool import StaticPool
 
+from gongzhu.ratings import Skill, rate_deal
 from gongzhu.server import migrations
 
-__all__ = ["CHALLENGES", "CHALLENGE_RESULTS", "MATCHES", "MATCH_PLAYERS", "METADATA", "SESSIONS", "SETTINGS", "USERS",
-           "Charge", "MatchInfo", "Seating", "StaleTable", "Store", "why_kept"]
+__all__ = ["CHALLENGES", "CHALLENGE_RESULTS", "MATCHES", "MATCH_PLAYERS", "METADATA", "RATINGS", "RATING_HISTORY",
+           "SESSIONS", "SETTINGS", "USERS", "Charge", "MatchInfo", "Rated", "Seating", "StaleTable", "Store",
+           "why_kept"]
 
 
 #: The tables; every change to them is a revision in :mod:`gongzhu.server.migrations`.
@@ -174,6 +177,31 @@ CHALLENGE_RESULTS = Table(
     Column("finished", String(40), nullable=False),
 )
 
+#: Each person's skill rating in each family of presets they were rated in (gongzhu.ratings).
+RATINGS = Table(
+    "ratings", METADATA,
+    Column("user_id", ForeignKey("users.id"), primary_key=True),
+    Column("family", String(16), primary_key=True),
+    Column("mu", Float, nullable=False),
+    Column("sigma", Float, nullable=False),
+    Column("games", Integer, nullable=False),
+    Column("updated", String(40), nullable=False),
+)
+Index("ix_ratings_family_mu", RATINGS.c.family, RATINGS.c.mu)
+
+#: A person's rating after each rated deal (the profile's graph): ``games`` counts them.
+RATING_HISTORY = Table(
+    "rating_history", METADATA,
+    Column("user_id", ForeignKey("users.id"), primary_key=True),
+    Column("family", String(16), primary_key=True),
+    Column("games", Integer, primary_key=True),
+    Column("mu", Float, nullable=False),
+    Column("sigma", Float, nullable=False),
+    Column("at", String(40), nullable=False),
+    Column("match_id", String(64), nullable=False),
+    Column("deal_index", Integer, nullable=False),
+)
+
 MATCH_PLAYERS = Table(
     "match_players", METADATA,
     Column("match_id", ForeignKey("matches.id"), primary_key=True),
@@ -269,6 +297,15 @@ class Charge:
     pig: bool = False  # the match ended with this person as a pig
     result: int = field(kw_only=True)
     seat: str | None = field(default=None, kw_only=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Rated:
+    """A finished deal that moves its people's ratings (a rated table, docs/ratings.md): the
+    family of presets it is rated in, and its sides — each its people and its R7 result."""
+
+    family: str
+    sides: tuple[tuple[tuple[str, ...], int], ...]
 
 
 def why_kept(info: MatchInfo, user: str) -> str | None:
@@ -573,12 +610,13 @@ class Store:
     def finish_deal(self, match_id: str, deal_index: int, *, record_line: str, south_final: int,
                     totals: list[int], over: bool, winners: list[str], pigs: list[str],
                     charges: Sequence[Charge] = (), seating: Seating | None = None,
-                    expected: int | None = None, ranked: bool = True) -> dict[str, int]:
+                    expected: int | None = None, ranked: bool = True, rated: Rated | None = None) -> dict[str, int]:
         """Store a finished deal's R11 record and the match's new totals, drop the deal's actions,
         and add each charged person's result to their total of the match (their history) and,
         when the deal is ``ranked``, their final to their lifetime score, deals, matches and pig
-        count, in one transaction.  Returns the charged persons' new lifetime scores (none when
-        not ranked: a table whose deal was set in advance)."""
+        count; a ``rated`` deal moves its people's ratings — all in one transaction.  Returns the
+        charged persons' new lifetime scores (none when not ranked: a table whose deal was set in
+        advance)."""
         now = _now()
         lifetimes: dict[str, int] = {}
         with self.engine.begin() as c:
@@ -611,7 +649,58 @@ class Store:
                 lifetime = c.scalar(select(USERS.c.lifetime).where(USERS.c.id == charge.user))
                 if lifetime is not None:
                     lifetimes[charge.user] = int(lifetime)
+            if rated is not None:
+                self._rate(c, rated, match_id, deal_index, now)
         return lifetimes
+
+    # ------------------------------------------------------------------ ratings
+
+    @staticmethod
+    def _rate(c: Connection, rated: Rated, match_id: str, deal_index: int, now: str) -> None:
+        """Move the ratings of a rated deal's people (their rows locked for the transaction on
+        PostgreSQL: a person finishing deals at two tables at once is rated after both)."""
+        people = [p for members, _ in rated.sides for p in members]
+        rows = c.execute(select(RATINGS).where(RATINGS.c.family == rated.family, RATINGS.c.user_id.in_(people))
+                         .with_for_update()).all()
+        before = {r.user_id: Skill(r.mu, r.sigma, r.games) for r in rows}
+        after = rate_deal(before, [(list(members), result) for members, result in rated.sides])
+        for person, skill in after.items():
+            values = {"mu": skill.mu, "sigma": skill.sigma, "games": skill.games, "updated": now}
+            if person in before:
+                c.execute(update(RATINGS).where(RATINGS.c.user_id == person, RATINGS.c.family == rated.family)
+                          .values(**values))
+            else:
+                c.execute(insert(RATINGS).values(user_id=person, family=rated.family, **values))
+            c.execute(insert(RATING_HISTORY).values(user_id=person, family=rated.family, games=skill.games,
+                                                    mu=skill.mu, sigma=skill.sigma, at=now, match_id=match_id,
+                                                    deal_index=deal_index))
+
+    def ratings(self, people: Sequence[str], family: str | None = None) -> dict[str, dict[str, Skill]]:
+        """The ratings of ``people``: person → family → skill (only the families they were rated
+        in; with ``family``, that one alone)."""
+        if not people:
+            return {}
+        query = select(RATINGS).where(RATINGS.c.user_id.in_(list(people)))
+        if family is not None:
+            query = query.where(RATINGS.c.family == family)
+        out: dict[str, dict[str, Skill]] = {}
+        with self.engine.connect() as c:
+            for r in c.execute(query):
+                out.setdefault(r.user_id, {})[r.family] = Skill(r.mu, r.sigma, r.games)
+        return out
+
+    def rating_history(self, user_id: str, limit: int = 500) -> dict[str, list[tuple[str, Skill]]]:
+        """A person's rating after each of their newest ``limit`` rated deals, per family, oldest
+        first: (when, skill)."""
+        query = (select(RATING_HISTORY).where(RATING_HISTORY.c.user_id == user_id)
+                 .order_by(RATING_HISTORY.c.family, RATING_HISTORY.c.games.desc()))
+        out: dict[str, list[tuple[str, Skill]]] = {}
+        with self.engine.connect() as c:
+            for r in c.execute(query):
+                points = out.setdefault(r.family, [])
+                if len(points) < limit:
+                    points.append((r.at, Skill(r.mu, r.sigma, r.games)))
+        return {family: points[::-1] for family, points in out.items()}
 
     # ------------------------------------------------------------------ finished deals
 
@@ -728,6 +817,14 @@ class Store:
         with self.engine.connect() as c:
             rows = c.execute(select(USERS.c.id, USERS.c.name, USERS.c.lifetime).where(USERS.c.id.in_(ids)))
             return {r.id: (r.name, int(r.lifetime)) for r in rows}
+
+    def accounts(self, ids: Sequence[str]) -> set[str]:
+        """Which of these users are accounts (have a password; not guests)."""
+        if not ids:
+            return set()
+        with self.engine.connect() as c:
+            return set(c.scalars(select(USERS.c.id).where(USERS.c.id.in_(list(ids)),
+                                                          USERS.c.password_hash.is_not(None))))
 
     def players(self, match_ids: Sequence[str]) -> dict[str, list[tuple[str, str, str | None]]]:
         """Who played each of these matches (a finished deal counted for them): their user id,

@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from gongzhu.messages import Text
+from gongzhu.ratings import Skill, family_of
 from gongzhu.records.format import deal_to_record, dump_record
 from gongzhu.records.replay import replay
 from gongzhu.rules.boards import Board
@@ -38,7 +39,7 @@ from gongzhu.server.challenges import Challenges
 from gongzhu.server.claiming import Claims, from_play
 from gongzhu.server.clock import Clock
 from gongzhu.server.rooms import Person, Presence, Ref
-from gongzhu.server.store import Charge, MatchInfo, Seating, StaleTable, Store
+from gongzhu.server.store import Charge, MatchInfo, Rated, Seating, StaleTable, Store
 from gongzhu.server.thinking import Pools, Thinking
 from gongzhu.server.views import Views, personal, public_exposures
 from gongzhu.server.wire import MessageError, Refused, codes, encode, refusal
@@ -121,6 +122,11 @@ class Table:
         self.pending: dict[Seat, list[tuple[Card, str]]] = {}
         self.presences: dict[Ref, Presence] = {}
         self.lifetimes: dict[str, int] = {}
+        #: The family of presets the table's deals are rated in, and the ratings there of the
+        #: people who sit at it; which of them have an account (only accounts are rated).
+        self.family = family_of(self.options)
+        self.skills: dict[str, Skill] = {}
+        self.accounts: set[str] = set()
         #: Set once the store refused an action: the table is dropped and rebuilt from the store.
         self.broken = False
         #: How the deal being played out ends, while a claim or a settled deal is played to its end.
@@ -273,14 +279,18 @@ class Table:
         if over:
             self.status = "over"
         self.clock.arm()  # between deals: the next deal's timer, if the table has one
+        rated = self._rated(deal)
         self.hub.lifetimes_changed(self, self.hub.store.finish_deal(
             self.match_id, deal.deal_index, record_line=dump_record(record),
             south_final=deal.score.final[PERSON], totals=list(self.match.totals), over=over,
             winners=[s.name for s in outcome.winners] if outcome else [],
             pigs=[s.name for s in outcome.pigs] if outcome else [], charges=charges, seating=self.seating(),
-            expected=self.stored, ranked=self.solo or not self.seeded,
+            expected=self.stored, ranked=self.solo or not self.seeded, rated=rated,
         ))
         self.stored = self.version
+        if rated is not None:
+            ids = [p for members, _ in rated.sides for p in members]
+            self.skills.update({u: by[self.family] for u, by in self.hub.store.ratings(ids, self.family).items()})
         self._seq = 0
         entrant = self.dealt_to[PERSON]
         if self.challenge is not None and self.hub.challenges is not None and entrant is not None:
@@ -358,8 +368,36 @@ class Table:
 
     def _refresh_people(self) -> None:
         ids = [s[0] for s in self.seats if s is not None]
-        for user, (_name, lifetime) in self.hub.store.people(ids).items():
+        store = self.hub.store
+        for user, (_name, lifetime) in store.people(ids).items():
             self.lifetimes[user] = lifetime
+        self.accounts |= store.accounts(ids)
+        self.skills.update({u: by[self.family] for u, by in store.ratings(ids, self.family).items()})
+
+    @property
+    def rated(self) -> bool:
+        """Whether the table's deals move ratings (docs/ratings.md): a table for people, not a
+        challenge's, its deals not set in advance, with a turn timer, and everyone sitting at it
+        an account.  (Each deal is rated among the people it was dealt to, two at least.)"""
+        return (not self.solo and self.challenge is None and not self.seeded and self.turn_seconds is not None
+                and all(o[0] in self.accounts for o in self.seats if o is not None))
+
+    def _rated(self, deal: Deal) -> Rated | None:
+        """The finished ``deal`` as it moves ratings: its people, each alone or, under partnership
+        scoring, with their partner, ordered by their R7 results; None when it moves none."""
+        people = {s: u for s in Seat if (u := self.dealt_to[s]) is not None}
+        if not self.rated or len(people) < 2:
+            return None
+        if set(people.values()) - self.hub.store.accounts(list(people.values())):
+            return None
+        result = deal.score.result
+        if self.options.partnership:
+            pairs = ((Seat.N, Seat.S), (Seat.E, Seat.W))
+            sides = [(tuple(people[s] for s in pair if s in people), result[pair[0]]) for pair in pairs]
+            sides = [side for side in sides if side[0]]
+        else:
+            sides = [((user,), result[s]) for s, user in people.items()]
+        return Rated(self.family, tuple(sides)) if len(sides) >= 2 else None
 
     def _seat_change(self) -> None:
         """Store and publish a change of who sits where or who plays for them, and wake the
@@ -493,6 +531,9 @@ class Table:
         if person.id not in self.lifetimes:
             for user, (_name, lifetime) in self.hub.store.people([person.id]).items():
                 self.lifetimes[user] = lifetime
+            self.accounts |= self.hub.store.accounts([person.id])
+            rated = self.hub.store.ratings([person.id], self.family)
+            self.skills.update({u: by[self.family] for u, by in rated.items()})
         first = person.id not in self.connected()
         self.presences[presence.ref] = presence
         self.hub.send(presence.ref, None, admit=True)

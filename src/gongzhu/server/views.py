@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+from gongzhu.ratings import DEFAULT, Skill
 from gongzhu.rules.cards import Card, Seat
 from gongzhu.rules.deal import Deal, Phase
 from gongzhu.rules.exposure import visible_exposures
@@ -49,6 +50,11 @@ class TableState(Protocol):
     challenge: str | None
     turn_seconds: int | None
     expose_seconds: int | None
+    skills: dict[str, Skill]
+    accounts: set[str]
+
+    @property
+    def rated(self) -> bool: ...
 
     @property
     def deal(self) -> Deal | None: ...
@@ -122,10 +128,18 @@ def table_view(t: TableState) -> dict[str, Any]:
             seats[s.name] = {"name": occupant[1], "title": title_for(t.lifetimes.get(occupant[0], 0)),
                              "computer": t.levels[s.name] if t.auto[s] or waiting else None,
                              "auto": t.auto[s], "connected": occupant[0] in connected, "timeouts": t.timeouts[s]}
+            if occupant[0] in t.accounts:  # a guest has no rating
+                skill = t.skills.get(occupant[0], DEFAULT)
+                seats[s.name].update(rating=skill.rating, deviation=skill.deviation, provisional=skill.provisional)
             if waiting:
                 seats[s.name]["next_deal"] = True
+    # Fair dealing: the commitment to the match's cards from its start, the seed once it is over (a
+    # challenge's boards have their own commitment, its seed revealed when the challenge closes).
+    fair = t.challenge is None
     return {"id": t.match_id, "status": t.status, "visibility": t.visibility, "host": t.host_name, "invite": None,
-            "seeded": t.seeded, "turn_seconds": t.turn_seconds, "expose_seconds": t.expose_seconds,
+            "commitment": t.match.commitment if fair else None,
+            "seed": str(t.match.seed) if fair and t.status == "over" else None,
+            "seeded": t.seeded, "rated": t.rated, "turn_seconds": t.turn_seconds, "expose_seconds": t.expose_seconds,
             "seats": seats, "spectators": len(spectators),
             "challenge": None if t.challenge is None else {"id": t.challenge, "url": f"/challenge/{t.challenge}"}}
 

@@ -4,16 +4,26 @@
 // POST /api/logout.  With ?name=… it shows GET /api/users/{name}, a player's public profile
 // (the matches of public tables only), and no forms.  A refusal is shown in the page's language
 // from its catalog code; a match's deals read "1 deal", "2 deals" (the catalog's plurals).  Your
-// own profile lists the challenges you played (GET /api/me/challenges), with your place.
+// own profile lists the challenges you played (GET /api/me/challenges), with your place.  Both
+// show the person's ratings (the answer's `ratings` and `rating_history`): each family of presets
+// rated in, its rating ± deviation, 暂定 / provisional while unsettled, the rated deals, and where
+// there are two points or more an inline SVG graph of the rating over the rated deals.
 //
 // May import: dom.js, header.js, i18n.js, played.js, settings.js.
 
-import { $, cell, link } from "./dom.js";
+import { $, cell, el, link } from "./dom.js";
 import { drawHeader } from "./header.js";
 import { drawPlayed, loadPlayed } from "./played.js";
 import { dateText, personName, presetLabel, refusalText, startPageLanguage, t, titleLabel } from "./i18n.js";
 
 const shownName = new URLSearchParams(location.search).get("name");
+/** The families of presets rated apart (gongzhu.ratings), in the order shown. */
+const FAMILIES = ["one_deck", "two_decks", "partners"];
+const SVG_NS = "http://www.w3.org/2000/svg";
+// A rating graph's drawing box (SVG user units) and its margins.
+const W = 360;
+const H = 120;
+const PAD = { left: 40, right: 10, top: 10, bottom: 18 };
 
 let profile = null;
 /** The refusals shown, by the id of the element showing them: {body, status} or {text}, kept so
@@ -44,6 +54,79 @@ function renderFacts() {
   $("fact-matches").textContent = String(p.matches ?? 0);
   $("fact-deals").textContent = String(p.deals ?? 0);
   $("fact-pigs").textContent = String(p.pigs ?? 0);
+}
+
+function svg(name, attrs = {}, text = null) {
+  const e = document.createElementNS(SVG_NS, name);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+  if (text !== null) e.textContent = text;
+  return e;
+}
+
+/** The graph of `family`'s rating over the rated deals: one dot per point of `points` (oldest
+ * first, at least two), across by the rated deal's number (the last one `rating.games`), up by the
+ * rating, its lowest and highest written at the left. */
+function ratingGraph(family, rating, points) {
+  const n = points.length;
+  const first = Math.max(1, (rating?.games ?? n) - n + 1);
+  const values = points.map((p) => p.rating);
+  const lo = Math.min(...values);
+  const hi = Math.max(...values);
+  const [bottom, top] = hi === lo ? [lo - 1, hi + 1] : [lo, hi];
+  const sx = (i) => PAD.left + (i / (n - 1)) * (W - PAD.left - PAD.right);
+  const sy = (y) => PAD.top + ((top - y) / (top - bottom)) * (H - PAD.top - PAD.bottom);
+  const g = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "rating-svg", role: "img",
+    "aria-label": t("profile.rating_graph", { family }) });
+  g.dataset.family = family;
+  for (const [i, k] of [[0, first], [n - 1, first + n - 1]]) {
+    g.append(svg("text", { x: sx(i), y: H - 4, class: "rating-axis", "text-anchor": "middle" }, String(k)));
+  }
+  const bounds = hi === lo ? [["max", hi]] : [["max", hi], ["min", lo]];
+  for (const [which, value] of bounds) {
+    const label = svg("text", { x: PAD.left - 5, y: sy(value) + 4, class: "rating-axis", "text-anchor": "end" },
+      String(value));
+    label.dataset.axis = which;
+    g.append(label);
+  }
+  g.append(svg("polyline", { points: points.map((p, i) => `${sx(i)},${sy(p.rating)}`).join(" "),
+    class: "rating-path" }));
+  points.forEach((p, i) => {
+    const dot = svg("circle", { cx: sx(i), cy: sy(p.rating), r: n > 60 ? 1.5 : 3, class: "rating-dot" });
+    dot.dataset.rating = String(p.rating);
+    dot.append(svg("title", {}, t("profile.rating_point", { n: first + i, rating: p.rating, deviation: p.deviation })));
+    g.append(dot);
+  });
+  return g;
+}
+
+/** The person's ratings: each family rated in, with its graph where it has two points or more. */
+function renderRatings() {
+  const ratings = profile?.ratings ?? {};
+  const history = profile?.rating_history ?? {};
+  const order = (f) => (FAMILIES.includes(f) ? FAMILIES.indexOf(f) : FAMILIES.length);
+  const families = Object.keys(ratings).sort((a, b) => order(a) - order(b) || a.localeCompare(b));
+  $("ratings").hidden = !profile;
+  $("ratings-empty").hidden = !profile || families.length > 0;
+  const list = $("rating-list");
+  list.replaceChildren();
+  for (const family of families) {
+    const r = ratings[family];
+    const entry = el("div", "rating-entry");
+    entry.dataset.family = family;
+    const line = el("p", "rating-line");
+    line.append(el("span", "rating-family", t(`family.${family}`)), " ",
+      el("strong", "rating-value", t("rating.value", { rating: r.rating, deviation: r.deviation })));
+    if (r.provisional) {
+      const mark = el("span", "rating-provisional", t("profile.provisional"));
+      mark.title = t("profile.provisional_title");
+      line.append(" ", mark);
+    }
+    line.append(" ", el("span", "rating-games", t("profile.rated_deals", { games: r.games ?? 0 })));
+    entry.append(line);
+    const points = history[family] ?? [];
+    if (points.length >= 2) entry.append(ratingGraph(family, r, points));
+    list.append(entry);
+  }
 }
 
 function renderForms() {
@@ -83,6 +166,7 @@ function renderMatches() {
 function render() {
   for (const [id, refusal] of Object.entries(refusals)) showRefusal(id, refusal);
   renderFacts();
+  renderRatings();
   renderForms();
   renderMatches();
   drawPlayed();

@@ -37,6 +37,20 @@ export function renderSummary() {
     match.append(li(t("summary.pigs", { seats: names(s.match_result.pigs ?? []) })));
     if ((s.match_result.winners ?? []).includes(me)) match.append(li(t("summary.youWin")));
     if ((s.match_result.pigs ?? []).includes(me)) match.append(li(t("summary.youPig")));
+    // Fair dealing: the seed, revealed now, and where to check it against the commitment.
+    const table = s.table ?? {};
+    if (table.seed && table.commitment) {
+      const fair = li(t("summary.fair", { seed: table.seed, commitment: table.commitment.slice(0, 16) }));
+      fair.classList.add("fair-dealing");
+      const check = document.createElement("a");
+      check.id = "summary-verify";
+      check.href = `/api/matches/${encodeURIComponent(s.match_id)}/verify`;
+      check.target = "_blank";
+      check.rel = "noopener";
+      check.textContent = t("summary.verify");
+      fair.append(" ", check);
+      match.append(fair);
+    }
   }
   const body = $("summary-rows");
   body.replaceChildren();

@@ -50,6 +50,9 @@ export function renderHeader() {
     ? t("header.deal", { preset: presetLabel(s.preset), n: s.deal_index + 1 })
     : "";
   $("table-info").textContent = tableInfo();
+  // Fair dealing: the commitment to the match's cards, published from its start (docs/web-protocol.md).
+  const commitment = page.state?.table?.commitment;
+  $("table-info").title = commitment ? t("table.commitment", { commitment }) : "";
   const challenge = challengeOf();
   $("challenge-link").hidden = !challenge;
   if (challenge) $("challenge-link").href = challenge.url;
@@ -82,6 +85,8 @@ function tableInfo() {
   const parts = singlePlayer() || table.challenge ? [] : [t(table.visibility === "private" ? "table.private" : "table.public")];
   // The host chose the seed: everyone at the table sees the deal was set in advance (never ranked).
   if (table.seeded) parts.push(t("table.seeded"));
+  // Its deals move the ratings of the people at it (docs/ratings.md).
+  if (table.rated) parts.push(t("table.rated"));
   if (table.spectators) parts.push(t("table.spectators", { n: table.spectators }));
   if (!mySeat()) parts.push(t("table.watching"));
   return parts.join(" · ");
@@ -265,10 +270,12 @@ function occupant(seat) {
     who.dataset.name = info.name;
     out.push(who);
     if (info.title) out.push(span("title", titleLabel(info.title)));
-    // A rating, where the state gives the seat one.
+    // An account's rating in the table's family (a guest has none): "?" while provisional.
     if (info.rating !== undefined && info.rating !== null) {
-      const rating = span("rating", `★${info.rating}`);
+      const rating = span("rating", `★${info.rating}${info.provisional ? "?" : ""}`);
       rating.dataset.rating = String(info.rating);
+      rating.title = t(info.provisional ? "seat.ratingProvisional" : "seat.rating",
+        { rating: info.rating, deviation: info.deviation ?? "" });
       out.push(rating);
     }
     if (s.table?.host && info.name === s.table.host && !singlePlayer()) out.push(span("mark host", t("seat.host")));

@@ -1,0 +1,76 @@
+"""Skill ratings (gongzhu.ratings, docs/ratings.md): one deal's update is exactly what the
+``openskill`` library computes on the same inputs; it orders sides by their R7 results (ties
+alike, partners together); a rating settles (its deviation falls below the provisional bound) with
+deals; and over a population of players of known strength, ratings recover their true order."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from openskill.models import PlackettLuce
+
+from gongzhu.ratings import DEFAULT, PROVISIONAL_DEVIATION, Skill, family_of, rate_deal
+from gongzhu.rules.options import PRESETS
+
+
+def test_a_deal_is_rated_as_the_library_rates_it() -> None:
+    model = PlackettLuce()
+    before = {"a": Skill(27.0, 6.0, 12), "b": Skill(24.0, 7.5, 3), "c": DEFAULT}
+    sides = [(["a"], -100), (["b"], 50), (["c"], 0)]
+    after = rate_deal(before, sides)
+    want = model.rate([[model.rating(mu=27.0, sigma=6.0)], [model.rating(mu=24.0, sigma=7.5)],
+                       [model.rating(mu=DEFAULT.mu, sigma=DEFAULT.sigma)]], scores=[-100.0, 50.0, 0.0])
+    for person, team in zip("abc", want, strict=True):
+        assert after[person].mu == pytest.approx(team[0].mu) and after[person].sigma == pytest.approx(team[0].sigma)
+    assert (after["a"].games, after["b"].games, after["c"].games) == (13, 4, 1)
+    # The best result gains, the worst loses, every uncertainty falls.
+    assert after["b"].mu > before["b"].mu and after["a"].mu < before["a"].mu
+    assert all(after[p].sigma < before.get(p, DEFAULT).sigma for p in "abc")
+
+
+def test_ties_move_alike_and_partners_move_together() -> None:
+    tied = rate_deal({}, [(["a"], 0), (["b"], 0)])
+    assert tied["a"] == tied["b"] and tied["a"].mu == pytest.approx(DEFAULT.mu)
+    teams = rate_deal({}, [(["n", "s"], 200), (["e", "w"], -200)])
+    assert teams["n"] == teams["s"] and teams["e"] == teams["w"] and teams["n"].mu > teams["e"].mu
+
+
+def test_bad_sides_are_refused() -> None:
+    for sides in ([(["a"], 0)], [(["a"], 0), ([], 10)], [(["a"], 0), (["a"], 10)]):
+        with pytest.raises(ValueError):
+            rate_deal({}, sides)
+
+
+def test_the_shown_scale_and_the_families() -> None:
+    assert (DEFAULT.rating, DEFAULT.deviation, DEFAULT.provisional) == (1500, 333, True)
+    assert DEFAULT.view() == {"rating": 1500, "deviation": 333, "provisional": True, "games": 0}
+    assert Skill(26.0, 2.0, 40).view() == {"rating": 1540, "deviation": 80, "provisional": False, "games": 40}
+    assert [family_of(PRESETS[p]) for p in ("online", "tournament", "classic", "online2", "partners", "partners2")] \
+        == ["one_deck", "one_deck", "one_deck", "two_decks", "partners", "partners"]
+
+
+def kendall_tau(order: list[str], truth: list[str]) -> float:
+    """Kendall's rank correlation of two orders of the same people (1: the same order)."""
+    rank = {p: i for i, p in enumerate(truth)}
+    pairs = [(rank[a], rank[b]) for i, a in enumerate(order) for b in order[i + 1:]]
+    concordant = sum(1 for x, y in pairs if x < y)
+    return (2 * concordant - len(pairs)) / len(pairs)
+
+
+def test_ratings_recover_the_true_order_of_a_population() -> None:
+    """Twelve players of known strength meet four at a time; a deal's results are each player's
+    strength plus luck (a deal's cards weigh more than skill).  After 600 deals the ratings order
+    them nearly as their strengths do, and most are no longer provisional."""
+    rng = random.Random(7)
+    strength = {f"p{i}": i * 10.0 for i in range(12)}
+    truth = sorted(strength, key=strength.__getitem__, reverse=True)
+    skills: dict[str, Skill] = {}
+    for _ in range(600):
+        table = rng.sample(sorted(strength), 4)
+        results = [round(strength[p] + rng.gauss(0, 60)) for p in table]
+        skills.update(rate_deal(skills, [([p], r) for p, r in zip(table, results, strict=True)]))
+    order = sorted(skills, key=lambda p: skills[p].mu, reverse=True)
+    assert kendall_tau(order, truth) >= 0.7, (order, truth)
+    settled = [p for p in skills if skills[p].deviation <= PROVISIONAL_DEVIATION]
+    assert len(settled) >= 9, {p: skills[p].view() for p in skills}

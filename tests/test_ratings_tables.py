@@ -1,0 +1,141 @@
+"""Rated tables on a live server (docs/ratings.md): a deal between two accounts at a public table
+with a turn timer moves both ratings — as :func:`gongzhu.ratings.rate_deal` moves them from the
+deal's own R7 results — shows them on the seat plates, and adds a point to each profile's history;
+a table with a guest, one without a turn timer, one whose deals were set in advance, and a
+single-player match move none.  The rating leaderboard lists settled ratings only, per family."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import insert
+
+from gongzhu.ratings import Skill, rate_deal
+from gongzhu.server.store import RATINGS
+from helpers.client import Message
+from helpers.database import STORES
+from helpers.live import Live, Someone
+from helpers.servers import LiveServer
+from test_tables import drive, new_table
+
+PASSWORD = "a quiet tiger 42 rated"
+
+
+@pytest.fixture
+def server(db_url: str, tmp_path: Path) -> Iterator[LiveServer]:
+    with LiveServer(db_url, static_dir=tmp_path / "no-static") as s:
+        yield s
+
+
+def account(server: LiveServer, name: str) -> Someone:
+    person = Someone(server)
+    r = person.http.post("/api/account", json={"name": name, "password": PASSWORD})
+    assert r.status_code == 200, r.text
+    person.name = name
+    return person
+
+
+def one_deal(host: Someone, other: Someone, **table: Any) -> tuple[str, dict[str, Live]]:
+    """``host`` at South and ``other`` at East of a new table (computers at N and W) play its
+    first deal to its end."""
+    table_id = new_table(host, levels={"N": "random", "W": "random"}, **table)["table_id"]
+    south = host.connect(table_id, invite=table.get("invite"))
+    info = south.until(lambda s: s["phase"] == "waiting")["table"]
+    east = other.connect(table_id, invite=info.get("invite"))
+    east.send({"type": "sit", "seat": "E"})
+    south.until(lambda s: s["table"]["seats"]["E"]["name"] == other.name)
+    south.send({"type": "start"})
+    lives = {"S": south, "E": east}
+    drive(lives, random.Random(3), lambda states: all(s.get("phase") in ("deal-over", "match-over")
+                                                      for s in states.values()))
+    return table_id, lives
+
+
+def profile(person: Someone) -> dict[str, Any]:
+    r = person.http.get("/api/profile")
+    assert r.status_code == 200, r.text
+    body: dict[str, Any] = r.json()
+    return body
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_a_deal_between_two_accounts_moves_both_ratings(server: LiveServer) -> None:
+    anna, bo = account(server, "Anna"), account(server, "Bo")
+    table_id, lives = one_deal(anna, bo, turn_seconds=30)
+    state: Message = lives["S"].state
+    assert state["table"]["rated"] is True
+    result = state["deal_result"]["result"]
+    want = rate_deal({}, [(["anna"], result["S"]), (["bo"], result["E"])])
+    for person, seat, key in ((anna, "S", "anna"), (bo, "E", "bo")):
+        mine = profile(person)
+        assert mine["ratings"] == {"one_deck": want[key].view()}
+        assert [p["rating"] for p in mine["rating_history"]["one_deck"]] == [want[key].rating]
+        plate = state["table"]["seats"][seat]
+        assert (plate["rating"], plate["deviation"], plate["provisional"]) == (
+            want[key].rating, want[key].deviation, True)
+    for seat in ("N", "W"):  # computers have no rating
+        assert "rating" not in state["table"]["seats"][seat]
+    # The record of the deal is the one the ratings were moved by.
+    record = anna.http.get(f"/api/matches/{table_id}/deals/0").json()
+    assert {s: record["final"][s] for s in "SE"} == {s: state["deal_result"]["final"][s] for s in "SE"}
+    for live in lives.values():
+        live.close()
+
+
+def test_tables_that_move_no_rating(server: LiveServer) -> None:
+    anna, bo, guest = account(server, "Anna"), account(server, "Bo"), Someone(server)
+    cases: list[tuple[Someone, Someone, dict[str, Any]]] = [
+        (anna, guest, {"turn_seconds": 30}),  # a guest at the table
+        (anna, bo, {}),  # no turn timer
+        (anna, bo, {"turn_seconds": 30, "visibility": "private", "seed": 5})]  # set in advance
+    for host, other, table in cases:
+        _, lives = one_deal(host, other, **table)
+        seats = lives["S"].state["table"]["seats"]
+        assert lives["S"].state["table"]["rated"] is False, table
+        assert seats["S"]["rating"] == 1500 and seats["S"]["provisional"] is True  # an account, unrated
+        assert ("rating" in seats["E"]) is (other is bo)  # a guest has no rating
+        for live in lives.values():
+            live.close()
+    assert profile(anna)["ratings"] == {} and profile(bo)["ratings"] == {}
+    # A single-player match against computers moves no rating either.
+    r = anna.http.post("/api/matches", json={"levels": {"N": "random", "E": "random", "W": "random"}})
+    assert r.status_code == 201
+    assert profile(anna)["ratings"] == {}
+
+
+def test_partners_are_rated_as_teams(server: LiveServer) -> None:
+    anna, bo = account(server, "Anna"), account(server, "Bo")
+    _, lives = one_deal(anna, bo, turn_seconds=30, preset="partners")
+    state = lives["S"].state
+    result = state["deal_result"]["result"]
+    want = rate_deal({}, [(["anna"], result["N"]), (["bo"], result["E"])])  # N-S against E-W
+    assert profile(anna)["ratings"] == {"partners": want["anna"].view()}
+    assert profile(bo)["ratings"] == {"partners": want["bo"].view()}
+    for live in lives.values():
+        live.close()
+
+
+def test_the_rating_leaderboard_lists_settled_ratings_per_family(server: LiveServer) -> None:
+    anna, bo, cy = account(server, "Anna"), account(server, "Bo"), account(server, "Cy")
+    store = server.app.state.store
+    ids = {p.name: p.http.get("/api/me").json()["id"] for p in (anna, bo, cy)}
+    settled, unsure = Skill(30.0, 2.0, 80), Skill(35.0, 6.0, 5)
+    with store.engine.begin() as c:
+        c.execute(insert(RATINGS), [
+            {"user_id": ids["Anna"], "family": "one_deck", "mu": settled.mu, "sigma": settled.sigma, "games": 80,
+             "updated": "2026-12-05"},
+            {"user_id": ids["Bo"], "family": "one_deck", "mu": unsure.mu, "sigma": unsure.sigma, "games": 5,
+             "updated": "2026-12-05"},
+            {"user_id": ids["Cy"], "family": "two_decks", "mu": 20.0, "sigma": 2.5, "games": 60,
+             "updated": "2026-12-05"}])
+    board = anna.http.get("/api/leaderboard?family=one_deck").json()
+    assert board == [{"rank": 1, "name": "Anna", "title": board[0]["title"], "rating": settled.rating,
+                      "deviation": settled.deviation, "games": 80, "lifetime": 0}]  # Bo: still provisional
+    assert [row["name"] for row in anna.http.get("/api/leaderboard?family=two_decks").json()] == ["Cy"]
+    assert anna.http.get("/api/leaderboard?family=partners").json() == []
+    assert anna.http.get("/api/leaderboard?family=bridge").status_code == 400
+    assert [row["name"] for row in anna.http.get("/api/leaderboard").json()]  # by lifetime, as before
