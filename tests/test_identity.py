@@ -120,7 +120,7 @@ def test_guests_get_distinct_names_and_a_signed_cookie(app: Any) -> None:
             r = c.get("/api/me")
             assert r.status_code == 200 and r.headers["cache-control"] == "no-store"
             me = r.json()
-            assert set(me) == {"id", "name", "guest", "lifetime", "title", "deals", "matches", "pigs"}
+            assert set(me) == {"id", "name", "guest", "lifetime", "title", "deals", "matches", "pigs", "practice"}
             assert GUEST.fullmatch(me["name"]) and me["guest"] is True and me["id"].startswith("u-")
             assert (me["lifetime"], me["title"], me["deals"], me["matches"], me["pigs"]) == (0, "猪小弟", 0, 0, 0)
             header = set_cookie(r)
@@ -551,19 +551,21 @@ def test_profiles_list_matches_newest_first(app: Any, client: TestClient) -> Non
 @pytest.mark.parametrize("db_url", STORES, indirect=True)
 def test_a_deal_played_counts_on_the_profile_and_the_leaderboard(app: Any, client: TestClient) -> None:
     """A real deal at a single-player table: the account's profile lists the match with what it
-    scored there, its lifetime score is the deal's final for its seat, and so is the leaderboard."""
+    scored there, and its practice score is the deal's final for its seat — apart from the
+    lifetime score, which the leaderboard ranks (practice against computers cannot climb it)."""
     me = register(client, "Alice")
     match_id = new_match(client, seed=7)
     state = play_deal(client, match_id, 7)
     final, result = state["deal_result"]["final"]["S"], state["deal_result"]["result"]["S"]
     profile = client.get("/api/profile").json()
-    assert profile["id"] == me["id"] and (profile["lifetime"], profile["deals"], profile["matches"]) == (final, 1, 1)
+    assert profile["id"] == me["id"] and (profile["lifetime"], profile["deals"], profile["matches"]) == (0, 0, 1)
+    assert profile["practice"] == {"score": final, "deals": 1}
     # The match's total is in the unit of the match's totals (R8), as the table shows it.
     assert [(m["id"], m["deals"], m["total"]) for m in profile["matches_list"]] == [(match_id, 1, result)]
     with browser(app) as other:
         assert other.get("/api/users/Alice").json()["matches_list"] == []  # a private table
         board = other.get("/api/leaderboard").json()
-    assert [(row["name"], row["lifetime"], row["title"]) for row in board] == [("Alice", final, title_for(final))]
+    assert [(row["name"], row["lifetime"], row["title"]) for row in board] == [("Alice", 0, title_for(0))]
 
 
 @pytest.mark.parametrize("db_url", STORES, indirect=True)

@@ -52,7 +52,7 @@ from gongzhu.server import create_app
 from gongzhu.server import migrations as mig
 from gongzhu.server.identity import LOCAL_USER, User
 from gongzhu.server.migrations.__main__ import main as migrations_main
-from gongzhu.server.store import METADATA, Store
+from gongzhu.server.store import METADATA, USERS, Store
 from helpers.client import Browser, act, local_client, new_match, seating, user_of
 from helpers.database import STORES
 
@@ -131,7 +131,7 @@ def _played(tmp_path: Path) -> tuple[str, Rows, dict[str, Any], dict[str, Any]]:
                 state = browser.settle()
         served = _served(client, match_id)
         person = user_of(client)
-    assert person.deals == 1 and person.lifetime == state["lifetime"]["score"]
+    assert person.practice_deals == 1 and person.lifetime == state["lifetime"]["score"] == 0
     engine = create_engine(url)
     with engine.connect() as c:
         rows = {name: [dict(r._mapping) for r in c.execute(select(table))]
@@ -143,7 +143,8 @@ def _played(tmp_path: Path) -> tuple[str, Rows, dict[str, Any], dict[str, Any]]:
         record = json.loads(deal["record"])
         del record["players"]
         deal["record"] = dump_record(record)
-    rows["profile"] = [{"id": "local", "lifetime": person.lifetime}]
+    # That server counted every deal in the lifetime score: practice did not exist yet.
+    rows["profile"] = [{"id": "local", "lifetime": person.practice}]
     assert rows["matches"] and rows["deals"] and rows["actions"]
     return match_id, rows, served, state
 
@@ -217,9 +218,10 @@ def test_head_names_the_newest_revision() -> None:
 @pytest.mark.parametrize("db_url", STORES, indirect=True)
 def test_database_before_versioning_is_kept_and_served(db_url: str, tmp_path: Path) -> None:
     """The single-player server's person becomes the user ``local`` (migration 0002) with their
-    lifetime score, deals and matches; the first browser on the server's own machine continues as
-    them — their history, records and the deal in progress, which then counts for them — and the
-    next such browser is someone else."""
+    lifetime score, deals and matches — the deals they played alone against computers moved to
+    their practice score (migration 0009), so the two add up to the old lifetime score; the first
+    browser on the server's own machine continues as them — their history, records and the deal in
+    progress, which then counts for them as practice — and the next such browser is someone else."""
     match_id, rows, scratch, scratch_state = _played(tmp_path)
     _legacy_database(db_url, rows)
     assert _revisions(db_url) == ()
@@ -229,7 +231,10 @@ def test_database_before_versioning_is_kept_and_served(db_url: str, tmp_path: Pa
         new = new_match(client, seed=3)  # the first request of a browser on this machine: it is "local"
         local = user_of(client)
         assert local.id == LOCAL_USER and not local.guest
-        assert (local.lifetime, local.deals, local.matches, local.pigs) == (rows["profile"][0]["lifetime"], 1, 1, 0)
+        practised = sum(d["south_final"] for d in rows["deals"])
+        assert len(rows["deals"]) == 1 and (local.practice, local.practice_deals) == (practised, 1)
+        assert (local.lifetime + local.practice, local.deals, local.matches, local.pigs) == (
+            rows["profile"][0]["lifetime"], 0, 1, 0)
         served, state = _as_local(scratch, scratch_state, rows, local)
         now = _served(client, match_id)
         assert [m["match_id"] for m in now["history"]] == [new, match_id]
@@ -255,13 +260,15 @@ def test_database_before_versioning_is_kept_and_served(db_url: str, tmp_path: Pa
                 resumed = browser.settle()
         final = resumed["deal_result"]["final"]["S"]  # the deal counts for "local", in the same match
         after = user_of(client)
-        assert (after.lifetime, after.deals, after.matches) == (local.lifetime + final, 2, 1)
+        assert (after.practice, after.practice_deals, after.lifetime, after.matches) == (
+            local.practice + final, 2, local.lifetime, 1)
         other = local_client(app, loopback=True)  # "local" is claimed once: the next browser is a guest
         new_match(other)
         assert user_of(other).guest and user_of(other).id != LOCAL_USER
         profile = client.get("/api/profile").json()
-        assert {k: profile[k] for k in ("id", "lifetime", "deals", "matches")} == {
-            "id": LOCAL_USER, "lifetime": after.lifetime, "deals": 2, "matches": 1}
+        assert {k: profile[k] for k in ("id", "lifetime", "deals", "matches", "practice")} == {
+            "id": LOCAL_USER, "lifetime": after.lifetime, "deals": 0, "matches": 1,
+            "practice": {"score": after.practice, "deals": 2}}
         assert [m["id"] for m in profile["matches_list"]] == [match_id]
 
 
@@ -363,3 +370,45 @@ def test_command_line_works_on_the_package_environment(capsys: pytest.CaptureFix
     assert capsys.readouterr().out.split() == [mig.HEAD, "(head)"]
     with pytest.raises(SystemExit):
         migrations_main([])
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_practice_is_split_from_the_lifetime_score(db_url: str) -> None:
+    """Migration 0009: the deals a person played alone against computers outside a challenge move
+    from their lifetime score and deal count to practice; challenges' boards and tables of people
+    stay in the lifetime score."""
+    Store(db_url).close()
+    engine = create_engine(db_url)
+    try:
+        with engine.connect() as c:
+            cfg = mig.config()
+            cfg.attributes["connection"] = c
+            command.downgrade(cfg, "0008")
+            c.commit()
+        with engine.begin() as c:
+            c.execute(text(
+                "INSERT INTO users (id, name, name_key, guest, created, lifetime, deals, matches, pigs, session_epoch) "
+                "VALUES ('u-a', 'Ann', 'ann', false, '2026', -1000, 5, 3, 1, 0), "
+                "('u-b', 'Bob', 'bob', false, '2026', 40, 1, 1, 0, 0)"))
+            matches = (("m-solo", True, None), ("m-board", True, "c-1"), ("m-people", False, None))
+            for match_id, solo, challenge in matches:
+                c.execute(text(
+                    "INSERT INTO matches (id, created, preset, options, levels, speed, seed, totals, deals, in_deal, "
+                    "over, winners, pigs, host, solo, seeded, challenge) VALUES (:id, '2026', 'online', '{}', '{}', "
+                    "'normal', 1, '[0,0,0,0]', 0, false, false, '[]', '[]', 'u-a', :solo, false, :challenge)"),
+                    {"id": match_id, "solo": solo, "challenge": challenge})
+            deals = [("m-solo", 0, -700), ("m-solo", 1, -100), ("m-board", 0, -150), ("m-people", 0, -50),
+                     ("m-people", 1, 0)]
+            for match_id, k, final in deals:
+                c.execute(text("INSERT INTO deals (match_id, deal_index, record, south_final) "
+                               "VALUES (:m, :k, '{}', :f)"), {"m": match_id, "k": k, "f": final})
+    finally:
+        engine.dispose()
+    store = Store(db_url)  # upgrades to the head
+    try:
+        with store.engine.connect() as c:
+            rows = {r.id: (r.lifetime, r.deals, r.practice, r.practice_deals, r.matches, r.pigs)
+                    for r in c.execute(select(USERS))}
+    finally:
+        store.close()
+    assert rows == {"u-a": (-200, 3, -800, 2, 3, 1), "u-b": (40, 1, 0, 0, 1, 0)}

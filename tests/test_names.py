@@ -193,7 +193,8 @@ def test_the_server_refuses_common_and_blank_passwords(app: Any) -> None:
 @pytest.mark.parametrize("db_url", STORES, indirect=True)
 def test_the_profile_totals_a_match_as_the_table_and_the_history_do(client: TestClient) -> None:
     """Online rules score one deck with the factor 12 (R7, R10): the table's and the history's
-    totals leave it out (R8), and so does the profile's total; the lifetime score keeps it."""
+    totals leave it out (R8), and so does the profile's total; the practice score (a single-player
+    match is practice: apart from the lifetime score) keeps it."""
     match_id = new_match(client, seed=11)
     for k in range(4):  # until South's total is not 0, so that the units differ
         play_deal(client, match_id, seed=k)
@@ -209,7 +210,7 @@ def test_the_profile_totals_a_match_as_the_table_and_the_history_do(client: Test
     assert total != 0
     profile = client.get("/api/profile").json()
     assert [(m["id"], m["total"]) for m in profile["matches_list"]] == [(match_id, total)]
-    assert profile["lifetime"] == 12 * total
+    assert profile["practice"]["score"] == 12 * total and profile["lifetime"] == 0
 
 
 # ---------------------------------------------------------------------- the history's seats and people

@@ -181,7 +181,8 @@ WHOLE_MATCHES = [pytest.param("sqlite", p, o, id=f"{p}{'-hidden' if o else ''}")
 def test_whole_match_over_websocket(client: TestClient, preset: str, overrides: dict[str, Any]) -> None:
     """A whole match under every preset (and hidden exposures): no message names a card South
     may not see before its deal is over; every deal's scores are the engine's; the totals, the
-    records and the lifetime score add up."""
+    records and the practice score add up (a single-player match is practice: the lifetime score
+    and its title stay where they were)."""
     rng = random.Random(f"{preset}{overrides}")
     seed = rng.randrange(1 << 31)
     match_id, deals, browser = play_match(client, rng, preset=preset, options=overrides, seed=seed)
@@ -202,7 +203,7 @@ def test_whole_match_over_websocket(client: TestClient, preset: str, overrides: 
     top, bottom = max(totals), min(totals)
     assert final["match_result"]["winners"] == [s.name for s in Seat if totals[s] == top]
     assert set(final["match_result"]["pigs"]) >= {s.name for s in Seat if totals[s] == bottom}
-    assert final["lifetime"] == {"score": south_finals, "title": title_for(south_finals)}
+    assert final["lifetime"] == {"score": 0, "title": title_for(0)}
     summary = client.get(f"/api/matches/{match_id}").json()
     assert summary["over"] and summary["deals"] == len(deals)
     assert summary["totals"] == final["totals"] and summary["winners"] == final["match_result"]["winners"]
@@ -213,15 +214,16 @@ def test_whole_match_over_websocket(client: TestClient, preset: str, overrides: 
     assert [json.loads(line) for line in download.text.splitlines()] == records
     check_versions(browser.messages)
     me = user_of(client)
-    assert (me.lifetime, me.deals, me.matches) == (south_finals, len(deals), 1)
+    assert (me.lifetime, me.deals, me.practice, me.practice_deals, me.matches) == (0, 0, south_finals, len(deals), 1)
     assert me.pigs == (1 if "S" in final["match_result"]["pigs"] else 0)
     if overrides.get("exposure") == "hidden":
         # The check above is not idle: other seats did expose hidden cards, shown as counts.
         counts = [m["state"]["hidden_counts"] for d in deals for m in d if m["type"] == "state"]
         assert any(c[s] for c in counts for s in "NEW")
     profile = client.get("/api/profile").json()
-    assert {k: profile[k] for k in ("lifetime", "title", "matches", "deals")} == {
-        "lifetime": south_finals, "title": title_for(south_finals), "matches": 1, "deals": len(deals)}
+    assert {k: profile[k] for k in ("lifetime", "title", "matches", "deals", "practice")} == {
+        "lifetime": 0, "title": title_for(0), "matches": 1, "deals": 0,
+        "practice": {"score": south_finals, "deals": len(deals)}}
 
 
 def test_the_state_shows_south_everything_public(client: TestClient) -> None:
@@ -514,7 +516,7 @@ def test_restart_resumes_the_match(db_url: str, tmp_path: Path) -> None:
         assert after["phase"] == "deal-over"
         checked = check_file(client.get(f"/api/matches/{match_id}/records.jsonl").text)
         assert len(checked) == 1 and checked[0].deal.score.final[Seat.S] == after["deal_result"]["final"]["S"]
-        assert user_of(client).lifetime == after["deal_result"]["final"]["S"]
+        assert user_of(client).practice == after["deal_result"]["final"]["S"]
     # And once more between deals: the finished deal is shown, "next" deals the next one.
     with (local_client(create_app(db_url, pace=0, static_dir=static), cookies) as client,
           client.websocket_connect(f"/ws/{match_id}") as ws):
@@ -742,16 +744,18 @@ def drive(client: TestClient, match_id: str, until: Callable[[Message], bool], r
 
 @pytest.mark.parametrize("db_url", STORES, indirect=True)
 def test_two_tables_and_the_lifetime_title(client: TestClient) -> None:
-    """The lifetime score adds South's finals (with the one-deck factor) over every match."""
+    """The practice score adds South's finals (with the one-deck factor) over every single-player
+    match; the lifetime score and its title count only the deals played with people and the
+    challenges (tests/test_tables.py, tests/test_challenges.py)."""
     rng = random.Random(2)
     a = new_match(client, seed=1)
     b = new_match(client, seed=2, preset="online2")
     sa = drive(client, a, lambda s: s["phase"] == "deal-over", rng)
     sb = drive(client, b, lambda s: s["phase"] == "deal-over", rng)
     lifetime = sa["deal_result"]["final"]["S"] + sb["deal_result"]["final"]["S"]
-    assert sb["lifetime"] == {"score": lifetime, "title": title_for(lifetime)}
+    assert sb["lifetime"] == {"score": 0, "title": title_for(0)}
     me = user_of(client)
-    assert (me.lifetime, me.deals, me.matches) == (lifetime, 2, 2)
+    assert (me.practice, me.practice_deals, me.lifetime, me.deals, me.matches) == (lifetime, 2, 0, 0, 2)
 
 
 def test_the_rules_page_and_its_rule_book(client: TestClient) -> None:

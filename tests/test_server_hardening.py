@@ -112,7 +112,7 @@ def test_a_store_failure_at_the_end_of_a_deal_acknowledges_nothing(client: TestC
     records = check_file(client.get(f"/api/matches/{match_id}/records.jsonl").text)
     assert len(records) == 1
     me = user_of(client)
-    assert (me.lifetime, me.deals, me.matches) == (after["deal_result"]["final"]["S"], 1, 1)
+    assert (me.practice, me.practice_deals, me.matches) == (after["deal_result"]["final"]["S"], 1, 1)
 
 
 def test_a_served_sqlite_file_has_its_log_copied_back_by_a_thread(tmp_path: Path) -> None:
@@ -169,7 +169,7 @@ def test_a_played_out_deal_without_its_record_is_completed_when_loaded(db_url: s
             s.name: deal.score.final[s] for s in Seat}
         assert len(check_file(client.get(f"/api/matches/{info.match_id}/records.jsonl").text)) == 1
         me = user_of(client)  # the person dealt the deal is charged with it, once
-        assert (me.id, me.lifetime, me.deals) == (person.id, deal.score.final[Seat.S], 1)
+        assert (me.id, me.practice, me.practice_deals) == (person.id, deal.score.final[Seat.S], 1)
         browser.send({"type": "next"})
         assert browser.settle()["deal_index"] == 1
 
@@ -204,7 +204,8 @@ def test_the_largest_options_play_a_whole_deal(client: TestClient) -> None:
 
 def test_the_seed_is_shown_only_once_the_match_is_over(client: TestClient) -> None:
     """The match seed deals every hand of the match again (Match(options, seed).new_deal()):
-    neither the match, the listing nor any state message shows it before the end."""
+    neither the match, the listing nor any state message shows it before the end; then the match
+    and the last state do (fair dealing: anyone may check the hands against the commitment)."""
     match_id = new_match(client, seed=12345, options={"match_end": "deals:1"})
     assert client.get(f"/api/matches/{match_id}").json()["seed"] is None
     assert [m["seed"] for m in client.get("/api/matches").json()] == [None]
@@ -221,7 +222,10 @@ def test_the_seed_is_shown_only_once_the_match_is_over(client: TestClient) -> No
             ws.send_text(frame)
             reply = ws.receive_json()
             assert reply["type"] == "error" and reply["code"] == "server.match_over", (frame, reply)
-    for message in browser.messages:
+    for message in browser.messages:  # until the match is over (its last state reveals the seed)
+        if message["type"] == "state" and message["state"]["phase"] == "match-over":
+            assert message["state"]["table"]["seed"] == "12345"
+            continue
         assert "12345" not in json.dumps(message)
     assert client.get(f"/api/matches/{match_id}").json()["seed"] == 12345
 

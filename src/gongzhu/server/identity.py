@@ -123,6 +123,8 @@ class User:
     deals: int
     matches: int
     pigs: int
+    practice: int = 0
+    practice_deals: int = 0
 
     @property
     def title(self) -> str:
@@ -130,15 +132,18 @@ class User:
         return title_for(self.lifetime)
 
     def to_json(self) -> dict[str, Any]:
-        """``GET /api/me``: id, name, guest, lifetime, title, deals, matches, pigs."""
+        """``GET /api/me``: id, name, guest, lifetime, title, deals, matches, pigs, and practice
+        (the score and the deals of practice against computers, apart)."""
         return {"id": self.id, "name": self.name, "guest": self.guest, "lifetime": self.lifetime,
-                "title": self.title, "deals": self.deals, "matches": self.matches, "pigs": self.pigs}
+                "title": self.title, "deals": self.deals, "matches": self.matches, "pigs": self.pigs,
+                "practice": {"score": self.practice, "deals": self.practice_deals}}
 
 
 def _user(row: Row[Any]) -> User:
     m = row._mapping
     return User(id=m["id"], name=m["name"], guest=bool(m["guest"]), account=m["password_hash"] is not None,
-                lifetime=int(m["lifetime"]), deals=int(m["deals"]), matches=int(m["matches"]), pigs=int(m["pigs"]))
+                lifetime=int(m["lifetime"]), deals=int(m["deals"]), matches=int(m["matches"]), pigs=int(m["pigs"]),
+                practice=int(m["practice"]), practice_deals=int(m["practice_deals"]))
 
 
 def _now() -> str:

@@ -129,6 +129,10 @@ USERS = Table(
     Column("matches", Integer, nullable=False),
     Column("pigs", Integer, nullable=False),
     Column("session_epoch", Integer, nullable=False),  # raised to sign every session out
+    # Practice: the finals and the count of the deals played alone against computer players
+    # outside a challenge; the lifetime score and ``deals`` count the rest (docs/ratings.md).
+    Column("practice", BigInteger, nullable=False, server_default="0"),
+    Column("practice_deals", Integer, nullable=False, server_default="0"),
     # An account's name as it looks (gongzhu.server.names.name_skeleton); null for guests.
     Column("name_skeleton", String(128), nullable=True, index=True),
 )
@@ -610,13 +614,15 @@ class Store:
     def finish_deal(self, match_id: str, deal_index: int, *, record_line: str, south_final: int,
                     totals: list[int], over: bool, winners: list[str], pigs: list[str],
                     charges: Sequence[Charge] = (), seating: Seating | None = None,
-                    expected: int | None = None, ranked: bool = True, rated: Rated | None = None) -> dict[str, int]:
+                    expected: int | None = None, ranked: bool = True, rated: Rated | None = None,
+                    practice: bool = False) -> dict[str, int]:
         """Store a finished deal's R11 record and the match's new totals, drop the deal's actions,
         and add each charged person's result to their total of the match (their history) and,
-        when the deal is ``ranked``, their final to their lifetime score, deals, matches and pig
-        count; a ``rated`` deal moves its people's ratings — all in one transaction.  Returns the
-        charged persons' new lifetime scores (none when not ranked: a table whose deal was set in
-        advance)."""
+        when the deal is ``ranked``, their final to their lifetime score and deals — to their
+        practice score and deals instead for a ``practice`` deal (alone against computers, not a
+        challenge's) — and their matches and pig count; a ``rated`` deal moves its people's
+        ratings — all in one transaction.  Returns the charged persons' new lifetime scores (none
+        when not ranked: a table whose deal was set in advance; nor for practice)."""
         now = _now()
         lifetimes: dict[str, int] = {}
         with self.engine.begin() as c:
@@ -642,10 +648,15 @@ class Store:
                         pig=charge.pig, last=now, seat=charge.seat))
                 if not ranked:
                     continue
+                counts = {"matches": USERS.c.matches + (1 if played is None else 0),
+                          "pigs": USERS.c.pigs + (1 if charge.pig else 0)}
+                if practice:
+                    c.execute(update(USERS).where(USERS.c.id == charge.user).values(
+                        practice=USERS.c.practice + charge.final, practice_deals=USERS.c.practice_deals + 1,
+                        **counts))
+                    continue
                 c.execute(update(USERS).where(USERS.c.id == charge.user).values(
-                    lifetime=USERS.c.lifetime + charge.final, deals=USERS.c.deals + 1,
-                    matches=USERS.c.matches + (1 if played is None else 0),
-                    pigs=USERS.c.pigs + (1 if charge.pig else 0)))
+                    lifetime=USERS.c.lifetime + charge.final, deals=USERS.c.deals + 1, **counts))
                 lifetime = c.scalar(select(USERS.c.lifetime).where(USERS.c.id == charge.user))
                 if lifetime is not None:
                     lifetimes[charge.user] = int(lifetime)

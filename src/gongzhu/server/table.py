@@ -286,6 +286,7 @@ class Table:
             winners=[s.name for s in outcome.winners] if outcome else [],
             pigs=[s.name for s in outcome.pigs] if outcome else [], charges=charges, seating=self.seating(),
             expected=self.stored, ranked=self.solo or not self.seeded, rated=rated,
+            practice=self.solo and self.challenge is None,
         ))
         self.stored = self.version
         if rated is not None:

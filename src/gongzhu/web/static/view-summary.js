@@ -15,7 +15,7 @@
 import { cardChip, prettyCard, sortCards } from "./cards.js";
 import { $, el, li, span, td } from "./dom.js";
 import { eventLabel, goalText, seatName, signedNumber, t } from "./i18n.js";
-import { challengeOf, displayedPhase, myAuto, mySeat, page, SEATS } from "./state.js";
+import { challengeOf, displayedPhase, myAuto, mySeat, page, SEATS, singlePlayer } from "./state.js";
 
 export function renderSummary() {
   const dlg = $("summary");
@@ -87,7 +87,10 @@ export function renderSummary() {
         .join(t("list.separator")),
     })
     : "";
-  $("summary-lifetime").textContent = t("summary.lifetimeNote", { factor: r.lifetime_factor ?? 1 });
+  // Alone against computers (not a challenge) is practice: apart from the lifetime score.
+  const practice = singlePlayer() && !challengeOf();
+  $("summary-lifetime").textContent = t(practice ? "summary.practiceNote" : "summary.lifetimeNote",
+    { factor: r.lifetime_factor ?? 1 });
   $("summary-goal").textContent = goalText(s.goal);
   const events = $("summary-events");
   events.replaceChildren();
