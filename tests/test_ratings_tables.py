@@ -139,3 +139,30 @@ def test_the_rating_leaderboard_lists_settled_ratings_per_family(server: LiveSer
     assert anna.http.get("/api/leaderboard?family=partners").json() == []
     assert anna.http.get("/api/leaderboard?family=bridge").status_code == 400
     assert [row["name"] for row in anna.http.get("/api/leaderboard").json()]  # by lifetime, as before
+
+
+def test_play_now_seats_a_person_at_the_table_nearest_their_rating(server: LiveServer) -> None:
+    """Matchmaking: of two public tables waiting for players, "Play now" seats a person at the one
+    whose people are nearest their rating, though the other has waited longer; a person already
+    seated is sent back to their table; a person never rated (1500) goes to the table nearest
+    1500."""
+    strong, middling, seeker = account(server, "Strong"), account(server, "Middling"), account(server, "Seeker")
+    store = server.app.state.store
+    ids = {p.name: p.http.get("/api/me").json()["id"] for p in (strong, middling, seeker)}
+    with store.engine.begin() as c:
+        c.execute(insert(RATINGS), [
+            {"user_id": ids[name], "family": "one_deck", "mu": 25.0 + (rating - 1500) / 40, "sigma": 2.0,
+             "games": 90, "updated": "2026-12-05"}
+            for name, rating in (("Strong", 1900), ("Middling", 1500), ("Seeker", 1880))])
+    older = new_table(middling, turn_seconds=30)["table_id"]  # waiting longer, far from the seeker
+    newer = new_table(strong, turn_seconds=30)["table_id"]
+    lives = [middling.connect(older), strong.connect(newer)]  # the hosts are there to start
+    for live in lives:
+        live.until(lambda s: s["phase"] == "waiting")
+    joined = seeker.http.post("/api/tables/play-now", json={})
+    assert joined.status_code == 200 and joined.json()["table_id"] == newer
+    assert seeker.http.post("/api/tables/play-now", json={}).json()["table_id"] == newer  # seated there already
+    far = account(server, "Faraway")  # unrated: 1500, nearest the older table
+    assert far.http.post("/api/tables/play-now", json={}).json()["table_id"] == older
+    for live in lives:
+        live.close()

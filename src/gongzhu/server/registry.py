@@ -17,9 +17,11 @@ import contextlib
 import functools
 import secrets
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 from gongzhu.messages import Text
+from gongzhu.ratings import DEFAULT
 from gongzhu.rules.cards import Seat
 from gongzhu.server.bodies import NewTable, quick_public_table
 from gongzhu.server.bus import Bus, ClusterUnavailable, LocalBus
@@ -33,6 +35,18 @@ from gongzhu.server.thinking import Pools
 from gongzhu.server.wire import encode, refusal
 
 __all__ = ["Tables"]
+
+
+#: Matchmaking ("Play now"): a waiting table whose people's mean rating is within this many
+#: points of the person's is preferred; the window widens by MATCH_WIDENING points a second the
+#: table has waited, so that nobody waits long for a near match.
+MATCH_GAP = 150
+MATCH_WIDENING = 10.0
+
+
+def _when(created: str) -> datetime:
+    moment = datetime.fromisoformat(created)
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 class Tables:
@@ -94,10 +108,14 @@ class Tables:
             table = self._tables[match_id] = Table(self, info)
         return table
 
-    def play_now(self, person: Person) -> str:
-        """A seat for ``person`` at a public table waiting for players (where they sit already,
-        or the oldest with a free seat whose host is there to start it), or a new public table
-        with them at South."""
+    def play_now(self, person: Person, now: datetime | None = None) -> str:
+        """A seat for ``person`` at a public table waiting for players: where they sit already,
+        else the one with a free seat whose host is there to start it and whose people are
+        nearest their rating (:func:`match_gap`) — within a window that widens the longer a table
+        has waited, those first, the oldest among equals — or a new public table with them at
+        South."""
+        now = now or datetime.now(UTC)
+        candidates: list[tuple[bool, float, str, Table]] = []
         for info in self.store.listed():
             if info.seating.status != "waiting":
                 continue
@@ -105,16 +123,30 @@ class Tables:
             table = self._tables.get(info.match_id) if self.bus.shared else self.get(info.match_id)
             if table is None:
                 continue
-            host_here = table.host in table.connected()
-            chosen = table.status == "waiting" and (table.seat_of(person.id) is not None or (
-                host_here and any(o is None for o in table.seats)))
-            if chosen and table.seat_of(person.id) is None:
-                table.sit(person, next(s for s in Seat if table.seats[s] is None))
-            if not table.connected():
-                self.release(table)  # stored: the person's connection loads it again
-            if chosen:
+            if table.status == "waiting" and table.seat_of(person.id) is not None:
+                if not table.connected():
+                    self.release(table)  # stored: the person's connection loads it again
                 return table.match_id
+            host_here = table.host in table.connected()
+            if table.status == "waiting" and host_here and any(o is None for o in table.seats):
+                gap, waited = self.match_gap(table, person), (now - _when(info.created)).total_seconds()
+                candidates.append((gap > MATCH_GAP + MATCH_WIDENING * max(0.0, waited), gap, info.created, table))
+            elif not table.connected():
+                self.release(table)  # stored: a connection loads it again
+        if candidates:
+            *_, table = min(candidates, key=lambda c: c[:3])
+            table.sit(person, next(s for s in Seat if table.seats[s] is None))
+            return table.match_id
         return self.create(quick_public_table(), person).match_id
+
+    def match_gap(self, table: Table, person: Person) -> float:
+        """How far ``person``'s rating is from the mean rating of the people sitting at ``table``,
+        in the table's family (a person never rated: 1500)."""
+        people = [o[0] for o in table.seats if o is not None]
+        ratings = self.store.ratings([*people, person.id], table.family)
+        rating = {u: by[table.family].rating for u, by in ratings.items()}
+        theirs = [rating.get(u, DEFAULT.rating) for u in people] or [DEFAULT.rating]
+        return abs(rating.get(person.id, DEFAULT.rating) - sum(theirs) / len(theirs))
 
     def lifetimes_changed(self, source: Table, lifetimes: Mapping[str, int]) -> None:
         """A deal finished at ``source`` changed these people's lifetime scores: every open table
