@@ -96,7 +96,7 @@ SERVER_FLOORS: list[str] = [
     "migrations", "store", "migrations.env", "transport",
     "bodies", "challenges", "views", "rooms", "thinking", "claiming", "lobby", "table", "dispatch", "registry",
     "cluster",
-    "identity", "accounts", "challenge_api", "reviews", "app", "__init__",
+    "identity", "accounts", "people", "challenge_api", "reviews", "app", "__init__",
 ]
 
 

@@ -21,6 +21,7 @@ from gongzhu.formats.common import CardText, ExposureKind, OptionOverrides, Pres
 
 __all__ = [
     "MAX_CHAT",
+    "MAX_REPORT",
     "MAX_SEED",
     "MAX_TIMER",
     "MIN_TIMER",
@@ -34,12 +35,15 @@ __all__ = [
     "ClaimMessage",
     "ExposeMessage",
     "HintMessage",
+    "InviteBody",
     "LogoutBody",
     "NewChallengeBody",
     "NewMatchBody",
     "NewTableBody",
     "NextMessage",
     "PlayMessage",
+    "RemoveMessage",
+    "ReportBody",
     "SettingsMessage",
     "SitMessage",
     "Speed",
@@ -145,6 +149,13 @@ class ClaimAnswerMessage(msgspec.Struct, tag_field="type", tag="claim_answer", f
     accept: bool
 
 
+class RemoveMessage(msgspec.Struct, tag_field="type", tag="remove", forbid_unknown_fields=True):
+    """The host's: the person sitting at ``seat`` leaves it, before the table starts, and may not
+    sit at this table again."""
+
+    seat: SeatName
+
+
 class ChatMessage(msgspec.Struct, tag_field="type", tag="chat", forbid_unknown_fields=True):
     """A line of table talk: a text, or one of the quick phrases (a catalog key ``chat.quick.*``)."""
 
@@ -155,7 +166,7 @@ class ChatMessage(msgspec.Struct, tag_field="type", tag="chat", forbid_unknown_f
 #: Any message the page sends, by its ``type``.
 BrowserMessage = (ExposeMessage | PlayMessage | HintMessage | NextMessage | SettingsMessage | SitMessage
                   | StandMessage | StartMessage | TakeBackMessage | AutoMessage | ChatMessage | AgainMessage
-                  | ClaimMessage | ClaimAnswerMessage)
+                  | ClaimMessage | ClaimAnswerMessage | RemoveMessage)
 
 
 class NewMatchBody(msgspec.Struct, forbid_unknown_fields=True):
@@ -202,6 +213,24 @@ class AccountBody(msgspec.Struct, forbid_unknown_fields=True):
 
     name: Annotated[str, msgspec.Meta(description="the nickname: 1 to 16 letters, digits, _, - or ·")]
     password: Annotated[str, msgspec.Meta(description="the password: 8 to 128 characters")]
+
+
+#: The longest reason of a report, in characters.
+MAX_REPORT = 500
+
+
+class ReportBody(msgspec.Struct, forbid_unknown_fields=True):
+    """The body of ``POST /api/people/{name}/report``: why, and the match it happened at (if any)."""
+
+    reason: Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_REPORT,
+                                        description=f"1 to {MAX_REPORT} characters")]
+    match_id: Annotated[str, msgspec.Meta(max_length=64)] | None = None
+
+
+class InviteBody(msgspec.Struct, forbid_unknown_fields=True):
+    """The body of ``POST /api/tables/{id}/invite``: the friend asked to the table."""
+
+    name: Annotated[str, msgspec.Meta(max_length=64, description="a friend's name")]
 
 
 class NewChallengeBody(msgspec.Struct, forbid_unknown_fields=True):

@@ -72,6 +72,8 @@ from gongzhu.server.challenge_api import routes as challenge_routes
 from gongzhu.server.challenges import LEVEL, PAR_REPLAYS, Challenges
 from gongzhu.server.cluster import Cluster
 from gongzhu.server.identity import Identity
+from gongzhu.server.people import People
+from gongzhu.server.people import routes as people_routes
 from gongzhu.server.policy import (
     LOOPBACK_HOSTS,
     MAX_BODY_BYTES,
@@ -325,6 +327,20 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
     def person(request: Request) -> tuple[Person, str | None]:
         user, cookie = identity.ensure(request)
         return Person(user.id, user.name), cookie
+
+    people = People(store)
+
+    def table_url(match_id: str, user: str) -> str | None:
+        """The address of a table ``user`` sits at or hosts, not over (a private one's with its
+        invitation), for inviting a friend to it; None otherwise."""
+        info = known(match_id)
+        if info is None or info.solo or info.over or info.challenge is not None:
+            return None
+        seating = info.seating
+        if seating.host != user and all(o is None or o[0] != user for o in seating.seats):
+            return None
+        url = f"/table/{match_id}"
+        return f"{url}?invite={seating.invite}" if seating.visibility == "private" and seating.invite else url
 
     def with_cookie(response: Response, cookie: str | None) -> Response:
         if cookie is not None:
@@ -690,6 +706,7 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         Route("/leaderboard", leaderboard_page),
         Route("/rules", rules_page_),
         *account_routes(identity),
+        *people_routes(people, identity, table_url),
         *challenge_routes(challenges, tables, identity, page, static),
         Route("/api/config", get_config),
         Route("/messages/{lang}.json", get_messages),

@@ -26,6 +26,7 @@ from gongzhu.formats.web import (
     ExposeMessage,
     HintMessage,
     NextMessage,
+    RemoveMessage,
     SettingsMessage,
     SitMessage,
     StandMessage,
@@ -67,6 +68,8 @@ async def receive(table: Table, connection: Presence, text: str | None,
             table.sit(person, Seat.parse(message.seat))
         elif isinstance(message, StandMessage):
             table.stand(person)
+        elif isinstance(message, RemoveMessage):
+            table.remove(person, Seat.parse(message.seat))
         elif isinstance(message, StartMessage):
             table.start(person)
         elif isinstance(message, TakeBackMessage | AutoMessage):

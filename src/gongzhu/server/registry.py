@@ -128,7 +128,8 @@ class Tables:
                     self.release(table)  # stored: the person's connection loads it again
                 return table.match_id
             host_here = table.host in table.connected()
-            if table.status == "waiting" and host_here and any(o is None for o in table.seats):
+            if (table.status == "waiting" and host_here and any(o is None for o in table.seats)
+                    and not table.closed_to(person)):
                 gap, waited = self.match_gap(table, person), (now - _when(info.created)).total_seconds()
                 candidates.append((gap > MATCH_GAP + MATCH_WIDENING * max(0.0, waited), gap, info.created, table))
             elif not table.connected():

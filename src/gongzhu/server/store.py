@@ -52,9 +52,9 @@ from sqlalchemy.pool import StaticPool
 from gongzhu.ratings import Skill, rate_deal
 from gongzhu.server import migrations
 
-__all__ = ["CHALLENGES", "CHALLENGE_RESULTS", "MATCHES", "MATCH_PLAYERS", "METADATA", "RATINGS", "RATING_HISTORY",
-           "SESSIONS", "SETTINGS", "USERS", "Charge", "MatchInfo", "Rated", "Seating", "StaleTable", "Store",
-           "why_kept"]
+__all__ = ["BLOCKS", "CHALLENGES", "CHALLENGE_RESULTS", "FRIENDS", "INVITATIONS", "MATCHES", "MATCH_PLAYERS",
+           "METADATA", "RATINGS", "RATING_HISTORY", "REPORTS", "SESSIONS", "SETTINGS", "USERS", "Charge",
+           "MatchInfo", "Rated", "Seating", "StaleTable", "Store", "why_kept"]
 
 
 #: The tables; every change to them is a revision in :mod:`gongzhu.server.migrations`.
@@ -133,6 +133,7 @@ USERS = Table(
     # outside a challenge; the lifetime score and ``deals`` count the rest (docs/ratings.md).
     Column("practice", BigInteger, nullable=False, server_default="0"),
     Column("practice_deals", Integer, nullable=False, server_default="0"),
+    Column("last_seen", String(40), nullable=True),  # when the person was last there (friends see who is online)
     # An account's name as it looks (gongzhu.server.names.name_skeleton); null for guests.
     Column("name_skeleton", String(128), nullable=True, index=True),
 )
@@ -192,6 +193,46 @@ RATINGS = Table(
     Column("updated", String(40), nullable=False),
 )
 Index("ix_ratings_family_mu", RATINGS.c.family, RATINGS.c.mu)
+
+#: Friendship: a request (``asked``, from ``user_id`` to ``other_id``), or once accepted a row each
+#: way (``friends``) (gongzhu.server.people).
+FRIENDS = Table(
+    "friends", METADATA,
+    Column("user_id", ForeignKey("users.id"), primary_key=True),
+    Column("other_id", ForeignKey("users.id"), primary_key=True, index=True),
+    Column("state", String(8), nullable=False),
+    Column("created", String(40), nullable=False),
+)
+
+#: Whom each person blocked: the two never share a table.
+BLOCKS = Table(
+    "blocks", METADATA,
+    Column("user_id", ForeignKey("users.id"), primary_key=True),
+    Column("blocked_id", ForeignKey("users.id"), primary_key=True, index=True),
+    Column("created", String(40), nullable=False),
+)
+
+#: People reported to the operator.
+REPORTS = Table(
+    "reports", METADATA,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("reporter", ForeignKey("users.id"), nullable=False),
+    Column("reported", ForeignKey("users.id"), nullable=False, index=True),
+    Column("match_id", String(64), nullable=True),
+    Column("reason", Text, nullable=False),
+    Column("created", String(40), nullable=False),
+)
+
+#: A friend asked to a table: shown in their lobby until dismissed.
+INVITATIONS = Table(
+    "invitations", METADATA,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("to_user", ForeignKey("users.id"), nullable=False, index=True),
+    Column("from_user", ForeignKey("users.id"), nullable=False),
+    Column("match_id", String(64), nullable=False),
+    Column("url", String(200), nullable=False),
+    Column("created", String(40), nullable=False),
+)
 
 #: A person's rating after each rated deal (the profile's graph): ``games`` counts them.
 RATING_HISTORY = Table(
@@ -828,6 +869,17 @@ class Store:
         with self.engine.connect() as c:
             rows = c.execute(select(USERS.c.id, USERS.c.name, USERS.c.lifetime).where(USERS.c.id.in_(ids)))
             return {r.id: (r.name, int(r.lifetime)) for r in rows}
+
+    def blocked_among(self, user: str, others: Sequence[str]) -> bool:
+        """Whether ``user`` blocked any of ``others``, or any of them blocked ``user``."""
+        others = [o for o in others if o != user]
+        if not others:
+            return False
+        with self.engine.connect() as c:
+            found = c.execute(select(BLOCKS.c.user_id).where(
+                ((BLOCKS.c.user_id == user) & BLOCKS.c.blocked_id.in_(others))
+                | ((BLOCKS.c.blocked_id == user) & BLOCKS.c.user_id.in_(others))).limit(1)).first()
+        return found is not None
 
     def accounts(self, ids: Sequence[str]) -> set[str]:
         """Which of these users are accounts (have a password; not guests)."""

@@ -127,6 +127,8 @@ class Table:
         self.family = family_of(self.options)
         self.skills: dict[str, Skill] = {}
         self.accounts: set[str] = set()
+        #: Whom the host had leave a seat before the start: they do not sit here again.
+        self.removed: set[str] = set()
         #: Set once the store refused an action: the table is dropped and rebuilt from the store.
         self.broken = False
         #: How the deal being played out ends, while a claim or a settled deal is played to its end.
@@ -407,9 +409,22 @@ class Table:
         self._save()
         self.kick()
 
+    def closed_to(self, person: Person) -> bool:
+        """Whether ``person`` may not come to this table because of a block (docs/people.md): they
+        blocked someone who sits at it or hosts it, or was dealt a deal of it, or that someone
+        blocked them.  A person who sits at it or was dealt a deal of it may always come back."""
+        if self.solo or self.seat_of(person.id) is not None or person.id in self.dealt_to:
+            return False  # (a single-player match is its person's alone)
+        others = {o[0] for o in self.seats if o is not None} | {u for u in self.dealt_to if u is not None}
+        if self.host is not None:
+            others.add(self.host)
+        return self.hub.store.blocked_among(person.id, sorted(others))
+
     def sit(self, person: Person, seat: Seat) -> None:
         if self.status == "over":
             raise Refused("server.table_over")
+        if self.closed_to(person) or person.id in self.removed:
+            raise Refused("server.table_closed")
         if self.seeded and self.solo and person.id != self.host:
             # a single-player match on a seed its player chose: nobody else plays its known hands
             raise Refused("server.seeded_alone")
@@ -426,6 +441,22 @@ class Table:
         self.auto[seat] = False
         self.timeouts[seat] = 0
         self._refresh_people()
+        self._seat_change()
+
+    def remove(self, host: Person, seat: Seat) -> None:
+        """The host has the person sitting at ``seat`` leave it, before the table starts; they may
+        watch on but not sit at this table again."""
+        if host.id != self.host:
+            raise Refused("server.host_only")
+        if self.status != "waiting":
+            raise Refused("server.already_started")
+        occupant = self.seats[seat]
+        if occupant is None or occupant[0] == host.id:
+            raise Refused("server.remove_nobody", seat=seat)
+        self.removed.add(occupant[0])
+        self.seats[seat] = None
+        self.auto[seat] = False
+        self.timeouts[seat] = 0
         self._seat_change()
 
     def stand(self, person: Person) -> None:
@@ -525,6 +556,12 @@ class Table:
         if not admitted and not self.may_enter(presence.person, invite):
             self.hub.send(presence.ref, encode(refusal(Text.of("server.private_table"))),
                           close=(4403, "a private table"))
+            if not self.presences:
+                self.hub.release(self)
+            return False
+        if not admitted and self.closed_to(presence.person):
+            self.hub.send(presence.ref, encode(refusal(Text.of("server.table_closed"))),
+                          close=(4403, "a table closed to this person"))
             if not self.presences:
                 self.hub.release(self)
             return False

@@ -44,6 +44,7 @@ export function renderSummary() {
       fair.classList.add("fair-dealing");
       const check = document.createElement("a");
       check.id = "summary-verify";
+      check.className = "button";
       check.href = `/api/matches/${encodeURIComponent(s.match_id)}/verify`;
       check.target = "_blank";
       check.rel = "noopener";

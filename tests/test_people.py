@@ -1,0 +1,159 @@
+"""The people one plays with (docs/people.md), on a live server: friends (ask, accept, online, at
+which public table, remove), blocks (the two never share a table: neither sits nor watches at
+the other's; the blocked person is not told, and "Play now" never seats them together), reports,
+invitations to a table (friends only, shown in the invitee's list until dismissed), and the host
+having a person leave a seat before the start.  Guests have none of it; every refusal is a
+catalog message."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+
+from gongzhu.server.store import REPORTS
+from helpers.database import STORES
+from helpers.live import Someone
+from helpers.servers import LiveServer
+from test_tables import new_table
+
+PASSWORD = "a quiet tiger 42 people"
+
+
+@pytest.fixture
+def server(db_url: str, tmp_path: Path) -> Iterator[LiveServer]:
+    with LiveServer(db_url, static_dir=tmp_path / "no-static") as s:
+        yield s
+
+
+def account(server: LiveServer, name: str) -> Someone:
+    person = Someone(server)
+    r = person.http.post("/api/account", json={"name": name, "password": PASSWORD})
+    assert r.status_code == 200, r.text
+    person.name = name
+    return person
+
+
+def people(person: Someone) -> dict[str, Any]:
+    r = person.http.get("/api/people")
+    assert r.status_code == 200, r.text
+    body: dict[str, Any] = r.json()
+    return body
+
+
+def refused(response: Any, status: int, code: str) -> None:
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert body["code"] == code and body["error"] and body["message_zh"], body
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_friends_ask_accept_see_each_other_and_part(server: LiveServer) -> None:
+    ann, bo = account(server, "Ann"), account(server, "Bo")
+    assert ann.http.post("/api/people/bo/friend").json() == {"name": "Bo", "state": "asked"}
+    assert people(ann)["asked"] == ["Bo"] and people(bo)["asking"] == ["Ann"]
+    assert bo.http.post("/api/people/Ann/friend").json() == {"name": "Ann", "state": "friends"}
+    table_id = new_table(bo, turn_seconds=30)["table_id"]  # Bo hosts a public table: Ann sees it
+    mine = people(ann)
+    assert mine["friends"] == [{"name": "Bo", "online": True, "table": {"id": table_id, "url": f"/table/{table_id}"}}]
+    assert mine["asked"] == [] and people(bo)["friends"][0]["name"] == "Ann"
+    assert ann.http.delete("/api/people/Bo/friend").json() == {"name": "Bo", "state": None}
+    assert people(ann)["friends"] == [] and people(bo)["friends"] == []
+    # Refusals: a guest, an unknown name, oneself.
+    guest = Someone(server)
+    refused(guest.http.post("/api/people/Ann/friend"), 403, "server.people_account_needed")
+    assert people(guest) == {"friends": [], "asked": [], "asking": [], "blocked": [], "invitations": [],
+                             "account": False}
+    refused(ann.http.post("/api/people/Nobody/friend"), 404, "server.account_unknown")
+    refused(ann.http.post("/api/people/ann/friend"), 400, "server.people_yourself")
+
+
+def test_a_block_keeps_two_people_apart_and_the_blocked_is_not_told(server: LiveServer) -> None:
+    ann, bo, cy = account(server, "Ann"), account(server, "Bo"), account(server, "Cy")
+    ann.http.post("/api/people/Bo/friend")
+    bo.http.post("/api/people/Ann/friend")
+    assert ann.http.post("/api/people/Bo/block").json() == {"name": "Bo", "blocked": True}
+    assert people(ann)["friends"] == [] and people(ann)["blocked"] == ["Bo"] and people(bo)["friends"] == []
+    # Bo is not told: asking Ann reads as asked, and Ann never sees it.
+    assert bo.http.post("/api/people/Ann/friend").json()["state"] == "asked"
+    assert people(ann)["asking"] == []
+    refused(ann.http.post("/api/people/Bo/friend"), 409, "server.people_blocked_by_you")
+    # Bo can neither sit at nor watch Ann's table; Ann cannot sit at Bo's.
+    ann_table = new_table(ann, turn_seconds=30)["table_id"]
+    hosting = ann.connect(ann_table)
+    hosting.until(lambda s: s["phase"] == "waiting")
+    watching = bo.connect(ann_table)
+    reply = watching.receive()
+    assert reply["type"] == "error" and reply["code"] == "server.table_closed"
+    bo_table = new_table(bo, turn_seconds=30)["table_id"]
+    bo_hosting = bo.connect(bo_table)
+    bo_hosting.until(lambda s: s["phase"] == "waiting")
+    ann_at_bo = ann.connect(bo_table)
+    assert ann_at_bo.receive()["code"] == "server.table_closed"
+    # "Play now" seats Cy at a waiting table, but never Bo at Ann's.
+    assert cy.http.post("/api/tables/play-now", json={}).json()["table_id"] in (ann_table, bo_table)
+    joined = bo.http.post("/api/tables/play-now", json={}).json()["table_id"]
+    assert joined != ann_table
+    # Lifted, Bo may come to Ann's table again.
+    assert ann.http.delete("/api/people/Bo/block").json() == {"name": "Bo", "blocked": False}
+    again = bo.connect(ann_table)
+    assert again.receive()["type"] == "state"
+    for live in (hosting, bo_hosting, again):
+        live.close()
+
+
+def test_reports_are_kept_for_the_operator(server: LiveServer) -> None:
+    ann, bo = account(server, "Ann"), account(server, "Bo")
+    r = ann.http.post("/api/people/Bo/report", json={"reason": "rude in the chat", "match_id": "m-123"})
+    assert r.status_code == 201 and r.json() == {"name": "Bo", "reported": True}
+    assert ann.http.post("/api/people/Bo/report", json={"reason": ""}).status_code == 400
+    assert ann.http.post("/api/people/Bo/report", json={"reason": "x" * 501}).status_code == 400
+    with server.app.state.store.engine.connect() as c:
+        rows = c.execute(select(REPORTS.c.reason, REPORTS.c.match_id)).all()
+    assert [tuple(r) for r in rows] == [("rude in the chat", "m-123")]
+    assert bo.http.get("/api/people").json()["blocked"] == []  # (a report blocks nobody)
+
+
+def test_a_friend_is_invited_to_a_table_and_dismisses_it(server: LiveServer) -> None:
+    ann, bo, cy = account(server, "Ann"), account(server, "Bo"), account(server, "Cy")
+    ann.http.post("/api/people/Bo/friend")
+    bo.http.post("/api/people/Ann/friend")
+    private = new_table(ann, visibility="private", turn_seconds=30)
+    r = ann.http.post(f"/api/tables/{private['table_id']}/invite", json={"name": "Bo"})
+    assert r.status_code == 201, r.text
+    invitations = people(bo)["invitations"]
+    assert [(i["from"], i["url"]) for i in invitations] == [("Ann", private["url"])]
+    assert "invite=" in invitations[0]["url"]  # a private table's address carries its invitation
+    refused(ann.http.post(f"/api/tables/{private['table_id']}/invite", json={"name": "Cy"}), 409,
+            "server.people_not_friends")
+    cy_table = new_table(cy)["table_id"]
+    refused(ann.http.post(f"/api/tables/{cy_table}/invite", json={"name": "Bo"}), 409,
+            "server.people_not_your_table")
+    assert bo.http.delete(f"/api/people/invitations/{invitations[0]['id']}").json() == {"dismissed": True}
+    assert people(bo)["invitations"] == []
+    assert people(cy)["invitations"] == []  # nothing of Ann's private table reaches anyone else
+    assert ann.http.post(f"/api/tables/{private['table_id']}/invite", content=b"{",
+                         headers={"Content-Type": "application/json"}).status_code == 400
+
+
+def test_the_host_has_a_person_leave_a_seat_before_the_start(server: LiveServer) -> None:
+    ann, bo = account(server, "Ann"), account(server, "Bo")
+    table_id = new_table(ann)["table_id"]
+    host, other = ann.connect(table_id), bo.connect(table_id)
+    other.send({"type": "sit", "seat": "E"})
+    host.until(lambda s: s["table"]["seats"]["E"]["name"] == "Bo")
+    assert other.refused({"type": "remove", "seat": "S"})["code"] == "server.host_only"
+    assert host.refused({"type": "remove", "seat": "W"})["code"] == "server.remove_nobody"
+    assert host.refused(json.dumps({"type": "remove", "seat": "X"}))["message"]  # malformed
+    host.send({"type": "remove", "seat": "E"})
+    host.until(lambda s: s["table"]["seats"]["E"]["name"] is None)
+    assert other.refused({"type": "sit", "seat": "E"})["code"] == "server.table_closed"
+    host.send({"type": "start"})
+    host.until(lambda s: s["phase"] != "waiting")
+    assert host.refused({"type": "remove", "seat": "N"})["code"] == "server.already_started"
+    for live in (host, other):
+        live.close()
