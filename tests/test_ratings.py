@@ -1,7 +1,8 @@
 """Skill ratings (gongzhu.ratings, docs/ratings.md): one deal's update is exactly what the
 ``openskill`` library computes on the same inputs; it orders sides by their R7 results (ties
 alike, partners together); a rating settles (its deviation falls below the provisional bound) with
-deals; and over a population of players of known strength, ratings recover their true order."""
+deals; over a population of players of known strength, ratings recover their true order; and a
+closed daily challenge moves ratings board by board."""
 
 from __future__ import annotations
 
@@ -9,9 +10,13 @@ import random
 
 import pytest
 from openskill.models import PlackettLuce
+from sqlalchemy import insert, select
 
 from gongzhu.ratings import DEFAULT, PROVISIONAL_DEVIATION, Skill, family_of, rate_deal
 from gongzhu.rules.options import PRESETS
+from gongzhu.server.challenges import Challenges
+from gongzhu.server.store import CHALLENGES, USERS, Store
+from helpers.database import STORES
 
 
 def test_a_deal_is_rated_as_the_library_rates_it() -> None:
@@ -74,3 +79,41 @@ def test_ratings_recover_the_true_order_of_a_population() -> None:
     assert kendall_tau(order, truth) >= 0.7, (order, truth)
     settled = [p for p in skills if skills[p].deviation <= PROVISIONAL_DEVIATION]
     assert len(settled) >= 9, {p: skills[p].view() for p in skills}
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_a_closed_daily_challenge_moves_ratings_board_by_board(db_url: str) -> None:
+    """Each board of a daily challenge, once it has closed, is one rated deal among the accounts
+    that played it, ordered by their results there (the same cards for all: only play tells them
+    apart); a guest is not rated; a private challenge moves no rating; it is rated once."""
+    clock = [1_796_085_000.0]  # 2026-12-01 00:30 UTC
+    store = Store(db_url)
+    try:
+        challenges = Challenges(store, now=lambda: clock[0], level="random")
+        daily = challenges.daily()
+        private = challenges.create("u-ann")
+        with store.engine.begin() as c:
+            c.execute(insert(USERS), [
+                {"id": f"u-{n}", "name": n.title(), "name_key": n, "password_hash": None if n == "guest" else "x",
+                 "guest": n == "guest", "created": "2026-12-01", "lifetime": 0, "deals": 0, "matches": 0, "pigs": 0,
+                 "session_epoch": 0} for n in ("ann", "bo", "cy", "guest")])
+        results = {"ann": [50, -100], "bo": [-200, -100], "cy": [0, 300], "guest": [500, 500]}
+        for person, boards in results.items():
+            for number, result in enumerate(boards, start=1):
+                for challenge in (daily, private):
+                    store.add_result(challenge.id, number, f"u-{person}", match_id=f"m-{person}",
+                                     deal_index=number - 1, result=result)
+        assert challenges.rate_closed() == []  # still open
+        clock[0] += 24 * 3600  # the next day: closed
+        assert challenges.rate_closed() == [daily.id]
+        assert challenges.rate_closed() == []  # once
+        want: dict[str, Skill] = {}
+        for number in (1, 2):
+            want.update(rate_deal(want, [([p], results[p][number - 1]) for p in ("ann", "bo", "cy")]))
+        got = store.ratings(["u-ann", "u-bo", "u-cy", "u-guest"])
+        assert {u: by["one_deck"] for u, by in got.items()} == {f"u-{p}": want[p] for p in ("ann", "bo", "cy")}
+        assert [s.games for _, s in store.rating_history("u-ann")["one_deck"]] == [1, 2]
+        with store.engine.connect() as c:
+            assert c.execute(select(CHALLENGES.c.rated).where(CHALLENGES.c.id == private.id)).scalar() is False
+    finally:
+        store.close()

@@ -79,6 +79,10 @@ def test_a_deal_between_two_accounts_moves_both_ratings(server: LiveServer) -> N
             want[key].rating, want[key].deviation, True)
     for seat in ("N", "W"):  # computers have no rating
         assert "rating" not in state["table"]["seats"][seat]
+    # The lobby lists the table as rated, with each account's rating.
+    listed = next(t for t in anna.http.get("/api/tables").json() if t["id"] == table_id)
+    assert listed["rated"] is True and listed["seats"]["E"]["rating"] == want["bo"].rating
+    assert "rating" not in listed["seats"]["N"]
     # The record of the deal is the one the ratings were moved by.
     record = anna.http.get(f"/api/matches/{table_id}/deals/0").json()
     assert {s: record["final"][s] for s in "SE"} == {s: state["deal_result"]["final"][s] for s in "SE"}

@@ -36,10 +36,11 @@ from typing import Any
 
 from gongzhu.duplicate.scoring import score_board, standings
 from gongzhu.messages import Text
+from gongzhu.ratings import family_of
 from gongzhu.rules.boards import Board, make_board_set, verify_board_set
 from gongzhu.rules.cards import Seat
-from gongzhu.rules.options import PRESETS, resolve_options
-from gongzhu.server.store import MatchInfo, Store
+from gongzhu.rules.options import PRESETS, Options, resolve_options
+from gongzhu.server.store import MatchInfo, Rated, Store
 
 __all__ = [
     "BOARDS",
@@ -160,12 +161,14 @@ class Challenges:
     # ------------------------------------------------------------------ making them
 
     def daily(self) -> Challenge:
-        """Today's challenge (UTC), made by the first request of the day."""
+        """Today's challenge (UTC), made by the first request of the day (which also has the
+        daily challenges closed since rated, in a thread: :meth:`rate_closed`)."""
         today = datetime.fromtimestamp(self.now(), UTC).date()
         challenge_id = f"daily-{today.isoformat()}"
         found = self.store.challenge(challenge_id)
         if found is not None:
             return _challenge(found)
+        self._start(self.rate_closed, "gongzhu-ratings")
         start = datetime(today.year, today.month, today.day, tzinfo=UTC)
         return self._make(challenge_id, "daily", f"{today.isoformat()}", DAILY_PRESET, BOARDS,
                           host=None, closes=start + timedelta(days=1))
@@ -203,15 +206,40 @@ class Challenges:
         par = self.par
 
         def compute() -> None:
-            try:
-                values = par(challenge.seed, challenge.definition, challenge.commitment, SEAT)
-                self.store.set_par(challenge.id, values)
-            except Exception:
-                log.exception("the par of challenge %s could not be computed", challenge.id)
+            values = par(challenge.seed, challenge.definition, challenge.commitment, SEAT)
+            self.store.set_par(challenge.id, values)
 
-        thread = threading.Thread(target=compute, name=f"gongzhu-par-{challenge.id}", daemon=True)
+        self._start(compute, f"gongzhu-par-{challenge.id}")
+
+    def _start(self, work: Callable[[], object], name: str) -> None:
+        """Run ``work`` in a thread of its own (a failure is logged: the server goes on)."""
+
+        def run() -> None:
+            try:
+                work()
+            except Exception:
+                log.exception("%s failed", name)
+
+        thread = threading.Thread(target=run, name=name, daemon=True)
         self._threads = [t for t in self._threads if t.is_alive()] + [thread]
         thread.start()
+
+    def rate_closed(self) -> list[str]:
+        """Move ratings by the boards of every daily challenge closed and not rated yet: on each
+        board, everyone with a name of their own who played it, ordered by their result there —
+        the cards dealt cancel out — as one rated deal (docs/ratings.md).  Private challenges are
+        not rated (their entrants choose each other).  Returns the challenges rated now."""
+        rated = []
+        for challenge_id in self.store.challenges_to_rate(_iso(datetime.fromtimestamp(self.now(), UTC))):
+            challenge = self.get(challenge_id)
+            boards, people = self._results(challenge)
+            family = family_of(Options.from_dict(challenge.options))
+            sides = {number: Rated(family, tuple(((user,), result) for user, result in results.items()
+                                                 if not people[user]["guest"]))
+                     for number, results in boards.items()}
+            if self.store.rate_challenge(challenge_id, {n: r for n, r in sides.items() if len(r.sides) >= 2}):
+                rated.append(challenge_id)
+        return rated
 
     def wait(self, timeout: float | None = None) -> None:
         """Wait for the par computations started here (tests, and a server that stops)."""

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from gongzhu.ratings import DEFAULT, Skill
 from gongzhu.rules.cards import Seat
 from gongzhu.rules.match import Match, title_for
 from gongzhu.rules.options import PRESETS, Options
@@ -34,6 +35,11 @@ class Listed(Protocol):
     status: str
     options: Options
     match: Match
+    skills: dict[str, Skill]
+    accounts: set[str]
+
+    @property
+    def rated(self) -> bool: ...
 
     def seating(self) -> Seating: ...
 
@@ -69,6 +75,9 @@ def entry(info: MatchInfo, people: dict[str, tuple[str, int]], *, spectators: in
             lifetime = people.get(occupant[0], (occupant[1], 0))[1]
             seats[s] = {"name": occupant[1], "title": title_for(lifetime),
                         "computer": seating.levels[s] if seating.auto[i] else None, "auto": seating.auto[i]}
+            if table is not None and occupant[0] in table.accounts:  # an account's rating (docs/ratings.md)
+                skill = table.skills.get(occupant[0], DEFAULT)
+                seats[s].update(rating=skill.rating, deviation=skill.deviation, provisional=skill.provisional)
     host = people.get(seating.host, (None, 0))[0] if seating.host is not None else None
     deals = len(table.match.deals) if table is not None else info.deals
     return {
@@ -76,7 +85,7 @@ def entry(info: MatchInfo, people: dict[str, tuple[str, int]], *, spectators: in
         "changed": _changed_options(info.preset, options), "status": seating.status, "host": host,
         "seats": seats, "spectators": spectators, "turn_seconds": seating.turn_seconds,
         "expose_seconds": seating.expose_seconds, "deals_played": deals, "created": info.created,
-        "seeded": info.seeded,
+        "seeded": info.seeded, "rated": table.rated if table is not None else False,
     }
 
 

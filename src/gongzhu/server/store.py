@@ -40,6 +40,7 @@ from sqlalchemy import (
     create_engine,
     delete,
     event,
+    false,
     func,
     insert,
     select,
@@ -168,6 +169,8 @@ CHALLENGES = Table(
     Column("definition", JSON, nullable=False),
     Column("commitment", String(64), nullable=False),
     Column("par", JSON, nullable=True),  # the computers' result on each board, in board order
+    # A closed daily challenge whose boards have moved its entrants' ratings (docs/ratings.md).
+    Column("rated", Boolean, nullable=False, server_default=false()),
 )
 
 #: Each entrant's result on each board of a challenge they finished.
@@ -793,6 +796,27 @@ class Store:
                             | CHALLENGES.c.id.in_(entered))
         with self.engine.connect() as c:
             return [dict(r._mapping) for r in c.execute(query)]
+
+    def challenges_to_rate(self, now: str) -> list[str]:
+        """The daily challenges closed by ``now`` whose boards have not moved ratings yet."""
+        with self.engine.connect() as c:
+            return list(c.scalars(select(CHALLENGES.c.id).where(
+                CHALLENGES.c.kind == "daily", CHALLENGES.c.closes <= now, CHALLENGES.c.rated.is_(False))
+                .order_by(CHALLENGES.c.closes)))
+
+    def rate_challenge(self, challenge_id: str, boards: Mapping[int, Rated]) -> bool:
+        """Move the ratings of a closed challenge's entrants, board by board (``boards``: board
+        number → its entrants and their results), and mark it rated, in one transaction; False
+        (nothing done) when it was rated already."""
+        now = _now()
+        with self.engine.begin() as c:
+            done = c.execute(update(CHALLENGES).where(CHALLENGES.c.id == challenge_id, CHALLENGES.c.rated.is_(False))
+                             .values(rated=True)).rowcount
+            if not done:
+                return False
+            for number in sorted(boards):
+                self._rate(c, boards[number], challenge_id, number - 1, now)
+        return True
 
     def set_par(self, challenge_id: str, par: Sequence[float | None]) -> None:
         with self.engine.begin() as c:
