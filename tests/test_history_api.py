@@ -81,7 +81,7 @@ def test_a_match_left_before_a_deal_is_abandoned_and_deleted_with_its_rows(clien
     assert delete(client, current).status_code == 200
     assert set(summaries(client)) == {played}
     person = user_of(client)
-    assert (person.matches, person.deals) == (1, 1)  # the person's record is as it was
+    assert (person.matches, person.practice_deals) == (1, 1)  # the person's record is as it was
 
 
 def test_what_may_not_be_deleted_is_refused_and_kept(client: TestClient) -> None:

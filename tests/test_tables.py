@@ -461,20 +461,26 @@ def test_with_a_turn_timer_the_next_deal_has_a_clock(server: LiveServer) -> None
 
 
 def test_a_lifetime_score_shows_alike_at_every_table(server: LiveServer) -> None:
-    """A deal finished at one table changes the person's lifetime score at their other open
-    tables too, and a spectator sees their own score."""
+    """A deal finished at one table of people changes the person's lifetime score at their other
+    open tables too, and a spectator sees their own score."""
     rng = random.Random(2)
     person, host = Someone(server), Someone(server)
     elsewhere = person.connect(new_table(host)["table_id"])  # watching a waiting table
     assert elsewhere.receive()["state"]["seat"] is None
     final = 0
     for _ in range(20):  # a deal may score nothing for the person; play another until one does
-        response = person.http.post("/api/matches", json={"options": {"match_end": "deals:1"},
-                                                          "levels": {"N": "random", "E": "random", "W": "random"}})
-        alone = {"S": person.connect(response.json()["match_id"])}
-        drive(alone, rng, lambda st: st["S"].get("phase") == "match-over")
-        final = alone["S"].state["deal_result"]["final"]["S"]
-        assert alone["S"].state["lifetime"]["score"] == final  # every match before scored nothing
+        table_id = new_table(host, options={"match_end": "deals:1"},
+                             levels={"N": "random", "W": "random"})["table_id"]
+        hosting, playing = host.connect(table_id), person.connect(table_id)
+        playing.send({"type": "sit", "seat": "E"})
+        hosting.until(lambda s: s["table"]["seats"]["E"]["name"] == person.name)
+        hosting.send({"type": "start"})
+        lives = {"S": hosting, "E": playing}
+        drive(lives, rng, lambda st: all(s.get("phase") == "match-over" for s in st.values()))
+        final = playing.state["deal_result"]["final"]["E"]
+        assert playing.state["lifetime"]["score"] == final  # every match before scored nothing
+        for live in lives.values():
+            live.close()
         if final != 0:
             break
     assert final != 0
