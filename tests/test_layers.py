@@ -92,7 +92,7 @@ SERVER = SRC / "server"
 #: import only modules before it — at the top of the file, inside a function or for type
 #: checking alike — so no two of them import each other, however indirectly.
 SERVER_FLOORS: list[str] = [
-    "policy", "names", "wire", "bus", "clock", "rulebook",
+    "policy", "names", "wire", "bus", "clock", "rulebook", "matchmaking",
     "migrations", "store", "migrations.env", "transport",
     "bodies", "challenges", "views", "rooms", "thinking", "claiming", "lobby", "table", "dispatch", "registry",
     "cluster",

@@ -15,6 +15,8 @@ import pytest
 from sqlalchemy import insert
 
 from gongzhu.ratings import Skill, rate_deal
+from gongzhu.server import registry
+from gongzhu.server.matchmaking import Waiting, choose, gap
 from gongzhu.server.store import RATINGS
 from helpers.client import Message
 from helpers.database import STORES
@@ -169,4 +171,37 @@ def test_play_now_seats_a_person_at_the_table_nearest_their_rating(server: LiveS
     far = account(server, "Faraway")  # unrated: 1500, nearest the older table
     assert far.http.post("/api/tables/play-now", json={}).json()["table_id"] == older
     for live in lives:
+        live.close()
+
+
+def test_choose_takes_the_nearest_table_within_its_window_the_oldest_among_equals() -> None:
+    near_new = Waiting(100.0, 0.0, "2026-12-05T10:00:02")
+    far_old = Waiting(400.0, 10.0, "2026-12-05T10:00:00")  # window 150 + 100 = 250: outside
+    assert choose([far_old, near_new]) == 1
+    assert choose([Waiting(400.0, 30.0, "a"), near_new]) == 1  # both inside: the nearer
+    assert choose([Waiting(400.0, 30.0, "a"), Waiting(500.0, 0.0, "b")]) == 0  # only the first inside
+    assert choose([Waiting(50.0, 0.0, "b"), Waiting(50.0, 0.0, "a")]) == 1  # alike: the oldest
+    assert choose([far_old]) is None and choose([]) is None  # none near: a table of one's own
+    assert gap(1600, [1500, 1700, 1400]) == pytest.approx(200 / 3) and gap(1500, []) == 0.0
+
+
+def test_a_play_now_table_starts_when_full_or_after_a_while(server: LiveServer,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """A table "Play now" made starts by itself once "Play now" fills its last seat, or after the
+    bound with computers in its empty seats: nobody waits long for others."""
+    monkeypatch.setattr(registry, "QUICK_START_SECONDS", 1)
+    first, *others = [Someone(server) for _ in range(4)]
+    table_id = first.http.post("/api/tables/play-now", json={}).json()["table_id"]
+    hosting = first.connect(table_id)
+    assert hosting.until(lambda s: s["phase"] == "waiting")["table"]["status"] == "waiting"
+    for person in others:
+        assert person.http.post("/api/tables/play-now", json={}).json()["table_id"] == table_id
+    assert hosting.until(lambda s: s["table"]["status"] == "playing")["phase"] in ("expose", "play")
+    alone = Someone(server)
+    lonely = alone.http.post("/api/tables/play-now", json={}).json()["table_id"]
+    assert lonely != table_id
+    waiting = alone.connect(lonely)
+    state = waiting.until(lambda s: s["table"]["status"] == "playing", timeout=15)
+    assert [state["table"]["seats"][s]["computer"] is not None for s in "NEW"] == [True, True, True]
+    for live in (hosting, waiting):
         live.close()

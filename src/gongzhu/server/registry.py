@@ -28,20 +28,14 @@ from gongzhu.server.bus import Bus, ClusterUnavailable, LocalBus
 from gongzhu.server.challenges import Challenges
 from gongzhu.server.dispatch import receive
 from gongzhu.server.lobby import Lobby
+from gongzhu.server.matchmaking import QUICK_START_SECONDS, Waiting, choose, gap
 from gongzhu.server.rooms import Connection, Person, Presence, Ref, Room, Switchboard
 from gongzhu.server.store import MatchInfo, Seating, Store
-from gongzhu.server.table import Table
+from gongzhu.server.table import StoreError, Table
 from gongzhu.server.thinking import Pools
-from gongzhu.server.wire import encode, refusal
+from gongzhu.server.wire import Refused, encode, refusal
 
 __all__ = ["Tables"]
-
-
-#: Matchmaking ("Play now"): a waiting table whose people's mean rating is within this many
-#: points of the person's is preferred; the window widens by MATCH_WIDENING points a second the
-#: table has waited, so that nobody waits long for a near match.
-MATCH_GAP = 150
-MATCH_WIDENING = 10.0
 
 
 def _when(created: str) -> datetime:
@@ -110,12 +104,13 @@ class Tables:
 
     def play_now(self, person: Person, now: datetime | None = None) -> str:
         """A seat for ``person`` at a public table waiting for players: where they sit already,
-        else the one with a free seat whose host is there to start it and whose people are
-        nearest their rating (:func:`match_gap`) — within a window that widens the longer a table
-        has waited, those first, the oldest among equals — or a new public table with them at
-        South."""
+        else the one with a free seat whose host is there to start it that
+        :func:`~gongzhu.server.matchmaking.choose` chooses (the people nearest their rating,
+        :meth:`match_gap`), or a new public table with them at South, which starts by itself
+        after :data:`~gongzhu.server.matchmaking.QUICK_START_SECONDS`.  A table whose last seat
+        this fills starts at once."""
         now = now or datetime.now(UTC)
-        candidates: list[tuple[bool, float, str, Table]] = []
+        candidates: list[tuple[Waiting, Table]] = []
         for info in self.store.listed():
             if info.seating.status != "waiting":
                 continue
@@ -130,15 +125,30 @@ class Tables:
             host_here = table.host in table.connected()
             if (table.status == "waiting" and host_here and any(o is None for o in table.seats)
                     and not table.closed_to(person)):
-                gap, waited = self.match_gap(table, person), (now - _when(info.created)).total_seconds()
-                candidates.append((gap > MATCH_GAP + MATCH_WIDENING * max(0.0, waited), gap, info.created, table))
+                waiting = Waiting(self.match_gap(table, person), (now - _when(info.created)).total_seconds(),
+                                  info.created)
+                candidates.append((waiting, table))
             elif not table.connected():
                 self.release(table)  # stored: a connection loads it again
-        if candidates:
-            *_, table = min(candidates, key=lambda c: c[:3])
+        chosen = choose([w for w, _ in candidates])
+        if chosen is not None:
+            table = candidates[chosen][1]
             table.sit(person, next(s for s in Seat if table.seats[s] is None))
+            if all(o is not None for o in table.seats) and table.host is not None:
+                self._start_quick(table.match_id, table.host)  # the last seat: it starts at once
             return table.match_id
-        return self.create(quick_public_table(), person).match_id
+        made = self.create(quick_public_table(), person).match_id
+        with contextlib.suppress(RuntimeError):  # (no event loop: nothing to start it later)
+            asyncio.get_running_loop().call_later(QUICK_START_SECONDS, self._start_quick, made, person.id)
+        return made
+
+    def _start_quick(self, match_id: str, host: str) -> None:
+        """Start a table "Play now" made, if it still waits (computers in its empty seats)."""
+        table = self._tables.get(match_id)
+        if table is None or table.status != "waiting" or table.host != host or table.broken:
+            return
+        with contextlib.suppress(Refused, StoreError):
+            table.start(Person(host, table.host_name or ""))
 
     def match_gap(self, table: Table, person: Person) -> float:
         """How far ``person``'s rating is from the mean rating of the people sitting at ``table``,
@@ -146,8 +156,7 @@ class Tables:
         people = [o[0] for o in table.seats if o is not None]
         ratings = self.store.ratings([*people, person.id], table.family)
         rating = {u: by[table.family].rating for u, by in ratings.items()}
-        theirs = [rating.get(u, DEFAULT.rating) for u in people] or [DEFAULT.rating]
-        return abs(rating.get(person.id, DEFAULT.rating) - sum(theirs) / len(theirs))
+        return gap(rating.get(person.id, DEFAULT.rating), [rating.get(u, DEFAULT.rating) for u in people])
 
     def lifetimes_changed(self, source: Table, lifetimes: Mapping[str, int]) -> None:
         """A deal finished at ``source`` changed these people's lifetime scores: every open table
