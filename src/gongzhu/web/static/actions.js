@@ -2,8 +2,10 @@
 // mark in the exposure phase; in play the legal play it picks out, one card at a time for
 // two-deck pairs), the declaration, the next deal, the last-trick review, the speed, the replay
 // of the deal just played and the review of the person's seat in it (复盘); at a table of
-// several people: taking a seat, leaving it, starting the match (the host), 托管 and taking the
-// seat back, the chat and its mute switch.  The only local logic is which of the server's legal
+// several people: taking a seat, leaving it, starting the match (the host), having a person leave
+// a seat before the start (the host's 请离座 / Remove), 托管 and taking the seat back, inviting a
+// friend to the table (GET /api/people for the friends, POST /api/tables/{id}/invite), the chat,
+// its mute switch and the people muted in it.  The only local logic is which of the server's legal
 // plays a click means; the server decides every rule and who may do what.
 //
 // May import: state.js, connection.js, dom.js, cards.js, i18n.js, replay.js.
@@ -11,11 +13,12 @@
 import { prettyCard } from "./cards.js";
 import { hurry, isOpen, send } from "./connection.js";
 import { refusalNote, toast } from "./dom.js";
-import { t } from "./i18n.js";
+import { personName, refusalText, t } from "./i18n.js";
 import { showReplay } from "./replay.js";
 import {
   autoLastOn, clearSelection, declarationSent, declaring, dismissSummary, exposableKinds, hintsOffered, myAuto, mySeat,
-  myTurn, nextSent, page, playSent, select, setFocus, setMark, sociable, toggleClaimMenu, updateSettings,
+  mutedPeople, myTurn, nextSent, page, playSent, select, setFocus, setFriends, setMark, sociable, toggleClaimMenu,
+  updateSettings,
 } from "./state.js";
 
 // How many plays are offered as buttons when a two-deck selection is ambiguous.
@@ -220,6 +223,39 @@ export function stand() {
   send({ type: "stand" });
 }
 
+/** The host, before the start: the person at `seat` leaves it and may not sit at this table again. */
+export function removeFrom(seat) {
+  send({ type: "remove", seat });
+}
+
+/** The person's friends (GET /api/people; a guest has none), for the invitation to the table. */
+export async function loadFriends() {
+  try {
+    const res = await fetch("/api/people", { credentials: "same-origin" });
+    if (!res.ok) return;
+    const data = await res.json();
+    setFriends(data.account ? data.friends : []);
+  } catch {
+    // Not reachable: the list stays as it was.
+  }
+}
+
+/** Invite the friend `name` to this table; the toast says it was sent, or why not. */
+export async function inviteFriend(name) {
+  const id = page.state?.table?.id ?? page.matchId;
+  if (!name || !id) return;
+  try {
+    const res = await fetch(`/api/tables/${encodeURIComponent(id)}/invite`, {
+      method: "POST", credentials: "same-origin",
+      headers: { "Content-Type": "application/json" }, body: JSON.stringify({ name }),
+    });
+    if (res.ok) toast(t("people.invited", { name: personName(name) }));
+    else toast(refusalText({ body: await res.json().catch(() => null), status: res.status }), true);
+  } catch (err) {
+    toast(`${t("msg.offline")} (${err.message})`, true);
+  }
+}
+
 /** The host starts the match: the empty seats get their computer players. */
 export function startTable() {
   send({ type: "start" });
@@ -256,5 +292,14 @@ export function sendQuick(key) {
 /** The chat's mute switch, remembered in the settings. */
 export function muteChat(muted) {
   updateSettings({ chatMuted: Boolean(muted) });
+}
+
+/** Mute (or unmute) the chat lines of the person `name`, remembered in the settings
+ * (`chatMutedPeople`): a muted person's lines are not shown. */
+export function mutePerson(name, muted) {
+  const names = mutedPeople();
+  if (muted) names.add(name);
+  else names.delete(name);
+  updateSettings({ chatMutedPeople: [...names] });
 }
 

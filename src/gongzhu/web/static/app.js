@@ -22,7 +22,8 @@
 // May import: every module of the table page (not history.js, lobby.js).
 
 import {
-  actByItself, answerClaim, autoPlay, changeSpeed, switchAutoLast, declare, muteChat, nextDeal, onCard, playAgain, replayThisDeal, reviewThisDeal, sendChat, sendClaim, sendPlay, sendQuick,
+  actByItself, answerClaim, autoPlay, changeSpeed, switchAutoLast, declare, inviteFriend, loadFriends, muteChat, mutePerson,
+  nextDeal, onCard, playAgain, removeFrom, replayThisDeal, reviewThisDeal, sendChat, sendClaim, sendPlay, sendQuick,
   sit, stand, startTable, takeBack,
 } from "./actions.js";
 import { installCardDefs } from "./cards.js";
@@ -35,7 +36,7 @@ import { initSetup, openSetup } from "./setup.js";
 import { rememberedMatch } from "./settings.js";
 import { startSound, unlockSound } from "./sound.js";
 import {
-  closeHints, configUnavailable, dismissSummary, motionOn, page, personAt, reopenSummary, setConfig, setMe, setProfile,
+  canInvite, closeHints, configUnavailable, dismissSummary, motionOn, page, personAt, reopenSummary, setConfig, setMe, setProfile,
   soundOn, speed, speedNames, subscribe, toggleClaimMenu, toggleLastTrick, updateSettings,
 } from "./state.js";
 import { initChat } from "./view-chat.js";
@@ -137,10 +138,10 @@ function wire() {
   // A dialog closed mid-deal (cancelled) leaves the keyboard on the hand, not on the button that opened it.
   initSetup({ onStarted: started, onLanguage: speak, onClosed: focusHand });
   initTable({ onNewMatch: openSetup, onSit: sit });
-  initWaiting({ onSit: sit, onStand: stand });
+  initWaiting({ onSit: sit, onStand: stand, onRemove: removeFrom, onInvite: inviteFriend, onFriends: loadFriends });
   initHand({ onCard });
   initControls({ onPlay: sendPlay });
-  initChat({ onSay: sendChat, onQuick: sendQuick, onMute: muteChat });
+  initChat({ onSay: sendChat, onQuick: sendQuick, onMute: muteChat, onMutePerson: mutePerson });
   $("new-match").addEventListener("click", openSetup);
   $("again").addEventListener("click", again);
   $("summary-again").addEventListener("click", again);
@@ -204,6 +205,17 @@ async function loadMe() {
   }
 }
 
+/** The person's friends, asked for (GET /api/people) once a table they may invite to is shown,
+ * and again for each other table. */
+function friendsWhenInviting() {
+  let askedFor = null;
+  subscribe(() => {
+    if (!canInvite() || askedFor === page.matchId) return;
+    askedFor = page.matchId;
+    loadFriends();
+  });
+}
+
 /** Take seat `seat` once the table is shown, if it is free and the person is not seated yet. */
 function sitWhenShown(seat) {
   let asked = false;
@@ -242,6 +254,7 @@ async function main() {
   startRendering();
   subscribe(actByItself);
   subscribe(focusHandOnDeal);
+  friendsWhenInviting();
   startSound();
   const me = loadMe();
   await loadConfig();

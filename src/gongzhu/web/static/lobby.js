@@ -10,14 +10,21 @@
 // page's new-match dialog (the option rows are shared: options-form.js) with the table's own
 // choices, and posts /api/tables.  Today's challenge (GET /api/challenges) has a small panel: its
 // name, boards and how many have played, with a link to its page.
+// The friends panel (docs/people.md, GET /api/people, asked every 20 seconds while the page is
+// open, which is what keeps the person online for their friends, and again right after each
+// action): the friends with an online dot and a link to the public table they sit at, the
+// requests received (Accept / Decline: POST / DELETE /api/people/{name}/friend), the requests sent
+// (Cancel), a form that asks someone by name, and the invitations to a table (who asked, a Join
+// link to its address, Dismiss: DELETE /api/people/invitations/{n}).  A guest is told friends
+// need an account, with a link to /profile.  Refusals are shown from their catalog code.
 //
 // May import: dom.js, header.js, i18n.js, settings.js, socket.js, options-form.js.
 
 import { $, el, fillSelect, span, toast } from "./dom.js";
 import { drawHeader } from "./header.js";
 import {
-  applyI18n, getLang, hasText, levelLabel, optionLabel, optionValueLabel, personName, presetLabel, seatName, setLang,
-  speedLabel, t, titleLabel,
+  applyI18n, dateText, getLang, hasText, levelLabel, optionLabel, optionValueLabel, personName, presetLabel, refusalText,
+  seatName, setLang, speedLabel, t, titleLabel,
 } from "./i18n.js";
 import { buildOptionRows, describeLevels, missingCount, readOverrides } from "./options-form.js";
 import { loadSettings, saveSettings } from "./settings.js";
@@ -29,6 +36,11 @@ const tables = new Map();   // id -> the lobby's entry of that table
 let config = null;          // GET /api/config
 let me = null;              // GET /api/me
 let today = null;           // today's challenge (GET /api/challenges: `today`)
+let people = null;          // GET /api/people: friends, requests, invitations (null until it answers)
+let peopleRefusal = null;   // the last refused action of the friends panel ({body, status} or {key})
+let peopleTimer = null;
+/** How often the friends panel asks again (ms): being there is being online (docs/people.md). */
+const PEOPLE_MS = 20000;
 
 // ---------------------------------------------------------------- the server
 
@@ -112,6 +124,153 @@ function receive(msg) {
   drawTables();
 }
 
+// ---------------------------------------------------------------- friends
+
+/** GET /api/people, then again PEOPLE_MS later (the person is online while the page asks). */
+async function loadPeople() {
+  clearTimeout(peopleTimer);
+  try {
+    const res = await fetch("/api/people", { credentials: "same-origin" });
+    if (res.ok) people = await res.json();
+  } catch {
+    // Not reachable: asked again on the next round.
+  }
+  drawPeople();
+  peopleTimer = setTimeout(loadPeople, PEOPLE_MS);
+}
+
+/** One action of the friends panel: `method` on `url` (a JSON `body` or none); `said(answer)`
+ * is the toast's text after it succeeds.  The panel is asked for again at once, either way. */
+async function peopleAction(method, url, body, said) {
+  peopleRefusal = null;
+  try {
+    const res = await fetch(url, {
+      method, credentials: "same-origin",
+      headers: body === undefined ? {} : { "Content-Type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const data = await res.json().catch(() => ({}));
+    if (res.ok) {
+      if (said) toast(said(data));
+    } else {
+      peopleRefusal = { body: data, status: res.status };
+    }
+  } catch (err) {
+    peopleRefusal = { text: `${t("msg.loadFailed")}: ${err.message}` };
+  }
+  drawPeopleError();
+  await loadPeople();
+}
+
+const personPath = (name) => `/api/people/${encodeURIComponent(name)}`;
+
+function befriend(name) {
+  return peopleAction("POST", `${personPath(name)}/friend`, undefined,
+    (data) => t(data.state === "friends" ? "people.nowFriends" : "people.requestSent", { name: data.name ?? name }));
+}
+
+function unfriend(name) {
+  return peopleAction("DELETE", `${personPath(name)}/friend`);
+}
+
+function dismissInvitation(id) {
+  return peopleAction("DELETE", `/api/people/invitations/${encodeURIComponent(id)}`);
+}
+
+function askByName(ev) {
+  ev.preventDefault();
+  const name = $("friend-name").value.trim();
+  if (!name) {
+    peopleRefusal = { key: "people.nameMissing" };
+    drawPeopleError();
+    $("friend-name").focus();
+    return;
+  }
+  $("friend-name").value = "";
+  befriend(name);
+}
+
+function drawPeopleError() {
+  $("people-error").textContent = peopleRefusal ? refusalText(peopleRefusal) : "";
+}
+
+/** A person's name, a link to their public profile. */
+function profileLink(name) {
+  const a = el("a", "name", personName(name));
+  a.href = `/profile?name=${encodeURIComponent(name)}`;
+  a.dataset.name = name;
+  return a;
+}
+
+function smallButton(text, action, onClick) {
+  const b = el("button", "small", text);
+  b.type = "button";
+  b.dataset.action = action;
+  b.addEventListener("click", onClick);
+  return b;
+}
+
+function friendItem(friend) {
+  const item = el("li", "friend");
+  item.dataset.name = friend.name;
+  item.dataset.online = String(Boolean(friend.online));
+  const dot = span(`dot${friend.online ? " online" : ""}`, "");
+  dot.setAttribute("aria-hidden", "true");
+  item.append(dot, profileLink(friend.name), span("presence", t(friend.online ? "people.online" : "people.offline")));
+  if (friend.table?.url) {
+    const go = linkButton(friend.table.url, t("people.atTable"), "small");
+    go.dataset.action = "table";
+    go.dataset.tableId = friend.table.id ?? "";
+    item.append(go);
+  }
+  return item;
+}
+
+function requestItem(name, ...buttons) {
+  const item = el("li", "request");
+  item.dataset.name = name;
+  item.append(profileLink(name), ...buttons);
+  return item;
+}
+
+function invitationItem(invitation) {
+  const item = el("li", "invitation");
+  item.dataset.invitation = String(invitation.id);
+  item.dataset.from = invitation.from;
+  item.append(span("who", t("people.invitedBy", { name: personName(invitation.from) })),
+    span("when", dateText(invitation.created)));
+  const join = linkButton(invitation.url, t("people.join"), "primary small");
+  join.dataset.action = "join";
+  item.append(join, smallButton(t("people.dismiss"), "dismiss", () => dismissInvitation(invitation.id)));
+  return item;
+}
+
+/** The friends panel from `people` (hidden until the server has answered). */
+function drawPeople() {
+  $("people").hidden = !people;
+  if (!people) return;
+  const account = Boolean(people.account);
+  $("people-guest").hidden = account;
+  $("people-body").hidden = !account;
+  if (!account) return;
+  const friends = people.friends ?? [];
+  const asking = people.asking ?? [];
+  const asked = people.asked ?? [];
+  const invitations = people.invitations ?? [];
+  $("friends").replaceChildren(...friends.map(friendItem));
+  $("friends-empty").hidden = friends.length > 0;
+  $("asking").replaceChildren(...asking.map((name) => requestItem(name,
+    smallButton(t("people.accept"), "accept", () => befriend(name)),
+    smallButton(t("people.decline"), "decline", () => unfriend(name)))));
+  $("asking-box").hidden = !asking.length;
+  $("asked").replaceChildren(...asked.map((name) => requestItem(name,
+    smallButton(t("people.cancel"), "cancel", () => unfriend(name)))));
+  $("asked-box").hidden = !asked.length;
+  $("invitations").replaceChildren(...invitations.map(invitationItem));
+  $("invitations-box").hidden = !invitations.length;
+  drawPeopleError();
+}
+
 // ---------------------------------------------------------------- drawing
 
 function drawMe() {
@@ -183,6 +342,8 @@ function entryItem(entry) {
     : t("lobby.asPreset");
   item.append(rules);
   if (entry.seeded) item.append(el("p", "entry-seeded", t("lobby.seeded")));
+  // Its deals move the ratings of the people at it (docs/ratings.md).
+  if (entry.rated) item.append(el("p", "entry-rated", t("table.rated")));
 
   const seats = el("ul", "entry-seats");
   let free = null;
@@ -196,6 +357,13 @@ function entryItem(entry) {
       who.dataset.name = info.name;
       li.append(who);
       if (info.title) li.append(span("title", titleLabel(info.title)));
+      if (info.rating !== undefined && info.rating !== null) {  // an account's, in the table's family
+        const rating = span("rating", `★${info.rating}${info.provisional ? "?" : ""}`);
+        rating.dataset.rating = String(info.rating);
+        rating.title = t(info.provisional ? "seat.ratingProvisional" : "seat.rating",
+          { rating: info.rating, deviation: info.deviation ?? "" });
+        li.append(rating);
+      }
       if (info.auto) li.append(span("mark auto", t("seat.auto")));
     } else {
       li.append(span("level", info.computer ? t("seat.computer", { level: levelLabel(info.computer) }) : t("seat.empty")));
@@ -342,6 +510,7 @@ function changeLanguage(lang) {
   drawMe();
   drawTables();
   drawToday();
+  drawPeople();
   if ($("create-dialog").open) {
     fillCreate(readCreate());
   }
@@ -355,6 +524,7 @@ function wire() {
   $("create-preset").addEventListener("change", () => buildOptionRows($("create-options"), config, $("create-preset").value));
   for (const name of ["turn", "expose"]) $(`create-${name}-on`).addEventListener("change", () => syncTimer(name));
   $("lang").addEventListener("click", () => changeLanguage(getLang() === "zh" ? "en" : "zh"));
+  $("friend-form").addEventListener("submit", askByName);
 }
 
 async function main() {
@@ -365,6 +535,7 @@ async function main() {
   wire();
   drawTables();
   await loadMe();
+  loadPeople();
   loadToday();
   connect();
   await loadConfig();

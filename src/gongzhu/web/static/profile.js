@@ -8,6 +8,11 @@
 // show the person's ratings (the answer's `ratings` and `rating_history`): each family of presets
 // rated in, its rating ± deviation, 暂定 / provisional while unsettled, the rated deals, and where
 // there are two points or more an inline SVG graph of the rating over the rated deals.
+// Another account's profile, seen by an account (docs/people.md; GET /api/profile says who looks,
+// GET /api/people what is between the two): the friendship's state and its buttons (加为好友 / Add
+// friend; a request sent, Cancel; a request received, Accept / Decline; friends, Remove: POST or
+// DELETE /api/people/{name}/friend), 屏蔽 / Block or Unblock (/block), and 举报 / Report, a small
+// form whose reason (up to 500 characters) is posted to /report, the page saying it was sent.
 //
 // May import: dom.js, header.js, i18n.js, played.js, settings.js.
 
@@ -26,6 +31,9 @@ const H = 120;
 const PAD = { left: 40, right: 10, top: 10, bottom: 18 };
 
 let profile = null;
+let viewer = null;       // with ?name=: GET /api/profile, who is looking
+let people = null;       // with ?name=: the viewer's GET /api/people
+let reportSent = false;  // the report was sent (the page says so)
 /** The refusals shown, by the id of the element showing them: {body, status} or {text}, kept so
  * that they are written again in the other language. */
 const refusals = {};
@@ -165,11 +173,50 @@ function renderMatches() {
   }
 }
 
+/** The state between the viewer and the account shown: {friend: "friends" | "asked" | "asking" |
+ * null, blocked}; null where the buttons are not offered (a guest looks, the profile is no
+ * account's, or it is the viewer's own). */
+function relation() {
+  if (!shownName || !profile?.account || !viewer?.account || !people?.account || profile.name === viewer.name) return null;
+  const name = profile.name;
+  let friend = null;
+  if ((people.friends ?? []).some((f) => f.name === name)) friend = "friends";
+  else if ((people.asked ?? []).includes(name)) friend = "asked";
+  else if ((people.asking ?? []).includes(name)) friend = "asking";
+  return { friend, blocked: (people.blocked ?? []).includes(name) };
+}
+
+const STATE_TEXT = { friends: "people.stateFriends", asked: "people.stateAsked", asking: "people.stateAsking" };
+const REMOVE_TEXT = { friends: "people.removeFriend", asked: "people.cancelRequest", asking: "people.decline" };
+
+function renderPeople() {
+  const r = relation();
+  const box = $("people-actions");
+  box.hidden = !r;
+  if (!r) return;
+  box.dataset.friend = r.friend ?? "none";
+  box.dataset.blocked = String(r.blocked);
+  const name = personName(profile.name);
+  $("friend-state").textContent = r.blocked ? t("people.stateBlocked") : r.friend ? t(STATE_TEXT[r.friend], { name }) : "";
+  const ask = $("friend-button");
+  ask.hidden = r.blocked || r.friend === "friends" || r.friend === "asked";
+  ask.textContent = t(r.friend === "asking" ? "people.accept" : "people.addFriend");
+  const remove = $("friend-remove");
+  remove.hidden = r.blocked || !r.friend;
+  remove.textContent = r.friend ? t(REMOVE_TEXT[r.friend]) : "";
+  const block = $("block-button");
+  block.textContent = t(r.blocked ? "people.unblock" : "people.block");
+  block.dataset.blocked = String(r.blocked);
+  $("report-open").setAttribute("aria-expanded", String(!$("report-form").hidden));
+  $("report-note").textContent = reportSent ? t("people.reportSent") : "";
+}
+
 function render() {
   for (const [id, refusal] of Object.entries(refusals)) showRefusal(id, refusal);
   renderFacts();
   renderRatings();
   renderForms();
+  renderPeople();
   renderMatches();
   drawPlayed();
 }
@@ -188,6 +235,90 @@ async function load() {
   if (refusal) profile = null;
   refusals["profile-error"] = refusal;
   render();
+  if (shownName) await loadPeople();
+}
+
+/** With ?name=: who is looking (GET /api/profile) and, for an account, its people (GET /api/people). */
+async function loadPeople() {
+  try {
+    const me = await fetch("/api/profile", { credentials: "same-origin" });
+    viewer = me.ok ? await me.json() : null;
+    people = null;
+    if (viewer?.account) {
+      const res = await fetch("/api/people", { credentials: "same-origin" });
+      if (res.ok) people = await res.json();
+    }
+  } catch {
+    // Not reachable: no buttons.
+  }
+  render();
+}
+
+/** `method` on `url` with a JSON `body` (or none); resolves to null on success, else the refusal. */
+async function send(method, url, body) {
+  try {
+    const res = await fetch(url, {
+      method, credentials: "same-origin",
+      headers: body === undefined ? {} : { "Content-Type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (res.ok) return null;
+    return { body: await res.json().catch(() => null), status: res.status };
+  } catch (err) {
+    return { text: err.message };
+  }
+}
+
+/** One of the people buttons: `method` on the shown account's `what` (friend, block), then the
+ * state again. */
+async function peopleAction(button, method, what) {
+  button.disabled = true;
+  const refusal = await send(method, `/api/people/${encodeURIComponent(profile.name)}/${what}`);
+  button.disabled = false;
+  showRefusal("people-error", refusal);
+  await loadPeople();
+}
+
+async function sendReport(ev) {
+  ev.preventDefault();
+  const reason = $("report-reason").value.trim();
+  if (!reason) {
+    showRefusal("people-error", { key: "people.reportEmpty" });
+    $("report-reason").focus();
+    return;
+  }
+  $("report-send").disabled = true;
+  const refusal = await send("POST", `/api/people/${encodeURIComponent(profile.name)}/report`,
+    { reason: [...reason].slice(0, 500).join(""), match_id: null });
+  $("report-send").disabled = false;
+  showRefusal("people-error", refusal);
+  if (refusal === null) {
+    reportSent = true;
+    $("report-reason").value = "";
+    $("report-form").hidden = true;
+  }
+  render();
+}
+
+function openReport(open) {
+  $("report-form").hidden = !open;
+  if (open) {
+    reportSent = false;
+    $("report-reason").focus();
+  }
+  render();
+}
+
+function wirePeople() {
+  $("friend-button").addEventListener("click", () => peopleAction($("friend-button"), "POST", "friend"));
+  $("friend-remove").addEventListener("click", () => peopleAction($("friend-remove"), "DELETE", "friend"));
+  $("block-button").addEventListener("click", () => {
+    const b = $("block-button");
+    peopleAction(b, b.dataset.blocked === "true" ? "DELETE" : "POST", "block");
+  });
+  $("report-open").addEventListener("click", () => openReport($("report-form").hidden));
+  $("report-cancel").addEventListener("click", () => openReport(false));
+  $("report-form").addEventListener("submit", sendReport);
 }
 
 /** POST a JSON body; resolves to null on success, else the refusal. */
@@ -226,6 +357,7 @@ function main() {
   startPageLanguage(render);
   wireForm($("signup-form"), "/api/account", "signup");
   wireForm($("signin-form"), "/api/login", "signin");
+  wirePeople();
   $("signout").addEventListener("click", async () => {
     const refusal = await post("/api/logout", { everywhere: $("signout-everywhere").checked });
     showRefusal("profile-error", refusal);

@@ -1,6 +1,7 @@
 // What the table page knows, in one place: the server's configuration (GET /api/config), the
 // remembered settings, who the person is (GET /api/me), the table shown and the latest `state`
-// the server sent for it (docs/web-protocol.md), the table's chat, and the page's own
+// the server sent for it (docs/web-protocol.md), the table's chat, the person's friends (GET
+// /api/people, whom they may invite to the table: canInvite), and the page's own
 // presentation state: exposure marks, a two-card selection, the hints, the last-trick review,
 // the pause after a finished trick, the arrival time of the server's clock; and the header's
 // motion and sound switches (remembered in the settings: motionOn, soundOn).
@@ -11,7 +12,7 @@
 // Other modules read it through `page` (writing a field throws) and the derived queries below,
 // and change it only through the named update functions.  Each update tells the subscribed
 // views which parts of the page to draw again: "all", or some of "header", "offline", "center",
-// "hand", "controls", "hints", "summary", "chat", "clock".  This module decides no rule:
+// "hand", "controls", "hints", "summary", "chat", "clock", "waiting".  This module decides no rule:
 // legality, scores, phases and timers come from the server.
 //
 // May import: cards.js, settings.js.  Nothing here touches the DOM or the network.
@@ -51,6 +52,7 @@ const data = {
   state: null,            // the server's latest `state` of the table
   clockAt: 0,             // performance.now() when that state arrived (its clock counts from then)
   chat: [],               // the table's chat lines since the page opened it
+  friends: null,          // the person's friends (GET /api/people: [{name, online, table}]); null until asked
   revealed: null,         // the exposures of the last closed exposure window, until play starts
   hand: [],               // South's hand as displayed (sorted codes)
   marks: new Map(),       // exposure phase: hand index -> kind
@@ -179,6 +181,20 @@ export function sociable() {
   if (!s?.table) return data.chat.length > 0;
   const persons = SEATS.filter((seat) => personAt(seat)).length;
   return s.table.visibility === "public" || persons > 1 || (s.table.spectators ?? 0) > 0 || data.chat.length > 0;
+}
+
+/** Whether the person may invite a friend to this table (docs/people.md): an account sitting at
+ * (or hosting) a table for people that is not over; not a single-player match nor a challenge's. */
+export function canInvite() {
+  const s = data.state;
+  if (!s?.table || data.single || data.closed || s.table.challenge || !s.table.host) return false;
+  if (!data.profile?.account || !(s.seat || s.you?.host)) return false;
+  return s.phase !== "match-over" && s.table.status !== "over";
+}
+
+/** The names whose chat lines the person muted (the setting `chatMutedPeople`). */
+export function mutedPeople() {
+  return new Set(Array.isArray(data.settings.chatMutedPeople) ? data.settings.chatMutedPeople : []);
 }
 
 /** Whether the table is the person's single-player match, alone against the computers (at / or
@@ -321,6 +337,12 @@ export function setConfig(config) {
 export function configUnavailable() {
   data.configFailed = true;
   changed("center");
+}
+
+/** The person's friends (GET /api/people), for the invitation to a table. */
+export function setFriends(friends) {
+  data.friends = Array.isArray(friends) ? friends : [];
+  changed("waiting", "chat");
 }
 
 export function setProfile(profile) {

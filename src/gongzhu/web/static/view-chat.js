@@ -3,8 +3,12 @@
 // always put in as text and never as markup, or a quick phrase of the catalog, `chat.quick.*`, in
 // the page's language),
 // the quick-phrase buttons, the input and the mute switch (remembered in the settings; muted,
-// the lines are not shown).  It shows at a table of more than one person against the
-// computers (state.js: sociable).  Sending goes to the handlers given to initChat.  Below desktop
+// the lines are not shown).  Each line of another person has a small 静音 / Mute button: that
+// person's lines are not shown from then on (the setting `chatMutedPeople`, kept with the others
+// in localStorage), and the muted people are listed under the lines, each a button that unmutes
+// them.  It shows at a table of more than one person against the computers (state.js:
+// sociable), and where the person may invite one of their friends (the invitation form stands in
+// the panel during play; view-waiting.js).  Sending goes to the handlers given to initChat.  Below desktop
 // size the panel lies over the table, opened and closed by the header's chat button, which counts
 // the lines said while it was closed; on a desktop (DESKTOP) it stands beside the table, open.
 //
@@ -12,17 +16,17 @@
 
 import { $, button, el, span } from "./dom.js";
 import { hasText, personName, seatName, t, ZH } from "./i18n.js";
-import { page, sociable } from "./state.js";
+import { canInvite, mutedPeople, page, sociable } from "./state.js";
 
 const QUICK = "chat.quick.";
 
 // The screens on which the chat stands beside the table (style.css's desktop query).
 const DESKTOP = "(min-width: 1024px) and (min-height: 501px)";
 
-let handlers = { onSay: () => false, onQuick: () => {}, onMute: () => {} };
+let handlers = { onSay: () => false, onQuick: () => {}, onMute: () => {}, onMutePerson: () => {} };
 let seenUpTo = null;   // the last line shown to the person (read on a desktop or in the open panel)
 
-/** `onSay(text)` (true when sent), `onQuick(key)`, `onMute(muted)`. */
+/** `onSay(text)` (true when sent), `onQuick(key)`, `onMute(muted)`, `onMutePerson(name, muted)`. */
 export function initChat(h) {
   handlers = { ...handlers, ...h };
   $("chat-form").addEventListener("submit", (ev) => {
@@ -42,10 +46,22 @@ function openPanel(open) {
   if (open) $("chat-input").focus({ preventScroll: true });
 }
 
-/** The number of lines said after the last one the person saw. */
+/** The lines shown: those of the people not muted. */
+function shownLines() {
+  const muted = mutedPeople();
+  return muted.size ? page.chat.filter((msg) => !muted.has(msg.from?.name)) : page.chat;
+}
+
+/** The number of lines shown (of people not muted) said after the last one the person saw. */
 function unread() {
+  const muted = mutedPeople();
   const at = seenUpTo === null ? -1 : page.chat.lastIndexOf(seenUpTo);
-  return page.chat.length - 1 - at;
+  return page.chat.slice(at + 1).filter((msg) => !muted.has(msg.from?.name)).length;
+}
+
+/** The person's own name at the table (their lines have no mute button). */
+function myName() {
+  return page.state?.you?.name ?? page.me?.name ?? null;
 }
 
 /** The catalog's quick phrases, in the catalog's order. */
@@ -55,11 +71,14 @@ function quickKeys() {
 
 export function renderChat() {
   const box = $("chat");
-  box.hidden = !(page.state && sociable());
+  // (also where the person may invite a friend, who has some: the invitation form is in the panel
+  // during play, view-waiting.js)
+  box.hidden = !(page.state && (sociable() || (canInvite() && (page.friends ?? []).length > 0)));
   const toggle = $("chat-toggle");
   toggle.hidden = box.hidden;
   if (box.hidden) return;
   const muted = Boolean(page.settings.chatMuted);
+  const lines = shownLines();
   if ((box.classList.contains("open") || matchMedia(DESKTOP).matches) && !muted) seenUpTo = page.chat.at(-1) ?? null;
   const count = muted ? 0 : unread();
   $("chat-unread").hidden = count === 0;
@@ -79,10 +98,26 @@ export function renderChat() {
   }
   const log = $("chat-log");
   log.hidden = muted;
+  renderMutedPeople(muted);
   if (muted) return;
   const atEnd = log.scrollTop + log.clientHeight >= log.scrollHeight - 4;
-  log.replaceChildren(...page.chat.map(line));
+  log.replaceChildren(...lines.map(line));
   if (atEnd) log.scrollTop = log.scrollHeight;
+}
+
+/** "已静音：Ann ✕ Bo ✕": the people muted, each a button that unmutes them. */
+function renderMutedPeople(muted) {
+  const names = [...mutedPeople()].sort();
+  const box = $("chat-muted-people");
+  box.hidden = muted || !names.length;
+  if (box.hidden) return box.replaceChildren();
+  box.replaceChildren(span("label", t("chat.mutedPeople")), ...names.map((name) => {
+    const b = button("unmute", `${personName(name)} ✕`, () => handlers.onMutePerson(name, false));
+    b.dataset.unmute = name;
+    b.title = t("chat.unmutePerson", { name: personName(name) });
+    b.setAttribute("aria-label", b.title);
+    return b;
+  }));
 }
 
 /** One line: "游客4821（东）：加油" ("Guest4821 (East): …" in English); its parts are text nodes only. */
@@ -95,5 +130,14 @@ function line(msg) {
   const text = span("said", said);
   if (msg.quick) text.classList.add("quick");
   item.append(text);
+  const name = msg.from?.name;
+  if (name) item.dataset.from = name;
+  if (name && name !== myName()) {
+    const mute = button("mute-person", t("chat.mutePerson"), () => handlers.onMutePerson(name, true));
+    mute.dataset.mute = name;
+    mute.title = t("chat.mutePersonTitle", { name: personName(name) });
+    mute.setAttribute("aria-label", mute.title);
+    item.append(mute);
+  }
   return item;
 }
