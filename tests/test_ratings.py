@@ -17,6 +17,8 @@ from gongzhu.rules.options import PRESETS
 from gongzhu.server.challenges import Challenges
 from gongzhu.server.store import CHALLENGES, USERS, Store
 from helpers.database import STORES
+from helpers.population import kendall_tau as levels_tau
+from helpers.population import rate_population
 
 
 def test_a_deal_is_rated_as_the_library_rates_it() -> None:
@@ -79,6 +81,15 @@ def test_ratings_recover_the_true_order_of_a_population() -> None:
     assert kendall_tau(order, truth) >= 0.7, (order, truth)
     settled = [p for p in skills if skills[p].deviation <= PROVISIONAL_DEVIATION]
     assert len(settled) >= 9, {p: skills[p].view() for p in skills}
+
+
+def test_ratings_put_the_computer_levels_in_their_order() -> None:
+    """Two accounts each of the levels random, beginner and intermediate (the arena's order, weakest
+    first) rated over 200 deals of four drawn at random: the ratings order every pair of accounts
+    of different levels as their levels are ordered."""
+    levels = ("random", "beginner", "intermediate")
+    skills = rate_population(levels, 2, 200, random.Random(1))
+    assert levels_tau(skills, levels) == 1.0, {a: s.view() for a, s in skills.items()}
 
 
 @pytest.mark.parametrize("db_url", STORES, indirect=True)
