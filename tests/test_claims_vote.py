@@ -192,5 +192,12 @@ def test_without_people_to_ask_an_undecided_claim_is_refused(client: TestClient)
                 state = browser.settle()
             assert browser.refused({"type": "claim", "kind": "no_points"})
             assert browser.messages[-1]["code"] == "server.claim_undecided"
+            # While a claim of the seat is being checked (from another connection of the same
+            # person), a second is refused: one question of the search at a time.
+            table = client.app.state.tables.get(match_id)  # type: ignore[attr-defined]
+            table.claims.checking.add(Seat.S)
+            assert browser.refused({"type": "claim", "kind": "all_tricks"})
+            assert browser.messages[-1]["code"] == "server.claim_used"
+            table.claims.checking.discard(Seat.S)
             assert browser.refused({"type": "claim_answer", "accept": True})
             assert browser.messages[-1]["code"] == "server.no_claim_waiting"

@@ -152,6 +152,8 @@ def test_the_host_has_a_person_leave_a_seat_before_the_start(server: LiveServer)
     host.send({"type": "remove", "seat": "E"})
     host.until(lambda s: s["table"]["seats"]["E"]["name"] is None)
     assert other.refused({"type": "sit", "seat": "E"})["code"] == "server.table_closed"
+    # "Play now" never seats the removed person there either (a table of their own instead).
+    assert bo.http.post("/api/tables/play-now", json={}).json()["table_id"] != table_id
     host.send({"type": "start"})
     host.until(lambda s: s["phase"] != "waiting")
     assert host.refused({"type": "remove", "seat": "N"})["code"] == "server.already_started"

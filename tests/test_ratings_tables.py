@@ -92,6 +92,30 @@ def test_a_deal_between_two_accounts_moves_both_ratings(server: LiveServer) -> N
         live.close()
 
 
+def test_whom_a_deal_was_dealt_to_decides_that_it_is_rated(server: LiveServer) -> None:
+    """A deal is rated among the accounts it was dealt to: one of them standing up and a guest
+    sitting down at the seat before its end (the guest plays from the next deal) unrates nothing."""
+    anna, bo, guest = account(server, "Anna"), account(server, "Bo"), Someone(server)
+    table_id = new_table(anna, levels={"N": "random", "W": "random"}, turn_seconds=30)["table_id"]
+    south, east = anna.connect(table_id), bo.connect(table_id)
+    east.send({"type": "sit", "seat": "E"})
+    south.until(lambda s: s["table"]["seats"]["E"]["name"] == "Bo")
+    south.send({"type": "start"})
+    south.until(lambda s: s["phase"] in ("expose", "play"))
+    east.send({"type": "stand"})
+    late = guest.connect(table_id)
+    late.send({"type": "sit", "seat": "E"})
+    south.until(lambda s: s["table"]["seats"]["E"]["name"] == guest.name)
+    assert south.state["table"]["rated"] is False  # a guest sits at it now
+    drive({"S": south}, random.Random(4), lambda states: states["S"].get("phase") in ("deal-over", "match-over"))
+    result = south.state["deal_result"]["result"]
+    want = rate_deal({}, [(["anna"], result["S"]), (["bo"], result["E"])])
+    assert profile(anna)["ratings"] == {"one_deck": want["anna"].view()}
+    assert profile(bo)["ratings"] == {"one_deck": want["bo"].view()}
+    for live in (south, east, late):
+        live.close()
+
+
 def test_tables_that_move_no_rating(server: LiveServer) -> None:
     anna, bo, guest = account(server, "Anna"), account(server, "Bo"), Someone(server)
     cases: list[tuple[Someone, Someone, dict[str, Any]]] = [

@@ -231,7 +231,10 @@ class Challenges:
         not rated (their entrants choose each other).  Returns the challenges rated now."""
         rated = []
         for challenge_id in self.store.challenges_to_rate(_iso(datetime.fromtimestamp(self.now(), UTC))):
-            challenge = self.get(challenge_id)
+            try:
+                challenge = self.get(challenge_id)
+            except ChallengeRefused:  # gone meanwhile: the others are rated all the same
+                continue
             boards, people = self._results(challenge)
             family = family_of(Options.from_dict(challenge.options))
             sides = {number: Rated(family, tuple(((user,), result) for user, result in results.items()

@@ -130,8 +130,11 @@ class Claims:
     def __init__(self, table: Claimant) -> None:
         self.table = table
         self.vote: ClaimVote | None = None
-        #: The deal in which each seat spent its claim (one a deal: a refused or withdrawn one).
+        #: The deal in which each seat spent its claim (one a deal: a refused or withdrawn one),
+        #: and the seats whose claim is being checked now (one at a time: a second connection of
+        #: the same person may not ask the search a second question meanwhile).
         self.spent: dict[Seat, Deal] = {}
+        self.checking: set[Seat] = set()
 
     def waiting(self) -> list[Seat] | None:
         """The seats yet to answer the claim put to them, or None when no claim waits."""
@@ -166,16 +169,20 @@ class Claims:
             raise Refused("server.claim_not_now") from None
         if t.auto[seat]:
             raise Refused("server.in_auto")
-        if self.spent.get(seat) is deal:
+        if self.spent.get(seat) is deal or seat in self.checking:
             raise Refused("server.claim_used")
         said = {"type": "claim", "seat": seat.name, "kind": kind, "value": value}
-        verdict = await self._search(deal, claim, agreed=False)
-        if verdict.holds is None:
-            voters = self.voters(seat)
-            if not voters:
-                raise Refused("server.claim_undecided")
-            await self._put(deal, claim, said, voters)
-            return
+        self.checking.add(seat)
+        try:
+            verdict = await self._search(deal, claim, agreed=False)
+            if verdict.holds is None:
+                voters = self.voters(seat)
+                if not voters:
+                    raise Refused("server.claim_undecided")
+                await self._put(deal, claim, said, voters)
+                return
+        finally:
+            self.checking.discard(seat)
         if not verdict.holds:
             self.spent[seat] = deal
             t.event({**said, "accepted": False})

@@ -523,7 +523,7 @@ class Identity:
         """The ``limit`` best rated accounts of ``family`` whose rating is no longer provisional,
         by rating, then name: rank (equal ratings share one), name, title, rating, deviation,
         games (rated deals), lifetime."""
-        bound = PROVISIONAL_DEVIATION / SCALE
+        bound = (PROVISIONAL_DEVIATION + 0.5) / SCALE  # as Skill.provisional rounds the deviation
         query = (select(USERS, RATINGS.c.mu, RATINGS.c.sigma, RATINGS.c.games.label("rated"))
                  .join(RATINGS, RATINGS.c.user_id == USERS.c.id)
                  .where(RATINGS.c.family == family, RATINGS.c.sigma <= bound, USERS.c.guest.is_(False))

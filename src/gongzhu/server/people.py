@@ -42,7 +42,7 @@ from gongzhu.server.identity import AccountError, Identity, User, login_key
 from gongzhu.server.store import BLOCKS, FRIENDS, INVITATIONS, MATCHES, REPORTS, USERS, Store
 from gongzhu.server.wire import personal_answer, plain_error
 
-__all__ = ["INVITATION_MINUTES", "ONLINE_SECONDS", "People", "routes"]
+__all__ = ["INVITATION_MINUTES", "ONLINE_SECONDS", "REPORTS_A_DAY", "People", "routes"]
 
 #: Someone who asked for their people within this many seconds is online.
 ONLINE_SECONDS = 60
@@ -50,6 +50,8 @@ ONLINE_SECONDS = 60
 INVITATION_MINUTES = 30
 #: How many friends, requests and blocks a person may keep, each.
 MOST = 500
+#: How many reports a person may make in a day.
+REPORTS_A_DAY = 20
 
 _NUMBER = re.compile(r"[0-9]{1,12}")
 
@@ -86,6 +88,12 @@ class People:
         ``friends`` (as ``asked`` to someone who blocked ``me``: they are never shown it)."""
         if other == me:
             raise AccountError(400, Text.of("server.people_yourself"))
+        try:
+            return self._befriend(me, other)
+        except IntegrityError:  # the two asked each other at the same moment: once more, settled
+            return self._befriend(me, other)
+
+    def _befriend(self, me: str, other: str) -> str:
         stamp = self.now().isoformat()
         with self.store.engine.begin() as c:
             if self._blocked_by(c, me, other):
@@ -142,7 +150,12 @@ class People:
     def report(self, me: str, other: str, reason: str, match_id: str | None) -> None:
         if other == me:
             raise AccountError(400, Text.of("server.people_yourself"))
+        since = (self.now() - timedelta(days=1)).isoformat()
         with self.store.engine.begin() as c:
+            made = c.execute(select(REPORTS.c.id).where(REPORTS.c.reporter == me, REPORTS.c.created >= since)
+                             .limit(REPORTS_A_DAY)).all()
+            if len(made) >= REPORTS_A_DAY:
+                raise AccountError(429, Text.of("server.people_reports_a_day", n=REPORTS_A_DAY))
             c.execute(insert(REPORTS).values(reporter=me, reported=other, match_id=match_id, reason=reason,
                                              created=self.now().isoformat()))
 

@@ -55,6 +55,7 @@ class Tables:
         self.board = Switchboard(secrets.token_hex(6))
         self.node = self.board.node
         self._tables: dict[str, Table] = {}  # the tables this server runs (owns)
+        self._quick: set[str] = set()  # the waiting tables Play now made here (they start by themselves)
         self.rooms: dict[str, Room] = {}  # the tables this server has connections to
         self.bus: Bus = LocalBus(self.node)
         self.pools = Pools(pace=pace, hint_think=hint_think)
@@ -124,7 +125,7 @@ class Tables:
                 return table.match_id
             host_here = table.host in table.connected()
             if (table.status == "waiting" and host_here and any(o is None for o in table.seats)
-                    and not table.closed_to(person)):
+                    and person.id not in table.removed and not table.closed_to(person)):
                 waiting = Waiting(self.match_gap(table, person), (now - _when(info.created)).total_seconds(),
                                   info.created)
                 candidates.append((waiting, table))
@@ -133,11 +134,16 @@ class Tables:
         chosen = choose([w for w, _ in candidates])
         if chosen is not None:
             table = candidates[chosen][1]
-            table.sit(person, next(s for s in Seat if table.seats[s] is None))
-            if all(o is not None for o in table.seats) and table.host is not None:
-                self._start_quick(table.match_id, table.host)  # the last seat: it starts at once
-            return table.match_id
+            try:
+                table.sit(person, next(s for s in Seat if table.seats[s] is None))
+            except (Refused, StoreError):
+                pass  # (taken or refused at the last moment: a table of their own instead)
+            else:
+                if all(o is not None for o in table.seats) and table.host is not None and table.match_id in self._quick:
+                    self._start_quick(table.match_id, table.host)  # Play now's table, full: it starts at once
+                return table.match_id
         made = self.create(quick_public_table(), person).match_id
+        self._quick.add(made)
         with contextlib.suppress(RuntimeError):  # (no event loop: nothing to start it later)
             asyncio.get_running_loop().call_later(QUICK_START_SECONDS, self._start_quick, made, person.id)
         return made
@@ -146,7 +152,9 @@ class Tables:
         """Start a table "Play now" made, if it still waits (computers in its empty seats)."""
         table = self._tables.get(match_id)
         if table is None or table.status != "waiting" or table.host != host or table.broken:
+            self._quick.discard(match_id)
             return
+        self._quick.discard(match_id)
         with contextlib.suppress(Refused, StoreError):
             table.start(Person(host, table.host_name or ""))
 

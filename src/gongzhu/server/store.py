@@ -715,6 +715,9 @@ class Store:
         """Move the ratings of a rated deal's people (their rows locked for the transaction on
         PostgreSQL: a person finishing deals at two tables at once is rated after both)."""
         people = [p for members, _ in rated.sides for p in members]
+        # The people's own rows first: two transactions rating a person never rated before both
+        # find no rating row to lock, and would both insert one.
+        c.execute(select(USERS.c.id).where(USERS.c.id.in_(people)).with_for_update()).all()
         rows = c.execute(select(RATINGS).where(RATINGS.c.family == rated.family, RATINGS.c.user_id.in_(people))
                          .with_for_update()).all()
         before = {r.user_id: Skill(r.mu, r.sigma, r.games) for r in rows}

@@ -389,7 +389,9 @@ class Table:
         """The finished ``deal`` as it moves ratings: its people, each alone or, under partnership
         scoring, with their partner, ordered by their R7 results; None when it moves none."""
         people = {s: u for s in Seat if (u := self.dealt_to[s]) is not None}
-        if not self.rated or len(people) < 2:
+        # (whom the deal was dealt to, not who sits now: sitting down as a guest at the end
+        # unrates nothing)
+        if self.solo or self.challenge is not None or self.seeded or self.turn_seconds is None or len(people) < 2:
             return None
         if set(people.values()) - self.hub.store.accounts(list(people.values())):
             return None
