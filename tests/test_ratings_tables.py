@@ -229,3 +229,18 @@ def test_a_play_now_table_starts_when_full_or_after_a_while(server: LiveServer,
     assert [state["table"]["seats"][s]["computer"] is not None for s in "NEW"] == [True, True, True]
     for live in (hosting, waiting):
         live.close()
+
+
+def test_play_now_with_a_preset_takes_only_a_table_of_it(server: LiveServer) -> None:
+    """"Play now" for a preset: a waiting table of another preset is not taken; a new table is
+    made of the preset asked for; a preset the server does not know is refused."""
+    host, seeker = Someone(server), Someone(server)
+    other = new_table(host, preset="partners")["table_id"]
+    hosting = host.connect(other)
+    hosting.until(lambda s: s["phase"] == "waiting")
+    made = seeker.http.post("/api/tables/play-now", json={"preset": "tournament"}).json()["table_id"]
+    assert made != other
+    assert server.app.state.store.match(made).preset == "tournament"
+    assert seeker.http.post("/api/tables/play-now", json={"preset": "whist"}).status_code == 400
+    assert Someone(server).http.post("/api/tables/play-now", json={"preset": "partners"}).json()["table_id"] == other
+    hosting.close()

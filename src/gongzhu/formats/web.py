@@ -42,6 +42,7 @@ __all__ = [
     "NewTableBody",
     "NextMessage",
     "PlayMessage",
+    "PlayNowBody",
     "RemoveMessage",
     "ReportBody",
     "SettingsMessage",
@@ -187,6 +188,13 @@ MIN_TIMER = 5
 MAX_TIMER = 300
 Timer = Annotated[int, msgspec.Meta(ge=MIN_TIMER, le=MAX_TIMER,
                                     description=f"seconds, {MIN_TIMER} to {MAX_TIMER}")]
+
+
+class PlayNowBody(msgspec.Struct, forbid_unknown_fields=True):
+    """The body of ``POST /api/tables/play-now``: the preset the person would play (a waiting
+    table of it, or a new one of it); null or absent for any."""
+
+    preset: PresetName | None = None
 
 
 class NewTableBody(msgspec.Struct, forbid_unknown_fields=True):

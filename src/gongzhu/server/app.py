@@ -37,7 +37,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from gongzhu.formats.web import MAX_TIMER, MIN_TIMER
+from gongzhu.formats.web import MAX_TIMER, MIN_TIMER, PlayNowBody
 from gongzhu.jsontext import show
 from gongzhu.messages import LANGS, Text, catalog_bytes
 from gongzhu.players.registry import LEVELS
@@ -66,6 +66,7 @@ from gongzhu.server.bodies import (
     json_body,
     parse_new_match,
     parse_new_table,
+    typed_body,
 )
 from gongzhu.server.bus import ClusterUnavailable
 from gongzhu.server.challenge_api import routes as challenge_routes
@@ -420,11 +421,13 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
 
     async def play_now(request: Request) -> Response:
         try:
-            await json_body(request)  # nothing to read, but a POST is JSON like every other
+            body = await typed_body(request, PlayNowBody)
         except BodyError as e:
             return plain_error(e.status, str(e))
+        if body.preset is not None and body.preset not in PRESETS:
+            return plain_error(400, f"preset {show(body.preset)}: one of {', '.join(PRESETS)}")
         who, cookie = person(request)
-        table_id = tables.play_now(who)
+        table_id = tables.play_now(who, preset=body.preset)
         return with_cookie(JSONResponse({"table_id": table_id, "url": f"/table/{table_id}"}), cookie)
 
     async def get_node(_request: Request) -> Response:

@@ -185,9 +185,10 @@ def parse_new_table(body: Any) -> NewTable:
                     started=False, seeded=new.seed is not None)
 
 
-def quick_public_table() -> NewTable:
-    """The public table 快速开始 makes when no table waits for players: the online preset, a
-    30-second turn timer and a 20-second exposure window, every seat's computer player the default."""
-    return NewTable("online", resolve_options("online", {}), {s.name: DEFAULT_LEVEL for s in Seat},
+def quick_public_table(preset: str = "online") -> NewTable:
+    """The public table 快速开始 makes when no table waits for players: the ``preset`` (online
+    unless the person chose one), a 30-second turn timer and a 20-second exposure window, every
+    seat's computer player the default."""
+    return NewTable(preset, resolve_options(preset, {}), {s.name: DEFAULT_LEVEL for s in Seat},
                     DEFAULT_SPEED, secrets.randbits(64), visibility="public", turn_seconds=30,
                     expose_seconds=20, started=False)

@@ -103,17 +103,18 @@ class Tables:
             table = self._tables[match_id] = Table(self, info)
         return table
 
-    def play_now(self, person: Person, now: datetime | None = None) -> str:
+    def play_now(self, person: Person, now: datetime | None = None, preset: str | None = None) -> str:
         """A seat for ``person`` at a public table waiting for players: where they sit already,
         else the one with a free seat whose host is there to start it that
         :func:`~gongzhu.server.matchmaking.choose` chooses (the people nearest their rating,
         :meth:`match_gap`), or a new public table with them at South, which starts by itself
         after :data:`~gongzhu.server.matchmaking.QUICK_START_SECONDS`.  A table whose last seat
-        this fills starts at once."""
+        this fills starts at once.  With ``preset``, only a table of that preset (and a new table
+        of it)."""
         now = now or datetime.now(UTC)
         candidates: list[tuple[Waiting, Table]] = []
         for info in self.store.listed():
-            if info.seating.status != "waiting":
+            if info.seating.status != "waiting" or (preset is not None and info.preset != preset):
                 continue
             # with several servers, only a table this one runs (another's is not for it to load)
             table = self._tables.get(info.match_id) if self.bus.shared else self.get(info.match_id)
@@ -142,7 +143,7 @@ class Tables:
                 if all(o is not None for o in table.seats) and table.host is not None and table.match_id in self._quick:
                     self._start_quick(table.match_id, table.host)  # Play now's table, full: it starts at once
                 return table.match_id
-        made = self.create(quick_public_table(), person).match_id
+        made = self.create(quick_public_table(preset or "online"), person).match_id
         self._quick.add(made)
         with contextlib.suppress(RuntimeError):  # (no event loop: nothing to start it later)
             asyncio.get_running_loop().call_later(QUICK_START_SECONDS, self._start_quick, made, person.id)

@@ -89,6 +89,7 @@ async function loadConfig() {
       if (res.ok) {
         config = await res.json();
         $("create").disabled = false;
+        fillPlayNowPreset();
         return;
       }
     } catch {
@@ -391,12 +392,23 @@ function entryItem(entry) {
 
 // ---------------------------------------------------------------- play now, create a table
 
+/** Play now's preset choice: any (""), or one of the server's presets, as last chosen. */
+function fillPlayNowPreset() {
+  const select = $("play-now-preset");
+  const presets = Object.keys(config.presets);
+  const chosen = presets.includes(settings.playNowPreset) ? settings.playNowPreset : "";
+  fillSelect(select, ["", ...presets], (p) => (p ? presetLabel(p) : t("lobby.anyPreset")), chosen);
+}
+
 async function playNow() {
   const b = $("play-now");
   b.disabled = true;
   $("lobby-error").textContent = "";
+  const preset = $("play-now-preset").value;
+  settings.playNowPreset = preset;
+  saveSettings(settings);
   try {
-    const data = await post("/api/tables/play-now", {});
+    const data = await post("/api/tables/play-now", preset ? { preset } : {});
     location.assign(data.url);
   } catch (err) {
     $("lobby-error").textContent = err.message;
@@ -511,6 +523,11 @@ function changeLanguage(lang) {
   drawTables();
   drawToday();
   drawPeople();
+  if (config) {
+    const chosen = $("play-now-preset").value;
+    fillPlayNowPreset();
+    $("play-now-preset").value = chosen;
+  }
   if ($("create-dialog").open) {
     fillCreate(readCreate());
   }
