@@ -67,7 +67,8 @@ def profile(person: Someone) -> dict[str, Any]:
 @pytest.mark.parametrize("db_url", STORES, indirect=True)
 def test_a_deal_between_two_accounts_moves_both_ratings(server: LiveServer) -> None:
     anna, bo = account(server, "Anna"), account(server, "Bo")
-    table_id, lives = one_deal(anna, bo, turn_seconds=30)
+    # (four deals: the match goes on after the first, so that the lobby still lists the table)
+    table_id, lives = one_deal(anna, bo, turn_seconds=30, options={"match_end": "deals:4"})
     state: Message = lives["S"].state
     assert state["table"]["rated"] is True
     result = state["deal_result"]["result"]
@@ -244,3 +245,24 @@ def test_play_now_with_a_preset_takes_only_a_table_of_it(server: LiveServer) -> 
     assert seeker.http.post("/api/tables/play-now", json={"preset": "whist"}).status_code == 400
     assert Someone(server).http.post("/api/tables/play-now", json={"preset": "partners"}).json()["table_id"] == other
     hosting.close()
+
+
+def test_ranked_play_now_makes_tables_of_accounts_only(server: LiveServer) -> None:
+    """"Play now" ranked: an account's, at a table where only accounts sit (its deals rated); a
+    guest may neither ask for one nor sit at one, and plain "Play now" never seats anyone there."""
+    anna, cy, guest = account(server, "Anna"), account(server, "Cy"), Someone(server)
+    ranked = anna.http.post("/api/tables/play-now", json={"ranked": True}).json()["table_id"]
+    hosting = anna.connect(ranked)
+    state = hosting.until(lambda s: s["phase"] == "waiting")
+    assert state["table"]["accounts_only"] is True and state["table"]["rated"] is True
+    refused = guest.http.post("/api/tables/play-now", json={"ranked": True})
+    assert refused.status_code == 403 and refused.json()["code"] == "server.ranked_account_needed"
+    assert guest.http.post("/api/tables/play-now", json={}).json()["table_id"] != ranked
+    assert cy.http.post("/api/tables/play-now", json={"ranked": True}).json()["table_id"] == ranked
+    watching = guest.connect(ranked)
+    assert watching.until(lambda s: s["phase"] == "waiting")["seat"] is None  # watching is fine
+    assert watching.refused({"type": "sit", "seat": "W"})["code"] == "server.accounts_only"
+    listed = next(t for t in anna.http.get("/api/tables").json() if t["id"] == ranked)
+    assert listed["accounts_only"] is True
+    for live in (hosting, watching):
+        live.close()

@@ -47,6 +47,7 @@ class State:
     skills: dict[str, Skill] = field(default_factory=dict)
     accounts: set[str] = field(default_factory=set)
     rated: bool = False
+    accounts_only: bool = False
 
     @property
     def deal(self) -> Deal | None:

@@ -192,9 +192,11 @@ Timer = Annotated[int, msgspec.Meta(ge=MIN_TIMER, le=MAX_TIMER,
 
 class PlayNowBody(msgspec.Struct, forbid_unknown_fields=True):
     """The body of ``POST /api/tables/play-now``: the preset the person would play (a waiting
-    table of it, or a new one of it); null or absent for any."""
+    table of it, or a new one of it); null or absent for any.  ``ranked``: a table of accounts
+    only (its deals rated), for an account."""
 
     preset: PresetName | None = None
+    ranked: bool = False  # only a table where only accounts sit (an account's choice)
 
 
 class NewTableBody(msgspec.Struct, forbid_unknown_fields=True):

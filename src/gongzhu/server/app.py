@@ -427,7 +427,9 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         if body.preset is not None and body.preset not in PRESETS:
             return plain_error(400, f"preset {show(body.preset)}: one of {', '.join(PRESETS)}")
         who, cookie = person(request)
-        table_id = tables.play_now(who, preset=body.preset)
+        if body.ranked and not identity.store.accounts([who.id]):
+            return with_cookie(refused_answer(403, Text.of("server.ranked_account_needed")), cookie)
+        table_id = tables.play_now(who, preset=body.preset, ranked=body.ranked)
         return with_cookie(JSONResponse({"table_id": table_id, "url": f"/table/{table_id}"}), cookie)
 
     async def get_node(_request: Request) -> Response:

@@ -120,6 +120,7 @@ class NewTable:
     started: bool = True  # the match starts at once (one person and three computer players)
     seeded: bool = False  # the caller chose the seed: the deal was set in advance
     challenge: str | None = None  # the challenge whose boards the match plays (docs/tournaments.md)
+    accounts_only: bool = False  # only accounts may sit at it (a ranked table of Play now)
 
 
 def _options(preset: str | None, overrides: Mapping[str, Any] | None) -> tuple[str, Options]:
@@ -185,10 +186,10 @@ def parse_new_table(body: Any) -> NewTable:
                     started=False, seeded=new.seed is not None)
 
 
-def quick_public_table(preset: str = "online") -> NewTable:
+def quick_public_table(preset: str = "online", *, accounts_only: bool = False) -> NewTable:
     """The public table 快速开始 makes when no table waits for players: the ``preset`` (online
     unless the person chose one), a 30-second turn timer and a 20-second exposure window, every
-    seat's computer player the default."""
+    seat's computer player the default; ``accounts_only`` for a ranked one."""
     return NewTable(preset, resolve_options(preset, {}), {s.name: DEFAULT_LEVEL for s in Seat},
                     DEFAULT_SPEED, secrets.randbits(64), visibility="public", turn_seconds=30,
-                    expose_seconds=20, started=False)
+                    expose_seconds=20, started=False, accounts_only=accounts_only)

@@ -86,6 +86,7 @@ def entry(info: MatchInfo, people: dict[str, tuple[str, int]], *, spectators: in
         "seats": seats, "spectators": spectators, "turn_seconds": seating.turn_seconds,
         "expose_seconds": seating.expose_seconds, "deals_played": deals, "created": info.created,
         "seeded": info.seeded, "rated": table.rated if table is not None else False,
+        "accounts_only": info.accounts_only,
     }
 
 

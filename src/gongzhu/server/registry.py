@@ -89,7 +89,7 @@ class Tables:
         )
         info = self.store.create_match(match_id=match_id, preset=new.preset, options=new.options.to_dict(),
                                        speed=new.speed, seed=new.seed, seating=seating, seeded=new.seeded,
-                                       challenge=new.challenge)
+                                       challenge=new.challenge, accounts_only=new.accounts_only)
         self.lobby.changed(info.match_id)
         return info
 
@@ -103,18 +103,21 @@ class Tables:
             table = self._tables[match_id] = Table(self, info)
         return table
 
-    def play_now(self, person: Person, now: datetime | None = None, preset: str | None = None) -> str:
+    def play_now(self, person: Person, now: datetime | None = None, preset: str | None = None,
+                 ranked: bool = False) -> str:
         """A seat for ``person`` at a public table waiting for players: where they sit already,
         else the one with a free seat whose host is there to start it that
         :func:`~gongzhu.server.matchmaking.choose` chooses (the people nearest their rating,
         :meth:`match_gap`), or a new public table with them at South, which starts by itself
         after :data:`~gongzhu.server.matchmaking.QUICK_START_SECONDS`.  A table whose last seat
         this fills starts at once.  With ``preset``, only a table of that preset (and a new table
-        of it)."""
+        of it); ``ranked`` (an account's), only a table where only accounts sit (and a new one
+        so), whose deals are rated; without it, never such a table."""
         now = now or datetime.now(UTC)
         candidates: list[tuple[Waiting, Table]] = []
         for info in self.store.listed():
-            if info.seating.status != "waiting" or (preset is not None and info.preset != preset):
+            if (info.seating.status != "waiting" or (preset is not None and info.preset != preset)
+                    or info.accounts_only != ranked):
                 continue
             # with several servers, only a table this one runs (another's is not for it to load)
             table = self._tables.get(info.match_id) if self.bus.shared else self.get(info.match_id)
@@ -143,7 +146,7 @@ class Tables:
                 if all(o is not None for o in table.seats) and table.host is not None and table.match_id in self._quick:
                     self._start_quick(table.match_id, table.host)  # Play now's table, full: it starts at once
                 return table.match_id
-        made = self.create(quick_public_table(preset or "online"), person).match_id
+        made = self.create(quick_public_table(preset or "online", accounts_only=ranked), person).match_id
         self._quick.add(made)
         with contextlib.suppress(RuntimeError):  # (no event loop: nothing to start it later)
             asyncio.get_running_loop().call_later(QUICK_START_SECONDS, self._start_quick, made, person.id)

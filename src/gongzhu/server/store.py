@@ -95,6 +95,8 @@ MATCHES = Table(
     Column("seeded", Boolean, nullable=False, server_default="0"),
     # The challenge a single-player match plays (its deals are the challenge's boards).
     Column("challenge", String(64), nullable=True, index=True),
+    # Only accounts may sit at it (a ranked table of "Play now", docs/ratings.md).
+    Column("accounts_only", Boolean, nullable=False, server_default=false()),
 )
 
 _DEALS = Table(
@@ -328,6 +330,7 @@ class MatchInfo:
     solo: bool = False  # a single-player match (docs/web-protocol.md, Persistence)
     seeded: bool = False  # its host chose the seed (docs/web-protocol.md, Tables, Chosen seeds)
     challenge: str | None = None  # the challenge whose boards it plays (docs/tournaments.md)
+    accounts_only: bool = False  # only accounts may sit at it (a ranked table, docs/ratings.md)
 
     @property
     def levels(self) -> dict[str, str]:
@@ -404,7 +407,7 @@ def _info(row: Row[Any]) -> MatchInfo:
         speed=m["speed"], seed=_seed_value(m["seed"]), totals=list(m["totals"]),
         deals=m["deals"], in_deal=bool(m["in_deal"]), over=bool(m["over"]), winners=list(m["winners"]),
         pigs=list(m["pigs"]), seating=_seating(m), solo=bool(m["solo"]), seeded=bool(m["seeded"]),
-        challenge=m["challenge"],
+        challenge=m["challenge"], accounts_only=bool(m["accounts_only"]),
     )
 
 
@@ -548,20 +551,22 @@ class Store:
     # ------------------------------------------------------------------ matches
 
     def create_match(self, *, match_id: str, preset: str, options: Mapping[str, Any], speed: str, seed: int,
-                     seating: Seating, seeded: bool = False, challenge: str | None = None) -> MatchInfo:
+                     seating: Seating, seeded: bool = False, challenge: str | None = None,
+                     accounts_only: bool = False) -> MatchInfo:
         """Store a new table and its match.  A table that starts at once with one person seated is
         a single-player match (``solo``): a table for people waits for its host to start it.
-        ``seeded``: its host chose the seed; ``challenge``: the challenge whose boards it plays."""
+        ``seeded``: its host chose the seed; ``challenge``: the challenge whose boards it plays;
+        ``accounts_only``: only accounts may sit at it."""
         solo = seating.status == "playing" and sum(s is not None for s in seating.seats) == 1
         info = MatchInfo(
             match_id=match_id, created=_now(), preset=preset, options=dict(options), speed=speed, seed=seed,
             totals=[0, 0, 0, 0], deals=0, in_deal=seating.status != "waiting", over=False, winners=[], pigs=[],
-            seating=seating, solo=solo, seeded=seeded, challenge=challenge,
+            seating=seating, solo=solo, seeded=seeded, challenge=challenge, accounts_only=accounts_only,
         )
         row = {"id": match_id, "created": info.created, "preset": preset, "options": dict(options),
                "speed": speed, "seed": _seed_column(seed), "totals": [0, 0, 0, 0], "deals": 0,
                "in_deal": info.in_deal, "over": False, "winners": [], "pigs": [], "solo": solo,
-               "seeded": seeded, "challenge": challenge, **seating.columns()}
+               "seeded": seeded, "challenge": challenge, "accounts_only": accounts_only, **seating.columns()}
         with self.engine.begin() as c:
             c.execute(insert(MATCHES).values(**row))
         return info

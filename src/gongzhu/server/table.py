@@ -99,6 +99,7 @@ class Table:
         #: The challenge whose boards this single-player match plays (docs/tournaments.md): no
         #: hints, nobody else at the table, each finished board's result counted there.
         self.challenge = info.challenge
+        self.accounts_only = info.accounts_only
         self.match = Match(self.options, seed=info.seed, match_id=info.match_id, boards=self._boards())
         seating = info.seating
         self.host = seating.host
@@ -427,6 +428,8 @@ class Table:
             raise Refused("server.table_over")
         if self.closed_to(person) or person.id in self.removed:
             raise Refused("server.table_closed")
+        if self.accounts_only and not self.hub.store.accounts([person.id]):
+            raise Refused("server.accounts_only")
         if self.seeded and self.solo and person.id != self.host:
             # a single-player match on a seed its player chose: nobody else plays its known hands
             raise Refused("server.seeded_alone")
@@ -759,7 +762,8 @@ class Table:
         if self.again is None:
             new = NewTable(self.preset, self.options, dict(self.levels), self.speed, secrets.randbits(64),
                            visibility=self.visibility, turn_seconds=self.turn_seconds,
-                           expose_seconds=self.expose_seconds, seat=seat, started=False)
+                           expose_seconds=self.expose_seconds, seat=seat, started=False,
+                           accounts_only=self.accounts_only)
             info = self.hub.create(new, person, others=self.seats)
             self.again = info.match_id
             url = f"/table/{info.match_id}"

@@ -52,6 +52,7 @@ class TableState(Protocol):
     expose_seconds: int | None
     skills: dict[str, Skill]
     accounts: set[str]
+    accounts_only: bool
 
     @property
     def rated(self) -> bool: ...
@@ -140,6 +141,7 @@ def table_view(t: TableState) -> dict[str, Any]:
             "commitment": t.match.commitment if fair else None,
             "seed": str(t.match.seed) if fair and t.status == "over" else None,
             "seeded": t.seeded, "rated": t.rated, "turn_seconds": t.turn_seconds, "expose_seconds": t.expose_seconds,
+            "accounts_only": t.accounts_only,
             "seats": seats, "spectators": len(spectators),
             "challenge": None if t.challenge is None else {"id": t.challenge, "url": f"/challenge/{t.challenge}"}}
 

@@ -345,6 +345,7 @@ function entryItem(entry) {
   if (entry.seeded) item.append(el("p", "entry-seeded", t("lobby.seeded")));
   // Its deals move the ratings of the people at it (docs/ratings.md).
   if (entry.rated) item.append(el("p", "entry-rated", t("table.rated")));
+  if (entry.accounts_only) item.append(el("p", "entry-accounts-only", t("lobby.accountsOnly")));
 
   const seats = el("ul", "entry-seats");
   let free = null;
@@ -398,6 +399,7 @@ function fillPlayNowPreset() {
   const presets = Object.keys(config.presets);
   const chosen = presets.includes(settings.playNowPreset) ? settings.playNowPreset : "";
   fillSelect(select, ["", ...presets], (p) => (p ? presetLabel(p) : t("lobby.anyPreset")), chosen);
+  $("play-now-ranked").checked = Boolean(settings.playNowRanked);
 }
 
 async function playNow() {
@@ -405,10 +407,12 @@ async function playNow() {
   b.disabled = true;
   $("lobby-error").textContent = "";
   const preset = $("play-now-preset").value;
+  const ranked = $("play-now-ranked").checked;
   settings.playNowPreset = preset;
+  settings.playNowRanked = ranked;
   saveSettings(settings);
   try {
-    const data = await post("/api/tables/play-now", preset ? { preset } : {});
+    const data = await post("/api/tables/play-now", { ...(preset ? { preset } : {}), ...(ranked ? { ranked } : {}) });
     location.assign(data.url);
   } catch (err) {
     $("lobby-error").textContent = err.message;
