@@ -97,7 +97,8 @@ def test_whom_a_deal_was_dealt_to_decides_that_it_is_rated(server: LiveServer) -
     """A deal is rated among the accounts it was dealt to: one of them standing up and a guest
     sitting down at the seat before its end (the guest plays from the next deal) unrates nothing."""
     anna, bo, guest = account(server, "Anna"), account(server, "Bo"), Someone(server)
-    table_id = new_table(anna, levels={"N": "random", "W": "random"}, turn_seconds=30)["table_id"]
+    # (a quick computer player for East's seat once Bo has left it)
+    table_id = new_table(anna, levels={"N": "random", "E": "random", "W": "random"}, turn_seconds=30)["table_id"]
     south, east = anna.connect(table_id), bo.connect(table_id)
     east.send({"type": "sit", "seat": "E"})
     south.until(lambda s: s["table"]["seats"]["E"]["name"] == "Bo")
@@ -114,6 +115,7 @@ def test_whom_a_deal_was_dealt_to_decides_that_it_is_rated(server: LiveServer) -
     assert profile(anna)["ratings"] == {"one_deck": want["anna"].view()}
     assert profile(bo)["ratings"] == {"one_deck": want["bo"].view()}
     for live in (south, east, late):
+        live.drain(0.05)  # (a connection that read nothing would take its time to close)
         live.close()
 
 
