@@ -17,25 +17,15 @@ from sqlalchemy import select
 
 from gongzhu.server.store import REPORTS
 from helpers.database import STORES
-from helpers.live import Someone
+from helpers.live import Someone, account
 from helpers.servers import LiveServer
 from test_tables import new_table
-
-PASSWORD = "a quiet tiger 42 people"
 
 
 @pytest.fixture
 def server(db_url: str, tmp_path: Path) -> Iterator[LiveServer]:
     with LiveServer(db_url, static_dir=tmp_path / "no-static") as s:
         yield s
-
-
-def account(server: LiveServer, name: str) -> Someone:
-    person = Someone(server)
-    r = person.http.post("/api/account", json={"name": name, "password": PASSWORD})
-    assert r.status_code == 200, r.text
-    person.name = name
-    return person
 
 
 def people(person: Someone) -> dict[str, Any]:

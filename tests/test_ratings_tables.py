@@ -20,25 +20,15 @@ from gongzhu.server.matchmaking import Waiting, choose, gap
 from gongzhu.server.store import RATINGS
 from helpers.client import Message
 from helpers.database import STORES
-from helpers.live import Live, Someone
+from helpers.live import Live, Someone, account
 from helpers.servers import LiveServer
 from test_tables import drive, new_table
-
-PASSWORD = "a quiet tiger 42 rated"
 
 
 @pytest.fixture
 def server(db_url: str, tmp_path: Path) -> Iterator[LiveServer]:
     with LiveServer(db_url, static_dir=tmp_path / "no-static") as s:
         yield s
-
-
-def account(server: LiveServer, name: str) -> Someone:
-    person = Someone(server)
-    r = person.http.post("/api/account", json={"name": name, "password": PASSWORD})
-    assert r.status_code == 200, r.text
-    person.name = name
-    return person
 
 
 def one_deal(host: Someone, other: Someone, **table: Any) -> tuple[str, dict[str, Live]]:

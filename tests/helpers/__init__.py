@@ -11,7 +11,9 @@ only pytest's side of it (fixtures, hypothesis profiles, the test session's envi
 - :mod:`helpers.database` — a throwaway PostgreSQL server and the stores a server test runs on.
 - :mod:`helpers.servers` — a live server in a thread (uvicorn) and a ``gongzhu serve`` process
   (which ``benchmarks/`` start with it too).
-- :mod:`helpers.live` — people on a live server: an HTTP session and its table WebSockets.
+- :mod:`helpers.live` — people on a live server: an HTTP session (an account, with ``account``) and
+  its table WebSockets.
+- :mod:`helpers.population` — computer players of the arena's levels rated as accounts.
 - :mod:`helpers.browser` — Chromium through Playwright: where it is, and selectors to wait on.
 - :mod:`helpers.clock` — a clock that ticks when read, for code that keeps to a time budget.
 

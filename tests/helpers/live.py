@@ -11,7 +11,10 @@ from typing import Any
 
 from .client import Message
 
-__all__ = ["Live", "Someone"]
+__all__ = ["Live", "Someone", "account"]
+
+#: The password of the accounts :func:`account` makes.
+PASSWORD = "a quiet tiger 42 on a live server"
 
 
 class Someone:
@@ -46,6 +49,16 @@ class Someone:
         url = f"{self.server.ws_base}/ws/{table_id}" + (f"?{query}" if query else "")
         return Live(url, self.cookie_header())
 
+
+
+def account(server: Any, name: str) -> Someone:
+    """A new person on ``server`` who makes an account named ``name`` (a guest first, as every
+    browser)."""
+    person = Someone(server)
+    r = person.http.post("/api/account", json={"name": name, "password": PASSWORD})
+    assert r.status_code == 200, r.text
+    person.name = name
+    return person
 
 class Live:
     """One table connection of a live server: every message it received, the last state."""

@@ -64,10 +64,13 @@ class Skill:
         deals cannot push up."""
         return self.rating - 3 * SCALE * self.sigma
 
+    def shown(self) -> dict[str, object]:
+        """As a seat plate shows it: rating, deviation, provisional."""
+        return {"rating": self.rating, "deviation": self.deviation, "provisional": self.provisional}
+
     def view(self) -> dict[str, object]:
-        """As pages and the API show it."""
-        return {"rating": self.rating, "deviation": self.deviation, "provisional": self.provisional,
-                "games": self.games}
+        """As the profile and the API show it: :meth:`shown` and the deals rated."""
+        return {**self.shown(), "games": self.games}
 
 
 #: A person never rated.

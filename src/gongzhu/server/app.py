@@ -355,23 +355,13 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         _, cookie = identity.ensure(request)
         return with_cookie(_page(path, name), cookie)
 
-    async def table_page(request: Request) -> Response:
-        return page(request, static / "index.html", "table")
+    def page_route(path: str, file: str, name: str) -> Route:
+        """The route of a page of the static folder (made with the browser's session)."""
 
-    async def history_page(request: Request) -> Response:
-        return page(request, static / "history.html", "history")
+        async def endpoint(request: Request) -> Response:
+            return page(request, static / file, name)
 
-    async def lobby_page(request: Request) -> Response:
-        return page(request, static / "lobby.html", "lobby")
-
-    async def profile_page(request: Request) -> Response:
-        return page(request, static / "profile.html", "profile")
-
-    async def leaderboard_page(request: Request) -> Response:
-        return page(request, static / "leaderboard.html", "leaderboard")
-
-    async def rules_page_(request: Request) -> Response:
-        return page(request, static / "rules.html", "rules")
+        return Route(path, endpoint)
 
     async def get_rules(request: Request) -> Response:
         lang = request.path_params["lang"]
@@ -427,7 +417,7 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         if body.preset is not None and body.preset not in PRESETS:
             return plain_error(400, f"preset {show(body.preset)}: one of {', '.join(PRESETS)}")
         who, cookie = person(request)
-        if body.ranked and not identity.store.accounts([who.id]):
+        if body.ranked and not store.accounts([who.id]):
             return with_cookie(refused_answer(403, Text.of("server.ranked_account_needed")), cookie)
         table_id = tables.play_now(who, preset=body.preset, ranked=body.ranked)
         return with_cookie(JSONResponse({"table_id": table_id, "url": f"/table/{table_id}"}), cookie)
@@ -703,13 +693,13 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
                 await pump
 
     routes: list[Route | WebSocketRoute | Mount] = [
-        Route("/", table_page),
-        Route("/table/{match_id}", table_page),
-        Route("/lobby", lobby_page),
-        Route("/history", history_page),
-        Route("/profile", profile_page),
-        Route("/leaderboard", leaderboard_page),
-        Route("/rules", rules_page_),
+        page_route("/", "index.html", "table"),
+        page_route("/table/{match_id}", "index.html", "table"),
+        page_route("/lobby", "lobby.html", "lobby"),
+        page_route("/history", "history.html", "history"),
+        page_route("/profile", "profile.html", "profile"),
+        page_route("/leaderboard", "leaderboard.html", "leaderboard"),
+        page_route("/rules", "rules.html", "rules"),
         *account_routes(identity),
         *people_routes(people, identity, table_url),
         *challenge_routes(challenges, tables, identity, page, static),

@@ -76,8 +76,7 @@ def entry(info: MatchInfo, people: dict[str, tuple[str, int]], *, spectators: in
             seats[s] = {"name": occupant[1], "title": title_for(lifetime),
                         "computer": seating.levels[s] if seating.auto[i] else None, "auto": seating.auto[i]}
             if table is not None and occupant[0] in table.accounts:  # an account's rating (docs/ratings.md)
-                skill = table.skills.get(occupant[0], DEFAULT)
-                seats[s].update(rating=skill.rating, deviation=skill.deviation, provisional=skill.provisional)
+                seats[s].update(table.skills.get(occupant[0], DEFAULT).shown())
     host = people.get(seating.host, (None, 0))[0] if seating.host is not None else None
     deals = len(table.match.deals) if table is not None else info.deals
     return {

@@ -293,8 +293,7 @@ class Table:
         ))
         self.stored = self.version
         if rated is not None:
-            ids = [p for members, _ in rated.sides for p in members]
-            self.skills.update({u: by[self.family] for u, by in self.hub.store.ratings(ids, self.family).items()})
+            self._learn_ratings([p for members, _ in rated.sides for p in members])
         self._seq = 0
         entrant = self.dealt_to[PERSON]
         if self.challenge is not None and self.hub.challenges is not None and entrant is not None:
@@ -371,20 +370,32 @@ class Table:
         return {c.person.id for c in self.presences.values()}
 
     def _refresh_people(self) -> None:
-        ids = [s[0] for s in self.seats if s is not None]
+        self._learn([s[0] for s in self.seats if s is not None])
+
+    def _learn(self, ids: list[str]) -> None:
+        """Read these people's lifetime scores, whether they are accounts, and their ratings in
+        the table's family."""
         store = self.hub.store
         for user, (_name, lifetime) in store.people(ids).items():
             self.lifetimes[user] = lifetime
         self.accounts |= store.accounts(ids)
-        self.skills.update({u: by[self.family] for u, by in store.ratings(ids, self.family).items()})
+        self._learn_ratings(ids)
+
+    def _learn_ratings(self, ids: list[str]) -> None:
+        self.skills.update({u: by[self.family] for u, by in self.hub.store.ratings(ids, self.family).items()})
+
+    @property
+    def _rates_deals(self) -> bool:
+        """Whether the table's settings let its deals move ratings: a table for people, not a
+        challenge's, its deals not set in advance, with a turn timer."""
+        return not self.solo and self.challenge is None and not self.seeded and self.turn_seconds is not None
 
     @property
     def rated(self) -> bool:
-        """Whether the table's deals move ratings (docs/ratings.md): a table for people, not a
-        challenge's, its deals not set in advance, with a turn timer, and everyone sitting at it
-        an account.  (Each deal is rated among the people it was dealt to, two at least.)"""
-        return (not self.solo and self.challenge is None and not self.seeded and self.turn_seconds is not None
-                and all(o[0] in self.accounts for o in self.seats if o is not None))
+        """Whether the table's deals move ratings (docs/ratings.md): its settings let them, and
+        everyone sitting at it is an account.  (Each deal is rated among the people it was dealt
+        to, two at least.)"""
+        return self._rates_deals and all(o[0] in self.accounts for o in self.seats if o is not None)
 
     def _rated(self, deal: Deal) -> Rated | None:
         """The finished ``deal`` as it moves ratings: its people, each alone or, under partnership
@@ -392,7 +403,7 @@ class Table:
         people = {s: u for s in Seat if (u := self.dealt_to[s]) is not None}
         # (whom the deal was dealt to, not who sits now: sitting down as a guest at the end
         # unrates nothing)
-        if self.solo or self.challenge is not None or self.seeded or self.turn_seconds is None or len(people) < 2:
+        if not self._rates_deals or len(people) < 2:
             return None
         if set(people.values()) - self.hub.store.accounts(list(people.values())):
             return None
@@ -572,11 +583,7 @@ class Table:
             return False
         person = presence.person
         if person.id not in self.lifetimes:
-            for user, (_name, lifetime) in self.hub.store.people([person.id]).items():
-                self.lifetimes[user] = lifetime
-            self.accounts |= self.hub.store.accounts([person.id])
-            rated = self.hub.store.ratings([person.id], self.family)
-            self.skills.update({u: by[self.family] for u, by in rated.items()})
+            self._learn([person.id])
         first = person.id not in self.connected()
         self.presences[presence.ref] = presence
         self.hub.send(presence.ref, None, admit=True)

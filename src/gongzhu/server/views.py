@@ -130,8 +130,7 @@ def table_view(t: TableState) -> dict[str, Any]:
                              "computer": t.levels[s.name] if t.auto[s] or waiting else None,
                              "auto": t.auto[s], "connected": occupant[0] in connected, "timeouts": t.timeouts[s]}
             if occupant[0] in t.accounts:  # a guest has no rating
-                skill = t.skills.get(occupant[0], DEFAULT)
-                seats[s.name].update(rating=skill.rating, deviation=skill.deviation, provisional=skill.provisional)
+                seats[s.name].update(t.skills.get(occupant[0], DEFAULT).shown())
             if waiting:
                 seats[s.name]["next_deal"] = True
     # Fair dealing: the commitment to the match's cards from its start, the seed once it is over (a

@@ -137,6 +137,15 @@ export function applyI18n(root = document) {
 
 export const seatName = (seat) => tOr(`seat.${seat}`, seat);
 
+/** An account's rating as a seat shows it (`info`: its `rating`, `deviation`, `provisional`):
+ * the text, "★1523" ("★1500?" while provisional), and its tooltip with the deviation. */
+export function ratingText(info) {
+  return {
+    text: `★${info.rating}${info.provisional ? "?" : ""}`,
+    title: t(info.provisional ? "seat.ratingProvisional" : "seat.rating", { rating: info.rating, deviation: info.deviation ?? "" }),
+  };
+}
+
 /** What a claim (声称, R5.4) says, in the page's language: "其余各墩都归自己", "a score of at least 10". */
 export function claimWhat(claim) {
   return claim.kind === "score" ? t("claim.said.score", { value: claim.value }) : t(`claim.said.${claim.kind}`);

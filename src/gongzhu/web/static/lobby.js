@@ -24,7 +24,7 @@ import { $, el, fillSelect, span, toast } from "./dom.js";
 import { drawHeader } from "./header.js";
 import {
   applyI18n, dateText, getLang, hasText, levelLabel, optionLabel, optionValueLabel, personName, presetLabel, refusalText,
-  seatName, setLang, speedLabel, t, titleLabel,
+  ratingText, seatName, setLang, speedLabel, t, titleLabel,
 } from "./i18n.js";
 import { buildOptionRows, describeLevels, missingCount, readOverrides } from "./options-form.js";
 import { loadSettings, saveSettings } from "./settings.js";
@@ -360,10 +360,10 @@ function entryItem(entry) {
       li.append(who);
       if (info.title) li.append(span("title", titleLabel(info.title)));
       if (info.rating !== undefined && info.rating !== null) {  // an account's, in the table's family
-        const rating = span("rating", `★${info.rating}${info.provisional ? "?" : ""}`);
+        const { text, title } = ratingText(info);
+        const rating = span("rating", text);
         rating.dataset.rating = String(info.rating);
-        rating.title = t(info.provisional ? "seat.ratingProvisional" : "seat.rating",
-          { rating: info.rating, deviation: info.deviation ?? "" });
+        rating.title = title;
         li.append(rating);
       }
       if (info.auto) li.append(span("mark auto", t("seat.auto")));

@@ -22,7 +22,9 @@
 
 import { cardBack, cardChip, cardFace, cardMini, prettyCard, sortCards } from "./cards.js";
 import { $, button, el, span, speakerIcon } from "./dom.js";
-import { cardName, goalText, levelLabel, personName, presetLabel, seatName, signedNumber, t, titleLabel } from "./i18n.js";
+import {
+  cardName, goalText, levelLabel, personName, presetLabel, ratingText, seatName, signedNumber, t, titleLabel,
+} from "./i18n.js";
 import {
   animMs, autoLastOn, challengeOf, clock, displayedPhase, handCount, isHost, isThinking, motionOn, mySeat, page, pace, personAt, positionOf,
   SEATS, seatInfo, shownTrick, singlePlayer, soundOn, speed, takeFresh, undeclaredSeats,
@@ -272,10 +274,10 @@ function occupant(seat) {
     if (info.title) out.push(span("title", titleLabel(info.title)));
     // An account's rating in the table's family (a guest has none): "?" while provisional.
     if (info.rating !== undefined && info.rating !== null) {
-      const rating = span("rating", `★${info.rating}${info.provisional ? "?" : ""}`);
+      const { text, title } = ratingText(info);
+      const rating = span("rating", text);
       rating.dataset.rating = String(info.rating);
-      rating.title = t(info.provisional ? "seat.ratingProvisional" : "seat.rating",
-        { rating: info.rating, deviation: info.deviation ?? "" });
+      rating.title = title;
       out.push(rating);
     }
     if (s.table?.host && info.name === s.table.host && !singlePlayer()) out.push(span("mark host", t("seat.host")));
