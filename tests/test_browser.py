@@ -716,22 +716,22 @@ def test_a_typed_seed_deals_only_its_own_match(page_factory: Any, server: str) -
     and the next match is random, until the seed is typed again (it deals the same cards)."""
     page = page_factory(1280, 800)
 
-    def dealt(seed: str | None) -> list[str]:
+    def dealt(seed: int | None) -> list[str]:
+        # The dialog as it opens: the seed's field empty (read whether "more options" is open or
+        # not); start_match opens them only if they are closed, to type the seed there.
         page.wait_for_selector("#setup[open]")
-        page.click("details.more summary")
         assert page.input_value("#setup-seed") == ""
-        if seed is not None:
-            page.fill("#setup-seed", seed)
-        start_match(page)
+        # The hand is read once the new match's own state is shown (start_match waits for it).
+        start_match(page, seed=seed)
         assert "seed" not in json.loads(page.evaluate("localStorage.getItem('gongzhu.settings')") or "{}")
         return sorted(hand(page))
 
     open_setup(page)
-    first = dealt("7")
+    first = dealt(7)
     page.click("#new-match")
     second = dealt(None)
     page.click("#new-match")
-    third = dealt("7")
+    third = dealt(7)
     assert first == third
     assert second != first
 

@@ -554,8 +554,9 @@ LONG_NAMES = ("诸葛孔明卧龙先生南阳布衣躬耕陇亩", "Wilhelmina_WW
 def test_a_table_of_people_with_long_names_fits_every_phone(page_factory: Any) -> None:
     """Two people with the longest names an account may have, at a table with two computers: on
     every phone, upright and on its side, each sees the plates (names cut inside their plate),
-    the trick, the status line and the whole hand with nothing to scroll; the chat is a tap away."""
-    from test_browser_tables import act, new_table, open_table, sit
+    the trick, the status line and the whole hand with nothing to scroll.  (The chat, a tap away on
+    every phone, is test_browser_chat.py's.)"""
+    from test_browser_tables import new_table, open_table, play_until, sit
 
     pages = [page_factory(*PHONES[0]), page_factory(*PHONES[0])]
     for page, name in zip(pages, LONG_NAMES, strict=True):
@@ -569,13 +570,9 @@ def test_a_table_of_people_with_long_names_fits_every_phone(page_factory: Any) -
     open_table(host, url)  # (the live update of a seat taken is the tables' tests' concern)
     wait_for(host, f'#seat-N .name[data-name="{LONG_NAMES[1]}"]')
     host.click("#table-start")
-    # Play until a trick lies on the table (each person acts when it is their turn).
-    give_up = 400
-    while not all(p.locator('html[data-phase="play"] #center .card-face').count() for p in pages):
-        assert give_up, "the table stopped moving"
-        give_up -= 1
-        if not any([act(p) for p in pages]):
-            host.wait_for_timeout(30)
+    # Play until a trick lies on the table (each person acts when it is their turn; the loop's
+    # guard is play_until's, however long each step takes on a busy machine).
+    play_until(pages, lambda: all(p.locator('html[data-phase="play"] #center .card-face').count() for p in pages))
     for page, who in zip(pages, ("host", "second"), strict=True):
         for w, h in PHONES:
             resize(page, w, h)
@@ -585,20 +582,3 @@ def test_a_table_of_people_with_long_names_fits_every_phone(page_factory: Any) -
             assert all(n["inside"] for n in names), (where, names)
             wait_for(page, f'#seat-S .name[data-name="{LONG_NAMES[0]}"]')  # the host's name, on every screen
             shot(page, where)
-    # The chat: a panel over the table, opened by the header's button, which counts new lines.
-    host.click("#chat-toggle")
-    wait_for(host, "#chat.open #chat-input")
-    host.fill("#chat-input", "加油")
-    host.click("#chat-send")
-    wait_for(second, '#chat-unread:not([hidden]):text-is("1")')
-    second.click("#chat-toggle")
-    wait_for(second, "#chat.open .chat-line")
-    w, h = PHONES[-1]
-    panel = second.locator("#chat").bounding_box()
-    assert panel is not None and panel["y"] >= 0 and panel["y"] + panel["height"] <= h + 0.5, panel
-    assert "加油" in (second.locator("#chat-log .chat-line").last.text_content() or "")
-    assert second.locator("#chat-unread").is_hidden()
-    shot(second, "people-chat-open")
-    second.click("#chat-close")
-    wait_for(second, "#chat:not(.open)")
-    check_on_screen(second, "people-chat-closed")

@@ -3,7 +3,7 @@ the real server, as ``test_browser.py`` does.
 
 A person plays a deal, and the summary's 复盘 / Review button opens the replay with the review of
 their seat: while the server works on it the dialog says so ("复盘中 3/20"), then each trick's card
-of the seat carries its mark, the summary shows the server's result, par, luck and loss, the graph
+of the seat carries its mark, the summary shows the server's result, luck, skill, par and loss, the graph
 is drawn with the par as a reference line, and each of the costliest moments jumps to its trick.
 The same review, kept by the server, opens at once in English; the history page's replay reviews
 another seat.  Nothing on the page reads "undefined" or a raw catalog key in either language, and
@@ -105,7 +105,7 @@ def check_no_raw_text(dialog: Locator) -> None:
 def check_review_shown(page: Page, dialog: Locator, review: dict[str, Any]) -> None:
     """The dialog shows ``review`` (the server's JSON): the summary's numbers, the graph, each
     trick's mark on the seat's card, the moments; stepping ends at the last trick."""
-    for name in ("result", "par", "luck", "loss"):
+    for name in ("result", "luck", "skill", "par", "loss"):
         cell = dialog.locator(f'[data-review="{name}"]')
         assert float(cell.get_attribute("data-value") or "nan") == review[name], name
         assert number(cell.text_content()) == review[name], name
@@ -113,6 +113,11 @@ def check_review_shown(page: Page, dialog: Locator, review: dict[str, Any]) -> N
     assert graph.count() == 1
     assert float(graph.locator(".review-par").get_attribute("data-par") or "nan") == review["par"]
     assert graph.locator("circle.review-dot").count() == len(review["graph"])
+    # The running luck and skill, one point per weighed decision and the end.
+    for part in ("luck", "skill"):
+        line = graph.locator(f'polyline[data-running="{part}"]')
+        assert line.count() == 1
+        assert len((line.get_attribute("points") or "").split()) == len(review["graph"])
     for d in review["decisions"]:
         if d["mark"] is not None:
             assert graph.locator(f'circle[data-decision="{d["index"]}"][data-mark="{d["mark"]}"]').count() == 1
@@ -139,6 +144,12 @@ def check_review_shown(page: Page, dialog: Locator, review: dict[str, Any]) -> N
         step = dialog.locator(f'.review-step [data-decision="{d["index"]}"]')
         assert step.count() == 1
         assert float(step.locator(".review-verdict").get_attribute("data-loss") or "nan") == d["loss"]
+        if d["skill"] is not None:  # the step's own luck and skill, and a mark inside the noise marked so
+            parts = step.locator(".review-skill")
+            assert float(parts.get_attribute("data-skill") or "nan") == d["skill"]
+            assert float(parts.get_attribute("data-luck") or "nan") == d["luck"]
+            if d["mark"] is not None:
+                assert step.locator("[data-uncertain]").count() == (1 if d["uncertain"] else 0)
     # The moments: one button each, jumping to its trick.
     moments = dialog.locator("button[data-moment]")
     assert moments.count() == len(review["moments"])

@@ -457,6 +457,47 @@ def test_the_lobby_reconnects_by_itself(page_factory: Any) -> None:
     lobby.locator(f'[data-table-id="{table_id}"]').wait_for()
 
 
+CHOSEN_LINES = "ls => ls.filter(l => l.classList.contains('chosen')).map(l => l.dataset.level)"
+
+
+def test_the_new_table_form_says_how_strong_each_chosen_level_is(page_factory: Any) -> None:
+    """The lobby's new-table form, on a phone, has under the computer levels the table page's line
+    on each level (the same catalog lines), those of the levels chosen marked as they change, in
+    Chinese and in English."""
+    from test_browser_layout import shot as screen
+
+    page = page_factory(360, 640)
+    page.goto("/lobby")
+    wait_for(page, "#create:not([disabled])")
+    page.click("#create")
+    wait_for(page, "#create-level-notes li[data-level]")
+    levels = page.eval_on_selector_all("#create-level-N option", "os => os.map(o => o.value)")
+    notes = page.locator("#create-level-notes li")
+    assert [notes.nth(i).get_attribute("data-level") for i in range(notes.count())] == levels
+    chosen = {page.input_value(f"#create-level-{seat}") for seat in SEATS}
+    assert sorted(page.eval_on_selector_all("#create-level-notes li", CHOSEN_LINES)) == sorted(chosen)
+    strongest = levels[-1]
+    assert strongest not in chosen
+    page.select_option("#create-level-E", strongest)
+    wait_for(page, f'#create-level-notes li.chosen[aria-current="true"][data-level="{strongest}"]')
+    line = page.locator(f'#create-level-notes li[data-level="{strongest}"]')
+    assert "最强" in (line.text_content() or "")
+    line.scroll_into_view_if_needed()
+    screen(page, "lobby-levels-zh-360x640")
+    # In English: the same lines, in English (the form is opened again after the switch).
+    page.click("#create-cancel")
+    page.click("#lang")
+    page.click("#create")
+    wait_for(page, "#create-level-notes li[data-level]")
+    assert "the strongest" in (line.text_content() or "")
+    page.select_option("#create-level-W", levels[0])
+    chosen = {page.input_value(f"#create-level-{seat}") for seat in SEATS}
+    assert levels[0] in chosen
+    assert sorted(page.eval_on_selector_all("#create-level-notes li", CHOSEN_LINES)) == sorted(chosen)
+    page.locator(f'#create-level-notes li[data-level="{levels[0]}"]').scroll_into_view_if_needed()
+    screen(page, "lobby-levels-en-360x640")
+
+
 def test_a_seat_taken_during_a_deal_is_yours_from_the_next_deal(page_factory: Any) -> None:
     """A spectator who sits down while a deal is being played sits from the next deal on: their
     page shows no hand, the seat's plate and the status line say so on both pages, and once the

@@ -92,11 +92,13 @@ SERVER = SRC / "server"
 #: import only modules before it — at the top of the file, inside a function or for type
 #: checking alike — so no two of them import each other, however indirectly.
 SERVER_FLOORS: list[str] = [
-    "policy", "names", "wire", "bus", "clock", "rulebook", "matchmaking",
+    "policy", "metrics", "logs", "names", "wire", "bus", "clock", "rulebook", "matchmaking",
     "migrations", "store", "migrations.env", "transport",
     "bodies", "challenges", "views", "rooms", "thinking", "claiming", "lobby", "table", "dispatch", "registry",
     "cluster",
-    "identity", "accounts", "people", "challenge_api", "reviews", "app", "__init__",
+    "identity", "account_care", "accounts", "people", "moderation", "challenge_api", "reviews", "whatif", "operations",
+    "accuracy", "app",
+    "__init__",
 ]
 
 

@@ -18,7 +18,7 @@ from gongzhu.players.expert import ExpertPlayer
 from gongzhu.players.observation import observe
 from gongzhu.records.format import RecordError, deal_to_record
 from gongzhu.records.replay import replay_states
-from gongzhu.review import MARKS, REVIEW_FORMAT, Budget, Reviewer, mark_for, review_record
+from gongzhu.review import MARKS, REVIEW_FORMAT, Budget, Reviewer, mark_for, review_record, weigh
 from gongzhu.rules.cards import Seat
 from gongzhu.rules.deal import Deal
 from gongzhu.rules.options import Options
@@ -85,32 +85,72 @@ def test_every_decision_of_the_seat_is_reviewed(record: dict[str, Any], review: 
         assert d["loss"] >= 0 and d["mark"] == mark_for(d["loss"])
 
 
-def test_result_par_luck_and_loss_add_up(record: dict[str, Any], review: dict[str, Any]) -> None:
-    """R7: the result is the seat's raw score minus the others' mean; result − par = luck − loss."""
+def test_result_is_luck_plus_skill_decision_by_decision(record: dict[str, Any], review: dict[str, Any]) -> None:
+    """R7: the result is the seat's raw score minus the others' mean, and it is exactly the sum of
+    the luck and the skill; each part is the sum of its steps along the deal: the deal's luck, the
+    luck between the seat's decisions and the skill of each decision."""
     raw = record["raw"]
     assert review["result"] == pytest.approx(raw["S"] - (raw["N"] + raw["E"] + raw["W"]) / 3, abs=0.051)
     assert review["par_replays"] == SMALL.par_replays
     assert review["loss"] == pytest.approx(sum(d["loss"] for d in review["decisions"]), abs=0.051)
-    assert review["result"] - review["par"] == pytest.approx(review["luck"] - review["loss"], abs=0.16)
+    assert review["result"] == pytest.approx(review["luck"] + review["skill"], abs=0.11)
+    weighed = [d for d in review["decisions"] if d["skill"] is not None]
+    assert weighed, "a deal has decisions with a choice"
+    assert review["skill"] == pytest.approx(sum(d["skill"] for d in weighed), abs=0.06 * len(weighed))
+    assert review["luck_parts"]["deal"] == weighed[0]["luck"] == weighed[0]["before"]
+    between = sum(d["luck"] for d in weighed[1:])
+    ending = review["result"] - weighed[-1]["before"] - weighed[-1]["skill"]
+    assert review["luck_parts"]["play"] == pytest.approx(between + ending, abs=0.06 * len(weighed) + 0.2)
+    assert review["luck"] == pytest.approx(review["luck_parts"]["deal"] + review["luck_parts"]["play"], abs=0.11)
+    for d in weighed:  # the expected result after a decision is the one before it moved by its skill
+        assert d["expected"] is not None and d["before"] is not None
+        if d["kind"] == "play":
+            assert d["loss_spread"] is not None and d["skill_spread"] is not None
 
 
 def test_graph_and_trick_changes(record: dict[str, Any], review: dict[str, Any]) -> None:
-    """The graph follows the decisions evaluated and ends at the result; the changes per trick
-    add up to the result (R6 raw scores of the cards taken so far)."""
+    """The graph follows the decisions weighed, carries the running luck and skill, and ends at
+    the result with the totals; the changes per trick add up to the result (R6 raw scores of the
+    cards taken so far)."""
     graph = review["graph"]
     evaluated = [d for d in review["decisions"] if d["expected"] is not None]
     assert [g["decision"] for g in graph[:-1]] == [d["index"] for d in evaluated]
-    assert graph[-1] == {"decision": None, "trick": 13, "expected": review["result"]}
+    assert graph[-1] == {"decision": None, "trick": 13, "before": None, "expected": review["result"],
+                         "luck": review["luck"], "skill": review["skill"]}
+    for g in graph[:-1]:
+        assert g["expected"] == pytest.approx(g["luck"] + g["skill"], abs=0.11)
     assert len(review["tricks"]) == 13
     assert sum(review["tricks"]) == pytest.approx(review["result"], abs=0.05 * 13 + 0.05)  # 13 roundings
 
 
+def test_weighing_a_decision_from_its_worlds() -> None:
+    """Loss against the best choice, skill against standard play, and their spreads over the
+    worlds, on values small enough to check by hand."""
+    worlds = [[10.0, 0.0, 4.0], [20.0, 10.0, 8.0], [0.0, -10.0, 6.0]]
+    w = weigh([["AS"], ["2S"], ["KS"]], worlds, [5.0, 12.0, -2.0], ["2S"])
+    assert w.best == 0 and w.played == 1
+    assert w.loss == pytest.approx(10.0) and w.loss_spread == pytest.approx(0.0)
+    assert w.before == pytest.approx(5.0) and w.skill == pytest.approx(0.0 - 5.0)
+    # played − standard: -5, -2, -8 → mean -5, sample sd 3, standard error sqrt(3)
+    assert w.skill_spread == pytest.approx(3 / 3 ** 0.5)
+    best = weigh([["AS"], ["2S"], ["KS"]], worlds, None, ["AS"])  # a declaration: against the best
+    assert best.loss == 0.0 and best.skill == 0.0 and best.before == pytest.approx(10.0)
+    with pytest.raises(ValueError, match="not among"):
+        weigh([["AS"]], [[1.0]], None, ["QS"])
+
+
 def test_moments_are_the_costliest_and_say_where_points_landed(review: dict[str, Any]) -> None:
-    """Up to three decisions, costliest first; where points landed, the trick is at or after the
-    decision and made the seat's objective fall."""
+    """Up to three decisions, costliest first, each named once: where points landed, the trick
+    is at or after the decision, made the seat's objective fall, and no other moment names it."""
     moments = review["moments"]
-    costly = sorted((d["loss"] for d in review["decisions"] if d["loss"] > 0), reverse=True)[:3]
-    assert [m["loss"] for m in moments] == costly
+    losses = [m["loss"] for m in moments]
+    assert losses == sorted(losses, reverse=True) and len(moments) <= 3
+    assert len({m["decision"] for m in moments}) == len(moments)
+    landed = [m["landed"]["trick"] for m in moments if m["landed"] is not None]
+    assert len(set(landed)) == len(landed)
+    costly = sorted((d for d in review["decisions"] if d["loss"] > 0), key=lambda d: (-d["loss"], d["index"]))
+    if costly:
+        assert moments[0]["decision"] == costly[0]["index"]
     for m in moments:
         if m["landed"] is not None:
             assert m["landed"]["trick"] >= (m["trick"] or 1)
@@ -266,5 +306,6 @@ def test_random_records_review_without_error() -> None:
         rec = played_record(options, rng.randrange(1000))
         for seat in Seat:
             review = review_record(rec, seat, budget=Budget(think=None, worlds=2, par_replays=0, exact_limit=20_000))
-            assert review["par"] is None and review["luck"] is None
+            assert review["par"] is None
+            assert review["result"] == pytest.approx(review["luck"] + review["skill"], abs=0.11)
             assert len([d for d in review["decisions"] if d["kind"] == "play"]) == 13

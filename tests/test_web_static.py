@@ -32,13 +32,14 @@ TABLE_MODULES = (
     "sound.js", "state.js", "view-chat.js", "view-controls.js", "view-hand.js", "view-summary.js", "view-table.js",
     "view-waiting.js",
 )
-SHARED_MODULES = ("cards.js", "i18n.js", "replay.js", "review.js", "options-form.js", "socket.js")
+SHARED_MODULES = ("cards.js", "i18n.js", "replay.js", "review.js", "whatif.js", "options-form.js", "socket.js")
 FILES = ("index.html", "history.html", "history.js", "challenges.html", "challenges.js", "challenge.html",
          "challenge.js", "played.js", "lobby.html", "lobby.js", "profile.html", "profile.js",
          "leaderboard.html", "leaderboard.js", "rules.html", "rules.js", "header.js", *TABLE_MODULES, *SHARED_MODULES,
-         "style.css", "motion.css", "README.md", "manifest.webmanifest", "icon.svg", "icon-192.png", "icon-512.png")
+         "style.css", "motion.css", "README.md", "manifest.webmanifest", "icon.svg", "icon-192.png", "icon-512.png",
+         "admin.html", "admin.js")
 PAGES = ("index.html", "history.html", "lobby.html", "profile.html", "leaderboard.html", "rules.html",
-         "challenges.html", "challenge.html")
+         "challenges.html", "challenge.html", "admin.html")
 SCRIPTS = tuple(f for f in FILES if f.endswith(".js"))
 IMPORT = re.compile(r"^import\s*(?:\{[^}]*\}\s*from\s*)?\"\./([\w.-]+)\";", re.M)
 

@@ -4,9 +4,9 @@ Every record is first re-checked by replaying it (as ``gongzhu replay`` does), s
 elsewhere and typed in is reviewed only once its plays are legal and its scores right.  For each
 deal, :mod:`gongzhu.review` gives each decision of the seat (default South) its expected value
 against the best alternative from what the seat could see, a mark (?! ≥ 10, ? ≥ 25, ?? ≥ 50
-expected points), the exact open-card values in hindsight, the par of the deal, the luck and the
-three costliest moments.  ``--json`` writes one ``gongzhu-review/1`` object per deal as JSON
-Lines (docs/review.md).
+expected points), the exact open-card values in hindsight, the par of the deal, the result
+split into luck and skill, and the three costliest moments.  ``--json`` writes one
+``gongzhu-review/2`` object per deal as JSON Lines (docs/review.md).
 
 Exit status: 0 when every deal was reviewed, 1 at a bad record or when the file holds none, 2
 when the file cannot be read.  Progress goes to stderr when it is a terminal.
@@ -48,7 +48,7 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("file", metavar="FILE", help="JSON Lines file of deal records; - reads stdin")
     p.add_argument("--seat", choices=SEATS, default="S", help="the seat to review (default S)")
-    p.add_argument("--json", action="store_true", help="write one gongzhu-review/1 object per deal (JSON Lines)")
+    p.add_argument("--json", action="store_true", help="write one gongzhu-review/2 object per deal (JSON Lines)")
     p.add_argument("--lang", choices=LANGS, default="en", help="language of the account (default en)")
     p.add_argument("--think", type=float, default=DEFAULT_BUDGET.think, metavar="SECONDS",
                    help=f"the expert's search time per decision (default {DEFAULT_BUDGET.think})")
@@ -87,14 +87,16 @@ def _where(d: dict[str, Any], lang: str) -> str:
 
 
 def format_review(review: dict[str, Any], lang: str = "en") -> list[str]:
-    """A readable account of one review (``gongzhu-review/1``)."""
+    """A readable account of one review (``gongzhu-review/2``)."""
     seat = seat_text(Seat[review["seat"]], lang)
     out = [_w("header", lang, deal=t("deal", lang, n=review["deal_index"] + 1), match=review["match"], seat=seat)]
+    parts = {"result": _num(review["result"]), "luck": _num(review["luck"]), "skill": _num(review["skill"]),
+             "deal": _num(review["luck_parts"]["deal"]), "play": _num(review["luck_parts"]["play"]),
+             "loss": f"{review['loss']:.1f}"}
     if review["par"] is None:
-        out.append("  " + _w("summary_no_par", lang, result=_num(review["result"]), loss=f"{review['loss']:.1f}"))
+        out.append("  " + _w("summary_no_par", lang, **parts))
     else:
-        out.append("  " + _w("summary", lang, result=_num(review["result"]), par=_num(review["par"]),
-                             replays=review["par_replays"], luck=_num(review["luck"]), loss=f"{review['loss']:.1f}"))
+        out.append("  " + _w("summary", lang, par=_num(review["par"]), replays=review["par_replays"], **parts))
     out.append("  " + _w("marks", lang))
     for d in review["decisions"]:
         where = _where(d, lang)
@@ -102,11 +104,20 @@ def format_review(review: dict[str, Any], lang: str = "en") -> list[str]:
         if d["forced"]:
             line = _w("forced", lang, where=where, cards=cards)
         else:
-            line = _w("decision", lang, where=where, cards=cards, mark=d["mark"] or "",
+            mark = d["mark"] or ""
+            if mark and d["uncertain"]:
+                mark = f"({mark})"  # inside the search's noise
+            spread = "?" if d["loss_spread"] is None else f"{d['loss_spread']:.1f}"
+            line = _w("decision", lang, where=where, cards=cards, mark=mark,
                       expected=_num(d["expected"]), best=_cards(d["best"], lang),
-                      best_expected=_num(d["best_expected"]), loss=f"{d['loss']:.1f}")
+                      best_expected=_num(d["best_expected"]), loss=f"{d['loss']:.1f}", spread=spread,
+                      luck=_num(d["luck"]), skill=_num(d["skill"]))
         if d["exact"] is not None:
             line += " · " + _w("hindsight", lang, exact=_num(d["exact"]), best=_num(d["exact_best"]))
+            if d["hindsight_differs"] and review["hindsight"]["meaning"] == "worst_case":
+                line += " · " + _w("differs_worst", lang)
+            elif d["hindsight_differs"]:
+                line += " · " + _w("differs", lang)
         out.append("  " + line)
     if review["moments"]:
         out.append("  " + _w("moments", lang))

@@ -29,14 +29,18 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "arena",
         help="computer players play seeded deals against each other; means with 95%% CIs",
-        description="Four computer players (level names, seats N,E,S,W) play seeded deals; "
+        description="Four computer players (level names, seats N,E,S,W on the first deal, one seat on "
+        "with each deal after) play seeded deals; "
         "the report gives per player type the mean raw and final points per deal with 95% "
         "confidence intervals across deals, first/last rates, think times, and head-to-head "
         "differences. --duplicate plays every deal in all four seat rotations.",
     )
     p.add_argument("--players", required=True, metavar="L,L,L,L",
-                   help=f"four level names for N,E,S,W, e.g. random,random,random,random "
-                   f"(levels: {', '.join(LEVELS)}; research variants: {', '.join(RESEARCH_LEVELS)})")
+                   help=f"four level names, e.g. random,random,random,random; they sit N,E,S,W on deal 0 "
+                   f"and move one seat on with each deal (deal i: the k-th listed sits in seat (k + i) mod 4; "
+                   f"--duplicate: every rotation of every deal), so every level plays every seat "
+                   f"(levels: {', '.join(LEVELS)}; research variants: "
+                   f"{', '.join(RESEARCH_LEVELS)})")
     p.add_argument("--preset", default="online", help="rule preset (R9), default online")
     p.add_argument("--set", dest="set", action="append", default=[], metavar="KEY=VALUE",
                    help="override one option of R10 on top of the preset (repeatable)")

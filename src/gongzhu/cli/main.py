@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from gongzhu import __version__
 
 #: Sub-command name -> module in gongzhu.cli with ``register(subparsers)`` and ``run(args) -> int``.
-COMMANDS = ("play", "selfplay", "replay", "analyze", "score", "boards", "arena", "bot", "serve", "rules")
+COMMANDS = ("play", "selfplay", "replay", "analyze", "score", "boards", "event", "arena", "bot", "serve", "rules",
+            "admin")
 #: The exit status after standard output was closed by the reader (128 + SIGPIPE).
 CLOSED_OUTPUT = 141
 #: The exit status after Ctrl+C.

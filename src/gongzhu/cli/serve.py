@@ -11,6 +11,7 @@ command runs, so the other commands start as fast as before.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -64,7 +65,91 @@ def register(subparsers: Any) -> None:
     p.add_argument("--websockets-per-address", type=_sockets, default=WEBSOCKETS_PER_ADDRESS, metavar="N",
                    help=f"WebSockets one client address may hold open at once (default {WEBSOCKETS_PER_ADDRESS}; "
                         "0: no bound)")
+    p.add_argument("--metrics-allow", action="append", default=[], type=_network, metavar="ADDR_OR_CIDR",
+                   help="a client address or network that may read GET /metrics, e.g. 10.0.0.0/8 (repeatable; "
+                        "default 127.0.0.1 and ::1: this machine; behind a --trusted-proxy, the client it "
+                        "forwards counts; docs/operations.md)")
+    p.add_argument("--log-format", choices=("json", "text"), default="text",
+                   help="the server's log on standard error: text (default: warnings and errors) or json "
+                        "(one JSON object a line: every request and table action, with its request id; "
+                        "docs/operations.md)")
     p.set_defaults(run=run)
+    settings_from_environment(p)
+
+
+#: Where an option's variable starts: ``--allowed-origin`` is ``GONGZHU_ALLOWED_ORIGIN``.
+ENVIRONMENT_PREFIX = "GONGZHU_"
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+
+
+def environment_variable(action: argparse.Action) -> str | None:
+    """The environment variable of an option: ``GONGZHU_`` and its long name in capitals, ``-``
+    as ``_`` (``--websockets-per-address``: ``GONGZHU_WEBSOCKETS_PER_ADDRESS``); None for
+    ``--help`` and positional arguments."""
+    longs = [o for o in action.option_strings if o.startswith("--")]
+    if not longs or isinstance(action, argparse._HelpAction):
+        return None
+    return ENVIRONMENT_PREFIX + longs[0][2:].upper().replace("-", "_")
+
+
+def settings_from_environment(parser: argparse.ArgumentParser) -> None:
+    """Let every option of ``parser`` be set by its environment variable
+    (:func:`environment_variable`), as a container or a service manager sets a server's
+    settings.  The variables are read when the command line is parsed, so an option added to
+    the parser later has its variable too.  A variable that is empty or not set changes
+    nothing; an option on the command line wins over its variable; a repeatable option takes
+    several values separated by commas or spaces (and the command line's replace them); a flag
+    takes 1/true/yes/on or 0/false/no/off.  Each value goes through the option's own type and
+    choices: a bad one ends the command with one line naming the variable (status 2)."""
+    parser.epilog = ((parser.epilog + " ") if parser.epilog else "") + (
+        f"Every option can also be set by an environment variable: {ENVIRONMENT_PREFIX} and the option's "
+        f"name in capitals, - as _ ({ENVIRONMENT_PREFIX}DB, {ENVIRONMENT_PREFIX}PORT, "
+        f"{ENVIRONMENT_PREFIX}ALLOWED_ORIGIN ...; several values of a repeatable option separated by commas "
+        "or spaces); the command line wins over the environment.")
+    parse = parser.parse_known_args
+
+    def parse_known_args(args: Any = None, namespace: argparse.Namespace | None = None) -> Any:
+        namespace = argparse.Namespace() if namespace is None else namespace
+        repeated: dict[str, int] = {}
+        for action in parser._actions:
+            variable = environment_variable(action)
+            text = os.environ.get(variable, "").strip() if variable else ""
+            if not variable or not text or hasattr(namespace, action.dest):
+                continue
+            value = _environment_value(parser, action, variable, text)
+            if isinstance(action, argparse._AppendAction):
+                repeated[action.dest] = len(value)
+            setattr(namespace, action.dest, value)
+        parsed, extras = parse(args, namespace)
+        for dest, count in repeated.items():  # values on the command line replace the variable's
+            values = getattr(parsed, dest)
+            if len(values) > count:
+                setattr(parsed, dest, values[count:])
+        return parsed, extras
+
+    setattr(parser, "parse_known_args", parse_known_args)  # noqa: B010 (a method of this one parser)
+
+
+def _environment_value(parser: argparse.ArgumentParser, action: argparse.Action, variable: str, text: str) -> Any:
+    """``text`` of ``variable`` as ``action``'s value, or the command ended with one line."""
+    if action.nargs == 0:  # a flag: store_true, store_false, store_const
+        if text.lower() not in _TRUE + _FALSE:
+            parser.exit(2, f"{parser.prog}: {variable}={text!r}: not one of 1, true, yes, on, 0, false, no, off\n")
+        return action.const if text.lower() in _TRUE else action.default
+    convert = action.type if callable(action.type) else str
+    words = text.replace(",", " ").split() if isinstance(action, argparse._AppendAction) else [text]
+    values = []
+    for word in words:
+        try:
+            value = convert(word)
+        except (argparse.ArgumentTypeError, TypeError, ValueError) as e:
+            reason = str(e) if isinstance(e, argparse.ArgumentTypeError) else f"not a valid {action.dest} value"
+            parser.exit(2, f"{parser.prog}: {variable}={word!r}: {reason}\n")
+        if action.choices is not None and value not in action.choices:
+            shown = ", ".join(map(str, action.choices))
+            parser.exit(2, f"{parser.prog}: {variable}={word!r}: not one of {shown}\n")
+        values.append(value)
+    return values if isinstance(action, argparse._AppendAction) else values[0]
 
 
 def _workers(text: str) -> int:
@@ -108,6 +193,10 @@ def run(args: argparse.Namespace) -> int:
     from gongzhu.server.policy import normalize_origin, server_hosts
     from gongzhu.server.transport import server_config
 
+    if getattr(args, "log_format", "text") == "json":
+        from gongzhu.server.logs import use_json
+
+        use_json()
     db_url = args.db or default_db_url()
     try:
         origins = [normalize_origin(o) for o in args.allowed_origin]
@@ -120,7 +209,8 @@ def run(args: argparse.Namespace) -> int:
         app = create_app(db_url, allowed_hosts=hosts, allowed_origins=origins, redis_url=args.redis,
                          review_workers=getattr(args, "review_workers", REVIEW_WORKERS),
                          trusted_proxies=getattr(args, "trusted_proxy", []),
-                         websockets_per_address=getattr(args, "websockets_per_address", WEBSOCKETS_PER_ADDRESS))
+                         websockets_per_address=getattr(args, "websockets_per_address", WEBSOCKETS_PER_ADDRESS),
+                         metrics_allow=getattr(args, "metrics_allow", None) or ("127.0.0.1", "::1"))
     except Exception as e:
         print(f"gongzhu serve: cannot open the database {db_url}: {e}", file=sys.stderr)
         return 2
@@ -141,7 +231,9 @@ def run(args: argparse.Namespace) -> int:
               "--allowed-host (or --allowed-origin behind a proxy)", file=sys.stderr, flush=True)
     # The transport's own bounds, below the application's limits (docs/web-protocol.md): slow
     # and large requests, large WebSocket messages (gongzhu.server.transport).
-    server = uvicorn.Server(server_config(app))
+    # with JSON logs, uvicorn's loggers keep to the handler of gongzhu.server.logs
+    log_options: dict[str, Any] = {"log_config": None} if getattr(args, "log_format", "text") == "json" else {}
+    server = uvicorn.Server(server_config(app, **log_options))
     _tune_gc()
     server.run(sockets=[sock])  # uvicorn stops cleanly on Ctrl+C / SIGTERM
     return 0

@@ -3,7 +3,8 @@ the page sends on a table's WebSocket (:data:`BrowserMessage`, told apart by ``t
 body of ``POST /api/matches`` (:class:`NewMatchBody`: one person against three computer players),
 that of ``POST /api/tables`` (:class:`NewTableBody`: a table for people), that of
 ``POST /api/challenges`` (:class:`NewChallengeBody`: a private challenge) and the bodies of the
-account routes (:class:`AccountBody`, :class:`LogoutBody`).
+account routes (:class:`AccountBody`, :class:`LogoutBody`, and those of account care:
+:class:`PasswordChangeBody`, :class:`RenameBody`, :class:`DeleteAccountBody`).
 
 Unknown fields are refused.  Whether a message may be sent now (South's turn, a legal play, a
 known level) is checked by :mod:`gongzhu.server.dispatch` and the rules core.
@@ -33,6 +34,7 @@ __all__ = [
     "ChatMessage",
     "ClaimAnswerMessage",
     "ClaimMessage",
+    "DeleteAccountBody",
     "ExposeMessage",
     "HintMessage",
     "InviteBody",
@@ -41,9 +43,11 @@ __all__ = [
     "NewMatchBody",
     "NewTableBody",
     "NextMessage",
+    "PasswordChangeBody",
     "PlayMessage",
     "PlayNowBody",
     "RemoveMessage",
+    "RenameBody",
     "ReportBody",
     "SettingsMessage",
     "SitMessage",
@@ -256,3 +260,29 @@ class LogoutBody(msgspec.Struct, forbid_unknown_fields=True):
     user, on every browser, not only this one."""
 
     everywhere: bool = False
+
+
+_PASSWORD = msgspec.Meta(description="a password: 8 to 128 characters")
+
+
+class PasswordChangeBody(msgspec.Struct, forbid_unknown_fields=True):
+    """The body of ``POST /api/account/password``: the password now and the new one (its rules
+    are the server's, :func:`gongzhu.server.identity.check_password`)."""
+
+    current: Annotated[str, _PASSWORD]
+    new: Annotated[str, _PASSWORD]
+
+
+class RenameBody(msgspec.Struct, forbid_unknown_fields=True):
+    """The body of ``POST /api/account/name``: the new name and the account's password."""
+
+    name: Annotated[str, msgspec.Meta(description="the nickname: 1 to 16 letters, digits, _, - or ·")]
+    password: Annotated[str, _PASSWORD]
+
+
+class DeleteAccountBody(msgspec.Struct, forbid_unknown_fields=True):
+    """The body of ``POST /api/account/delete``: the account's password, and its name typed again
+    (``confirm``) to say that the account is to go."""
+
+    password: Annotated[str, _PASSWORD]
+    confirm: Annotated[str, msgspec.Meta(description="the account's name, typed again")]

@@ -39,7 +39,10 @@ if TYPE_CHECKING:  # numpy is loaded only by an expert that weighs its worlds
     from gongzhu.players.network import Network
     from gongzhu.players.weighting import PlayLikelihood
 
-__all__ = ["DEFAULT_THINK", "ENDGAME_LIMIT", "ExpertPlayer", "FlatMonteCarloPlayer", "PlayValue", "objective_weights"]
+__all__ = [
+    "DEFAULT_THINK", "ENDGAME_LIMIT", "Evaluation", "ExpertPlayer", "FlatMonteCarloPlayer", "PlayValue",
+    "objective_weights",
+]
 
 #: Worlds weighed together (``weighting``): one pass of the network for all of them.
 _WEIGHING_BATCH = 16
@@ -75,6 +78,18 @@ class PlayValue:
     play: Play
     value: float
     samples: int
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """A decision's search in full (:meth:`ExpertPlayer.evaluate_worlds`): ``values`` as
+    :meth:`~ExpertPlayer.evaluate` gives them; ``worlds[w][i]``, world ``w``'s value of the
+    ``i``-th play; ``baseline[w]``, world ``w``'s value of the position when the playout policy
+    chooses for the seat as well."""
+
+    values: list[PlayValue]
+    worlds: list[list[float]]
+    baseline: list[float]
 
 
 class ExpertPlayer(Player):
@@ -147,6 +162,19 @@ class ExpertPlayer(Player):
         """Every legal play with its expected result, in the order of ``obs.legal_plays()``:
         the mean over the sampled worlds of its value in each (the mean of its playouts, or
         its exact value where the world is solved, ``endgame``)."""
+        return self._evaluate(obs, None)
+
+    def evaluate_worlds(self, obs: Observation) -> Evaluation:
+        """:meth:`evaluate` with what lies behind the means: each world's value of each legal
+        play, and each world's value of the position itself when the playout policy makes the
+        seat's choice too (the same continuations: the seat's expected result under standard
+        play, against which the deal review measures a choice)."""
+        worlds: list[list[float]] = []
+        baseline: list[float] = []
+        values = self._evaluate(obs, (worlds, baseline))
+        return Evaluation(values, worlds, baseline)
+
+    def _evaluate(self, obs: Observation, keep: tuple[list[list[float]], list[float]] | None) -> list[PlayValue]:
         plays = list(obs.legal_plays())
         weights = objective_weights(obs.options, obs.seat)
         solver = self._endgame_solver(obs)
@@ -176,6 +204,8 @@ class ExpertPlayer(Player):
             if exact is not None and all(p[0] in exact for p in plays):
                 per_world.append([float(exact[p[0]]) for p in plays])
                 samples += 1
+                if keep is not None:
+                    keep[1].append(max(per_world[-1]))  # solved: standard play is best play
             else:
                 values = []
                 for p in plays:
@@ -185,6 +215,9 @@ class ExpertPlayer(Player):
                     values.append(sum(w * s for w, s in zip(weights, sums, strict=True)) / _PLAYOUTS_PER_WORLD)
                 per_world.append(values)
                 samples += _PLAYOUTS_PER_WORLD
+                if keep is not None:
+                    sums = pos.playout_sums(_PLAYOUTS_PER_WORLD, seed, policy=self.policy)
+                    keep[1].append(sum(w * s for w, s in zip(weights, sums, strict=True)) / _PLAYOUTS_PER_WORLD)
             if likelihood is not None:
                 waiting.append(world)
                 # A small first batch measures the rate early.
@@ -195,6 +228,10 @@ class ExpertPlayer(Player):
         if likelihood is not None:
             log_weights += weighing.weigh(likelihood, waiting)
         means = _weighted_means(per_world, log_weights, len(plays))
+        if keep is not None:
+            if log_weights:
+                raise ValueError("the values of single worlds are kept for an unweighted search only")
+            keep[0].extend(per_world)
         return [PlayValue(p, means[i], samples) for i, p in enumerate(plays)]
 
     def _endgame_solver(self, obs: Observation) -> OpenSolver | None:
@@ -229,7 +266,15 @@ class ExpertPlayer(Player):
         options = exposure_options(obs)
         return list(zip(options, self._exposure_values(obs, options), strict=True))
 
-    def _exposure_values(self, obs: Observation, options: list[list[tuple[Card, str]]]) -> list[float]:
+    def evaluate_exposures_worlds(self, obs: Observation) -> tuple[list[list[tuple[Card, str]]], list[list[float]]]:
+        """:meth:`evaluate_exposures` as each world's value of each declaration."""
+        options = exposure_options(obs)
+        worlds: list[list[float]] = []
+        self._exposure_values(obs, options, worlds)
+        return options, worlds
+
+    def _exposure_values(self, obs: Observation, options: list[list[tuple[Card, str]]],
+                         keep: list[list[float]] | None = None) -> list[float]:
         weights = objective_weights(obs.options, obs.seat)
         totals = [0.0] * len(options)
         counts = [0] * len(options)
@@ -240,12 +285,17 @@ class ExpertPlayer(Player):
             world = draw()
             seed = self.rng.getrandbits(63)
             leader = _first_leader(obs, world, self.rng)
+            row = []
             for i, chosen in enumerate(options):
                 exposures = [*world.exposures, *(Exposure(obs.seat, c, k) for c, k in chosen)]
                 pos = _start_position(obs, world, exposures, leader)
                 sums = pos.playout_sums(_PLAYOUTS_PER_WORLD, seed, policy=self.policy)
-                totals[i] += sum(w * s for w, s in zip(weights, sums, strict=True))
+                value = sum(w * s for w, s in zip(weights, sums, strict=True))
+                totals[i] += value
                 counts[i] += _PLAYOUTS_PER_WORLD
+                row.append(value / _PLAYOUTS_PER_WORLD)
+            if keep is not None:
+                keep.append(row)
             done += 1
         return [totals[i] / counts[i] for i in range(len(options))]
 

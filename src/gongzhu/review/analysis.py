@@ -7,10 +7,13 @@ Units.  Every value is the seat's R7 objective in raw points, as the expert play
 value of the best alternative minus that of the play made, both estimated on the same sampled
 worlds and continuations (common random numbers), so it is never negative.
 
-Luck and skill.  ``result − par = luck − loss``: ``par`` is the expert's mean result in the seat
-over duplicate replays of the same hands (the expert in all four seats), ``loss`` the sum of the
-seat's decision losses, and ``luck`` what remains — how the hidden cards lay for the choices it
-made, and the other players' choices.
+Luck and skill add up: ``result = luck + skill``, decision by decision.  Along the deal, the seat's
+expected result (the same search at each of its decisions) moves at its own decisions — *skill*,
+the choice made against standard play (the playout policy choosing for it) — and between them —
+*luck*: the deal itself (the expected result at the first decision, against 0 for an average
+deal), then what the others played and showed; the last stretch runs to the result.  ``par`` is
+the expert's mean result in the seat over duplicate replays of the same hands, ``loss`` the sum of
+the losses against the best choice (docs/review.md).
 """
 
 from __future__ import annotations
@@ -36,9 +39,11 @@ from gongzhu.rules.cards import Card, Seat
 from gongzhu.rules.deal import Deal, Phase
 from gongzhu.rules.scoring import is_point_card, raw_scores
 
-__all__ = ["DEFAULT_BUDGET", "MARKS", "REVIEW_FORMAT", "Budget", "Reviewer", "mark_for", "review_record"]
+__all__ = [
+    "DEFAULT_BUDGET", "MARKS", "REVIEW_FORMAT", "Budget", "Reviewer", "Weighed", "mark_for", "review_record", "weigh",
+]
 
-REVIEW_FORMAT = "gongzhu-review/1"
+REVIEW_FORMAT = "gongzhu-review/2"
 
 #: The marks of a decision by its loss in expected raw points (R7 units), worst first: a blunder
 #: ?? loses 50 or more (half a pig), a mistake ? 25 or more (a high heart and a half), an
@@ -143,16 +148,76 @@ def _expert(budget: Budget, seed: int) -> ExpertPlayer:
     return ExpertPlayer(seed=seed, think=budget.think)
 
 
-def _decision_task(record: Mapping[str, Any], seat: int, state: int, kind: str, budget: Budget,
-                   seed: int) -> list[tuple[list[Any], float]]:
-    """The expected value of each alternative of one decision, from what the seat could see."""
+@dataclass(frozen=True)
+class Weighed:
+    """One decision weighed from what the seat could see (:func:`weigh`).
+
+    ``alternatives``: each choice with its expected result, in the search's order; ``played``
+    and ``best``: indexes into it; ``loss`` = best − played and ``loss_spread`` its standard
+    error over the sampled worlds (the worlds are shared by every choice, so this is the spread
+    of the difference); ``before``: the seat's expected result at the decision under standard
+    play (the playout policy choosing for the seat too; the best choice's value for a
+    declaration, which the playout policy never makes); ``skill`` = played − before, with its
+    spread ``skill_spread``."""
+
+    alternatives: list[tuple[list[Any], float]]
+    played: int
+    best: int
+    loss: float
+    loss_spread: float | None
+    before: float
+    skill: float
+    skill_spread: float | None
+
+
+def _mean_and_spread(xs: list[float]) -> tuple[float, float | None]:
+    """The mean of ``xs`` and its standard error (None from fewer than two values)."""
+    n = len(xs)
+    mean = sum(xs) / n
+    if n < 2:
+        return mean, None
+    variance = sum((x - mean) ** 2 for x in xs) / (n - 1)
+    return mean, (variance / n) ** 0.5
+
+
+def weigh(choices: list[list[Any]], worlds: list[list[float]], baseline: list[float] | None,
+          made: list[Any]) -> Weighed:
+    """A decision's :class:`Weighed` from each world's value of each choice (``worlds[w][i]``)
+    and of standard play (``baseline[w]``; None: a declaration, weighed against its best
+    choice).  ``made`` is the choice the seat made."""
+    if not worlds:
+        raise ValueError("a decision is weighed on one world or more")
+    n = len(choices)
+    means = [sum(row[i] for row in worlds) / len(worlds) for i in range(n)]
+    played = next((i for i, c in enumerate(choices) if _same(c, made)), None)
+    if played is None:  # cannot happen for a record the replay accepted
+        raise ValueError(f"{made} is not among the choices {choices}")
+    best = max(range(n), key=lambda i: means[i])
+    loss, loss_spread = _mean_and_spread([row[best] - row[played] for row in worlds])
+    if baseline is None:
+        before, skill, skill_spread = means[best], -loss, loss_spread
+    else:
+        if len(baseline) != len(worlds):
+            raise ValueError("standard play is valued in every world or in none")
+        before = sum(baseline) / len(baseline)
+        skill, skill_spread = _mean_and_spread([row[played] - b for row, b in zip(worlds, baseline, strict=True)])
+    return Weighed(list(zip(choices, means, strict=True)), played, best, max(0.0, loss), loss_spread,
+                   before, skill, skill_spread)
+
+
+def _decision_task(record: Mapping[str, Any], seat: int, state: int, kind: str, made: list[Any], budget: Budget,
+                   seed: int) -> Weighed:
+    """One decision weighed from what the seat could see (:func:`weigh`)."""
     rec = parse_record(record)
     deal = _state(rec, state)
     obs = observe(deal, Seat(seat))
     expert = _expert(budget, seed)
     if kind == "expose":
-        return [([[c.code, k] for c, k in chosen], value) for chosen, value in expert.evaluate_exposures(obs)]
-    return [([c.code for c in v.play], v.value) for v in expert.evaluate(obs)]
+        options, worlds = expert.evaluate_exposures_worlds(obs)
+        return weigh([[[c.code, k] for c, k in chosen] for chosen in options], worlds, None, made)
+    evaluation = expert.evaluate_worlds(obs)
+    return weigh([[c.code for c in v.play] for v in evaluation.values], evaluation.worlds, evaluation.baseline,
+                 made)
 
 
 def _hindsight_task(record: Mapping[str, Any], seat: int, states: list[int],
@@ -321,7 +386,8 @@ def review_record(record: Mapping[str, Any] | DealRecord, seat: Seat, *, budget:
     tasks: dict[Future[Any], tuple[str, int]] = {}
     for k, step in enumerate(steps):
         if step.choices > 1:
-            f = pool.submit(_decision_task, obj, int(seat), step.state, step.kind, budget, rng.getrandbits(63))
+            f = pool.submit(_decision_task, obj, int(seat), step.state, step.kind, step.made, budget,
+                            rng.getrandbits(63))
             tasks[f] = ("decision", k)
     plays = [s.state for s in steps if s.kind == "play"]
     if rec.options.decks == 1 and plays:
@@ -331,7 +397,7 @@ def review_record(record: Mapping[str, Any] | DealRecord, seat: Seat, *, budget:
     total = len(tasks)
     if progress is not None:
         progress(0, total)
-    evaluated: dict[int, list[tuple[list[Any], float]]] = {}
+    evaluated: dict[int, Weighed] = {}
     hindsight: dict[str, Any] = {"values": {}, "line": None}
     pars: dict[int, float] = {}
     for done, f in enumerate(_completed(tasks), start=1):
@@ -374,43 +440,67 @@ def _trick_deltas(rec: DealRecord, seat: Seat) -> list[float]:
     return out
 
 
-def _assemble(rec: DealRecord, seat: Seat, steps: list[_Step], evaluated: dict[int, list[tuple[list[Any], float]]],
+def _assemble(rec: DealRecord, seat: Seat, steps: list[_Step], evaluated: dict[int, Weighed],
               hindsight: dict[str, Any], pars: list[float], budget: Budget) -> dict[str, Any]:
     exact: dict[str, dict[str, float]] = hindsight["values"]
+    result = _objective(rec, seat, rec.raw)
     decisions: list[dict[str, Any]] = []
+    graph: list[dict[str, Any]] = []
+    # Luck and skill along the deal (docs/review.md): the seat's expected result moves at its own
+    # decisions (skill: the choice made against standard play) and between them (luck: the deal,
+    # then what the others played and what it showed); the parts add up to the result.
+    after: float | None = None  # the expected result after the seat's last weighed decision
+    luck = skill = 0.0
+    deal_luck: float | None = None
     for k, step in enumerate(steps):
         d: dict[str, Any] = {"index": k, "kind": step.kind, "trick": step.trick, "order": step.order,
                              "cards": step.made, "forced": step.choices <= 1}
-        alternatives = evaluated.get(k)
-        exact_here = exact.get(str(step.state))
-        if alternatives is None:
-            d.update(best=step.made, expected=None, best_expected=None, loss=0.0, mark=None, alternatives=[])
+        w = evaluated.get(k)
+        if w is None:
+            d.update(best=step.made, expected=None, best_expected=None, before=None, loss=0.0, loss_spread=None,
+                     mark=None, uncertain=False, skill=None, skill_spread=None, luck=None, alternatives=[])
         else:
-            best_cards, best_value = max(alternatives, key=lambda a: a[1])
-            played_value = next((v for c, v in alternatives if _same(c, step.made)), None)
-            if played_value is None:  # cannot happen for a record the replay accepted
-                raise ValueError(f"decision {k}: {step.made} is not among the alternatives")
-            loss = max(0.0, best_value - played_value)
-            d.update(best=best_cards, expected=round(played_value, 1), best_expected=round(best_value, 1),
-                     loss=round(loss, 1), mark=mark_for(round(loss, 1)),
+            moved = w.before - (after if after is not None else 0.0)
+            if after is None:
+                deal_luck = moved
+            luck += moved
+            skill += w.skill
+            after = w.before + w.skill
+            loss = round(w.loss, 1)
+            spread = None if w.loss_spread is None else round(w.loss_spread, 1)
+            mark = mark_for(loss)
+            d.update(best=w.alternatives[w.best][0], expected=round(w.alternatives[w.played][1], 1),
+                     best_expected=round(w.alternatives[w.best][1], 1), before=round(w.before, 1),
+                     loss=loss, loss_spread=spread, mark=mark,
+                     uncertain=mark is not None and (spread is None or loss - 1.96 * spread < MARKS[-1][1]),
+                     skill=round(w.skill, 1),
+                     skill_spread=None if w.skill_spread is None else round(w.skill_spread, 1),
+                     luck=round(moved, 1),
                      alternatives=[{"cards": c, "expected": round(v, 1),
-                                    "exact": _exact_of(exact_here, c)} for c, v in
-                                   sorted(alternatives, key=lambda a: -a[1])])
+                                    "exact": _exact_of(exact.get(str(step.state)), c)}
+                                   for c, v in sorted(w.alternatives, key=lambda a: -a[1])])
+            graph.append({"decision": k, "trick": step.trick or 0, "before": round(w.before, 1),
+                          "expected": round(after, 1), "luck": round(luck, 1), "skill": round(skill, 1)})
+        exact_here = exact.get(str(step.state))
         if step.kind == "play" and exact_here is not None:
             best_exact = max(exact_here.values())
             played_exact = exact_here[step.made[0]]
             d.update(exact=round(played_exact, 1), exact_best=round(best_exact, 1),
-                     exact_loss=round(best_exact - played_exact, 1))
+                     exact_loss=round(best_exact - played_exact, 1),
+                     hindsight_differs=w is not None and exact_here.get(str(d["best"][0]), best_exact) < best_exact)
         else:
-            d.update(exact=None, exact_best=None, exact_loss=None)
+            d.update(exact=None, exact_best=None, exact_loss=None, hindsight_differs=False)
         decisions.append(d)
-    result = _objective(rec, seat, rec.raw)
-    loss = sum(d["loss"] for d in decisions)
+    ending = result - (after if after is not None else 0.0)
+    if deal_luck is None:
+        deal_luck = ending
+        ending = 0.0
+    luck += ending
+    graph.append({"decision": None, "trick": len(rec.tricks), "before": None, "expected": round(result, 1),
+                  "luck": round(luck, 1), "skill": round(skill, 1)})
+    loss_total = sum(d["loss"] for d in decisions)
     par = sum(pars) / len(pars) if pars else None
     deltas = _trick_deltas(rec, seat)
-    graph = [{"decision": d["index"], "trick": d["trick"] or 0, "expected": d["expected"]}
-             for d in decisions if d["expected"] is not None]
-    graph.append({"decision": None, "trick": len(rec.tricks), "expected": round(result, 1)})
     solved = [s for s in steps if str(s.state) in exact]
     return {
         "format": REVIEW_FORMAT,
@@ -423,14 +513,17 @@ def _assemble(rec: DealRecord, seat: Seat, steps: list[_Step], evaluated: dict[i
         "result": round(result, 1),
         "par": None if par is None else round(par, 1),
         "par_replays": len(pars),
-        "loss": round(loss, 1),
-        "luck": None if par is None else round(result - par + loss, 1),
+        "loss": round(loss_total, 1),
+        "luck": round(luck, 1),
+        "skill": round(skill, 1),
+        "luck_parts": {"deal": round(deal_luck, 1), "play": round(luck - deal_luck, 1)},
         "decisions": decisions,
         "graph": graph,
         "tricks": [round(x, 1) for x in deltas],
         "moments": _moments(rec, seat, decisions, deltas),
         "hindsight": {
             "solver": "paranoid" if not rec.options.partnership else "two teams",
+            "meaning": "two_teams" if rec.options.partnership else "worst_case",
             "from_trick": min((s.trick for s in solved if s.trick is not None), default=None),
             "line": hindsight["line"],
         },
@@ -449,19 +542,26 @@ def _exact_of(exact_here: dict[str, float] | None, cards: list[Any]) -> float | 
 
 
 def _moments(rec: DealRecord, seat: Seat, decisions: list[dict[str, Any]], deltas: list[float]) -> list[dict[str, Any]]:
-    """The three costliest decisions, each with the trick at or after it where the seat's
-    objective fell most (where the points landed), if any did."""
-    costly = sorted((d for d in decisions if d["loss"] > 0), key=lambda d: -d["loss"])[:3]
-    out = []
-    for d in costly:
+    """The three costliest moments: decisions that lost something, costliest first, each with
+    the trick at or after it where the seat's objective fell most (where the points landed), if
+    any did.  Each moment is named once: a decision whose points landed in a trick that a
+    costlier one already names is part of that moment, not another."""
+    out: list[dict[str, Any]] = []
+    named: set[int] = set()
+    for d in sorted((d for d in decisions if d["loss"] > 0), key=lambda d: (-d["loss"], d["index"])):
         start = (d["trick"] or 1) - 1
         landed = None
         worst = min(range(start, len(deltas)), key=lambda t: deltas[t], default=None)
         if worst is not None and deltas[worst] < 0:
+            if worst in named:
+                continue
+            named.add(worst)
             trick = rec.tricks[worst]
             points = [c.code for _, p in trick.plays for c in p if is_point_card(c)]
             landed = {"trick": worst + 1, "cards": points, "taker": SEATS[trick.taker],
                       "change": round(deltas[worst], 1)}
         out.append({"decision": d["index"], "trick": d["trick"], "kind": d["kind"], "cards": d["cards"],
                     "best": d["best"], "loss": d["loss"], "mark": d["mark"], "landed": landed})
+        if len(out) == 3:
+            break
     return out

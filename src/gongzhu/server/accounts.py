@@ -7,6 +7,8 @@
 - ``GET /api/profile``: the current user with its matches; ``GET /api/users/{name}``: an
   account's public profile; ``GET /api/leaderboard?limit=N``: the accounts by lifetime score, and
   with ``&family=one_deck|two_decks|partners`` by their rating in that family (docs/ratings.md).
+- account care (``/api/account/...``: the password, the other sessions, the name, the export,
+  deleting the account): :mod:`gongzhu.server.account_care`, sharing the sign-in :class:`Backoff`.
 
 Bodies are declared in :mod:`gongzhu.formats.web` (:class:`AccountBody`, :class:`LogoutBody`);
 a malformed one gets ``400 {"error"}`` naming the ``$.path``.  Every refusal a player reads is a
@@ -35,6 +37,7 @@ from gongzhu.formats.web import AccountBody, LogoutBody
 from gongzhu.jsontext import show
 from gongzhu.messages import Text
 from gongzhu.ratings import FAMILIES
+from gongzhu.server.account_care import routes as care_routes
 from gongzhu.server.bodies import BodyError, typed_body
 from gongzhu.server.identity import AccountError, Identity, check_name, check_password, login_key
 from gongzhu.server.policy import counted_address
@@ -289,4 +292,5 @@ def routes(identity: Identity) -> list[Route]:
         Route("/api/profile", profile),
         Route("/api/users/{name}", public_profile),
         Route("/api/leaderboard", leaderboard),
+        *care_routes(identity, failures),  # a wrong password there counts as a failed sign-in
     ]

@@ -11,7 +11,9 @@ the page loads before it draws, is at ``/messages/zh.json`` and ``/messages/en.j
 
 Everything that arrives passes :class:`~gongzhu.server.policy.SitePolicy` first (hosts, origins,
 header sizes, security headers); the routes then bound bodies and WebSocket messages and rate
-each connection's messages (``docs/web-protocol.md``, Limits and the origin policy).
+each connection's messages (``docs/web-protocol.md``, Limits and the origin policy).  Before it,
+:class:`~gongzhu.server.logs.RequestIds` gives each request its id; the operator's routes
+(``/healthz``, ``/readyz``, ``/metrics``) are :mod:`gongzhu.server.operations`'s.
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ from gongzhu.rules.options import (
 )
 from gongzhu.rules.scoring import POINT_CARDS
 from gongzhu.server.accounts import routes as account_routes
+from gongzhu.server.accuracy import routes as accuracy_routes
 from gongzhu.server.bodies import (
     DEFAULT_LEVEL,
     DEFAULT_SPEED,
@@ -73,6 +76,12 @@ from gongzhu.server.challenge_api import routes as challenge_routes
 from gongzhu.server.challenges import LEVEL, PAR_REPLAYS, Challenges
 from gongzhu.server.cluster import Cluster
 from gongzhu.server.identity import Identity
+from gongzhu.server.logs import RequestIds
+from gongzhu.server.metrics import Metrics
+from gongzhu.server.moderation import Moderation
+from gongzhu.server.moderation import routes as moderation_routes
+from gongzhu.server.operations import METRICS_ALLOW, watch
+from gongzhu.server.operations import routes as operation_routes
 from gongzhu.server.people import People
 from gongzhu.server.people import routes as people_routes
 from gongzhu.server.policy import (
@@ -91,6 +100,8 @@ from gongzhu.server.reviews import WORKERS, ReviewJob, ReviewRefused, Reviews, p
 from gongzhu.server.rooms import Connection, Outbox, Person, Room
 from gongzhu.server.rulebook import rules_page
 from gongzhu.server.store import MatchInfo, Store, why_kept
+from gongzhu.server.whatif import WhatIfs
+from gongzhu.server.whatif import routes as whatif_routes
 from gongzhu.server.wire import MessageError, Refused, encode, plain_error, refusal, refused_answer
 
 if TYPE_CHECKING:
@@ -246,7 +257,7 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
                review_workers: int = WORKERS, review_budget: Budget | None = None,
                trusted_proxies: Sequence[str] = (), websockets_per_address: int = WEBSOCKETS_PER_ADDRESS,
                par_replays: int = PAR_REPLAYS, challenge_level: str = LEVEL,
-               now: Callable[[], float] = time.time) -> Starlette:
+               now: Callable[[], float] = time.time, metrics_allow: Sequence[str] = METRICS_ALLOW) -> Starlette:
     """The application on the database ``db_url`` (any SQLAlchemy URL).  ``static_dir`` replaces
     the page files' folder; ``pace`` (seconds per computer play) overrides every table's speed
     setting, ``hint_think`` the expert's search time per hint (tests use small values).
@@ -261,11 +272,15 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
     and ``websockets_per_address`` how many WebSockets one client address may hold open at once
     (0: no bound).  ``par_replays`` are the expert replays of each board that give a challenge's
     par (0: none), ``challenge_level`` the computer players of the challenges, ``now`` the
-    challenges' clock."""
+    challenges' clock.  ``metrics_allow`` are the client addresses and networks that may read
+    ``GET /metrics`` (:mod:`gongzhu.server.operations`; this machine by default)."""
+    metrics = Metrics()
     store = Store(db_url)
+    metrics.watch_store(store.engine)
     identity = Identity(store)
-    tables = Tables(store, pace=pace, hint_think=hint_think)
+    tables = Tables(store, pace=pace, hint_think=hint_think, metrics=metrics)
     reviews = Reviews(workers=review_workers, budget=review_budget)
+    watch(metrics, tables, reviews)
 
     def par(seed: str, definition: Mapping[str, Any], commitment: str, seat: Seat) -> list[float | None]:
         return reviews.board_pars(seed, definition, commitment, seat, replays=par_replays)
@@ -274,14 +289,15 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
     tables.challenges = challenges
     static = Path(static_dir) if static_dir is not None else STATIC_DIR
     slots = SocketSlots(websockets_per_address)
-    TrustedProxies(trusted_proxies)  # a ValueError now for what is no address or network
+    proxies = TrustedProxies(trusted_proxies)  # a ValueError now for what is no address or network
     #: The open table connections of this server, with their sockets: each goes on only while the
     #: session it was opened with does (sign-out, sign-up, signing in over it end that session).
     watched: dict[Connection, WebSocket] = {}
 
     def recheck(user_id: str | None = None) -> None:
         """Close this server's table connections (of ``user_id``; of everyone without) whose
-        session ended: the page is told so (``server.session_ended``) and closed with 4401."""
+        session ended: the page is told so (``server.session_ended``) and closed with 4401 — or,
+        for a person suspended or banned, told why and closed with 4403 (it does not come back)."""
         for connection, websocket in list(watched.items()):
             if user_id is not None and connection.person.id != user_id:
                 continue
@@ -291,10 +307,27 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
                 return
             if user is None or user.id != connection.person.id:
                 watched.pop(connection, None)
+                barred = moderation.barred(connection.person.id)
+                if barred is not None:
+                    connection.outbox.put(encode(refusal(barred)))
+                    connection.outbox.close(4403, "suspended or banned")
+                    continue
                 connection.outbox.put(encode(refusal(Text.of("server.session_ended"))))
                 connection.outbox.close(4401, "the session ended")
 
     identity.on_ended = recheck
+    moderation = Moderation(store, identity, tables, now)
+    identity.barred = moderation.barred
+    tables.muted = moderation.muted
+
+    def tell(user_id: str, text: Text) -> int:
+        """Say ``text`` to every open table connection of ``user_id`` here; how many there were."""
+        told = [c for c in watched if c.person.id == user_id]
+        for connection in told:
+            connection.outbox.put(encode(refusal(text)))
+        return len(told)
+
+    moderation.tell = tell
 
     async def recheck_every(seconds: float) -> None:
         """Sessions ended on another server: this one's connections are checked every ``seconds``."""
@@ -310,10 +343,12 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         store.checkpoint_in_background()
         rechecking = None
         if redis_url is not None:  # one of several servers (gongzhu.server.cluster)
-            tables.use(Cluster(redis_url, tables.node, tables))
+            tables.use(Cluster(redis_url, tables.node, tables, metrics))
             rechecking = asyncio.create_task(recheck_every(SESSION_RECHECK))
         await tables.bus.start()
+        lag = asyncio.create_task(metrics.watch_loop())
         yield
+        lag.cancel()
         if rechecking is not None:
             rechecking.cancel()
         await reviews.close()  # their worker processes too
@@ -663,6 +698,8 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         if room is None:
             await refuse(websocket, refusal(Text.of("server.unknown_table", table=show(match_id))), 4404)
             return
+        # The warnings not told yet, once the connection below is open (gongzhu.server.moderation).
+        asyncio.get_running_loop().call_soon(moderation.tell_unseen, user.id)
         await _serve(websocket, tables, room, Person(user.id, user.name), since,
                      websocket.query_params.get("invite"), watched)
 
@@ -700,9 +737,13 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         page_route("/profile", "profile.html", "profile"),
         page_route("/leaderboard", "leaderboard.html", "leaderboard"),
         page_route("/rules", "rules.html", "rules"),
+        page_route("/admin", "admin.html", "admin"),
         *account_routes(identity),
         *people_routes(people, identity, table_url),
+        *moderation_routes(moderation, identity),
         *challenge_routes(challenges, tables, identity, page, static),
+        *operation_routes(metrics, tables, store, metrics_allow),
+        *accuracy_routes(store, identity, reviews),
         Route("/api/config", get_config),
         Route("/messages/{lang}.json", get_messages),
         Route("/api/rules/{lang}", get_rules),
@@ -717,6 +758,7 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         Route("/api/matches/{match_id}/deals/{k}", get_deal),
         Route("/api/matches/{match_id}/deals/{k}/review", start_review, methods=["POST"]),
         Route("/api/matches/{match_id}/deals/{k}/review", get_review),
+        *whatif_routes(WhatIfs(), known, store, challenges, identity),
         Route("/api/matches/{match_id}/records.jsonl", get_records),
         Route("/api/matches/{match_id}/verify", verify_match),
         Route("/api/me/records.jsonl", my_records),
@@ -727,7 +769,8 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         routes.append(Mount("/static", StaticFiles(directory=static), name="static"))
     app = Starlette(
         routes=routes, lifespan=lifespan,
-        middleware=[Middleware(SitePolicy, allowed_hosts=list(allowed_hosts),
+        middleware=[Middleware(RequestIds, trusted_proxies=proxies),
+                    Middleware(SitePolicy, allowed_hosts=list(allowed_hosts),
                                allowed_origins=list(allowed_origins), trusted_proxies=list(trusted_proxies))],
         exception_handlers={HTTPException: _http_error, Exception: _internal_error},
     )
@@ -737,6 +780,7 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
     app.state.reviews = reviews
     app.state.challenges = challenges
     app.state.sockets = slots
+    app.state.metrics = metrics
     return app
 
 

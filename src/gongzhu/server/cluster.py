@@ -8,7 +8,7 @@ two owners at once cannot both store a change.  Changes, forwarded messages and 
 through Redis pub/sub; a process cut off from Redis keeps serving its own tables and catches up
 once Redis is back.  The design, the channels and the failover: ``docs/deploy.md``, What runs.
 :class:`Cluster` is a :class:`~gongzhu.server.bus.Bus`: imports ``redis`` (the ``cluster``
-extra) and the bus.
+extra), the bus and the metrics (each Redis command timed, each failure counted).
 """
 
 from __future__ import annotations
@@ -17,10 +17,12 @@ import asyncio
 import contextlib
 import json
 import logging
+import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from gongzhu.server.bus import ClusterUnavailable, Receiver
+from gongzhu.server.metrics import Metrics
 
 __all__ = ["LEASE_MS", "Cluster", "ClusterUnavailable"]
 
@@ -67,18 +69,35 @@ def node_channel(node: str) -> str:
 LOBBY = "gz:lobby"
 
 
+def _timed_client(url: str, metrics: Metrics) -> Any:
+    """redis-py's asyncio client of ``url``, each command it sends timed into ``metrics``."""
+    import redis.asyncio as aioredis
+
+    seconds = metrics.redis_seconds
+
+    class Timed(aioredis.Redis):
+        async def execute_command(self, *args: Any, **options: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return await super().execute_command(*args, **options)  # type: ignore[no-untyped-call]
+            finally:
+                seconds.observe(time.perf_counter() - started)
+
+    return Timed.from_url(url, socket_connect_timeout=2.0, socket_timeout=5.0)
+
+
 class Cluster:
-    """This process among the others (docs/deploy.md, What runs)."""
+    """This process among the others (docs/deploy.md, What runs).  ``metrics``: where its Redis
+    commands are timed and its failures counted."""
 
     shared = True
 
-    def __init__(self, url: str, node: str, tables: Receiver) -> None:
-        import redis.asyncio as aioredis
-
+    def __init__(self, url: str, node: str, tables: Receiver, metrics: Metrics | None = None) -> None:
         self.url = url
         self.tables = tables
         self.node = node
-        self.redis = aioredis.from_url(url, socket_connect_timeout=2.0, socket_timeout=5.0)
+        self.metrics = metrics if metrics is not None else Metrics()
+        self.redis = _timed_client(url, self.metrics)
         self.up = False
         self._outgoing: asyncio.Queue[tuple[str, Any, Callable[[], None] | None]] = asyncio.Queue()
         self._wanted: set[str] = set()  # the table channels this process listens to
@@ -116,8 +135,17 @@ class Cluster:
         with contextlib.suppress(Exception):
             await self.redis.aclose()
 
+    async def ping(self) -> None:
+        """Ask Redis whether it answers, through this process's connection (raises if not)."""
+        try:
+            await self.redis.ping()
+        except Exception:
+            self.metrics.redis_errors.inc()
+            raise
+
     def _failed(self) -> None:
         """A Redis command failed: Redis counts as away, and the lease's length of caution starts."""
+        self.metrics.redis_errors.inc()
         self.up = False
         self._failed_at = asyncio.get_running_loop().time()
 

@@ -139,6 +139,9 @@ def _chat(table: Table, connection: Presence, message: ChatMessage) -> None:
         body = {"text": text}
     else:
         raise MessageError("a chat message has a \"text\" or a \"quick\" phrase")
+    muted = table.hub.muted(connection.person.id)  # (a cached check: gongzhu.server.moderation)
+    if muted is not None:
+        raise Refused(muted.key, **muted.params)
     if not connection.chat.allow(time.monotonic()):
         raise Refused("server.chat_too_fast")
     seat = table.seat_of(connection.person.id)

@@ -85,6 +85,9 @@ NAME_PUNCTUATION = "_-·"
 #: :mod:`gongzhu.server.names` keeps both beginnings back from accounts.
 GUEST_PREFIX = "游客"
 GUEST_DIGITS = 4
+#: A deleted account is named this and six random hex digits (gongzhu.server.account_care); the
+#: pages show it as the catalog's ``account_care.deleted_player``, and no account may take such a name.
+DELETED_PREFIX = "deleted-"
 
 
 def default_hasher() -> PasswordHasher:
@@ -186,6 +189,8 @@ def check_name(name: str) -> str:
     why = reserved(clean)
     if why is not None:
         raise AccountError(400, Text.of(why, name=clean))
+    if name_key(clean).startswith(DELETED_PREFIX):
+        raise AccountError(400, Text.of("account_care.name_deleted", name=clean))
     return clean
 
 
@@ -250,6 +255,9 @@ class Identity:
         #: Told the user id whenever sessions of that user end (sign-out, sign-up, signing in over
         #: a session): the application closes its connections that no longer have one.
         self.on_ended: Callable[[str], None] | None = None
+        #: Why a user may not sign in now (a suspension or a ban, gongzhu.server.moderation), or
+        #: None; set by the application.
+        self.barred: Callable[[str], Text | None] | None = None
 
     # ------------------------------------------------------------------ the signing key
 
@@ -462,6 +470,9 @@ class Identity:
         if not await asyncio.to_thread(self._verify, stored, password):
             raise AccountError(401, Text.of("server.account_wrong_login"))
         user = _user(row)
+        why = self.barred(user.id) if self.barred is not None else None
+        if why is not None:
+            raise AccountError(403, why)
         if self.hasher.check_needs_rehash(stored):
             hashed = await asyncio.to_thread(self.hasher.hash, password)
             with self.store.engine.begin() as c:
@@ -476,6 +487,25 @@ class Identity:
         ends too (its epoch is raised)."""
         self._end(request, everywhere=everywhere)
         return self.cleared_cookie(secure=_secure(request))
+
+    def end_others(self, request: HTTPConnection, **values: Any) -> tuple[User, int] | None:
+        """End every session of the request's user but the request's own (their rows go; the
+        request's own session, and the connections opened with it, go on), setting ``values`` on
+        the user's row in the same transaction (a new ``password_hash``); returns the user and how
+        many sessions ended.  None without a session of its own row (none, or an earlier
+        server's cookie, which only signing out everywhere ends): nothing changes."""
+        current = self._current(request)
+        token = current[1].token if current is not None else None
+        if current is None or token is None:
+            return None
+        user = current[0]
+        with self.store.engine.begin() as c:
+            if values:
+                c.execute(update(USERS).where(USERS.c.id == user.id).values(**values))
+            ended = c.execute(delete(SESSIONS).where(SESSIONS.c.user_id == user.id,
+                                                     SESSIONS.c.id != _digest(token))).rowcount
+        self._ended(user.id)
+        return user, int(ended)
 
     def _ended(self, user_id: str) -> None:
         """Sessions of ``user_id`` ended: the server's open connections of that user are checked

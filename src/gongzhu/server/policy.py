@@ -2,8 +2,9 @@
 
 :class:`SitePolicy`, a plain ASGI middleware, refuses a request or WebSocket whose ``Host`` is
 not one of the server's names (400), that carries another site's ``Origin`` (403) or headers
-past :data:`MAX_HEADER_BYTES` (431), and adds the security headers to every answer; a body may
-hold :data:`MAX_BODY_BYTES` and a WebSocket message :data:`MAX_MESSAGE_BYTES`.
+past :data:`MAX_HEADER_BYTES` (431), and adds the security headers to every answer (a health
+check, :data:`HEALTH_PATHS`, is answered to any host); a body may hold :data:`MAX_BODY_BYTES` and a
+WebSocket message :data:`MAX_MESSAGE_BYTES`.
 :class:`RateLimiter` is the per-connection message budget of the WebSocket, :class:`SocketSlots`
 the open WebSockets of each address, and :func:`client_address` the address a client is counted
 by, read from forwarding headers only when the peer is a proxy the operator trusts
@@ -23,6 +24,7 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 __all__ = [
+    "HEALTH_PATHS",
     "LOOPBACK_HOSTS",
     "MAX_BODY_BYTES",
     "MAX_HEADER_BYTES",
@@ -38,6 +40,7 @@ __all__ = [
     "TrustedProxies",
     "client_address",
     "counted_address",
+    "from_trusted_proxy",
     "normalize_origin",
     "server_hosts",
 ]
@@ -74,6 +77,11 @@ SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
 )
 
 _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+#: The paths a load balancer's health checks ask for, with whatever ``Host`` it sends (an
+#: instance's own address, often): answered to any host name, as they show nothing and change
+#: nothing (docs/operations.md).
+HEALTH_PATHS = frozenset({"/healthz", "/readyz"})
 
 
 def normalize_origin(origin: str) -> str:
@@ -223,6 +231,13 @@ def client_address(connection: HTTPConnection | Scope, proxies: TrustedProxies |
     return str(current)
 
 
+def from_trusted_proxy(scope: Scope, proxies: TrustedProxies) -> bool:
+    """Whether the peer of a request or WebSocket (its ASGI scope) is one of ``proxies``: only
+    then are the headers a proxy adds (the client's address, its request id) believed."""
+    peer = scope.get("client")
+    return proxies.trusts(_ip(str(peer[0]) if peer else ""))
+
+
 def counted_address(connection: HTTPConnection | Scope) -> str:
     """The client address by which the server counts what a client does (failed sign-ins, new
     accounts, open WebSockets): :func:`client_address`, except that an IPv6 address counts as its
@@ -359,6 +374,8 @@ class SitePolicy:
                 origin = value.decode("latin-1")
         if size > MAX_HEADER_BYTES:
             return 431, f"the request headers are too large: at most {MAX_HEADER_BYTES} bytes"
+        if scope["type"] == "http" and scope.get("path") in HEALTH_PATHS and scope.get("method") in ("GET", "HEAD"):
+            return None  # a health check: any host, and no origin matters to a safe method
         host = _host_name(host_header) if host_header is not None else None
         if host is None:
             return 400, "the request has no valid Host header"

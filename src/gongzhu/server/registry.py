@@ -7,7 +7,10 @@ carries each connection's hello, messages and bye to the table's owner — a tab
 the bus (:mod:`gongzhu.server.bus`) one on another server — and each change of a table here to
 every room of it, on every server.
 
-Imports the table and its dispatch, rooms, thinking, lobby, bus, store and wire.
+Each browser message a table here handles is timed from its arrival (a play's latency, the
+metrics) and logged as one line, its table, person, action and outcome (the logs).
+
+Imports the table and its dispatch, rooms, thinking, lobby, bus, store, wire, metrics and logs.
 """
 
 from __future__ import annotations
@@ -15,8 +18,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import json
+import logging
+import re
 import secrets
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -28,7 +35,9 @@ from gongzhu.server.bus import Bus, ClusterUnavailable, LocalBus
 from gongzhu.server.challenges import Challenges
 from gongzhu.server.dispatch import receive
 from gongzhu.server.lobby import Lobby
+from gongzhu.server.logs import about
 from gongzhu.server.matchmaking import QUICK_START_SECONDS, Waiting, choose, gap
+from gongzhu.server.metrics import ARRIVED, Metrics
 from gongzhu.server.rooms import Connection, Person, Presence, Ref, Room, Switchboard
 from gongzhu.server.store import MatchInfo, Seating, Store
 from gongzhu.server.table import StoreError, Table
@@ -37,10 +46,29 @@ from gongzhu.server.wire import Refused, encode, refusal
 
 __all__ = ["Tables"]
 
+#: One line per browser message a table handles: its table, person, action and outcome.
+actions = logging.getLogger("gongzhu.server.actions")
+
+#: A message's type as logged (anything else is logged as ``other``).
+_ACTION = re.compile(r"[a-z_]{1,24}")
+
+
+def _action(text: str | None) -> str:
+    """The type of a browser message, for its log line (never its cards or its text)."""
+    try:
+        kind = json.loads(text).get("type") if text is not None else None
+    except (ValueError, AttributeError):
+        return "malformed"
+    return kind if isinstance(kind, str) and _ACTION.fullmatch(kind) else "other"
+
 
 def _when(created: str) -> datetime:
     moment = datetime.fromisoformat(created)
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def _never_muted(_user: str) -> Text | None:
+    return None
 
 
 class Tables:
@@ -50,18 +78,23 @@ class Tables:
     search time per hint.  The server is on its own (:class:`~gongzhu.server.bus.LocalBus`) until
     :meth:`use` gives it another bus."""
 
-    def __init__(self, store: Store, *, pace: float | None = None, hint_think: float | None = None) -> None:
+    def __init__(self, store: Store, *, pace: float | None = None, hint_think: float | None = None,
+                 metrics: Metrics | None = None) -> None:
         self.store = store
+        #: What this server's tables count and time (:mod:`gongzhu.server.metrics`).
+        self.metrics = metrics if metrics is not None else Metrics()
         self.board = Switchboard(secrets.token_hex(6))
         self.node = self.board.node
         self._tables: dict[str, Table] = {}  # the tables this server runs (owns)
         self._quick: set[str] = set()  # the waiting tables Play now made here (they start by themselves)
         self.rooms: dict[str, Room] = {}  # the tables this server has connections to
         self.bus: Bus = LocalBus(self.node)
-        self.pools = Pools(pace=pace, hint_think=hint_think)
+        self.pools = Pools(pace=pace, hint_think=hint_think, metrics=self.metrics)
         self.lobby = Lobby(store, lambda: self.bus, self.loaded, self.owned)
         #: The challenges whose boards single-player matches may play (set by the application).
         self.challenges: Challenges | None = None
+        #: Why a person's chat is refused now (set by the application: gongzhu.server.moderation).
+        self.muted: Callable[[str], Text | None] = _never_muted
 
     def use(self, bus: Bus) -> None:
         """Share the tables with other servers through ``bus`` (before any table is opened)."""
@@ -283,7 +316,33 @@ class Tables:
         if presence is None:
             reply(refusal(Text.of("server.no_session")))
             return
-        await receive(table, presence, text, reply)
+        await self._receive(table, presence, text, reply)
+
+    @staticmethod
+    async def _receive(table: Table, presence: Presence, text: str | None,
+                       reply: Callable[[dict[str, Any]], None]) -> None:
+        """A browser message for a table here (:func:`~gongzhu.server.dispatch.receive`), timed
+        from now (:data:`~gongzhu.server.metrics.ARRIVED`), the lines logged meanwhile about its
+        table and person, and one more saying what it asked and how that went: ``ok``, or
+        ``refused`` and the refusal's code."""
+        refused: list[str] = []
+
+        def answer(message: dict[str, Any]) -> None:
+            if message.get("type") == "error" and not refused:
+                refused.append(str(message.get("code") or ""))
+            reply(message)
+
+        arrived = ARRIVED.set(time.perf_counter())
+        try:
+            with about(table=table.match_id, person=presence.person.id):
+                await receive(table, presence, text, answer)
+                if actions.isEnabledFor(logging.INFO):
+                    action = _action(text)
+                    actions.info("%s: %s", action, "refused" if refused else "ok", extra={
+                        "action": action, "outcome": "refused" if refused else "ok",
+                        "code": refused[0] or None if refused else None})
+        finally:
+            ARRIVED.reset(arrived)
 
     def bye(self, connection: Connection) -> None:
         """A connection is gone."""
@@ -321,7 +380,7 @@ class Tables:
         if table is None or presence is None or table.broken:
             self.send(ref, encode(refusal(Text.of("server.cluster_unavailable"))))
             return
-        await receive(table, presence, payload.get("text"), functools.partial(self._reply, ref))
+        await self._receive(table, presence, payload.get("text"), functools.partial(self._reply, ref))
 
     async def rejoin(self, cid: int, text: str | None) -> None:
         """The table's owner did not know a connection here that sent ``text``: introduce it

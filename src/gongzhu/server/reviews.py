@@ -132,12 +132,20 @@ class Reviews:
         self._running: dict[ReviewJob, asyncio.Task[None]] = {}
         self._making = threading.Lock()
         self._closed = False
+        #: Told of each review that finishes, and asked for a review kept elsewhere when none is
+        #: here (:mod:`gongzhu.server.accuracy` keeps them for the people who played the seats).
+        self.finished: Callable[[ReviewJob], None] | None = None
+        self.kept: Callable[[str, int, Seat], dict[str, Any] | None] | None = None
 
     # ------------------------------------------------------------------ asking
 
     def find(self, match_id: str, deal: int, seat: Seat) -> ReviewJob | None:
-        """The review of that seat and deal, if one was started (and is still kept)."""
+        """The review of that seat and deal, if one was started (and is still kept, here or by
+        :attr:`kept`)."""
         job = self._jobs.get((match_id, deal, seat))
+        if job is None and self.kept is not None and (review := self.kept(match_id, deal, seat)) is not None:
+            job = self._jobs[(match_id, deal, seat)] = ReviewJob(match_id, deal, seat, None, "done", review=review)
+            self._forget()
         if job is not None:
             self._jobs.move_to_end(job.key)
         return job
@@ -211,6 +219,8 @@ class Reviews:
         else:
             job.review = review
             job.status = "done"
+            if self.finished is not None:
+                self.finished(job)
         finally:
             job.record = None
             self._running.pop(job, None)

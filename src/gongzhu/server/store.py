@@ -53,9 +53,10 @@ from sqlalchemy.pool import StaticPool
 from gongzhu.ratings import Skill, rate_deal
 from gongzhu.server import migrations
 
-__all__ = ["BLOCKS", "CHALLENGES", "CHALLENGE_RESULTS", "FRIENDS", "INVITATIONS", "MATCHES", "MATCH_PLAYERS",
-           "METADATA", "RATINGS", "RATING_HISTORY", "REPORTS", "SESSIONS", "SETTINGS", "USERS", "Charge",
-           "MatchInfo", "Rated", "Seating", "StaleTable", "Store", "why_kept"]
+__all__ = ["AUDIT_LOG", "BLOCKS", "CHALLENGES", "CHALLENGE_RESULTS", "FRIENDS", "INVITATIONS", "MATCHES",
+           "MATCH_PLAYERS", "METADATA", "RATINGS", "RATING_HISTORY", "REPORTS", "REVIEWS", "REVIEW_COUNTS",
+           "REVIEW_KINDS", "SANCTIONS", "SESSIONS", "SETTINGS",
+           "USERS", "Charge", "MatchInfo", "Rated", "Seating", "StaleTable", "Store", "why_kept"]
 
 
 #: The tables; every change to them is a revision in :mod:`gongzhu.server.migrations`.
@@ -139,6 +140,13 @@ USERS = Table(
     Column("last_seen", String(40), nullable=True),  # when the person was last there (friends see who is online)
     # An account's name as it looks (gongzhu.server.names.name_skeleton); null for guests.
     Column("name_skeleton", String(128), nullable=True, index=True),
+    # "operator" for the site's operators (gongzhu admin grant, docs/moderation.md); null otherwise.
+    Column("role", String(16), nullable=True),
+    # Account care (docs/accounts.md): when the name last changed, the names held before (a JSON
+    # list, oldest first), and when the account was deleted (its row then keeps no personal data).
+    Column("renamed", String(40), nullable=True),
+    Column("former_names", JSON, nullable=True),
+    Column("deleted", String(40), nullable=True),
 )
 
 SETTINGS = Table(
@@ -226,6 +234,9 @@ REPORTS = Table(
     Column("match_id", String(64), nullable=True),
     Column("reason", Text, nullable=False),
     Column("created", String(40), nullable=False),
+    # When and by which operator the report was dealt with (null: open; docs/moderation.md).
+    Column("handled", String(40), nullable=True),
+    Column("handled_by", String(40), nullable=True),
 )
 
 #: A friend asked to a table: shown in their lobby until dismissed.
@@ -237,6 +248,35 @@ INVITATIONS = Table(
     Column("match_id", String(64), nullable=False),
     Column("url", String(200), nullable=False),
     Column("created", String(40), nullable=False),
+)
+
+#: A warning, mute, suspension or ban of a person by an operator (gongzhu.server.moderation):
+#: ``ends`` null is for good, ``lifted`` when an operator lifted it, ``seen`` when the person
+#: dismissed a warning.
+SANCTIONS = Table(
+    "sanctions", METADATA,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("user_id", ForeignKey("users.id"), nullable=False, index=True),
+    Column("kind", String(8), nullable=False),  # warn, mute, suspend or ban
+    Column("reason", Text, nullable=False),
+    Column("starts", String(40), nullable=False),
+    Column("ends", String(40), nullable=True),
+    Column("operator", ForeignKey("users.id"), nullable=False),
+    Column("lifted", String(40), nullable=True),
+    Column("seen", String(40), nullable=True),
+)
+
+#: Every operator's action (docs/moderation.md, The audit log); ``operator`` null: the command line.
+AUDIT_LOG = Table(
+    "audit_log", METADATA,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("at", String(40), nullable=False, index=True),
+    Column("operator", String(40), nullable=True),
+    Column("action", String(16), nullable=False),
+    Column("target_user", String(40), nullable=True, index=True),
+    Column("target_match", String(64), nullable=True),
+    Column("reason", Text, nullable=True),
+    Column("details", JSON, nullable=True),
 )
 
 #: A person's rating after each rated deal (the profile's graph): ``games`` counts them.
@@ -262,6 +302,35 @@ MATCH_PLAYERS = Table(
     Column("last", String(40), nullable=False),
     Column("seat", String(1), nullable=True),  # N, E, S or W: where the person played their last deal
 )
+
+#: The kinds of a reviewed decision (docs/review.md, Across many deals): a lead (the first play of a
+#: trick), a play that follows the led suit, a discard (a play not all of the led suit: the seat
+#: had none left), and the declaration of exposures (亮牌).
+REVIEW_KINDS = ("lead", "follow", "discard", "exposure")
+#: What ``reviews`` counts of each kind: its decisions with a choice, the sum of their losses, the
+#: decisions marked ??, ? and ?! (blunders, mistakes, inaccuracies), and how many marks were uncertain.
+REVIEW_COUNTS = ("decisions", "loss", "blunders", "mistakes", "inaccuracies", "uncertain")
+
+#: A finished review of a seat an account played (gongzhu.server.accuracy): one row per person and
+#: deal, whoever asked for it — what the person's accuracy on the profile adds up — with the review
+#: itself (JSON text), which opens again from here.  ``played``: when the deal's match began.
+REVIEWS = Table(
+    "reviews", METADATA,
+    Column("user_id", ForeignKey("users.id"), primary_key=True),
+    Column("match_id", ForeignKey("matches.id"), primary_key=True),
+    Column("deal_index", Integer, primary_key=True),
+    Column("seat", String(1), nullable=False),
+    Column("played", String(40), nullable=False),
+    Column("reviewed", String(40), nullable=False),
+    Column("format", String(32), nullable=False),
+    *(Column(f"{kind}_{count}", Float if count == "loss" else Integer, nullable=False)
+      for kind in REVIEW_KINDS for count in REVIEW_COUNTS),
+    Column("result", Float, nullable=False),
+    Column("luck", Float, nullable=False),
+    Column("skill", Float, nullable=False),
+    Column("review", Text, nullable=False),
+)
+Index("ix_reviews_deal", REVIEWS.c.match_id, REVIEWS.c.deal_index)
 
 
 #: The writes of every play and every change of a table, built once and executed with their values:

@@ -10,7 +10,8 @@ numbered, to its rooms with the view of each seat its people see it from
 on the event loop, each in one synchronous step (check, apply, store, publish), so no lock is
 needed.
 
-Imports the rules core, records, the store, wire, bodies, rooms, views, clock, thinking and claiming.
+Imports the rules core, records, the store, wire, bodies, rooms, views, clock, thinking, claiming and
+metrics.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import contextlib
 import json
 import logging
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from gongzhu.messages import Text
@@ -38,6 +39,7 @@ from gongzhu.server.bodies import PERSON, NewTable
 from gongzhu.server.challenges import Challenges
 from gongzhu.server.claiming import Claims, from_play
 from gongzhu.server.clock import Clock
+from gongzhu.server.metrics import Metrics
 from gongzhu.server.rooms import Person, Presence, Ref
 from gongzhu.server.store import Charge, MatchInfo, Rated, Seating, StaleTable, Store
 from gongzhu.server.thinking import Pools, Thinking
@@ -66,6 +68,9 @@ class Hub(Protocol):
     store: Store
     pools: Pools
     challenges: Challenges | None
+    #: Why a person's chat is refused now (a mute, gongzhu.server.moderation), or None.
+    muted: Callable[[str], Text | None]
+    metrics: Metrics
 
     def send(self, ref: Ref, text: str | None, *, close: tuple[int, str] | None = None, admit: bool = False,
              v: int | None = None) -> None: ...
@@ -707,6 +712,7 @@ class Table:
         try:
             for seat, cards in line:
                 self._commit(seat, {"type": "play", "cards": codes(cards)})
+                self.hub.metrics.played("played_out")
         finally:
             out, self._played_out = self._played_out, []
             self.ending = None
@@ -733,12 +739,17 @@ class Table:
         (refused while a claim waits for the others' answers)."""
         self.claims.check_open()
         self._commit(seat, action)
+        if action["type"] == "play":
+            self.hub.metrics.played("person")
+            self.hub.metrics.play_done()  # timed from its message's arrival
 
     def deal_next(self) -> None:
         """Deal the next deal of the match (refused before the start, during a deal and after the
         last one)."""
         if self.status == "waiting":
             raise Refused("server.not_started")
+        if self.status == "over" and not self.match.is_over:  # (a table an operator closed between deals)
+            raise Refused("server.table_over")
         if self.match.current is not None:
             raise Refused("server.deal_not_over")
         if self.match.is_over:
@@ -762,7 +773,7 @@ class Table:
     def again_for(self, person: Person, seat: Seat) -> None:
         """再来一局: a new table with this one's settings, the same people in the same seats and
         ``person`` (at ``seat``) its host, waiting to be started; everyone here is told where it is."""
-        if self.status != "over":
+        if self.status != "over" or not self.match.is_over:  # (not a table an operator closed)
             raise Refused("server.not_over")
         if self.challenge is not None:
             raise Refused("server.challenge_once")  # a challenge's boards are played once
@@ -808,6 +819,18 @@ class Table:
                       seat.name, choice, e)
             play = deal.legal_plays()[0]
         self._commit(seat, {"type": "play", "cards": codes(play)}, timed_out=timed_out)
+        self.hub.metrics.played("timeout" if timed_out else "computer")
+
+    def close_down(self, text: Text) -> None:
+        """An operator closed the table (gongzhu.server.moderation): it is over where it stands —
+        no deal is played on or dealt — its people are told ``text``, their connections closed
+        with 4404 (the page does not come back), and the table is let go."""
+        self.halt()
+        self.status = "over"
+        self._save(in_deal=False)
+        self.hub.deliver(self.match_id, {"t": self.match_id, "v": self.version, "public": [], "views": None,
+                                         "close": [4404, "the table was closed", encode(refusal(text))]})
+        self.hub.release(self)
 
     def kick(self) -> None:
         """Start the computer players if one of them is to act (call on the event loop)."""

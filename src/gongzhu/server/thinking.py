@@ -9,17 +9,19 @@ stand-ins who act for a person whose time ran out; and hints, one ranking per po
 whoever asks.  Every decision is taken from an :class:`~gongzhu.players.Observation` of the
 position and handed back to the table, which checks it again before it commits it.
 
-Imports the players and the rules core, and the table's clock.
+Imports the players and the rules core, the table's clock and the metrics.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import functools
 import logging
 import os
 import random
+import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Any, Protocol
@@ -35,6 +37,7 @@ from gongzhu.rules.match import Match
 from gongzhu.rules.model import Play
 from gongzhu.server.bodies import DEFAULT_SPEED, SPEEDS
 from gongzhu.server.clock import Clock, report_failure
+from gongzhu.server.metrics import Metrics
 from gongzhu.server.wire import Refused, codes, refusal
 
 __all__ = ["CLAIM_LIMIT", "SEARCHING", "SEARCH_NICENESS", "TIMEOUT_LEVEL", "Pools", "Thinking", "decide_apart"]
@@ -74,12 +77,13 @@ class Pools:
     """A server's threads and processes to think in.  ``pace`` (seconds per computer play)
     overrides every table's speed setting (tests use 0); ``hint_think`` is the expert's search
     time per hint.  ``now`` and ``sleep`` are the clock the computer players are paced by (the
-    event loop's, unless a test gives its own)."""
+    event loop's, unless a test gives its own).  ``metrics``: where their decisions are timed."""
 
     def __init__(self, *, pace: float | None = None, hint_think: float | None = None,
                  now: Callable[[], float] | None = None,
-                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep, metrics: Metrics | None = None) -> None:
         self.pace = pace
+        self.metrics = metrics if metrics is not None else Metrics()
         #: Positions a claim's search may visit (per phase: deciding it, then its line): a few
         #: seconds of the hint pool's thread (:mod:`gongzhu.server.claiming`).
         self.claim_limit = CLAIM_LIMIT
@@ -183,7 +187,8 @@ class Thinking:
         loop = asyncio.get_running_loop()
         if driver is not None and not driver.done() and driver.get_loop() is loop:
             return
-        self._driver = loop.create_task(self._drive())
+        # in a context of its own: the message that woke it is not what its work belongs to
+        self._driver = loop.create_task(self._drive(), context=contextvars.Context())
         self._driver.add_done_callback(report_failure)
 
     async def _drive(self) -> None:
@@ -200,6 +205,7 @@ class Thinking:
             obs = observe(deal, seat)
             player = self.players[seat]
             started = now()
+            thinking = time.perf_counter()
             choice: Any
             level = t.levels[seat.name]
             # A player that fails is logged and stood in for (players.guard): the table goes on.
@@ -222,6 +228,7 @@ class Thinking:
             else:
                 choice = await loop.run_in_executor(pool, functools.partial(safe_play, player, obs, where=where))
                 delay = self.pace
+            self.pools.metrics.think_seconds.labels(level, kind).observe(time.perf_counter() - thinking)
             await self.pools.sleep(max(0.0, delay - (now() - started)))
             if t.position != position or t.broken or self.step() != step:
                 continue  # the position changed meanwhile: think again

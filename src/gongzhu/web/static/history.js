@@ -9,6 +9,8 @@
 // the person sat at (`your_seat`) and who else was at the table (`players`: a person's name, else
 // the computer player's level).  Counts read "1 deal", "2 deals" (the catalog's plurals, i18n.js).
 // The challenges the person played (GET /api/me/challenges) follow, each with its place.
+// /history?match=ID&deal=K&seat=S opens deal K's replay at once (a what-if board's Share link adds
+// &line=QS,2C,…: the replay opens on that what-if position, whatif.js).
 //
 // May import: cards.js, dom.js, header.js, i18n.js, played.js, replay.js, settings.js.
 
@@ -51,12 +53,12 @@ function othersAt(m) {
   return box;
 }
 
-async function openDeal(matchId, k, seat) {
+async function openDeal(matchId, k, seat, whatif = null) {
   $("history-error").textContent = "";
   try {
     const res = await fetch(`/api/matches/${encodeURIComponent(matchId)}/deals/${k}`);
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
-    showReplay(await res.json(), { seat });
+    showReplay(await res.json(), { seat, whatif });
   } catch (err) {
     $("history-error").textContent = `${t("msg.noRecord")} (${err.message})`;
   }
@@ -182,12 +184,23 @@ async function load() {
   render();
 }
 
+/** The replay (and what-if position) the page's address names, if it names one. */
+function openLinked() {
+  const q = new URLSearchParams(location.search);
+  const match = q.get("match");
+  if (!match) return;
+  const seat = SEATS.includes(q.get("seat")) ? q.get("seat") : "S";
+  const line = q.has("line") ? q.get("line").split(",").filter(Boolean) : null;
+  openDeal(match, Number(q.get("deal") ?? 0) || 0, seat, line);
+}
+
 function main() {
   drawHeader();
   installCardDefs();
   startPageLanguage(render);
   load();
   loadPlayed();
+  openLinked();
 }
 
 main();

@@ -158,11 +158,15 @@ export function seatList(seats) {
 
 // A guest's generated name: 游客 and digits, stored once in that form (gongzhu.server.identity).
 const GUEST = /^游客([0-9]+)$/;
+// A deleted account's neutral name: deleted- and hex digits (gongzhu.server.account_care).
+const DELETED = /^deleted-[0-9a-f]+$/;
 
 /** A person's name as the page shows it: a guest's generated name in the page's language
- * ("name.guest": 游客4821, Guest4821), any other name as it is. */
+ * ("name.guest": 游客4821, Guest4821), a deleted account's as 已删除的玩家 / deleted player
+ * ("account_care.deleted_player"), any other name as it is. */
 export function personName(name) {
   const guest = typeof name === "string" ? GUEST.exec(name) : null;
+  if (typeof name === "string" && DELETED.test(name)) return t("account_care.deleted_player");
   return guest ? t("name.guest", { n: guest[1] }) : name ?? "";
 }
 export const presetLabel = (name) => tOr(`preset.${name}`, name);

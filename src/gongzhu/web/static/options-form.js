@@ -2,8 +2,9 @@
 // lobby's new-table form (lobby.js): one row per key that GET /api/config lists, offering the
 // values it lists (empty: as the preset says), a "deals:N" choice with its number field; and
 // reading the chosen overrides back, typed as the engine expects them; and under the computer
-// levels of either form, one line on each level (weakest first) saying how strong it is.  The
-// configuration is passed in: this module holds no copy of it.
+// levels of either form, one line on each level (weakest first) saying how strong it is, the lines
+// of the levels chosen in the form's selects marked.  The configuration is passed in: this module
+// holds no copy of it.
 //
 // May import: dom.js, i18n.js.
 
@@ -118,7 +119,9 @@ export function missingCount(box) {
 
 /**
  * Under the levels fieldset `fieldset`, a list `id` with one line on each level (in the server's
- * order, weakest first): how strong it is.  Made once, relabelled on every call.
+ * order, weakest first): how strong it is; the lines of the levels chosen in the fieldset's
+ * selects are marked (`li.chosen`, aria-current), and follow each change of them.  Made once,
+ * relabelled on every call (call markChosenLevels after setting a select's value by script).
  */
 export function describeLevels(fieldset, id, levels) {
   let notes = document.getElementById(id);
@@ -126,6 +129,7 @@ export function describeLevels(fieldset, id, levels) {
     notes = el("ul", "help level-notes");
     notes.id = id;
     fieldset.append(el("p", "help level-notes-title"), notes);
+    fieldset.addEventListener("change", () => markChosenLevels(fieldset));
   }
   notes.previousElementSibling.textContent = t("setup.levelsNote");
   notes.replaceChildren(...levels.map((level) => {
@@ -134,4 +138,16 @@ export function describeLevels(fieldset, id, levels) {
     item.dataset.level = level;
     return item;
   }));
+  markChosenLevels(fieldset);
+}
+
+/** Mark, under the levels fieldset `fieldset`, the lines of the levels its selects choose now. */
+export function markChosenLevels(fieldset) {
+  const chosen = new Set([...fieldset.querySelectorAll("select")].map((select) => select.value));
+  for (const item of fieldset.querySelectorAll(".level-notes li[data-level]")) {
+    const on = chosen.has(item.dataset.level);
+    item.classList.toggle("chosen", on);
+    if (on) item.setAttribute("aria-current", "true");
+    else item.removeAttribute("aria-current");
+  }
 }

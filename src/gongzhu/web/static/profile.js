@@ -13,6 +13,17 @@
 // friend; a request sent, Cancel; a request received, Accept / Decline; friends, Remove: POST or
 // DELETE /api/people/{name}/friend), 屏蔽 / Block or Unblock (/block), and 举报 / Report, a small
 // form whose reason (up to 500 characters) is posted to /report, the page saying it was sent.
+// Your own account's care (docs/accounts.md): how many browsers are signed in
+// (GET /api/account/sessions) and 退出其他所有浏览器 / Sign out everywhere else
+// (POST /api/account/sessions/end-others), a new password (/api/account/password), a new name
+// (/api/account/name), the download of everything stored (GET /api/account/export), and deleting
+// the account (POST /api/account/delete; its button waits for the name typed again), after which
+// the page shows the browser's new guest.
+// Your accuracy across reviewed deals (docs/review.md, Across many deals; your own account only):
+// GET /api/profile/accuracy — the deals reviewed, per kind of decision the mean loss and the
+// share of ?? and ?, an inline SVG graph of the mean loss over groups of deals — and 复盘我最近的
+// 牌局 / Review my last deals (POST /api/profile/accuracy/review-last), whose progress is read
+// again every second while the reviews are under way.
 //
 // May import: dom.js, header.js, i18n.js, played.js, settings.js.
 
@@ -34,6 +45,9 @@ let profile = null;
 let viewer = null;       // with ?name=: GET /api/profile, who is looking
 let people = null;       // with ?name=: the viewer's GET /api/people
 let reportSent = false;  // the report was sent (the page says so)
+let sessions = null;     // your own account: the browsers signed in to it (GET /api/account/sessions)
+let accountNote = null;  // what the last account action did: {key, params}
+let accountGone = false; // the account was deleted from this page
 /** The refusals shown, by the id of the element showing them: {body, status} or {text}, kept so
  * that they are written again in the other language. */
 const refusals = {};
@@ -147,6 +161,19 @@ function renderForms() {
   if (mine && profile.account) $("signed-in-as").textContent = t("profile.signed_in_as", { name: profile.name });
 }
 
+/** Your own account's care: the browsers signed in, what the last action did, and the delete
+ * button, which waits for the name typed again. */
+function renderAccount() {
+  const mine = Boolean(profile && !shownName && profile.account);
+  $("account-care").hidden = !mine;
+  $("account-gone").hidden = !accountGone || mine;
+  if (!mine) return;
+  $("account-sessions").textContent = sessions === null ? "" : t("account_care.sessions", { count: sessions });
+  $("account-note").textContent = accountNote ? t(accountNote.key, accountNote.params ?? {}) : "";
+  const typed = $("account-delete-confirm").value.trim().toLowerCase();
+  $("account-delete-go").disabled = typed !== String(profile.name).toLowerCase();
+}
+
 function renderMatches() {
   const list = profile?.matches_list ?? [];
   $("matches-heading").textContent = t(shownName ? "profile.public_matches" : "profile.matches");
@@ -211,11 +238,172 @@ function renderPeople() {
   $("report-note").textContent = reportSent ? t("people.reportSent") : "";
 }
 
+// ---------------------------------------------------------------- your accuracy (docs/review.md, Across many deals)
+
+/** Your accuracy across reviewed deals (GET /api/profile/accuracy); null while unknown. */
+let accuracy = null;
+let accuracyNote = null;   // what the last 复盘我最近的牌局 / Review my last deals said: {code, params}
+let accuracyTimer = null;  // the next reading while reviews asked for are under way
+/** The rows of the accuracy table: each kind of decision, then all of them. */
+const ACCURACY_ROWS = ["lead", "follow", "discard", "exposure", "all"];
+const ACCURACY_POLL_MS = 1000;
+// The accuracy graph's drawing box (SVG user units) and its margins.
+const AW = 360;
+const AH = 120;
+const APAD = { left: 40, right: 10, top: 10, bottom: 18 };
+
+function shareText(share) {
+  return share === null || share === undefined ? "–" : `${Math.round(share * 1000) / 10}%`;
+}
+
+function signedText(x) {
+  return `${x < 0 ? "−" : x > 0 ? "+" : ""}${Math.abs(x)}`;
+}
+
+/** The mean loss per decision of each group of deals (oldest first), as an inline SVG: one dot
+ * per group with a decision, up by the mean loss from 0. */
+function accuracyGraph(a) {
+  const groups = a.groups.filter((g) => g.all.mean_loss !== null);
+  const n = groups.length;
+  const top = Math.max(1, ...groups.map((g) => g.all.mean_loss));
+  const sx = (i) => (n === 1 ? (APAD.left + AW - APAD.right) / 2 : APAD.left + (i / (n - 1)) * (AW - APAD.left - APAD.right));
+  const sy = (y) => APAD.top + ((top - y) / top) * (AH - APAD.top - APAD.bottom);
+  const g = svg("svg", { viewBox: `0 0 ${AW} ${AH}`, class: "accuracy-svg", role: "img",
+    "aria-label": t("accuracy.chart", { size: a.group }) });
+  for (const [which, value] of [["max", top], ["min", 0]]) {
+    const label = svg("text", { x: APAD.left - 5, y: sy(value) + 4, class: "accuracy-axis", "text-anchor": "end" },
+      String(Math.round(value * 10) / 10));
+    label.dataset.axis = which;
+    g.append(label);
+  }
+  g.append(svg("line", { x1: APAD.left, x2: AW - APAD.right, y1: sy(0), y2: sy(0), class: "accuracy-base" }));
+  g.append(svg("polyline", { points: groups.map((p, i) => `${sx(i)},${sy(p.all.mean_loss)}`).join(" "),
+    class: "accuracy-path" }));
+  groups.forEach((p, i) => {
+    const dot = svg("circle", { cx: sx(i), cy: sy(p.all.mean_loss), r: 3, class: "accuracy-dot" });
+    dot.dataset.group = String(i);
+    dot.dataset.mean = String(p.all.mean_loss);
+    dot.dataset.deals = String(p.deals);
+    dot.append(svg("title", {}, t("accuracy.point", { first: dateText(p.first), last: dateText(p.last), deals: p.deals,
+      mean: p.all.mean_loss, share: shareText(p.all.error_share) })));
+    g.append(dot);
+  });
+  return g;
+}
+
+/** How the reviews you asked for stand: under way (done of asked, the running one's tasks), or done. */
+function renderAccuracyProgress(r) {
+  const box = $("accuracy-progress");
+  box.hidden = !r || r.asked === 0;
+  if (box.hidden) return;
+  const finished = r.done + r.failed;
+  box.dataset.state = finished < r.asked ? "running" : "done";
+  let text = finished < r.asked ? t("accuracy.progress", { done: finished, asked: r.asked })
+    : t("accuracy.finished", { done: r.done });
+  if (finished < r.asked && r.running?.total) text += ` · ${t("accuracy.current", r.running)}`;
+  if (r.failed) text += ` · ${t("accuracy.failed", { failed: r.failed })}`;
+  $("accuracy-progress-text").textContent = text;
+  $("accuracy-progress-bar").max = r.asked;
+  $("accuracy-progress-bar").value = finished;
+}
+
+/** Your accuracy, for the owner of an account only: the table by kind, the totals, the graph,
+ * the choice of how many deals to review and the progress of the reviews asked for. */
+function renderAccuracy() {
+  const mine = Boolean(profile && !shownName && profile.account);
+  $("accuracy").hidden = !mine;
+  if (!mine) return;
+  const a = accuracy;
+  $("accuracy-reviewed").textContent = a ? t("accuracy.reviewed", { deals: a.deals }) : "";
+  $("accuracy-none").hidden = !a || a.deals > 0;
+  $("accuracy-table").hidden = !a || a.deals === 0;
+  const rows = $("accuracy-rows");
+  rows.replaceChildren();
+  $("accuracy-chart").replaceChildren();
+  $("accuracy-totals").textContent = "";
+  if (a && a.deals > 0) {
+    for (const kind of ACCURACY_ROWS) {
+      const k = kind === "all" ? a.all : a.kinds[kind];
+      const tr = document.createElement("tr");
+      tr.dataset.kind = kind;
+      const mean = cell(t("accuracy.col.mean"), k.mean_loss === null ? "–" : String(k.mean_loss));
+      mean.dataset.value = String(k.mean_loss);
+      const share = cell(t("accuracy.col.share"), shareText(k.error_share));
+      share.dataset.value = String(k.error_share);
+      const marks = cell(t("accuracy.col.marks"), `${k["??"]} / ${k["?"]} / ${k["?!"]}`);
+      if (k.uncertain) marks.append(" ", el("small", "accuracy-uncertain", t("accuracy.uncertain", k)));
+      tr.append(cell(t("accuracy.col.kind"), t(`accuracy.kind.${kind}`)), cell(t("accuracy.col.decisions"),
+        String(k.decisions)), mean, share, marks);
+      rows.append(tr);
+    }
+    $("accuracy-totals").textContent = t("accuracy.totals",
+      { luck: signedText(a.luck), skill: signedText(a.skill), result: signedText(a.result) });
+    $("accuracy-chart").append(accuracyGraph(a));
+  }
+  const select = $("accuracy-count");
+  const counts = a?.counts ?? [];
+  if (select.options.length !== counts.length) {
+    select.replaceChildren(...counts.map((n) => {
+      const option = el("option", null, String(n));
+      option.value = String(n);
+      return option;
+    }));
+  }
+  $("accuracy-go").disabled = !a;
+  $("accuracy-note").textContent = accuracyNote ? t(accuracyNote.code, accuracyNote.params ?? {}) : "";
+  renderAccuracyProgress(a?.reviewing ?? null);
+}
+
+/** Read your accuracy again; again every second while reviews you asked for are under way. */
+async function loadAccuracy() {
+  clearTimeout(accuracyTimer);
+  if (shownName || !profile?.account) {
+    accuracy = null;
+    renderAccuracy();
+    return;
+  }
+  try {
+    const res = await fetch("/api/profile/accuracy", { credentials: "same-origin" });
+    const body = await res.json().catch(() => null);
+    accuracy = res.ok ? body : null;
+    showRefusal("accuracy-error", res.ok ? null : { body, status: res.status });
+  } catch (err) {
+    showRefusal("accuracy-error", { text: `${t("msg.loadFailed")}: ${err.message}` });
+  }
+  renderAccuracy();
+  const r = accuracy?.reviewing;
+  if (r && r.done + r.failed < r.asked) accuracyTimer = setTimeout(loadAccuracy, ACCURACY_POLL_MS);
+}
+
+function wireAccuracy() {
+  $("accuracy-go").addEventListener("click", async () => {
+    const button = $("accuracy-go");
+    button.disabled = true;
+    let refusal = null;
+    accuracyNote = null;
+    try {
+      const res = await fetch("/api/profile/accuracy/review-last", {
+        method: "POST", credentials: "same-origin", headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ count: Number($("accuracy-count").value) }),
+      });
+      const body = await res.json().catch(() => null);
+      if (res.ok) accuracyNote = { code: body.code, params: body.params };
+      else refusal = { body, status: res.status };
+    } catch (err) {
+      refusal = { text: err.message };
+    }
+    showRefusal("accuracy-error", refusal);
+    await loadAccuracy();
+  });
+}
+
 function render() {
   for (const [id, refusal] of Object.entries(refusals)) showRefusal(id, refusal);
   renderFacts();
   renderRatings();
+  renderAccuracy();
   renderForms();
+  renderAccount();
   renderPeople();
   renderMatches();
   drawPlayed();
@@ -235,7 +423,23 @@ async function load() {
   if (refusal) profile = null;
   refusals["profile-error"] = refusal;
   render();
+  loadAccuracy();
   if (shownName) await loadPeople();
+  else await loadSessions();
+}
+
+/** Your own account: how many browsers are signed in to it. */
+async function loadSessions() {
+  sessions = null;
+  if (profile?.account) {
+    try {
+      const res = await fetch("/api/account/sessions", { credentials: "same-origin" });
+      if (res.ok) sessions = (await res.json()).sessions;
+    } catch {
+      // Not reachable: no count.
+    }
+  }
+  renderAccount();
 }
 
 /** With ?name=: who is looking (GET /api/profile) and, for an account, its people (GET /api/people). */
@@ -335,6 +539,68 @@ async function post(url, body) {
   }
 }
 
+/** POST a JSON body; resolves to {answer} (the answer's JSON) on success, else {refusal}. */
+async function postFor(url, body) {
+  try {
+    const res = await fetch(url, {
+      method: "POST", credentials: "same-origin",
+      headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+    });
+    const json = await res.json().catch(() => null);
+    return res.ok ? { answer: json } : { refusal: { body: json, status: res.status } };
+  } catch (err) {
+    return { refusal: { text: err.message } };
+  }
+}
+
+/** One account action: `send()` resolves to {answer} or {refusal}; `done(answer)` follows a success. */
+function accountAction(form, send, done) {
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const button = form.querySelector("button[type=submit]");
+    button.disabled = true;
+    accountNote = null;
+    const { answer, refusal } = await send();
+    button.disabled = false;
+    showRefusal("account-error", refusal ?? null);
+    if (!refusal) {
+      form.reset();
+      await done(answer);
+    }
+    renderAccount();
+  });
+}
+
+function wireAccount() {
+  $("account-end-others").addEventListener("click", async () => {
+    const button = $("account-end-others");
+    button.disabled = true;
+    const { answer, refusal } = await postFor("/api/account/sessions/end-others", {});
+    button.disabled = false;
+    showRefusal("account-error", refusal ?? null);
+    accountNote = refusal ? null : { key: "account_care.ended", params: { count: answer?.ended ?? 0 } };
+    await loadSessions();
+  });
+  accountAction($("account-password-form"), () => postFor("/api/account/password",
+    { current: $("account-current-password").value, new: $("account-new-password").value }), async () => {
+    accountNote = { key: "account_care.password_done" };
+    await loadSessions();
+  });
+  accountAction($("account-name-form"), () => postFor("/api/account/name",
+    { name: $("account-new-name").value, password: $("account-name-password").value }), async (answer) => {
+    accountNote = { key: "account_care.name_done", params: { name: answer?.name ?? "" } };
+    await load();
+  });
+  accountAction($("account-delete-form"), () => postFor("/api/account/delete",
+    { password: $("account-delete-password").value, confirm: $("account-delete-confirm").value }), async () => {
+    accountGone = true;
+    accountNote = null;
+    await load();
+    loadPlayed();
+  });
+  $("account-delete-confirm").addEventListener("input", renderAccount);
+}
+
 function wireForm(form, url, prefix) {
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
@@ -358,6 +624,8 @@ function main() {
   wireForm($("signup-form"), "/api/account", "signup");
   wireForm($("signin-form"), "/api/login", "signin");
   wirePeople();
+  wireAccuracy();
+  wireAccount();
   $("signout").addEventListener("click", async () => {
     const refusal = await post("/api/logout", { everywhere: $("signout-everywhere").checked });
     showRefusal("profile-error", refusal);

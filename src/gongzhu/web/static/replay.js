@@ -3,13 +3,16 @@
 // Everything shown is in the record: the hands as dealt, the exposures, the tricks in order.
 // Its 复盘 / Review button (with the seat to review) asks the server for the review of that
 // seat's decisions (review.js); once it has come, the seat's card in each trick carries its
-// mark ([data-mark="??"]) and the review of the step shown is drawn under the table.
+// mark ([data-mark="??"]) and the review of the step shown is drawn under the table.  Its 试走 /
+// What if button turns the table into the what-if board of that seat at the step shown
+// (whatif.js), until it is left.
 //
-// May import: cards.js, i18n.js, review.js.
+// May import: cards.js, i18n.js, review.js, whatif.js.
 
 import { cardChip, cardFace, isPointCard, sortCards } from "./cards.js";
 import { applyI18n, cardName, presetLabel, seatName, t } from "./i18n.js";
 import { ReviewPanel } from "./review.js";
+import { WhatIfBoard } from "./whatif.js";
 
 const SEATS = ["N", "E", "S", "W"];
 
@@ -31,6 +34,7 @@ function dialog() {
       <span class="replay-tools">
         <select class="review-seat" data-i18n-aria-label="review.seat"></select>
         <button type="button" class="replay-review" data-i18n="review.button"></button>
+        <button type="button" class="replay-whatif" data-i18n="whatif.button"></button>
         <button type="button" class="replay-close" data-i18n="btn.close"></button>
       </span></header>
     <div class="replay-table">
@@ -45,6 +49,7 @@ function dialog() {
       <button type="button" data-step="next" data-i18n="replay.next"></button>
       <button type="button" data-step="last" data-i18n="replay.last"></button>
     </nav>
+    <section class="whatif" hidden></section>
     <section class="review" hidden></section>`;
   document.body.append(dlg);
   dlg.querySelector(".replay-close").addEventListener("click", () => dlg.close());
@@ -54,6 +59,7 @@ function dialog() {
 }
 
 let panel = null; // the review panel of the dialog (one per page)
+let board = null; // the what-if board of the dialog (one per page)
 
 /** Remove one copy of each played card (two decks hold identical copies). */
 function without(cards, played) {
@@ -144,14 +150,15 @@ function drawCenter(box, trick, marked) {
 /**
  * Open the replay of `record` (an R11 deal record) at the deal's start.  `seat`: the seat its
  * review is of (chosen in the dialog; South by default); with `review` true that review is asked
- * for at once.
+ * for at once; with `whatif` (a line of plays) the dialog opens on the what-if board of `seat` there.
  */
-export function showReplay(record, { title = "", seat = "S", review = false } = {}) {
+export function showReplay(record, { title = "", seat = "S", review = false, whatif = null } = {}) {
   const dlg = dialog();
   applyI18n(dlg);
   const total = record.tricks?.length ?? 0;
   let step = 0;
   const draw = () => {
+    if (board.active) return; // the what-if board holds the table
     const { hands, taken } = position(record, step);
     const final = step === total;
     for (const seat of SEATS) drawSeat(dlg.querySelector(`.rseat-${seat}`), record, seat, hands[seat], taken[seat], final);
@@ -171,6 +178,9 @@ export function showReplay(record, { title = "", seat = "S", review = false } = 
     draw();
   };
   if (!panel) panel = new ReviewPanel(dlg.querySelector(".review"), {});
+  if (!board) board = new WhatIfBoard(dlg);
+  board.reset(record);
+  board.onLeave = () => draw();
   // The panel's callbacks draw this replay (a later replay replaces them).
   panel.onReady = () => draw();
   panel.onJump = (to) => {
@@ -189,6 +199,12 @@ export function showReplay(record, { title = "", seat = "S", review = false } = 
   const reviewButton = oldReview.cloneNode(true);
   oldReview.replaceWith(reviewButton);
   reviewButton.addEventListener("click", () => panel.start(seats.value));
+  const oldWhatIf = dlg.querySelector(".replay-whatif");
+  const whatIfButton = oldWhatIf.cloneNode(true);
+  oldWhatIf.replaceWith(whatIfButton);
+  whatIfButton.addEventListener("click", () => board.enter(seats.value, board.recordLine(step)));
+  // Another seat chosen on the what-if board: the same position, from that seat.
+  seats.onchange = () => { if (board.active) board.enter(seats.value, board.answer?.line ?? board.recordLine(step)); };
   dlg.querySelector("#replay-title").textContent =
     title || `${t("replay.title")} · ${presetLabel(record.preset ?? "")} · ${t("history.dealN", { n: (record.deal_index ?? 0) + 1 })}`;
   // Replace the handlers of a previous replay: clone the nav so old listeners go away.
@@ -201,7 +217,7 @@ export function showReplay(record, { title = "", seat = "S", review = false } = 
   });
   dlg.onkeydown = (ev) => {
     const where = { ArrowLeft: "prev", ArrowRight: "next", Home: "first", End: "last" }[ev.key];
-    if (!where || ev.target.closest?.("select")) return;
+    if (!where || board.active || ev.target.closest?.("select")) return;
     ev.preventDefault();
     go(where);
   };
@@ -209,4 +225,5 @@ export function showReplay(record, { title = "", seat = "S", review = false } = 
   if (!dlg.open) dlg.showModal();
   nav.querySelector('[data-step="next"]').focus();
   if (review) panel.start(seats.value);
+  if (whatif) board.enter(seats.value, whatif);
 }

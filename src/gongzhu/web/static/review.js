@@ -8,7 +8,7 @@
 // ([data-moment]), what the marks mean, and for the step the replay shows the seat's decision:
 // what was played, its mark, the best choice and the loss, the hindsight of the open-card solver
 // (labelled as such), what the trick changed.  Every number is the server's
-// (gongzhu-review/1): this module computes no score, it only places and words them.
+// (gongzhu-review/2): this module computes no score, it only places and words them.
 //
 // May import: cards.js, i18n.js.
 
@@ -209,11 +209,11 @@ export class ReviewPanel {
     this.box.append(node("h3", "review-title", t("review.title", { seat: s.seat ?? "S" })), p);
   }
 
-  /** Result, par, luck, loss: the server's numbers. */
+  /** Result, luck, skill, par, loss: the server's numbers (result = luck + skill). */
   summary() {
     const r = this.review;
     const dl = node("dl", "review-summary");
-    for (const name of ["result", "par", "luck", "loss"]) {
+    for (const name of ["result", "luck", "skill", "par", "loss"]) {
       const dt = node("dt", "", t(`review.${name}`));
       const dd = node("dd", "", reviewNumber(r[name]));
       dd.dataset.review = name;
@@ -260,9 +260,12 @@ export class ReviewPanel {
     const th = r.thresholds ?? {};
     box.append(node("p", "help review-marks",
       t("review.marks", { inaccuracy: th["?!"] ?? "", mistake: th["?"] ?? "", blunder: th["??"] ?? "" })));
-    box.append(node("p", "help", t("review.equation", { seat: r.seat, replays: r.par_replays ?? 0 })));
+    const parts = r.luck_parts ?? {};
+    box.append(node("p", "help review-equation", t("review.equation", { seat: r.seat, replays: r.par_replays ?? 0,
+      deal: reviewNumber(parts.deal), play: reviewNumber(parts.play) })));
     if (r.hindsight?.from_trick) {
-      box.append(node("p", "help", t("review.hindsightNote", { trick: r.hindsight.from_trick })));
+      const key = r.hindsight.meaning === "worst_case" ? "review.hindsightNoteWorst" : "review.hindsightNote";
+      box.append(node("p", "help review-hindsight-note", t(key, { trick: r.hindsight.from_trick })));
     }
     return box;
   }
@@ -297,8 +300,10 @@ export class ReviewPanel {
       if (!d) return total;
       return d.kind === "expose" ? 0 : Math.max(0, d.trick - 0.5);
     };
-    const points = (r.graph ?? []).map((p) => ({ x: at(p), y: p.expected, d: byIndex.get(p.decision) ?? null }));
-    const values = points.map((p) => p.y).concat(r.par === null || r.par === undefined ? [] : [r.par]);
+    const points = (r.graph ?? []).map((p) => ({ x: at(p), y: p.expected, luck: p.luck, skill: p.skill,
+      d: byIndex.get(p.decision) ?? null }));
+    const running = points.flatMap((p) => [p.luck, p.skill]).filter((v) => typeof v === "number");
+    const values = points.map((p) => p.y).concat(running, r.par === null || r.par === undefined ? [] : [r.par]);
     let lo = Math.min(...values, 0);
     let hi = Math.max(...values, 0);
     if (hi === lo) { hi += 1; lo -= 1; }
@@ -324,6 +329,14 @@ export class ReviewPanel {
       par.dataset.par = String(r.par);
       g.append(par);
     }
+    // The running luck and skill, which add up to the expected result at every point.
+    for (const part of ["luck", "skill"]) {
+      const line = points.filter((p) => typeof p[part] === "number");
+      const drawn = svg("polyline", { points: line.map((p) => `${sx(p.x)},${sy(p[part])}`).join(" "),
+        class: `review-running review-${part}` });
+      drawn.dataset.running = part;
+      g.append(drawn);
+    }
     g.append(svg("polyline", { points: points.map((p) => `${sx(p.x)},${sy(p.y)}`).join(" "), class: "review-line" }));
     for (const p of points) {
       const dot = svg("circle", { cx: sx(p.x), cy: sy(p.y), r: p.d?.mark ? 5 : 3, class: "review-dot" });
@@ -335,7 +348,9 @@ export class ReviewPanel {
       }
       const label = p.d ? (p.d.kind === "expose" ? t("review.exposeStep") : t("review.trick", { trick: p.d.trick }))
         : t("review.result");
-      dot.append(svg("title", {}, `${label}: ${reviewNumber(p.y)}${p.d?.mark ? ` ${p.d.mark}` : ""}`));
+      const parts = typeof p.luck === "number"
+        ? ` (${t("review.luck")} ${reviewNumber(p.luck)}, ${t("review.skill")} ${reviewNumber(p.skill)})` : "";
+      dot.append(svg("title", {}, `${label}: ${reviewNumber(p.y)}${parts}${p.d?.mark ? ` ${p.d.mark}` : ""}`));
       g.append(dot);
     }
     box.append(g, node("figcaption", "help", t("review.graph")));
@@ -351,6 +366,12 @@ function decisionLines(r, d) {
   if (d.mark) {
     const badge = node("span", "mark-badge", d.mark);
     badge.dataset.mark = d.mark;
+    if (d.uncertain) {
+      // Inside the search's noise: it may be no error at all.
+      badge.dataset.uncertain = "";
+      badge.classList.add("mark-uncertain");
+      badge.title = t("review.uncertain", { spread: reviewNumber(d.loss_spread) });
+    }
     made.append(" ", badge);
   }
   box.append(made);
@@ -363,10 +384,29 @@ function decisionLines(r, d) {
   const line = node("p", "review-verdict", verdict);
   line.dataset.loss = String(d.loss ?? 0);
   box.append(line);
+  if (!d.forced && d.loss_spread !== null && d.loss_spread !== undefined) {
+    const noise = node("p", "review-noise", t(d.uncertain ? "review.uncertain" : "review.spread",
+      { spread: reviewNumber(d.loss_spread) }));
+    noise.dataset.spread = String(d.loss_spread);
+    box.append(noise);
+  }
+  if (d.skill !== null && d.skill !== undefined) {
+    const skill = node("p", "review-skill", t("review.stepParts",
+      { luck: reviewNumber(d.luck), skill: reviewNumber(d.skill) }));
+    skill.dataset.skill = String(d.skill);
+    skill.dataset.luck = String(d.luck);
+    box.append(skill);
+  }
   if (d.kind === "play") {
     if (d.exact !== null && d.exact !== undefined) {
       box.append(node("p", "review-hindsight", t("review.hindsight",
         { played: reviewNumber(d.exact), best: reviewNumber(d.exact_best), loss: reviewNumber(d.exact_loss) })));
+      if (d.hindsight_differs) {
+        const why = node("p", "review-hindsight review-differs", t(r.hindsight?.meaning === "worst_case"
+          ? "review.differsWorst" : "review.differs", { seat: r.seat }));
+        why.dataset.differs = "";
+        box.append(why);
+      }
     } else if (r.hindsight?.from_trick) {
       box.append(node("p", "review-hindsight", t("review.hindsightNone")));
     }

@@ -1,7 +1,7 @@
 // The new-match dialog (the options form): the R9 preset, the opponents' levels (the server lists
-// them weakest first; a line on each says how strong it is), the speed, the language, and under
-// "more options" every R10 key with the values GET /api/config lists (empty: as the preset says)
-// and a seed.  Everything it offers comes from the server's
+// them weakest first; a line on each says how strong it is, the chosen ones marked), the speed,
+// the language, and under "more options" every R10 key with the values GET /api/config lists
+// (empty: as the preset says) and a seed.  Everything it offers comes from the server's
 // configuration in state.js; it is not opened before that has arrived.  Starting posts
 // /api/matches and hands the new match's id to the handler given to initSetup.
 //
@@ -9,7 +9,7 @@
 
 import { $, fillSelect } from "./dom.js";
 import { getLang, levelLabel, presetLabel, speedLabel, t } from "./i18n.js";
-import { buildOptionRows, describeLevels, missingCount, readOverrides } from "./options-form.js";
+import { buildOptionRows, describeLevels, markChosenLevels, missingCount, readOverrides } from "./options-form.js";
 import { OPPONENTS, page, speedNames, updateSettings } from "./state.js";
 
 let handlers = { onStarted: () => {}, onLanguage: () => {}, onClosed: () => {} };
@@ -73,6 +73,7 @@ function relabel() {
   $("setup-speed").value = keep.speed;
   $("setup-seed").value = keep.seed;
   for (const [seat, level] of keep.levels) $(`setup-level-${seat}`).value = level;
+  markChosenLevels(document.querySelector("#setup fieldset.levels"));
   document.querySelector("#setup details.more").open = keep.more;
   buildOptions(keep.preset, keep.overrides);
 }

@@ -11,6 +11,8 @@
 // the panel during play; view-waiting.js).  Sending goes to the handlers given to initChat.  Below desktop
 // size the panel lies over the table, opened and closed by the header's chat button, which counts
 // the lines said while it was closed; on a desktop (DESKTOP) it stands beside the table, open.
+// Opened, the keyboard is in its input; Escape (or 收起 / Close) puts it away and gives the keyboard
+// back to the hand (the card it was on), or to the chat button where there is no hand.
 //
 // May import: state.js, dom.js, i18n.js.
 
@@ -35,15 +37,36 @@ export function initChat(h) {
   });
   $("chat-mute").addEventListener("change", () => handlers.onMute($("chat-mute").checked));
   $("chat-toggle").addEventListener("click", () => openPanel(!$("chat").classList.contains("open")));
-  $("chat-close").addEventListener("click", () => openPanel(false));
+  $("chat-close").addEventListener("click", putAway);
+  document.addEventListener("keydown", (ev) => {
+    if (ev.key !== "Escape" || !isOpenPanel() || document.querySelector("dialog[open]")) return;
+    ev.preventDefault();
+    putAway();
+  });
 }
 
-/** Open or close the panel (below desktop size); opening reads every line said so far. */
+/** Whether the chat is open over the table now (below desktop size). */
+function isOpenPanel() {
+  return $("chat").classList.contains("open") && !matchMedia(DESKTOP).matches;
+}
+
+/** Close the panel and give the keyboard back to the hand: the card it was on (the hand's roving
+ * focus), else the chat button (a spectator has no hand). */
+function putAway() {
+  openPanel(false);
+  const card = $("hand").querySelector('button[data-card][tabindex="0"]') ?? $("hand").querySelector("button[data-card]");
+  (card ?? $("chat-toggle")).focus({ preventScroll: true });
+}
+
+/** Open or close the panel (below desktop size); opening reads every line said so far, and shows
+ * the newest (the lines scroll; closed, they had no size to be scrolled to their end). */
 function openPanel(open) {
   $("chat").classList.toggle("open", open);
   $("chat-toggle").setAttribute("aria-expanded", String(open));
   renderChat();
-  if (open) $("chat-input").focus({ preventScroll: true });
+  if (!open) return;
+  $("chat-log").scrollTop = $("chat-log").scrollHeight;
+  $("chat-input").focus({ preventScroll: true });
 }
 
 /** The lines shown: those of the people not muted. */

@@ -1,0 +1,403 @@
+"""Account care (docs/accounts.md; :mod:`gongzhu.server.account_care`): the open sessions and
+signing out everywhere else, a new password (every other session ends, their table connections
+close, this one goes on; a wrong current password counts as a failed sign-in), a new name (the
+naming rules, unique, once in 30 days; the records of deals played keep the name of the time, the
+lists of matches show the new one), the download of everything stored about the person (their
+matches and records, never a password hash, a session or what others keep), and deleting the
+account (its sessions end at once, the row is anonymised, its records name it ``deleted-…``, the
+name is free again, and everyone else's totals, ratings and the leaderboard stay as they were).
+Every refusal is a catalog message; the tests that change the database run on SQLite and on
+PostgreSQL (``STORES``)."""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from sqlalchemy import func, insert, select, update
+from starlette.testclient import TestClient
+
+from gongzhu.server.accounts import FREE_FAILURES
+from gongzhu.server.app import create_app
+from gongzhu.server.identity import COOKIE
+from gongzhu.server.store import (
+    BLOCKS,
+    FRIENDS,
+    MATCH_PLAYERS,
+    RATING_HISTORY,
+    RATINGS,
+    REPORTS,
+    REVIEW_COUNTS,
+    REVIEW_KINDS,
+    REVIEWS,
+    SANCTIONS,
+    SESSIONS,
+    USERS,
+    Store,
+)
+from helpers.client import local_client, new_match, play_deal, refused
+from helpers.database import STORES
+from helpers.live import PASSWORD, Someone, account
+from helpers.servers import LiveServer
+from test_ratings_tables import one_deal
+from test_tables import new_table
+
+NEW_PASSWORD = "a brand new tiger 77 at the table"
+
+
+@pytest.fixture
+def server(db_url: str, tmp_path: Path) -> Iterator[LiveServer]:
+    with LiveServer(db_url, static_dir=tmp_path / "no-static") as s:
+        yield s
+
+
+@pytest.fixture
+def app(db_url: str, tmp_path: Path) -> Any:
+    return create_app(db_url, pace=0, static_dir=tmp_path / "no-static")
+
+
+def store_of(app: Any) -> Store:
+    store: Store = app.state.store
+    return store
+
+
+def signed_in_again(server: LiveServer, name: str, password: str = PASSWORD) -> Someone:
+    """Another browser signed in to the account ``name``."""
+    other = Someone(server)
+    r = other.http.post("/api/login", json={"name": name, "password": password})
+    assert r.status_code == 200, r.text
+    other.id, other.name = r.json()["id"], name
+    return other
+
+
+def sign_up(c: TestClient, name: str) -> dict[str, Any]:
+    c.get("/api/me")
+    r = c.post("/api/account", json={"name": name, "password": PASSWORD})
+    assert r.status_code == 200, r.text
+    body: dict[str, Any] = r.json()
+    return body
+
+
+def solo_connection(person: Someone) -> Any:
+    """A table connection of ``person``: their single-player match, opened and shown."""
+    r = person.http.post("/api/matches", json={"levels": {"N": "random", "E": "random", "W": "random"}})
+    assert r.status_code == 201, r.text
+    live = person.connect(r.json()["match_id"])
+    live.until(lambda s: bool(s.get("phase")))
+    return live
+
+
+def still_open(live: Any) -> None:
+    """The connection goes on: a message is still answered on it."""
+    assert live.refused({"type": "sit", "seat": "S"})["type"] == "error"
+
+
+# ---------------------------------------------------------------------- sessions
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_signing_out_everywhere_else_keeps_this_session(server: LiveServer) -> None:
+    ann = account(server, "Ann")
+    phone, laptop = signed_in_again(server, "Ann"), signed_in_again(server, "Ann")
+    assert ann.http.get("/api/account/sessions").json() == {"sessions": 3}
+    here, there = solo_connection(ann), solo_connection(phone)
+    r = ann.http.post("/api/account/sessions/end-others")
+    assert r.status_code == 200 and r.json() == {"ended": 2, "sessions": 1}
+    assert r.headers["cache-control"] == "no-store"
+    there.closed_for_the_session()
+    still_open(here)
+    assert ann.http.get("/api/me").json()["name"] == "Ann"
+    for other in (phone, laptop):
+        assert other.http.get("/api/me").json()["id"] != ann.id  # a new guest
+    assert ann.http.get("/api/account/sessions").json() == {"sessions": 1}
+    # Guests have no account to care for; without a session there is nobody.
+    guest = Someone(server)
+    for r in (guest.http.get("/api/account/sessions"), guest.http.post("/api/account/sessions/end-others")):
+        refused(r, 403, "account_care.account_needed")
+    with httpx.Client(base_url=server.base) as nobody:
+        refused(nobody.get("/api/account/sessions"), 401, "server.no_session")
+        refused(nobody.post("/api/account/sessions/end-others"), 401, "server.no_session")
+    here.close()
+
+
+# ---------------------------------------------------------------------- the password
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_changing_the_password_ends_the_other_sessions(server: LiveServer) -> None:
+    ann = account(server, "Ann")
+    phone = signed_in_again(server, "Ann")
+    here, there = solo_connection(ann), solo_connection(phone)
+    change = "/api/account/password"
+    refused(ann.http.post(change, json={"current": "not the one 123", "new": NEW_PASSWORD}), 401,
+            "account_care.wrong_password")
+    refused(ann.http.post(change, json={"current": PASSWORD, "new": PASSWORD}), 400, "account_care.password_same")
+    refused(ann.http.post(change, json={"current": PASSWORD, "new": "short"}), 400, "server.account_password_length")
+    refused(ann.http.post(change, json={"current": PASSWORD, "new": "password1"}), 400,
+            "server.account_password_common")
+    r = ann.http.post(change, json={"current": PASSWORD, "new": 5})
+    assert r.status_code == 400 and r.json()["error"].startswith("$.new")
+    assert phone.http.get("/api/me").json()["id"] == ann.id  # nothing changed yet
+    r = ann.http.post(change, json={"current": PASSWORD, "new": NEW_PASSWORD})
+    assert r.status_code == 200 and r.json() == {"changed": True, "ended": 1}
+    there.closed_for_the_session()
+    still_open(here)
+    assert ann.http.get("/api/me").json()["id"] == ann.id
+    assert phone.http.get("/api/me").json()["id"] != ann.id
+    with httpx.Client(base_url=server.base) as c:
+        refused(c.post("/api/login", json={"name": "Ann", "password": PASSWORD}), 401, "server.account_wrong_login")
+        assert c.post("/api/login", json={"name": "Ann", "password": NEW_PASSWORD}).json()["id"] == ann.id
+    guest = Someone(server)
+    refused(guest.http.post(change, json={"current": PASSWORD, "new": NEW_PASSWORD}), 403,
+            "account_care.account_needed")
+    here.close()
+
+
+def test_wrong_passwords_wait_as_failed_sign_ins_of_the_name(server: LiveServer) -> None:
+    bo = account(server, "Bo")
+    for _ in range(FREE_FAILURES):
+        refused(bo.http.post("/api/account/name", json={"name": "Bob", "password": "guessing 1234"}), 401,
+                "account_care.wrong_password")
+    r = bo.http.post("/api/account/password", json={"current": PASSWORD, "new": NEW_PASSWORD})
+    refused(r, 429, "server.account_sign_in_wait")
+    assert int(r.headers["retry-after"]) >= 1
+    # The same count as signing in to the name from this address: that waits too.
+    with httpx.Client(base_url=server.base) as c:
+        refused(c.post("/api/login", json={"name": "Bo", "password": PASSWORD}), 429, "server.account_sign_in_wait")
+
+
+# ---------------------------------------------------------------------- the name
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_changing_the_name(app: Any) -> None:
+    store = store_of(app)
+    with local_client(app) as ann, local_client(app) as bo, local_client(app) as someone:
+        me = sign_up(ann, "Ann")
+        sign_up(bo, "Bo")
+        someone.get("/api/me")  # a guest
+        match_id = new_match(ann, seed=5)
+        play_deal(ann, match_id)
+        rename = "/api/account/name"
+        refused(ann.post(rename, json={"name": "Annie", "password": "not the one 123"}), 401,
+                "account_care.wrong_password")
+        refused(ann.post(rename, json={"name": "Ann!", "password": PASSWORD}), 400, "server.account_name_chars")
+        refused(ann.post(rename, json={"name": "Ann", "password": PASSWORD}), 400, "account_care.name_same")
+        refused(ann.post(rename, json={"name": "BO", "password": PASSWORD}), 409, "server.account_name_taken")
+        refused(ann.post(rename, json={"name": "Вo", "password": PASSWORD}), 409, "server.account_name_like")
+        refused(ann.post(rename, json={"name": "Robot7", "password": PASSWORD}), 400, "server.account_name_reserved")
+        refused(ann.post(rename, json={"name": "deleted-a1b2c3", "password": PASSWORD}), 400,
+                "account_care.name_deleted")
+        refused(someone.post(rename, json={"name": "Annie", "password": PASSWORD}), 403, "account_care.account_needed")
+        assert ann.get("/api/me").json()["name"] == "Ann"  # nothing changed
+        r = ann.post(rename, json={"name": " Annie ", "password": PASSWORD})
+        assert r.status_code == 200, r.text
+        assert r.json()["name"] == "Annie" and r.json()["id"] == me["id"]
+        assert ann.get("/api/profile").json()["name"] == "Annie"
+        # The list of matches shows the new name; the record of the deal played, the name of the time.
+        listed = next(m for m in ann.get("/api/matches").json() if m["match_id"] == match_id)
+        assert listed["players"]["S"]["name"] == "Annie"
+        assert ann.get(f"/api/matches/{match_id}/deals/0").json()["players"]["S"]["name"] == "Ann"
+        # Signing in takes the new name; the old one is free for anyone.
+        assert bo.post("/api/login", json={"name": "Ann", "password": PASSWORD}).status_code == 401
+        assert sign_up(someone, "Ann")["id"] != me["id"]
+        # Once in 30 days.
+        body = refused(ann.post(rename, json={"name": "Anna", "password": PASSWORD}), 409, "account_care.rename_wait")
+        assert body["params"]["date"].startswith(str((datetime.now(UTC) + timedelta(days=30)).year))
+        with store.engine.begin() as c:
+            assert c.scalar(select(USERS.c.former_names).where(USERS.c.id == me["id"])) == ["Ann"]
+            c.execute(update(USERS).where(USERS.c.id == me["id"]).values(
+                renamed=(datetime.now(UTC) - timedelta(days=31)).isoformat()))
+        assert ann.post(rename, json={"name": "Anna", "password": PASSWORD}).json()["name"] == "Anna"
+        with store.engine.connect() as c:
+            assert c.scalar(select(USERS.c.former_names).where(USERS.c.id == me["id"])) == ["Ann", "Annie"]
+
+
+def test_two_people_taking_one_name_at_once_get_it_once(server: LiveServer) -> None:
+    people = [account(server, f"Racer{n}") for n in range(4)]
+    start = threading.Barrier(len(people))
+    answers: list[httpx.Response] = []
+
+    def take(person: Someone) -> None:
+        start.wait()
+        answers.append(person.http.post("/api/account/name", json={"name": "Winner", "password": PASSWORD}))
+
+    threads = [threading.Thread(target=take, args=(p,)) for p in people]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(r.status_code for r in answers) == [200, 409, 409, 409]
+    for r in answers:
+        if r.status_code == 409:
+            assert r.json()["code"] in ("server.account_name_taken", "server.account_name_like")
+    assert sum(p.http.get("/api/me").json()["name"] == "Winner" for p in people) == 1
+
+
+# ---------------------------------------------------------------------- the export
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_the_export_holds_the_persons_data_and_nothing_else(app: Any) -> None:
+    with local_client(app) as ann, local_client(app) as bo, local_client(app) as cy, local_client(app) as guest:
+        me = sign_up(ann, "Ann")
+        bo_me = sign_up(bo, "Bo")
+        sign_up(cy, "Cy")
+        with store_of(app).engine.begin() as c:  # an operator's warning to Ann, by Bo
+            c.execute(insert(SANCTIONS).values(user_id=me["id"], kind="warn", reason="mind the chat",
+                                               starts="2026-12-01T00:00:00+00:00", operator=bo_me["id"]))
+        first = new_match(ann, seed=5)
+        play_deal(ann, first)
+        second = new_match(ann, seed=9)
+        play_deal(ann, second)
+        assert ann.post("/api/people/Bo/friend").status_code == 200
+        assert ann.post("/api/people/Cy/block").status_code == 200
+        assert ann.post("/api/people/Cy/report", json={"reason": "rude in chat", "match_id": None}).status_code == 201
+        assert bo.post("/api/people/Ann/report", json={"reason": "a secret of Bo's", "match_id": None}).status_code \
+            == 201
+        bo_match = new_match(bo, seed=11)
+        play_deal(bo, bo_match)
+        r = ann.get("/api/account/export")
+        assert r.status_code == 200, r.text
+        assert r.headers["content-disposition"] == f'attachment; filename="gongzhu-account-{me["id"]}.json"'
+        assert r.headers["content-type"].startswith("application/json") and r.headers["cache-control"] == "no-store"
+        data = r.json()
+        text = r.text
+        assert data["format"] == "gongzhu-account-export/1"
+        profile = data["profile"]
+        assert (profile["id"], profile["name"], profile["account"]) == (me["id"], "Ann", True)
+        mine = ann.get("/api/me").json()
+        assert (profile["lifetime"], profile["deals"], profile["practice"]) == (mine["lifetime"], mine["deals"],
+                                                                                 mine["practice"])
+        # The matches, oldest first, with every record as GET /api/me/records.jsonl gives it.
+        assert [m["id"] for m in data["matches"]] == [first, second]
+        lines = [json.loads(line) for line in ann.get("/api/me/records.jsonl").text.splitlines()]
+        assert [rec for m in data["matches"] for rec in m["records"]] == lines and len(lines) == 2
+        assert data["matches"][0]["played"]["deals"] == 1 and data["matches"][0]["played"]["seat"] == "S"
+        assert data["friends"] == [{"name": "Bo", "state": "asked", "since": data["friends"][0]["since"]}]
+        assert [b["name"] for b in data["blocks"]] == ["Cy"]
+        assert [(x["name"], x["reason"]) for x in data["reports"]] == [("Cy", "rude in chat")]
+        assert len(data["sessions"]) == 1 and set(data["sessions"][0]) == {"created"}
+        # The sanctions given to the person, with their reasons, not who gave them.
+        assert data["sanctions"] == [{"kind": "warn", "reason": "mind the chat", "starts": "2026-12-01T00:00:00+00:00",
+                                      "ends": None, "lifted": None}]
+        # Nothing of what others keep, no password hash, no session token or cookie.
+        assert "a secret of Bo's" not in text and bo_match not in text
+        assert "argon2" not in text and "password_hash" not in text
+        assert ann.cookies[COOKIE] not in text
+        with store_of(app).engine.connect() as c:
+            for digest in c.scalars(select(SESSIONS.c.id)):
+                assert digest not in text
+        # A guest's export holds what a guest has; without a session there is nothing to export.
+        guest.get("/api/me")
+        g = guest.get("/api/account/export")
+        assert g.status_code == 200 and g.json()["profile"]["guest"] is True and g.json()["matches"] == []
+    with TestClient(app, base_url="http://127.0.0.1") as nobody:
+        refused(nobody.get("/api/account/export"), 401, "server.no_session")
+
+
+# ---------------------------------------------------------------------- deleting the account
+
+
+def leaderboard_of_others(person: Someone, gone: str) -> list[tuple[str, int, int, int, int]]:
+    board = person.http.get("/api/leaderboard").json()
+    return [(r["name"], r["lifetime"], r["deals"], r["matches"], r["pigs"]) for r in board if r["name"] != gone]
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_deleting_the_account(server: LiveServer) -> None:
+    anna, bo, cy = account(server, "Anna"), account(server, "Bo"), account(server, "Cy")
+    table_id, lives = one_deal(anna, bo, turn_seconds=30, options={"match_end": "deals:1"})
+    for live in lives.values():
+        live.close()
+    assert anna.http.post("/api/people/Cy/friend").status_code == 200
+    assert bo.http.post("/api/people/Anna/block").status_code == 200
+    assert anna.http.post("/api/people/Bo/report", json={"reason": "slow", "match_id": table_id}).status_code == 201
+    store: Store = server.app.state.store
+    with store.engine.begin() as c:  # a review kept for Anna's accuracy (docs/review.md, Across many deals)
+        c.execute(insert(REVIEWS).values(
+            user_id=anna.id, match_id=table_id, deal_index=0, seat="S", played="2026-12-01", reviewed="2026-12-01",
+            format="gongzhu-review/2", result=0.0, luck=0.0, skill=0.0, review="{}",
+            **{f"{kind}_{count}": 0 for kind in REVIEW_KINDS for count in REVIEW_COUNTS}))
+    phone = signed_in_again(server, "Anna")
+    there = solo_connection(phone)
+    bo_before = bo.http.get("/api/profile").json()
+    board_before = leaderboard_of_others(cy, "Anna")
+    assert "Anna" in [row["name"] for row in cy.http.get("/api/leaderboard").json()]
+
+    delete = "/api/account/delete"
+    refused(anna.http.post(delete, json={"password": PASSWORD, "confirm": "Ana"}), 400, "account_care.confirm_mismatch")
+    refused(anna.http.post(delete, json={"password": "not the one 123", "confirm": "Anna"}), 401,
+            "account_care.wrong_password")
+    refused(Someone(server).http.post(delete, json={"password": PASSWORD, "confirm": "x"}), 403,
+            "account_care.account_needed")
+    waiting = new_table(cy)["table_id"]  # Cy sits at a table that waits for people
+    body = refused(cy.http.post(delete, json={"password": PASSWORD, "confirm": "Cy"}), 409,
+                   "account_care.delete_seated")
+    assert body["params"]["table"] == waiting
+    assert anna.http.get("/api/me").json()["name"] == "Anna"  # nothing changed
+
+    r = anna.http.post(delete, json={"password": PASSWORD, "confirm": "anna"})
+    assert r.status_code == 200, r.text
+    neutral = r.json()["name"]
+    assert r.json() == {"deleted": True, "name": neutral} and neutral.startswith("deleted-") and len(neutral) == 14
+    assert "Max-Age=0" in r.headers["set-cookie"]
+    there.closed_for_the_session()
+    assert phone.http.get("/api/me").json()["id"] != anna.id
+    with httpx.Client(base_url=server.base) as c:
+        refused(c.post("/api/login", json={"name": "Anna", "password": PASSWORD}), 401, "server.account_wrong_login")
+        refused(c.post("/api/login", json={"name": neutral, "password": PASSWORD}), 401, "server.account_wrong_login")
+    assert Someone(server).http.get(f"/api/users/{neutral}").status_code == 404
+
+    # Everyone else's totals, ratings and places stay as they were; Anna is on no board.
+    bo_after = bo.http.get("/api/profile").json()
+    for key in ("lifetime", "deals", "matches", "pigs", "ratings", "rating_history"):
+        assert bo_after[key] == bo_before[key], key
+    assert leaderboard_of_others(cy, "Anna") == board_before
+    assert all(row["name"] not in ("Anna", neutral) for row in cy.http.get("/api/leaderboard").json())
+    # The match stays; its record and the lists name Anna's seat by the neutral name.
+    record = bo.http.get(f"/api/matches/{table_id}/deals/0").json()
+    assert record["players"]["S"]["name"] == neutral and record["players"]["E"]["name"] == "Bo"
+    listed = next(m for m in bo.http.get("/api/matches").json() if m["match_id"] == table_id)
+    assert listed["players"]["S"]["name"] == neutral and listed["players"]["E"]["name"] == "Bo"
+    assert "Anna" not in bo.http.get(f"/api/matches/{table_id}/records.jsonl").text
+    assert bo.http.get("/api/people").json()["blocked"] == []
+
+    with store.engine.connect() as c:
+        row = c.execute(select(USERS).where(USERS.c.id == anna.id)).one()
+        assert (row.name, row.password_hash, row.guest, row.lifetime) == (neutral, None, True, 0)
+        assert row.deleted is not None and row.former_names is None
+        for table, column in ((SESSIONS, SESSIONS.c.user_id), (RATINGS, RATINGS.c.user_id),
+                              (RATING_HISTORY, RATING_HISTORY.c.user_id), (FRIENDS, FRIENDS.c.user_id),
+                              (FRIENDS, FRIENDS.c.other_id), (BLOCKS, BLOCKS.c.blocked_id),
+                              (REPORTS, REPORTS.c.reporter), (REVIEWS, REVIEWS.c.user_id)):
+            assert c.scalar(select(func.count()).select_from(table).where(column == anna.id)) == 0, table.name
+        assert c.scalar(select(func.count()).select_from(MATCH_PLAYERS).where(MATCH_PLAYERS.c.user_id == anna.id)) == 1
+    # The name is free again at once.
+    again = account(server, "Anna")
+    assert again.id != anna.id and again.http.get("/api/profile").json()["matches_list"] == []
+
+
+def test_a_renamed_account_deleted_leaves_none_of_its_names_in_the_records(app: Any) -> None:
+    store = store_of(app)
+    with local_client(app) as ann:
+        sign_up(ann, "Ann")
+        first = new_match(ann, seed=5)
+        play_deal(ann, first, random.Random(1))
+        assert ann.post("/api/account/name", json={"name": "Annie", "password": PASSWORD}).status_code == 200
+        second = new_match(ann, seed=6)
+        play_deal(ann, second, random.Random(2))
+        lines = ann.get("/api/me/records.jsonl").text.splitlines()
+        assert [json.loads(line)["players"]["S"]["name"] for line in lines] == ["Ann", "Annie"]
+        r = ann.post("/api/account/delete", json={"password": PASSWORD, "confirm": "Annie"})
+        assert r.status_code == 200, r.text
+        neutral = r.json()["name"]
+    text = "".join(store.records(first) + store.records(second))
+    assert "Ann" not in text and text.count(neutral) == 2
