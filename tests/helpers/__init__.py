@@ -16,6 +16,8 @@ only pytest's side of it (fixtures, hypothesis profiles, the test session's envi
 - :mod:`helpers.population` — computer players of the arena's levels rated as accounts.
 - :mod:`helpers.browser` — Chromium through Playwright: where it is, and selectors to wait on.
 - :mod:`helpers.clock` — a clock that ticks when read, for code that keeps to a time budget.
+- :mod:`helpers.containers` — container images (stand-ins built from Debian's packages, gongzhu's
+  image from the working tree) and the deployed set of ``deploy/compose.yaml`` on loopback ports.
 
 This file imports nothing, so that a benchmark can take one module (``helpers.servers``) without
 what the others need.
