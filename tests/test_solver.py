@@ -27,7 +27,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import gongzhu.rules._fastplay as _c
-from gongzhu.rules import PRESETS, Card, Deal, Options, Phase, Position, Seat, deal_hands, parse_cards
+from gongzhu.rules import PRESETS, Card, Deal, Declaration, Options, Phase, Position, Seat, deal_hands, parse_cards
 from gongzhu.rules.cards import AH, EXPOSABLE, JD, QS, TC, Suit
 from gongzhu.search.fast import FastPosition, encode, encode_parts
 from gongzhu.search.solver import OpenSolver, solver_weights
@@ -317,6 +317,57 @@ def test_one_solver_along_a_deal() -> None:
             deal.play(pick(deal, rng, False))
         for earlier in line[::3]:
             check(earlier, seat, solver)
+
+
+def low_card_twins(options: Options, seed: int, left: int, count: int) -> list[PythonDeal]:
+    """A seeded deal played at random (exposures included) until ``left`` cards are left, and
+    ``count`` twins of it: the same deal with two cards of one suit (♠ ♣ ♦, no special card, no
+    ♣2) that two seats still hold dealt the other way round, and the same declarations and plays.
+    Each seat keeps its number of cards in each suit, so every play stays legal; the twins differ
+    only in who holds which low (or high) card."""
+    rng = random.Random(seed)
+    hands = deal_hands(seed, 1, Seat.N, options.clockwise)
+    base = PythonDeal(options, [list(h) for h in hands])
+    declare_random_exposures(base, rng, 0.6)
+    while cards_left(base) > left:
+        base.play(pick(base, rng, False))
+    actions = base.actions
+    plain = [c for c in (Card.from_index(i) for i in range(52))
+             if c.suit != Suit.HEARTS and c not in (QS, JD, TC) and c.code != "2C"]
+    held = {c: s for s in Seat for c in base.hand(s) if c in plain}
+    pairs = [(a, b) for a in held for b in held if a.suit == b.suit and a.index < b.index and held[a] != held[b]]
+    out = [base]
+    for a, b in rng.sample(pairs, min(count, len(pairs))):
+        twin_hands = [[b if c == a else a if c == b else c for c in h] for h in hands]
+        twin = PythonDeal(options, twin_hands)
+        for act in actions:
+            if isinstance(act, Declaration):
+                twin.declare(act.seat, [(e.card, e.kind) for e in act.exposures])
+            else:
+                twin.play(act.cards, act.seat)
+        out.append(twin)
+    return out
+
+
+def test_positions_that_differ_in_low_cards_stay_exact() -> None:
+    """R5.2, R6, R7: positions that differ only in who holds two cards of a suit share most of
+    their hands (and their table keys but for those cards): one solver kept across such twins of
+    a deal gives each the values of the brute force (three tricks left) and of a fresh solver (six
+    tricks left), whatever the others left in its table."""
+    for preset in ("online", "partners"):
+        options = PRESETS[preset]
+        for seed in range(3):
+            twins = low_card_twins(options, 300 + seed, 12, 5)
+            assert len(twins) > 2
+            seat = mover(twins[0])
+            solver = OpenSolver(options, seat)
+            for twin in twins + twins[::-1]:
+                check(twin, seat, solver)
+            twins = low_card_twins(options, 310 + seed, 24, 6)
+            shared = OpenSolver(options, seat)
+            for twin in twins:
+                pos = encode(twin)
+                assert shared.values(pos) == OpenSolver(options, seat).values(pos)
 
 
 def test_one_solver_across_deals() -> None:
