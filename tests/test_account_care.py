@@ -220,6 +220,17 @@ def test_changing_the_name(app: Any) -> None:
             assert c.scalar(select(USERS.c.former_names).where(USERS.c.id == me["id"])) == ["Ann", "Annie"]
 
 
+def test_a_name_is_not_changed_at_a_table_that_is_not_over(server: LiveServer) -> None:
+    """The table keeps the names of its people and writes them with every change: a rename
+    waits until the person has left it or it is over."""
+    cy = account(server, "Cy")
+    waiting = new_table(cy)["table_id"]
+    body = refused(cy.http.post("/api/account/name", json={"name": "Cyd", "password": PASSWORD}), 409,
+                   "account_care.rename_seated")
+    assert body["params"]["table"] == waiting
+    assert cy.http.get("/api/me").json()["name"] == "Cy"  # nothing changed
+
+
 def test_two_people_taking_one_name_at_once_get_it_once(server: LiveServer) -> None:
     people = [account(server, f"Racer{n}") for n in range(4)]
     start = threading.Barrier(len(people))
@@ -383,6 +394,23 @@ def test_deleting_the_account(server: LiveServer) -> None:
     # The name is free again at once.
     again = account(server, "Anna")
     assert again.id != anna.id and again.http.get("/api/profile").json()["matches_list"] == []
+
+
+def test_deleting_an_account_leaves_another_persons_name_it_once_had(server: LiveServer) -> None:
+    """Ann renames herself Anna, someone else takes the name Ann, and the two play: deleting
+    Anna's account makes her seat neutral and leaves the other Ann's name where it is."""
+    first = account(server, "Ann")
+    r = first.http.post("/api/account/name", json={"name": "Anna", "password": PASSWORD})
+    assert r.status_code == 200, r.text
+    second = account(server, "Ann")
+    table_id, lives = one_deal(first, second, turn_seconds=30, options={"match_end": "deals:1"})
+    for live in lives.values():
+        live.close()
+    r = first.http.post("/api/account/delete", json={"password": PASSWORD, "confirm": "Anna"})
+    assert r.status_code == 200, r.text
+    neutral = r.json()["name"]
+    players = second.http.get(f"/api/matches/{table_id}/deals/0").json()["players"]
+    assert (players["S"]["name"], players["E"]["name"]) == (neutral, "Ann")
 
 
 def test_a_renamed_account_deleted_leaves_none_of_its_names_in_the_records(app: Any) -> None:

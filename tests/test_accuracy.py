@@ -27,6 +27,7 @@ import pytest
 from sqlalchemy import func, select
 from starlette.testclient import TestClient
 
+import gongzhu.server.accuracy as accuracy_module
 from gongzhu.records.replay import replay_states
 from gongzhu.review import Budget
 from gongzhu.rules import Seat
@@ -367,6 +368,24 @@ def test_review_last_queues_only_unreviewed_deals_and_keeps_to_the_line(client: 
     assert more.json()["code"] == "accuracy.nothing_new"
     assert accuracy["deals"] == 6
     assert sorted(r["deal_index"] for r in kept_rows(client) if r["match_id"] == match_id) == list(range(6))
+
+
+def test_one_person_takes_only_a_share_of_the_reviews_line(client: TestClient,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """However many deals a person asks for, at most PER_PERSON of their reviews are in line at
+    once; the answer says how many wait for another press, and the others' reviews still fit."""
+    monkeypatch.setattr(accuracy_module, "PER_PERSON", 2)
+    sign_up(client, "Bo")
+    play_match(client, 4, seed=3)
+    reviews = reviews_of(client)
+    reviews.at_once = 0  # nothing starts: what is in line stays there
+    body = client.post(REVIEW_LAST, json={"count": 20}).json()
+    assert (body["queued"], body["under_way"], body["left"]) == (2, 0, 2)
+    assert body["code"] == "accuracy.queued_some"
+    again = client.post(REVIEW_LAST, json={"count": 20}).json()  # the share is taken: nothing more
+    assert (again["queued"], again["under_way"], again["left"]) == (0, 2, 2)
+    assert reviews.counts["waiting"] == 2
+    reviews.at_once = 1
 
 
 @pytest.mark.parametrize("db_url", STORES, indirect=True)

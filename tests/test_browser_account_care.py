@@ -17,6 +17,7 @@ import pytest
 from gongzhu.messages import render
 from helpers.browser import TIMEOUT_MS
 from helpers.servers import LiveServer
+from test_browser_accounts import me, text
 
 pytestmark = pytest.mark.browser
 
@@ -48,15 +49,6 @@ def new_page(browser: Browser, site: str) -> Iterator[Any]:
     yield make
     for ctx in contexts:
         ctx.close()
-
-
-def me(page: Page) -> dict[str, Any]:
-    found: dict[str, Any] = page.evaluate("fetch('/api/me').then((r) => r.json())")
-    return found
-
-
-def text(page: Page, selector: str) -> str:
-    return page.locator(selector).text_content() or ""
 
 
 def sign_in(page: Page, name: str, password: str) -> None:

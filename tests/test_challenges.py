@@ -28,29 +28,20 @@ from gongzhu.rules.deal import Deal
 from gongzhu.rules.options import resolve_options
 from gongzhu.server.app import create_app
 from helpers.client import Browser, act, local_client, refused
+from helpers.clock import SetClock
 
 #: Every card code, to look for in answers that must hold none.
 CARD_CODE = re.compile(r"\b(?:" + "|".join(c.code for c in ALL_CARDS) + r")\b")
 PASSWORD = "a quiet tiger 42 challenge"
 
 
-class Clock:
-    """The challenges' clock, moved by the test."""
-
-    def __init__(self) -> None:
-        self.t = 1_796_085_000.0  # 2026-12-01 00:30 UTC
-
-    def __call__(self) -> float:
-        return self.t
+@pytest.fixture
+def clock() -> SetClock:
+    return SetClock(1_796_085_000.0)  # 2026-12-01 00:30 UTC
 
 
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-def app_client(db_url: str, tmp_path: Path, clock: Clock) -> Iterator[TestClient]:
+def app_client(db_url: str, tmp_path: Path, clock: SetClock) -> Iterator[TestClient]:
     """The application with quick computer players at its challenges and no par replays."""
     app = create_app(db_url, pace=0, hint_think=0.05, static_dir=tmp_path / "no-static", par_replays=0,
                      challenge_level="random", review_workers=0, now=clock)
@@ -110,7 +101,7 @@ def test_today_is_made_once_and_shows_no_card(app_client: TestClient) -> None:
 
 
 def test_entrants_play_the_same_boards_and_see_a_board_only_once_finished(app_client: TestClient,
-                                                                          clock: Clock) -> None:
+                                                                          clock: SetClock) -> None:
     """R8.1: two entrants are dealt the same hands on board 1 in the same seat, with the same
     first leader; neither sees the other's result, the board's hands or the other's record before
     finishing it; once both have, the traveller compares them (matchpoints, the scale)."""
@@ -177,7 +168,7 @@ def test_a_guest_is_compared_but_not_ranked(app_client: TestClient) -> None:
         assert listed[challenge_id]["entrants"] == 2 and listed[challenge_id]["me"]["rank"] == rank
 
 
-def test_a_closed_challenge_publishes_its_seed_and_counts_nothing_more(app_client: TestClient, clock: Clock) -> None:
+def test_a_closed_challenge_publishes_its_seed_and_counts_nothing_more(app_client: TestClient, clock: SetClock) -> None:
     """R8.1: once closed, the seed is public and gives the boards that were played (checked
     against the commitment); no new board is dealt and nobody enters."""
     today = app_client.get("/api/challenges").json()["today"]
@@ -280,7 +271,7 @@ def test_no_message_or_answer_shows_an_entrant_a_hand_of_a_board_they_have_not_f
 
 
 def test_the_par_is_the_computers_result_shown_once_a_board_is_finished(db_url: str, tmp_path: Path,
-                                                                        clock: Clock) -> None:
+                                                                        clock: SetClock) -> None:
     """R8.1: the par of each board (the expert's mean result at South over replays by four
     experts) is computed when the challenge is made, and shown for a board only to whoever may see
     the board."""

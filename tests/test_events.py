@@ -294,6 +294,37 @@ def test_the_referee_scores_the_night_again_from_its_records(
     assert "1. correction, round" in text and "满贯 not written" in text and "2. penalty (罚分) Pair 2 -12.5" in text
 
 
+def test_scoring_broken_records_says_what_is_wrong(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--score on records that are not a whole event of the file: one line naming what is wrong,
+    exit 2, no traceback (a record without its round, a board twice, a team match's table missing)."""
+    code, _, path, _ = _run(tmp_path, capsys, EVENTS["howell"])
+    assert code == 0
+    file = tmp_path / "night.json"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    broken = tmp_path / "broken.jsonl"
+
+    def score(records: list[str]) -> str:
+        broken.write_text("".join(line + "\n" for line in records), encoding="utf-8")
+        assert main(["event", str(file), "--score", str(broken)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "Traceback" not in err
+        return err
+
+    first = json.loads(lines[0])
+    del first["seating"]["round"]
+    assert "seating.round" in score([json.dumps(first, ensure_ascii=False), *lines[1:]])
+    assert "already played" in score([lines[0], *lines])  # the replay's own check (R8.1)
+    (tmp_path / "teams").mkdir()
+    code, _, teams, _ = _run(tmp_path / "teams", capsys, EVENTS["teams"])
+    assert code == 0
+    teams_file = tmp_path / "teams" / "night.json"
+    table_two = [line for line in teams.read_text(encoding="utf-8").splitlines()
+                 if json.loads(line)["seating"]["table"] != 1]
+    broken.write_text("".join(line + "\n" for line in table_two), encoding="utf-8")
+    assert main(["event", str(teams_file), "--score", str(broken)]) == 2
+    assert "not a whole event" in capsys.readouterr().err
+
+
 def test_a_toml_file_runs_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "night.toml"
     path.write_text('event = "toml-night"\nform = "howell"\nseed = "s1"\nrounds = 1\nboards_per_round = 1\n'

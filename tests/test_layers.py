@@ -96,7 +96,8 @@ SERVER_FLOORS: list[str] = [
     "migrations", "store", "migrations.env", "transport",
     "bodies", "challenges", "views", "rooms", "thinking", "claiming", "lobby", "table", "dispatch", "registry",
     "cluster",
-    "identity", "account_care", "accounts", "people", "moderation", "challenge_api", "reviews", "whatif", "operations",
+    "identity", "account_care", "accounts", "people", "moderation", "challenge_api", "events", "reviews", "whatif",
+    "operations",
     "accuracy", "app",
     "__init__",
 ]

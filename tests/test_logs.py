@@ -181,3 +181,53 @@ def test_text_logs_stay_as_they_were(tmp_path: Path) -> None:
         assert other.headers["x-request-id"] != "mine"
     assert server.log_lines() == []
 
+
+
+def test_a_failed_request_keeps_its_id_in_the_answer_and_the_lines(tmp_path: Path) -> None:
+    """A request whose handling raises gets the server's 500 with its X-Request-Id, and the
+    error's line and the access line carry that id and the status."""
+    import io
+    import logging
+
+    from starlette.requests import Request
+    from starlette.responses import Response
+    from starlette.routing import Route
+    from starlette.testclient import TestClient
+
+    from gongzhu.server.app import create_app
+    from gongzhu.server.logs import JsonLines, context
+
+    async def boom(_request: Request) -> Response:
+        raise RuntimeError("a defect")
+
+    app = create_app(f"sqlite:///{tmp_path / 'g.db'}", review_workers=0)
+    app.router.routes.append(Route("/boom", boom))
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(JsonLines())
+
+    class Context(logging.Filter):
+        def filter(self, record: logging.LogRecord) -> bool:
+            record.gongzhu_context = context()
+            return True
+
+    handler.addFilter(Context())
+    loggers = [logging.getLogger("gongzhu.server"), logging.getLogger("gongzhu.access")]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+    try:
+        with TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False) as client:
+            r = client.get("/boom")
+    finally:
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.removeHandler(handler)
+            logger.setLevel(level)
+    assert r.status_code == 500 and "error" in r.json()
+    request_id = r.headers["x-request-id"]
+    lines = [json.loads(line) for line in stream.getvalue().splitlines()]
+    failed = [x for x in lines if x["message"] == "unexpected error"]
+    assert len(failed) == 1 and failed[0]["request_id"] == request_id and "a defect" in failed[0]["error"]
+    access = [x for x in lines if x["logger"] == "gongzhu.access" and x.get("path") == "/boom"]
+    assert len(access) == 1 and access[0]["status"] == 500 and access[0]["request_id"] == request_id

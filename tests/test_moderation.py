@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import select, update
 from starlette.testclient import TestClient
 from websockets.exceptions import ConnectionClosed
 
@@ -21,8 +22,9 @@ from gongzhu.cli.main import main as gongzhu_main
 from gongzhu.server.accounts import SIGNUPS_PER_ADDRESS
 from gongzhu.server.app import create_app
 from gongzhu.server.moderation import MUTE_CACHE_SECONDS, grant
-from gongzhu.server.store import Store
+from gongzhu.server.store import AUDIT_LOG, USERS, Store
 from helpers.client import LOCAL
+from helpers.clock import SetClock
 from helpers.database import STORES
 from helpers.live import PASSWORD, Live, Someone, account
 from helpers.servers import LiveServer
@@ -31,23 +33,13 @@ from test_tables import new_table
 DAY = 24 * 3600.0
 
 
-class Clock:
-    """The server's clock (seconds since the epoch), moved by the test."""
-
-    def __init__(self) -> None:
-        self.t = 1_800_000_000.0  # 2027-01-15
-
-    def __call__(self) -> float:
-        return self.t
+@pytest.fixture
+def clock() -> SetClock:
+    return SetClock(1_800_000_000.0)  # 2027-01-15
 
 
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-def server(db_url: str, tmp_path: Path, clock: Clock) -> Iterator[LiveServer]:
+def server(db_url: str, tmp_path: Path, clock: SetClock) -> Iterator[LiveServer]:
     with LiveServer(db_url, static_dir=tmp_path / "no-static", now=clock) as s:
         yield s
 
@@ -198,7 +190,7 @@ def test_a_banned_person_is_closed_out_at_once_and_may_not_sign_in(server: LiveS
         ("lift", "Bo", "appeal heard"), ("ban", "Bo", "cheating with a second account")]
 
 
-def test_a_suspension_ends_on_its_date(server: LiveServer, clock: Clock) -> None:
+def test_a_suspension_ends_on_its_date(server: LiveServer, clock: SetClock) -> None:
     op, bo = operator(server), account(server, "Bo")
     ends = "2027-01-20T12:00:00+00:00"
     sanction(op, "Bo", "suspend", "spam", ends)
@@ -209,7 +201,7 @@ def test_a_suspension_ends_on_its_date(server: LiveServer, clock: Clock) -> None
     assert sign_in(Someone(server), "Bo").status_code == 200
 
 
-def test_a_mute_refuses_chat_until_its_end(server: LiveServer, clock: Clock) -> None:
+def test_a_mute_refuses_chat_until_its_end(server: LiveServer, clock: SetClock) -> None:
     op, bo = operator(server), account(server, "Bo")
     live = at_a_table(bo)
     live.send({"type": "chat", "text": "hello"})
@@ -265,6 +257,10 @@ def test_sanctions_are_refused_without_what_they_need(server: LiveServer) -> Non
     refused(op.http.post(path, json={"kind": "shout", "reason": "x"}), 400, "moderation.kind_unknown")
     refused(op.http.post(path, json={"kind": "mute", "reason": "x"}), 400, "moderation.ends_needed")
     refused(op.http.post(path, json={"kind": "suspend", "reason": "x", "ends": "soon"}), 400, "moderation.ends_bad")
+    refused(op.http.post(path, json={"kind": "suspend", "reason": "x", "ends": "9999-12-31T23:00:00-05:00"}), 400,
+            "moderation.ends_bad")  # past what UTC can write
+    refused(op.http.post(path, json={"kind": "warn", "reason": "x", "ends": "2999-01-01T00:00:00+00:00"}), 400,
+            "moderation.warn_has_no_end")
     refused(op.http.post(path, json={"kind": "suspend", "reason": "x", "ends": "2020-01-01"}), 400,
             "moderation.ends_past")
     refused(op.http.post(path, json={"kind": "ban", "reason": "x", "ends": "2030-01-01"}), 400,
@@ -332,6 +328,12 @@ def test_an_operator_closes_a_table(server: LiveServer) -> None:
     refused(op.http.post("/api/admin/tables/m-none/close", json={"reason": "x"}), 404, "server.unknown_table")
     [entry] = audit(op)
     assert (entry["action"], entry["table"], entry["details"]["people"]) == ("close", table_id, ["Bo", "Ann"])
+    # Kept by id, shown by today's name: a person renamed later is shown so, and no name stays behind.
+    store: Store = server.app.state.store
+    with store.engine.begin() as c:
+        assert c.scalar(select(AUDIT_LOG.c.details).where(AUDIT_LOG.c.action == "close")) == {"people": [bo.id, ann.id]}
+        c.execute(update(USERS).where(USERS.c.id == bo.id).values(name="Bob"))
+    assert audit(op)[0]["details"]["people"] == ["Bob", "Ann"]
 
 
 # ---------------------------------------------------------------------- new accounts behind a proxy

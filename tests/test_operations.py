@@ -258,6 +258,10 @@ def test_metrics_are_not_found_by_an_address_the_operator_did_not_allow(app: Sta
         assert _from(app, address).get("/metrics").status_code == 200, address
     # forwarding headers from a peer that is no trusted proxy are ignored
     assert _from(app, "203.0.113.9").get("/metrics", headers={"X-Forwarded-For": "127.0.0.1"}).status_code == 404
+    # a proxy on this machine the server was not told to trust forwards the public: refused, though
+    # its own address is allowed
+    for header in ({"X-Forwarded-For": "203.0.113.9"}, {"Forwarded": "for=203.0.113.9"}):
+        assert _from(app, "127.0.0.1").get("/metrics", headers=header).status_code == 404, header
 
 
 def test_metrics_behind_a_trusted_proxy_count_the_client_it_forwards(tmp_path: Path) -> None:

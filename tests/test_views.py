@@ -42,6 +42,7 @@ class State:
     host_name: str | None = "South"
     seeded: bool = False
     challenge: str | None = None
+    event_seating: dict[str, Any] | None = None
     turn_seconds: int | None = None
     expose_seconds: int | None = None
     skills: dict[str, Skill] = field(default_factory=dict)

@@ -37,9 +37,9 @@ FILES = ("index.html", "history.html", "history.js", "challenges.html", "challen
          "challenge.js", "played.js", "lobby.html", "lobby.js", "profile.html", "profile.js",
          "leaderboard.html", "leaderboard.js", "rules.html", "rules.js", "header.js", *TABLE_MODULES, *SHARED_MODULES,
          "style.css", "motion.css", "README.md", "manifest.webmanifest", "icon.svg", "icon-192.png", "icon-512.png",
-         "admin.html", "admin.js")
+         "admin.html", "admin.js", "event.html", "event.js")
 PAGES = ("index.html", "history.html", "lobby.html", "profile.html", "leaderboard.html", "rules.html",
-         "challenges.html", "challenge.html", "admin.html")
+         "challenges.html", "challenge.html", "admin.html", "event.html")
 SCRIPTS = tuple(f for f in FILES if f.endswith(".js"))
 IMPORT = re.compile(r"^import\s*(?:\{[^}]*\}\s*from\s*)?\"\./([\w.-]+)\";", re.M)
 

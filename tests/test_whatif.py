@@ -34,7 +34,8 @@ from gongzhu.search.solver import OpenSolver
 from gongzhu.server.app import create_app
 from gongzhu.server.whatif import PATH, WhatIfRefused, WhatIfRoute, WhatIfs
 from helpers.client import LOCAL, local_client, new_match, play_deal, refused, user_of
-from test_challenges import Clock, enter, person, play_board
+from helpers.clock import SetClock
+from test_challenges import enter, person, play_board
 
 #: Every card code, to look for in answers that must hold none.
 CARD_CODE = re.compile(r"\b(?:" + "|".join(c.code for c in ALL_CARDS) + r")\b")
@@ -328,7 +329,7 @@ def test_a_full_line_of_what_ifs_refuses_more() -> None:
 def challenge_client(db_url: str, tmp_path: Path) -> Iterator[TestClient]:
     """The application with quick computer players at its challenges and no par replays."""
     app = create_app(db_url, pace=0, hint_think=0.05, static_dir=tmp_path / "no-static", par_replays=0,
-                     challenge_level="random", review_workers=0, now=Clock())
+                     challenge_level="random", review_workers=0, now=SetClock(1_796_085_000.0))
     with local_client(app) as c:
         yield c
 

@@ -14,7 +14,18 @@ import types
 
 import pytest
 
-__all__ = ["TickingClock", "use_clock"]
+__all__ = ["SetClock", "TickingClock", "use_clock"]
+
+
+class SetClock:
+    """Seconds since the epoch that move only when the test sets ``t``: the clock of code that
+    acts on dates (a challenge's day, a sanction's end, an event's grace)."""
+
+    def __init__(self, t: float) -> None:
+        self.t = t
+
+    def __call__(self) -> float:
+        return self.t
 
 
 class TickingClock:

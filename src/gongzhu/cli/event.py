@@ -260,6 +260,16 @@ def results_text(spec: EventSpec, results: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _score_given(spec: Any, table_results: list[TableResult]) -> Any:
+    """:func:`score_event` on records read from a file (``--score``, checked by replay already):
+    the whole event of the file, or :class:`EventError` saying the records are not that."""
+    try:
+        return score_event(spec.form, [e.name for e in spec.entrants], table_results, spec.adjustments,
+                           spec.options)
+    except (KeyError, ValueError, StopIteration) as e:
+        raise EventError(f"the records are not a whole event of this file ({e.__class__.__name__}: {e})") from None
+
+
 def run(args: argparse.Namespace) -> int:
     """Play (or score again) the event of ``args.file``; the exit status."""
     try:
@@ -277,8 +287,11 @@ def run(args: argparse.Namespace) -> int:
                 raise _InputError(f"cannot write {target}: no such directory")
             boards, records = play_event(spec)
         table_results: list[TableResult] = [table_result_of(r) for r in records]
-        results = score_event(spec.form, [e.name for e in spec.entrants], table_results, spec.adjustments,
-                              spec.options)
+        if args.score is not None:
+            results = _score_given(spec, table_results)
+        else:
+            results = score_event(spec.form, [e.name for e in spec.entrants], table_results, spec.adjustments,
+                                  spec.options)
         if target is not None:
             _write(target, records)
     except (_InputError, EventError, GongzhuError) as e:

@@ -403,6 +403,10 @@ def _four(value: object, where: str) -> tuple[int, int, int, int]:
     return (value["N"], value["E"], value["S"], value["W"])
 
 
+#: The largest round, table, session, match or board number a record of an event may name.
+_MOST = 1_000_000
+
+
 def table_result_of(record: Mapping[str, Any]) -> TableResult:
     """The table result a deal record of an event holds: its ``board``, its ``seating`` (the
     round, session, table, match and each seat's entrant, docs/tournaments.md), ``raw`` and
@@ -413,16 +417,22 @@ def table_result_of(record: Mapping[str, Any]) -> TableResult:
     names = seating.get("entrants")
     if not isinstance(names, Mapping) or any(not isinstance(names.get(s), str) for s in SEATS):
         raise EventError("a record's seating.entrants names the entrant in N, E, S and W")
-    factor = lifetime_factor(Options.from_dict(record["options"]))
-    final = _four(record.get("final"), "final")
-    return TableResult(
-        int(seating["round"]), int(seating["table"]), int(board["number"]),
-        (names["N"], names["E"], names["S"], names["W"]),
-        _four(record.get("raw"), "raw"),
-        (final[0] // factor, final[1] // factor, final[2] // factor, final[3] // factor),
-        int(seating.get("session", 1)),
-        None if seating.get("match") is None else int(seating["match"]),
-    )
+    try:
+        factor = lifetime_factor(Options.from_dict(record["options"]))
+        final = _four(record.get("final"), "final")
+        return TableResult(
+            _whole("seating.round", seating.get("round"), 1, _MOST),
+            _whole("seating.table", seating.get("table"), 1, _MOST),
+            _whole("board.number", board.get("number"), 1, _MOST),
+            (names["N"], names["E"], names["S"], names["W"]),
+            _four(record.get("raw"), "raw"),
+            (final[0] // factor, final[1] // factor, final[2] // factor, final[3] // factor),
+            _whole("seating.session", seating.get("session", 1), 1, _MOST),
+            None if seating.get("match") is None else _whole("seating.match", seating.get("match"), 1, _MOST),
+        )
+    except (KeyError, TypeError, ValueError) as e:
+        raise EventError(f"a record of an event has no valid options ({e})") from None
+
 
 
 def partnership(raw: Sequence[int]) -> tuple[int, int]:

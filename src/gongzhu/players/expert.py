@@ -175,6 +175,8 @@ class ExpertPlayer(Player):
         return Evaluation(values, worlds, baseline)
 
     def _evaluate(self, obs: Observation, keep: tuple[list[list[float]], list[float]] | None) -> list[PlayValue]:
+        if keep is not None and self.weighting is not None:
+            raise ValueError("the values of single worlds are kept for an unweighted search only")
         plays = list(obs.legal_plays())
         weights = objective_weights(obs.options, obs.seat)
         solver = self._endgame_solver(obs)
@@ -229,8 +231,6 @@ class ExpertPlayer(Player):
             log_weights += weighing.weigh(likelihood, waiting)
         means = _weighted_means(per_world, log_weights, len(plays))
         if keep is not None:
-            if log_weights:
-                raise ValueError("the values of single worlds are kept for an unweighted search only")
             keep[0].extend(per_world)
         return [PlayValue(p, means[i], samples) for i, p in enumerate(plays)]
 

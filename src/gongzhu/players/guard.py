@@ -93,9 +93,9 @@ def _decide(label: str, what: str, player: Player, obs: Observation, ask: Callab
         chosen = check(ask(_stand_in()))
         if chosen is not None:
             return chosen
-        log.error("%s: the intermediate player's answer was not allowed either; taking %r", game, last)
+        log.error("%s: the intermediate player's answer was not allowed either; taking the first legal one", game)
     except Exception:
-        log.exception("%s: the intermediate player failed too; taking %r", game, last)
+        log.exception("%s: the intermediate player failed too; taking the first legal one", game)
     return last
 
 

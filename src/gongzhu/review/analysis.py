@@ -516,7 +516,7 @@ def _assemble(rec: DealRecord, seat: Seat, steps: list[_Step], evaluated: dict[i
         "loss": round(loss_total, 1),
         "luck": round(luck, 1),
         "skill": round(skill, 1),
-        "luck_parts": {"deal": round(deal_luck, 1), "play": round(luck - deal_luck, 1)},
+        "luck_parts": {"deal": round(deal_luck, 1), "play": round(round(luck, 1) - round(deal_luck, 1), 1)},
         "decisions": decisions,
         "graph": graph,
         "tricks": [round(x, 1) for x in deltas],

@@ -127,13 +127,22 @@ def _rename_records(c: Connection, user_id: str, names: set[str], neutral: str) 
     played = list(c.scalars(select(MATCH_PLAYERS.c.match_id).where(MATCH_PLAYERS.c.user_id == user_id)))
     changed = 0
     for start in range(0, len(played), 500):
-        rows = c.execute(select(_DEALS.c.id, _DEALS.c.record).where(_DEALS.c.match_id.in_(played[start:start + 500])))
+        chunk = played[start:start + 500]
+        # A name another player of the match has or had is theirs as much: left as it is.
+        others: dict[str, set[str]] = {}
+        for match_id, other, former in c.execute(
+                select(MATCH_PLAYERS.c.match_id, USERS.c.name, USERS.c.former_names)
+                .join(USERS, USERS.c.id == MATCH_PLAYERS.c.user_id)
+                .where(MATCH_PLAYERS.c.match_id.in_(chunk), MATCH_PLAYERS.c.user_id != user_id)):
+            others.setdefault(match_id, set()).update([other, *(former or [])])
+        rows = c.execute(select(_DEALS.c.id, _DEALS.c.match_id, _DEALS.c.record).where(_DEALS.c.match_id.in_(chunk)))
         for row in rows.all():
             record = json.loads(row.record)
             players = record.get("players")
             if not isinstance(players, dict):
                 continue
-            seats = [s for s, p in players.items() if isinstance(p, dict) and p.get("name") in names]
+            theirs = names - others.get(row.match_id, set())
+            seats = [s for s, p in players.items() if isinstance(p, dict) and p.get("name") in theirs]
             if not seats:
                 continue
             for seat in seats:
@@ -246,7 +255,9 @@ class AccountCare:
         requests, blocks (either way), invitations and open reports it made go, and the
         records and stored seats that named it by any of its names name it by the neutral one —
         all in one transaction; returns the neutral name.  What stays: the matches with their
-        records and every other person's totals and ratings (docs/accounts.md)."""
+        records and every other person's totals and ratings (docs/accounts.md).  Safe in a worker
+        thread; the caller then tells :attr:`Identity.on_ended` on the event loop, so that the
+        person's open table connections close at once."""
         now = _now()
         for _ in range(20):
             neutral = DELETED_PREFIX + secrets.token_hex(DELETED_DIGITS // 2)
@@ -277,8 +288,6 @@ class AccountCare:
                     _rename_seats(c, user_id, neutral)
             except IntegrityError:  # the neutral name is another's: another one
                 continue
-            if self.identity.on_ended is not None:  # its table connections close at once
-                self.identity.on_ended(user_id)
             return neutral
         raise RuntimeError("no free neutral name after 20 tries")
 
@@ -462,6 +471,9 @@ def routes(identity: Identity, failures: Tries) -> list[Route]:
             return _refused(e)
         if (refused := await password_of(request, user, body.password)) is not None:
             return refused
+        table = care.seated_at(user.id)
+        if table is not None:  # the table keeps its people's names and would write the old one back
+            return _refused(AccountError(409, Text.of("account_care.rename_seated", table=table)))
         try:
             renamed = care.rename(user, body.name)
         except AccountError as e:
@@ -473,7 +485,8 @@ def routes(identity: Identity, failures: Tries) -> list[Route]:
             user = person(request, account=False)
         except AccountError as e:
             return _refused(e)
-        text = json.dumps(care.export(user.id), ensure_ascii=False, indent=1)
+        exported = await asyncio.to_thread(care.export, user.id)  # every record parsed: off the event loop
+        text = json.dumps(exported, ensure_ascii=False, indent=1)
         return Response(text, media_type="application/json; charset=utf-8", headers={
             "Content-Disposition": f'attachment; filename="gongzhu-account-{user.id}.json"',
             "Cache-Control": "no-store"})
@@ -495,9 +508,12 @@ def routes(identity: Identity, failures: Tries) -> list[Route]:
         if table is not None:
             return _refused(AccountError(409, Text.of("account_care.delete_seated", table=table)))
         try:
-            neutral = care.delete(user.id)
+            # Off the event loop: every record of every match the person played is rewritten.
+            neutral = await asyncio.to_thread(care.delete, user.id)
         except AccountError as e:
             return _refused(e)
+        if identity.on_ended is not None:  # its table connections close at once (on the event loop)
+            identity.on_ended(user.id)
         secure = request.url.scheme in ("https", "wss")
         return personal_answer({"deleted": True, "name": neutral}, identity.cleared_cookie(secure=secure))
 

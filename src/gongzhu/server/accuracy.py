@@ -29,6 +29,7 @@ the identity and the reviews; SQLAlchemy and Starlette.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import math
@@ -49,7 +50,7 @@ from gongzhu.messages import Text
 from gongzhu.rules.cards import Seat
 from gongzhu.server.bodies import PERSON, BodyError, json_body
 from gongzhu.server.identity import AccountError, Identity, User
-from gongzhu.server.reviews import Key, ReviewJob, ReviewRefused, Reviews
+from gongzhu.server.reviews import WAITING, Key, ReviewJob, ReviewRefused, Reviews
 from gongzhu.server.store import MATCH_PLAYERS, REVIEW_COUNTS, REVIEW_KINDS, REVIEWS, USERS, MatchInfo, Store
 from gongzhu.server.wire import personal_answer, plain_error
 
@@ -60,6 +61,9 @@ log = logging.getLogger("gongzhu.server")
 
 #: How many of the newest deals ``review-last`` may be asked to review.
 COUNTS = (5, 10, 20)
+#: One person's reviews in line (queued or running) at most: half the reviews' usual line, so that
+#: "review my last 20" leaves room for everyone else's reviews; the rest waits for another press.
+PER_PERSON = WAITING // 2
 #: The fewest reviewed deals a point of the profile's graph stands for …
 GROUP = 5
 #: … and the most points the graph has (past ``GROUP * MOST_POINTS`` deals, each point stands for more).
@@ -327,18 +331,20 @@ class Accuracy:
                     found.append((info.match_id, deal, Seat[seat], line))
         return found
 
-    def review_last(self, user_id: str, count: int) -> dict[str, Any]:
-        """Queue the reviews of the person's ``count`` newest deals not reviewed yet (as many as
-        the reviews' line has room for; one under way already is followed, not queued again, and
-        one finished while nobody kept it is kept now): ``{"queued", "under_way", "left", "code",
+    def review_last(self, user_id: str, wanted: list[tuple[str, int, Seat, str]]) -> dict[str, Any]:
+        """Queue the reviews of ``wanted``, the person's newest deals not reviewed yet
+        (:meth:`unreviewed`), as many as the person's share of the reviews' line
+        (:data:`PER_PERSON`) and the line have room for (one under way already is followed, not
+        queued again, and one finished while nobody kept it is kept now): ``{"queued", "under_way", "left", "code",
         "params"}`` with the catalog message that says how many are in line, and how many did
         not fit.  Raises :class:`ReviewRefused` when the line is full (or the server stopping)
         and nothing could be queued."""
-        wanted = self.unreviewed(user_id, count)
         queued: list[Key] = []
         under_way: list[Key] = []
         kept: list[Key] = []
         refused: ReviewRefused | None = None
+        full = False  # the person's share of the line is taken: the rest waits for another press
+        share = PER_PERSON
         for match_id, deal, seat, line in wanted:
             job = self.reviews.find(match_id, deal, seat)
             if job is not None and job.status == "done" and job.review is not None:
@@ -346,6 +352,9 @@ class Accuracy:
                 kept.append(job.key)
             elif job is not None and job.status in ("queued", "running"):
                 under_way.append(job.key)
+            elif len(queued) + len(under_way) >= share:
+                full = True
+                break
             else:
                 try:
                     queued.append(self.reviews.start(match_id, deal, seat, line).key)
@@ -360,7 +369,7 @@ class Accuracy:
             self.asked.move_to_end(user_id)
             while len(self.asked) > MOST_ASKING:
                 self.asked.popitem(last=False)
-        left = len(wanted) - in_line - len(kept) if refused is not None else 0
+        left = len(wanted) - in_line - len(kept) if refused is not None or full else 0
         if not in_line:
             text = Text.of("accuracy.nothing_new")
         elif left:
@@ -396,11 +405,13 @@ def routes(store: Store, identity: Identity, reviews: Reviews) -> list[Route]:
             return plain_error(e.status, str(e))
         try:
             user = account_of(request)
-            count = body.get("count") if isinstance(body, dict) and set(body) == {"count"} else body
+            count = body.get("count") if isinstance(body, dict) and set(body) == {"count"} else None
             if type(count) is not int or count not in COUNTS:
                 raise AccountError(400, Text.of("accuracy.bad_count", count=show(count),
                                                 choices=", ".join(map(str, COUNTS))))
-            answer = accuracy.review_last(user.id, count)
+            # Finding them reads every match of the person's: off the event loop.
+            wanted = await asyncio.to_thread(accuracy.unreviewed, user.id, count)
+            answer = accuracy.review_last(user.id, wanted)
         except AccountError as e:
             return personal_answer(e.json, status=e.status)
         except ReviewRefused as e:

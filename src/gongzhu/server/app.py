@@ -75,6 +75,7 @@ from gongzhu.server.bus import ClusterUnavailable
 from gongzhu.server.challenge_api import routes as challenge_routes
 from gongzhu.server.challenges import LEVEL, PAR_REPLAYS, Challenges
 from gongzhu.server.cluster import Cluster
+from gongzhu.server.events import routes as event_routes
 from gongzhu.server.identity import Identity
 from gongzhu.server.logs import RequestIds
 from gongzhu.server.metrics import Metrics
@@ -233,12 +234,18 @@ async def _http_error(_request: Request, exc: Exception) -> Response:
     return JSONResponse({"error": exc.detail}, status_code=exc.status_code, headers=exc.headers)
 
 
-async def _internal_error(_request: Request, exc: Exception) -> Response:
+async def _internal_error(_request: Request | None, exc: Exception) -> Response:
     if isinstance(exc, DBAPIError):  # the database is away (restarting): try again later
         log.warning("the database cannot be reached: %s", exc.__class__.__name__)
         return plain_error(503, Text.of("server.store_unavailable").render("en"))
     log.error("unexpected error", exc_info=exc)
     return plain_error(500, "the server failed on this request (the error is logged); nothing was changed")
+
+
+async def _answer_to_error(exc: Exception) -> Response:
+    """:func:`_internal_error` inside :class:`RequestIds`, so that a failed request's answer and
+    lines carry its id (Starlette's own handler runs outside every middleware)."""
+    return await _internal_error(None, exc)
 
 
 def _page(path: Path, name: str) -> Response:
@@ -742,7 +749,8 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         *people_routes(people, identity, table_url),
         *moderation_routes(moderation, identity),
         *challenge_routes(challenges, tables, identity, page, static),
-        *operation_routes(metrics, tables, store, metrics_allow),
+        *event_routes(store, tables, identity, page, static, now),
+        *operation_routes(metrics, tables, store, metrics_allow, proxies),
         *accuracy_routes(store, identity, reviews),
         Route("/api/config", get_config),
         Route("/messages/{lang}.json", get_messages),
@@ -769,7 +777,7 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         routes.append(Mount("/static", StaticFiles(directory=static), name="static"))
     app = Starlette(
         routes=routes, lifespan=lifespan,
-        middleware=[Middleware(RequestIds, trusted_proxies=proxies),
+        middleware=[Middleware(RequestIds, trusted_proxies=proxies, errors=_answer_to_error),
                     Middleware(SitePolicy, allowed_hosts=list(allowed_hosts),
                                allowed_origins=list(allowed_origins), trusted_proxies=list(trusted_proxies))],
         exception_handlers={HTTPException: _http_error, Exception: _internal_error},

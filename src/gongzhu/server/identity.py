@@ -470,16 +470,24 @@ class Identity:
         if not await asyncio.to_thread(self._verify, stored, password):
             raise AccountError(401, Text.of("server.account_wrong_login"))
         user = _user(row)
-        why = self.barred(user.id) if self.barred is not None else None
-        if why is not None:
-            raise AccountError(403, why)
         if self.hasher.check_needs_rehash(stored):
             hashed = await asyncio.to_thread(self.hasher.hash, password)
             with self.store.engine.begin() as c:
                 c.execute(update(USERS).where(USERS.c.id == user.id, USERS.c.password_hash == stored)
                           .values(password_hash=hashed))
+        why = self.barred(user.id) if self.barred is not None else None
+        if why is not None:
+            raise AccountError(403, why)
         self._end(request, everywhere=False, legacy=False)
-        return user, self.cookie(user, secure=_secure(request))
+        cookie = self.cookie(user, secure=_secure(request))
+        # A suspension or ban that another server made between the check above and the new
+        # session ended every session before this one existed: asked again now, it ends this too.
+        why = self.barred(user.id) if self.barred is not None else None
+        if why is not None:
+            with self.store.engine.begin() as c:
+                c.execute(delete(SESSIONS).where(SESSIONS.c.user_id == user.id))
+            raise AccountError(403, why)
+        return user, cookie
 
     def logout(self, request: HTTPConnection, *, everywhere: bool = False) -> str:
         """Sign the request out: its session ends on the server, and the ``Set-Cookie`` value

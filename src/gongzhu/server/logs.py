@@ -7,9 +7,10 @@ one JSON object a line, each request's id, and what the line is about.
 an ASGI middleware, gives each HTTP request and WebSocket connection an id — the
 ``X-Request-Id`` a trusted proxy sent, else a new one — returned in the answer's header and
 carried by a context variable into every line logged while it is handled (:func:`about` adds the
-table and the person), and logs one line per request (``gongzhu.access``).  A line names a
-person by their user id and an action by its type: never a password, a cookie, a session's token
-or a card.
+table and the person), and logs one line per request (``gongzhu.access``).  A table action's
+line names the person by their user id and the action by its type; a request's line gives its
+path, which for a public profile holds the public name.  Never a password, a cookie, a session's
+token or a card.
 
 Imports :mod:`gongzhu.server.policy` (client addresses, trusted proxies).
 """
@@ -23,7 +24,7 @@ import re
 import secrets
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextvars import ContextVar
 from datetime import UTC, datetime
 from typing import Any, TextIO
@@ -133,9 +134,14 @@ class RequestIds:
     line per HTTP request (method, path without its query, status, duration, client address)
     and per WebSocket connection, as it ends."""
 
-    def __init__(self, app: ASGIApp, *, trusted_proxies: TrustedProxies) -> None:
+    def __init__(self, app: ASGIApp, *, trusted_proxies: TrustedProxies,
+                 errors: Callable[[Exception], Awaitable[ASGIApp]] | None = None) -> None:
         self.app = app
         self.proxies = trusted_proxies
+        #: The answer to an HTTP request whose handling raised before answering (the application's
+        #: 500 or 503), sent here so that it carries the request's id and its lines are logged
+        #: with it; None: the exception goes on out.
+        self.errors = errors
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -157,7 +163,13 @@ class RequestIds:
         started = time.perf_counter()
         with about(request_id=request_id):
             try:
-                await self.app(scope, receive, send_with_id)
+                try:
+                    await self.app(scope, receive, send_with_id)
+                except Exception as exc:
+                    if kind != "http" or status or self.errors is None:
+                        raise  # an answer was begun (or a WebSocket): nothing more can be said
+                    answer = await self.errors(exc)
+                    await answer(scope, receive, send_with_id)
             finally:
                 if access.isEnabledFor(logging.INFO):
                     access.info("%s %s", scope.get("method", "WEBSOCKET") if kind == "http" else "WEBSOCKET",

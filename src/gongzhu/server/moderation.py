@@ -317,12 +317,16 @@ class Moderation:
         if kind == "ban":
             if ends is not None:
                 raise ModerationError(400, Text.of("moderation.ban_has_no_end"))
+        elif kind == "warn":
+            if ends is not None:
+                raise ModerationError(400, Text.of("moderation.warn_has_no_end"))
         elif kind in ("mute", "suspend"):
             if ends is None:
                 raise ModerationError(400, Text.of("moderation.ends_needed"))
             try:
                 until = _moment(ends)
-            except ValueError:
+                _stamp(until)  # a moment that cannot be written in UTC (year 9999 west of it)
+            except (ValueError, OverflowError):
                 raise ModerationError(400, Text.of("moderation.ends_bad", ends=show(ends))) from None
             if until <= now:
                 raise ModerationError(400, Text.of("moderation.ends_past"))
@@ -412,7 +416,7 @@ class Moderation:
         now = _stamp(self._moment())
         with self.store.engine.begin() as c:
             _audit(c, now, operator.id, "close", match=match_id, reason=reason,
-                   details={"people": [o[1] for o in info.seating.seats if o is not None]})
+                   details={"people": [o[0] for o in info.seating.seats if o is not None]})  # ids: names change
         return {"id": match_id, "closed": now}
 
     # ------------------------------------------------------------------ the audit log
@@ -424,8 +428,20 @@ class Moderation:
                  .outerjoin(whom, whom.c.id == AUDIT_LOG.c.target_user)
                  .order_by(AUDIT_LOG.c.id.desc()).limit(limit))
         with self.store.engine.connect() as c:
-            return [{"id": r.id, "at": r.at, "operator": r.operator_name, "action": r.action, "target": r.target_name,
-                     "table": r.target_match, "reason": r.reason, "details": r.details} for r in c.execute(query)]
+            rows = c.execute(query).all()
+            # The people of a closed table are kept by id and shown by their name of today (a
+            # renamed or deleted account's too).
+            ids = {i for r in rows if isinstance(r.details, dict) for i in r.details.get("people", [])}
+            named = c.execute(select(USERS.c.id, USERS.c.name).where(USERS.c.id.in_(sorted(ids))))
+            names = {r.id: r.name for r in named}
+
+        def shown(details: Any) -> Any:
+            if isinstance(details, dict) and "people" in details:
+                return {**details, "people": [names.get(i, i) for i in details["people"]]}
+            return details
+
+        return [{"id": r.id, "at": r.at, "operator": r.operator_name, "action": r.action, "target": r.target_name,
+                 "table": r.target_match, "reason": r.reason, "details": shown(r.details)} for r in rows]
 
 
 def _reason(reason: object) -> str:

@@ -27,7 +27,7 @@ from starlette.routing import Route
 from gongzhu.server.cluster import Cluster
 from gongzhu.server.metrics import CONTENT_TYPE, Metrics
 from gongzhu.server.migrations import HEAD, revisions
-from gongzhu.server.policy import client_address
+from gongzhu.server.policy import TrustedProxies, client_address, from_trusted_proxy
 from gongzhu.server.registry import Tables
 from gongzhu.server.reviews import Reviews
 from gongzhu.server.store import Store
@@ -88,7 +88,8 @@ def _store_check(store: Store) -> dict[str, str]:
     return {"store": "ok", "schema": f"at revision {shown}, not {HEAD}, the newest this server knows"}
 
 
-def routes(metrics: Metrics, tables: Tables, store: Store, allow: Sequence[str]) -> list[Route]:
+def routes(metrics: Metrics, tables: Tables, store: Store, allow: Sequence[str],
+           proxies: TrustedProxies) -> list[Route]:
     """``/healthz``, ``/readyz`` and ``/metrics`` (see the module docstring); ``allow``: the
     client addresses and networks that may read the metrics."""
     networks = allowed_networks(allow)
@@ -128,6 +129,11 @@ def routes(metrics: Metrics, tables: Tables, store: Store, allow: Sequence[str])
             address = address.ipv4_mapped
         if not any(address in network for network in networks):
             raise HTTPException(404)  # as for a path that is not there
+        if not from_trusted_proxy(request.scope, proxies) and any(
+                name in (b"x-forwarded-for", b"forwarded") for name, _ in request.scope.get("headers", [])):
+            # Forwarded by a proxy the server was not told to trust (a balancer on this machine
+            # without --trusted-proxy): the peer's allowed address is the proxy's, not the client's.
+            raise HTTPException(404)
         return Response(metrics.text(), media_type=CONTENT_TYPE, headers={"Cache-Control": "no-store"})
 
     return [Route("/healthz", healthz), Route("/readyz", readyz), Route("/metrics", metrics_text)]

@@ -40,7 +40,7 @@ from gongzhu.server.matchmaking import QUICK_START_SECONDS, Waiting, choose, gap
 from gongzhu.server.metrics import ARRIVED, Metrics
 from gongzhu.server.rooms import Connection, Person, Presence, Ref, Room, Switchboard
 from gongzhu.server.store import MatchInfo, Seating, Store
-from gongzhu.server.table import StoreError, Table
+from gongzhu.server.table import EventTables, StoreError, Table
 from gongzhu.server.thinking import Pools
 from gongzhu.server.wire import Refused, encode, refusal
 
@@ -93,6 +93,8 @@ class Tables:
         self.lobby = Lobby(store, lambda: self.bus, self.loaded, self.owned)
         #: The challenges whose boards single-player matches may play (set by the application).
         self.challenges: Challenges | None = None
+        #: The live events whose tables this server runs (set by gongzhu.server.events).
+        self.events: EventTables | None = None
         #: Why a person's chat is refused now (set by the application: gongzhu.server.moderation).
         self.muted: Callable[[str], Text | None] = _never_muted
 

@@ -32,7 +32,9 @@ from gongzhu.server.thinking import SEARCH_NICENESS
 if TYPE_CHECKING:  # imported on the first review: the server starts without the search
     from gongzhu.review import Budget, Reviewer
 
-__all__ = ["AT_ONCE", "KEEP", "WAITING", "WORKERS", "ReviewJob", "ReviewRefused", "Reviews", "parse_seat"]
+__all__ = [
+    "AT_ONCE", "KEEP", "WAITING", "WORKERS", "ReviewJob", "ReviewRefused", "Reviews", "in_daemon_thread", "parse_seat",
+]
 
 log = logging.getLogger("gongzhu.server")
 
@@ -203,7 +205,7 @@ class Reviews:
 
     async def _run(self, job: ReviewJob) -> None:
         try:
-            review = await _in_thread(self._review, job)
+            review = await in_daemon_thread(self._review, job)
         except Exception as e:
             # gongzhu.search's SearchUnavailableError (the C extensions are not built), known by
             # its name: the server does not import the search layer itself.
@@ -271,11 +273,11 @@ class Reviews:
         try:
             # Shutting the pool down cancels the tasks not begun; those begun finish, and each
             # running review stops at the progress their finishing reports.
-            await asyncio.wait_for(_in_thread(self._close_pool), wait)
+            await asyncio.wait_for(in_daemon_thread(self._close_pool), wait)
             if running:
                 await asyncio.wait_for(asyncio.gather(*running, return_exceptions=True), wait)
             # A review that made its pool only after the first close: that pool goes too.
-            await asyncio.wait_for(_in_thread(self._close_pool), wait)
+            await asyncio.wait_for(in_daemon_thread(self._close_pool), wait)
         except TimeoutError:
             log.warning("the reviews did not stop within %.0f s: left behind", wait)
 
@@ -290,10 +292,10 @@ class Reviews:
         return {"kept": len(self._jobs), "waiting": len(self._queue), "running": len(self._running)}
 
 
-def _in_thread(fn: Callable[..., Any], *args: Any) -> asyncio.Future[Any]:
-    """``fn(*args)`` in a daemon thread of its own, as a future of the running loop.  Not the
-    loop's executor: its threads are joined when the interpreter exits, and a review thread must
-    never hold the server's exit up."""
+def in_daemon_thread(fn: Callable[..., Any], *args: Any, name: str = "gongzhu-review") -> asyncio.Future[Any]:
+    """``fn(*args)`` in a daemon thread of its own (named ``name``), as a future of the running
+    loop.  Not the loop's executor: its threads are joined when the interpreter exits, and a
+    review (or a what-if) thread must never hold the server's exit up."""
     loop = asyncio.get_running_loop()
     future: asyncio.Future[Any] = loop.create_future()
 
@@ -313,5 +315,5 @@ def _in_thread(fn: Callable[..., Any], *args: Any) -> asyncio.Future[Any]:
         with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits any more
             loop.call_soon_threadsafe(settle, result, error)
 
-    threading.Thread(target=run, name="gongzhu-review", daemon=True).start()
+    threading.Thread(target=run, name=name, daemon=True).start()
     return future

@@ -53,7 +53,8 @@ from sqlalchemy.pool import StaticPool
 from gongzhu.ratings import Skill, rate_deal
 from gongzhu.server import migrations
 
-__all__ = ["AUDIT_LOG", "BLOCKS", "CHALLENGES", "CHALLENGE_RESULTS", "FRIENDS", "INVITATIONS", "MATCHES",
+__all__ = ["AUDIT_LOG", "BLOCKS", "CHALLENGES", "CHALLENGE_RESULTS", "EVENTS", "EVENT_LOG", "EVENT_TABLES", "FRIENDS",
+           "INVITATIONS", "MATCHES",
            "MATCH_PLAYERS", "METADATA", "RATINGS", "RATING_HISTORY", "REPORTS", "REVIEWS", "REVIEW_COUNTS",
            "REVIEW_KINDS", "SANCTIONS", "SESSIONS", "SETTINGS",
            "USERS", "Charge", "MatchInfo", "Rated", "Seating", "StaleTable", "Store", "why_kept"]
@@ -331,6 +332,55 @@ REVIEWS = Table(
     Column("review", Text, nullable=False),
 )
 Index("ix_reviews_deal", REVIEWS.c.match_id, REVIEWS.c.deal_index)
+
+#: Live events (gongzhu.server.events; docs/tournaments.md, Team matches on the server): a team
+#: match (计副制) the server runs for people — its organiser, its settings, the two teams (each
+#: player's user id and name, a JSON list) and its board set (definition and commitment; the seed
+#: kept until every board has been played at both tables); ``published`` when the organiser
+#: published the results (null: provisional).
+EVENTS = Table(
+    "events", METADATA,
+    Column("id", String(64), primary_key=True),
+    Column("name", String(64), nullable=False),
+    Column("created", String(40), nullable=False, index=True),
+    Column("organiser", ForeignKey("users.id"), nullable=False, index=True),
+    Column("preset", String(32), nullable=False),
+    Column("options", JSON, nullable=False),
+    Column("boards", Integer, nullable=False),  # boards a session
+    Column("sessions", Integer, nullable=False),
+    Column("turn_seconds", Integer, nullable=False),
+    Column("grace_seconds", Integer, nullable=False),
+    Column("teams", JSON, nullable=False),
+    Column("seed", String(64), nullable=False),
+    Column("definition", JSON, nullable=False),
+    Column("commitment", String(64), nullable=False),
+    Column("published", String(40), nullable=True),
+)
+
+#: The tables of each session of an event: the match played there (its ``challenge`` column names
+#: the event), when the session started (the events' clock) and whether the absent were seen to.
+EVENT_TABLES = Table(
+    "event_tables", METADATA,
+    Column("event_id", ForeignKey("events.id"), primary_key=True),
+    Column("session", Integer, primary_key=True),
+    Column("table_no", Integer, primary_key=True),
+    Column("match_id", ForeignKey("matches.id"), nullable=False, unique=True),
+    Column("started", Float, nullable=False),
+    Column("graced", Boolean, nullable=False, server_default=false()),
+)
+
+#: The referee's desk of each event, in order: sessions started, stand-ins (托管) for the absent,
+#: penalties and score corrections with their reasons, the publication of the results.
+EVENT_LOG = Table(
+    "event_log", METADATA,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("event_id", ForeignKey("events.id"), nullable=False, index=True),
+    Column("at", String(40), nullable=False),
+    Column("actor", String(40), nullable=True),  # the user who acted; null: the server
+    Column("action", String(16), nullable=False),
+    Column("details", JSON, nullable=True),
+    Column("reason", Text, nullable=True),
+)
 
 
 #: The writes of every play and every change of a table, built once and executed with their values:

@@ -62,12 +62,21 @@ class StoreError(RuntimeError):
         super().__init__("the server could not save this change, so it did not happen; reconnect and try again")
 
 
+class EventTables(Protocol):
+    """What a table of a live event asks of the events (:mod:`gongzhu.server.events`)."""
+
+    def table_boards(self, match_id: str) -> tuple[tuple[Board, ...], dict[str, Any]] | None:
+        """The boards the match plays and the ``seating`` its records hold (None: no event's)."""
+
+
 class Hub(Protocol):
     """What a table needs of its server (:class:`~gongzhu.server.registry.Tables`)."""
 
     store: Store
     pools: Pools
     challenges: Challenges | None
+    #: The live events whose tables this server may run (set by gongzhu.server.events), or None.
+    events: EventTables | None
     #: Why a person's chat is refused now (a mute, gongzhu.server.moderation), or None.
     muted: Callable[[str], Text | None]
     metrics: Metrics
@@ -104,6 +113,9 @@ class Table:
         #: The challenge whose boards this single-player match plays (docs/tournaments.md): no
         #: hints, nobody else at the table, each finished board's result counted there.
         self.challenge = info.challenge
+        #: At a table of a live event (its ``challenge`` names the event, gongzhu.server.events):
+        #: the ``seating`` each record holds (docs/tournaments.md); only its own people enter it.
+        self.event_seating: dict[str, Any] | None = None
         self.accounts_only = info.accounts_only
         self.match = Match(self.options, seed=info.seed, match_id=info.match_id, boards=self._boards())
         seating = info.seating
@@ -155,6 +167,10 @@ class Table:
     def _boards(self) -> tuple[Board, ...] | None:
         if self.challenge is None:
             return None
+        found = self.hub.events.table_boards(self.match_id) if self.hub.events is not None else None
+        if found is not None:
+            boards, self.event_seating = found
+            return boards
         if self.hub.challenges is None:
             raise StoreError()  # a challenge's match on a server without challenges: not to be opened
         return self.hub.challenges.boards_of(self.challenge)
@@ -276,6 +292,8 @@ class Table:
         record = deal_to_record(deal, match_id=self.match_id, preset=self.preset,
                                 board=boards[deal.deal_index] if boards is not None else None, event=self.challenge)
         record["players"] = self._players_record()
+        if self.event_seating is not None:
+            record["seating"] = dict(self.event_seating)
         if ending is not None:
             record["end"] = dict(ending)
         self.match.finish_deal()
@@ -301,7 +319,8 @@ class Table:
             self._learn_ratings([p for members, _ in rated.sides for p in members])
         self._seq = 0
         entrant = self.dealt_to[PERSON]
-        if self.challenge is not None and self.hub.challenges is not None and entrant is not None:
+        if (self.challenge is not None and self.event_seating is None and self.hub.challenges is not None
+                and entrant is not None):
             self.hub.challenges.board_finished(self.challenge, entrant, self.match_id, deal.deal_index,
                                                deal.score.result[PERSON])
 
@@ -357,7 +376,10 @@ class Table:
     def may_enter(self, person: Person, invite: str | None) -> bool:
         """Whether ``person`` may watch (and sit at) this table: a public one, or a private one
         they host, sit at or were dealt a deal at, or hold the invite of.  A challenge's match is
-        its entrant's alone: nobody watches the boards being played."""
+        its entrant's alone: nobody watches the boards being played; an event's table its four
+        players' (dealt a deal there, or seated)."""
+        if self.event_seating is not None:
+            return self.seat_of(person.id) is not None or person.id in self.dealt_to
         if self.challenge is not None:
             return person.id == self.host
         if self.visibility == "public" or person.id == self.host or person.id in self.dealt_to:
@@ -575,7 +597,8 @@ class Table:
         connection closed (False); else the connection is let in — it catches up on what it
         missed — and gets its state with the change its arrival makes."""
         if not admitted and not self.may_enter(presence.person, invite):
-            self.hub.send(presence.ref, encode(refusal(Text.of("server.private_table"))),
+            closed = "event.table_closed" if self.event_seating is not None else "server.private_table"
+            self.hub.send(presence.ref, encode(refusal(Text.of(closed))),
                           close=(4403, "a private table"))
             if not self.presences:
                 self.hub.release(self)
@@ -755,7 +778,8 @@ class Table:
         if self.match.is_over:
             raise Refused("server.match_over")
         duplicate = self.hub.challenges
-        if self.challenge is not None and duplicate is not None and duplicate.closed(self.challenge):
+        if (self.challenge is not None and self.event_seating is None and duplicate is not None
+                and duplicate.closed(self.challenge)):
             raise Refused("server.challenge_closed", challenge=self.challenge)
         self.match.new_deal()
         self.dealt_to = [s[0] if s is not None else None for s in self.seats]
@@ -805,7 +829,8 @@ class Table:
         try:
             checked = deal.verify_declare(seat, choice)
         except GongzhuError as e:
-            log.error("%s: %s's exposures %r refused (%s): declaring none", self.match_id, seat.name, choice, e)
+            # No card in the line: the hand is hidden, in logs too (docs/operations.md, Logs).
+            log.error("%s: %s's exposures refused (%s): declaring none", self.match_id, seat.name, type(e).__name__)
             checked = []
         self._commit(seat, {"type": "declare", "items": [[c.code, k] for c, k in checked]})
 
@@ -815,8 +840,8 @@ class Table:
         try:
             play = deal.verify_play(choice, seat)
         except GongzhuError as e:
-            log.error("%s: %s's play %r refused (%s): playing the first legal play", self.match_id,
-                      seat.name, choice, e)
+            log.error("%s: %s's play refused (%s): playing the first legal play", self.match_id, seat.name,
+                      type(e).__name__)  # no card in the line: the hand is hidden, in logs too
             play = deal.legal_plays()[0]
         self._commit(seat, {"type": "play", "cards": codes(play)}, timed_out=timed_out)
         self.hub.metrics.played("timeout" if timed_out else "computer")

@@ -48,6 +48,7 @@ class TableState(Protocol):
     host_name: str | None
     seeded: bool
     challenge: str | None
+    event_seating: dict[str, Any] | None  # at a live event's table (its challenge names the event)
     turn_seconds: int | None
     expose_seconds: int | None
     skills: dict[str, Skill]
@@ -142,7 +143,8 @@ def table_view(t: TableState) -> dict[str, Any]:
             "seeded": t.seeded, "rated": t.rated, "turn_seconds": t.turn_seconds, "expose_seconds": t.expose_seconds,
             "accounts_only": t.accounts_only,
             "seats": seats, "spectators": len(spectators),
-            "challenge": None if t.challenge is None else {"id": t.challenge, "url": f"/challenge/{t.challenge}"}}
+            "challenge": None if t.challenge is None else {
+                "id": t.challenge, "url": f"/{'event' if t.event_seating is not None else 'challenge'}/{t.challenge}"}}
 
 
 def deal_result(match_id: str, deal: Deal) -> dict[str, Any]:

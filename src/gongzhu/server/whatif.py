@@ -12,8 +12,8 @@ person has one at a time.  Every refusal is a catalog message and changes nothin
 request makes its caller a person, as every ``POST`` does; a refused one does not).
 
 Imports :mod:`gongzhu.review.whatif` (on the first request: the server starts without the
-search), the bodies, the wire, the identity, the store's match summary, the challenges,
-:mod:`gongzhu.messages`, :mod:`gongzhu.jsontext` and the rules core's seats.
+search), the bodies, the wire, the identity, the store's match summary, the challenges, the
+reviews' daemon threads, :mod:`gongzhu.messages`, :mod:`gongzhu.jsontext` and the rules core's seats.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ import contextlib
 import json
 import logging
 import re
-import threading
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +37,7 @@ from gongzhu.server.bodies import BodyError, json_body
 from gongzhu.server.challenges import Challenges
 from gongzhu.server.identity import Identity
 from gongzhu.server.policy import MAX_BODY_BYTES, counted_address
+from gongzhu.server.reviews import in_daemon_thread
 from gongzhu.server.store import MatchInfo, Store
 from gongzhu.server.wire import personal_answer, refused_answer
 
@@ -131,7 +131,7 @@ class WhatIfs:
         if self._slots is None:
             self._slots = asyncio.Semaphore(self.at_once)
         async with self._slots:
-            answer: dict[str, Any] = await _in_thread(self._work, record_line, seat, line)
+            answer: dict[str, Any] = await in_daemon_thread(self._work, record_line, seat, line, name="gongzhu-whatif")
         return answer
 
     def _work(self, record_line: str, seat: Seat, line: list[Any]) -> dict[str, Any]:
@@ -151,32 +151,6 @@ class WhatIfs:
             parse_line(line)
         except WhatIfError as e:
             raise WhatIfRefused(400, e.text) from None
-
-
-def _in_thread(fn: Callable[..., Any], *args: Any) -> asyncio.Future[Any]:
-    """``fn(*args)`` in a daemon thread, as a future of the running loop (a daemon thread never
-    holds the server's exit up; a what-if is bounded anyway)."""
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[Any] = loop.create_future()
-
-    def settle(result: Any, error: BaseException | None) -> None:
-        if future.done():
-            return
-        if error is not None:
-            future.set_exception(error)
-        else:
-            future.set_result(result)
-
-    def run() -> None:
-        try:
-            result, error = fn(*args), None
-        except BaseException as e:  # handed to the loop as it is
-            result, error = None, e
-        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits any more
-            loop.call_soon_threadsafe(settle, result, error)
-
-    threading.Thread(target=run, name="gongzhu-whatif", daemon=True).start()
-    return future
 
 
 def _refused(e: WhatIfRefused) -> Response:
