@@ -232,6 +232,8 @@ class Events:
         if row is None:
             return None
         event = self.get(row.event_id)
+        if not row.graced:  # a table opened after a restart: its grace is watched again (its
+            self._watch(event.id, GRACE_RECHECK)  # players having that long to come back first)
         sitting = event.sitting(int(row.session), int(row.table_no))
         boards = self.boards_of(event)
         return tuple(boards[n - 1] for n in sitting.boards), event.seating(sitting)

@@ -11,6 +11,10 @@
 // page is read again every 5 s while it is visible; it draws only what the server sends.  Refusals
 // are shown in the page's language from their catalog code.
 //
+// At /event/new the page is the form that makes a team match instead (POST /api/events, by a
+// signed-in organiser): its name, preset, boards a session, sessions, turn timer, grace and the two
+// teams (a name and four account names each); once made, the page goes to /event/{id}.
+//
 // May import: dom.js, header.js, i18n.js.
 
 import { $, cell, el } from "./dom.js";
@@ -23,6 +27,8 @@ const SEATS = ["N", "E", "S", "W"];
 
 const eventId = decodeURIComponent((/^\/event\/([^/]+)\/?$/.exec(location.pathname) ?? [])[1] ?? "");
 const base = `/api/events/${encodeURIComponent(eventId)}`;
+/** /event/new: the form that makes an event, not an event's page. */
+const making = eventId === "new";
 
 let summary = null;   // GET /api/events/{id}
 let unknown = false;  // the server knows no such event: nothing to read again
@@ -157,7 +163,17 @@ function drawDesk(s) {
   $("correction-board").max = String(s.boards * s.sessions);
 }
 
+/** The form's preset choices, labelled in the page's language. */
+function drawNewForm() {
+  document.title = t("event.new.title");
+  for (const option of $("new-preset").options) option.textContent = presetLabel(option.value);
+}
+
 function draw() {
+  if (making) {
+    drawNewForm();
+    return;
+  }
   if (!summary) return;
   drawFacts(summary);
   drawTables(summary);
@@ -209,6 +225,47 @@ async function desk(path, payload) {
   return true;
 }
 
+/** The body of POST /api/events from the form. */
+function newEvent() {
+  const whole = (id) => Number($(id).value);
+  const team = (x) => ({
+    name: $(`team-${x}-name`).value,
+    players: [1, 2, 3, 4].map((n) => $(`team-${x}-${n}`).value.trim()),
+  });
+  return {
+    name: $("new-name").value, preset: $("new-preset").value, boards: whole("new-boards"),
+    sessions: whole("new-sessions"), turn_seconds: whole("new-turn"), grace_seconds: whole("new-grace"),
+    teams: [team("a"), team("b")],
+  };
+}
+
+function wireNewForm() {
+  $("new-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    $("new-submit").disabled = true;
+    try {
+      let res;
+      try {
+        res = await fetch("/api/events", {
+          method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(newEvent()),
+        });
+      } catch {
+        showRefusal("new-error", { key: "event.new.unreachable" });
+        return;
+      }
+      const body = await res.json().catch(() => null);
+      if (!res.ok) {
+        showRefusal("new-error", { body, status: res.status });
+        return;
+      }
+      showRefusal("new-error", null);
+      location.assign(body.url);
+    } finally {
+      $("new-submit").disabled = false;
+    }
+  });
+}
+
 function wire() {
   $("desk-start").addEventListener("click", () => desk("start", {}));
   $("desk-publish").addEventListener("click", () => desk("publish", {}));
@@ -236,8 +293,14 @@ startPageLanguage(() => {
   for (const [id, refusal] of Object.entries(refusals)) showRefusal(id, refusal);
   draw();
 });
-wire();
-load();
-setInterval(() => {
-  if (document.visibilityState === "visible") load();
-}, REFRESH_MS);
+if (making) {
+  $("new-section").hidden = false;
+  drawNewForm();
+  wireNewForm();
+} else {
+  wire();
+  load();
+  setInterval(() => {
+    if (document.visibilityState === "visible") load();
+  }, REFRESH_MS);
+}
