@@ -61,56 +61,6 @@ COME_BACK_EVERY = 0.5
 ACT_AGAIN_AFTER = 3.0
 
 
-# ---------------------------------------------------------------------- HTTP over TLS
-
-class TLSBase(Base):
-    """The proxy's address, ``https://host:port``: requests over TLS, WebSockets as ``wss://``."""
-
-    def __init__(self, url: str) -> None:
-        super().__init__(url.replace("https://", "http://", 1))
-        self.url = url if url.endswith("/") else url + "/"
-
-    def ws(self, path: str) -> str:
-        return f"wss://{self.netloc}{self.prefix}{path}"
-
-
-async def https(base: Base, method: str, path: str, body: Any = None, cookie: str | None = None) -> tables.Reply:
-    """``tables.http`` over TLS (the proxy's certificate checked against ``SSL_CERT_FILE``)."""
-    import ssl
-
-    reader, writer = await asyncio.wait_for(
-        asyncio.open_connection(base.host, base.port, ssl=ssl.create_default_context(), server_hostname=base.host),
-        tables.SETUP_TIMEOUT)
-    try:
-        data = json.dumps(body).encode() if body is not None else b""
-        head = [f"{method} {base.prefix}{path} HTTP/1.1", f"Host: {base.netloc}", "Connection: close",
-                "Accept: application/json"]
-        if body is not None:
-            head += ["Content-Type: application/json", f"Content-Length: {len(data)}"]
-        if cookie:
-            head.append(f"Cookie: {cookie}")
-        writer.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + data)
-        raw = await asyncio.wait_for(reader.read(), tables.SETUP_TIMEOUT)
-    finally:
-        writer.close()
-    head_bytes, _, content = raw.partition(b"\r\n\r\n")
-    lines = head_bytes.decode("latin-1").split("\r\n")
-    status = int(lines[0].split()[1])
-    headers = [(k.strip().lower(), v.strip()) for k, _, v in (line.partition(":") for line in lines[1:])]
-    if ("transfer-encoding", "chunked") in headers:
-        content = tables._unchunk(content)
-    text = content.decode(errors="replace")
-    try:
-        parsed = json.loads(text) if text.strip() else None
-    except json.JSONDecodeError:
-        parsed = text  # a JSON Lines body (records.jsonl)
-    return tables.Reply(status, headers, parsed)
-
-
-# tables.py's people make their requests with its module's ``http``: through the proxy, over TLS.
-tables.http = https
-
-
 # ---------------------------------------------------------------------- people who come back
 
 class Deployed(Load):
@@ -366,7 +316,7 @@ async def _lost(load: Deployed) -> tuple[list[str], int]:
         if person is None:
             lost.append(f"{table}: no seated person to ask for its records")
             continue
-        reply = await https(load.base, "GET", f"/api/matches/{table}/records.jsonl", cookie=person.cookie)
+        reply = await tables.http(load.base, "GET", f"/api/matches/{table}/records.jsonl", cookie=person.cookie)
         text = reply.body if isinstance(reply.body, str) else json.dumps(reply.body)
         stored: dict[int, list[tuple[str, tuple[str, ...]]]] = {}
         for line in filter(None, (text or "").splitlines()):
@@ -389,7 +339,7 @@ def _pids(container_ids: list[str]) -> list[int]:
 
 
 async def run(compose: containers.ComposeSet, args: argparse.Namespace) -> dict[str, Any]:
-    base = TLSBase(compose.base)
+    base = Base(compose.base)
     report: dict[str, Any] = {}
     for name in args.scenarios:
         load = Deployed(base, _pids(compose.containers("serve")), random.Random(f"{args.seed}-{name}"))
@@ -430,12 +380,12 @@ def _up(args: argparse.Namespace, folder: Path) -> tuple[containers.ComposeSet, 
     return compose, app, built
 
 
-async def _answering(base: TLSBase, nodes: int, limit: float = 90) -> None:
+async def _answering(base: Base, nodes: int, limit: float = 90) -> None:
     deadline = time.monotonic() + limit
     seen: set[str] = set()
     while len(seen) < nodes:
         try:
-            reply = await https(base, "GET", "/api/node")
+            reply = await tables.http(base, "GET", "/api/node")
             if reply.status == 200:
                 seen.add(reply.body["node"])
         except (OSError, TimeoutError, ValueError, IndexError):
@@ -473,7 +423,7 @@ def main() -> None:
         compose, app, built = _up(args, Path(folder))
         try:
             _say(f"the set is up after {time.monotonic() - started:.0f} s: {compose.base}")
-            tables.run_loop(_answering(TLSBase(compose.base), args.replicas))  # type: ignore[arg-type]
+            tables.run_loop(_answering(Base(compose.base), args.replicas))  # type: ignore[arg-type]
             report = tables.run_loop(run(compose, args))
         finally:
             compose.down()

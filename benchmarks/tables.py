@@ -148,25 +148,35 @@ class Reply:
 
 
 class Base:
-    """The server's address: ``http://host:port/prefix/``."""
+    """The server's address: ``http://host:port/prefix/``, or ``https://`` through a TLS proxy
+    (its certificate checked as Python's default context does: ``SSL_CERT_FILE``)."""
 
     def __init__(self, url: str) -> None:
         parts = urlsplit(url)
-        if parts.scheme != "http" or not parts.hostname:
-            raise SystemExit(f"--url: an http:// address, not {url!r}")
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise SystemExit(f"--url: an http:// or https:// address, not {url!r}")
         self.url = url if url.endswith("/") else url + "/"
+        self.tls = parts.scheme == "https"
         self.host = parts.hostname
-        self.port = parts.port or 80
+        self.port = parts.port or (443 if self.tls else 80)
         self.netloc = parts.netloc
         self.prefix = parts.path.rstrip("/")
 
     def ws(self, path: str) -> str:
-        return f"ws://{self.netloc}{self.prefix}{path}"
+        return f"{'wss' if self.tls else 'ws'}://{self.netloc}{self.prefix}{path}"
 
 
 async def http(base: Base, method: str, path: str, body: Any = None, cookie: str | None = None) -> Reply:
-    """One HTTP/1.1 request on a new connection (``Connection: close``), the body as JSON."""
-    reader, writer = await asyncio.wait_for(asyncio.open_connection(base.host, base.port), SETUP_TIMEOUT)
+    """One HTTP/1.1 request on a new connection (``Connection: close``), the body as JSON (a body
+    that is not one JSON value, such as JSON Lines, as its text)."""
+    if base.tls:
+        import ssl
+
+        opened = asyncio.open_connection(base.host, base.port, ssl=ssl.create_default_context(),
+                                         server_hostname=base.host)
+    else:
+        opened = asyncio.open_connection(base.host, base.port)
+    reader, writer = await asyncio.wait_for(opened, SETUP_TIMEOUT)
     try:
         data = json.dumps(body).encode() if body is not None else b""
         head = [f"{method} {base.prefix}{path} HTTP/1.1", f"Host: {base.netloc}", "Connection: close",
@@ -185,7 +195,12 @@ async def http(base: Base, method: str, path: str, body: Any = None, cookie: str
     headers = [(k.strip().lower(), v.strip()) for k, _, v in (line.partition(":") for line in lines[1:])]
     if ("transfer-encoding", "chunked") in headers:
         content = _unchunk(content)
-    return Reply(status, headers, json.loads(content) if content.strip() else None)
+    text = content.decode(errors="replace")
+    try:
+        parsed = json.loads(text) if text.strip() else None
+    except json.JSONDecodeError:
+        parsed = text  # a JSON Lines body (records.jsonl)
+    return Reply(status, headers, parsed)
 
 
 def _unchunk(data: bytes) -> bytes:

@@ -60,6 +60,23 @@ def recorded_plays(record: Message) -> list[tuple[str, tuple[str, ...]]]:
     return [(p["seat"], tuple(p["cards"])) for t in record["tricks"] for p in t["plays"]]
 
 
+def started_match(server: LiveServer, name: str, *, boards: int) -> tuple[Someone, list[Someone], list[Someone], str]:
+    """A team match of one session of ``boards`` boards (turn 120 s, grace 60 s) made and started
+    by Referee, between 红 (Red1-4) and 蓝 (Blue1-4): the referee, the teams and the event's id."""
+    referee = account(server, "Referee")
+    red = [account(server, f"Red{i}") for i in range(1, 5)]
+    blue = [account(server, f"Blue{i}") for i in range(1, 5)]
+    teams = [{"name": "红", "players": [p.name for p in red]}, {"name": "蓝", "players": [p.name for p in blue]}]
+    made = referee.http.post("/api/events", json={"name": name, "preset": "partners", "boards": boards,
+                                                  "sessions": 1, "turn_seconds": 120, "grace_seconds": 60,
+                                                  "teams": teams})
+    assert made.status_code == 201, made.text
+    event_id: str = made.json()["id"]
+    started = referee.http.post(f"/api/events/{event_id}/start")
+    assert started.status_code == 200, started.text
+    return referee, red, blue, event_id
+
+
 @pytest.mark.parametrize("db_url", STORES, indirect=True)
 def test_a_restart_mid_session_loses_no_card(db_url: str, tmp_path: Path) -> None:
     rng = random.Random(23)
@@ -67,17 +84,7 @@ def test_a_restart_mid_session_loses_no_card(db_url: str, tmp_path: Path) -> Non
     static = tmp_path / "no-static"
     first = LiveServer(db_url, static_dir=static, now=clock)
     try:
-        referee = account(first, "Referee")
-        red = [account(first, f"Red{i}") for i in range(1, 5)]
-        blue = [account(first, f"Blue{i}") for i in range(1, 5)]
-        teams = [{"name": "红", "players": [p.name for p in red]}, {"name": "蓝", "players": [p.name for p in blue]}]
-        made = referee.http.post("/api/events", json={"name": "Club night 2", "preset": "partners", "boards": 2,
-                                                      "sessions": 1, "turn_seconds": 120, "grace_seconds": 60,
-                                                      "teams": teams})
-        assert made.status_code == 201, made.text
-        event_id = made.json()["id"]
-        started = referee.http.post(f"/api/events/{event_id}/start")
-        assert started.status_code == 200, started.text
+        referee, red, blue, event_id = started_match(first, "Club night 2", boards=2)
 
         def table_of(person: Someone) -> str:
             url: str = person.http.get(f"/api/events/{event_id}").json()["me"]["table"]
@@ -165,15 +172,7 @@ def test_the_grace_runs_on_across_a_restart(db_url: str, tmp_path: Path) -> None
     static = tmp_path / "no-static"
     first = LiveServer(db_url, static_dir=static, now=clock)
     try:
-        referee = account(first, "Referee")
-        red = [account(first, f"Red{i}") for i in range(1, 5)]
-        blue = [account(first, f"Blue{i}") for i in range(1, 5)]
-        teams = [{"name": "红", "players": [p.name for p in red]}, {"name": "蓝", "players": [p.name for p in blue]}]
-        made = referee.http.post("/api/events", json={"name": "Club night 3", "preset": "partners", "boards": 1,
-                                                      "sessions": 1, "turn_seconds": 120, "grace_seconds": 60,
-                                                      "teams": teams})
-        event_id = made.json()["id"]
-        assert referee.http.post(f"/api/events/{event_id}/start").status_code == 200
+        referee, red, blue, event_id = started_match(first, "Club night 3", boards=1)
         one = red[0].http.get(f"/api/events/{event_id}").json()["me"]["table"].removeprefix("/table/")
         seated = {"N": red[0], "E": blue[0], "S": red[1]}  # Blue2 (W) has not come yet
         for live in [p.connect(one) for p in seated.values()]:

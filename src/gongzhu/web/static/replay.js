@@ -9,10 +9,10 @@
 //
 // May import: cards.js, i18n.js, review.js, whatif.js.
 
-import { cardChip, cardFace, isPointCard, sortCards } from "./cards.js";
+import { cardFace, isPointCard, sortCards } from "./cards.js";
 import { applyI18n, cardName, presetLabel, seatName, t } from "./i18n.js";
 import { ReviewPanel } from "./review.js";
-import { WhatIfBoard } from "./whatif.js";
+import { WhatIfBoard, drawSeatRows } from "./whatif.js";
 
 const SEATS = ["N", "E", "S", "W"];
 
@@ -102,21 +102,7 @@ function drawSeat(box, record, seat, hand, taken, final) {
     cards.append(face);
   }
   box.append(cards);
-  const exposed = (record.exposures ?? []).filter((e) => e.seat === seat);
-  if (exposed.length) {
-    const row = node("div", "exposed");
-    row.append(node("span", "label", t("seat.exposed")));
-    for (const e of exposed) {
-      const chip = cardChip(e.card);
-      chip.append(node("span", "kind", t(`kind.${e.kind}`)));
-      row.append(chip);
-    }
-    box.append(row);
-  }
-  const row = node("div", "captured");
-  row.append(node("span", "label", t("seat.captured")));
-  for (const c of sortCards(taken)) row.append(cardChip(c));
-  box.append(row);
+  drawSeatRows(box, record, seat, taken);
 }
 
 /** The trick's plays; `marked` ({seat, mark} or null): the reviewed seat's play, with the

@@ -25,6 +25,26 @@ function node(tag, cls = "", text = null) {
   return e;
 }
 
+/** Under a seat's hand in a replay or a what-if board: the cards it exposed (亮牌) with their
+ * kind, and the point cards it has taken (`taken`). */
+export function drawSeatRows(box, record, seat, taken) {
+  const exposed = (record.exposures ?? []).filter((e) => e.seat === seat);
+  if (exposed.length) {
+    const row = node("div", "exposed");
+    row.append(node("span", "label", t("seat.exposed")));
+    for (const e of exposed) {
+      const chip = cardChip(e.card);
+      chip.append(node("span", "kind", t(`kind.${e.kind}`)));
+      row.append(chip);
+    }
+    box.append(row);
+  }
+  const row = node("div", "captured");
+  row.append(node("span", "label", t("seat.captured")));
+  for (const c of sortCards(taken)) row.append(cardChip(c));
+  box.append(row);
+}
+
 /** A play as the line writes it: its cards joined by "+". */
 export function playCode(cards) {
   return [...cards].join("+");
@@ -261,21 +281,7 @@ export class WhatIfBoard {
       }
     }
     box.append(cards);
-    const exposed = (this.record.exposures ?? []).filter((e) => e.seat === seat);
-    if (exposed.length) {
-      const row = node("div", "exposed");
-      row.append(node("span", "label", t("seat.exposed")));
-      for (const e of exposed) {
-        const chip = cardChip(e.card);
-        chip.append(node("span", "kind", t(`kind.${e.kind}`)));
-        row.append(chip);
-      }
-      box.append(row);
-    }
-    const row = node("div", "captured");
-    row.append(node("span", "label", t("seat.captured")));
-    for (const c of sortCards(pos.taken[seat] ?? [])) row.append(cardChip(c));
-    box.append(row);
+    drawSeatRows(box, this.record, seat, pos.taken[seat] ?? []);
   }
 
   /** The panel under the navigation: where the line stands, the answers, the values, the tools. */
