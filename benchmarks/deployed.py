@@ -51,8 +51,8 @@ import msgspec
 from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
+import helpers.containers as containers
 import tables
-from helpers import containers
 from tables import Base, Driver, Load, Person, _State, cards_done
 
 #: How often a person whose connection was closed tries again, as the page does.

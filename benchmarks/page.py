@@ -38,7 +38,7 @@ from server import start_serve  # benchmarks/server.py: gongzhu serve on a free 
 
 CLICK = """(legal) => new Promise((resolve) => {
   const b = document.querySelector(legal);
-  if (!b) return resolve(null);  // a forced last card plays itself
+  if (!b) return resolve(null);  // the deal finished by itself meanwhile (R5.4)
   const t0 = performance.now();
   b.click();
   const handler = performance.now() - t0;

@@ -17,7 +17,7 @@ from gongzhu.server import create_app
 from gongzhu.server.identity import CHEAP_HASHING_ENV
 from helpers.browser import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, browser_missing
 from helpers.client import local_client
-from helpers.database import ThrowawayPostgres
+from helpers.database import REDIS, SHARED_PG, ThrowawayPostgres, service_missing
 from helpers.servers import LiveServer
 
 if TYPE_CHECKING:
@@ -125,3 +125,38 @@ def page_factory(browser: ChromiumBrowser, server: str) -> Iterator[Any]:
     for ctx in contexts:
         ctx.close()
 
+
+@pytest.fixture
+def database() -> Iterator[str]:
+    """A new database on the PostgreSQL server of GONGZHU_TEST_PG, dropped afterwards."""
+    import secrets
+
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    url = make_url(SHARED_PG)
+    name = f"gongzhu_cluster_{secrets.token_hex(4)}"
+    admin = dict(host=url.host or "127.0.0.1", port=url.port or 5432, user=url.username or "postgres",
+                 dbname=url.database or "postgres", autocommit=True)
+    try:
+        with psycopg.connect(**admin, connect_timeout=3) as c:  # type: ignore[arg-type]
+            c.execute(f"CREATE DATABASE {name}")
+    except psycopg.OperationalError as e:
+        service_missing(f"PostgreSQL at {SHARED_PG} cannot be reached: {e}")
+    try:
+        yield url.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with psycopg.connect(**admin) as c:  # type: ignore[arg-type]
+            c.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+@pytest.fixture
+def redis_url() -> str:
+    """The Redis of GONGZHU_TEST_REDIS, once it answers."""
+    import redis
+
+    try:
+        redis.Redis.from_url(REDIS, socket_connect_timeout=2).ping()
+    except redis.RedisError as e:
+        service_missing(f"Redis at {REDIS} cannot be reached: {e}")
+    return REDIS

@@ -60,12 +60,15 @@ def test_saturation_and_expert_players_beside() -> None:
 
 
 def _services() -> None:
-    """PostgreSQL and Redis as tests/test_cluster.py finds them (skipped without, failed under CI)."""
+    """The machine's PostgreSQL and Redis, as the cluster tests find them (``helpers.database``;
+    skipped without, failed under CI)."""
     import psycopg
     import redis
     from sqlalchemy.engine import make_url
 
-    from test_cluster import PG, REDIS, _missing
+    from helpers.database import REDIS
+    from helpers.database import SHARED_PG as PG
+    from helpers.database import service_missing as _missing
 
     url = make_url(PG)
     try:

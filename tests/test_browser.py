@@ -154,12 +154,10 @@ def wait_turn_or_over(page: Page) -> str:
 
 def play_deal_by_clicking(page: Page) -> int:
     """Play South's first legal card each turn (two decks: where that card begins several plays,
-    the first play the page then offers); the last card, forced, plays itself.  Returns the plays."""
+    the first play the page then offers); the server plays out what is left once no play can change
+    a score (R5.4: the last trick at the latest).  Returns the clicks."""
     plays = 0
     while wait_turn_or_over(page) == "play":
-        if len(hand(page)) == 1:  # the last card plays itself (the auto-last switch, on by default)
-            wait_for(page, in_phase(*OVER))
-            return plays + 1
         page.locator(LEGAL).first.click()
         if page.locator("#choices:not([hidden]) button").count():
             page.locator("#choices button").first.click()
@@ -404,33 +402,23 @@ def test_nothing_to_expose_needs_no_click(page_factory: Any) -> None:
     assert page.locator("#seat-S .exposed .chip").count() == 0
 
 
-def test_a_forced_last_card_plays_itself(page_factory: Any, server: str) -> None:
-    """The last card, the only play left, goes by itself after a short pause: twelve clicks a deal."""
+def test_a_forced_last_trick_needs_no_click(page_factory: Any, server: str) -> None:
+    """Once every play left is forced (the last trick always is) or no point card is left in play,
+    the server plays the deal out (R5.4): South is never asked for a forced last card, and the
+    record says where the deal finished by itself."""
     page = page_factory(1280, 800)
     new_match(page)
     clicks = 0
     while wait_turn_or_over(page) == "play":
-        if len(hand(page)) == 1:
-            wait_for(page, in_phase(*OVER))  # no click: it plays itself
-            break
+        assert len(hand(page)) > 1  # a last card is never South's to click
         page.locator(LEGAL).first.click()
         clicks += 1
-    assert clicks == 12
+    assert clicks == deal_turns(page) <= 12
+    match_id = page.evaluate("localStorage.getItem('gongzhu.match')")
+    record = api_get(page, f"/api/matches/{match_id}/deals/0")
+    assert record["end"]["type"] == "settled" and record["end"]["reason"] in ("forced", "nothing_scores")
+    assert record["end"]["from_play"] <= 48  # at the start of the last trick at the latest
     check_results(page, server)
-    # Switched off (the header's switch, remembered), the last card waits for its click.
-    page.click("#summary-close")
-    page.click("#auto-last")
-    assert page.get_attribute("#auto-last", "aria-pressed") == "false"
-    page.click("#new-match")
-    page.wait_for_selector("#setup[open]")
-    start_match(page)
-    while wait_turn_or_over(page) == "play":
-        if len(hand(page)) == 1:
-            page.wait_for_timeout(1500)  # twice the pause: nothing moves by itself
-            assert phase(page) == "play" and len(hand(page)) == 1
-        page.locator(LEGAL).first.click()
-    page.reload()
-    assert page.get_attribute("#auto-last", "aria-pressed") == "false"
 
 
 def test_the_summary_breaks_each_score_down(page_factory: Any, server: str) -> None:

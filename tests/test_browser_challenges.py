@@ -85,9 +85,6 @@ def play_board(page: Page) -> int:
         if page.evaluate("document.documentElement.dataset.phase") in OVER:
             break
         assert page.locator("#hint").is_hidden() and page.locator("#hints").is_hidden()
-        if page.locator("#hand button[data-card]").count() == 1:  # the last card plays itself
-            wait_for(page, in_phase(*OVER))
-            break
         page.locator(LEGAL).first.click()
     page.locator("#summary[open]").wait_for()
     return int(page.locator('[data-deal-result="S"]').text_content() or "")

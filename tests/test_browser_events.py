@@ -1,13 +1,17 @@
-"""Real-browser test of a team match (计副制) run by the server (docs/tournaments.md, Team matches
-on the server): Playwright driving Debian's Chromium against the real server, on the events'
-clock of the test's own (:class:`~helpers.clock.SetClock`, moved by the test to end the grace).
+"""Real-browser test of a team match (计副制) run by the server (docs/tournaments.md, Events on the
+server): Playwright driving Debian's Chromium against the real server, on the events' clock of the
+test's own (:class:`~helpers.clock.SetClock`, moved by the test past the grace).
 
 The organiser makes the match through the form of /event/new (a refusal first, shown from its
-catalog code), starts its session from the referee's desk; four people, each in a browser context
-of their own, open their tables from the event's page and play board 1 by clicking, while
-computers stand in for the four who never came.  The event's page then shows the board's result
-at both tables (checked against the records), the organiser enters a penalty with its reason and
-publishes the results.  No person's page ever holds a card of another person's hand.
+catalog code in either language) and starts its session from the referee's desk.  Eight people,
+each in a browser context of their own, open their tables at once from the "go to your table"
+link of the event's page: four at each table.  Six play every card by clicking; two close their
+page right after the start.  Those two came, so the grace passes them by (who has come is kept
+with the table, and the referee's log notes no stand-in once the events' clock is past it); the
+turn timer plays their first missed turn and puts their seat into 托管 at the second, and a
+computer plays the rest of the board for them.  Every page held only its own hand; the event's
+page then shows the board's result at both tables and the team result, checked against the
+records, and the organiser enters a penalty with its reason and publishes the results.
 
 Without ``/usr/bin/chromium`` or the ``playwright`` package the module is skipped, unless the
 environment variable ``CI`` is set: then it fails.
@@ -25,9 +29,8 @@ import pytest
 from gongzhu.messages import render
 from helpers.browser import in_phase, wait_for
 from helpers.clock import SetClock
-from helpers.live import account as absent_account
 from helpers.servers import LiveServer
-from test_browser_tables import GIVE_UP_S, OVER, act, api_get, api_post, hand, known, phase, shot
+from test_browser_tables import OVER, act, api_get, api_post, hand, known, phase, shot
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -36,10 +39,19 @@ pytestmark = pytest.mark.browser
 
 PASSWORD = "a quiet tiger 42 at the event"
 GRACE = 60
-#: Who plays in a browser, and who never comes (a computer stands in for them after the grace).
+#: The turn timer: short enough that the two who leave are in 托管 soon, long enough for six
+#: people clicking in turn on a busy machine never to miss a turn.
+TURN = 20
+#: How long the board may take before the test gives up (a guard, not a measure: the two who leave
+#: take three turn timers, their exposure window and two missed turns).
+GIVE_UP_S = 600
+RED = ("Red1", "Red2", "Red3", "Red4")
+BLUE = ("Blue1", "Blue2", "Blue3", "Blue4")
 #: Table 1: N Red1, E Blue1, S Red2, W Blue2; table 2: N Blue3, E Red3, S Blue4, W Red4.
-PRESENT = ("Red1", "Blue1", "Red2", "Blue3")
-ABSENT = ("Blue2", "Red3", "Blue4", "Red4")
+SEATED = {"Red1": (1, "N"), "Blue1": (1, "E"), "Red2": (1, "S"), "Blue2": (1, "W"),
+          "Blue3": (2, "N"), "Red3": (2, "E"), "Blue4": (2, "S"), "Red4": (2, "W")}
+#: Who closes their page right after the start (one at each table).
+LEAVING = ("Blue2", "Red4")
 
 
 @pytest.fixture(scope="module")
@@ -60,17 +72,20 @@ def server(live: LiveServer) -> str:
     return live.base
 
 
-def fill_form(page: Page, name: str, teams: list[tuple[str, list[str]]]) -> None:
+def fill_form(page: Page, name: str, teams: list[tuple[str, tuple[str, ...]]]) -> None:
+    """The form of /event/new for a team match of two teams, one board, one session."""
+    page.select_option("#new-kind", "match")
     page.fill("#new-name", name)
     page.select_option("#new-preset", "partners")
     page.fill("#new-boards", "1")
     page.fill("#new-sessions", "1")
-    page.fill("#new-turn", "120")
+    page.fill("#new-turn", str(TURN))
     page.fill("#new-grace", str(GRACE))
-    for x, (team, players) in zip("ab", teams, strict=True):
-        page.fill(f"#team-{x}-name", team)
-        for n, player in enumerate(players, 1):
-            page.fill(f"#team-{x}-{n}", player)
+    assert page.locator("#new-entrants > li").count() == 2  # a team match has two teams
+    for n, (team, players) in enumerate(teams, 1):
+        page.fill(f"#entrant-{n}-name", team)
+        for k, player in enumerate(players, 1):
+            page.fill(f"#entrant-{n}-{k}", player)
 
 
 def ns_result(raw: dict[str, int]) -> float:
@@ -78,22 +93,26 @@ def ns_result(raw: dict[str, int]) -> float:
     return ((raw["N"] + raw["S"]) - (raw["E"] + raw["W"])) / 2
 
 
-def test_a_team_match_made_started_played_and_published_in_browsers(page_factory: Any, live: LiveServer,
-                                                                      clock: SetClock) -> None:
+def value(page: Page, selector: str) -> float:
+    """The number an element of the event's page carries (its ``data-value``)."""
+    shown = page.locator(selector).get_attribute("data-value")
+    assert shown is not None, selector
+    return float(shown)
+
+
+def test_a_team_match_made_started_played_by_eight_and_published_in_browsers(page_factory: Any,
+                                                                           clock: SetClock) -> None:
     referee = page_factory()
     api_post(referee, "/api/account", {"name": "Referee", "password": PASSWORD})
-    people = {name: page_factory() for name in PRESENT}
+    people: dict[str, Page] = {name: page_factory() for name in SEATED}
     for name, page in people.items():
         api_post(page, "/api/account", {"name": name, "password": PASSWORD})
-    for name in ABSENT:
-        absent_account(live, name).http.close()
-    red, blue = [f"Red{i}" for i in range(1, 5)], [f"Blue{i}" for i in range(1, 5)]
 
     # The form refuses an unknown player, in the page's language from the catalog code.
     referee.goto("/event/new")
     wait_for(referee, "#new-section:not([hidden])")
     assert referee.locator("#event").is_hidden() and referee.locator("#desk").is_hidden()
-    fill_form(referee, "Club night", [("红", red), ("蓝", [*blue[:3], "Nobody"])])
+    fill_form(referee, "Club night", [("红", RED), ("蓝", (*BLUE[:3], "Nobody"))])
     referee.click("#new-submit")
     wait_for(referee, f'#new-error:has-text("{render("event.unknown_player", "zh", {"name": "Nobody"})}")')
     assert referee.url.endswith("/event/new")
@@ -101,93 +120,117 @@ def test_a_team_match_made_started_played_and_published_in_browsers(page_factory
     referee.click("#lang")
     wait_for(referee, f'#new-error:has-text("{render("event.unknown_player", "en", {"name": "Nobody"})}")')
     assert referee.locator("#new-submit").text_content() == render("event.new.create", "en", {})
+    assert referee.locator("#entrant-2-name").input_value() == "蓝"  # what was typed stays
     shot(referee, "event-new")
-    referee.fill("#team-b-4", "Blue4")
+    referee.fill("#entrant-2-4", "Blue4")
     referee.click("#new-submit")
     referee.wait_for_url("**/event/e-*")
     event_id = referee.url.rsplit("/", 1)[1]
-    wait_for(referee, '#event[data-status="waiting"]')
+    wait_for(referee, '#event[data-status="waiting"][data-form="teams"]')
     assert referee.locator("#fact-boards").text_content() == "1"
+    assert referee.locator("#fact-form").text_content() == render("event.form.match", "en", {})
     assert referee.locator("#fact-grace").text_content() == render("event.seconds", "en", {"n": GRACE})
+    assert referee.locator("#event-entrants li").count() == 2
 
     # The referee starts the session from the desk: two tables.
+    wait_for(referee, "#desk-start:not([disabled])")
     referee.click("#desk-start")
-    wait_for(referee, '#event-tables li[data-table="2"]')
+    wait_for(referee, '#event-stages li[data-table="2"]')
+    wait_for(referee, "#desk-start[disabled]")
     started = api_get(referee, f"/api/events/{event_id}")
     seat_of = {name: (t["table"], seat) for t in started["tables"] for seat, name in t["seats"].items()}
-    assert {seat_of[n] for n in PRESENT} == {(1, "N"), (1, "E"), (1, "S"), (2, "N")}
+    assert seat_of == SEATED
 
-    # Each person opens their table from the event's page; nobody's page shows another's cards.
-    for page in people.values():
+    # Everyone opens their table from the event's page ("your seat now"); the two who leave close
+    # their page right after it has shown them their hand.
+    seen: dict[str, set[str]] = {}
+    for name in (*LEAVING, *(n for n in SEATED if n not in LEAVING)):
+        page = people[name]
         page.goto(f"/event/{event_id}")
-        page.click("#event-tables li.me a")
+        table, seat = SEATED[name]
+        wait_for(page, f'#me-section[data-table="{table}"][data-seat="{seat}"]')
+        page.click("#me-go")
         page.wait_for_url("**/table/m-*")
         wait_for(page, in_phase("expose", "play"))
-    seen: dict[str, set[str]] = {name: set(hand(page)) for name, page in people.items()}
+        seen[name] = set(hand(page))
+        if name in LEAVING:
+            page.close()
     assert all(len(cards) == 13 for cards in seen.values()), seen
-    table_one = [seen[n] for n in PRESENT if seat_of[n][0] == 1]
-    assert not (table_one[0] & table_one[1] or table_one[0] & table_one[2] or table_one[1] & table_one[2])
+    for table in (1, 2):
+        hands = [seen[n] for n in SEATED if SEATED[n][0] == table]
+        assert len(set().union(*hands)) == 52  # four hands, none sharing a card
 
-    # Within the grace nobody stands in; once it has passed, computers sit in for the four absent.
-    clock.t += GRACE - 1
-    assert not any(t["stand_ins"] for t in api_get(referee, f"/api/events/{event_id}")["tables"])
-    clock.t += 2
-    tables = api_get(referee, f"/api/events/{event_id}")["tables"]
-    assert [sorted(t["stand_ins"]) for t in tables] == [["W"], ["E", "S", "W"]]
-    referee.reload()
-    wait_for(referee, '#event-tables li[data-table="2"] .event-stand-in')
+    # Past the grace the events' clock changes nothing for them: they came.
+    clock.t += GRACE + 1
+    summary = api_get(referee, f"/api/events/{event_id}")
+    assert not any(e["action"] == "stand_in" for e in summary["log"])
+    assert not any(t["stand_ins"] for t in summary["tables"])
 
-    # Board 1, played by clicking (the first legal card, 不亮); every hand each page shows is noted.
-    pages = list(people.values())
+    # Board 1, played by clicking (the first legal card, 不亮) by the six who stayed; every hand
+    # each page shows is noted.  The turn timer plays for the two who left, then 托管.
+    playing = {name: page for name, page in people.items() if name not in LEAVING}
+    pages = list(playing.values())
     give_up = time.monotonic() + GIVE_UP_S
     while not all(phase(p) in OVER for p in pages):
-        assert time.monotonic() < give_up, {n: phase(p) for n, p in people.items()}
-        acted = [act(p) for p in pages]
-        for name, page in people.items():
-            seen[name] |= set(hand(page)) | set(known(page)["hand"])
-        if not any(acted):
+        assert time.monotonic() < give_up, {n: phase(p) for n, p in playing.items()}
+        acted = False
+        for name, page in playing.items():
+            if act(page):  # the hand changes only when its person plays: look at it then
+                acted = True
+                seen[name] |= set(hand(page)) | set(known(page)["hand"])
+        if not acted:
             pages[0].wait_for_timeout(30)
 
-    # The records: each person's page held only their own dealt hand.
+    # The records: each person's page held only their own dealt hand; a computer finished the
+    # board for the two who left, and for nobody else.
     response = referee.request.get(f"/api/events/{event_id}/records.jsonl")
     assert response.ok, response.status
     records = {r["seating"]["table"]: r for r in map(json.loads, response.text().splitlines())}
     assert sorted(records) == [1, 2]
-    for name, (table, seat) in seat_of.items():
-        if name in PRESENT:
-            assert seen[name] == set(records[table]["hands"][seat]), name
-        else:
-            assert records[table]["players"][seat]["auto"], name  # a computer stood in
+    for name, (table, seat) in SEATED.items():
+        assert seen[name] == set(records[table]["hands"][seat]), name
+        assert records[table]["players"][seat]["name"] == name
+        assert records[table]["players"][seat]["auto"] == (name in LEAVING), name
 
-    # The event's page shows board 1's result at both tables, and the team results.
+    # The event's page shows board 1's result at both tables, and the team result.
     referee.reload()
     wait_for(referee, '#board-1[data-complete="true"]')
     for table in (1, 2):
-        shown = referee.locator(f'#board-1 td[data-table="{table}"]').get_attribute("data-result")
-        assert shown is not None and float(shown) == ns_result(records[table]["raw"])
-    red_result = ns_result(records[1]["raw"]) - ns_result(records[2]["raw"])
+        cell = f'#board-1 tr[data-table="{table}"] td[data-key="ns_result"]'
+        assert value(referee, cell) == ns_result(records[table]["raw"])
+    red_result = ns_result(records[1]["raw"]) - ns_result(records[2]["raw"])  # 红 sits N–S at table 1
     teams = api_get(referee, f"/api/events/{event_id}")["board_results"][0]["teams"]
-    assert (teams["红"], teams["蓝"]) == (red_result, -red_result)
-    cells = referee.locator("#board-1 td")
-    assert [cells.nth(i).get_attribute("data-result") for i in (3, 4)] == [str(teams["红"]), str(teams["蓝"])]
-    # A player sees the same row on their event page.
+    assert [(m["home"], m["away"], m["points"]) for m in teams] == [("红", "蓝", {"红": red_result, "蓝": -red_result})]
+    line = referee.locator("#board-1 .event-team-results li")
+    assert (line.get_attribute("data-home"), line.get_attribute("data-away")) == ("红", "蓝")
+    assert float(line.get_attribute("data-home-points") or "nan") == red_result
+    assert float(line.get_attribute("data-away-points") or "nan") == -red_result
+    assert value(referee, '#ranking-1 tr[data-entrant="红"] td[data-key="points"]') == red_result
+    # A player sees the same row on their event page, and no desk.
     player = people["Blue3"]
     player.goto(f"/event/{event_id}")
     wait_for(player, '#board-1[data-complete="true"]')
+    assert value(player, '#board-1 tr[data-table="1"] td[data-key="ns_result"]') == ns_result(records[1]["raw"])
     assert player.locator("#desk").is_hidden()
 
-    # The referee's penalty with its reason, then the results published.
-    referee.select_option("#penalty-team", "红")
+    # The referee's penalty (an entrant and a round) with its reason, then the results published.
+    referee.select_option("#penalty-entrant", "红")
     referee.fill("#penalty-points", "-10")
+    referee.fill("#penalty-round", "1")
     referee.fill("#penalty-reason", "slow play")
     referee.click('#penalty-form button[type="submit"]')
     wait_for(referee, '#event-log li[data-action="penalty"]')
     assert "slow play" in (referee.locator('#event-log li[data-action="penalty"]').text_content() or "")
-    totals = {t["team"]: t["points"] for t in api_get(referee, f"/api/events/{event_id}")["totals"]}
-    assert totals == {"红": red_result - 10, "蓝": -red_result}
+    after = api_get(referee, f"/api/events/{event_id}")
+    assert {r["entrant"]: r["points"] for r in after["rankings"][0]["rows"]} == {"红": red_result - 10,
+                                                                               "蓝": -red_result}
+    assert (after["matches"][0]["home_penalty"], after["matches"][0]["away_penalty"]) == (-10, 0)
+    wait_for(referee, '#match-1-1 td[data-key="penalties"]:has-text("−10 : 0")')
     wait_for(referee, "#desk-publish:not([disabled])")
     referee.click("#desk-publish")
     wait_for(referee, '#event[data-published="true"]')
     wait_for(referee, '#event-log li[data-action="publish"]')
     assert referee.locator("#event-provisional").text_content() == render("event.final", "en", {})
+    assert [referee.locator("#event-log li").nth(i).get_attribute("data-action") for i in range(4)] == [
+        "create", "start", "penalty", "publish"]
     shot(referee, "event-page")

@@ -28,7 +28,6 @@ from helpers.browser import in_phase, not_in_phase, wait_for
 from test_browser import (
     EXPOSING,
     LEGAL,
-    OVER,
     api_get,
     api_post,
     hand,
@@ -55,11 +54,9 @@ def declare_nothing(page: Page) -> None:
 
 
 def play_out(page: Page) -> None:
-    """Play South's first legal card each turn until the deal is over (the last card plays itself)."""
+    """Play South's first legal card each turn until the deal is over (the server plays out the
+    forced last trick, R5.4)."""
     while wait_turn_or_over(page) == "play":
-        if len(hand(page)) == 1:
-            wait_for(page, in_phase(*OVER))
-            return
         try:
             page.locator(LEGAL).first.click(timeout=2000)
         except Exception:  # the card went (or the turn passed) between the look and the click

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from helpers.browser import in_phase, not_in_phase, wait_for
-from test_browser import LEGAL, OVER, api_get, hand, open_setup, phase, south_turns, wait_turn_or_over
+from test_browser import LEGAL, OVER, api_get, open_setup, phase, south_turns, wait_turn_or_over
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -87,12 +87,9 @@ def end_exposures(page: Page) -> None:
 
 
 def play_deal(page: Page) -> None:
-    """Play South's first legal card at each turn until the deal is over (a forced last card may
-    play itself)."""
+    """Play South's first legal card at each turn until the deal is over (the server plays out
+    the forced last trick, R5.4)."""
     while wait_turn_or_over(page) == "play":
-        if len(hand(page)) == 1:  # the last card plays itself (the auto-last switch, on by default)
-            wait_for(page, in_phase(*OVER))
-            break
         page.locator(LEGAL).first.click()
     assert phase(page) in OVER
 
@@ -136,7 +133,7 @@ def test_a_finished_trick_sweeps_to_the_seat_that_took_it(page_factory: Any) -> 
         # its way.  How fast: benchmarks/page.py.
         left = page.evaluate("""(legal) => {
             const b = document.querySelector(legal);
-            if (!b) return 0;  // a forced last card has played itself
+            if (!b) return 0;  // the deal finished by itself meanwhile (R5.4)
             b.click();
             return document.querySelectorAll(legal).length;
         }""", LEGAL)

@@ -1,6 +1,7 @@
 """Several ``gongzhu serve`` processes sharing the tables of one PostgreSQL database through one
 Redis (``gongzhu.server.cluster``): people connected to different processes at one table, the
-table's owner killed mid-deal (SIGKILL) and the match going on at another process, Redis
+table's owner killed mid-deal (SIGKILL) and the match going on at another process, the owner
+paused past its lease (SIGSTOP) and letting the table go when it runs again, Redis
 restarted under play, PostgreSQL stopped and started again under play.
 
 The services are found from ``GONGZHU_TEST_PG`` (a SQLAlchemy URL of a PostgreSQL server whose
@@ -16,8 +17,8 @@ from __future__ import annotations
 import json
 import os
 import random
-import secrets
 import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -31,55 +32,13 @@ from websockets.exceptions import ConnectionClosed
 from gongzhu.records import check_file
 from gongzhu.rules import Deal, Options, Seat
 from helpers.client import Message
-from helpers.database import ThrowawayPostgres
+from helpers.database import REDIS, ThrowawayPostgres
+from helpers.database import service_missing as _missing
 from helpers.live import Live, Someone
 from helpers.servers import ServeProcess
 from test_tables import assert_no_leak, drive
 
 pytestmark = pytest.mark.postgres
-
-PG = os.environ.get("GONGZHU_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
-REDIS = os.environ.get("GONGZHU_TEST_REDIS", "redis://127.0.0.1:6379/0")
-
-
-def _missing(why: str) -> None:
-    if os.environ.get("CI"):
-        pytest.fail(f"{why}; .ci/run starts PostgreSQL and Redis")
-    pytest.skip(why)
-
-
-@pytest.fixture
-def database() -> Iterator[str]:
-    """A new database on the PostgreSQL server of GONGZHU_TEST_PG, dropped afterwards."""
-    import psycopg
-    from sqlalchemy.engine import make_url
-
-    url = make_url(PG)
-    name = f"gongzhu_cluster_{secrets.token_hex(4)}"
-    admin = dict(host=url.host or "127.0.0.1", port=url.port or 5432, user=url.username or "postgres",
-                 dbname=url.database or "postgres", autocommit=True)
-    try:
-        with psycopg.connect(**admin, connect_timeout=3) as c:  # type: ignore[arg-type]
-            c.execute(f"CREATE DATABASE {name}")
-    except psycopg.OperationalError as e:
-        _missing(f"PostgreSQL at {PG} cannot be reached: {e}")
-    try:
-        yield url.set(database=name).render_as_string(hide_password=False)
-    finally:
-        with psycopg.connect(**admin) as c:  # type: ignore[arg-type]
-            c.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-
-
-@pytest.fixture
-def redis_url() -> str:
-    import redis
-
-    try:
-        redis.Redis.from_url(REDIS, socket_connect_timeout=2).ping()
-    except redis.RedisError as e:
-        _missing(f"Redis at {REDIS} cannot be reached: {e}")
-    return REDIS
-
 
 def serve(db: str, redis: str, folder: Path, name: str) -> ServeProcess:
     """A ``gongzhu serve`` process on a loopback port, one of several sharing the database ``db``
@@ -156,15 +115,16 @@ def four_people_start(people: dict[str, Someone]) -> tuple[str, dict[str, Live]]
     return table_id, lives
 
 
-def play_until(lives: dict[str, Live], done: Any, timeout: float = 60) -> None:
+def play_until(lives: dict[str, Live], done: Any, timeout: float = 60, *, watch: str = "S") -> None:
     """Each person plays their first legal card (and exposes nothing) whenever the table waits
-    for them, until ``done(South's state)``."""
+    for them, until ``done(the state of watch's seat)`` (South's by default): a state that person
+    has not acted on."""
     acted: dict[str, int] = {}
     end = time.monotonic() + timeout
     while True:
         for live in lives.values():
             live.drain(0.005)
-        if done(lives["S"].state):
+        if done(lives[watch].state):
             return
         assert time.monotonic() < end
         for seat, live in lives.items():
@@ -220,6 +180,97 @@ def test_the_owner_killed_mid_deal_the_table_goes_on_elsewhere(servers: list[Ser
     assert owner_of(table_id) not in (None, owner)
     record = records_of(people["E"], table_id)[0]
     same_record(record, first_legal_record(record))  # what a single server stores from the same choices
+
+
+def test_the_owner_paused_past_its_lease_lets_the_table_go(servers: list[ServeProcess]) -> None:
+    """The table's owner stops answering mid-deal for longer than its lease (SIGSTOP, as a
+    machine starved of CPU or a stalled virtual machine): another server takes the table over and
+    the people of the paused one come back through it; the deal goes on.  Resumed, the old owner
+    must not act for the table again: South then comes back through it and plays on through it,
+    the table run by the new owner; the deal ends with the record a single server would have
+    stored from the same choices."""
+    people = {"S": Someone(servers[0]), "E": Someone(servers[1]), "N": Someone(servers[2]), "W": Someone(servers[0])}
+    table_id, lives = four_people_start(people)
+    play_until(lives, lambda s: s.get("tricks_played", 0) >= 3 and len(s["trick"]["plays"]) == 1)
+    owner = owner_of(table_id)
+    assert owner is not None
+    paused = next(s for s in servers if s.base in _node_base(owner, servers))
+    alive = [s for s in servers if s is not paused]
+    os.kill(paused.pid, signal.SIGSTOP)
+    try:
+        # the people of the paused server come back through a live one, as the page does once
+        # its connection stops answering
+        for seat, person in people.items():
+            if person.server is paused:
+                seen = lives[seat].state["v"]
+                lives[seat].close()
+                person.rebind(alive[0])
+                lives[seat] = _come_back(person, table_id, seen)
+        play_until(lives, lambda s: s.get("tricks_played", 0) >= 6)
+        taken = owner_of(table_id)
+        assert taken not in (None, owner)
+    finally:
+        os.kill(paused.pid, signal.SIGCONT)
+    time.sleep(2)  # its upkeep finds the lease gone
+    # South comes back through the old owner, which forwards to the new one
+    seen = lives["S"].state["v"]
+    lives["S"].close()
+    people["S"].rebind(paused)
+    lives["S"] = _come_back(people["S"], table_id, seen)
+    play_until(lives, lambda s: s.get("phase") == "match-over")
+    assert owner_of(table_id) == taken
+    never_set_back(lives, "E", "N")  # the pages on the servers that kept running
+    record = records_of(people["E"], table_id)[0]
+    same_record(record, first_legal_record(record))
+    assert "Traceback" not in paused.log_path.read_text(errors="replace")
+
+
+def never_set_back(lives: dict[str, Live], *seats: str) -> None:
+    """The connections of ``seats`` (open all along: play_until would have failed on a close)
+    were never told of a failure of the servers' and never shown an older state than one they
+    had been shown (the old owner said nothing to them once the table had moved on)."""
+    for seat in seats:
+        versions = [m["state"]["v"] for m in lives[seat].messages if m["type"] == "state"]
+        assert versions == sorted(versions), (seat, versions)
+        assert not [m for m in lives[seat].messages if m["type"] == "error" and m["code"].startswith("server.")]
+
+
+@pytest.mark.parametrize("where", ["on the owner", "elsewhere"])
+def test_a_play_sent_to_a_paused_owner_is_played_by_the_new_one(servers: list[ServeProcess], where: str) -> None:
+    """A person plays while the table's owner stands still past its lease — a person connected
+    to the owner, or to another server, which forwards the play to the owner — and the others'
+    servers take the table over meanwhile.  When the old owner runs again it finds the table
+    taken, lets it go, and the play goes to the new owner, which plays it: nobody hears of a
+    failure or is disconnected, and the deal ends with the record a single server would have
+    stored from the same choices."""
+    people = {"S": Someone(servers[0]), "E": Someone(servers[1]), "N": Someone(servers[2]), "W": Someone(servers[0])}
+    table_id, lives = four_people_start(people)
+    owner = owner_of(table_id)
+    assert owner is not None
+    paused = next(s for s in servers if s.base in _node_base(owner, servers))
+    mover = next(seat for seat, p in people.items() if (p.server is paused) == (where == "on the owner"))
+    play_until(lives, lambda s: s.get("tricks_played", 0) >= 2 and s.get("turn") == mover and s["phase"] == "play",
+               watch=mover)
+    assert owner_of(table_id) == owner
+    state = lives[mover].state
+    hand = len(state["hand"])
+    os.kill(paused.pid, signal.SIGSTOP)
+    try:
+        lives[mover].send({"type": "play", "cards": first_legal(state)})  # waits in the paused server's socket
+        end = time.monotonic() + 30
+        while owner_of(table_id) in (None, owner):  # the lease lapses; a server with people there claims it
+            assert time.monotonic() < end, "nobody took the table over"
+            time.sleep(0.2)
+    finally:
+        os.kill(paused.pid, signal.SIGCONT)
+    taken = owner_of(table_id)
+    lives[mover].until(lambda s: len(s["hand"]) == hand - 1, timeout=30)  # the play, played by the new owner
+    play_until(lives, lambda s: s.get("phase") == "match-over")
+    assert owner_of(table_id) == taken
+    never_set_back(lives, *lives)
+    record = records_of(people["E"], table_id)[0]
+    same_record(record, first_legal_record(record))
+    assert "Traceback" not in paused.log_path.read_text(errors="replace")
 
 
 def _come_back(person: Someone, table_id: str, since: int | None, timeout: float = 60) -> Live:

@@ -139,8 +139,8 @@ def test_a_team_match_played_by_six_people_and_two_stand_ins(server: LiveServer,
     blue = [account(server, f"Blue{i}") for i in range(1, 5)]
     stranger, guest = account(server, "Stranger"), Someone(server)
     teams = [{"name": "红", "players": [p.name for p in red]}, {"name": "蓝", "players": [p.name for p in blue]}]
-    body: dict[str, Any] = {"name": "Club night 1", "preset": "partners", "boards": 2, "sessions": 1,
-                            "turn_seconds": 120, "grace_seconds": 60, "teams": teams}
+    body: dict[str, Any] = {"name": "Club night 1", "form": "teams", "preset": "partners", "boards": 2,
+                            "sessions": 1, "turn_seconds": 120, "grace_seconds": 60, "entrants": teams}
 
     # bad input: a precise refusal, and nothing made
     refused(guest.http.post("/api/events", json=body), 403, "event.accounts_only")
@@ -148,14 +148,18 @@ def test_a_team_match_played_by_six_people_and_two_stand_ins(server: LiveServer,
             ({"boards": 17}, 400, "event.bad_boards"), ({"boards": True}, 400, "event.bad_boards"),
             ({"sessions": 0}, 400, "event.bad_sessions"), ({"preset": "online"}, 400, "event.bad_preset"),
             ({"turn_seconds": 2}, 400, "event.bad_timer"), ({"name": " "}, 400, "event.bad_name"),
-            ({"colour": "red"}, 400, "event.bad_field"), ({"teams": body["teams"][:1]}, 400, "event.bad_teams"),
-            ({"teams": [body["teams"][0], {"name": "红", "players": [p.name for p in blue]}]}, 400,
-             "event.same_team_names"),
-            ({"teams": [body["teams"][0], {"name": "蓝", "players": ["Blue1", "Blue2", "Blue3", "Nobody"]}]}, 404,
+            ({"colour": "red"}, 400, "event.bad_field"), ({"entrants": teams[:1]}, 400, "event.bad_entrants_for"),
+            ({"form": "swiss"}, 400, "event.bad_form"), ({"rounds": 2}, 400, "event.bad_rounds"),
+            ({"starts_at": "tomorrow"}, 400, "event.bad_start"),
+            ({"starts_at": "2020-01-01T10:00:00+00:00"}, 400, "event.bad_start"),
+            ({"entrants": [teams[0], {"players": [p.name for p in blue]}]}, 400, "event.bad_entrant_name"),
+            ({"entrants": [teams[0], {"name": "红", "players": [p.name for p in blue]}]}, 400,
+             "event.same_entrant_names"),
+            ({"entrants": [teams[0], {"name": "蓝", "players": ["Blue1", "Blue2", "Blue3", "Nobody"]}]}, 404,
              "event.unknown_player"),
-            ({"teams": [body["teams"][0], {"name": "蓝", "players": ["Blue1", "Blue2", "Blue3", guest.name]}]}, 409,
+            ({"entrants": [teams[0], {"name": "蓝", "players": ["Blue1", "Blue2", "Blue3", guest.name]}]}, 409,
              "event.guest_player"),
-            ({"teams": [body["teams"][0], {"name": "蓝", "players": ["Blue1", "Blue2", "Blue3", "red1"]}]}, 400,
+            ({"entrants": [teams[0], {"name": "蓝", "players": ["Blue1", "Blue2", "Blue3", "red1"]}]}, 400,
              "event.player_twice")):
         refused(referee.http.post("/api/events", json={**body, **change}), status, code)
     refused(referee.http.get("/api/events/e-000000000000"), 404, "event.unknown")
@@ -166,8 +170,8 @@ def test_a_team_match_played_by_six_people_and_two_stand_ins(server: LiveServer,
     assert made.json()["url"] == f"/event/{event_id}"
     event = referee.http.get(f"/api/events/{event_id}").json()
     assert event["status"] == "waiting" and event["provisional"] and event["seed"] is None
-    assert event["teams"] == [{"name": "红", "players": [p.name for p in red]},
-                              {"name": "蓝", "players": [p.name for p in blue]}]
+    assert event["entrants"] == [{"name": "红", "players": [p.name for p in red]},
+                                 {"name": "蓝", "players": [p.name for p in blue]}]
     assert len(event["commitment"]) == 64 and event["definition"]["count"] == 2
     assert not CARD.search(json.dumps(event["board_results"]))
 
@@ -175,7 +179,7 @@ def test_a_team_match_played_by_six_people_and_two_stand_ins(server: LiveServer,
     refused(referee.http.post(f"/api/events/{event_id}/publish"), 409, "event.not_over")
     started = referee.http.post(f"/api/events/{event_id}/start")
     assert started.status_code == 200, started.text
-    refused(referee.http.post(f"/api/events/{event_id}/start"), 409, "event.no_session_left")
+    refused(referee.http.post(f"/api/events/{event_id}/start"), 409, "event.no_stage_left")
     tables = started.json()["tables"]
     # team A (红) N–S at table 1 and E–W at table 2, team B (蓝) the other way round
     assert [(t["table"], t["ns"], t["ew"]) for t in tables] == [(1, "红", "蓝"), (2, "蓝", "红")]
@@ -217,7 +221,7 @@ def test_a_team_match_played_by_six_people_and_two_stand_ins(server: LiveServer,
     mine = red[0].http.get(f"/api/events/{event_id}").json()
     row = board_row(mine, 1)
     assert row["tables"][0]["played"] and row["tables"][0]["raw"] is not None and not row["complete"]
-    assert row["tables"][1]["raw"] is None and row["teams"] is None
+    assert row["tables"][1]["raw"] is None and row["teams"] is None and not row["tables"][1]["played"]
     for person in (blue[2], referee, stranger):
         row = board_row(person.http.get(f"/api/events/{event_id}").json(), 1)
         assert row["tables"][0]["raw"] is None and row["teams"] is None
@@ -252,10 +256,11 @@ def test_a_team_match_played_by_six_people_and_two_stand_ins(server: LiveServer,
     # the results against a tally of the records made here
     by_hand = tally(records, "红")
     for n in (1, 2):
-        assert board_row(event, n)["teams"]["红"] == by_hand[n] and board_row(event, n)["teams"]["蓝"] == -by_hand[n]
+        points = board_row(event, n)["teams"][0]["points"]
+        assert points["红"] == by_hand[n] and points["蓝"] == -by_hand[n]
     total = sum(by_hand.values())
-    assert {t["team"]: t["points"] for t in event["totals"]} == {"红": total, "蓝": -total}
-    assert event["match"]["winner"] == (None if total == 0 else ("红" if total > 0 else "蓝"))
+    assert {r["entrant"]: r["points"] for r in event["rankings"][0]["rows"]} == {"红": total, "蓝": -total}
+    assert event["matches"][0]["winner"] == (None if total == 0 else ("红" if total > 0 else "蓝"))
 
     # every message each person got held only their own hand of each board
     by_match = {(r["match"], r["deal_index"]): r for r in records}
@@ -267,11 +272,13 @@ def test_a_team_match_played_by_six_people_and_two_stand_ins(server: LiveServer,
 
     # the referee's desk: a penalty and a correction move the total and are logged
     desk = f"/api/events/{event_id}/adjustments"
-    refused(stranger.http.post(desk, json={"type": "penalty", "team": "红", "points": -10, "reason": "x"}),
+    refused(stranger.http.post(desk, json={"type": "penalty", "entrant": "红", "points": -10, "reason": "x"}),
             403, "event.organiser_only")
-    for bad, code in (({"type": "penalty", "team": "红", "points": 10, "reason": "x"}, "event.bad_penalty"),
-                      ({"type": "penalty", "team": "绿", "points": -10, "reason": "x"}, "event.unknown_team"),
-                      ({"type": "penalty", "team": "红", "points": -10}, "event.bad_reason"),
+    for bad, code in (({"type": "penalty", "entrant": "红", "points": 10, "reason": "x"}, "event.bad_penalty"),
+                      ({"type": "penalty", "entrant": "绿", "points": -10, "reason": "x"}, "event.unknown_entrant"),
+                      ({"type": "penalty", "entrant": "红", "points": -10}, "event.bad_reason"),
+                      ({"type": "penalty", "entrant": "红", "points": -10, "round": 2, "reason": "x"},
+                       "event.bad_round"),
                       ({"type": "bonus", "reason": "x"}, "event.bad_adjustment"),
                       ({"type": "correction", "table": 3, "board": 1, "raw": {}, "reason": "x"}, "event.bad_table"),
                       ({"type": "correction", "table": 1, "board": 9, "raw": {}, "reason": "x"}, "event.bad_board"),
@@ -279,27 +286,27 @@ def test_a_team_match_played_by_six_people_and_two_stand_ins(server: LiveServer,
                        "event.bad_correction")):
         refused(referee.http.post(desk, json=bad), 400, code)
     assert len(referee.http.get(f"/api/events/{event_id}").json()["log"]) == len(event["log"])  # nothing kept
-    after = referee.http.post(desk, json={"type": "penalty", "team": "红", "points": -200, "reason": "slow play"})
+    after = referee.http.post(desk, json={"type": "penalty", "entrant": "红", "points": -200, "reason": "slow play"})
     assert after.status_code == 200, after.text
-    totals = {t["team"]: t["points"] for t in after.json()["totals"]}
+    totals = {r["entrant"]: r["points"] for r in after.json()["rankings"][0]["rows"]}
     assert totals == {"红": total - 200, "蓝": -total}
     entry = after.json()["log"][-1]
     assert (entry["by"], entry["action"], entry["reason"]) == ("Referee", "penalty", "slow play")
-    assert entry["details"] == {"team": "红", "points": -200}
+    assert entry["details"] == {"entrant": "红", "points": -200, "round": 1}
     raw = {"N": -100, "E": 0, "S": 0, "W": 100}  # table 1, board 1: 红 N–S −100
     corrected = referee.http.post(desk, json={"type": "correction", "table": 1, "board": 1, "raw": raw,
                                               "reason": "pig at the wrong seat"}).json()
     t2 = next(r for r in records if r["board"]["number"] == 1 and r["seating"]["table"] == 2)
     fixed = {**by_hand, 1: -100 - ns_result(t2["raw"])}
-    assert board_row(corrected, 1)["teams"]["红"] == fixed[1]
-    assert {t["team"]: t["points"] for t in corrected["totals"]} == {"红": sum(fixed.values()) - 200,
-                                                                      "蓝": -sum(fixed.values())}
+    assert board_row(corrected, 1)["teams"][0]["points"]["红"] == fixed[1]
+    assert {r["entrant"]: r["points"] for r in corrected["rankings"][0]["rows"]} == {
+        "红": sum(fixed.values()) - 200, "蓝": -sum(fixed.values())}
     assert [a["type"] for a in corrected["adjustments"]] == ["penalty", "correction"]
     assert corrected["adjustments"][1]["reason"] == "pig at the wrong seat"
 
     published = referee.http.post(f"/api/events/{event_id}/publish")
     assert published.status_code == 200 and published.json()["published"] and not published.json()["provisional"]
-    refused(referee.http.post(desk, json={"type": "penalty", "team": "蓝", "points": -1, "reason": "late"}),
+    refused(referee.http.post(desk, json={"type": "penalty", "entrant": "蓝", "points": -1, "reason": "late"}),
             409, "event.published")
     for live in (*at_one.values(), *at_two.values()):
         live.close()

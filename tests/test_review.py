@@ -22,8 +22,9 @@ from gongzhu.review import MARKS, REVIEW_FORMAT, Budget, Reviewer, mark_for, rev
 from gongzhu.rules.cards import Seat
 from gongzhu.rules.deal import Deal
 from gongzhu.rules.options import Options
-from gongzhu.search import fast
+from gongzhu.search import fast, fast2
 from gongzhu.search.solver import OpenSolver
+from gongzhu.search.solver2 import FITS_CARDS, OpenSolver2
 
 #: A small reproducible budget: fixed worlds, two par replays, the solver from a few tricks left.
 SMALL = Budget(think=None, worlds=6, par_replays=2, par_worlds=4, exact_limit=300_000)
@@ -208,8 +209,9 @@ def test_review_is_reproducible_from_its_seed_and_the_pool_agrees(record: dict[s
 
 
 def test_partners_and_two_decks() -> None:
-    """R7 partners: values are half the team's margin; two decks (R4.5, R6.2): reviewed from what
-    the seat saw, with no hindsight (the solver is one-deck)."""
+    """R7 partners: values are half the team's margin; two decks (R4.5, R5.3, R6.2): reviewed from
+    what the seat saw, with hindsight from the two-deck open-card solver late in the deal (no
+    hand over ``FITS_CARDS`` cards) and none before."""
     partners = Options(scoring="partners")
     rec = played_record(partners, 5)
     review = review_record(rec, Seat.S, budget=SMALL, seed=2)
@@ -221,8 +223,30 @@ def test_partners_and_two_decks() -> None:
     rec2 = played_record(two, 6)
     review2 = review_record(rec2, Seat.E, budget=SMALL, seed=2)
     assert sum(len(d["cards"]) for d in review2["decisions"] if d["kind"] == "play") == 26  # pairs count twice
-    assert all(d["exact"] is None for d in review2["decisions"])
-    assert review2["hindsight"]["line"] is None and review2["hindsight"]["from_trick"] is None
+    plays = [d for d in review2["decisions"] if d["kind"] == "play"]
+    solved = [d for d in plays if d["exact"] is not None]
+    assert solved and solved[-1] is plays[-1], "the last plays are always within the budget"
+    assert all(d["exact"] is not None for d in plays[plays.index(solved[0]):])
+    first = solved[0]
+    states = [state.copy() for state in replay_states(rec2) if state.turn == Seat.E]
+    deal = next(state for state in states
+                if len(state.tricks) + 1 == first["trick"] and len(state.current_trick) == first["order"])
+    assert max(len(deal.hand(s)) for s in Seat) <= FITS_CARDS
+    earlier = next(state for state in states if len(state.tricks) + 1 == plays[plays.index(first) - 1]["trick"])
+    assert max(len(earlier.hand(s)) for s in Seat) > FITS_CARDS or plays.index(first) == 0
+    values = OpenSolver2(two, Seat.E).values(fast2.encode(deal))
+    assert values is not None
+    exact = {"+".join(c.code for c in p): v for p, v in values.items()}
+    assert first["exact_best"] == pytest.approx(max(exact.values()), abs=0.051)
+    assert first["exact"] == pytest.approx(exact["+".join(first["cards"])], abs=0.051)
+    if first["alternatives"]:
+        assert {"+".join(a["cards"]): a["exact"] for a in first["alternatives"]} == \
+            {k: round(v, 1) for k, v in exact.items()}
+    line = review2["hindsight"]["line"]
+    assert line is not None and line["from_trick"] == review2["hindsight"]["from_trick"] == first["trick"]
+    assert all(p["card"] for p in line["plays"])  # a card, or a pair / two cards joined by +
+    value = (3 * line["raw"][1] - line["raw"][0] - line["raw"][2] - line["raw"][3]) / 3
+    assert value == pytest.approx(first["exact_best"], abs=0.051)
 
 
 def test_a_broken_record_is_refused(record: dict[str, Any]) -> None:

@@ -28,9 +28,9 @@ ROOT = Path(__file__).resolve().parent.parent
 STATIC = ROOT / "src" / "gongzhu" / "web" / "static"
 # The table page's modules (app.js is its entry point; README.md maps them).
 TABLE_MODULES = (
-    "app.js", "actions.js", "connection.js", "dom.js", "keys.js", "render.js", "settings.js", "setup.js",
-    "sound.js", "state.js", "view-chat.js", "view-controls.js", "view-hand.js", "view-summary.js", "view-table.js",
-    "view-waiting.js",
+    "app.js", "actions.js", "connection.js", "dom.js", "keys.js", "next-table.js", "render.js", "settings.js",
+    "setup.js", "sound.js", "state.js", "view-chat.js", "view-controls.js", "view-hand.js", "view-summary.js",
+    "view-table.js", "view-waiting.js",
 )
 SHARED_MODULES = ("cards.js", "i18n.js", "replay.js", "review.js", "whatif.js", "options-form.js", "socket.js")
 FILES = ("index.html", "history.html", "history.js", "challenges.html", "challenges.js", "challenge.html",

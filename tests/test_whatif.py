@@ -26,11 +26,12 @@ from starlette.testclient import TestClient
 
 from gongzhu.records.read import DealRecord, parse_record
 from gongzhu.records.replay import replay_states
-from gongzhu.review.whatif import MAX_LINE, WHATIF_FORMAT, what_if
+from gongzhu.review.whatif import DEFAULT_WHATIF_BUDGET, MAX_LINE, WHATIF_FORMAT, what_if
 from gongzhu.rules.cards import ALL_CARDS, Seat
 from gongzhu.rules.deal import Deal, Phase
-from gongzhu.search import fast
+from gongzhu.search import fast, fast2
 from gongzhu.search.solver import OpenSolver
+from gongzhu.search.solver2 import OpenSolver2
 from gongzhu.server.app import create_app
 from gongzhu.server.whatif import PATH, WhatIfRefused, WhatIfRoute, WhatIfs
 from helpers.client import LOCAL, local_client, new_match, play_deal, refused, user_of
@@ -209,16 +210,36 @@ def test_the_same_line_gets_the_same_board_in_another_process(client: TestClient
     assert json.loads(elsewhere.stdout) == board
 
 
-def test_two_decks_have_no_exact_values_but_expected_ones(client: TestClient) -> None:
+def test_two_decks_have_exact_values_late_and_expected_ones(client: TestClient) -> None:
     match_id, record = finished(client, seed=4, preset="online2")
     assert record["options"]["decks"] == 2
     board = answered(client, match_id, "S", [])
-    assert board["exact"]["solved"] is False and board["exact"]["why"] == "two_decks"
+    # The first lead: far more cards than the two-deck solver fits, not tried.
+    assert board["exact"]["solved"] is False and board["exact"]["why"] == "limit"
+    assert board["exact"]["limit"] == DEFAULT_WHATIF_BUDGET.exact_limit_two_decks
     assert board["values"] and all(v["exact"] is None and v["expected"] is not None for v in board["values"])
     assert all(len(v["cards"]) in (1, 2) for v in board["values"])
     # A line into the deal, pairs written "5H+5H", plays as recorded.
-    line = [p for _, p in actual(parse_record(record))[:9]]
+    rec = parse_record(record)
+    line = [p for _, p in actual(rec)[:9]]
     assert answered(client, match_id, "S", line)["line"][:9] == line
+    # Late in the deal (four cards a hand or fewer): each legal play with the two-deck open-card
+    # solver's value on the true hands (R4.5, R5.3, R6.2).
+    deal = first_lead(rec)
+    line = []
+    for seat, play in actual(rec):
+        if seat == Seat.S and max(len(deal.hand(s)) for s in Seat) <= 4 and len(deal.legal_plays()) > 1:
+            break
+        deal.play(play.split("+"), seat)
+        line.append(play)
+    else:
+        pytest.fail("South never chose among plays with four cards a hand or fewer")
+    board = answered(client, match_id, "S", line)
+    exact = OpenSolver2(rec.options, Seat.S).values(fast2.encode(deal))
+    assert exact is not None
+    assert board["exact"]["solved"] and board["exact"]["why"] is None
+    assert {"+".join(v["cards"]): v["exact"] for v in board["values"]} == \
+        {code(p): round(x, 1) for p, x in exact.items()}
 
 
 def test_bad_requests_are_refused_with_their_message_and_change_nothing(client: TestClient) -> None:

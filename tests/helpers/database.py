@@ -75,3 +75,16 @@ class ThrowawayPostgres:
                              autocommit=True) as conn:
             conn.execute(f"CREATE DATABASE {name}")
         return f"postgresql+psycopg://gongzhu@/{name}?host={self.socket}&port={self.port}"
+
+
+#: The machine's PostgreSQL server (its user may create databases) and Redis, which the cluster
+#: tests share (tests/README.md).
+SHARED_PG = os.environ.get("GONGZHU_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
+REDIS = os.environ.get("GONGZHU_TEST_REDIS", "redis://127.0.0.1:6379/0")
+
+
+def service_missing(why: str) -> None:
+    """A service a test needs is not there: a failure under CI (which starts it), else a skip."""
+    if os.environ.get("CI"):
+        pytest.fail(f"{why}; .ci/run starts PostgreSQL and Redis")
+    pytest.skip(why)

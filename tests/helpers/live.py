@@ -21,12 +21,16 @@ class Someone:
     """A person using a live server: an HTTP client keeping their session cookie, and their
     table connections (``websockets``' synchronous client) that record every message."""
 
-    def __init__(self, server: Any) -> None:
-        """``server``: a :class:`LiveServer`, or anything with its ``base`` and ``ws_base``."""
+    def __init__(self, server: Any, address: str | None = None) -> None:
+        """``server``: a :class:`LiveServer`, or anything with its ``base`` and ``ws_base``;
+        ``address``: the client address a trusted proxy forwards for this person (a server
+        started with ``trusted_proxies=["127.0.0.1"]``), so that many people on one machine are
+        not one address to the per-address limits."""
         import httpx
 
         self.server = server
-        self.http = httpx.Client(base_url=server.base, timeout=10)
+        self.headers = {"X-Forwarded-For": address} if address is not None else {}
+        self.http = httpx.Client(base_url=server.base, timeout=10, headers=self.headers)
         me = self.http.get("/api/me")
         assert me.status_code == 200, me.text
         self.id: str = me.json()["id"]
@@ -39,7 +43,7 @@ class Someone:
         cookies = self.http.cookies
         self.http.close()
         self.server = server
-        self.http = httpx.Client(base_url=server.base, timeout=10, cookies=cookies)
+        self.http = httpx.Client(base_url=server.base, timeout=10, cookies=cookies, headers=self.headers)
 
     def cookie_header(self) -> str:
         return "; ".join(f"{k}={v}" for k, v in self.http.cookies.items())
@@ -47,14 +51,14 @@ class Someone:
     def connect(self, table_id: str, *, since: int | None = None, invite: str | None = None) -> Live:
         query = "&".join(f"{k}={v}" for k, v in (("since", since), ("invite", invite)) if v is not None)
         url = f"{self.server.ws_base}/ws/{table_id}" + (f"?{query}" if query else "")
-        return Live(url, self.cookie_header())
+        return Live(url, self.cookie_header(), self.headers)
 
 
 
-def account(server: Any, name: str) -> Someone:
+def account(server: Any, name: str, address: str | None = None) -> Someone:
     """A new person on ``server`` who makes an account named ``name`` (a guest first, as every
-    browser)."""
-    person = Someone(server)
+    browser), from ``address`` if given (:class:`Someone`)."""
+    person = Someone(server, address)
     r = person.http.post("/api/account", json={"name": name, "password": PASSWORD})
     assert r.status_code == 200, r.text
     person.name = name
@@ -63,10 +67,11 @@ def account(server: Any, name: str) -> Someone:
 class Live:
     """One table connection of a live server: every message it received, the last state."""
 
-    def __init__(self, url: str, cookie: str) -> None:
+    def __init__(self, url: str, cookie: str, headers: dict[str, str] | None = None) -> None:
         from websockets.sync.client import connect
 
-        self._opened = connect(url, additional_headers={"Cookie": cookie} if cookie else None, open_timeout=10)
+        sent = {**(headers or {}), **({"Cookie": cookie} if cookie else {})}
+        self._opened = connect(url, additional_headers=sent or None, open_timeout=10)
         self.ws = self._opened.__enter__()
         self.messages: list[Message] = []
         self.state: Message = {}

@@ -36,9 +36,11 @@ from gongzhu.duplicate.events import (
     movement_of,
     parse_event,
     score_event,
+    swiss_pairing,
+    swiss_sittings,
     table_result_of,
 )
-from gongzhu.duplicate.movements import SEATS, Sitting, swiss_pairings, team_round
+from gongzhu.duplicate.movements import SEATS, Sitting
 from gongzhu.jsontext import JSONTextError, decode_utf8, loads_strict
 from gongzhu.players.guard import safe_exposures, safe_play
 from gongzhu.players.observation import observe
@@ -141,17 +143,8 @@ def _play(spec: EventSpec, boards: BoardSet, sitting: Sitting, number: int) -> d
 
 def _swiss_round(spec: EventSpec, round_: int, records: Sequence[dict[str, Any]]) -> list[Sitting]:
     """The sittings of round ``round_`` of a Swiss of teams, paired by the standings so far."""
-    names = [e.name for e in spec.entrants]
-    number = {e.name: e.number for e in spec.entrants}
-    done = [table_result_of(r) for r in records]
-    earlier = [a for a in spec.adjustments if a.round < round_]
-    ranking = score_event("teams", names, done, earlier, spec.options)["rankings"][0]["rows"]
-    played = {(number[m.entrants[0]], number[m.entrants[1]]) for m in done}
-    byes = [number[n] for r in range(1, round_) for n in names
-            if n not in {x for t in done if t.round == r for x in t.entrants}]
-    matches, _ = swiss_pairings([number[row["entrant"]] for row in ranking], played, byes)
-    per = spec.sessions
-    return team_round(matches, round_, per, spec.boards_per_round, (round_ - 1) * per + 1)
+    matches, _ = swiss_pairing(spec, round_, [table_result_of(r) for r in records], spec.adjustments)
+    return swiss_sittings(spec, round_, matches)
 
 
 def play_event(spec: EventSpec) -> tuple[BoardSet, list[dict[str, Any]]]:

@@ -44,11 +44,14 @@ from gongzhu.duplicate.movements import (
     WHIST_STARTS,
     Movement,
     MovementError,
+    Sitting,
     howell,
     individual,
     max_rounds,
     mitchell,
+    swiss_pairings,
     team_match,
+    team_round,
 )
 from gongzhu.duplicate.scoring import scale_of, score_board, standings
 from gongzhu.rules.boards import MAX_BOARDS
@@ -70,6 +73,8 @@ __all__ = [
     "parse_event",
     "partnership",
     "score_event",
+    "swiss_pairing",
+    "swiss_sittings",
     "table_result_of",
 ]
 
@@ -376,6 +381,28 @@ def movement_of(spec: EventSpec) -> Movement:
     except MovementError as e:
         raise EventError(str(e)) from None
     raise EventError("a Swiss event of more than two teams is seated round by round")
+
+
+def swiss_pairing(spec: EventSpec, round_: int, done: Sequence[TableResult],
+                  adjustments: Sequence[Adjustment] = ()) -> tuple[list[tuple[int, int]], int | None]:
+    """The matches (home, away: entrant numbers) of round ``round_`` of a Swiss of teams and the
+    team with a bye, paired by the standings after the earlier rounds: their table results
+    ``done`` with the ``adjustments`` of those rounds (:func:`swiss_pairings`)."""
+    names = [e.name for e in spec.entrants]
+    number = {e.name: e.number for e in spec.entrants}
+    earlier = [a for a in adjustments if a.round < round_]
+    ranking = score_event("teams", names, done, earlier, spec.options)["rankings"][0]["rows"]
+    played = {(number[m.entrants[0]], number[m.entrants[1]]) for m in done}
+    byes = [number[n] for r in range(1, round_) for n in names
+            if n not in {x for t in done if t.round == r for x in t.entrants}]
+    return swiss_pairings([number[row["entrant"]] for row in ranking], played, byes)
+
+
+def swiss_sittings(spec: EventSpec, round_: int, matches: Sequence[tuple[int, int]]) -> list[Sitting]:
+    """The tables of round ``round_`` of a Swiss of teams playing ``matches``: each session of
+    the round plays its own group of boards (:func:`team_round`)."""
+    per = spec.sessions
+    return team_round(matches, round_, per, spec.boards_per_round, (round_ - 1) * per + 1)
 
 
 # ------------------------------------------------------------------------------ table results

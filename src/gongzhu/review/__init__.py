@@ -7,7 +7,8 @@
   alternative from what the seat could see then (the expert's sampling of the hidden hands, with
   more time than in play), the best one, the loss and a mark (?! ?, ??);
 - hindsight, labelled as such: the exact open-card value of each legal play from the solver that
-  sees every hand (:mod:`gongzhu.search.solver`, one deck), and where the deal's points would
+  sees every hand (:mod:`gongzhu.search.solver` for one deck, :mod:`gongzhu.search.solver2` for
+  two decks from 6 cards a hand), and where the deal's points would
   have gone under best play by everyone;
 - the seat's result split into luck and skill that add up decision by decision, the par of the
   deal (the expert's mean result in the seat over duplicate replays of the same cards), the sum

@@ -23,7 +23,7 @@ import multiprocessing
 import os
 import random
 import signal
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, CancelledError, Executor, Future, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -35,7 +35,7 @@ from gongzhu.records.format import SEATS, deal_to_record
 from gongzhu.records.read import DealRecord, parse_record
 from gongzhu.records.replay import replay, replay_states
 from gongzhu.rules.boards import verify_board_set
-from gongzhu.rules.cards import Card, Seat
+from gongzhu.rules.cards import Card, Seat, parse_card
 from gongzhu.rules.deal import Deal, Phase
 from gongzhu.rules.scoring import is_point_card, raw_scores
 
@@ -220,37 +220,60 @@ def _decision_task(record: Mapping[str, Any], seat: int, state: int, kind: str, 
                  made)
 
 
+def _play_key(cards: Iterable[str]) -> str:
+    """A play's key in the hindsight values: its card codes in card order, joined by ``+`` (one
+    card: its code; a two-deck pair ``5H+5H``)."""
+    return "+".join(sorted(cards, key=lambda code: parse_card(code).index))
+
+
 def _hindsight_task(record: Mapping[str, Any], seat: int, states: list[int],
                     limit: int) -> dict[str, Any]:
-    """Exact open-card values of every legal card at the seat's plays (latest first, so that
+    """Exact open-card values of every legal play at the seat's plays (latest first, so that
     the earlier, larger searches find the endings in the table), and the line of best play from
-    the earliest position solved."""
+    the earliest position solved.  Two decks (:class:`~gongzhu.search.solver2.OpenSolver2`): the
+    positions where no hand holds more than :data:`~gongzhu.search.solver2.FITS_CARDS` cards."""
+    rec = parse_record(record)
+    if rec.options.decks == 2:
+        from gongzhu.search import fast2
+        from gongzhu.search.solver2 import OpenSolver2, fits
+        return _hindsight_along(rec, states, OpenSolver2(rec.options, Seat(seat)), fast2.encode, fits, limit)
     from gongzhu.search import fast
     from gongzhu.search.solver import OpenSolver
-    rec = parse_record(record)
-    solver = OpenSolver(rec.options, Seat(seat))
+    return _hindsight_along(rec, states, OpenSolver(rec.options, Seat(seat)), fast.encode, lambda _pos: True, limit)
+
+
+def _hindsight_along(rec: DealRecord, states: list[int], solver: Any, encode: Callable[[Deal], Any],
+                     fits: Callable[[Any], bool], limit: int) -> dict[str, Any]:
+    """:func:`_hindsight_task` with ``solver`` (one deck's or two decks', each with ``values`` and
+    ``line`` of a position ``encode`` makes), for the positions it ``fits``, each within ``limit``
+    positions searched.  A play is named by its cards' codes joined by ``+``."""
+    def name(play: Card | Sequence[Card]) -> str:
+        return play.code if isinstance(play, Card) else "+".join(c.code for c in play)
+
     wanted = set(states)
     positions: dict[int, Deal] = {i: d.copy() for i, d in enumerate(replay_states(rec)) if i in wanted}
     values: dict[int, dict[str, float]] = {}
     for i in sorted(states, reverse=True):
-        got = solver.values(fast.encode(positions[i]), limit=limit)
+        pos = encode(positions[i])
+        if not fits(pos):
+            break  # earlier positions hold more cards still
+        got = solver.values(pos, limit=limit)
         if got is None:
             break  # earlier positions are larger still
-        values[i] = {c.code: v for c, v in got.items()}
+        values[i] = {name(p): v for p, v in got.items()}
     line: dict[str, Any] | None = None
     if values:
         first = min(values)
         deal = positions[first].copy()
-        cards = solver.line(fast.encode(deal), limit=limit)
-        if cards is not None:
+        best = solver.line(encode(deal), limit=limit)
+        if best is not None:
             plays = []
-            for c in cards:
+            for p in best:
                 turn = deal.turn
                 assert turn is not None
-                plays.append({"trick": len(deal.tricks) + 1, "seat": SEATS[turn], "card": c.code})
-                deal.play(c, turn)
-            line = {"from_trick": len(positions[first].tricks) + 1, "plays": plays,
-                    "raw": list(deal.score.raw)}
+                plays.append({"trick": len(deal.tricks) + 1, "seat": SEATS[turn], "card": name(p)})
+                deal.play(p, turn)
+            line = {"from_trick": len(positions[first].tricks) + 1, "plays": plays, "raw": list(deal.score.raw)}
     return {"values": {str(k): v for k, v in values.items()}, "line": line}
 
 
@@ -390,7 +413,7 @@ def review_record(record: Mapping[str, Any] | DealRecord, seat: Seat, *, budget:
                             rng.getrandbits(63))
             tasks[f] = ("decision", k)
     plays = [s.state for s in steps if s.kind == "play"]
-    if rec.options.decks == 1 and plays:
+    if plays:
         tasks[pool.submit(_hindsight_task, obj, int(seat), plays, budget.exact_limit)] = ("hindsight", 0)
     for r in range(budget.par_replays):
         tasks[pool.submit(_par_task, obj, int(seat), budget.par_worlds, rng.getrandbits(63))] = ("par", r)
@@ -484,10 +507,10 @@ def _assemble(rec: DealRecord, seat: Seat, steps: list[_Step], evaluated: dict[i
         exact_here = exact.get(str(step.state))
         if step.kind == "play" and exact_here is not None:
             best_exact = max(exact_here.values())
-            played_exact = exact_here[step.made[0]]
+            played_exact = exact_here[_play_key(step.made)]
             d.update(exact=round(played_exact, 1), exact_best=round(best_exact, 1),
                      exact_loss=round(best_exact - played_exact, 1),
-                     hindsight_differs=w is not None and exact_here.get(str(d["best"][0]), best_exact) < best_exact)
+                     hindsight_differs=w is not None and exact_here.get(_play_key(d["best"]), best_exact) < best_exact)
         else:
             d.update(exact=None, exact_best=None, exact_loss=None, hindsight_differs=False)
         decisions.append(d)
@@ -535,9 +558,9 @@ def _same(a: list[Any], b: list[Any]) -> bool:
 
 
 def _exact_of(exact_here: dict[str, float] | None, cards: list[Any]) -> float | None:
-    if exact_here is None or len(cards) != 1 or not isinstance(cards[0], str):
+    if exact_here is None or not cards or not all(isinstance(c, str) for c in cards):
         return None
-    v = exact_here.get(cards[0])
+    v = exact_here.get(_play_key(cards))
     return None if v is None else round(v, 1)
 
 

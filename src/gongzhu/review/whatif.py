@@ -10,9 +10,9 @@ follows it, else the expert's choice (:class:`~gongzhu.players.expert.ExpertPlay
 seat's own view, with a fixed number of worlds and a seed drawn from the deal and the line, so
 the same line always gets the same answers).  It answers the position reached and each legal
 play of the seat with two values in the review's units (the seat's R7 objective): ``exact``, the
-open-card solver's (:mod:`gongzhu.search.solver`: one deck, hindsight, within a node budget; null
-otherwise, saying why) and ``expected``, the expert's mean over worlds sampled from what the seat
-could see (fixed worlds, reproducible).  A line that cannot be played raises
+open-card solver's (:mod:`gongzhu.search.solver`, two decks :mod:`gongzhu.search.solver2`:
+hindsight, within a node budget; null otherwise, saying why) and ``expected``, the expert's mean
+over worlds sampled from what the seat could see (fixed worlds, reproducible).  A line that cannot be played raises
 :class:`WhatIfError` with a catalog message saying where and why.
 
 The answer shows every hand: it is computed only from a finished deal's record, which already
@@ -57,18 +57,23 @@ class WhatIfBudget:
     """How hard a what-if looks: ``worlds`` sampled worlds for the seat's expected values,
     ``answer_worlds`` for each answer of the expert in another seat, ``exact_limit`` positions
     the open-card solver may search (past it the exact values are null), ``table_bits`` the
-    size of its transposition table (2**bits entries of 64 bytes)."""
+    size of its transposition table (2**bits entries of 64 bytes); ``exact_limit_two_decks``
+    positions the two-deck solver may search, where it is tried at all (no hand over
+    :data:`~gongzhu.search.solver2.FITS_CARDS` cards): it searches some 250,000 positions a
+    second against millions for one deck, so the default takes under a second."""
 
     worlds: int = 64
     answer_worlds: int = 24
     exact_limit: int = 2_000_000
     table_bits: int = 20
+    exact_limit_two_decks: int = 200_000
 
     def __post_init__(self) -> None:
         if not 1 <= self.worlds <= 10_000 or not 1 <= self.answer_worlds <= 10_000:
             raise ValueError("worlds and answer_worlds must lie in 1..10000")
-        if not 1 <= self.exact_limit <= 1_000_000_000:
-            raise ValueError("exact_limit must lie in 1..1000000000 (a what-if is always bounded)")
+        if not 1 <= self.exact_limit <= 1_000_000_000 or not 1 <= self.exact_limit_two_decks <= 1_000_000_000:
+            raise ValueError("exact_limit and exact_limit_two_decks must lie in 1..1000000000 (a what-if is always "
+                             "bounded)")
         if not 10 <= self.table_bits <= 24:
             raise ValueError("table_bits must lie in 10..24")
 
@@ -159,9 +164,17 @@ def _position(rec: DealRecord, deal: Deal) -> dict[str, Any]:
 
 def _exact(rec: DealRecord, deal: Deal, seat: Seat, budget: WhatIfBudget) -> tuple[dict[str, float] | None, str | None]:
     """The open-card value of each legal play of the seat (by play code), or None and why not:
-    ``two_decks`` (the solver is for one deck) or ``limit`` (not solved within the budget)."""
-    if rec.options.decks != 1:
-        return None, "two_decks"
+    ``limit`` (not solved within the budget; with two decks also a position with more than
+    :data:`~gongzhu.search.solver2.FITS_CARDS` cards in a hand, which is not tried)."""
+    if rec.options.decks == 2:
+        from gongzhu.search import fast2
+        from gongzhu.search.solver2 import OpenSolver2, fits
+
+        pos = fast2.encode(deal)
+        got2 = OpenSolver2(rec.options, seat).values(pos, limit=budget.exact_limit_two_decks) if fits(pos) else None
+        if got2 is None:
+            return None, "limit"
+        return {_play_code(p): v for p, v in got2.items()}, None
     from gongzhu.search import fast
     from gongzhu.search.solver import OpenSolver
 
@@ -228,7 +241,8 @@ def what_if(record: Mapping[str, Any] | DealRecord, seat: Seat, line: Sequence[o
         "values": [], "best": {"exact": None, "expected": None},
         "exact": {"solver": "two teams" if rec.options.partnership else "paranoid",
                   "meaning": "two_teams" if rec.options.partnership else "worst_case",
-                  "solved": False, "why": "over", "limit": budget.exact_limit},
+                  "solved": False, "why": "over",
+                  "limit": budget.exact_limit_two_decks if rec.options.decks == 2 else budget.exact_limit},
         "expected": {"worlds": budget.worlds},
     }
     if turn is None:

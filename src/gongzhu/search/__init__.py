@@ -4,7 +4,9 @@ benchmarks run on — encoding a position, legal plays, playouts with playout po
 - :mod:`gongzhu.search.fast` — one deck (``gongzhu.rules._fastplay``);
 - :mod:`gongzhu.search.fast2` — two decks (``gongzhu.rules._fastplay2``);
 - :mod:`gongzhu.search.solver` — the exact open-card solver of one-deck positions
-  (``_fastsolve.h`` in ``gongzhu.rules._fastplay``), for deal review and endgames.
+  (``_fastsolve.h`` in ``gongzhu.rules._fastplay``), for deal review and endgames;
+- :mod:`gongzhu.search.solver2` — the exact open-card solver of two-deck positions from 6 cards a
+  hand (a search in Python over :mod:`~gongzhu.search.fast2`'s moves and scores).
 
 They are fast copies of the reference rules in :mod:`gongzhu.rules.deal`, held to them play by
 play by the tests (``tests/test_fast.py``, ``tests/test_fast2.py``).  They read a deal only

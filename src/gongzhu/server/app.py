@@ -353,6 +353,8 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
             tables.use(Cluster(redis_url, tables.node, tables, metrics))
             rechecking = asyncio.create_task(recheck_every(SESSION_RECHECK))
         await tables.bus.start()
+        if tables.events is not None:
+            await tables.events.resume()  # the events' start times, grace and stages, watched again
         lag = asyncio.create_task(metrics.watch_loop())
         yield
         lag.cancel()
@@ -714,6 +716,9 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         await websocket.accept()
         outbox = Outbox(lambda: encode(tables.lobby.snapshot()), name="lobby")
         tables.lobby.outboxes.add(outbox)
+        person = identity.user_for(websocket)  # an event's news goes to its own people only
+        if person is not None:
+            tables.lobby.people[outbox] = person.id
         outbox.put(encode(tables.lobby.snapshot()))
         pump = asyncio.create_task(_pump(websocket, outbox))
         try:
@@ -732,6 +737,7 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
             pass
         finally:
             tables.lobby.outboxes.discard(outbox)
+            tables.lobby.people.pop(outbox, None)
             pump.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await pump
@@ -749,7 +755,7 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         *people_routes(people, identity, table_url),
         *moderation_routes(moderation, identity),
         *challenge_routes(challenges, tables, identity, page, static),
-        *event_routes(store, tables, identity, page, static, now),
+        *event_routes(store, tables, identity, page, static, now, par if par_replays else None),
         *operation_routes(metrics, tables, store, metrics_allow, proxies),
         *accuracy_routes(store, identity, reviews),
         Route("/api/config", get_config),

@@ -16,7 +16,9 @@ the claimer's opponents, where, as at a tournament table, **they** accept or con
   stands still: no play is taken, the computers wait, the clock runs for the answers only;
 - every one of them accepting ends the deal along that line (each other seat playing, of the
   plays that keep the claim, its own best); one contesting, or the time running out, withdraws the
-  claim and play goes on where it stood.
+  claim and play goes on where it stood — at an event's table the claim goes to the referee, who
+  rules on it from the solver's verdict once every table has played the board
+  (:meth:`gongzhu.server.events.Events.rule`).
 
 Computer players do not answer (they cannot judge what the search could not): the people
 decide.  A partner (partnership scoring) is no opponent and is not asked.
@@ -122,6 +124,10 @@ class Claimant(Protocol):
     def announce(self, message: dict[str, Any]) -> None: ...
 
     def play_out(self, line: list[tuple[Seat, Play]], ending: dict[str, Any]) -> None: ...
+
+    def contested(self, said: dict[str, Any], why: dict[str, Any]) -> None:
+        """A claim put to the others was withdrawn (contested or unanswered) where play went on:
+        at an event's table, it goes to the referee."""
 
 
 class Claims:
@@ -248,9 +254,11 @@ class Claims:
     def _withdraw(self, why: dict[str, Any]) -> None:
         vote = self.vote
         assert vote is not None
-        self.spent[vote.claim.seat] = self.table.current()
+        deal = self.table.current()
+        self.spent[vote.claim.seat] = deal
         self._end()
         self.table.announce({**vote.said, "accepted": False, **why})
+        self.table.contested({**vote.said, **from_play(deal)}, why)
 
     def _end(self) -> None:
         self.vote = None

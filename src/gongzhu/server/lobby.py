@@ -7,14 +7,17 @@ status, spectators, deals played); it sends ``{"type": "table", "table": entry}`
 connection when the entry differs from the one they have, and ``{"type": "gone", "id": ...}``
 when a table stops being listed.  An entry is built from the open table when it is in memory
 (:class:`Listed`, found by the ``lookup`` it is given), else from the store; the other servers'
-lobbies hear of it through the bus.
+lobbies hear of it through the bus.  An event's news (:meth:`Lobby.stage_begun`) goes as
+``{"type": "event", "id": ..., "stage": n}`` to the lobby connections of the event's own people
+(its players, organiser and referees: a connection is the person whose session opened it), on
+every server, so that their pages read where they sit now at once; nobody else learns of it.
 
 Imports the store, the bus, the wire and the rules core.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any, Protocol
 
 from gongzhu.ratings import DEFAULT, Skill
@@ -101,6 +104,8 @@ class Lobby:
         self.lookup = lookup
         self.owned = owned
         self.outboxes: set[Sink] = set()
+        #: Whose session opened each lobby connection (an account's or a guest's id; none: nobody's).
+        self.people: dict[Sink, str] = {}
         self._entries: dict[str, dict[str, Any]] | None = None  # loaded on first use
 
     def _load(self) -> dict[str, dict[str, Any]]:
@@ -150,13 +155,29 @@ class Lobby:
             self._send(encode({"type": "table", "table": new}))
             self._share({"op": "table", "table": new})
 
+    def stage_begun(self, event_id: str, stage: int, people: Collection[str]) -> None:
+        """Stage ``stage`` of an event has begun (its tables are made): the lobby connections of
+        ``people`` (the event's players, organiser and referees) are told ``{"type": "event",
+        "id": ..., "stage": n}``, here and on the other servers, and their pages read the event
+        again.  A slow connection whose outbox overflows may miss it: the pages also read the
+        event on a timer."""
+        self._tell(event_id, stage, set(people))
+        self._share({"op": "event", "id": event_id, "stage": stage, "people": sorted(people)})
+
+    def _tell(self, event_id: str, stage: int, people: set[str]) -> None:
+        text = encode({"type": "event", "id": event_id, "stage": stage})
+        for outbox, person in list(self.people.items()):
+            if person in people and outbox in self.outboxes:
+                outbox.put(text)
+
     def _share(self, payload: dict[str, Any]) -> None:
         """Tell the other servers' lobbies."""
         self.bus().to_lobby(payload)
 
     def remote(self, payload: dict[str, Any]) -> None:
-        """Another server's lobby news: a table it runs changed or is gone, or a server that
-        started asks for the tables this one runs."""
+        """Another server's lobby news: a table it runs changed or is gone, a stage of an event
+        began (for the event's people), or a server that started asks for the tables this one
+        runs."""
         entries = self._load()
         op = payload.get("op")
         if op == "table":
@@ -167,6 +188,8 @@ class Lobby:
         elif op == "gone":
             if entries.pop(payload["id"], None) is not None:
                 self._send(encode({"type": "gone", "id": payload["id"]}))
+        elif op == "event":
+            self._tell(payload["id"], payload["stage"], set(payload.get("people", [])))
         elif op == "ask":
             for match_id in self.owned():
                 if match_id in entries:
@@ -180,3 +203,4 @@ class Lobby:
         for outbox in list(self.outboxes):
             outbox.close(1001, "the server is stopping")
         self.outboxes.clear()
+        self.people.clear()

@@ -33,6 +33,7 @@ from gongzhu.rules.cards import Seat
 from gongzhu.server.bodies import NewTable, quick_public_table
 from gongzhu.server.bus import Bus, ClusterUnavailable, LocalBus
 from gongzhu.server.challenges import Challenges
+from gongzhu.server.clock import report_failure
 from gongzhu.server.dispatch import receive
 from gongzhu.server.lobby import Lobby
 from gongzhu.server.logs import about
@@ -88,6 +89,7 @@ class Tables:
         self._tables: dict[str, Table] = {}  # the tables this server runs (owns)
         self._quick: set[str] = set()  # the waiting tables Play now made here (they start by themselves)
         self.rooms: dict[str, Room] = {}  # the tables this server has connections to
+        self._handing: dict[str, asyncio.Task[None]] = {}  # tables being handed over (let_go)
         self.bus: Bus = LocalBus(self.node)
         self.pools = Pools(pace=pace, hint_think=hint_think, metrics=self.metrics)
         self.lobby = Lobby(store, lambda: self.bus, self.loaded, self.owned)
@@ -318,7 +320,13 @@ class Tables:
         if presence is None:
             reply(refusal(Text.of("server.no_session")))
             return
-        await self._receive(table, presence, text, reply)
+        await self._receive(table, presence, text, self._answered_here(table, reply))
+        if table.handed_over:  # another server ran the table all along: the message is for it
+            await self._handed(table_id)
+            if again:  # (sent once more already: not again)
+                self._unavailable(connection.ref)
+                return
+            await self.message(connection, text, again=True)
 
     @staticmethod
     async def _receive(table: Table, presence: Presence, text: str | None,
@@ -373,6 +381,12 @@ class Tables:
     async def remote_message(self, payload: Mapping[str, Any]) -> None:
         ref: Ref = (payload["ref"][0], payload["ref"][1])
         table = self._tables.get(payload["t"])
+        if table is None and not payload.get("again"):
+            # not (or no longer) this server's: the connection's server asks who runs it and
+            # sends the message there
+            await self._handed(payload["t"])
+            self.bus.to_node(ref[0], {"op": "rejoin", "cid": ref[1], "text": payload.get("text")})
+            return
         presence = table.presences.get(ref) if table is not None else None
         if table is not None and presence is None and not table.broken and not payload.get("again"):
             # a connection this server does not know (its server was thought gone, or this one
@@ -382,13 +396,36 @@ class Tables:
         if table is None or presence is None or table.broken:
             self.send(ref, encode(refusal(Text.of("server.cluster_unavailable"))))
             return
-        await self._receive(table, presence, payload.get("text"), functools.partial(self._reply, ref))
+        await self._receive(table, presence, payload.get("text"),
+                            self._answered_here(table, functools.partial(self._reply, ref)))
+        if table.handed_over:  # the message is for the server that runs the table
+            await self._handed(table.match_id)
+            if payload.get("again"):  # (sent once more already: not again)
+                self.send(ref, encode(refusal(Text.of("server.cluster_unavailable"))))
+            else:
+                self.bus.to_node(ref[0], {"op": "rejoin", "cid": ref[1], "text": payload.get("text")})
+
+    @staticmethod
+    def _answered_here(table: Table, reply: Callable[[dict[str, Any]], None]) -> Callable[[dict[str, Any]], None]:
+        """``reply``, silent once ``table`` is handed over (the server that runs it answers)."""
+        def answer(message: dict[str, Any]) -> None:
+            if not table.handed_over:
+                reply(message)
+        return answer
+
+    async def _handed(self, match_id: str) -> None:
+        """Wait until a table this server let go (:meth:`let_go`) is handed over, if it is being."""
+        handing = self._handing.get(match_id)
+        if handing is not None:
+            await asyncio.shield(handing)
 
     async def rejoin(self, cid: int, text: str | None) -> None:
         """The table's owner did not know a connection here that sent ``text``: introduce it
         again and send the message again (once)."""
         connection = self.board.local.get(cid)
         if connection is not None:
+            if connection.room.table_id not in self._tables:
+                connection.room.owner = None  # asked of the bus again (the table may have moved)
             await self.hello(connection, connection.invite, admitted=connection.admitted)
             await self.message(connection, text, again=True)
 
@@ -514,6 +551,42 @@ class Tables:
             del self._tables[table.match_id]
             self.bus.release(table.match_id)
         table.halt()
+
+    def let_go(self, table: Table) -> bool:
+        """The store refused a change of ``table`` as stale: another server runs it now.  With
+        several servers, stop it here and introduce this server's connections to the owner (as
+        :meth:`lost`, without waiting to be told; nothing is said to the other servers' rooms,
+        which the owner serves): True.  Alone (no other server can run it), False: the table is
+        broken and dropped."""
+        if not self.bus.shared:
+            return False
+        if table.handed_over:
+            return True  # (let go already)
+        match_id = table.match_id
+        table.halt()
+        if self._tables.get(match_id) not in (table, None):
+            return True  # (an old copy: the table rebuilt here since runs it)
+        self.lost(match_id)
+        if match_id not in self._handing:
+            task = asyncio.get_running_loop().create_task(self._hand_over(match_id))
+            self._handing[match_id] = task
+            task.add_done_callback(lambda _: self._handing.pop(match_id, None))
+            task.add_done_callback(report_failure)
+        return True
+
+    async def _hand_over(self, match_id: str) -> None:
+        """After :meth:`let_go`: introduce this server's connections to the table's owner; if the
+        lease is still this server's, or nobody's (the table here was behind what another server
+        stored while this one stood still), claim it and rebuild the table from the store here,
+        as a new owner does."""
+        with contextlib.suppress(ClusterUnavailable):
+            owner = await self.bus.owner(match_id)
+            if owner is None and await self.bus.claim(match_id):  # (nobody runs it: this one does)
+                owner = self.node
+            if owner == self.node:
+                await self.took_over(match_id)
+                return
+        await self.reintroduce(match_id)
 
     async def close(self) -> None:
         """Stop every table's computer players and timers (the store keeps where each match stands)."""

@@ -333,11 +333,12 @@ REVIEWS = Table(
 )
 Index("ix_reviews_deal", REVIEWS.c.match_id, REVIEWS.c.deal_index)
 
-#: Live events (gongzhu.server.events; docs/tournaments.md, Team matches on the server): a team
-#: match (计副制) the server runs for people — its organiser, its settings, the two teams (each
-#: player's user id and name, a JSON list) and its board set (definition and commitment; the seed
-#: kept until every board has been played at both tables); ``published`` when the organiser
-#: published the results (null: provisional).
+#: Live events (gongzhu.server.events; docs/tournaments.md, Events on the server): a team match
+#: (计副制), a Swiss of teams, a pairs or an individual movement the server runs for people — its
+#: organiser, its form and settings, the entrants (each a name and its players' user ids and names,
+#: a JSON list) and its board set (definition and commitment; the seed kept until every board has
+#: been played at every table); ``published`` when the organiser published the results (null:
+#: provisional).
 EVENTS = Table(
     "events", METADATA,
     Column("id", String(64), primary_key=True),
@@ -346,30 +347,40 @@ EVENTS = Table(
     Column("organiser", ForeignKey("users.id"), nullable=False, index=True),
     Column("preset", String(32), nullable=False),
     Column("options", JSON, nullable=False),
-    Column("boards", Integer, nullable=False),  # boards a session
+    Column("form", String(16), nullable=False, server_default="teams"),
+    Column("boards", Integer, nullable=False),  # boards a round (a team match's: a session)
+    Column("rounds", Integer, nullable=False, server_default="1"),
     Column("sessions", Integer, nullable=False),
     Column("turn_seconds", Integer, nullable=False),
     Column("grace_seconds", Integer, nullable=False),
-    Column("teams", JSON, nullable=False),
+    Column("starts_at", Float, nullable=True),  # starts by itself then (seconds since the epoch)
+    Column("stage", Integer, nullable=False, server_default="0"),  # the stages begun
+    Column("entry", String(8), nullable=False, server_default="list"),  # list | open | invite
+    Column("invite", String(32), nullable=True),  # the token of an entry by invitation
+    Column("referees", JSON, nullable=True),  # [[user id, name]]: referees the organiser named
+    Column("par", JSON, nullable=True),  # each board's par (N–S, four experts), once computed
+    Column("entrants", JSON, nullable=False),
     Column("seed", String(64), nullable=False),
     Column("definition", JSON, nullable=False),
     Column("commitment", String(64), nullable=False),
     Column("published", String(40), nullable=True),
 )
 
-#: The tables of each session of an event: the match played there (its ``challenge`` column names
-#: the event), when the session started (the events' clock) and whether the absent were seen to.
+#: The tables of each stage (a round's session) of an event: the match played there (its
+#: ``challenge`` column names the event), when the stage started (the events' clock), whether the
+#: absent were seen to and who has come.
 EVENT_TABLES = Table(
     "event_tables", METADATA,
     Column("event_id", ForeignKey("events.id"), primary_key=True),
-    Column("session", Integer, primary_key=True),
+    Column("stage", Integer, primary_key=True),  # a round's session, counted through the event
     Column("table_no", Integer, primary_key=True),
     Column("match_id", ForeignKey("matches.id"), nullable=False, unique=True),
     Column("started", Float, nullable=False),
     Column("graced", Boolean, nullable=False, server_default=false()),
+    Column("present", JSON, nullable=True),  # who has come to the table (user ids)
 )
 
-#: The referee's desk of each event, in order: sessions started, stand-ins (托管) for the absent,
+#: The referee's desk of each event, in order: stages started, Swiss pairings, stand-ins (托管) for the absent,
 #: penalties and score corrections with their reasons, the publication of the results.
 EVENT_LOG = Table(
     "event_log", METADATA,
@@ -671,11 +682,12 @@ class Store:
 
     def create_match(self, *, match_id: str, preset: str, options: Mapping[str, Any], speed: str, seed: int,
                      seating: Seating, seeded: bool = False, challenge: str | None = None,
-                     accounts_only: bool = False) -> MatchInfo:
+                     accounts_only: bool = False, connection: Connection | None = None) -> MatchInfo:
         """Store a new table and its match.  A table that starts at once with one person seated is
         a single-player match (``solo``): a table for people waits for its host to start it.
         ``seeded``: its host chose the seed; ``challenge``: the challenge whose boards it plays;
-        ``accounts_only``: only accounts may sit at it."""
+        ``accounts_only``: only accounts may sit at it; ``connection``: stored in its transaction
+        (else in one of its own)."""
         solo = seating.status == "playing" and sum(s is not None for s in seating.seats) == 1
         info = MatchInfo(
             match_id=match_id, created=_now(), preset=preset, options=dict(options), speed=speed, seed=seed,
@@ -686,6 +698,9 @@ class Store:
                "speed": speed, "seed": _seed_column(seed), "totals": [0, 0, 0, 0], "deals": 0,
                "in_deal": info.in_deal, "over": False, "winners": [], "pigs": [], "solo": solo,
                "seeded": seeded, "challenge": challenge, "accounts_only": accounts_only, **seating.columns()}
+        if connection is not None:
+            connection.execute(insert(MATCHES).values(**row))
+            return info
         with self.engine.begin() as c:
             c.execute(insert(MATCHES).values(**row))
         return info
@@ -783,7 +798,7 @@ class Store:
                     totals: list[int], over: bool, winners: list[str], pigs: list[str],
                     charges: Sequence[Charge] = (), seating: Seating | None = None,
                     expected: int | None = None, ranked: bool = True, rated: Rated | None = None,
-                    practice: bool = False) -> dict[str, int]:
+                    practice: bool = False, deals: int | None = None) -> dict[str, int]:
         """Store a finished deal's R11 record and the match's new totals, drop the deal's actions,
         and add each charged person's result to their total of the match (their history) and,
         when the deal is ``ranked``, their final to their lifetime score and deals — to their
@@ -796,7 +811,8 @@ class Store:
         with self.engine.begin() as c:
             c.execute(insert(_DEALS).values(match_id=match_id, deal_index=deal_index, record=record_line,
                                             south_final=south_final))
-            values: dict[str, Any] = {"totals": list(totals), "deals": deal_index + 1, "in_deal": False,
+            finished = deals if deals is not None else deal_index + 1  # a board's deal_index is its number − 1
+            values: dict[str, Any] = {"totals": list(totals), "deals": finished, "in_deal": False,
                                       "over": over, "winners": list(winners), "pigs": list(pigs)}
             if seating is not None:
                 values.update(seating.columns())

@@ -68,6 +68,18 @@ class EventTables(Protocol):
     def table_boards(self, match_id: str) -> tuple[tuple[Board, ...], dict[str, Any]] | None:
         """The boards the match plays and the ``seating`` its records hold (None: no event's)."""
 
+    def arrived(self, match_id: str, user: str) -> None:
+        """A player of the event's table came to it (kept across restarts, for the grace)."""
+
+    def board_finished(self, match_id: str) -> None:
+        """The event's table finished a board (the next stage may be due)."""
+
+    async def resume(self) -> None:
+        """The server starts: it watches the events not over."""
+
+    def claim_contested(self, match_id: str, deal_index: int, said: dict[str, Any], why: dict[str, Any]) -> None:
+        """A claim at the event's table was contested (or left unanswered): the referee rules on it."""
+
 
 class Hub(Protocol):
     """What a table needs of its server (:class:`~gongzhu.server.registry.Tables`)."""
@@ -87,6 +99,8 @@ class Hub(Protocol):
     def deliver(self, match_id: str, change: Mapping[str, Any]) -> None: ...
 
     def release(self, table: Table) -> None: ...
+
+    def let_go(self, table: Table) -> bool: ...
 
     def listing_changed(self, match_id: str) -> None: ...
 
@@ -149,6 +163,9 @@ class Table:
         self.removed: set[str] = set()
         #: Set once the store refused an action: the table is dropped and rebuilt from the store.
         self.broken = False
+        #: Set when the refusal said another server runs the table now, and this one let it go
+        #: there (:meth:`_break`): what it was asked meanwhile is for that server.
+        self.handed_over = False
         #: How the deal being played out ends, while a claim or a settled deal is played to its end.
         self.ending: dict[str, Any] | None = None
         self._played_out: list[dict[str, Any]] = []  # what those plays changed, published at the end
@@ -277,9 +294,15 @@ class Table:
     def _break(self, error: Exception) -> None:
         """The store refused an action: this table's state may be ahead of what was stored, so it
         is dropped — its connections are told and closed (the page reconnects), and the next
-        connection rebuilds the table from the store."""
-        log.error("%s: the store refused an action; dropping the table", self.match_id, exc_info=error)
+        connection rebuilds the table from the store.  When the refusal says that another server
+        runs the table now (:class:`StaleTable`: this one lost its lease, say while it stood
+        still), that server's people are left alone and this one's are introduced to it."""
         self.broken = True
+        if isinstance(error, StaleTable) and self.hub.let_go(self):
+            self.handed_over = True
+            log.warning("%s: another server runs the table now; letting it go here", self.match_id)
+            return
+        log.error("%s: the store refused an action; dropping the table", self.match_id, exc_info=error)
         self.hub.deliver(self.match_id, {
             "t": self.match_id, "v": self.version, "public": [], "views": None,
             "close": [1011, "the table is reloaded from the store", encode(refusal(Text.of("server.store_failed")))],
@@ -290,7 +313,8 @@ class Table:
         boards = self.match.boards
         ending = self.ending
         record = deal_to_record(deal, match_id=self.match_id, preset=self.preset,
-                                board=boards[deal.deal_index] if boards is not None else None, event=self.challenge)
+                                board=boards[len(self.match.deals)] if boards is not None else None,
+                                event=self.challenge)
         record["players"] = self._players_record()
         if self.event_seating is not None:
             record["seating"] = dict(self.event_seating)
@@ -312,7 +336,7 @@ class Table:
             winners=[s.name for s in outcome.winners] if outcome else [],
             pigs=[s.name for s in outcome.pigs] if outcome else [], charges=charges, seating=self.seating(),
             expected=self.stored, ranked=self.solo or not self.seeded, rated=rated,
-            practice=self.solo and self.challenge is None,
+            practice=self.solo and self.challenge is None, deals=len(self.match.deals),
         ))
         self.stored = self.version
         if rated is not None:
@@ -323,6 +347,8 @@ class Table:
                 and entrant is not None):
             self.hub.challenges.board_finished(self.challenge, entrant, self.match_id, deal.deal_index,
                                                deal.score.result[PERSON])
+        if self.event_seating is not None and self.hub.events is not None:
+            self.hub.events.board_finished(self.match_id)
 
     def _players_record(self) -> dict[str, Any]:
         """Who played each seat of the deal: the person dealt it (name, and whether 托管 played for
@@ -612,12 +638,16 @@ class Table:
         person = presence.person
         if person.id not in self.lifetimes:
             self._learn([person.id])
+        if self.event_seating is not None and self.hub.events is not None and self.seat_of(person.id) is not None:
+            self.hub.events.arrived(self.match_id, person.id)
         first = person.id not in self.connected()
         self.presences[presence.ref] = presence
         self.hub.send(presence.ref, None, admit=True)
         if first:
             self._presence()  # the seats' connected flags and the spectators change
         else:  # another tab of someone already here: nothing changes but this connection's view
+            if not self._still_mine():  # (a copy another server took over sends nothing)
+                return False
             self.hub.send(presence.ref, encode(self.state_message(presence)), v=self.version)
         self.resume()
         return True
@@ -652,10 +682,23 @@ class Table:
         try:
             self.hub.store.set_version(self.match_id, self.version, expected=self.stored)
             self.stored = self.version
-        except StaleTable as e:  # another server runs the table now: this one lets it go
-            self._break(e)
+        except StaleTable as e:  # another server runs the table now: this one lets it go (and
+            self._break(e)  # publishes nothing more: _changed, event)
         except Exception:  # the state that follows every catch-up keeps pages right meanwhile
             log.exception("%s: could not store version %d", self.match_id, self.version)
+
+    def _still_mine(self) -> bool:
+        """Whether the store still holds this table at the version last stored here (a fenced
+        write of that same version: nothing changes); if not, another server runs it now and this
+        one lets it go (:meth:`_break`)."""
+        try:
+            self.hub.store.set_version(self.match_id, self.stored, expected=self.stored)
+        except StaleTable as e:
+            self._break(e)
+            return False
+        except Exception:  # (the store away: what this table shows is still its best)
+            log.exception("%s: could not check version %d", self.match_id, self.stored)
+        return True
 
     def lifetime_changed(self, lifetimes: Mapping[str, int]) -> None:
         """People's lifetime scores changed at another table: show the new ones here."""
@@ -667,7 +710,10 @@ class Table:
 
     def _changed(self, public: list[dict[str, Any]], *, position: bool) -> None:
         """Publish a change: its public messages, then the views of the seats its connections
-        see it from (each room adds who each connection is)."""
+        see it from (each room adds who each connection is).  Nothing once the table was handed
+        over to another server (:meth:`_break`): its state here is behind that server's."""
+        if self.handed_over:
+            return
         if position:
             self.position += 1
         self.views.clear()
@@ -688,6 +734,8 @@ class Table:
     def event(self, message: dict[str, Any]) -> None:
         """A change that is only a message (chat, 再来一局): numbered, kept, sent; no new state."""
         self._bump()
+        if self.handed_over:  # (what asked for it goes to the server that runs the table now)
+            return
         self.hub.deliver(self.match_id, {"t": self.match_id, "v": self.version,
                                          "public": [encode({**message, "v": self.version})], "views": None})
 
@@ -723,6 +771,13 @@ class Table:
         published with every seat's view."""
         self._bump()
         self._changed([message], position=False)
+
+    def contested(self, said: dict[str, Any], why: dict[str, Any]) -> None:
+        """A claim put to the others was withdrawn and play goes on: at an event's table the
+        referee is told (:class:`EventTables`)."""
+        deal = self.deal
+        if self.event_seating is not None and self.hub.events is not None and deal is not None:
+            self.hub.events.claim_contested(self.match_id, deal.deal_index, said, why)
 
     def play_out(self, line: list[tuple[Seat, Play]], ending: dict[str, Any],
                   before: Sequence[dict[str, Any]] = ()) -> None:
@@ -802,6 +857,8 @@ class Table:
         if self.challenge is not None:
             raise Refused("server.challenge_once")  # a challenge's boards are played once
         if self.again is None:
+            if not self._still_mine():  # (else the new table is the other server's to make)
+                return
             new = NewTable(self.preset, self.options, dict(self.levels), self.speed, secrets.randbits(64),
                            visibility=self.visibility, turn_seconds=self.turn_seconds,
                            expose_seconds=self.expose_seconds, seat=seat, started=False,

@@ -16,7 +16,7 @@ import { refusalNote, toast } from "./dom.js";
 import { personName, refusalText, t } from "./i18n.js";
 import { showReplay } from "./replay.js";
 import {
-  autoLastOn, clearSelection, declarationSent, declaring, dismissSummary, exposableKinds, hintsOffered, myAuto, mySeat,
+  clearSelection, declarationSent, declaring, dismissSummary, exposableKinds, hintsOffered, myAuto, mySeat,
   mutedPeople, myTurn, nextSent, page, playSent, select, setFocus, setFriends, setMark, sociable, toggleClaimMenu,
   updateSettings,
 } from "./state.js";
@@ -118,36 +118,16 @@ export function sendPlay(cards) {
   else clearSelection();
 }
 
-// How long a forced last card stays in the hand before it plays itself (ms): long enough to
-// see which card goes.
-const FORCED_PAUSE = 700;
-let forced = null; // {key, timer}: the forced last play waiting to go
-
 /**
- * What the page does by itself after every update, so that no click is needless:
- * - the exposure phase, when the person holds nothing they may expose, alone with computer
- *   players at a private table: the empty declaration is sent (where other people sit or watch
- *   it waits for the click or S: declaring at once would tell them the hand holds none of
- *   ♠Q ♦J ♣10 ♥A);
- * - the last trick, when the only legal play is the whole hand: it plays itself after
- *   FORCED_PAUSE, unless the person switched that off (the setting `autoLast`, on by default).
+ * What the page does by itself after every update, so that no click is needless: in the exposure
+ * phase, when the person holds nothing they may expose, alone with computer players at a private
+ * table, the empty declaration is sent (where other people sit or watch it waits for the click or
+ * S: declaring at once would tell them the hand holds none of ♠Q ♦J ♣10 ♥A).  A forced last trick
+ * needs nothing from the page: the server plays out a deal whose remaining plays are all forced
+ * (R5.4) together with the play that made them so.
  */
 export function actByItself() {
-  const s = page.state;
   if (nothingToDeclare()) queueMicrotask(() => { if (nothingToDeclare()) declare(); });
-  const key = forcedKey();
-  if (forced && forced.key !== key) {
-    clearTimeout(forced.timer);
-    forced = null;
-  }
-  if (key && !forced) {
-    const timer = setTimeout(() => {
-      if (forced?.timer !== timer) return;
-      forced = null;
-      if (forcedKey() === key) sendPlay(page.state.legal[0]);
-    }, FORCED_PAUSE);
-    forced = { key, timer };
-  }
 }
 
 /** Whether the page declares by itself now: the person has to declare, holds nothing to expose
@@ -156,15 +136,6 @@ export function actByItself() {
 function nothingToDeclare() {
   return declaring() && !page.pending && isOpen() && !myAuto() && !(page.state.exposable ?? []).length
     && hintsOffered() && !sociable();
-}
-
-/** The position of a forced last play that may play itself now, or null. */
-function forcedKey() {
-  const s = page.state;
-  const legal = s?.legal ?? [];
-  if (!autoLastOn() || !myTurn() || myAuto() || !isOpen() || page.pending || page.lingering) return null;
-  if (legal.length !== 1 || legal[0].length !== page.hand.length) return null;
-  return `${s.match_id}/${s.deal_index}/${s.tricks_played}`;
 }
 
 /** After a deal: put the summary away and deal the next one (a seated person asks for it). */
@@ -200,11 +171,6 @@ export function replayThisDeal() {
 /** The summary's 复盘 / Review button: the replay with the review of the person's seat. */
 export function reviewThisDeal() {
   return openThisDeal(true);
-}
-
-/** The header's switch for a forced last card playing itself: remembered. */
-export function switchAutoLast() {
-  updateSettings({ autoLast: !autoLastOn() });
 }
 
 /** The header's speed: remembered, and sent to the server for the match being played (the host's). */

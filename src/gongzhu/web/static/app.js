@@ -22,7 +22,7 @@
 // May import: every module of the table page (not history.js, lobby.js).
 
 import {
-  actByItself, answerClaim, autoPlay, changeSpeed, switchAutoLast, declare, inviteFriend, loadFriends, muteChat, mutePerson,
+  actByItself, answerClaim, autoPlay, changeSpeed, declare, inviteFriend, loadFriends, muteChat, mutePerson,
   nextDeal, onCard, playAgain, removeFrom, replayThisDeal, reviewThisDeal, sendChat, sendClaim, sendPlay, sendQuick,
   sit, stand, startTable, takeBack,
 } from "./actions.js";
@@ -31,6 +31,7 @@ import { connect, requestHint } from "./connection.js";
 import { $, fillSelect, toast } from "./dom.js";
 import { applyI18n, getLang, setLang, speedLabel, t } from "./i18n.js";
 import { focusHand, focusHandOnDeal, onKey } from "./keys.js";
+import { watchNextTable } from "./next-table.js";
 import { changeLanguage, startRendering } from "./render.js";
 import { initSetup, openSetup } from "./setup.js";
 import { rememberedMatch } from "./settings.js";
@@ -155,7 +156,6 @@ function wire() {
   $("speed").addEventListener("change", () => changeSpeed($("speed").value));
   $("motion").addEventListener("click", switchMotion);
   $("sound").addEventListener("click", switchSound);
-  $("auto-last").addEventListener("click", switchAutoLast);
   $("menu-toggle").addEventListener("click", toggleMenu);
   $("today-link").addEventListener("click", openToday);
   $("start").addEventListener("click", declare);
@@ -253,6 +253,7 @@ async function main() {
   wire();
   startRendering();
   subscribe(actByItself);
+  subscribe(watchNextTable);
   subscribe(focusHandOnDeal);
   friendsWhenInviting();
   startSound();

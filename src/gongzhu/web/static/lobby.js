@@ -17,6 +17,13 @@
 // (Cancel), a form that asks someone by name, and the invitations to a table (who asked, a Join
 // link to its address, Dismiss: DELETE /api/people/invitations/{n}).  A guest is told friends
 // need an account, with a link to /profile.  Refusals are shown from their catalog code.
+// The events panel (GET /api/events, asked every 10 seconds while the page is seen, at once when
+// it is seen again and when the lobby's socket says a stage of one of the person's events has
+// begun; an account's only, since guests neither organise nor play in events):
+// each event not published yet that the person organises or plays in, newest first: its name (a
+// link to /event/{id}), an organiser's mark, the entrant they play for, and where they sit now:
+// the round (and a team match's session), the table and the seat, with a button to that table;
+// or when it starts, or that they sit out this round.  Hidden while there is none.
 //
 // May import: dom.js, header.js, i18n.js, settings.js, socket.js, options-form.js.
 
@@ -41,6 +48,10 @@ let peopleRefusal = null;   // the last refused action of the friends panel ({bo
 let peopleTimer = null;
 /** How often the friends panel asks again (ms): being there is being online (docs/people.md). */
 const PEOPLE_MS = 20000;
+let events = [];            // GET /api/events: the person's events not published yet
+let eventsTimer = null;
+/** How often the events panel asks again while the page is seen (ms). */
+const EVENTS_MS = 10000;
 
 // ---------------------------------------------------------------- the server
 
@@ -118,6 +129,10 @@ function receive(msg) {
     tables.delete(msg.id);
   } else if (msg.type === "error") {
     toast(refusal(msg, ""), true);
+    return;
+  } else if (msg.type === "event") {
+    // A stage of one of the person's events began (where they sit now): read again.
+    if (events.some((e) => e.id === msg.id)) loadEvents();
     return;
   } else {
     return;
@@ -270,6 +285,89 @@ function drawPeople() {
   $("invitations").replaceChildren(...invitations.map(invitationItem));
   $("invitations-box").hidden = !invitations.length;
   drawPeopleError();
+}
+
+// ---------------------------------------------------------------- events
+
+/** GET /api/events, then again EVENTS_MS later while the page is seen (not for a guest). */
+async function loadEvents() {
+  clearTimeout(eventsTimer);
+  eventsTimer = null;
+  if (me?.guest || document.visibilityState === "hidden") return;  // asked again once seen
+  try {
+    const res = await fetch("/api/events", { credentials: "same-origin" });
+    if (res.ok) events = (await res.json()).events ?? [];
+  } catch {
+    // Not reachable: asked again on the next round.
+  }
+  drawEvents();
+  clearTimeout(eventsTimer);
+  eventsTimer = setTimeout(loadEvents, EVENTS_MS);
+}
+
+/** Whether a team match's rounds have several sessions: a stage is (round − 1) × sessions +
+ * session, so one session a round keeps stage = round; at stage 1, several stages tell it (a
+ * two-team match has one round). */
+function hasSessions(event, now) {
+  if (event.form !== "teams") return false;
+  if (now.stage !== now.round) return true;
+  return now.stage === 1 && event.stages > 1;
+}
+
+function eventItem(event) {
+  const item = el("li", "lobby-event");
+  item.dataset.eventId = event.id;
+  const head = el("div", "lobby-event-head");
+  const name = el("a", "lobby-event-name", event.name);
+  name.href = event.url ?? `/event/${encodeURIComponent(event.id)}`;
+  head.append(name);
+  if (event.organiser) head.append(span("mark lobby-event-organiser", t("lobby.events.organiser")));
+  if (event.entrant && event.form !== "individual") {
+    head.append(span("lobby-event-entrant", t("lobby.events.entrant", { name: event.entrant })));
+  }
+  item.append(head);
+
+  const now = event.now;
+  const where = el("p", "lobby-event-where");
+  if (!now) {
+    item.dataset.state = "waiting";
+    where.textContent = event.starts_at
+      ? t("lobby.events.startsAt", { time: dateText(event.starts_at) })
+      : t("lobby.events.notStarted");
+    if (event.starts_at) where.dataset.startsAt = event.starts_at;
+    item.append(where);
+    return item;
+  }
+  where.dataset.round = String(now.round);
+  where.dataset.session = String(now.session);
+  const parts = [t("lobby.events.round", { n: now.round })];
+  if (hasSessions(event, now)) parts.push(t("lobby.events.session", { n: now.session }));
+  if (!now.seat) {
+    // An organiser who does not play sees only the round; a player without a seat sits out.
+    item.dataset.state = event.entrant ? "sitting-out" : "running";
+    if (event.entrant) parts.push(t("lobby.events.sittingOut"));
+    where.textContent = parts.join(" · ");
+    item.append(where);
+    return item;
+  }
+  item.dataset.state = "seated";
+  where.dataset.table = String(now.table);
+  where.dataset.seat = now.seat;
+  parts.push(t("lobby.events.table", { n: now.table }), t("lobby.events.seat", { seat: now.seat }));
+  where.textContent = parts.join(" · ");
+  item.append(where);
+  if (now.url) {
+    const go = linkButton(now.url, t("lobby.events.go"), "primary");
+    go.dataset.action = "table";
+    item.append(go);
+  }
+  return item;
+}
+
+/** The events panel from `events` (hidden while there is none). */
+function drawEvents() {
+  $("events").hidden = !events.length;
+  $("events-list").replaceChildren(...events.map(eventItem));
 }
 
 // ---------------------------------------------------------------- drawing
@@ -526,6 +624,7 @@ function changeLanguage(lang) {
   drawMe();
   drawTables();
   drawToday();
+  drawEvents();
   drawPeople();
   if (config) {
     const chosen = $("play-now-preset").value;
@@ -546,6 +645,9 @@ function wire() {
   for (const name of ["turn", "expose"]) $(`create-${name}-on`).addEventListener("change", () => syncTimer(name));
   $("lang").addEventListener("click", () => changeLanguage(getLang() === "zh" ? "en" : "zh"));
   $("friend-form").addEventListener("submit", askByName);
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible") loadEvents();
+  });
 }
 
 async function main() {
@@ -556,6 +658,7 @@ async function main() {
   wire();
   drawTables();
   await loadMe();
+  loadEvents();
   loadPeople();
   loadToday();
   connect();

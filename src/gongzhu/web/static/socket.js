@@ -1,6 +1,7 @@
 // A WebSocket to the server that opens again by itself after a drop, less and less often (half
 // a second at first, twice as long each time, 8 s at most; an open connection starts the waits
-// short again): the table page's connection (connection.js) and the lobby's (lobby.js).  Each
+// short again): the table page's connection (connection.js) and the lobby's (lobby.js, and event.js
+// for its news).  Each
 // message is read as JSON (one that is not is dropped); a socket that has been replaced or
 // closed on purpose says nothing more.
 //

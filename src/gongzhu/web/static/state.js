@@ -71,6 +71,7 @@ const data = {
   pending: false,         // an action was sent: nothing is playable until the server answers
                           // ("declare", "play" or "next": what was sent; false: nothing)
   summaryDismissed: false,
+  nextTable: null,        // at an event's table played out: the address of the person's next table
   focus: 0,               // roving focus index in the hand
 };
 
@@ -124,12 +125,6 @@ export function animMs() {
 /** Whether the table plays its sounds (the header's sound switch; off by default, settings.js). */
 export function soundOn() {
   return soundEnabled(data.settings);
-}
-
-/** Whether a forced last card plays itself after a short pause (the header's switch; on unless
- * the person switched it off: setting `autoLast`). */
-export function autoLastOn() {
-  return data.settings.autoLast !== false;
 }
 
 /** The speeds the server offers, by name. */
@@ -398,6 +393,15 @@ export function setOnline(online) {
   changed("offline");
 }
 
+/** The person's next table of the event this table belongs to (next-table.js): its address; the
+ * summary, where it is offered, opens again if the person had put it away. */
+export function nextTableFound(url) {
+  if (data.nextTable === url) return;
+  data.nextTable = url;
+  data.summaryDismissed = false;
+  changed("summary");
+}
+
 /**
  * The server's new `state` of the table; `lingering`: its finished trick stays shown;
  * `at`: performance.now() when it arrived (its clock's seconds count from then).
@@ -406,6 +410,7 @@ export function applyServerState(s, lingering = false, at = performance.now()) {
   const prev = data.state;
   const newDeal = isNewDeal(prev, s);
   if (newDeal) data.summaryDismissed = false;
+  if (prev?.match_id !== s.match_id) data.nextTable = null;
   if (newDeal || prev.seat !== s.seat) data.marks.clear();
   if (newDeal || !sameCards(prev.hand, s.hand) || s.turn !== s.seat) {
     data.selection = [];

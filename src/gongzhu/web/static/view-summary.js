@@ -5,7 +5,8 @@
 // transformer's factor or its value alone, 满红 / 满贯; a part an exposure counts in names the
 // factor of the exposure line), the exposure factors of the deal (each named by its part); the
 // deal's events; the match's winners and pigs; in a challenge, a link to the board's traveller
-// (成绩表: /challenge/{id}#board-N, N the deal's number) and no other match.  Every number comes
+// (成绩表: /challenge/{id}#board-N, N the deal's number) and no other match; at an event's table
+// played out, the person's next table once the event has it (去下一桌, next-table.js).  Every number comes
 // from the server's `deal_result` and `goal` (the rules core's breakdown): this view adds
 // nothing up itself.  It opens when a deal is over unless the person put it away (state.js:
 // dismissSummary).
@@ -104,6 +105,8 @@ export function renderSummary() {
   $("summary-again").hidden = phase !== "match-over" || Boolean(challenge);
   $("summary-traveller").hidden = !challenge;
   if (challenge) $("summary-traveller").href = `${challenge.url}#board-${s.deal_index + 1}`;
+  $("summary-next-table").hidden = !(phase === "match-over" && page.nextTable);
+  if (page.nextTable) $("summary-next-table").href = page.nextTable;
   $("summary-takeback").hidden = !(me && myAuto() && phase === "deal-over");
   $("summary-download").href = `/api/matches/${encodeURIComponent(s.match_id)}/records.jsonl`;
   if (page.summaryDismissed) {

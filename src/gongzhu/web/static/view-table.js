@@ -26,7 +26,7 @@ import {
   cardName, goalText, levelLabel, personName, presetLabel, ratingText, seatName, signedNumber, t, titleLabel,
 } from "./i18n.js";
 import {
-  animMs, autoLastOn, challengeOf, clock, displayedPhase, handCount, isHost, isThinking, motionOn, mySeat, page, pace, personAt, positionOf,
+  animMs, challengeOf, clock, displayedPhase, handCount, isHost, isThinking, motionOn, mySeat, page, pace, personAt, positionOf,
   SEATS, seatInfo, shownTrick, singlePlayer, soundOn, speed, takeFresh, undeclaredSeats,
 } from "./state.js";
 
@@ -75,7 +75,6 @@ export function renderHeader() {
   root.dataset.motion = motionOn() ? "on" : "off";
   $("motion").setAttribute("aria-pressed", String(motionOn()));
   $("sound").setAttribute("aria-pressed", String(soundOn()));
-  $("auto-last").setAttribute("aria-pressed", String(autoLastOn()));
   $("sound-icon").replaceChildren(speakerIcon(soundOn()));
 }
 

@@ -366,8 +366,7 @@ export class WhatIfBoard {
     }
     section.append(list);
     if (!a.exact.solved && a.exact.why !== "over") {
-      const none = node("p", "help whatif-noexact", a.exact.why === "two_decks" ? t("whatif.noExactDecks")
-        : t("whatif.noExactLimit", { limit: a.exact.limit.toLocaleString() }));
+      const none = node("p", "help whatif-noexact", t("whatif.noExactLimit", { limit: a.exact.limit.toLocaleString() }));
       none.dataset.why = a.exact.why;
       section.append(none);
     }

@@ -1,0 +1,193 @@
+"""Entering an event (docs/tournaments.md, Events on the server): an event open to entries, or
+entered by invitation, takes its entrants from the players themselves until it begins; it is
+seated when it begins — by the organiser, or by itself at its start time once its entries can be
+seated — and its rounds default to the movement's most for the entrants who came.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from helpers.clock import SetClock
+from helpers.database import STORES
+from helpers.live import Someone, account
+from helpers.servers import LiveServer
+from test_events_server import refused
+
+
+@pytest.fixture
+def clock() -> SetClock:
+    return SetClock(1_796_085_000.0)
+
+
+@pytest.fixture
+def server(db_url: str, tmp_path: Path, clock: SetClock) -> Iterator[LiveServer]:
+    with LiveServer(db_url, static_dir=tmp_path / "no-static", now=clock, trusted_proxies=["127.0.0.1"]) as s:
+        yield s
+
+
+def people(server: LiveServer, prefix: str, n: int) -> list[Someone]:
+    return [account(server, f"{prefix}{i}", f"10.7.{len(prefix)}.{i + 1}") for i in range(n)]
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_players_enter_an_open_event_and_it_is_seated_when_it_begins(server: LiveServer) -> None:
+    referee = account(server, "Referee", "10.7.0.1")
+    p = people(server, "P", 8)
+    made = referee.http.post("/api/events", json={"name": "Open pairs", "form": "howell", "boards": 1,
+                                                  "entry": "open"})
+    assert made.status_code == 201, made.text
+    event_id = made.json()["id"]
+    event = referee.http.get(f"/api/events/{event_id}").json()
+    assert event["entry"] == "open" and event["entrants"] == [] and event["invite_url"] is None
+    entries = f"/api/events/{event_id}/entries"
+
+    # bad entries: a precise refusal, nothing kept
+    refused(Someone(server, "10.7.9.1").http.post(entries, json={"players": ["P0", "P1"]}), 403,
+            "event.accounts_only")
+    refused(p[0].http.post(entries, json={"players": ["P2", "P3"]}), 400, "event.enter_yourself")
+    refused(p[0].http.post(entries, json={"players": ["P0"]}), 400, "event.bad_entrants_for")
+    refused(p[0].http.post(entries, json={"players": ["P0", "Nobody"]}), 404, "event.unknown_player")
+    refused(p[0].http.post(f"/api/events/{event_id}/withdraw", json={}), 409, "event.not_entered")
+    assert referee.http.get(f"/api/events/{event_id}").json()["entrants"] == []
+
+    for i in range(0, 8, 2):
+        entered = p[i].http.post(entries, json={"players": [p[i].name, p[i + 1].name]})
+        assert entered.status_code == 200, entered.text
+    refused(p[1].http.post(entries, json={"players": ["P1", "P2"]}), 400, "event.player_twice")
+    assert p[2].http.post(f"/api/events/{event_id}/withdraw", json={}).status_code == 200  # P2 & P3 leave
+    refused(p[0].http.post(f"/api/events/{event_id}/withdraw", json={"entrant": "P4 & P5"}), 403,
+            "event.organiser_only")
+    event = referee.http.get(f"/api/events/{event_id}").json()
+    assert [e["name"] for e in event["entrants"]] == ["P0 & P1", "P4 & P5", "P6 & P7"]
+    assert [e["action"] for e in event["log"]] == ["create", "entry", "entry", "entry", "entry", "withdraw"]
+    assert event["rounds"] == 0 and event["board_results"] == [] and event["tables"] == []
+
+    started = referee.http.post(f"/api/events/{event_id}/start")
+    assert started.status_code == 200, started.text
+    event = started.json()
+    # three pairs: a Howell of 3 rounds, one table a round and one pair out
+    assert (event["rounds"], event["stage"], len(event["tables"])) == (3, 1, 1)
+    assert len(event["sit_outs"]) == 1 and len(event["sit_outs"][0]["entrants"]) == 1
+    refused(p[2].http.post(entries, json={"players": ["P2", "P3"]}), 409, "event.entry_closed")
+    refused(p[0].http.post(f"/api/events/{event_id}/withdraw", json={}), 409, "event.entry_closed")
+    seated = {n for t in event["tables"] for n in t["seats"].values()}
+    assert seated <= {"P0", "P1", "P4", "P5", "P6", "P7"} and len(seated) == 4
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_an_event_by_invitation_begins_by_itself_once_its_entries_can_be_seated(
+        server: LiveServer, clock: SetClock) -> None:
+    from datetime import UTC, datetime
+
+    referee = account(server, "Referee", "10.7.0.1")
+    p = people(server, "Q", 8)
+    starts = datetime.fromtimestamp(clock.t + 600, UTC).isoformat()
+    made = referee.http.post("/api/events", json={"name": "Invited", "form": "howell", "boards": 1, "rounds": 1,
+                                                  "entry": "invite", "starts_at": starts})
+    assert made.status_code == 201, made.text
+    event_id = made.json()["id"]
+    invite_url: str = referee.http.get(f"/api/events/{event_id}").json()["invite_url"]
+    token = invite_url.split("invite=")[1]
+    assert p[0].http.get(f"/api/events/{event_id}").json()["invite_url"] is None  # the organiser's alone
+    entries = f"/api/events/{event_id}/entries"
+    refused(p[0].http.post(entries, json={"players": ["Q0", "Q1"]}), 403, "event.bad_invite")
+    refused(p[0].http.post(entries, json={"players": ["Q0", "Q1"], "invite": token[:-1] + "x"}), 403,
+            "event.bad_invite")
+    body: dict[str, Any] = {"players": ["Q0", "Q1"], "invite": token, "name": "东风"}
+    assert p[0].http.post(entries, json=body).status_code == 200
+
+    # the start time passes with one pair entered: not seated, said once in the log; it waits
+    clock.t += 601
+    for _ in range(2):
+        event = referee.http.get(f"/api/events/{event_id}").json()
+    assert event["stage"] == 0 and [e["action"] for e in event["log"]].count("start_refused") == 1
+    assert event["log"][-1]["details"] == {"code": "event.bad_movement"}
+
+    for i in (2, 4):
+        assert p[i].http.post(entries, json={"players": [p[i].name, p[i + 1].name], "invite": token}).status_code == 200
+    event = referee.http.get(f"/api/events/{event_id}").json()  # looks at the event: due, and seatable now
+    assert event["stage"] == 1 and event["rounds"] == 1 and event["status"] == "playing"
+    mine = p[0].http.get("/api/events").json()["events"]
+    assert [e["id"] for e in mine] == [event_id]
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_referees_the_organiser_names_sit_at_the_desk(server: LiveServer) -> None:
+    organiser = account(server, "Organiser", "10.7.0.1")
+    judge = account(server, "Judge", "10.7.0.2")
+    p = people(server, "R", 6)
+    body: dict[str, Any] = {"name": "Refereed", "form": "howell", "boards": 1, "entry": "open",
+                            "entrants": [{"players": ["R0", "R1"]}]}
+    refused(organiser.http.post("/api/events", json={**body, "referees": ["R0"]}), 400, "event.referee_plays")
+    refused(organiser.http.post("/api/events", json={**body, "referees": "Judge"}), 400, "event.bad_referees")
+    refused(organiser.http.post("/api/events", json={**body, "referees": ["Nobody"]}), 404, "event.unknown_player")
+    made = organiser.http.post("/api/events", json={**body, "referees": ["Judge"]})
+    assert made.status_code == 201, made.text
+    event_id = made.json()["id"]
+    refused(judge.http.post(f"/api/events/{event_id}/entries", json={"players": ["Judge", "R2"]}), 400,
+            "event.referee_plays")
+    for i in (2, 4):
+        assert p[i].http.post(f"/api/events/{event_id}/entries",
+                              json={"players": [p[i].name, p[i + 1].name]}).status_code == 200
+    refused(p[2].http.post(f"/api/events/{event_id}/start"), 403, "event.organiser_only")
+    seen = judge.http.get(f"/api/events/{event_id}").json()
+    assert seen["referees"] == ["Judge"] and seen["me"]["referee"] and not seen["me"]["organiser"]
+    assert not p[2].http.get(f"/api/events/{event_id}").json()["me"]["referee"]
+    listed = organiser.http.post("/api/events", json={"name": "Listed", "form": "howell", "boards": 1,
+                                                      "entrants": [{"players": [p[i].name, p[i + 1].name]}
+                                                                   for i in (0, 2, 4)]})
+    assert listed.status_code == 201, listed.text
+    refused(organiser.http.post(f"/api/events/{listed.json()['id']}/withdraw", json={"entrant": "R0 & R1"}), 403,
+            "event.entry_listed")  # a listed event was seated, and its boards made, when it was made
+    started = judge.http.post(f"/api/events/{event_id}/start")  # the referee begins it
+    assert started.status_code == 200, started.text
+    entry = started.json()["log"][-1]
+    assert (entry["action"], entry["by"]) == ("start", "Judge")
+
+
+def test_each_board_of_a_partnership_event_has_its_par_once_every_table_has_played_it(
+        tmp_path: Path, clock: SetClock) -> None:
+    """R8.1: an event scored by partnership gets each board's par — the N–S result four experts
+    average on its cards (``gongzhu.review.board_pars``, South's result under partnership
+    scoring) — computed when it is made and shown with the board once every table has played it."""
+    from gongzhu.review import board_pars
+    from gongzhu.rules.cards import Seat
+    from test_events_server import drive, finished
+
+    with LiveServer(f"sqlite:///{tmp_path / 'par.db'}", static_dir=tmp_path / "no-static", now=clock,
+                    trusted_proxies=["127.0.0.1"], par_replays=1, review_workers=0) as server:
+        referee = account(server, "Referee", "10.7.0.1")
+        red, blue = people(server, "Red", 4), people(server, "Blue", 4)
+        made = referee.http.post("/api/events", json={
+            "name": "Par night", "form": "teams", "boards": 1, "grace_seconds": 600,
+            "entrants": [{"name": "红", "players": [p.name for p in red]},
+                         {"name": "蓝", "players": [p.name for p in blue]}]})
+        assert made.status_code == 201, made.text
+        event_id = made.json()["id"]
+        events = server.app.state.tables.events
+        events.wait(300)
+        stored = events.get(event_id).par
+        assert stored is not None and len(stored) == 1 and isinstance(stored[0], float)
+        started = referee.http.post(f"/api/events/{event_id}/start").json()
+        seats = {name: (t["table"], seat) for t in started["tables"] for seat, name in t["seats"].items()}
+        tables: dict[int, dict[str, Any]] = {1: {}, 2: {}}
+        for person in (*red, *blue):
+            table, seat = seats[person.name]
+            url = person.http.get(f"/api/events/{event_id}").json()["me"]["table"]
+            tables[table][seat] = person.connect(url.removeprefix("/table/"))
+        rng = __import__("random").Random(3)
+        drive(tables[1], rng, finished(1))
+        row = next(b for b in referee.http.get(f"/api/events/{event_id}").json()["board_results"] if b["board"] == 1)
+        assert not row["complete"] and row["par"] is None  # not before every table has played it
+        drive(tables[2], rng, finished(1))
+        event = referee.http.get(f"/api/events/{event_id}").json()
+        assert event["board_results"][0]["par"] == stored[0]
+        again = board_pars(event["seed"], event["definition"], event["commitment"], Seat.S, replays=1)
+        assert again == stored  # the same experts on the same cards, worked out here
+        for live in (*tables[1].values(), *tables[2].values()):
+            live.close()
