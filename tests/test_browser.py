@@ -31,7 +31,7 @@ import pytest
 from gongzhu.records.replay import replay
 from gongzhu.server.app import STATIC_DIR
 from gongzhu.server.policy import SECURITY_HEADERS
-from helpers.browser import TIMEOUT_MS, in_phase, not_in_phase, wait_for
+from helpers.browser import in_phase, not_in_phase, wait_for, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -119,11 +119,11 @@ def start_match(
     else:
         page.click("#setup-go")
     # The new match's state is shown (not the previous match's, in the same phase).
-    page.wait_for_function(
+    wait_until(
+        page,
         f"(before) => ({SHOWN_MATCH})().then((shown) => shown.id !== before.id && shown.phase !== null"
         " && ['expose', 'play'].includes(document.documentElement.dataset.phase))",
-        arg=before,
-        timeout=TIMEOUT_MS,
+        before,
     )
     if declare:
         end_exposure(page, keyboard=keyboard)

@@ -6,8 +6,9 @@ has no ``'unsafe-eval'``)."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -21,6 +22,7 @@ __all__ = [
     "in_phase",
     "not_in_phase",
     "wait_for",
+    "wait_until",
 ]
 
 try:
@@ -57,6 +59,24 @@ def wait_for(page: Page, selector: str) -> None:
     policy refuses; a selector is matched by Playwright's own script instead.
     """
     page.wait_for_selector(selector, state="attached")
+
+
+def wait_until(page: Page, script: str, arg: Any = None, *, timeout_ms: int = TIMEOUT_MS) -> Any:
+    """Wait until the page function ``script`` (called with ``arg``) returns a truthy value, and
+    return it.
+
+    ``page.wait_for_function`` takes a returned promise for a truthy value and returns at once,
+    so a predicate that awaits something (a module's ``import()``) cannot go there; ``page.evaluate``
+    awaits it, and is asked again every 50 ms.
+    """
+    deadline = time.monotonic() + timeout_ms / 1000
+    while True:
+        value = page.evaluate(script, arg)
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"waited {timeout_ms} ms for {script}")
+        page.wait_for_timeout(50)
 
 
 def in_phase(*phases: str) -> str:
