@@ -27,8 +27,10 @@ pytestmark = pytest.mark.browser
 
 
 def next_deal(page: Any) -> None:
-    """Ask for the next deal, by the deal's summary (it opens when a deal ends)."""
+    """Ask for the next deal, by the deal's summary (it opens when a deal ends), and wait for it
+    (the summary closes at once, the finished deal stays shown until the server deals)."""
     page.click("#summary-next")
+    wait_for(page, in_phase("expose", "play"))
 
 
 def test_claims_by_click(page_factory: Any) -> None:

@@ -47,7 +47,7 @@ CJK = re.compile(r"[\u3400-\u9fff]+")
 
 
 def declare_nothing(page: Page) -> None:
-    wait_for(page, f"{not_in_phase('expose')}, {EXPOSING}")
+    wait_for(page, f"{EXPOSING}, {in_phase('play')}")
     if page.locator(EXPOSING).count():
         page.click("#start")
     wait_for(page, not_in_phase("expose"))

@@ -80,7 +80,7 @@ def start_at(page: Page, speed: str, preset: str = "online") -> None:
 
 def end_exposures(page: Page) -> None:
     """Declare nothing, if the page asks South to declare (it may declare by itself)."""
-    wait_for(page, f'{not_in_phase("expose")}, html[data-phase="expose"] #start:not([hidden])')
+    wait_for(page, f'html[data-phase="expose"] #start:not([hidden]), {in_phase("play")}')
     if phase(page) == "expose":
         page.get_by_role("button", name=re.compile(r"^(不亮|Expose none)$")).click()
     wait_for(page, not_in_phase("expose"))

@@ -240,7 +240,8 @@ def test_a_dropped_connection_catches_up_from_the_last_version_it_saw(page_facto
     host.click("#table-start")
     for page in (host, guest):
         wait_for(page, in_phase("expose", "play"))
-    play_until([host, guest], lambda: bool(known(host)["legal"]))
+    # (the host's playable cards, not the state's legal plays: those stay while a play is on its way)
+    play_until([host, guest], lambda: host.locator(f'html[data-phase="play"] {LEGAL}').count() > 0)
     until(guest, lambda: known(guest)["v"] == known(host)["v"])  # the guest has seen it all
     seen = known(guest)["v"]
     assert isinstance(seen, int) and "since=" not in urls[-1]
@@ -285,8 +286,17 @@ def test_the_turn_timer_plays_for_a_person_who_lets_it_run_out(page_factory: Any
     assert len(hand(page)) < 13
     assert page.locator("#seat-S .mark.auto").count() == 1
     assert page.locator("#status").text_content() != ""
-    # The summary of a deal the computer finished offers Take back too.
-    page.click("#summary-takeback" if page.locator("#summary[open]").count() else "#takeback")
+    # The summary of a deal the computer finished offers Take back too (the computers may finish
+    # the deal between the look and the click: look again).
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    give_up = time.monotonic() + GIVE_UP_S
+    while True:
+        try:
+            page.click("#summary-takeback" if page.locator("#summary[open]").count() else "#takeback", timeout=2000)
+            break
+        except PlaywrightTimeout:
+            assert time.monotonic() < give_up, "Take back was never clickable"
     page.locator("#takeback").wait_for(state="hidden")
     assert page.locator("#seat-S .mark.auto").count() == 0
     # South plays for themselves again: the next turn waits for them.

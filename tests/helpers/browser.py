@@ -54,9 +54,10 @@ def browser_missing() -> str | None:
 def wait_for(page: Page, selector: str) -> None:
     """Wait until ``selector`` matches an element.
 
-    The page's Content-Security-Policy has no 'unsafe-eval', and ``page.wait_for_function``
-    evaluates its predicate with ``eval`` inside the page on every animation frame, which the
-    policy refuses; a selector is matched by Playwright's own script instead.
+    A selector is matched by Playwright's own script, whatever the page's Content-Security-Policy
+    (it has no 'unsafe-eval'); ``page.wait_for_function`` evaluates its predicate in the page,
+    which the policy refuses wherever Playwright polls with ``eval`` (before 1.55), and takes a
+    returned promise for a truthy value (:func:`wait_until` awaits it).
     """
     page.wait_for_selector(selector, state="attached")
 
