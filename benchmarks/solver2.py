@@ -35,8 +35,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import random
 import statistics
 import time
@@ -53,21 +51,10 @@ from gongzhu.review.analysis import _hindsight_task, _steps
 from gongzhu.rules import PRESETS, Deal, Seat
 from gongzhu.search.fast2 import FastPosition2, encode
 from gongzhu.search.solver2 import OpenSolver2, fits
+from solver import machine  # benchmarks/solver.py: the machine a run is on
 
 SEED = 2026
 INF = float("inf")
-
-
-def machine() -> str:
-    model = ""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            model = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), "")
-    except OSError:
-        pass
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    return (f"{platform.machine()} {model}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-            f"load average {load:.2f}")
 
 
 def hand_size(pos: FastPosition2) -> int:

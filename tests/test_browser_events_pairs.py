@@ -36,7 +36,7 @@ import pytest
 
 from gongzhu.messages import render
 from helpers.browser import in_phase, wait_for
-from helpers.client import random_exposures
+from helpers.client import random_move
 from helpers.clock import SetClock
 from helpers.live import PASSWORD, Live, Someone, account
 from helpers.servers import LiveServer
@@ -218,13 +218,10 @@ class Player:
         state = self.live.state
         if not state or self.acted >= state["v"]:
             return False
-        seat = state["seat"]
-        if state["phase"] == "expose" and seat in state["undeclared"]:
-            self.live.send(random_exposures(state, rng))
-        elif state["phase"] == "play" and state["turn"] == seat and state["legal"]:
-            self.live.send({"type": "play", "cards": rng.choice(state["legal"])})
-        else:
+        move = random_move(state, state["seat"], rng)
+        if move is None:
             return False
+        self.live.send(move)
         self.acted = state["v"]
         return True
 

@@ -30,10 +30,9 @@ import pytest
 from gongzhu.duplicate.movements import Movement, howell, individual, mitchell, swiss_pairings
 from gongzhu.rules.boards import verify_board_set
 from gongzhu.rules.cards import Seat
-from helpers.client import random_exposures
 from helpers.clock import SetClock
 from helpers.database import STORES
-from helpers.live import Live, Someone, account
+from helpers.live import Live, Someone, account, random_moves
 from helpers.servers import LiveServer
 from test_events_server import assert_own_hand_only, refused
 
@@ -365,20 +364,7 @@ def play_out(lives: dict[str, Live], rng: random.Random, *, timeout: float = 120
         if all(s and s["phase"] == "match-over" for s in states.values()):
             return
         assert time.monotonic() < end, {seat: (s.get("phase"), s.get("turn")) for seat, s in states.items()}
-        moved = False
-        for seat, live in lives.items():
-            state = live.state
-            if not state or acted.get(seat, -1) >= state["v"]:
-                continue
-            if state["phase"] == "expose" and seat in state["undeclared"]:
-                live.send(random_exposures(state, rng))
-            elif state["phase"] == "play" and state["turn"] == seat and state["legal"]:
-                live.send({"type": "play", "cards": rng.choice(state["legal"])})
-            else:
-                continue
-            acted[seat] = state["v"]
-            moved = True
-        if not moved:  # wait for the table: on the connection furthest behind
+        if not random_moves(lives, acted, rng):  # wait for the table: on the connection furthest behind
             behind = min(lives.values(), key=lambda live: live.state.get("v", -1))
             with contextlib.suppress(TimeoutError):
                 behind.receive(1)

@@ -20,7 +20,7 @@ import pytest
 from gongzhu.messages import render
 from gongzhu.rules.boards import verify_board_set
 from gongzhu.rules.cards import Seat
-from helpers.client import random_exposures
+from helpers.client import random_move
 from helpers.clock import SetClock
 from helpers.database import STORES
 from helpers.live import Live, Someone, account
@@ -93,10 +93,9 @@ def drive(lives: dict[str, Live], rng: random.Random, until: Any, *, timeout: fl
             state = live.state
             if not state or acted.get(seat, -1) >= state["v"]:
                 continue
-            if state["phase"] == "expose" and seat in state["undeclared"]:
-                live.send(random_exposures(state, rng))
-            elif state["phase"] == "play" and state["turn"] == seat and state["legal"]:
-                live.send({"type": "play", "cards": rng.choice(state["legal"])})
+            move = random_move(state, seat, rng)
+            if move is not None:
+                live.send(move)
             elif state["phase"] == "deal-over" and seat == dealer:
                 live.send({"type": "next"})
             else:

@@ -24,9 +24,9 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 
 from gongzhu.records import check_file
-from helpers.client import Message, random_exposures
+from helpers.client import Message
 from helpers.database import STORES
-from helpers.live import Live, Someone
+from helpers.live import Live, Someone, random_moves
 from helpers.servers import LiveServer
 
 CARD = re.compile(r"[2-9TJQKA][SHCD]")
@@ -115,17 +115,7 @@ def drive(lives: dict[str, Live], rng: random.Random, until: Any, *, timeout: fl
             acted.clear()
             changed_at = time.monotonic()
         assert time.monotonic() < end, {s: (x.state.get("phase"), x.state.get("turn")) for s, x in lives.items()}
-        for seat, live in lives.items():
-            state = live.state
-            if not state or acted.get(seat, -1) >= state["v"]:
-                continue
-            if state["phase"] == "expose" and seat in state["undeclared"]:
-                live.send(random_exposures(state, rng))
-            elif state["phase"] == "play" and state["turn"] == seat and state["legal"]:
-                live.send({"type": "play", "cards": rng.choice(state["legal"])})
-            else:
-                continue
-            acted[seat] = state["v"]
+        random_moves(lives, acted, rng)
 
 
 def new_table(person: Someone, **body: Any) -> Message:

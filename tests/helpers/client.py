@@ -203,6 +203,16 @@ def random_exposures(state: Message, rng: random.Random) -> Message:
     return message
 
 
+def random_move(state: Message, seat: str, rng: random.Random) -> Message | None:
+    """``seat``'s move where ``state`` waits for it: random exposures, or a random legal play;
+    None where it waits for another seat (or for nobody)."""
+    if state["phase"] == "expose" and seat in state["undeclared"]:
+        return random_exposures(state, rng)
+    if state["phase"] == "play" and state["turn"] == seat and state["legal"]:
+        return {"type": "play", "cards": rng.choice(state["legal"])}
+    return None
+
+
 def act(browser: Browser, rng: random.Random) -> None:
     """South's move in a settled state: declare, play, or deal the next deal."""
     state = browser.state

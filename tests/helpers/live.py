@@ -6,10 +6,12 @@ recording every message it receives."""
 from __future__ import annotations
 
 import json
+import random
 import time
+from collections.abc import Mapping
 from typing import Any
 
-from .client import Message
+from .client import Message, random_move
 
 __all__ = ["Live", "Someone", "account"]
 
@@ -131,3 +133,21 @@ class Live:
         except ConnectionClosed as closed:
             assert closed.rcvd is not None and closed.rcvd.code == 4401, closed
         assert any(m.get("code") == "server.session_ended" for m in got), got
+
+
+def random_moves(lives: Mapping[str, Live], acted: dict[str, int], rng: random.Random) -> bool:
+    """Each seat whose connection's newest state waits for it, and that has not acted on that
+    state yet (``acted``: the version each seat last acted on), sends a random move
+    (:func:`~helpers.client.random_move`); whether any did."""
+    moved = False
+    for seat, live in lives.items():
+        state = live.state
+        if not state or acted.get(seat, -1) >= state["v"]:
+            continue
+        move = random_move(state, seat, rng)
+        if move is None:
+            continue
+        live.send(move)
+        acted[seat] = state["v"]
+        moved = True
+    return moved

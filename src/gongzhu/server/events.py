@@ -708,12 +708,7 @@ class Events:
                 raise EventRefused(403, "event.bad_invite")
         raw = {k: v for k, v in body.items() if k != "invite"}
         with self.store.engine.begin() as c:
-            row = c.execute(select(EVENTS.c.stage, EVENTS.c.entrants).where(EVENTS.c.id == event.id)
-                            .with_for_update()).first()
-            assert row is not None
-            if int(row.stage) > 0:
-                raise EventRefused(409, "event.entry_closed")
-            taken = list(row.entrants)
+            taken = self._entrants_while_open(c, event)
             if len(taken) >= MOST_ENTRANTS[event.form]:
                 raise EventRefused(409, "event.entry_full", most=MOST_ENTRANTS[event.form])
             entrant = self._entrant(event.form, raw, taken)
@@ -727,6 +722,17 @@ class Events:
                     {"entrant": entrant["name"], "players": [p[1] for p in entrant["players"]]})
         return self.summary(event_id, user.id)
 
+    @staticmethod
+    def _entrants_while_open(c: Connection, event: Event) -> list[dict[str, Any]]:
+        """The event's entrants, its row locked until ``c``'s transaction ends; refused once the
+        event has begun (its entries are closed)."""
+        row = c.execute(select(EVENTS.c.stage, EVENTS.c.entrants).where(EVENTS.c.id == event.id)
+                        .with_for_update()).first()
+        assert row is not None
+        if int(row.stage) > 0:
+            raise EventRefused(409, "event.entry_closed")
+        return list(row.entrants)
+
     def withdraw(self, event_id: str, user: User | None, body: object) -> dict[str, Any]:
         """Before the event begins, a player withdraws their entrant (``{}``), or the organiser
         one they name (``{"entrant"}``)."""
@@ -738,12 +744,7 @@ class Events:
         if not isinstance(body, Mapping):
             raise EventRefused(400, "event.bad_body")
         with self.store.engine.begin() as c:
-            row = c.execute(select(EVENTS.c.stage, EVENTS.c.entrants).where(EVENTS.c.id == event.id)
-                            .with_for_update()).first()
-            assert row is not None
-            if int(row.stage) > 0:
-                raise EventRefused(409, "event.entry_closed")
-            taken = list(row.entrants)
+            taken = self._entrants_while_open(c, event)
             named = body.get("entrant")
             if named is not None:
                 self._organiser(event, user)
