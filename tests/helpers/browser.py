@@ -2,7 +2,7 @@
 
 The fixtures ``browser``, ``server`` and ``page_factory`` (``tests/conftest.py``) start them; the
 selectors here wait on a page without evaluating script in it (the pages' Content-Security-Policy
-has no ``'unsafe-eval'``)."""
+has no ``'unsafe-eval'``), and :func:`wait_until` asks the page through ``page.evaluate``."""
 
 from __future__ import annotations
 

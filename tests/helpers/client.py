@@ -38,6 +38,7 @@ __all__ = [
     "new_match",
     "play_deal",
     "random_exposures",
+    "random_move",
     "refused",
     "seating",
     "settled",

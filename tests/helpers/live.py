@@ -13,7 +13,7 @@ from typing import Any
 
 from .client import Message, random_move
 
-__all__ = ["Live", "Someone", "account"]
+__all__ = ["Live", "Someone", "account", "random_moves"]
 
 #: The password of the accounts :func:`account` makes.
 PASSWORD = "a quiet tiger 42 on a live server"
