@@ -194,7 +194,9 @@ def test_metrics_count_every_play_of_a_deal_by_who_made_it(app: Starlette) -> No
         empty = scrape(c)
         assert total(empty, "gongzhu_plays_total") == 0
         assert value(empty, "gongzhu_tables", state="playing") == 0
-        match_id = new_match(c)
+        # a match of three deals: its first deal cannot end it (a −1000 line can, at ×12), so the
+        # table is still being played at the scrape
+        match_id = new_match(c, options={"match_end": "deals:3"})
         with c.websocket_connect(f"/ws/{match_id}") as ws:
             sent = _play_deal(Browser(ws), random.Random(5))
             during = scrape(c)
