@@ -21,6 +21,7 @@ from typing import Any
 
 import httpx
 import pytest
+from itsdangerous import URLSafeTimedSerializer
 from sqlalchemy import func, insert, select, update
 from starlette.testclient import TestClient
 
@@ -39,6 +40,7 @@ from gongzhu.server.store import (
     REVIEWS,
     SANCTIONS,
     SESSIONS,
+    SETTINGS,
     USERS,
     Store,
 )
@@ -85,6 +87,29 @@ def sign_up(c: TestClient, name: str) -> dict[str, Any]:
     return body
 
 
+def earlier_cookie(server: LiveServer, user_id: str) -> httpx.Client:
+    """A browser holding a cookie of ``user_id`` as a server from before sessions were kept signed
+    it (the id and the epoch, no session token), signed with this server's key (as a copy of an
+    old cookie would be)."""
+    store: Store = server.app.state.store
+    with store.engine.connect() as c:
+        key = c.scalar(select(SETTINGS.c.value).where(SETTINGS.c.name == "session_key"))
+        epoch = c.scalar(select(USERS.c.session_epoch).where(USERS.c.id == user_id))
+    value = URLSafeTimedSerializer(str(key), salt="gongzhu.session").dumps([user_id, epoch])
+    browser = httpx.Client(base_url=server.base, cookies={COOKIE: value})
+    assert browser.get("/api/account/sessions").status_code == 200  # it is the person's, for now
+    return browser
+
+
+def ended(browser: httpx.Client) -> None:
+    """``browser``'s cookie is no session any more (its next request is a new guest's), and
+    ``browser`` is closed."""
+    try:
+        refused(browser.get("/api/account/sessions"), 401, "server.no_session")
+    finally:
+        browser.close()
+
+
 def solo_connection(person: Someone) -> Any:
     """A table connection of ``person``: their single-player match, opened and shown."""
     r = person.http.post("/api/matches", json={"levels": {"N": "random", "E": "random", "W": "random"}})
@@ -108,8 +133,10 @@ def test_signing_out_everywhere_else_keeps_this_session(server: LiveServer) -> N
     phone, laptop = signed_in_again(server, "Ann"), signed_in_again(server, "Ann")
     assert ann.http.get("/api/account/sessions").json() == {"sessions": 3}
     here, there = solo_connection(ann), solo_connection(phone)
+    copied = earlier_cookie(server, ann.id)
     r = ann.http.post("/api/account/sessions/end-others")
     assert r.status_code == 200 and r.json() == {"ended": 2, "sessions": 1}
+    ended(copied)  # no row keeps it: the raised epoch ends it
     assert r.headers["cache-control"] == "no-store"
     there.closed_for_the_session()
     still_open(here)
@@ -145,8 +172,10 @@ def test_changing_the_password_ends_the_other_sessions(server: LiveServer) -> No
     r = ann.http.post(change, json={"current": PASSWORD, "new": 5})
     assert r.status_code == 400 and r.json()["error"].startswith("$.new")
     assert phone.http.get("/api/me").json()["id"] == ann.id  # nothing changed yet
+    copied = earlier_cookie(server, ann.id)
     r = ann.http.post(change, json={"current": PASSWORD, "new": NEW_PASSWORD})
     assert r.status_code == 200 and r.json() == {"changed": True, "ended": 1}
+    ended(copied)
     there.closed_for_the_session()
     still_open(here)
     assert ann.http.get("/api/me").json()["id"] == ann.id

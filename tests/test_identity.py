@@ -18,7 +18,7 @@ import pytest
 from alembic import command
 from argon2 import PasswordHasher, Type
 from itsdangerous import TimestampSigner, URLSafeTimedSerializer
-from sqlalchemy import create_engine, insert, select, text, update
+from sqlalchemy import create_engine, delete, insert, select, text, update
 from starlette.testclient import TestClient
 
 from gongzhu.messages import catalog
@@ -39,7 +39,7 @@ from gongzhu.server.identity import (
     default_hasher,
     name_key,
 )
-from gongzhu.server.store import MATCH_PLAYERS, MATCHES, SETTINGS, USERS, Store
+from gongzhu.server.store import MATCH_PLAYERS, MATCHES, SESSIONS, SETTINGS, USERS, Store
 from helpers.client import LOCAL, local_client, new_match, play_deal
 from helpers.database import STORES
 
@@ -407,9 +407,16 @@ def test_forged_tampered_expired_and_stale_cookies_are_no_session(app: Any, clie
     scope = {"type": "websocket", "headers": [(b"cookie", f"a=1; {COOKIE}={token}; b=2".encode())]}
     user = identity.user_for(scope)
     assert user is not None and user.id == alice["id"] and user.name == "Alice" and user.title == "猪小弟"
-    # Stale: the user signed out everywhere, so the epoch in the cookie is an old one.
+    # Stale: an earlier server's cookie (the id and the epoch, no session) once the user's epoch
+    # is raised; a session once its row has gone.
+    earlier = signer.dumps([alice["id"], 1])
+    assert identity.user_for({COOKIE: earlier}) is not None
     with store_of(app).engine.begin() as c:
         c.execute(update(USERS).where(USERS.c.id == alice["id"]).values(session_epoch=USERS.c.session_epoch + 1))
+    assert identity.user_for({COOKIE: earlier}) is None
+    assert identity.user_for({COOKIE: token}) is not None  # its row is kept
+    with store_of(app).engine.begin() as c:
+        c.execute(delete(SESSIONS).where(SESSIONS.c.user_id == alice["id"]))
     assert identity.user_for({COOKIE: token}) is None and identity.user_for(scope) is None
     assert client.get("/api/me").json()["id"] != alice["id"]
 

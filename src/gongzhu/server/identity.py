@@ -320,8 +320,11 @@ class Identity:
                 SESSIONS.c.id == _digest(session.token))
         with self.store.engine.connect() as c:
             row = c.execute(query).first()
-        if row is None or row._mapping["session_epoch"] != session.epoch:
-            return None  # a user no longer there, a session that ended, or signed out everywhere since
+        if row is None or (session.token is None and row._mapping["session_epoch"] != session.epoch):
+            # A user no longer there, or a session that ended: a session of its own row lasts as
+            # long as the row, and an earlier server's cookie until the user's epoch is raised
+            # (every change that raises it also deletes the rows).
+            return None
         return _user(row), session
 
     def user_for(self, source: HTTPConnection | Mapping[str, Any]) -> User | None:
@@ -500,16 +503,18 @@ class Identity:
         """End every session of the request's user but the request's own (their rows go; the
         request's own session, and the connections opened with it, go on), setting ``values`` on
         the user's row in the same transaction (a new ``password_hash``); returns the user and how
-        many sessions ended.  None without a session of its own row (none, or an earlier
-        server's cookie, which only signing out everywhere ends): nothing changes."""
+        many sessions ended (an earlier server's cookie, which no row keeps, among them: the
+        user's epoch is raised).  None without a session of its own row (none, or an earlier
+        server's cookie): nothing changes."""
         current = self._current(request)
         token = current[1].token if current is not None else None
         if current is None or token is None:
             return None
         user = current[0]
         with self.store.engine.begin() as c:
-            if values:
-                c.execute(update(USERS).where(USERS.c.id == user.id).values(**values))
+            # The epoch raised too: an earlier server's cookie, which no row keeps, ends as well.
+            c.execute(update(USERS).where(USERS.c.id == user.id)
+                      .values(session_epoch=USERS.c.session_epoch + 1, **values))
             ended = c.execute(delete(SESSIONS).where(SESSIONS.c.user_id == user.id,
                                                      SESSIONS.c.id != _digest(token))).rowcount
         self._ended(user.id)
