@@ -133,6 +133,15 @@ def test_entrants_play_the_same_boards_and_see_a_board_only_once_finished(app_cl
             "server.challenge_board_hidden")
     summary_b = b.get(f"/api/challenges/{challenge_id}").json()
     assert not CARD_CODE.search(json.dumps(summary_b))
+    # Nor does anything public tell B how A did: no ranking over a board B has not finished, and
+    # A's lifetime score, deals and pigs (public, on the profile and the leaderboard) did not move.
+    assert summary_b["standings"] == [] and summary_b["standings_boards"] == [] and summary_b["entrants"] == 1
+    assert [e["me"] for e in b.get("/api/challenges").json()["challenges"] if e["id"] == challenge_id] == [None]
+    profile = b.get("/api/users/Anna").json()
+    assert (profile["lifetime"], profile["deals"], profile["matches"], profile["pigs"]) == (0, 0, 0, 0)
+    board = b.get("/api/leaderboard").json()
+    assert [(r["lifetime"], r["deals"]) for r in board if r["name"] == "Anna"] in ([], [(0, 0)])
+    assert a.get(f"/api/challenges/{challenge_id}").json()["standings_boards"] == [1]
     # A sees board 1's traveller.
     travel = a.get(f"/api/challenges/{challenge_id}/boards/1").json()
     assert [r["name"] for r in travel["results"]] == ["Anna"]
@@ -151,6 +160,8 @@ def test_entrants_play_the_same_boards_and_see_a_board_only_once_finished(app_cl
     assert len(b.get(f"/api/matches/{match_a}/records.jsonl").text.splitlines()) == 1
     standings = a.get(f"/api/challenges/{challenge_id}").json()["standings"]
     assert {s["name"] for s in standings} == {"Anna", "Bo"} and {s["rank"] for s in standings} <= {1, 2}
+    seen_by_b = b.get(f"/api/challenges/{challenge_id}").json()["standings"]  # both on board 1
+    assert [s | {"me": None} for s in seen_by_b] == [s | {"me": None} for s in standings]
 
 
 def test_a_guest_is_compared_but_not_ranked(app_client: TestClient) -> None:

@@ -224,6 +224,10 @@ def test_a_team_match_played_by_six_people_and_two_stand_ins(server: LiveServer,
     for person in (blue[2], referee, stranger):
         row = board_row(person.http.get(f"/api/events/{event_id}").json(), 1)
         assert row["tables"][0]["raw"] is None and row["teams"] is None
+    # nor from table 1's players' public counters, which an event's boards do not move
+    for player in (red[0], blue[0], red[1], blue[1]):
+        shown = blue[2].http.get(f"/api/users/{player.name}").json()
+        assert (shown["lifetime"], shown["deals"], shown["matches"], shown["pigs"]) == (0, 0, 0, 0)
     assert referee.http.get(f"/api/events/{event_id}/records.jsonl").text == ""
     refused(referee.http.post(f"/api/events/{event_id}/adjustments",
                               json={"type": "correction", "table": 1, "board": 1,

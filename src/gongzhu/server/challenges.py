@@ -156,6 +156,9 @@ class Challenges:
         #: Each challenge's results and standings, with the count of results they were made from.
         self._ranking: dict[str, tuple[int, dict[int, dict[str, int]], dict[str, dict[str, Any]],
                                        list[dict[str, Any]]]] = {}
+        #: The standings over some of an open challenge's boards (those a viewer finished), by the
+        #: challenge, its count of results and those boards.
+        self._views: dict[tuple[str, int, tuple[int, ...]], list[dict[str, Any]]] = {}
         self._threads: list[threading.Thread] = []
 
     # ------------------------------------------------------------------ making them
@@ -275,7 +278,7 @@ class Challenges:
         out = []
         for c in rows:
             # Standings only where the person played: the list's other rows need a count alone.
-            mine = next((s for s in self.standings(c) if s["user"] == user), None) if c.id in played else None
+            mine = next((s for s in self.standings(c, user)[0] if s["user"] == user), None) if c.id in played else None
             out.append({**c.public(now), "entrants": counts.get(c.id, 0),
                         "me": None if mine is None else {"rank": mine["rank"], "boards": mine["boards"],
                                                           "percent": mine["percent"]}})
@@ -338,10 +341,27 @@ class Challenges:
                 del self._ranking[next(iter(self._ranking))]
         return kept[1], kept[2], kept[3]
 
-    def standings(self, challenge: Challenge) -> list[dict[str, Any]]:
-        """The ranking: every entrant with a finished board, ranked by their mean matchpoint
-        percentage, then the 拱猪 scale; guests compared, not ranked."""
-        return self._ranked(challenge)[2]
+    def standings(self, challenge: Challenge, user: str | None) -> tuple[list[dict[str, Any]], list[int]]:
+        """The ranking as ``user`` may see it, and the boards it counts: every entrant with a
+        finished board among those, ranked by their mean matchpoint percentage on them, then the
+        拱猪 scale; guests compared, not ranked.  While the challenge is open it counts only the
+        boards ``user`` finished (a ranking over a board tells how its entrants did on it: the
+        same rule as its traveller's), once closed every board."""
+        boards, people, table = self._ranked(challenge)
+        every = list(range(1, challenge.count + 1))
+        if challenge.closed(self.now()):
+            return table, every
+        mine = sorted(people.get(user, {}).get("boards", {})) if user is not None else []
+        if mine == every:
+            return table, every
+        key = (challenge.id, self.store.result_count(challenge.id), tuple(mine))
+        kept = self._views.get(key)
+        if kept is None:
+            shown = {n: boards[n] for n in mine if n in boards}
+            kept = self._views[key] = self._standings((shown, people))
+            while len(self._views) > RANKINGS_KEPT:
+                del self._views[next(iter(self._views))]
+        return kept, mine
 
     @staticmethod
     def _standings(results: _Results) -> list[dict[str, Any]]:
@@ -368,7 +388,8 @@ class Challenges:
         boards the person may see, and the person's own progress."""
         c = self.get(challenge_id)
         now = self.now()
-        boards, people, table = self._ranked(c)
+        boards, people, _ = self._ranked(c)
+        table, counted = self.standings(c, user)
         closed = c.closed(now)
         mine = set(people.get(user, {}).get("boards", {})) if user is not None else set()
         par = c.par or [None] * c.count
@@ -386,7 +407,7 @@ class Challenges:
                   "boards": {str(n): s for n, s in scores.items()}}
         return {**c.public(now), "standings": [{k: v for k, v in s.items() if k != "user"} | {"me": s["user"] == user}
                                                for s in table],
-                "board_list": shown, "me": me}
+                "standings_boards": counted, "entrants": len(people), "board_list": shown, "me": me}
 
     @staticmethod
     def _score_of(results: Mapping[str, int], people: Mapping[str, Mapping[str, Any]],
@@ -458,12 +479,13 @@ class Challenges:
                 c = self.get(challenge_id)
             except ChallengeRefused:
                 continue
-            table = self.standings(c)
+            table = self.standings(c, user)[0]
             row = next((s for s in table if s["user"] == user), None)
+            people = self._ranked(c)[1]
             out.append({"id": c.id, "title": c.title, "kind": c.kind, "created": c.created, "boards": c.count,
                         "finished": count, "rank": row["rank"] if row else None,
                         "percent": row["percent"] if row else None, "url": f"/challenge/{c.id}",
-                        "entrants": sum(1 for s in table if s["rank"] is not None)})
+                        "entrants": sum(1 for p in people.values() if not p["guest"])})
         out.sort(key=lambda r: str(r["created"]), reverse=True)
         return out
 

@@ -335,8 +335,8 @@ class Table:
             south_final=deal.score.final[PERSON], totals=list(self.match.totals), over=over,
             winners=[s.name for s in outcome.winners] if outcome else [],
             pigs=[s.name for s in outcome.pigs] if outcome else [], charges=charges, seating=self.seating(),
-            expected=self.stored, ranked=self.solo or not self.seeded, rated=rated,
-            practice=self.solo and self.challenge is None, deals=len(self.match.deals),
+            expected=self.stored, ranked=self._ranked, rated=rated,
+            practice=self.solo, deals=len(self.match.deals),
         ))
         self.stored = self.version
         if rated is not None:
@@ -436,6 +436,14 @@ class Table:
 
     def _learn_ratings(self, ids: list[str]) -> None:
         self.skills.update({u: by[self.family] for u, by in self.hub.store.ratings(ids, self.family).items()})
+
+    @property
+    def _ranked(self) -> bool:
+        """Whether the table's deals count toward the lifetime score (or practice), deals, matches
+        and pigs of the people dealt them: not where the host chose the seed, nor an event's or a
+        challenge's (those counters are public and move as each deal finishes, so they would tell
+        a board's result to an entrant who has not played it yet)."""
+        return (self.solo or not self.seeded) and self.challenge is None
 
     @property
     def _rates_deals(self) -> bool:

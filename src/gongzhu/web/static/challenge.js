@@ -210,7 +210,17 @@ function renderStandings() {
   const c = summary;
   $("standings-section").hidden = !c;
   const list = c?.standings ?? [];
-  $("standings-empty").hidden = list.length > 0;
+  // While the challenge is open, the ranking counts only the boards this person finished.
+  const counted = c?.standings_boards ?? [];
+  const partial = Boolean(c) && !c.closed && counted.length < c.boards;
+  $("standings-empty").hidden = list.length > 0 || (partial && !counted.length);
+  const scope = $("standings-scope");
+  scope.hidden = !partial;
+  scope.dataset.boards = counted.join(",");
+  scope.textContent = partial
+    ? (counted.length ? t("challenge.standingsMine", { boards: counted.join(t("list.separator")) })
+      : t("challenge.standingsNone"))
+    : "";
   const rows = $("standing-rows");
   rows.replaceChildren();
   for (const s of list) {

@@ -65,7 +65,7 @@ function renderToday() {
   $("today-facts").textContent = [presetLabel(c.preset), t("challenge.boardCount", { n: c.boards }),
     c.closed ? t("challenge.closedAt", { time: dateText(c.closes) }) : t("challenge.closes", { time: dateText(c.closes) }),
   ].join(" · ");
-  const entrants = c.standings?.length ?? 0;
+  const entrants = c.entrants ?? 0;
   $("today-played").textContent = t("challenge.entrants", { n: entrants });
   $("today-played").dataset.entrants = String(entrants);
   const me = c.me;

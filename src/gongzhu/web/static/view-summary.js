@@ -89,10 +89,12 @@ export function renderSummary() {
         .join(t("list.separator")),
     })
     : "";
-  // Alone against computers (not a challenge) is practice: apart from the lifetime score.
-  const practice = singlePlayer() && !challengeOf();
-  $("summary-lifetime").textContent = t(practice ? "summary.practiceNote" : "summary.lifetimeNote",
-    { factor: r.lifetime_factor ?? 1 });
+  // Alone against computers (not a challenge) is practice: apart from the lifetime score. A
+  // challenge's or an event's boards count in its standings only, and a chosen seed nowhere.
+  const note = challengeOf() ? "summary.competitionNote"
+    : page.state?.table?.seeded ? "summary.seededNote"
+      : singlePlayer() ? "summary.practiceNote" : "summary.lifetimeNote";
+  $("summary-lifetime").textContent = t(note, { factor: r.lifetime_factor ?? 1 });
   $("summary-goal").textContent = goalText(s.goal);
   const events = $("summary-events");
   events.replaceChildren();
