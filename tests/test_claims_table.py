@@ -124,3 +124,42 @@ def test_a_deal_with_nothing_left_to_score_finishes_by_itself(client: TestClient
         assert end["type"] == "settled" and end["reason"] in ("forced", "nothing_scores")
         assert 1 <= end["from_trick"] <= 13
         assert replay(rec).is_over
+
+
+def test_a_spent_claim_stays_spent_when_the_table_is_loaded_again(client: TestClient) -> None:
+    """R5.4: a seat claims once a deal, an undecided claim included (what the search found tells
+    of the hands too), and the table rebuilt from the store (its last connection gone, as after a
+    restart or on another server) knows it: asking again and again, reconnecting between the
+    questions, reads out nothing of the other hands."""
+    limit = 1  # the server's bound: an early claim stays undecided
+    client.app.state.tables.pools.claim_limit = limit  # type: ignore[attr-defined]
+    tables = client.app.state.tables  # type: ignore[attr-defined]
+    match_id = new_match(client, levels=RANDOM, seed=11)
+    rng = random.Random(11)
+    claim = {"type": "claim", "kind": "no_points"}
+    with client.websocket_connect(f"/ws/{match_id}") as ws:
+        browser = Browser(ws)
+        state = browser.settle()
+        while True:
+            deal = deal_of(table_of(client, match_id))
+            if state["phase"] == "play" and deal.tricks and deal.turn == Seat.S:
+                break
+            act(browser, rng)
+            state = browser.settle()
+        assert check_claim(deal, Claim(Seat.S, ClaimKind.NO_POINTS), limit=limit).holds is None
+        position = deal.position()
+        browser.refused(claim)
+        assert browser.messages[-1]["code"] == "server.claim_undecided"
+        browser.refused(claim)
+        assert browser.messages[-1]["code"] == "server.claim_used"
+    assert tables._tables.get(match_id) is None  # let go with its last connection
+    with client.websocket_connect(f"/ws/{match_id}") as ws:
+        browser = Browser(ws)
+        browser.settle()
+        again = deal_of(table_of(client, match_id))
+        assert again is not deal and again.position() == position  # rebuilt from the store
+        for kind in ("no_points", "all_tricks"):
+            browser.refused({"type": "claim", "kind": kind})
+            assert browser.messages[-1]["code"] == "server.claim_used"
+        act(browser, rng)  # play goes on as before
+        browser.settle()

@@ -125,6 +125,10 @@ class Claimant(Protocol):
 
     def play_out(self, line: list[tuple[Seat, Play]], ending: dict[str, Any]) -> None: ...
 
+    def claim_spent(self, seat: Seat) -> None:
+        """Keep with the deal in progress that ``seat`` spent its claim (a table loaded again, by
+        this server or another, knows it)."""
+
     def contested(self, said: dict[str, Any], why: dict[str, Any]) -> None:
         """A claim put to the others was withdrawn (contested or unanswered) where play went on:
         at an event's table, it goes to the referee."""
@@ -136,11 +140,19 @@ class Claims:
     def __init__(self, table: Claimant) -> None:
         self.table = table
         self.vote: ClaimVote | None = None
-        #: The deal in which each seat spent its claim (one a deal: a refused or withdrawn one),
-        #: and the seats whose claim is being checked now (one at a time: a second connection of
-        #: the same person may not ask the search a second question meanwhile).
+        #: The deal in which each seat spent its claim (one a deal: a refused, undecided or
+        #: withdrawn one; stored with the deal, see :meth:`spend`), and the seats whose claim is
+        #: being checked now (one at a time: a second connection of the same person may not ask
+        #: the search a second question meanwhile).
         self.spent: dict[Seat, Deal] = {}
         self.checking: set[Seat] = set()
+
+    def spend(self, seat: Seat, deal: Deal, *, store: bool = True) -> None:
+        """``seat`` has spent its claim of ``deal``: kept here and, unless it comes from the store
+        (``store`` False), stored with the deal."""
+        self.spent[seat] = deal
+        if store:
+            self.table.claim_spent(seat)
 
     def waiting(self) -> list[Seat] | None:
         """The seats yet to answer the claim put to them, or None when no claim waits."""
@@ -183,14 +195,15 @@ class Claims:
             verdict = await self._search(deal, claim, agreed=False)
             if verdict.holds is None:
                 voters = self.voters(seat)
-                if not voters:
+                if not voters:  # what the search found tells of the hands too: spent
+                    self.spend(seat, deal)
                     raise Refused("server.claim_undecided")
                 await self._put(deal, claim, said, voters)
                 return
         finally:
             self.checking.discard(seat)
         if not verdict.holds:
-            self.spent[seat] = deal
+            self.spend(seat, deal)
             t.event({**said, "accepted": False})
             raise Refused("server.claim_refused", trick=_breaks_by(deal, verdict.refutation))
         t.event({**said, "accepted": True})
@@ -213,11 +226,13 @@ class Claims:
         t = self.table
         agreed = await self._search(deal, claim, agreed=True)
         if agreed.holds is None:
+            self.spend(claim.seat, deal)
             raise Refused("server.claim_undecided")
         if not agreed.holds:
-            self.spent[claim.seat] = deal
+            self.spend(claim.seat, deal)
             t.event({**said, "accepted": False})
             raise Refused("server.claim_impossible")
+        self.spend(claim.seat, deal)  # (a vote lost with its table leaves it spent)
         self.vote = ClaimVote(claim, said, agreed.line, voters, t.position)
         t.clock.deadline = None  # the answers' own time, from now
         t.clock.arm()

@@ -225,6 +225,9 @@ class Table:
         """Apply a stored action: a declaration waits until every seat has declared (then all are
         applied, in seat order); a play is applied at once."""
         seat = Seat.parse(action["seat"])
+        if action["type"] == "claim":  # a claim spent (Claims.spend)
+            self.claims.spend(seat, deal, store=False)
+            return None
         if action["type"] == "declare":
             self.pending[seat] = [(parse_card(c), k) for c, k in action["items"]]
             if len(self.pending) < len(deal.undeclared):
@@ -232,6 +235,17 @@ class Table:
             pending, self.pending = self.pending, {}
             return [deal.declare(s, pending[s]) for s in sorted(pending)]
         return deal.play(action["cards"], seat)
+
+    def claim_spent(self, seat: Seat) -> None:
+        """Store with the deal in progress that ``seat`` spent its claim (an action of its own,
+        read again by :meth:`_restore`): a table loaded again does not give it a second one."""
+        deal = self.current()
+        try:
+            self.hub.store.add_action(self.match_id, deal.deal_index, self._seq, {"seat": seat.name, "type": "claim"})
+            self._seq += 1
+        except Exception as e:
+            self._break(e)
+            raise StoreError from None
 
     def _commit(self, seat: Seat, action: dict[str, Any], *, timed_out: bool = False) -> None:
         """Apply an action already checked legal, store it, and publish what changed.  The action

@@ -114,6 +114,9 @@ function receive(msg, at) {
   if (typeof msg.v === "number" && (lastV === null || msg.v > lastV)) lastV = msg.v;
   if (msg.type === "error") {
     actionRefused();
+    // A claim left undecided spends it as a refused one does, and a second one says it was spent
+    // (a page loaded again after spending it learns so here): 声称 hides until the next deal.
+    if (["server.claim_undecided", "server.claim_used"].includes(msg.code)) claimSpent(dealKey(page.state));
     // A refusal of the message catalog is rendered in the page's language from its code.
     let text;
     if (hasText(msg.code)) text = t(msg.code, msg.params ?? {});
