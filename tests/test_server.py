@@ -22,6 +22,7 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from gongzhu.players import observe
+from gongzhu.players.expert import DEFAULT_THINK
 from gongzhu.players.hints import hints
 from gongzhu.records.replay import check_file, replay
 from gongzhu.rules import PRESETS, OptionError, Seat, resolve_options, title_for
@@ -32,6 +33,7 @@ from gongzhu.server.bodies import SPEEDS
 from gongzhu.server.registry import Tables
 from gongzhu.server.store import Store
 from gongzhu.server.table import Table
+from gongzhu.server.thinking import SEARCH_FLOOR
 from helpers.client import (
     Browser,
     Message,
@@ -604,6 +606,34 @@ def test_computer_players_take_the_pace(db_url: str, tmp_path: Path) -> None:
                 browser.send({"type": "play", "cards": state["legal"][0]})
                 state = browser.settle()
     assert len(waits) >= 10 and waits[declared:] == [0.05] * (len(waits) - declared)
+
+
+def test_a_searching_computer_shows_no_decision_sooner_than_a_searched_one(db_url: str, tmp_path: Path) -> None:
+    """The expert answers a forced choice (one card it may play, nothing to expose) at once and
+    searches otherwise: each of its decisions waits the same floor from when it began to think,
+    here on a clock that stands still, so that how long it took tells nobody what it holds."""
+    waits: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        waits.append(seconds)
+        await asyncio.sleep(0)
+
+    app = create_app(db_url, pace=0.05, static_dir=tmp_path)
+    tables: Tables = app.state.tables
+    tables.pools.now, tables.pools.sleep = (lambda: 100.0), sleep
+    tables.pools.search_floor = SEARCH_FLOOR
+    with local_client(app) as client:
+        match_id = new_match(client, seed=3, levels={"N": "expert", "E": "expert", "W": "expert"})
+        with client.websocket_connect(f"/ws/{match_id}") as ws:
+            browser = Browser(ws)
+            state = browser.settle()
+            browser.send({"type": "expose", "cards": []})
+            state = browser.settle()
+            while len(waits) < 12 and state["phase"] == "play":
+                browser.send({"type": "play", "cards": state["legal"][0]})
+                state = browser.settle()
+    assert len(waits) >= 12 and waits == [SEARCH_FLOOR] * len(waits)
+    assert SEARCH_FLOOR > DEFAULT_THINK
 
 
 def test_speeds() -> None:

@@ -28,6 +28,7 @@ from typing import Any, Protocol
 
 from gongzhu.messages import Text
 from gongzhu.players.base import Player
+from gongzhu.players.expert import DEFAULT_THINK
 from gongzhu.players.guard import safe_exposures, safe_play
 from gongzhu.players.observation import observe
 from gongzhu.players.registry import make_player
@@ -40,7 +41,8 @@ from gongzhu.server.clock import Clock, report_failure
 from gongzhu.server.metrics import Metrics
 from gongzhu.server.wire import Refused, codes, refusal
 
-__all__ = ["CLAIM_LIMIT", "SEARCHING", "SEARCH_NICENESS", "TIMEOUT_LEVEL", "Pools", "Thinking", "decide_apart"]
+__all__ = ["CLAIM_LIMIT", "SEARCHING", "SEARCH_FLOOR", "SEARCH_NICENESS", "TIMEOUT_LEVEL", "Pools", "Thinking",
+           "decide_apart"]
 
 log = logging.getLogger("gongzhu.server")
 
@@ -54,6 +56,12 @@ HINT_THREADS = 1
 #: The computer levels that search (their thinking takes a process of its own), how many such
 #: processes a server keeps, and how much lower their scheduling priority is.
 SEARCHING = frozenset({"expert", "flatmc"})
+#: The least time a searching computer player's decision takes to show, whatever it decided
+#: (seconds, from when it began to think; the speed's pace when longer).  It answers a forced
+#: choice at once — one card of the suit led, no card to expose — and searches for up to its think
+#: budget otherwise, so shown any sooner, the wait would tell the table what it holds: the budget
+#: (:data:`~gongzhu.players.expert.DEFAULT_THINK`) and a margin for the search's own overrun.
+SEARCH_FLOOR = DEFAULT_THINK + 0.2
 SEARCH_PROCESSES = 2
 SEARCH_NICENESS = 10
 
@@ -83,6 +91,9 @@ class Pools:
                  now: Callable[[], float] | None = None,
                  sleep: Callable[[float], Awaitable[None]] = asyncio.sleep, metrics: Metrics | None = None) -> None:
         self.pace = pace
+        #: :data:`SEARCH_FLOOR`, unless ``pace`` overrides the speeds (tests: their computers
+        #: play at once, a test of the floor sets it).
+        self.search_floor = SEARCH_FLOOR if pace is None else 0.0
         self.metrics = metrics if metrics is not None else Metrics()
         #: Positions a claim's search may visit (per phase: deciding it, then its line): a few
         #: seconds of the hint pool's thread (:mod:`gongzhu.server.claiming`).
@@ -228,6 +239,8 @@ class Thinking:
             else:
                 choice = await loop.run_in_executor(pool, functools.partial(safe_play, player, obs, where=where))
                 delay = self.pace
+            if level in SEARCHING:  # not shown sooner for a forced choice than for a searched one
+                delay = max(delay, self.pools.search_floor)
             self.pools.metrics.think_seconds.labels(level, kind).observe(time.perf_counter() - thinking)
             await self.pools.sleep(max(0.0, delay - (now() - started)))
             if t.position != position or t.broken or self.step() != step:
