@@ -458,3 +458,28 @@ def test_a_renamed_account_deleted_leaves_none_of_its_names_in_the_records(app: 
         neutral = r.json()["name"]
     text = "".join(store.records(first) + store.records(second))
     assert "Ann" not in text and text.count(neutral) == 2
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_a_deleted_account_leaves_its_name_in_no_event(server: LiveServer) -> None:
+    """An entrant and a referee of an event delete their accounts: the event names them by their
+    neutral names — its entrants, its referees and its log — and whoever takes the name next is
+    not taken for them."""
+    organiser, alice, _, judge = (account(server, n) for n in ("Olga", "Alice", "Bob", "Judge"))
+    made = organiser.http.post("/api/events", json={
+        "name": "Open pairs", "form": "howell", "boards": 1, "entry": "open", "referees": ["Judge"],
+        "entrants": [{"players": ["Alice", "Bob"]}]})
+    assert made.status_code == 201, made.text
+    event_id = made.json()["id"]
+    names = {}
+    for person in (alice, judge):
+        r = person.http.post("/api/account/delete", json={"password": PASSWORD, "confirm": person.name})
+        assert r.status_code == 200, r.text
+        names[person.name] = r.json()["name"]
+    account(server, "Alice")  # the name is free: someone else takes it
+    event = organiser.http.get(f"/api/events/{event_id}").json()
+    gone = names["Alice"]
+    assert event["entrants"] == [{"name": f"{gone} & Bob", "players": [gone, "Bob"]}]
+    assert event["referees"] == [names["Judge"]]
+    shown = json.dumps({k: event[k] for k in ("entrants", "referees", "log")}, ensure_ascii=False)
+    assert "Alice" not in shown and "Judge" not in shown

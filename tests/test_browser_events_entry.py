@@ -31,7 +31,7 @@ import pytest
 from gongzhu.messages import render
 from helpers.browser import wait_for
 from helpers.clock import SetClock
-from helpers.live import PASSWORD, Someone, account
+from helpers.live import PASSWORD, Someone, account, befriend
 from helpers.servers import LiveServer
 from test_browser_tables import api_get, api_post
 from test_claims_vote import LIMIT
@@ -97,6 +97,8 @@ def entrant_names(page: Page) -> list[str | None]:
 def test_an_open_howell_entered_from_its_page_and_started_by_its_referee(page_factory: Any, live: LiveServer) -> None:
     people = {name: account(live, name, f"10.9.1.{i}")
               for i, name in enumerate(("Olga", "Ref", "Ann", "Bob", "Cat", "Dan", "Eve", "Fay"), 10)}
+    for one, other in (("Ann", "Bob"), ("Cat", "Dan"), ("Eve", "Fay")):
+        befriend(people[one], people[other])  # partners are friends
     organiser = signed_in(page_factory, people["Olga"])
     referee = signed_in(page_factory, people["Ref"])
     ann = signed_in(page_factory, people["Ann"])
@@ -206,7 +208,9 @@ def test_an_open_howell_entered_from_its_page_and_started_by_its_referee(page_fa
 
 
 def test_an_event_by_invitation_is_entered_from_its_link(page_factory: Any, live: LiveServer) -> None:
-    people = {name: account(live, name, f"10.9.2.{i}") for i, name in enumerate(("Ida", "Gus", "Hal", "Kim"), 10)}
+    people = {name: account(live, name, f"10.9.2.{i}")
+              for i, name in enumerate(("Ida", "Gus", "Hal", "Kim", "Jo"), 10)}
+    befriend(people["Gus"], people["Jo"])
     organiser = signed_in(page_factory, people["Ida"])
     gus = signed_in(page_factory, people["Gus"])
     organiser.goto("/event/new")
@@ -232,7 +236,7 @@ def test_an_event_by_invitation_is_entered_from_its_link(page_factory: Any, live
     wait_for(gus, "#entry-section:not([hidden])")
     assert gus.locator("#entry-form").is_hidden()
     assert gus.locator("#entry-note").text_content() == render("event.entry.needInvite", "zh", {})
-    refused = gus.request.post(f"/api/events/{event_id}/entries", data={"players": ["Gus", "Ida"]})
+    refused = gus.request.post(f"/api/events/{event_id}/entries", data={"players": ["Gus", "Jo"]})
     assert refused.status == 403 and refused.json()["code"] == "event.bad_invite"
 
     # With the link: the form, and the entry by click (a refusal first, in the page's language).
@@ -242,13 +246,16 @@ def test_an_event_by_invitation_is_entered_from_its_link(page_factory: Any, live
     gus.fill("#entry-player-2", "Hal")
     gus.click("#entry-submit")
     wait_for(gus, f'#entry-error:has-text("{render("event.player_twice", "zh", {"name": "Hal"})}")')
-    gus.fill("#entry-player-2", "Ida")
+    gus.fill("#entry-player-2", "Ida")  # the organiser, who does not play
+    gus.click("#entry-submit")
+    wait_for(gus, f'#entry-error:has-text("{render("event.organiser_plays", "zh", {})}")')
+    gus.fill("#entry-player-2", "Jo")
     gus.click("#entry-submit")
     wait_for(gus, '#entry-section[data-entered="true"]')
-    assert entrant_names(gus) == ["Kim & Hal", "Gus & Ida"]
+    assert entrant_names(gus) == ["Kim & Hal", "Gus & Jo"]
     assert gus.locator("#desk").is_hidden() and gus.locator("#desk-invite-url").is_hidden()
     event = api_get(gus, f"/api/events/{event_id}")
-    assert event["invite_url"] is None and event["me"]["entrant"] == "Gus & Ida"
+    assert event["invite_url"] is None and event["me"]["entrant"] == "Gus & Jo"
 
 
 def test_a_contested_claim_ruled_by_click_and_the_results_printed(page_factory: Any, live: LiveServer,

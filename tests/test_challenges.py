@@ -27,6 +27,7 @@ from gongzhu.rules.cards import ALL_CARDS, Seat
 from gongzhu.rules.deal import Deal
 from gongzhu.rules.options import resolve_options
 from gongzhu.server.app import create_app
+from gongzhu.server.challenge_api import MADE_AN_HOUR
 from helpers.client import Browser, act, local_client, refused
 from helpers.clock import SetClock
 
@@ -223,6 +224,20 @@ def test_a_private_challenge_on_demand(app_client: TestClient) -> None:
     body = refused(host.get(f"/api/challenges/{challenge_id}/boards/abc"), 404, "server.challenge_no_board")
     assert body["params"]["boards"] == 2
     refused(host.get(f"/api/challenges/{challenge_id}/boards/3"), 404, "server.challenge_no_board")
+
+
+def test_private_challenges_made_from_one_address_are_limited(app_client: TestClient) -> None:
+    """Each private challenge deals its boards and has its par computed: at most MADE_AN_HOUR an
+    hour from one client address, whoever asks (a new guest a request makes no difference)."""
+    host = person(app_client, "Host")
+    for _ in range(MADE_AN_HOUR):
+        assert host.post("/api/challenges", json={"boards": 1}).status_code == 201
+    r = refused(host.post("/api/challenges", json={"boards": 1}), 429, "server.challenge_too_many")
+    assert r["params"]["seconds"] > 0
+    again = host.post("/api/challenges", json={"boards": 1})
+    assert again.status_code == 429 and int(again.headers["retry-after"]) > 0
+    refused(person(app_client, None).post("/api/challenges", json={"boards": 1}), 429, "server.challenge_too_many")
+    assert len(host.get("/api/challenges").json()["challenges"]) == MADE_AN_HOUR + 1  # and today's
 
 
 @pytest.mark.parametrize("preset", ["online", "online2"])

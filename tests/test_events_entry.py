@@ -14,7 +14,7 @@ import pytest
 
 from helpers.clock import SetClock
 from helpers.database import STORES
-from helpers.live import Someone, account
+from helpers.live import Someone, account, befriend
 from helpers.servers import LiveServer
 from test_events_server import refused
 
@@ -31,7 +31,12 @@ def server(db_url: str, tmp_path: Path, clock: SetClock) -> Iterator[LiveServer]
 
 
 def people(server: LiveServer, prefix: str, n: int) -> list[Someone]:
-    return [account(server, f"{prefix}{i}", f"10.7.{len(prefix)}.{i + 1}") for i in range(n)]
+    """``n`` accounts, each pair of them (the first and second, the third and fourth …) friends,
+    as partners who enter together are."""
+    made = [account(server, f"{prefix}{i}", f"10.7.{len(prefix)}.{i + 1}") for i in range(n)]
+    for i in range(0, n - 1, 2):
+        befriend(made[i], made[i + 1])
+    return made
 
 
 @pytest.mark.parametrize("db_url", STORES, indirect=True)
@@ -52,6 +57,13 @@ def test_players_enter_an_open_event_and_it_is_seated_when_it_begins(server: Liv
     refused(p[0].http.post(entries, json={"players": ["P2", "P3"]}), 400, "event.enter_yourself")
     refused(p[0].http.post(entries, json={"players": ["P0"]}), 400, "event.bad_entrants_for")
     refused(p[0].http.post(entries, json={"players": ["P0", "Nobody"]}), 404, "event.unknown_player")
+    # partners are friends: nobody is entered by someone they have not accepted, or blocked
+    refused(p[0].http.post(entries, json={"players": ["P0", "P2"]}), 403, "event.partner_not_friend")
+    refused(referee.http.post(entries, json={"players": ["Referee", "P0"]}), 400, "event.organiser_plays")
+    blocker = account(server, "Blocker", "10.7.9.2")
+    befriend(blocker, p[0])
+    assert blocker.http.post("/api/people/P0/block").status_code == 200
+    refused(p[0].http.post(entries, json={"players": ["P0", "Blocker"]}), 403, "event.partner_not_friend")
     refused(p[0].http.post(f"/api/events/{event_id}/withdraw", json={}), 409, "event.not_entered")
     assert referee.http.get(f"/api/events/{event_id}").json()["entrants"] == []
 
@@ -126,6 +138,8 @@ def test_referees_the_organiser_names_sit_at_the_desk(server: LiveServer) -> Non
     refused(organiser.http.post("/api/events", json={**body, "referees": ["R0"]}), 400, "event.referee_plays")
     refused(organiser.http.post("/api/events", json={**body, "referees": "Judge"}), 400, "event.bad_referees")
     refused(organiser.http.post("/api/events", json={**body, "referees": ["Nobody"]}), 404, "event.unknown_player")
+    refused(organiser.http.post("/api/events", json={**body, "entrants": [{"players": ["Organiser", "R0"]}]}), 400,
+            "event.organiser_plays")
     made = organiser.http.post("/api/events", json={**body, "referees": ["Judge"]})
     assert made.status_code == 201, made.text
     event_id = made.json()["id"]

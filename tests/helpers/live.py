@@ -13,7 +13,7 @@ from typing import Any
 
 from .client import Message, random_move
 
-__all__ = ["Live", "Someone", "account", "random_moves"]
+__all__ = ["Live", "Someone", "account", "befriend", "random_moves"]
 
 #: The password of the accounts :func:`account` makes.
 PASSWORD = "a quiet tiger 42 on a live server"
@@ -65,6 +65,13 @@ def account(server: Any, name: str, address: str | None = None) -> Someone:
     assert r.status_code == 200, r.text
     person.name = name
     return person
+
+
+def befriend(one: Someone, *others: Someone) -> None:
+    """``one`` asks each of ``others`` to be friends, and they accept (docs/people.md)."""
+    for other in others:
+        assert one.http.post(f"/api/people/{other.name}/friend").json()["state"] == "asked"
+        assert other.http.post(f"/api/people/{one.name}/friend").json()["state"] == "friends"
 
 class Live:
     """One table connection of a live server: every message it received, the last state."""

@@ -58,6 +58,8 @@ from gongzhu.server.store import (
     BLOCKS,
     CHALLENGE_RESULTS,
     CHALLENGES,
+    EVENT_LOG,
+    EVENTS,
     FRIENDS,
     INVITATIONS,
     MATCH_PLAYERS,
@@ -119,6 +121,47 @@ def _rename_seats(c: Connection, user_id: str, name: str) -> None:
     for row in _seated_rows(c, user_id, open_tables=False):
         seats = [{**s, "name": name} if s and s.get("user") == user_id else s for s in row.seats]
         c.execute(update(MATCHES).where(MATCHES.c.id == row.id).values(seats=seats))
+
+
+def _renamed(value: Any, names: set[str], neutral: str) -> Any:
+    """``value`` (an event log entry's details) with every string that is one of ``names``, or an
+    entrant's name made of players' names (``Ann & Bo``) among them, naming ``neutral`` instead."""
+    if isinstance(value, str):
+        if value in names:
+            return neutral
+        parts = value.split(" & ")
+        return " & ".join(neutral if p in names else p for p in parts) if len(parts) > 1 else value
+    if isinstance(value, list):
+        return [_renamed(v, names, neutral) for v in value]
+    if isinstance(value, dict):
+        return {k: _renamed(v, names, neutral) for k, v in value.items()}
+    return value
+
+
+def _rename_events(c: Connection, user_id: str, names: set[str], neutral: str) -> None:
+    """The events ``user_id`` entered or refereed name them ``neutral``: in their entrants and
+    referees (kept by id and name), an entrant named after its players named anew, and in their
+    log wherever it named them by one of ``names``."""
+    mentioned = f'"{user_id}"'
+    rows = c.execute(select(EVENTS.c.id, EVENTS.c.entrants, EVENTS.c.referees).where(or_(
+        cast(EVENTS.c.entrants, String).contains(mentioned, autoescape=True),
+        cast(EVENTS.c.referees, String).contains(mentioned, autoescape=True)))).all()
+    for row in rows:
+        entrants = []
+        for entrant in row.entrants or []:
+            players = [[p[0], neutral if p[0] == user_id else p[1]] for p in entrant["players"]]
+            name = entrant["name"]
+            if name == " & ".join(p[1] for p in entrant["players"]):  # named after its players
+                name = " & ".join(p[1] for p in players)
+            elif any(p[0] == user_id for p in entrant["players"]) and name in names:
+                name = neutral
+            entrants.append({**entrant, "name": name, "players": players})
+        referees = [[r[0], neutral if r[0] == user_id else r[1]] for r in row.referees or []]
+        c.execute(update(EVENTS).where(EVENTS.c.id == row.id).values(entrants=entrants, referees=referees))
+        for entry in c.execute(select(EVENT_LOG.c.id, EVENT_LOG.c.details).where(EVENT_LOG.c.event_id == row.id)).all():
+            details = _renamed(entry.details, names, neutral)
+            if details != entry.details:
+                c.execute(update(EVENT_LOG).where(EVENT_LOG.c.id == entry.id).values(details=details))
 
 
 def _rename_records(c: Connection, user_id: str, names: set[str], neutral: str) -> int:
@@ -286,6 +329,7 @@ class AccountCare:
                         c.execute(statement)
                     _rename_records(c, user_id, names, neutral)
                     _rename_seats(c, user_id, neutral)
+                    _rename_events(c, user_id, names, neutral)
             except IntegrityError:  # the neutral name is another's: another one
                 continue
             return neutral

@@ -54,7 +54,9 @@ __all__ = [
     "WINDOW",
     "Attempts",
     "Backoff",
+    "attempt",
     "routes",
+    "too_many",
 ]
 
 #: Failed sign-ins of one name from one client address before the next one waits; the wait after
@@ -182,7 +184,7 @@ class Backoff:
             del self.seen[next(iter(self.seen))]
 
 
-def _attempt(*checks: tuple[Attempts, str]) -> float:
+def attempt(*checks: tuple[Attempts, str]) -> float:
     """Count an attempt on each (limit, key) when every one has room; else count nothing and
     return the seconds until they all have."""
     wait = max(limits.due(key) for limits, key in checks)
@@ -192,7 +194,7 @@ def _attempt(*checks: tuple[Attempts, str]) -> float:
     return max(wait, 0.0)
 
 
-def _too_many(seconds: float, key: str = "server.account_too_many_attempts") -> JSONResponse:
+def too_many(seconds: float, key: str = "server.account_too_many_attempts") -> JSONResponse:
     wait = max(1, math.ceil(seconds))
     refusal = AccountError(429, Text.of(key, seconds=wait))
     return JSONResponse(refusal.json, status_code=429, headers={"Retry-After": str(wait), "Cache-Control": "no-store"})
@@ -221,9 +223,9 @@ def routes(identity: Identity) -> list[Route]:
             check_password(body.password)
         except AccountError as e:
             return personal_answer(e.json, status=e.status)
-        wait = _attempt((signups, counted_address(request)))
+        wait = attempt((signups, counted_address(request)))
         if wait:
-            return _too_many(wait)
+            return too_many(wait)
         try:
             user, cookie = await identity.register(request, body.name, body.password)
         except AccountError as e:
@@ -239,7 +241,7 @@ def routes(identity: Identity) -> list[Route]:
         key = (login_key(body.name)[:64], counted_address(request))
         wait = failures.start(key)
         if wait:
-            return _too_many(wait, "server.account_sign_in_wait")
+            return too_many(wait, "server.account_sign_in_wait")
         try:
             user, cookie = await identity.login(request, body.name, body.password)
         except AccountError as e:

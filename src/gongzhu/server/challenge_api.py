@@ -7,7 +7,8 @@
   newest others — every daily one, and the private ones the person made or entered;
 - ``GET /api/me/challenges``: the challenges the person played, with their places (today's is
   not made by it);
-- ``POST /api/challenges`` ``{"preset", "boards"}``: a private challenge, made on demand;
+- ``POST /api/challenges`` ``{"preset", "boards"}``: a private challenge, made on demand (at most
+  :data:`MADE_AN_HOUR` an hour from one address, and by one person);
 - ``GET /api/challenges/{id}``: the challenge, its standings and the person's progress;
 - ``POST /api/challenges/{id}/play``: enter it (an account once: the same match again after
   that) and get the table's address;
@@ -15,7 +16,7 @@
 
 Every refusal a player reads is a catalog message, ``{"error", "message_zh", "code", "params"}``;
 answers about a person are never cached.  Imports the challenges, the registry (to open an
-entrant's match), the identity, the bodies and the rules core's presets.
+entrant's match), the identity, the accounts' limits, the bodies and the rules core's presets.
 """
 
 from __future__ import annotations
@@ -30,20 +31,29 @@ from starlette.routing import Route
 
 from gongzhu.formats.web import NewChallengeBody
 from gongzhu.rules.options import Options
+from gongzhu.server.accounts import Attempts, attempt, too_many
 from gongzhu.server.bodies import PERSON, BodyError, NewTable, typed_body
 from gongzhu.server.challenges import SEAT, Challenge, ChallengeRefused, Challenges
 from gongzhu.server.identity import Identity
+from gongzhu.server.policy import counted_address
 from gongzhu.server.registry import Tables
 from gongzhu.server.rooms import Person
 from gongzhu.server.wire import personal_answer, plain_error, refused_answer
 
-__all__ = ["routes"]
+__all__ = ["MADE_AN_HOUR", "routes"]
+
+#: Private challenges one client address (and one person) may make in any hour: each deals its
+#: boards and has their par computed by the experts in the background.
+MADE_AN_HOUR = 10
 
 
 def routes(challenges: Challenges, tables: Tables, identity: Identity,
            page: Callable[[Request, Path, str], Response], static: Path) -> list[Route]:
     """The challenge routes, on ``challenges``; ``page`` answers a page of ``static`` (with the
     browser's session)."""
+
+    made_by_address = Attempts(MADE_AN_HOUR, 3600.0)
+    made_by_person = Attempts(MADE_AN_HOUR, 3600.0)
 
     def viewer(request: Request) -> str | None:
         user = identity.user_for(request)
@@ -71,6 +81,9 @@ def routes(challenges: Challenges, tables: Tables, identity: Identity,
         except BodyError as e:
             return plain_error(e.status, str(e))
         user, cookie = identity.ensure(request)
+        wait = attempt((made_by_address, counted_address(request)), (made_by_person, user.id))
+        if wait:
+            return too_many(wait, "server.challenge_too_many")
         try:
             made = challenges.create(user.id, preset=body.preset, boards=body.boards)
         except ChallengeRefused as e:

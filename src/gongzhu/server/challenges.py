@@ -29,6 +29,7 @@ import logging
 import secrets
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -160,6 +161,10 @@ class Challenges:
         #: challenge, its count of results and those boards.
         self._views: dict[tuple[str, int, tuple[int, ...]], list[dict[str, Any]]] = {}
         self._threads: list[threading.Thread] = []
+        #: The challenges whose par is to be computed, and the thread computing them (None: none).
+        self._par_jobs: deque[Challenge] = deque()
+        self._par_lock = threading.Lock()
+        self._par_thread: threading.Thread | None = None
 
     # ------------------------------------------------------------------ making them
 
@@ -204,15 +209,35 @@ class Challenges:
         return _challenge(found)
 
     def _start_par(self, challenge: Challenge) -> None:
+        """Compute the challenge's par in the background: one thread works through the pars
+        asked for, a day's challenge first (a thread each would let many private challenges made
+        at once take every core)."""
         if self.par is None:
             return
+        with self._par_lock:
+            if challenge.kind == "daily":
+                self._par_jobs.appendleft(challenge)
+            else:
+                self._par_jobs.append(challenge)
+            if self._par_thread is None:
+                self._par_thread = threading.Thread(target=self._work_on_pars, name="gongzhu-par", daemon=True)
+                self._threads = [t for t in self._threads if t.is_alive()] + [self._par_thread]
+                self._par_thread.start()
+
+    def _work_on_pars(self) -> None:
+        """The pars asked for, one after another, until none is left (a failure is logged)."""
         par = self.par
-
-        def compute() -> None:
-            values = par(challenge.seed, challenge.definition, challenge.commitment, SEAT)
-            self.store.set_par(challenge.id, values)
-
-        self._start(compute, f"gongzhu-par-{challenge.id}")
+        assert par is not None
+        while True:
+            with self._par_lock:
+                if not self._par_jobs:
+                    self._par_thread = None
+                    return
+                challenge = self._par_jobs.popleft()
+            try:
+                self.store.set_par(challenge.id, par(challenge.seed, challenge.definition, challenge.commitment, SEAT))
+            except Exception:
+                log.exception("%s: its par failed", challenge.id)
 
     def _start(self, work: Callable[[], object], name: str) -> None:
         """Run ``work`` in a thread of its own (a failure is logged: the server goes on)."""

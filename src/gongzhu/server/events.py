@@ -99,7 +99,7 @@ from gongzhu.server.challenges import ParComputer
 from gongzhu.server.identity import Identity, User, login_key
 from gongzhu.server.registry import Tables
 from gongzhu.server.rooms import Person
-from gongzhu.server.store import EVENT_LOG, EVENT_TABLES, EVENTS, MATCHES, USERS, Seating, Store
+from gongzhu.server.store import EVENT_LOG, EVENT_TABLES, EVENTS, FRIENDS, MATCHES, USERS, Seating, Store
 from gongzhu.server.wire import personal_answer, plain_error, refused_answer
 
 __all__ = ["BOARDS", "FORMS", "GRACE", "MAX_BOARDS", "MAX_SESSIONS", "PRESETS", "TURN_SECONDS", "Event",
@@ -628,6 +628,8 @@ class Events:
             raise EventRefused(400, "event.bad_referees", most=MAX_REFEREES)
         referees: list[list[str]] = []
         playing = {p[0] for e in entrants for p in e["players"]}
+        if organiser.id in playing:  # the desk judges the tables: nobody at it plays
+            raise EventRefused(400, "event.organiser_plays")
         for named in raw_referees:
             user, shown = self._player(named)
             if user in playing:
@@ -717,6 +719,17 @@ class Events:
             judge = next((p[1] for p in entrant["players"] if any(r[0] == p[0] for r in event.referees)), None)
             if judge is not None:
                 raise EventRefused(400, "event.referee_plays", name=judge)
+            if any(p[0] == event.organiser for p in entrant["players"]):
+                raise EventRefused(400, "event.organiser_plays")
+            # Partners are the caller's friends: nobody is entered by someone they did not accept
+            # as a friend (a block ends a friendship: nor by someone they blocked).
+            others = [p for p in entrant["players"] if p[0] != user.id]
+            friends = set(c.scalars(select(FRIENDS.c.other_id).where(
+                FRIENDS.c.user_id == user.id, FRIENDS.c.state == "friends",
+                FRIENDS.c.other_id.in_([p[0] for p in others]))))
+            stranger = next((p[1] for p in others if p[0] not in friends), None)
+            if stranger is not None:
+                raise EventRefused(403, "event.partner_not_friend", name=stranger)
             c.execute(update(EVENTS).where(EVENTS.c.id == event.id).values(entrants=[*taken, entrant]))
         self._write(event, user.id, "entry",
                     {"entrant": entrant["name"], "players": [p[1] for p in entrant["players"]]})
