@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import random
 import threading
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -483,3 +484,42 @@ def test_a_deleted_account_leaves_its_name_in_no_event(server: LiveServer) -> No
     assert event["referees"] == [names["Judge"]]
     shown = json.dumps({k: event[k] for k in ("entrants", "referees", "log")}, ensure_ascii=False)
     assert "Alice" not in shown and "Judge" not in shown
+
+
+
+def test_a_renamed_person_connects_again_under_the_new_name(server: LiveServer) -> None:
+    """A person watching a table renames themself: that connection, which knows them by the old
+    name, is told so and closed with 4401 (the page connects again), so they never sit down there
+    under a name someone else may take next. Their lobby connection, once their session ends,
+    gets no event's news (it goes on as nobody's)."""
+    from websockets.exceptions import ConnectionClosed
+    from websockets.sync.client import connect
+
+    cy, al = account(server, "Cy"), account(server, "Al")
+    table_id = new_table(cy)["table_id"]
+    watching = al.connect(table_id)
+    watching.until(lambda s: bool(s.get("phase")))
+    lobbies = server.app.state.tables.lobby.people
+    with connect(f"{server.ws_base}/ws/lobby", additional_headers={"Cookie": al.cookie_header()}):
+        deadline = time.monotonic() + 10
+        while al.id not in lobbies.values():
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        r = al.http.post("/api/account/name", json={"name": "Alan", "password": PASSWORD})
+        assert r.status_code == 200, r.text
+        got = []
+        with pytest.raises(ConnectionClosed) as closed:
+            while True:
+                got.append(watching.receive())
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 4401
+        assert [m["params"] for m in got if m.get("code") == "server.name_changed"] == [{"name": "Alan"}]
+        account(server, "Al")  # someone else takes the old name
+        again = al.connect(table_id)
+        again.until(lambda s: bool(s.get("phase")))
+        again.send({"type": "sit", "seat": "N"})
+        seated = again.until(lambda s: s["table"]["seats"]["N"]["name"] is not None)
+        assert seated["table"]["seats"]["N"]["name"] == "Alan"
+        again.close()
+        assert al.id in lobbies.values()
+        assert al.http.post("/api/logout", json={}).status_code == 200
+        assert al.id not in lobbies.values()  # its session ended: no event's news reaches it

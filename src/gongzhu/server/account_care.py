@@ -522,6 +522,9 @@ def routes(identity: Identity, failures: Tries) -> list[Route]:
             renamed = care.rename(user, body.name)
         except AccountError as e:
             return _refused(e)
+        # Its open connections, which know it by the old name, connect again under the new one.
+        if care.identity.on_ended is not None:
+            care.identity.on_ended(user.id)
         return personal_answer(renamed.to_json())
 
     async def export(request: Request) -> Response:

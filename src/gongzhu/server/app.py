@@ -301,10 +301,27 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
     #: session it was opened with does (sign-out, sign-up, signing in over it end that session).
     watched: dict[Connection, WebSocket] = {}
 
+    #: The open lobby connections of a person here: the events' news goes to them while their
+    #: session lasts.
+    lobby_watched: dict[Outbox, WebSocket] = {}
+
     def recheck(user_id: str | None = None) -> None:
         """Close this server's table connections (of ``user_id``; of everyone without) whose
         session ended: the page is told so (``server.session_ended``) and closed with 4401 — or,
-        for a person suspended or banned, told why and closed with 4403 (it does not come back)."""
+        for a person suspended or banned, told why and closed with 4403 (it does not come back);
+        one that knows its person by a name they no longer have is told so
+        (``server.name_changed``) and closed with 4401 too, to connect again under the new one.
+        A lobby connection whose session ended goes on as nobody's (no event's news)."""
+        for outbox, websocket in list(lobby_watched.items()):
+            if user_id is not None and tables.lobby.people.get(outbox) != user_id:
+                continue
+            try:
+                user = identity.user_for(websocket)
+            except DBAPIError:
+                return
+            if user is None or user.id != tables.lobby.people.get(outbox):
+                lobby_watched.pop(outbox, None)
+                tables.lobby.people.pop(outbox, None)
         for connection, websocket in list(watched.items()):
             if user_id is not None and connection.person.id != user_id:
                 continue
@@ -321,6 +338,10 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
                     continue
                 connection.outbox.put(encode(refusal(Text.of("server.session_ended"))))
                 connection.outbox.close(4401, "the session ended")
+            elif user.name != connection.person.name:
+                watched.pop(connection, None)
+                connection.outbox.put(encode(refusal(Text.of("server.name_changed", name=user.name))))
+                connection.outbox.close(4401, "the name changed")
 
     identity.on_ended = recheck
     moderation = Moderation(store, identity, tables, now)
@@ -719,6 +740,7 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         person = identity.user_for(websocket)  # an event's news goes to its own people only
         if person is not None:
             tables.lobby.people[outbox] = person.id
+            lobby_watched[outbox] = websocket
         outbox.put(encode(tables.lobby.snapshot()))
         pump = asyncio.create_task(_pump(websocket, outbox))
         try:
@@ -738,6 +760,7 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         finally:
             tables.lobby.outboxes.discard(outbox)
             tables.lobby.people.pop(outbox, None)
+            lobby_watched.pop(outbox, None)
             pump.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await pump
