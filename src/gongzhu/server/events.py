@@ -257,14 +257,20 @@ def _whole(body: Mapping[str, Any], key: str, default: int, low: int, high: int,
 
 
 def _text(value: object, limit: int) -> str | None:
-    """``value`` as a name or a reason: 1 to ``limit`` characters once trimmed, no control
-    characters (None otherwise)."""
+    """``value`` as a name or a reason: in Unicode's compatibility form (NFKC), each run of spaces
+    one space, 1 to ``limit`` characters once trimmed, no control, format (invisible, bidi) or
+    unassigned characters (None otherwise): one name cannot look like another by what it hides."""
     if not isinstance(value, str):
         return None
-    text = value.strip()
-    if not 1 <= len(text) <= limit or any(unicodedata.category(ch) in ("Cc", "Cs") for ch in text):
+    text = " ".join(unicodedata.normalize("NFKC", value).split())
+    if not 1 <= len(text) <= limit or any(unicodedata.category(ch).startswith("C") for ch in text):
         return None
     return text
+
+
+def _same_name(one: str, other: str) -> bool:
+    """Whether two entrants' names are one, whatever their letters' case."""
+    return one.casefold() == other.casefold()
 
 
 def _moment(value: object) -> float | None:
@@ -543,7 +549,7 @@ class Events:
                 raise EventRefused(400, "event.bad_entrant_name")
         else:
             name = " & ".join(p[1] for p in players)
-        if any(o["name"] == name for o in taken):
+        if any(_same_name(o["name"], name) for o in taken):
             raise EventRefused(400, "event.same_entrant_names", name=name)
         return {"name": name, "players": players}
 
