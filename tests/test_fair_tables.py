@@ -359,9 +359,17 @@ def test_a_set_deal_is_shown_to_everyone_and_counts_for_nobody(server: LiveServe
     assert state["table"]["seeded"] is True
     assert lives["N"].until(lambda s: s["you"]["seat"] == "N")["table"]["seeded"] is True
     lives["S"].send({"type": "start"})
+    # A chosen seed may be one of few: its commitment, from which it could be found, is shown to
+    # nobody before the match is over (the guest seated, or anyone who knows the match's id).
+    playing = lives["N"].until(lambda s: s["phase"] in ("expose", "play"))
+    assert playing["table"]["commitment"] is None
+    assert guest.http.get(f"/api/matches/{table['table_id']}/verify").json()["commitment"] is None
     from test_tables import drive
 
     drive(lives, rng, lambda states: all(s.get("phase") == "match-over" for s in states.values()))
+    over = guest.http.get(f"/api/matches/{table['table_id']}/verify").json()
+    assert over["commitment"] == lives["N"].state["table"]["commitment"] and over["seed"] == "7"
+    assert over["verified"] == 1
     records = records_of(host, table["table_id"])
     assert len(records) == 1
     for person in (host, guest):

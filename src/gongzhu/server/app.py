@@ -590,7 +590,9 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
                                     "commitment is what they are checked against")
         options = Options.from_dict(info.options).to_dict()
         commitment = match_commitment(info.seed, options)
-        answer: dict[str, Any] = {"match_id": match_id, "commitment": commitment, "seed": None, "deals": info.deals,
+        # A seed the host chose may be one of few: its hash would give it away before the end.
+        shown = commitment if info.over or not info.seeded else None
+        answer: dict[str, Any] = {"match_id": match_id, "commitment": shown, "seed": None, "deals": info.deals,
                                   "verified": None, "problem": None}
         if info.over:
             answer["seed"] = str(info.seed)

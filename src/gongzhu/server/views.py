@@ -137,8 +137,11 @@ def table_view(t: TableState) -> dict[str, Any]:
     # Fair dealing: the commitment to the match's cards from its start, the seed once it is over (a
     # challenge's boards have their own commitment, its seed revealed when the challenge closes).
     fair = t.challenge is None
+    # A seed the host chose is shown only once the match is over, and so is its commitment:
+    # chosen by a person, the seed may be one of few, and anyone could find it from the hash.
+    committed = fair and (not t.seeded or t.status == "over")
     return {"id": t.match_id, "status": t.status, "visibility": t.visibility, "host": t.host_name, "invite": None,
-            "commitment": t.match.commitment if fair else None,
+            "commitment": t.match.commitment if committed else None,
             "seed": str(t.match.seed) if fair and t.status == "over" else None,
             "seeded": t.seeded, "rated": t.rated, "turn_seconds": t.turn_seconds, "expose_seconds": t.expose_seconds,
             "accounts_only": t.accounts_only,
