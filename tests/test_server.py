@@ -33,7 +33,7 @@ from gongzhu.server.bodies import SPEEDS
 from gongzhu.server.registry import Tables
 from gongzhu.server.store import Store
 from gongzhu.server.table import Table
-from gongzhu.server.thinking import SEARCH_FLOOR
+from gongzhu.server.thinking import DECISION_FLOOR, SEARCH_FLOOR, Pools
 from helpers.client import (
     Browser,
     Message,
@@ -634,6 +634,16 @@ def test_a_searching_computer_shows_no_decision_sooner_than_a_searched_one(db_ur
                 state = browser.settle()
     assert len(waits) >= 12 and waits == [SEARCH_FLOOR] * len(waits)
     assert SEARCH_FLOOR > DEFAULT_THINK
+
+
+def test_a_server_of_its_own_speeds_keeps_the_floors() -> None:
+    """Unless a pace overrides the speeds (as in these tests, whose computers play at once), every
+    computer decision waits its floor: a searching level's, or any other's."""
+    own, paced = Pools(), Pools(pace=0)
+    assert (own.search_floor, own.decision_floor) == (SEARCH_FLOOR, DECISION_FLOOR)
+    assert (paced.search_floor, paced.decision_floor) == (0.0, 0.0)
+    own.close()
+    paced.close()
 
 
 def test_speeds() -> None:

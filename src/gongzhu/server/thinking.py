@@ -41,8 +41,8 @@ from gongzhu.server.clock import Clock, report_failure
 from gongzhu.server.metrics import Metrics
 from gongzhu.server.wire import Refused, codes, refusal
 
-__all__ = ["CLAIM_LIMIT", "SEARCHING", "SEARCH_FLOOR", "SEARCH_NICENESS", "TIMEOUT_LEVEL", "Pools", "Thinking",
-           "decide_apart"]
+__all__ = ["CLAIM_LIMIT", "DECISION_FLOOR", "SEARCHING", "SEARCH_FLOOR", "SEARCH_NICENESS", "TIMEOUT_LEVEL",
+           "Pools", "Thinking", "decide_apart"]
 
 log = logging.getLogger("gongzhu.server")
 
@@ -62,6 +62,10 @@ SEARCHING = frozenset({"expert", "flatmc"})
 #: budget otherwise, so shown any sooner, the wait would tell the table what it holds: the budget
 #: (:data:`~gongzhu.players.expert.DEFAULT_THINK`) and a margin for the search's own overrun.
 SEARCH_FLOOR = DEFAULT_THINK + 0.2
+#: The least time any other computer player's decision takes to show (seconds), for the same
+#: reason at the instant speed: a forced choice is answered sooner than a forward pass of the
+#: learned player's network or the rules of the others (a millisecond or so, well under this).
+DECISION_FLOOR = 0.05
 SEARCH_PROCESSES = 2
 SEARCH_NICENESS = 10
 
@@ -94,6 +98,8 @@ class Pools:
         #: :data:`SEARCH_FLOOR`, unless ``pace`` overrides the speeds (tests: their computers
         #: play at once, a test of the floor sets it).
         self.search_floor = SEARCH_FLOOR if pace is None else 0.0
+        #: :data:`DECISION_FLOOR` for the other levels, likewise.
+        self.decision_floor = DECISION_FLOOR if pace is None else 0.0
         self.metrics = metrics if metrics is not None else Metrics()
         #: Positions a claim's search may visit (per phase: deciding it, then its line): a few
         #: seconds of the hint pool's thread (:mod:`gongzhu.server.claiming`).
@@ -239,8 +245,8 @@ class Thinking:
             else:
                 choice = await loop.run_in_executor(pool, functools.partial(safe_play, player, obs, where=where))
                 delay = self.pace
-            if level in SEARCHING:  # not shown sooner for a forced choice than for a searched one
-                delay = max(delay, self.pools.search_floor)
+            # Not shown sooner for a forced choice than for one thought about.
+            delay = max(delay, self.pools.search_floor if level in SEARCHING else self.pools.decision_floor)
             self.pools.metrics.think_seconds.labels(level, kind).observe(time.perf_counter() - thinking)
             await self.pools.sleep(max(0.0, delay - (now() - started)))
             if t.position != position or t.broken or self.step() != step:
