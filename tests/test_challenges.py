@@ -157,7 +157,11 @@ def test_entrants_play_the_same_boards_and_see_a_board_only_once_finished(app_cl
     assert results["Anna"]["matchpoints"] == expected_a and results["Anna"]["top"] == 2
     assert results["Bo"]["matchpoints"] == 2 - expected_a
     # B finished board 1 too: A's record of it, and A's match (one finished board) are open to B.
-    assert b.get(f"/api/matches/{match_a}/deals/0").status_code == 200
+    shown = b.get(f"/api/matches/{match_a}/deals/0")
+    assert shown.status_code == 200
+    # Shown to B, not to everyone: no cache between people may keep it.
+    for answer in (shown, b.get(f"/api/matches/{match_a}/records.jsonl"), b.get(f"/api/matches/{match_a}")):
+        assert answer.headers["cache-control"] == "private" and answer.headers["vary"] == "Cookie"
     assert len(b.get(f"/api/matches/{match_a}/records.jsonl").text.splitlines()) == 1
     standings = a.get(f"/api/challenges/{challenge_id}").json()["standings"]
     assert {s["name"] for s in standings} == {"Anna", "Bo"} and {s["rank"] for s in standings} <= {1, 2}

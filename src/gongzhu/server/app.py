@@ -112,6 +112,10 @@ __all__ = ["STATIC_DIR", "config", "create_app", "match_summary"]
 
 log = logging.getLogger("gongzhu.server")
 
+#: The headers of an answer that depends on who asks (a challenge's board is shown only to those
+#: who finished it): no cache shared between people keeps it.
+PER_PERSON = {"Cache-Control": "private", "Vary": "Cookie"}
+
 #: Where the page files are: ``gongzhu/web/static``.
 STATIC_DIR = Path(__file__).resolve().parent.parent / "web" / "static"
 
@@ -521,7 +525,8 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         newest = store.newest_solo(host) if info.solo and host is not None and info.deals == 0 else None
         user = identity.user_for(request)
         played = store.players([info.match_id]).get(info.match_id, ())
-        return JSONResponse(match_summary(info, newest, played=played, user=user.id if user is not None else None))
+        return JSONResponse(match_summary(info, newest, played=played, user=user.id if user is not None else None),
+                            headers=PER_PERSON)
 
     async def delete_match(request: Request) -> Response:
         match_id = request.path_params["match_id"]
@@ -562,7 +567,7 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         line = store.record(match_id, int(k)) if _DEAL_NUMBER.fullmatch(k) else None
         if line is None:
             return plain_error(404, f"match {show(match_id)} has no finished deal {show(k)}")
-        return Response(line, media_type="application/json")
+        return Response(line, media_type="application/json", headers=PER_PERSON)
 
     async def get_records(request: Request) -> Response:
         match_id = request.path_params["match_id"]
@@ -573,7 +578,8 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
             return refused
         text = "".join(line + "\n" for line in store.records(match_id))
         return Response(text, media_type="application/x-ndjson; charset=utf-8",
-                        headers={"Content-Disposition": f'attachment; filename="gongzhu-{match_id}.jsonl"'})
+                        headers={**PER_PERSON,
+                                 "Content-Disposition": f'attachment; filename="gongzhu-{match_id}.jsonl"'})
 
     async def verify_match(request: Request) -> Response:
         """``GET /api/matches/{id}/verify``: the commitment to the match's cards, and once it is
