@@ -104,8 +104,9 @@ def test_json_logs_name_each_request_and_action_and_hold_no_secret(tmp_path: Pat
         sent["S"].append("start")
         lives["S"].until(lambda s: s["phase"] in ("expose", "play"))
         _drive(lives, rng, sent)
-        records = [json.loads(line) for line in anna.http.get(f"/api/matches/{table_id}/records.jsonl").text
-                   .splitlines()]
+        got = anna.http.get(f"/api/matches/{table_id}/records.jsonl")
+        assert got.status_code == 200, (got.status_code, got.text, server.log_lines()[-30:])
+        records = [json.loads(line) for line in got.text.splitlines()]
         # the metrics, to an allowed client behind the trusted proxy only: every play counted
         assert httpx.get(server.base + "/metrics").status_code == 404
         metrics = httpx.get(server.base + "/metrics", headers={"X-Forwarded-For": "10.1.2.3"})

@@ -48,6 +48,8 @@ from starlette.testclient import TestClient
 
 from gongzhu.cli.main import main as gongzhu_main
 from gongzhu.records.format import dump_record
+from gongzhu.rules.dealing import match_commitment
+from gongzhu.rules.options import Options
 from gongzhu.server import create_app
 from gongzhu.server import migrations as mig
 from gongzhu.server.identity import LOCAL_USER, User
@@ -165,7 +167,10 @@ def _as_local(served: dict[str, Any], state: dict[str, Any], rows: Rows, local: 
     state = copy.deepcopy(state)
     state["you"] = {"id": LOCAL_USER, "name": local.name, "host": True, "seat": "S", "auto": False,
                     "next_deal_seat": None}
-    state["table"].update(host=local.name, invite=None, seeded=False)
+    # (read as drawn, its commitment is shown from the start, as a drawn seed's is)
+    match = rows["matches"][0]
+    drawn = match_commitment(int(match["seed"]), Options.from_dict(match["options"]).to_dict())
+    state["table"].update(host=local.name, invite=None, seeded=False, commitment=drawn)
     state["table"]["seats"]["S"]["name"] = local.name
     return served, state
 
