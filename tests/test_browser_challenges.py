@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from gongzhu.messages import render
 from helpers.browser import in_phase, not_in_phase, wait_for
 from test_browser import PolicyWatch, check_policy_headers
 
@@ -156,6 +157,12 @@ def test_two_people_play_board_one_and_see_its_traveller_once_finished(page_fact
     wait_for(peek, "#traveller-error:not(:empty)")
     assert peek.locator("#traveller-body").is_hidden()
     assert peek.locator(".card-face").count() == 0
+    # Nor do the standings tell him how Anna did: they count the boards he finished, none yet.
+    wait_for(peek, "#standings-scope:not([hidden])")
+    assert peek.locator("#standing-rows tr").count() == 0
+    assert peek.locator("#standings-scope").text_content() == render("challenge.standingsNone", "zh", {})
+    wait_for(anna, '#standings-scope[data-boards="1"]')
+    assert anna.locator("#standings-scope").text_content() == render("challenge.standingsMine", "zh", {"boards": "1"})
     refused = peek.request.get(f"/api/challenges/{challenge_id}/boards/1")
     assert refused.status == 403 and refused.json()["code"] == "server.challenge_board_hidden"
     assert peek.locator("#traveller-error").text_content() == refused.json()["message_zh"]
