@@ -126,6 +126,12 @@ def test_a_contested_claim_is_ruled_on_from_the_solvers_verdict(server: LiveServ
                   if e["action"] == "claim")
     refused(referee.http.post(f"/api/events/{event_id}/rulings", json={"claim": hidden, "reason": "early"}), 409,
             "event.board_not_finished")
+    # nor does a gap in the log's numbers tell a player a claim was contested somewhere (an entry
+    # after it: a penalty)
+    penalty = {"type": "penalty", "entrant": "蓝", "points": -1, "reason": "late"}
+    assert referee.http.post(f"/api/events/{event_id}/adjustments", json=penalty).status_code == 200
+    seen = red[0].http.get(f"/api/events/{event_id}").json()["log"]
+    assert seen[-1]["action"] == "penalty" and [e["n"] for e in seen] == list(range(1, len(seen) + 1))
 
     drive(at_one, rng, finished(BOARDS), timeout=240)
     drive(at_two, rng, finished(BOARDS), timeout=240)
@@ -169,5 +175,12 @@ def test_a_contested_claim_is_ruled_on_from_the_solvers_verdict(server: LiveServ
     else:
         assert cell["raw"] == record["raw"]
     refused(referee.http.post(desk, json={"claim": hidden, "reason": "again"}), 409, "event.claim_ruled")
+    # a player sees the log numbered as shown, the ruling naming its claim by that number
+    seen = red[0].http.get(f"/api/events/{event_id}").json()
+    assert [e["n"] for e in seen["log"]] == list(range(1, len(seen["log"]) + 1))
+    [theirs] = seen["claims"]
+    shown = next(e for e in seen["log"] if e["action"] == "claim")
+    assert theirs["n"] == shown["n"] and theirs["ruling"] == expected
+    assert seen["log"][-1]["details"] == {"claim": shown["n"], "verdict": expected}
     for live in (*at_one.values(), *at_two.values()):
         live.close()

@@ -1296,19 +1296,33 @@ class Events:
             "rankings": scored["rankings"], "matches": scored.get("matches", []),
             "sit_outs": self._sit_outs(event, played),
             "adjustments": scored["adjustments"],
-            "log": [e for e in log_entries  # a contested claim, once every table has played its board
-                    if e["action"] != "claim" or complete_boards.get(int(e["details"]["board"]))],
-            "claims": [{"n": e["n"], **e["details"],
-                        "ruling": next((r["details"]["verdict"] for r in log_entries
-                                        if r["action"] == "ruling" and r["details"]["claim"] == e["n"]),
-                                       "searching" if (event.id, e["n"]) in self._ruling else None)}
-                       for e in log_entries
-                       if e["action"] == "claim" and complete_boards.get(int(e["details"]["board"]))],
+            **self._shown_log(event, log_entries, complete_boards, desk),
             "records_url": f"/api/events/{event.id}/records.jsonl",
             "me": {"organiser": user == event.organiser, "referee": desk, "entrant": me_entrant, "now": now,
                    "table": now["url"] if now is not None else None},
         }
         return out
+
+    def _shown_log(self, event: Event, log_entries: list[dict[str, Any]], complete_boards: Mapping[int, Any],
+                   desk: bool) -> dict[str, list[dict[str, Any]]]:
+        """The log and the contested claims with their rulings as the caller may see them: a
+        contested claim once every table has played its board.  To the desk the entries keep
+        their numbers (a ruling names its claim by it); to everyone else they are numbered as
+        shown, so that no gap tells of a claim not shown yet."""
+        log = [e for e in log_entries
+               if e["action"] != "claim" or complete_boards.get(int(e["details"]["board"]))]
+        claims = [{"n": e["n"], **e["details"],
+                   "ruling": next((r["details"]["verdict"] for r in log_entries
+                                   if r["action"] == "ruling" and r["details"]["claim"] == e["n"]),
+                                  "searching" if (event.id, e["n"]) in self._ruling else None)}
+                  for e in log if e["action"] == "claim"]
+        if not desk:
+            number = {e["n"]: i + 1 for i, e in enumerate(log)}
+            log = [{**e, "n": number[e["n"]],
+                    "details": {**e["details"], "claim": number.get(e["details"]["claim"])}
+                    if e["action"] == "ruling" else e["details"]} for e in log]
+            claims = [{**c, "n": number[c["n"]]} for c in claims]
+        return {"log": log, "claims": claims}
 
     def _sit_outs(self, event: Event, played: _Played) -> list[dict[str, Any]]:
         """The entrants who sit out each round begun (a phantom's opponents, a Swiss bye)."""
