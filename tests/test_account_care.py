@@ -47,7 +47,7 @@ from gongzhu.server.store import (
 )
 from helpers.client import local_client, new_match, play_deal, refused
 from helpers.database import STORES
-from helpers.live import PASSWORD, Someone, account
+from helpers.live import PASSWORD, Someone, account, befriend
 from helpers.servers import LiveServer
 from test_ratings_tables import one_deal
 from test_tables import new_table
@@ -466,12 +466,18 @@ def test_a_deleted_account_leaves_its_name_in_no_event(server: LiveServer) -> No
     """An entrant and a referee of an event delete their accounts: the event names them by their
     neutral names — its entrants, its referees and its log — and whoever takes the name next is
     not taken for them."""
-    organiser, alice, _, judge = (account(server, n) for n in ("Olga", "Alice", "Bob", "Judge"))
+    organiser, alice, _, judge, cy = (account(server, n) for n in ("Olga", "Alice", "Bob", "Judge", "Cy"))
     made = organiser.http.post("/api/events", json={
         "name": "Open pairs", "form": "howell", "boards": 1, "entry": "open", "referees": ["Judge"],
         "entrants": [{"players": ["Alice", "Bob"]}]})
     assert made.status_code == 201, made.text
     event_id = made.json()["id"]
+    # another event, which Alice entered with Cy and withdrew from: its log named her
+    other = organiser.http.post("/api/events", json={"name": "Another", "form": "howell", "boards": 1,
+                                                     "entry": "open"}).json()["id"]
+    befriend(alice, cy)
+    assert alice.http.post(f"/api/events/{other}/entries", json={"players": ["Alice", "Cy"]}).status_code == 200
+    assert alice.http.post(f"/api/events/{other}/withdraw", json={}).status_code == 200
     names = {}
     for person in (alice, judge):
         r = person.http.post("/api/account/delete", json={"password": PASSWORD, "confirm": person.name})
@@ -484,6 +490,9 @@ def test_a_deleted_account_leaves_its_name_in_no_event(server: LiveServer) -> No
     assert event["referees"] == [names["Judge"]]
     shown = json.dumps({k: event[k] for k in ("entrants", "referees", "log")}, ensure_ascii=False)
     assert "Alice" not in shown and "Judge" not in shown
+    log = organiser.http.get(f"/api/events/{other}").json()["log"]
+    assert [e["details"] for e in log if e["action"] in ("entry", "withdraw")] == [
+        {"entrant": f"{gone} & Cy", "players": [gone, "Cy"]}, {"entrant": f"{gone} & Cy"}]
 
 
 

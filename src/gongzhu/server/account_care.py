@@ -123,45 +123,63 @@ def _rename_seats(c: Connection, user_id: str, name: str) -> None:
         c.execute(update(MATCHES).where(MATCHES.c.id == row.id).values(seats=seats))
 
 
-def _renamed(value: Any, names: set[str], neutral: str) -> Any:
-    """``value`` (an event log entry's details) with every string that is one of ``names``, or an
-    entrant's name made of players' names (``Ann & Bo``) among them, naming ``neutral`` instead."""
-    if isinstance(value, str):
-        if value in names:
-            return neutral
-        parts = value.split(" & ")
-        return " & ".join(neutral if p in names else p for p in parts) if len(parts) > 1 else value
-    if isinstance(value, list):
-        return [_renamed(v, names, neutral) for v in value]
-    if isinstance(value, dict):
-        return {k: _renamed(v, names, neutral) for k, v in value.items()}
-    return value
-
-
 def _rename_events(c: Connection, user_id: str, names: set[str], neutral: str) -> None:
-    """The events ``user_id`` entered or refereed name them ``neutral``: in their entrants and
-    referees (kept by id and name), an entrant named after its players named anew, and in their
-    log wherever it named them by one of ``names``."""
+    """The events ``user_id`` entered, entered and withdrew from, or refereed name them
+    ``neutral``: in their entrants and referees (kept by id and name), an entrant named after
+    its players, or by one of ``names``, named anew — and their log likewise, an entrant by the
+    same new name wherever it names it, so that the log and the entrants agree."""
     mentioned = f'"{user_id}"'
+    acted = select(EVENT_LOG.c.event_id).where(EVENT_LOG.c.actor == user_id)
     rows = c.execute(select(EVENTS.c.id, EVENTS.c.entrants, EVENTS.c.referees).where(or_(
         cast(EVENTS.c.entrants, String).contains(mentioned, autoescape=True),
-        cast(EVENTS.c.referees, String).contains(mentioned, autoescape=True)))).all()
+        cast(EVENTS.c.referees, String).contains(mentioned, autoescape=True),
+        EVENTS.c.id.in_(acted)))).all()
+
+    def anew(name: str, players: list[str]) -> str:
+        """An entrant's name once the person's name in ``players`` is the neutral one."""
+        if name == " & ".join(players):
+            return " & ".join(neutral if p in names else p for p in players)
+        return neutral if name in names else name
+
     for row in rows:
+        log = c.execute(select(EVENT_LOG.c.id, EVENT_LOG.c.actor, EVENT_LOG.c.action, EVENT_LOG.c.details)
+                        .where(EVENT_LOG.c.event_id == row.id).order_by(EVENT_LOG.c.id)).all()
+        entrant_names: dict[str, str] = {}  # an entrant's name → its new name
         entrants = []
         for entrant in row.entrants or []:
-            players = [[p[0], neutral if p[0] == user_id else p[1]] for p in entrant["players"]]
-            name = entrant["name"]
-            if name == " & ".join(p[1] for p in entrant["players"]):  # named after its players
-                name = " & ".join(p[1] for p in players)
-            elif any(p[0] == user_id for p in entrant["players"]) and name in names:
-                name = neutral
-            entrants.append({**entrant, "name": name, "players": players})
+            if any(p[0] == user_id for p in entrant["players"]):
+                entrant_names[entrant["name"]] = anew(entrant["name"], [p[1] for p in entrant["players"]])
+                players = [[p[0], neutral if p[0] == user_id else p[1]] for p in entrant["players"]]
+                entrant = {**entrant, "name": entrant_names[entrant["name"]], "players": players}
+            entrants.append(entrant)
+        for entry in log:  # an entrant the person entered and withdrew since is in the log alone
+            d = entry.details
+            if entry.action == "entry" and entry.actor == user_id and d["entrant"] not in entrant_names:
+                entrant_names[d["entrant"]] = anew(d["entrant"], list(d["players"]))
+        ours = {name for name, players in ((e["name"], e["players"]) for e in row.entrants or [])
+                if any(p[0] == user_id for p in players)}
         referees = [[r[0], neutral if r[0] == user_id else r[1]] for r in row.referees or []]
         c.execute(update(EVENTS).where(EVENTS.c.id == row.id).values(entrants=entrants, referees=referees))
-        for entry in c.execute(select(EVENT_LOG.c.id, EVENT_LOG.c.details).where(EVENT_LOG.c.event_id == row.id)).all():
-            details = _renamed(entry.details, names, neutral)
-            if details != entry.details:
-                c.execute(update(EVENT_LOG).where(EVENT_LOG.c.id == entry.id).values(details=details))
+        for entry in log:
+            d = entry.details
+            if not isinstance(d, dict):
+                continue
+            changed = dict(d)
+            for key in ("entrant", "bye"):
+                if isinstance(d.get(key), str) and d[key] in entrant_names:
+                    changed[key] = entrant_names[d[key]]
+            if isinstance(d.get("entrants"), list):
+                changed["entrants"] = [entrant_names.get(e, e) for e in d["entrants"]]
+            if isinstance(d.get("matches"), list):
+                changed["matches"] = [[entrant_names.get(e, e) for e in m] for m in d["matches"]]
+            # players named in an entry or a stand-in of the person's own entrant (or by themself)
+            own = entry.actor == user_id or d.get("entrant") in ours
+            if own and isinstance(d.get("players"), list):
+                changed["players"] = [neutral if p in names else p for p in d["players"]]
+            if entry.action == "stand_in" and d.get("player") in names and ours:
+                changed["player"] = neutral
+            if changed != d:
+                c.execute(update(EVENT_LOG).where(EVENT_LOG.c.id == entry.id).values(details=changed))
 
 
 def _rename_records(c: Connection, user_id: str, names: set[str], neutral: str) -> int:
