@@ -240,8 +240,11 @@ class Table:
         """Store with the deal in progress that ``seat`` spent its claim (an action of its own,
         read again by :meth:`_restore`): a table loaded again does not give it a second one."""
         deal = self.current()
-        try:
-            self.hub.store.add_action(self.match_id, deal.deal_index, self._seq, {"seat": seat.name, "type": "claim"})
+        self.version += 1
+        try:  # fenced as every change: a server that no longer runs the table stores nothing
+            self.hub.store.add_action(self.match_id, deal.deal_index, self._seq, {"seat": seat.name, "type": "claim"},
+                                      self.seating(), expected=self.stored)
+            self.stored = self.version
             self._seq += 1
         except Exception as e:
             self._break(e)
