@@ -384,6 +384,35 @@ def test_timer_plays_for_a_slow_person_then_托管(server: LiveServer) -> None:
     assert back["table"]["seats"]["S"]["timeouts"] == 0
 
 
+@pytest.mark.slow
+def test_a_timed_table_waits_a_turn_for_exposures_and_托管_plays_at_the_stand_ins_level(
+        server: LiveServer) -> None:
+    """With a turn timer and no exposure window, the exposures wait a turn's time (nobody holds
+    the table by never declaring); a person's seat in 托管 is played by the intermediate player,
+    whatever level the host set for it (here random: no weak player for one's opponents), and a
+    deal played alone against computers is practice, apart from the lifetime score."""
+    import httpx
+
+    host = Someone(server)
+    table_id = new_table(host, turn_seconds=5, expose_seconds=None,
+                         levels={s: "random" for s in "NESW"})["table_id"]
+    live = host.connect(table_id)
+    live.until(lambda s: s["phase"] == "waiting")
+    live.send({"type": "start"})
+    state = live.until(lambda s: s["phase"] == "expose")
+    assert state["clock"]["kind"] == "expose" and state["clock"]["total"] == 5
+    live.until(lambda s: s["phase"] == "play", timeout=15)
+    live.send({"type": "auto"})
+    live.until(lambda s: s["table"]["seats"]["S"]["auto"])
+    live.until(lambda s: s["phase"] in ("deal-over", "match-over"), timeout=60)
+    metrics = httpx.get(server.base + "/metrics").text
+    played = re.search(r'^gongzhu_think_seconds_count\{kind="play",level="intermediate"\} (\S+)$', metrics, re.M)
+    assert played is not None and float(played.group(1)) >= 1, metrics
+    me = host.http.get("/api/me").json()
+    assert (me["lifetime"], me["deals"], me["practice"]["deals"]) == (0, 0, 1)
+    live.close()
+
+
 def test_lobby_lists_public_tables_live(server: LiveServer) -> None:
     from websockets.sync.client import connect
 

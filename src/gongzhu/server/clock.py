@@ -94,7 +94,10 @@ class Clock:
 
     def _seconds(self, kind: str) -> int | None:
         t = self.table
-        return {"play": t.turn_seconds, "expose": t.expose_seconds, "next": NEXT_DEAL_SECONDS,
+        # With a turn timer and no exposure window, the exposures wait a turn's time: a table
+        # that times its turns never waits forever for a person who will not declare.
+        expose = t.expose_seconds if t.expose_seconds is not None else t.turn_seconds
+        return {"play": t.turn_seconds, "expose": expose, "next": NEXT_DEAL_SECONDS,
                 "claim": CLAIM_SECONDS}.get(kind)
 
     def arm(self) -> None:

@@ -347,13 +347,16 @@ class Table:
             self.status = "over"
         self.clock.arm()  # between deals: the next deal's timer, if the table has one
         rated = self._rated(deal)
+        # One person dealt in, the others computers: practice, as a single-player match is (a table
+        # for people started alone gives hints too), apart from the lifetime score.
+        alone = len({u for u in self.dealt_to if u is not None}) <= 1
         self.hub.lifetimes_changed(self, self.hub.store.finish_deal(
             self.match_id, deal.deal_index, record_line=dump_record(record),
             south_final=deal.score.final[PERSON], totals=list(self.match.totals), over=over,
             winners=[s.name for s in outcome.winners] if outcome else [],
             pigs=[s.name for s in outcome.pigs] if outcome else [], charges=charges, seating=self.seating(),
             expected=self.stored, ranked=self._ranked, rated=rated,
-            practice=self.solo, deals=len(self.match.deals),
+            practice=alone, deals=len(self.match.deals),
         ))
         self.stored = self.version
         if rated is not None:

@@ -144,6 +144,8 @@ class Thought(Protocol):
     seats: list[tuple[str, str] | None]
     dealt_to: list[str | None]
     challenge: str | None
+    auto: list[bool]
+    solo: bool
 
     def is_computer(self, seat: Seat) -> bool: ...
 
@@ -220,11 +222,15 @@ class Thinking:
             assert deal is not None
             position = t.position
             obs = observe(deal, seat)
-            player = self.players[seat]
+            # A person's seat in 托管 at a table for people is played at the stand-ins' level, not
+            # the level set for the seat: nobody has their deals played for them by a level they
+            # chose, a weak one for their opponents or a strong one for themselves.
+            stand_in = t.auto[seat] and not t.solo and t.dealt_to[seat] is not None
+            player = self.stand_ins[seat] if stand_in else self.players[seat]
             started = now()
             thinking = time.perf_counter()
             choice: Any
-            level = t.levels[seat.name]
+            level = TIMEOUT_LEVEL if stand_in else t.levels[seat.name]
             # A player that fails is logged and stood in for (players.guard): the table goes on.
             apart = None
             if level in SEARCHING:  # a searching player thinks in a process of its own (below)

@@ -16,7 +16,7 @@
 import { cardChip, prettyCard, sortCards } from "./cards.js";
 import { $, el, li, span, td } from "./dom.js";
 import { eventLabel, goalText, seatName, signedNumber, t } from "./i18n.js";
-import { challengeOf, displayedPhase, myAuto, mySeat, page, SEATS, singlePlayer } from "./state.js";
+import { challengeOf, displayedPhase, myAuto, mySeat, page, personAt, SEATS } from "./state.js";
 
 export function renderSummary() {
   const dlg = $("summary");
@@ -89,11 +89,13 @@ export function renderSummary() {
         .join(t("list.separator")),
     })
     : "";
-  // Alone against computers (not a challenge) is practice: apart from the lifetime score. A
-  // challenge's or an event's boards count in its standings only, and a chosen seed nowhere.
+  // Alone against computers (not a challenge) is practice, apart from the lifetime score, at a
+  // table for people too. A challenge's or an event's boards count in its standings only, and
+  // a chosen seed at a table of people nowhere.
+  const alone = !SEATS.some((seat) => seat !== mySeat() && personAt(seat));
   const note = challengeOf() ? "summary.competitionNote"
-    : page.state?.table?.seeded ? "summary.seededNote"
-      : singlePlayer() ? "summary.practiceNote" : "summary.lifetimeNote";
+    : alone ? "summary.practiceNote"
+      : page.state?.table?.seeded ? "summary.seededNote" : "summary.lifetimeNote";
   $("summary-lifetime").textContent = t(note, { factor: r.lifetime_factor ?? 1 });
   $("summary-goal").textContent = goalText(s.goal);
   const events = $("summary-events");
