@@ -182,6 +182,14 @@ def test_a_guest_is_compared_but_not_ranked(app_client: TestClient) -> None:
     for c, rank in ((a, 1), (g, None)):
         listed = {x["id"]: x for x in c.get("/api/challenges").json()["challenges"]}
         assert listed[challenge_id]["entrants"] == 2 and listed[challenge_id]["me"]["rank"] == rank
+    # The guest signs up: what it played as a guest stays a guest's (else anyone could play the
+    # boards as many guests and make the best of them an account), ranked nowhere.
+    signed = g.post("/api/account", json={"name": "Late", "password": PASSWORD})
+    assert signed.status_code == 200, signed.text
+    cy = person(app_client, "Cy")
+    play_board(cy, enter(cy, challenge_id), 3)  # a new result: the standings are read again
+    rows = {s["name"]: s for s in g.get(f"/api/challenges/{challenge_id}").json()["standings"]}
+    assert rows["Late"]["guest"] is True and rows["Late"]["rank"] is None and rows["Anna"]["rank"] is not None
 
 
 def test_a_closed_challenge_publishes_its_seed_and_counts_nothing_more(app_client: TestClient, clock: SetClock) -> None:

@@ -350,6 +350,9 @@ class Challenges:
             entrant = people.get(user)
             if entrant is None:
                 entrant = people[user] = {"name": name, "guest": bool(guest), "match": match_id, "boards": {}}
+            # A board played as a guest makes the entrant a guest of the challenge: compared, not
+            # ranked nor rated, even once they have signed up.
+            entrant["guest"] = entrant["guest"] or bool(guest)
             entrant["boards"][int(number)] = int(deal_index)
         return boards, people
 

@@ -43,6 +43,7 @@ from sqlalchemy import (
     false,
     func,
     insert,
+    or_,
     select,
     update,
 )
@@ -194,6 +195,8 @@ CHALLENGE_RESULTS = Table(
     Column("deal_index", Integer, nullable=False),
     Column("result", BigInteger, nullable=False),
     Column("finished", String(40), nullable=False),
+    # the entrant was a guest when they played it: compared, never ranked (revision 0018)
+    Column("guest", Boolean, nullable=False, server_default=false()),
 )
 
 #: Each person's skill rating in each family of presets they were rated in (gongzhu.ratings).
@@ -980,15 +983,18 @@ class Store:
             key = ((CHALLENGE_RESULTS.c.challenge_id == challenge_id) & (CHALLENGE_RESULTS.c.board == board)
                    & (CHALLENGE_RESULTS.c.user_id == user))
             if c.execute(select(CHALLENGE_RESULTS.c.result).where(key)).first() is None:
+                guest = c.scalar(select(USERS.c.guest).where(USERS.c.id == user))
                 c.execute(insert(CHALLENGE_RESULTS).values(
                     challenge_id=challenge_id, board=board, user_id=user, match_id=match_id,
-                    deal_index=deal_index, result=result, finished=_now()))
+                    deal_index=deal_index, result=result, finished=_now(), guest=bool(guest)))
 
     def results(self, challenge_id: str, *, board: int | None = None) -> list[tuple[Any, ...]]:
         """Every result of a challenge (of one board with ``board``), as (board, user id, result,
-        match id, deal index, name, guest): its entrant's name and whether they are a guest."""
+        match id, deal index, name, guest): its entrant's name and whether they are a guest, or
+        played it as one."""
         r = CHALLENGE_RESULTS.c
-        query = (select(r.board, r.user_id, r.result, r.match_id, r.deal_index, USERS.c.name, USERS.c.guest)
+        query = (select(r.board, r.user_id, r.result, r.match_id, r.deal_index, USERS.c.name,
+                        or_(USERS.c.guest, r.guest))
                  .join(USERS, USERS.c.id == CHALLENGE_RESULTS.c.user_id)
                  .where(CHALLENGE_RESULTS.c.challenge_id == challenge_id)
                  .order_by(CHALLENGE_RESULTS.c.board, CHALLENGE_RESULTS.c.finished))
