@@ -156,6 +156,7 @@ def test_a_team_match_played_by_six_people_and_two_stand_ins(server: LiveServer,
              "event.same_entrant_names"),
             ({"name": "Club\u200b night"}, 400, "event.bad_name"),  # what looks like another name
             ({"name": "Club night\u202e"}, 400, "event.bad_name"),
+            ({"name": "Club\nnight"}, 400, "event.bad_name"),
             ({"entrants": [teams[0], {"name": "蓝\u200b", "players": [p.name for p in blue]}]}, 400,
              "event.bad_entrant_name"),
             ({"entrants": [{**teams[0], "name": "Red"}, {"name": "RED", "players": [p.name for p in blue]}]}, 400,

@@ -81,6 +81,10 @@ def routes(challenges: Challenges, tables: Tables, identity: Identity,
         except BodyError as e:
             return plain_error(e.status, str(e))
         user, cookie = identity.ensure(request)
+        try:
+            challenges.check_new(body.preset, body.boards)  # a refused body counts for nothing
+        except ChallengeRefused as e:
+            return refused_answer(e.status, e.text)
         wait = attempt((made_by_address, counted_address(request)), (made_by_person, user.id))
         if wait:
             return too_many(wait, "server.challenge_too_many")

@@ -181,12 +181,17 @@ class Challenges:
         return self._make(challenge_id, "daily", f"{today.isoformat()}", DAILY_PRESET, BOARDS,
                           host=None, closes=start + timedelta(days=1))
 
-    def create(self, host: str, *, preset: str = DAILY_PRESET, boards: int = BOARDS) -> Challenge:
-        """A private challenge made by ``host``, open for :data:`PRIVATE_DAYS` days."""
+    @staticmethod
+    def check_new(preset: str, boards: int) -> None:
+        """Refuse what no private challenge can be made of (before anything is counted)."""
         if preset not in PRESETS:
             raise ChallengeRefused(400, "server.challenge_bad_preset", preset=preset)
         if not 1 <= boards <= MAX_BOARDS:
             raise ChallengeRefused(400, "server.challenge_bad_boards", max=MAX_BOARDS)
+
+    def create(self, host: str, *, preset: str = DAILY_PRESET, boards: int = BOARDS) -> Challenge:
+        """A private challenge made by ``host``, open for :data:`PRIVATE_DAYS` days."""
+        self.check_new(preset, boards)
         challenge_id = "c-" + secrets.token_hex(6)
         now = datetime.fromtimestamp(self.now(), UTC)
         return self._make(challenge_id, "private", challenge_id, preset, boards, host=host,
@@ -238,6 +243,10 @@ class Challenges:
                 self.store.set_par(challenge.id, par(challenge.seed, challenge.definition, challenge.commitment, SEAT))
             except Exception:
                 log.exception("%s: its par failed", challenge.id)
+            except BaseException:  # the thread ends: the next par asked for starts another
+                with self._par_lock:
+                    self._par_thread = None
+                raise
 
     def _start(self, work: Callable[[], object], name: str) -> None:
         """Run ``work`` in a thread of its own (a failure is logged: the server goes on)."""
@@ -358,8 +367,15 @@ class Challenges:
 
     def _ranked(self, challenge: Challenge) -> tuple[dict[int, dict[str, int]], dict[str, dict[str, Any]],
                                                       list[dict[str, Any]]]:
-        """The results and the standings, kept until the challenge has another result (a page
-        asked for every few seconds by every entrant reads them again only then)."""
+        """The results and the standings (:meth:`_ranking_of`)."""
+        _, boards, people, table = self._ranking_of(challenge)
+        return boards, people, table
+
+    def _ranking_of(self, challenge: Challenge) -> tuple[int, dict[int, dict[str, int]], dict[str, dict[str, Any]],
+                                                         list[dict[str, Any]]]:
+        """The count of results they were read at, the results and the standings, kept until
+        the challenge has another result (a page asked for every few seconds by every entrant
+        reads them again only then)."""
         count = self.store.result_count(challenge.id)
         kept = self._ranking.get(challenge.id)
         if kept is None or kept[0] != count:
@@ -367,7 +383,7 @@ class Challenges:
             kept = self._ranking[challenge.id] = (count, boards, people, self._standings(results))
             while len(self._ranking) > RANKINGS_KEPT:
                 del self._ranking[next(iter(self._ranking))]
-        return kept[1], kept[2], kept[3]
+        return kept
 
     def standings(self, challenge: Challenge, user: str | None) -> tuple[list[dict[str, Any]], list[int]]:
         """The ranking as ``user`` may see it, and the boards it counts: every entrant with a
@@ -375,14 +391,14 @@ class Challenges:
         拱猪 scale; guests compared, not ranked.  While the challenge is open it counts only the
         boards ``user`` finished (a ranking over a board tells how its entrants did on it: the
         same rule as its traveller's), once closed every board."""
-        boards, people, table = self._ranked(challenge)
+        count, boards, people, table = self._ranking_of(challenge)
         every = list(range(1, challenge.count + 1))
         if challenge.closed(self.now()):
             return table, every
         mine = sorted(people.get(user, {}).get("boards", {})) if user is not None else []
         if mine == every:
             return table, every
-        key = (challenge.id, self.store.result_count(challenge.id), tuple(mine))
+        key = (challenge.id, count, tuple(mine))
         kept = self._views.get(key)
         if kept is None:
             shown = {n: boards[n] for n in mine if n in boards}

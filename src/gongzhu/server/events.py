@@ -262,10 +262,11 @@ def _text(value: object, limit: int) -> str | None:
     unassigned characters (None otherwise): one name cannot look like another by what it hides."""
     if not isinstance(value, str):
         return None
-    text = " ".join(unicodedata.normalize("NFKC", value).split())
-    if not 1 <= len(text) <= limit or any(unicodedata.category(ch).startswith("C") for ch in text):
+    normal = unicodedata.normalize("NFKC", value)
+    if any(unicodedata.category(ch).startswith("C") for ch in normal):  # a line break is one too
         return None
-    return text
+    text = " ".join(normal.split())
+    return text if 1 <= len(text) <= limit else None
 
 
 def _same_name(one: str, other: str) -> bool:
