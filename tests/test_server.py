@@ -580,10 +580,9 @@ def test_a_play_is_answered_first_with_itself(client: TestClient) -> None:
     print(f"first reply to a play: median {times[len(times) // 2] * 1000:.1f} ms, max {times[-1] * 1000:.1f} ms")
 
 
-def test_computer_players_take_the_pace(db_url: str, tmp_path: Path) -> None:
-    """With a pace, each computer player waits the pace (half of it for an exposure) from when it
-    began to think before it plays (the speed setting, here overridden), on the server's clock —
-    here one that stands still, so each wait is the whole pace."""
+def paced_app(db_url: str, tmp_path: Path) -> tuple[Any, list[float]]:
+    """An application whose computer players keep a pace of 0.05 s on a clock that stands still,
+    and the waits they asked for (each, then, the whole wait)."""
     waits: list[float] = []
 
     async def sleep(seconds: float) -> None:
@@ -593,6 +592,14 @@ def test_computer_players_take_the_pace(db_url: str, tmp_path: Path) -> None:
     app = create_app(db_url, pace=0.05, static_dir=tmp_path)
     tables: Tables = app.state.tables
     tables.pools.now, tables.pools.sleep = (lambda: 100.0), sleep
+    return app, waits
+
+
+def test_computer_players_take_the_pace(db_url: str, tmp_path: Path) -> None:
+    """With a pace, each computer player waits the pace (half of it for an exposure) from when it
+    began to think before it plays (the speed setting, here overridden), on the server's clock —
+    here one that stands still, so each wait is the whole pace."""
+    app, waits = paced_app(db_url, tmp_path)
     with local_client(app) as client:
         match_id = new_match(client, seed=3)
         with client.websocket_connect(f"/ws/{match_id}") as ws:
@@ -612,16 +619,8 @@ def test_a_searching_computer_shows_no_decision_sooner_than_a_searched_one(db_ur
     """The expert answers a forced choice (one card it may play, nothing to expose) at once and
     searches otherwise: each of its decisions waits the same floor from when it began to think,
     here on a clock that stands still, so that how long it took tells nobody what it holds."""
-    waits: list[float] = []
-
-    async def sleep(seconds: float) -> None:
-        waits.append(seconds)
-        await asyncio.sleep(0)
-
-    app = create_app(db_url, pace=0.05, static_dir=tmp_path)
-    tables: Tables = app.state.tables
-    tables.pools.now, tables.pools.sleep = (lambda: 100.0), sleep
-    tables.pools.search_floor = SEARCH_FLOOR
+    app, waits = paced_app(db_url, tmp_path)
+    app.state.tables.pools.search_floor = SEARCH_FLOOR
     with local_client(app) as client:
         match_id = new_match(client, seed=3, levels={"N": "expert", "E": "expert", "W": "expert"})
         with client.websocket_connect(f"/ws/{match_id}") as ws:
