@@ -161,6 +161,8 @@ def test_a_team_match_played_by_six_people_and_two_stand_ins(server: LiveServer,
              "event.bad_entrant_name"),
             ({"entrants": [{**teams[0], "name": "Red"}, {"name": "RED", "players": [p.name for p in blue]}]}, 400,
              "event.same_entrant_names"),
+            ({"entrants": [{**teams[0], "name": "Red"}, {"name": "Ｒｅｄ", "players": [p.name for p in blue]}]}, 400,
+             "event.same_entrant_names"),
             ({"entrants": [teams[0], {"name": "蓝", "players": ["Blue1", "Blue2", "Blue3", "Nobody"]}]}, 404,
              "event.unknown_player"),
             ({"entrants": [teams[0], {"name": "蓝", "players": ["Blue1", "Blue2", "Blue3", guest.name]}]}, 409,
@@ -170,6 +172,9 @@ def test_a_team_match_played_by_six_people_and_two_stand_ins(server: LiveServer,
         refused(referee.http.post("/api/events", json={**body, **change}), status, code)
     refused(referee.http.get("/api/events/e-000000000000"), 404, "event.unknown")
 
+    made = referee.http.post("/api/events", json={**body, "name": "俱乐部：周五  夜"})
+    assert made.status_code == 201, made.text
+    assert referee.http.get(made.json()["url"].replace("/event/", "/api/events/")).json()["name"] == "俱乐部：周五 夜"
     made = referee.http.post("/api/events", json=body)
     assert made.status_code == 201, made.text
     event_id = made.json()["id"]

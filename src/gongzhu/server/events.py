@@ -257,21 +257,24 @@ def _whole(body: Mapping[str, Any], key: str, default: int, low: int, high: int,
 
 
 def _text(value: object, limit: int) -> str | None:
-    """``value`` as a name or a reason: in Unicode's compatibility form (NFKC), each run of spaces
-    one space, 1 to ``limit`` characters once trimmed, no control, format (invisible, bidi) or
-    unassigned characters (None otherwise): one name cannot look like another by what it hides."""
+    """``value`` as a name or a reason: each run of spaces one space, 1 to ``limit`` characters
+    once trimmed, no control, format (invisible, bidi) or unassigned characters (None otherwise):
+    one name cannot look like another by what it hides.  (Written as typed: a Chinese text keeps
+    its full-width punctuation.)"""
     if not isinstance(value, str):
         return None
-    normal = unicodedata.normalize("NFKC", value)
-    if any(unicodedata.category(ch).startswith("C") for ch in normal):  # a line break is one too
+    if any(unicodedata.category(ch).startswith("C") for ch in value):  # a line break is one too
         return None
-    text = " ".join(normal.split())
+    text = " ".join(value.split())
     return text if 1 <= len(text) <= limit else None
 
 
 def _same_name(one: str, other: str) -> bool:
-    """Whether two entrants' names are one, whatever their letters' case."""
-    return one.casefold() == other.casefold()
+    """Whether two entrants' names are one, whatever their letters' case or width (NFKC)."""
+    def key(name: str) -> str:
+        return unicodedata.normalize("NFKC", name).casefold()
+
+    return key(one) == key(other)
 
 
 def _moment(value: object) -> float | None:
