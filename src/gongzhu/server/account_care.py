@@ -145,9 +145,11 @@ def _rename_events(c: Connection, user_id: str, names: set[str], neutral: str) -
         log = c.execute(select(EVENT_LOG.c.id, EVENT_LOG.c.actor, EVENT_LOG.c.action, EVENT_LOG.c.details)
                         .where(EVENT_LOG.c.event_id == row.id).order_by(EVENT_LOG.c.id)).all()
         entrant_names: dict[str, str] = {}  # an entrant's name → its new name
+        ours: set[str] = set()  # the names of the entrants the person plays in
         entrants = []
         for entrant in row.entrants or []:
             if any(p[0] == user_id for p in entrant["players"]):
+                ours.add(entrant["name"])
                 entrant_names[entrant["name"]] = anew(entrant["name"], [p[1] for p in entrant["players"]])
                 players = [[p[0], neutral if p[0] == user_id else p[1]] for p in entrant["players"]]
                 entrant = {**entrant, "name": entrant_names[entrant["name"]], "players": players}
@@ -156,8 +158,6 @@ def _rename_events(c: Connection, user_id: str, names: set[str], neutral: str) -
             d = entry.details
             if entry.action == "entry" and entry.actor == user_id and d["entrant"] not in entrant_names:
                 entrant_names[d["entrant"]] = anew(d["entrant"], list(d["players"]))
-        ours = {name for name, players in ((e["name"], e["players"]) for e in row.entrants or [])
-                if any(p[0] == user_id for p in players)}
         referees = [[r[0], neutral if r[0] == user_id else r[1]] for r in row.referees or []]
         c.execute(update(EVENTS).where(EVENTS.c.id == row.id).values(entrants=entrants, referees=referees))
         for entry in log:

@@ -225,14 +225,12 @@ class Claims:
         """Put a claim the search could not decide to ``voters``, once a line that keeps it is found."""
         t = self.table
         agreed = await self._search(deal, claim, agreed=True)
+        self.spend(claim.seat, deal)  # whatever came of it (a vote lost with its table too)
         if agreed.holds is None:
-            self.spend(claim.seat, deal)
             raise Refused("server.claim_undecided")
         if not agreed.holds:
-            self.spend(claim.seat, deal)
             t.event({**said, "accepted": False})
             raise Refused("server.claim_impossible")
-        self.spend(claim.seat, deal)  # (a vote lost with its table leaves it spent)
         self.vote = ClaimVote(claim, said, agreed.line, voters, t.position)
         t.clock.deadline = None  # the answers' own time, from now
         t.clock.arm()
@@ -269,8 +267,7 @@ class Claims:
     def _withdraw(self, why: dict[str, Any]) -> None:
         vote = self.vote
         assert vote is not None
-        deal = self.table.current()
-        self.spent[vote.claim.seat] = deal
+        deal = self.table.current()  # (the claim was spent when it was put to the vote)
         self._end()
         self.table.announce({**vote.said, "accepted": False, **why})
         self.table.contested({**vote.said, **from_play(deal)}, why)

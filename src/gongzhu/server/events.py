@@ -99,7 +99,7 @@ from gongzhu.server.challenges import ParComputer
 from gongzhu.server.identity import Identity, User, login_key
 from gongzhu.server.registry import Tables
 from gongzhu.server.rooms import Person
-from gongzhu.server.store import EVENT_LOG, EVENT_TABLES, EVENTS, FRIENDS, MATCHES, USERS, Seating, Store
+from gongzhu.server.store import EVENT_LOG, EVENT_TABLES, EVENTS, MATCHES, USERS, Seating, Store, friends_among
 from gongzhu.server.wire import personal_answer, plain_error, refused_answer
 
 __all__ = ["BOARDS", "FORMS", "GRACE", "MAX_BOARDS", "MAX_SESSIONS", "PRESETS", "TURN_SECONDS", "Event",
@@ -734,9 +734,7 @@ class Events:
             # Partners are the caller's friends: nobody is entered by someone they did not accept
             # as a friend (a block ends a friendship: nor by someone they blocked).
             others = [p for p in entrant["players"] if p[0] != user.id]
-            friends = set(c.scalars(select(FRIENDS.c.other_id).where(
-                FRIENDS.c.user_id == user.id, FRIENDS.c.state == "friends",
-                FRIENDS.c.other_id.in_([p[0] for p in others]))))
+            friends = friends_among(c, user.id, [p[0] for p in others])
             stranger = next((p[1] for p in others if p[0] not in friends), None)
             if stranger is not None:
                 raise EventRefused(403, "event.partner_not_friend", name=stranger)

@@ -39,7 +39,7 @@ from gongzhu.jsontext import show
 from gongzhu.messages import Text
 from gongzhu.server.bodies import BodyError, typed_body
 from gongzhu.server.identity import AccountError, Identity, User, login_key
-from gongzhu.server.store import BLOCKS, FRIENDS, INVITATIONS, MATCHES, REPORTS, USERS, Store
+from gongzhu.server.store import BLOCKS, FRIENDS, INVITATIONS, MATCHES, REPORTS, USERS, Store, friends_among
 from gongzhu.server.wire import personal_answer, plain_error
 
 __all__ = ["INVITATION_MINUTES", "ONLINE_SECONDS", "REPORTS_A_DAY", "People", "routes"]
@@ -164,9 +164,7 @@ class People:
     def invite(self, me: str, other: str, match_id: str, url: str) -> None:
         """Ask the friend ``other`` to the table ``match_id`` (its address ``url``)."""
         with self.store.engine.begin() as c:
-            friends = c.execute(select(FRIENDS.c.state).where(FRIENDS.c.user_id == me,
-                                                              FRIENDS.c.other_id == other)).scalar()
-            if friends != "friends":
+            if other not in friends_among(c, me, [other]):
                 raise AccountError(409, Text.of("server.people_not_friends"))
             c.execute(delete(INVITATIONS).where(INVITATIONS.c.to_user == other, INVITATIONS.c.from_user == me,
                                                 INVITATIONS.c.match_id == match_id))

@@ -58,7 +58,7 @@ __all__ = ["AUDIT_LOG", "BLOCKS", "CHALLENGES", "CHALLENGE_RESULTS", "EVENTS", "
            "INVITATIONS", "MATCHES",
            "MATCH_PLAYERS", "METADATA", "RATINGS", "RATING_HISTORY", "REPORTS", "REVIEWS", "REVIEW_COUNTS",
            "REVIEW_KINDS", "SANCTIONS", "SESSIONS", "SETTINGS",
-           "USERS", "Charge", "MatchInfo", "Rated", "Seating", "StaleTable", "Store", "why_kept"]
+           "USERS", "Charge", "MatchInfo", "Rated", "Seating", "StaleTable", "Store", "friends_among", "why_kept"]
 
 
 #: The tables; every change to them is a revision in :mod:`gongzhu.server.migrations`.
@@ -513,6 +513,13 @@ def _seed_column(seed: int) -> int:
 
 def _seed_value(column: int) -> int:
     return column + (1 << 64) if column < 0 else column
+
+
+def friends_among(c: Connection, user: str, others: Sequence[str]) -> set[str]:
+    """Which of ``others`` are ``user``'s friends (a request accepted: a row each way), read in
+    ``c``'s transaction."""
+    return set(c.scalars(select(FRIENDS.c.other_id).where(
+        FRIENDS.c.user_id == user, FRIENDS.c.state == "friends", FRIENDS.c.other_id.in_(list(others)))))
 
 
 def _now() -> str:
