@@ -3,14 +3,16 @@
 cookie; accounts made from the guest (same id, so the same history); signing in and out, on one
 browser or every one; forged, tampered with, expired and stale cookies are no session; the
 single-player server's person (``local``) is claimed once, and only from the server's own machine;
-the leaderboard lists accounts only; and every refusal a player reads is a catalog message.
+the leaderboard lists accounts only; idle guests with nothing kept are forgotten, by the
+running server too; and every refusal a player reads is a catalog message.
 Each test that uses the database runs on SQLite and on PostgreSQL (``STORES``)."""
 
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -20,9 +22,11 @@ from argon2 import PasswordHasher, Type
 from itsdangerous import TimestampSigner, URLSafeTimedSerializer
 from sqlalchemy import create_engine, delete, insert, select, text, update
 from starlette.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
 
 from gongzhu.messages import catalog
 from gongzhu.rules.match import title_for
+from gongzhu.server import app as app_module
 from gongzhu.server import migrations
 from gongzhu.server.accounts import FREE_FAILURES, LEADERBOARD_MAX, SIGNUPS_PER_ADDRESS, Attempts
 from gongzhu.server.app import create_app
@@ -30,6 +34,7 @@ from gongzhu.server.identity import (
     CHEAP_HASHING_ENV,
     COOKIE,
     COOKIE_MAX_AGE,
+    GUEST_KEPT,
     LOCAL_USER,
     SECRET_ENV,
     AccountError,
@@ -39,7 +44,7 @@ from gongzhu.server.identity import (
     default_hasher,
     name_key,
 )
-from gongzhu.server.store import MATCH_PLAYERS, MATCHES, SESSIONS, SETTINGS, USERS, Store
+from gongzhu.server.store import MATCH_PLAYERS, MATCHES, RATINGS, REPORTS, SESSIONS, SETTINGS, USERS, Store
 from helpers.client import LOCAL, local_client, new_match, play_deal
 from helpers.database import STORES
 
@@ -175,6 +180,81 @@ def test_guest_names_stay_unique_when_four_digits_collide(app: Any) -> None:
     with browser(app) as c:
         name = c.get("/api/me").json()["name"]
     assert re.fullmatch(r"游客[0-9]{5,}", name)
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_idle_guests_with_nothing_kept_are_forgotten(app: Any) -> None:
+    """Every visit without a cookie makes a guest: those with nothing of theirs kept are forgotten
+    a week after they were made, with their sessions, and their browser is a new guest; a guest
+    who played, is rated, reported, seated at an open table or hosts one, or was seen lately
+    stays, and so do accounts."""
+    store, identity = store_of(app), app.state.identity
+    browsers = {what: browser(app) for what in ("idle", "played", "seated", "hosting", "rated", "reported", "seen")}
+    ids = {what: b.get("/api/me").json()["id"] for what, b in browsers.items()}
+    with browser(app) as alice:
+        account = register(alice, "Alice")["id"]
+    week = datetime.now(UTC) + GUEST_KEPT
+    add_match(store, "m-played", "2026-01-01T00:00:00+00:00", ids["played"])
+    with store.engine.begin() as c:
+        c.execute(insert(MATCHES).values(
+            id="m-open", created="2026-01-01", preset="online", options={}, levels={}, speed="normal", seed=1,
+            totals=[0, 0, 0, 0], deals=0, in_deal=False, over=False, winners=[], pigs=[], visibility="public",
+            status="waiting", host=ids["hosting"],
+            seats=[{"user": ids["seated"] if seat == "E" else None, "name": "x"} for seat in "NESW"]))
+        c.execute(insert(RATINGS).values(user_id=ids["rated"], family="standard", mu=25.0, sigma=8.0, games=1,
+                                         updated="2026-01-01"))
+        c.execute(insert(REPORTS).values(reporter=account, reported=ids["reported"], reason="chat",
+                                         created="2026-01-01"))
+        c.execute(update(USERS).where(USERS.c.id == ids["seen"]).values(last_seen=week.isoformat()))
+    assert identity.forget_idle_guests(datetime.now(UTC)) == set()  # made just now: kept
+    assert identity.forget_idle_guests(week + timedelta(seconds=1), batch=2) == {ids["idle"]}
+    with store.engine.connect() as c:
+        kept = set(c.scalars(select(USERS.c.id)))
+        sessions = set(c.scalars(select(SESSIONS.c.user_id)))
+    assert kept >= {account} | {v for k, v in ids.items() if k != "idle"}
+    assert ids["idle"] not in kept | sessions and ids["played"] in sessions
+    again = browsers["idle"].get("/api/me").json()
+    assert again["id"] != ids["idle"] and again["guest"] is True  # the browser is someone new
+    assert browsers["played"].get("/api/me").json()["id"] == ids["played"]
+    # once the open table is over, its host and seated guest are forgotten too (and, a week on,
+    # the idle browser's new guest)
+    with store.engine.begin() as c:
+        c.execute(update(MATCHES).where(MATCHES.c.id == "m-open").values(status="over", over=True))
+    assert identity.forget_idle_guests(week + timedelta(seconds=1)) == {ids["seated"], ids["hosting"], again["id"]}
+    for each in browsers.values():
+        each.close()
+
+
+def test_the_server_forgets_idle_guests_by_itself(db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A running server sweeps the idle guests by itself (here its first sweep is at once): a
+    guest watching a table, made more than :data:`GUEST_KEPT` ago with nothing kept, is
+    forgotten and its table connection closes as its session ended (4401); the table's host stays."""
+    monkeypatch.setattr(app_module, "GUEST_SWEEP_FIRST", 0.2)
+    app = create_app(db_url, pace=0, static_dir=tmp_path / "no-static")
+    with local_client(app) as player, local_client(app) as watcher:
+        me = player.get("/api/me").json()["id"]
+        match_id = player.post("/api/tables", json={"visibility": "public", "turn_seconds": None,
+                                                    "expose_seconds": None}).json()["table_id"]
+        old = watcher.get("/api/me").json()["id"]
+        with store_of(app).engine.begin() as db:
+            db.execute(update(USERS).where(USERS.c.id == old).values(
+                created=(datetime.now(UTC) - GUEST_KEPT - timedelta(days=1)).isoformat()))
+        with watcher.websocket_connect(f"/ws/{match_id}") as ws:
+            ws.receive_json()
+            for _ in range(300):  # each round a message the server answers, so no wait is unbounded
+                try:
+                    ws.send_json({"type": "nonsense"})
+                    ws.receive_json()
+                except WebSocketDisconnect as closed:
+                    assert closed.code == 4401
+                    break
+                time.sleep(0.1)
+            else:
+                pytest.fail("the idle guest's connection stayed open")
+        assert player.get("/api/me").json()["id"] == me
+        assert watcher.get("/api/me").json()["id"] != old
+        with store_of(app).engine.connect() as db:
+            assert db.scalar(select(USERS.c.id).where(USERS.c.id == old)) is None
 
 
 # ---------------------------------------------------------------------- accounts

@@ -226,6 +226,9 @@ ADMISSION_WAIT = 60.0
 #: With several servers, how often (seconds) each checks that its table connections' sessions go
 #: on (a session ended through another server); a session ended through this one closes them at once.
 SESSION_RECHECK = 5.0
+#: Idle guests are forgotten this often (seconds), the first time a minute after the start
+#: (:meth:`~gongzhu.server.identity.Identity.forget_idle_guests`).
+GUEST_SWEEP, GUEST_SWEEP_FIRST = 3600.0, 60.0
 #: The version a reconnecting page last saw (``?since=``): plain digits.
 _VERSION = re.compile(r"[0-9]{1,15}")
 #: The close code of a WebSocket refused because its address holds as many as it may (as HTTP's 429).
@@ -370,6 +373,21 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
             except Exception:  # a defect: logged, the next round tries again
                 log.exception("checking the sessions of the open connections failed")
 
+    async def forget_guests_every(seconds: float) -> None:
+        """Guests with nothing kept are forgotten every ``seconds`` (the first time a minute
+        after the start), off the event loop; the connections they still had close."""
+        await asyncio.sleep(min(seconds, GUEST_SWEEP_FIRST))
+        while True:
+            try:
+                gone = await asyncio.to_thread(identity.forget_idle_guests)
+            except Exception:  # the database away, or a defect: logged, the next round tries again
+                log.exception("forgetting the idle guests failed")
+            else:
+                if gone:
+                    log.info("forgot %d idle guests", len(gone))
+                    recheck()
+            await asyncio.sleep(seconds)
+
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         store.checkpoint_in_background()
@@ -381,7 +399,9 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         if tables.events is not None:
             await tables.events.resume()  # the events' start times, grace and stages, watched again
         lag = asyncio.create_task(metrics.watch_loop())
+        forgetting = asyncio.create_task(forget_guests_every(GUEST_SWEEP))
         yield
+        forgetting.cancel()
         lag.cancel()
         if rechecking is not None:
             rechecking.cancel()

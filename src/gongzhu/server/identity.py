@@ -2,7 +2,8 @@
 accounts with a nickname and a password that keep the rules, and keeps their sessions, each a row
 of ``sessions`` and the cookie ``gongzhu_session`` signed with ``itsdangerous`` (by the stored
 ``session_key`` or ``GONGZHU_SECRET_KEY``); the first local browser continues as the single-player
-server's person, ``local``.  Passwords are argon2id hashes made in a worker thread
+server's person, ``local``; guests with nothing of theirs kept are forgotten a week on
+(:meth:`Identity.forget_idle_guests`).  Passwords are argon2id hashes made in a worker thread
 (:func:`default_hasher`); :data:`CHEAP_HASHING_ENV` lowers their cost for test suites only.  The
 rules, the cookie and how sessions end: ``docs/web-protocol.md``, Who you are.  Imports
 :mod:`gongzhu.messages`, :mod:`gongzhu.rules.match` (the titles) and, of the server, the names,
@@ -19,13 +20,13 @@ import secrets
 import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from itsdangerous import BadData, URLSafeTimedSerializer
-from sqlalchemy import Row, delete, insert, select, update
+from sqlalchemy import ColumnElement, Row, and_, delete, exists, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from starlette.requests import HTTPConnection, cookie_parser
 
@@ -35,12 +36,29 @@ from gongzhu.ratings.skill import SCALE
 from gongzhu.rules.match import title_for
 from gongzhu.server.names import common_password, invisible, name_key, name_skeleton, reserved
 from gongzhu.server.policy import client_address
-from gongzhu.server.store import MATCH_PLAYERS, MATCHES, RATINGS, SESSIONS, SETTINGS, USERS, Store
+from gongzhu.server.store import (
+    BLOCKS,
+    CHALLENGE_RESULTS,
+    FRIENDS,
+    INVITATIONS,
+    MATCH_PLAYERS,
+    MATCHES,
+    RATING_HISTORY,
+    RATINGS,
+    REPORTS,
+    REVIEWS,
+    SANCTIONS,
+    SESSIONS,
+    SETTINGS,
+    USERS,
+    Store,
+)
 
 __all__ = [
     "CHEAP_HASHING_ENV",
     "COOKIE",
     "COOKIE_MAX_AGE",
+    "GUEST_KEPT",
     "LOCAL_USER",
     "NAME_MAX",
     "NAME_MIN",
@@ -88,6 +106,11 @@ GUEST_DIGITS = 4
 #: A deleted account is named this and six random hex digits (gongzhu.server.account_care); the
 #: pages show it as the catalog's ``account_care.deleted_player``, and no account may take such a name.
 DELETED_PREFIX = "deleted-"
+#: A guest with nothing of theirs kept (no deal, no result, no rating, no review, no friend, no
+#: block, report or sanction, no open table) is forgotten this long after it was made and last
+#: seen (:meth:`Identity.forget_idle_guests`): every visit without a cookie makes a guest, and
+#: most never play.
+GUEST_KEPT = timedelta(days=7)
 
 
 def default_hasher() -> PasswordHasher:
@@ -151,6 +174,27 @@ def _user(row: Row[Any]) -> User:
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+def _idle_guest(cutoff: str) -> ColumnElement[bool]:
+    """The guests :meth:`Identity.forget_idle_guests` forgets: made and last seen before ``cutoff``,
+    with no score, no deal and no row of theirs in any table that names people."""
+    me = USERS.c.id
+    theirs = (
+        MATCH_PLAYERS.c.user_id == me, CHALLENGE_RESULTS.c.user_id == me, RATINGS.c.user_id == me,
+        RATING_HISTORY.c.user_id == me, REVIEWS.c.user_id == me,
+        or_(FRIENDS.c.user_id == me, FRIENDS.c.other_id == me), or_(BLOCKS.c.user_id == me, BLOCKS.c.blocked_id == me),
+        or_(REPORTS.c.reporter == me, REPORTS.c.reported == me),
+        or_(INVITATIONS.c.to_user == me, INVITATIONS.c.from_user == me),
+        or_(SANCTIONS.c.user_id == me, SANCTIONS.c.operator == me),
+    )
+    return and_(
+        USERS.c.guest.is_(True), USERS.c.password_hash.is_(None), USERS.c.deleted.is_(None), me != LOCAL_USER,
+        USERS.c.created < cutoff, or_(USERS.c.last_seen.is_(None), USERS.c.last_seen < cutoff),
+        USERS.c.lifetime == 0, USERS.c.deals == 0, USERS.c.matches == 0, USERS.c.pigs == 0,
+        USERS.c.practice == 0, USERS.c.practice_deals == 0, USERS.c.role.is_(None),
+        *(~exists().where(clause) for clause in theirs),
+    )
 
 
 # ---------------------------------------------------------------------- names and passwords
@@ -405,6 +449,38 @@ class Identity:
                 continue
             return User(id=user_id, name=name, guest=True, account=False, lifetime=0, deals=0, matches=0, pigs=0)
         raise RuntimeError("no free guest name after 60 tries")
+
+    def forget_idle_guests(self, now: datetime | None = None, *, batch: int = 500) -> set[str]:
+        """Delete the guests with nothing of theirs kept, made and last seen more than
+        :data:`GUEST_KEPT` before ``now``, with their sessions (a browser that comes back is a
+        new guest); ``batch`` at a time, each in one transaction.  The ids forgotten: the
+        caller closes their connections (:attr:`on_ended`)."""
+        cutoff = ((now or datetime.now(UTC)) - GUEST_KEPT).isoformat(timespec="microseconds")
+        idle = _idle_guest(cutoff)
+        forgotten: set[str] = set()
+        after = ""
+        while True:
+            with self.store.engine.connect() as c:
+                listed = list(c.scalars(select(USERS.c.id).where(idle, USERS.c.id > after)
+                                        .order_by(USERS.c.id).limit(batch)))
+                if not listed:
+                    return forgotten
+                after, found = listed[-1], set(listed)
+                # seated at, or hosting, a table not over: its seats are JSON, read here
+                for host, seats in c.execute(select(MATCHES.c.host, MATCHES.c.seats).where(MATCHES.c.status != "over")):
+                    found.discard(host)
+                    found.difference_update(seat.get("user") for seat in seats or ())
+            if found:
+                try:
+                    with self.store.engine.begin() as c:
+                        still = select(USERS.c.id).where(USERS.c.id.in_(found), idle)
+                        c.execute(delete(SESSIONS).where(SESSIONS.c.user_id.in_(still)))
+                        forgotten.update(c.scalars(delete(USERS).where(USERS.c.id.in_(found), idle)
+                                                   .returning(USERS.c.id)))
+                except IntegrityError:  # one of them kept something at that moment: next time
+                    return forgotten
+            if len(listed) < batch:
+                return forgotten
 
     # ------------------------------------------------------------------ accounts
 
