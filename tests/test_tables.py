@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 
 from gongzhu.records import check_file
+from gongzhu.server.rooms import CHAT_BUDGETS_KEPT, ChatBudgets
 from helpers.client import Message
 from helpers.database import STORES
 from helpers.live import Live, Someone, random_moves
@@ -456,6 +458,45 @@ def test_chat_is_text_rate_limited_and_reaches_the_table(server: LiveServer) -> 
     b.drain()
     codes = [m.get("code") for m in b.messages if m["type"] == "error"]
     assert "server.chat_too_fast" in codes
+
+
+def test_chat_budget_is_a_persons_not_a_connections(server: LiveServer) -> None:
+    """A second tab, or connecting again, buys no more chat: the budget is the person's at the
+    table (3 lines at once, then one a second), so of 11 lines sent from three connections in
+    ``elapsed`` seconds at most 3 + ``elapsed`` (and one for the rounding) pass — where a budget
+    per connection would let 9 through at once."""
+    host, other = Someone(server), Someone(server)
+    table_id = new_table(host)["table_id"]
+    first, second = other.connect(table_id), other.connect(table_id)
+    for live in (first, second):
+        live.until(lambda s: s.get("table") is not None)
+    began = time.monotonic()
+    for n in range(4):
+        first.send({"type": "chat", "text": f"one {n}"})
+        second.send({"type": "chat", "text": f"two {n}"})
+    third = other.connect(table_id)  # connecting again starts from what is left
+    third.until(lambda s: s.get("table") is not None)
+    for n in range(3):
+        third.send({"type": "chat", "text": f"three {n}"})
+    for live in (first, second, third):
+        live.drain()
+    elapsed = time.monotonic() - began  # at least as long as the server took over them
+    refused = sum(m["type"] == "error" and m.get("code") == "server.chat_too_fast"
+                  for live in (first, second, third) for m in live.messages)
+    assert 11 - refused <= 3 + elapsed + 1, (refused, elapsed)
+
+
+def test_chat_budgets_count_by_person_and_forget_the_full_ones() -> None:
+    budgets = ChatBudgets()
+    assert [budgets.allow("u-a", 0.0) for _ in range(4)] == [True, True, True, False]
+    assert budgets.allow("u-b", 0.0)  # another person's own budget
+    assert not budgets.allow("u-a", 0.5) and budgets.allow("u-a", 1.0)
+    for n in range(CHAT_BUDGETS_KEPT - 2):
+        assert budgets.allow(f"u-{n}", 10.0)
+    assert len(budgets) == CHAT_BUDGETS_KEPT
+    assert budgets.allow("u-new", 10.0)  # u-a's and u-b's budgets were full again: forgotten
+    assert len(budgets) == CHAT_BUDGETS_KEPT - 1
+    assert budgets.allow("u-0", 10.0) and budgets.allow("u-0", 10.0) and not budgets.allow("u-0", 10.0)
 
 
 def test_with_a_turn_timer_the_next_deal_has_a_clock(server: LiveServer) -> None:

@@ -142,7 +142,7 @@ def _chat(table: Table, connection: Presence, message: ChatMessage) -> None:
     muted = table.hub.muted(connection.person.id)  # (a cached check: gongzhu.server.moderation)
     if muted is not None:
         raise Refused(muted.key, **muted.params)
-    if not connection.chat.allow(time.monotonic()):
+    if not table.chat_budgets.allow(connection.person.id, time.monotonic()):
         raise Refused("server.chat_too_fast")
     seat = table.seat_of(connection.person.id)
     table.event({"type": "chat", "from": {"name": connection.person.name,

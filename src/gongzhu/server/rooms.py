@@ -27,14 +27,16 @@ from gongzhu.server.policy import OUTBOX_LIMIT, RateLimiter
 from gongzhu.server.views import personal
 from gongzhu.server.wire import encode, refusal
 
-__all__ = ["CHAT_BURST", "CHAT_RATE", "HISTORY", "Connection", "Outbox", "Person", "Presence", "Ref", "Room",
-           "Switchboard"]
+__all__ = ["CHAT_BURST", "CHAT_RATE", "HISTORY", "ChatBudgets", "Connection", "Outbox", "Person", "Presence", "Ref",
+           "Room", "Switchboard"]
 
 #: How many changes' messages a room keeps for connections that come back.
 HISTORY = 200
-#: Chat: lines per second on average and in a burst, per connection.
+#: Chat: lines per second on average and in a burst, per person at a table.
 CHAT_RATE = 1.0
 CHAT_BURST = 3
+#: Past this many people's chat budgets, a table forgets those that have filled up again.
+CHAT_BUDGETS_KEPT = 64
 
 @dataclass(frozen=True, slots=True)
 class Person:
@@ -93,13 +95,35 @@ class Outbox:
 
 @dataclass(eq=False)
 class Presence:
-    """A connection at a table as the table's owner knows it: whose it is, where it is, and its
-    chat budget.  The connection itself (its socket, its outbox) is in a :class:`Room` of the
-    server it is on — this one or, with several servers, another."""
+    """A connection at a table as the table's owner knows it: whose it is and where it is.  The
+    connection itself (its socket, its outbox) is in a :class:`Room` of the server it is on —
+    this one or, with several servers, another."""
 
     ref: Ref
     person: Person
-    chat: RateLimiter = field(default_factory=lambda: RateLimiter(rate=CHAT_RATE, burst=CHAT_BURST))
+
+
+class ChatBudgets:
+    """The chat budget of each person at a table (:data:`CHAT_RATE` lines a second, bursts of
+    :data:`CHAT_BURST`), kept by the table's owner: by person, not by connection, so that more
+    tabs, more servers or connecting again buy no more lines."""
+
+    def __init__(self) -> None:
+        self._budgets: dict[str, RateLimiter] = {}
+
+    def __len__(self) -> int:
+        """How many people's budgets are kept."""
+        return len(self._budgets)
+
+    def allow(self, person_id: str, now: float) -> bool:
+        """Whether ``person_id`` may say one more line at ``now`` (counted if so)."""
+        budget = self._budgets.get(person_id)
+        if budget is None:
+            if len(self._budgets) >= CHAT_BUDGETS_KEPT:  # a full budget is as good as a new one
+                full = now - CHAT_BURST / CHAT_RATE
+                self._budgets = {k: b for k, b in self._budgets.items() if b.last is not None and b.last > full}
+            budget = self._budgets[person_id] = RateLimiter(rate=CHAT_RATE, burst=CHAT_BURST)
+        return budget.allow(now)
 
 
 class Switchboard:

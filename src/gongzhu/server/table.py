@@ -40,7 +40,7 @@ from gongzhu.server.challenges import Challenges
 from gongzhu.server.claiming import Claims, from_play
 from gongzhu.server.clock import Clock
 from gongzhu.server.metrics import Metrics
-from gongzhu.server.rooms import Person, Presence, Ref
+from gongzhu.server.rooms import ChatBudgets, Person, Presence, Ref
 from gongzhu.server.store import Charge, MatchInfo, Rated, Seating, StaleTable, Store
 from gongzhu.server.thinking import Pools, Thinking
 from gongzhu.server.views import Views, personal, public_exposures
@@ -153,6 +153,7 @@ class Table:
         #: Declarations of the exposure phase not revealed yet (R4: every seat declares unseen).
         self.pending: dict[Seat, list[tuple[Card, str]]] = {}
         self.presences: dict[Ref, Presence] = {}
+        self.chat_budgets = ChatBudgets()
         self.lifetimes: dict[str, int] = {}
         #: The family of presets the table's deals are rated in, and the ratings there of the
         #: people who sit at it; which of them have an account (only accounts are rated).
