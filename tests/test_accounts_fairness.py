@@ -33,7 +33,7 @@ from websockets.sync.client import connect
 from gongzhu.server.accounts import FREE_FAILURES, Backoff
 from gongzhu.server.app import TOO_MANY_SOCKETS, create_app
 from gongzhu.server.identity import COOKIE, Identity
-from gongzhu.server.policy import TrustedProxies, client_address, counted_address
+from gongzhu.server.policy import MAX_BODY_BYTES, TrustedProxies, client_address, counted_address
 from gongzhu.server.store import SETTINGS, Store
 from gongzhu.server.transport import MOST_HEAD_BYTES, REQUEST_TIMEOUT, server_config
 from helpers.client import LOCAL, refused
@@ -363,6 +363,28 @@ def test_slow_requests_are_closed_and_others_are_served_meanwhile(app: Any) -> N
         with socket.create_connection(("127.0.0.1", port), timeout=5) as big:
             big.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"y" * (MOST_HEAD_BYTES + 10))
             assert big.recv(100).startswith(b"HTTP/1.1 431")
+
+
+def test_a_body_refused_before_it_is_read_ends_its_connection(app: Any) -> None:
+    """A body larger than the server takes is refused with 413 before it is read; the rest of
+    it, still arriving, is neither read as the next request's head (which once answered the
+    next request with a 431 of its own) nor waited for: the connection closes after the 413."""
+    body = b'{"pad": "' + b"x" * (MOST_HEAD_BYTES + MAX_BODY_BYTES) + b'"}'
+    head = (f"POST /api/matches HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n").encode()
+    with served(app) as port, socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+        sock.sendall(head + body[:1000])
+        answer = b""
+        while b"\r\n\r\n" not in answer:
+            answer += sock.recv(4096)
+        assert answer.startswith(b"HTTP/1.1 413")
+        try:
+            sock.sendall(body[1000:] + b"GET /api/config HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            while chunk := sock.recv(65536):
+                answer += chunk
+        except OSError:  # closed while the rest was being sent
+            pass
+    assert b"HTTP/1.1 431" not in answer and answer.count(b"HTTP/1.1 ") == 1
 
 
 def test_one_address_holds_a_bounded_number_of_websockets(tmp_path: Path) -> None:

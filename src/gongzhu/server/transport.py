@@ -75,7 +75,13 @@ class _Bounds(asyncio.Protocol):
             self.transport.close()
 
     def on_response_complete(self) -> None:
+        unread = self.cycle is not None and bool(self.cycle.more_body)
         super().on_response_complete()  # type: ignore[misc]  # uvicorn's protocol, after this one
+        if unread and not self.transport.is_closing():
+            # answered before its body was read (a 413, say): the rest of that body is neither
+            # read nor taken for the next request's head — the connection ends with the answer
+            self.transport.close()
+            return
         self._wait()
 
     def connection_lost(self, exc: Exception | None) -> None:
