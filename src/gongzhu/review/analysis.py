@@ -472,8 +472,11 @@ def _assemble(rec: DealRecord, seat: Seat, steps: list[_Step], evaluated: dict[i
     # Luck and skill along the deal (docs/review.md): the seat's expected result moves at its own
     # decisions (skill: the choice made against standard play) and between them (luck: the deal,
     # then what the others played and what it showed); the parts add up to the result.
+    # Shown to one decimal, every part is the difference of two rounded running values, so that
+    # what the page adds up (luck + skill, the parts along the graph) is exactly what it shows.
     after: float | None = None  # the expected result after the seat's last weighed decision
-    luck = skill = 0.0
+    skill = 0.0
+    shown_after = shown_skill = 0.0  # the same, rounded, as the graph shows them
     deal_luck: float | None = None
     for k, step in enumerate(steps):
         d: dict[str, Any] = {"index": k, "kind": step.kind, "trick": step.trick, "order": step.order,
@@ -483,27 +486,29 @@ def _assemble(rec: DealRecord, seat: Seat, steps: list[_Step], evaluated: dict[i
             d.update(best=step.made, expected=None, best_expected=None, before=None, loss=0.0, loss_spread=None,
                      mark=None, uncertain=False, skill=None, skill_spread=None, luck=None, alternatives=[])
         else:
-            moved = w.before - (after if after is not None else 0.0)
-            if after is None:
-                deal_luck = moved
-            luck += moved
             skill += w.skill
             after = w.before + w.skill
+            step_skill = round(round(skill, 1) - shown_skill, 1)
+            step_luck = round(round(after, 1) - shown_after - step_skill, 1)
+            before = round(shown_after + step_luck, 1)
+            if deal_luck is None:
+                deal_luck = step_luck
+            shown_after, shown_skill = round(after, 1), round(skill, 1)
             loss = round(w.loss, 1)
             spread = None if w.loss_spread is None else round(w.loss_spread, 1)
             mark = mark_for(loss)
             d.update(best=w.alternatives[w.best][0], expected=round(w.alternatives[w.played][1], 1),
-                     best_expected=round(w.alternatives[w.best][1], 1), before=round(w.before, 1),
+                     best_expected=round(w.alternatives[w.best][1], 1), before=before,
                      loss=loss, loss_spread=spread, mark=mark,
                      uncertain=mark is not None and (spread is None or loss - 1.96 * spread < MARKS[-1][1]),
-                     skill=round(w.skill, 1),
+                     skill=step_skill,
                      skill_spread=None if w.skill_spread is None else round(w.skill_spread, 1),
-                     luck=round(moved, 1),
+                     luck=step_luck,
                      alternatives=[{"cards": c, "expected": round(v, 1),
                                     "exact": _exact_of(exact.get(str(step.state)), c)}
                                    for c, v in sorted(w.alternatives, key=lambda a: -a[1])])
-            graph.append({"decision": k, "trick": step.trick or 0, "before": round(w.before, 1),
-                          "expected": round(after, 1), "luck": round(luck, 1), "skill": round(skill, 1)})
+            graph.append({"decision": k, "trick": step.trick or 0, "before": before, "expected": shown_after,
+                          "luck": round(shown_after - shown_skill, 1), "skill": shown_skill})
         exact_here = exact.get(str(step.state))
         if step.kind == "play" and exact_here is not None:
             best_exact = max(exact_here.values())
@@ -514,13 +519,11 @@ def _assemble(rec: DealRecord, seat: Seat, steps: list[_Step], evaluated: dict[i
         else:
             d.update(exact=None, exact_best=None, exact_loss=None, hindsight_differs=False)
         decisions.append(d)
-    ending = result - (after if after is not None else 0.0)
-    if deal_luck is None:
-        deal_luck = ending
-        ending = 0.0
-    luck += ending
+    luck = round(round(result, 1) - shown_skill, 1)
+    if deal_luck is None:  # no decision weighed: the deal was all
+        deal_luck = luck
     graph.append({"decision": None, "trick": len(rec.tricks), "before": None, "expected": round(result, 1),
-                  "luck": round(luck, 1), "skill": round(skill, 1)})
+                  "luck": luck, "skill": shown_skill})
     loss_total = sum(d["loss"] for d in decisions)
     par = sum(pars) / len(pars) if pars else None
     deltas = _trick_deltas(rec, seat)
@@ -537,9 +540,9 @@ def _assemble(rec: DealRecord, seat: Seat, steps: list[_Step], evaluated: dict[i
         "par": None if par is None else round(par, 1),
         "par_replays": len(pars),
         "loss": round(loss_total, 1),
-        "luck": round(luck, 1),
-        "skill": round(skill, 1),
-        "luck_parts": {"deal": round(deal_luck, 1), "play": round(round(luck, 1) - round(deal_luck, 1), 1)},
+        "luck": luck,
+        "skill": shown_skill,
+        "luck_parts": {"deal": deal_luck, "play": round(luck - deal_luck, 1)},
         "decisions": decisions,
         "graph": graph,
         "tricks": [round(x, 1) for x in deltas],
