@@ -119,8 +119,10 @@ def check_review_shown(page: Page, dialog: Locator, review: dict[str, Any]) -> N
         assert line.count() == 1
         assert len((line.get_attribute("points") or "").split()) == len(review["graph"])
     for d in review["decisions"]:
-        if d["mark"] is not None:
-            assert graph.locator(f'circle[data-decision="{d["index"]}"][data-mark="{d["mark"]}"]').count() == 1
+        if d["mark"] is not None:  # a mark inside the noise is one on the graph too
+            dot = graph.locator(f'circle[data-decision="{d["index"]}"][data-mark="{d["mark"]}"]')
+            assert dot.count() == 1
+            assert dot.first.get_attribute("data-uncertain") == ("" if d["uncertain"] else None)
     # Trick by trick: the seat's card carries its decision's mark, and the step's review says what was best.
     seat = review["seat"]
     first = dialog.locator('[data-step="first"]')
@@ -139,11 +141,16 @@ def check_review_shown(page: Page, dialog: Locator, review: dict[str, Any]) -> N
         marked = dialog.locator(f'.rcenter .slot-{seat}.reviewed [data-mark]')
         if d["mark"] is None:
             assert dialog.locator(".rcenter [data-mark]").count() == 0
-        else:
+        else:  # on the card in the trick too, in brackets when inside the noise
             assert marked.first.get_attribute("data-mark") == d["mark"]
+            badge = dialog.locator(f".rcenter .slot-{seat} .mark-badge")
+            assert badge.inner_text() == (f'({d["mark"]})' if d["uncertain"] else d["mark"])
         step = dialog.locator(f'.review-step [data-decision="{d["index"]}"]')
         assert step.count() == 1
         assert float(step.locator(".review-verdict").get_attribute("data-loss") or "nan") == d["loss"]
+        # the search's noise is told of a loss, not of the best choice (whose loss is 0 in every world)
+        told = d["loss"] > 0 and d["loss_spread"] is not None and not d["forced"]
+        assert step.locator(".review-noise").count() == (1 if told else 0)
         if d["skill"] is not None:  # the step's own luck and skill, and a mark inside the noise marked so
             parts = step.locator(".review-skill")
             assert float(parts.get_attribute("data-skill") or "nan") == d["skill"]

@@ -105,8 +105,8 @@ function drawSeat(box, record, seat, hand, taken, final) {
   drawSeatRows(box, record, seat, taken);
 }
 
-/** The trick's plays; `marked` ({seat, mark} or null): the reviewed seat's play, with the
- * review's mark of it (null: no mark). */
+/** The trick's plays; `marked` ({seat, mark, uncertain} or null): the reviewed seat's play, with
+ * the review's mark of it (null: no mark), in brackets and dimmed when inside the search's noise. */
 function drawCenter(box, trick, marked) {
   box.replaceChildren();
   if (!trick) return;
@@ -116,17 +116,22 @@ function drawCenter(box, trick, marked) {
     if (p.seat === trick.leader) slot.classList.add("leader");
     const reviewed = marked && marked.seat === p.seat;
     if (reviewed) slot.classList.add("reviewed");
+    const shown = reviewed && marked.mark ? (marked.uncertain ? `(${marked.mark})` : marked.mark) : "";
     for (const c of p.cards) {
       const face = node("div", "card-face");
       face.setAttribute("role", "img");
-      face.setAttribute("aria-label", `${seatName(p.seat)} ${cardName(c)}${reviewed && marked.mark ? ` ${marked.mark}` : ""}`);
+      face.setAttribute("aria-label", `${seatName(p.seat)} ${cardName(c)}${shown ? ` ${shown}` : ""}`);
       face.append(cardFace(c));
       if (reviewed && marked.mark) face.dataset.mark = marked.mark;
       slot.append(face);
     }
     if (reviewed && marked.mark) {
-      const badge = node("span", "mark-badge", marked.mark);
+      const badge = node("span", "mark-badge", shown);
       badge.dataset.mark = marked.mark;
+      if (marked.uncertain) {
+        badge.dataset.uncertain = "";
+        badge.classList.add("mark-uncertain");
+      }
       slot.append(badge);
     }
     box.append(slot);

@@ -152,10 +152,10 @@ export class ReviewPanel {
     return this.review.decisions.filter((d) => (step === 0 ? d.kind === "expose" : d.kind === "play" && d.trick === step));
   }
 
-  /** The mark of the reviewed seat's card in trick `step`: {seat, mark} or null. */
+  /** The mark of the reviewed seat's card in trick `step`: {seat, mark, uncertain} or null. */
   markAt(step) {
     const d = step > 0 ? this.decisionsAt(step)[0] : null;
-    return d ? { seat: this.review.seat, mark: d.mark } : null;
+    return d ? { seat: this.review.seat, mark: d.mark, uncertain: Boolean(d.mark && d.uncertain) } : null;
   }
 
   /** The replay shows step `step`: draw what the review says of it. */
@@ -340,9 +340,15 @@ export class ReviewPanel {
     g.append(svg("polyline", { points: points.map((p) => `${sx(p.x)},${sy(p.y)}`).join(" "), class: "review-line" }));
     for (const p of points) {
       const dot = svg("circle", { cx: sx(p.x), cy: sy(p.y), r: p.d?.mark ? 5 : 3, class: "review-dot" });
+      const uncertain = Boolean(p.d?.mark && p.d.uncertain);
       if (p.d) {
         dot.dataset.decision = String(p.d.index);
         if (p.d.mark) dot.dataset.mark = p.d.mark;
+        if (uncertain) {  // inside the search's noise: dimmed, its mark in brackets
+          dot.dataset.uncertain = "";
+          dot.setAttribute("fill-opacity", "0.45");
+          dot.setAttribute("stroke-dasharray", "2 2");
+        }
       } else {
         dot.dataset.final = "";
       }
@@ -350,7 +356,8 @@ export class ReviewPanel {
         : t("review.result");
       const parts = typeof p.luck === "number"
         ? ` (${t("review.luck")} ${reviewNumber(p.luck)}, ${t("review.skill")} ${reviewNumber(p.skill)})` : "";
-      dot.append(svg("title", {}, `${label}: ${reviewNumber(p.y)}${parts}${p.d?.mark ? ` ${p.d.mark}` : ""}`));
+      const mark = p.d?.mark ? ` ${uncertain ? `(${p.d.mark})` : p.d.mark}` : "";
+      dot.append(svg("title", {}, `${label}: ${reviewNumber(p.y)}${parts}${mark}`));
       g.append(dot);
     }
     box.append(g, node("figcaption", "help", t("review.graph")));
@@ -364,7 +371,7 @@ function decisionLines(r, d) {
   const made = node("p", "review-made",
     t(d.kind === "expose" ? "review.declared" : "review.played", { cards: choiceText(d.kind, d.cards) }));
   if (d.mark) {
-    const badge = node("span", "mark-badge", d.mark);
+    const badge = node("span", "mark-badge", d.uncertain ? `(${d.mark})` : d.mark);
     badge.dataset.mark = d.mark;
     if (d.uncertain) {
       // Inside the search's noise: it may be no error at all.
@@ -384,7 +391,9 @@ function decisionLines(r, d) {
   const line = node("p", "review-verdict", verdict);
   line.dataset.loss = String(d.loss ?? 0);
   box.append(line);
-  if (!d.forced && d.loss_spread !== null && d.loss_spread !== undefined) {
+  // The noise of a loss: none to tell where the choice was the search's best (its loss is 0 in
+  // every world, so its spread says nothing of how sure the search was).
+  if (!d.forced && d.loss > 0 && d.loss_spread !== null && d.loss_spread !== undefined) {
     const noise = node("p", "review-noise", t(d.uncertain ? "review.uncertain" : "review.spread",
       { spread: reviewNumber(d.loss_spread) }));
     noise.dataset.spread = String(d.loss_spread);
