@@ -399,6 +399,7 @@ def test_guests_and_bad_counts_are_refused(client: TestClient) -> None:
     for body in ({"count": 7}, {"count": "5"}, {"count": 5, "more": 1}, [5], {"count": True}):
         bad = refused(client.post(REVIEW_LAST, json=body), 400, "accuracy.bad_count")
         assert bad["params"]["choices"] == ", ".join(map(str, COUNTS))
+        assert "null" not in bad["params"]["count"]  # what was sent, as sent
     assert client.post(REVIEW_LAST, content=b"{", headers={"content-type": "application/json"}).status_code == 400
     # Nothing played: nothing to review.
     nothing = client.post(REVIEW_LAST, json={"count": 5})

@@ -405,9 +405,10 @@ def routes(store: Store, identity: Identity, reviews: Reviews) -> list[Route]:
             return plain_error(e.status, str(e))
         try:
             user = account_of(request)
-            count = body.get("count") if isinstance(body, dict) and set(body) == {"count"} else None
-            if type(count) is not int or count not in COUNTS:
-                raise AccountError(400, Text.of("accuracy.bad_count", count=show(count),
+            alone = isinstance(body, dict) and set(body) == {"count"}
+            count = body["count"] if alone else None
+            if type(count) is not int or count not in COUNTS:  # what was sent is named as sent
+                raise AccountError(400, Text.of("accuracy.bad_count", count=show(count if alone else body),
                                                 choices=", ".join(map(str, COUNTS))))
             # Finding them reads every match of the person's: off the event loop.
             wanted = await asyncio.to_thread(accuracy.unreviewed, user.id, count)
