@@ -91,6 +91,28 @@ def test_players_enter_an_open_event_and_it_is_seated_when_it_begins(server: Liv
     assert seated <= {"P0", "P1", "P4", "P5", "P6", "P7"} and len(seated) == 4
 
 
+@pytest.mark.parametrize("form", ["individual", "mitchell", "howell", "teams"])
+def test_an_open_event_with_one_entrant_cannot_begin_and_says_why(server: LiveServer, form: str) -> None:
+    """Begun with a single entrant, whatever its form, an event is refused as no movement seats
+    it (never with a range of rounds that cannot be: "1 to −1")."""
+    referee = account(server, "Referee", "10.7.0.1")
+    size = {"individual": 1, "mitchell": 2, "howell": 2, "teams": 4}[form]
+    p = people(server, "R", max(size, 2))
+    made = referee.http.post("/api/events", json={"name": "Alone", "form": form, "boards": 1, "entry": "open",
+                                                  "preset": "tournament"})
+    assert made.status_code == 201, made.text
+    event_id = made.json()["id"]
+    entry: dict[str, Any] = {"players": [x.name for x in p[:size]]}
+    if form == "teams":  # the one who enters a team is its other players' friend
+        befriend(p[0], p[2])
+        befriend(p[0], p[3])
+        entry["name"] = "甲队"
+    entered = p[0].http.post(f"/api/events/{event_id}/entries", json=entry)
+    assert entered.status_code == 200, entered.text
+    bad = refused(referee.http.post(f"/api/events/{event_id}/start"), 400, "event.bad_movement")
+    assert bad["params"]["entrants"] == 1
+
+
 @pytest.mark.parametrize("db_url", STORES, indirect=True)
 def test_an_event_by_invitation_begins_by_itself_once_its_entries_can_be_seated(
         server: LiveServer, clock: SetClock) -> None:

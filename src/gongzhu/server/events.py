@@ -572,6 +572,8 @@ class Events:
         """``event`` with its rounds settled for its entrants (``asked``, or the movement's most),
         its movement checked (refused if it cannot seat them, or would deal too many boards)."""
         n = len(event.entrants)
+        if n < 2:  # no movement seats one entrant (an open event begun with one, say)
+            raise EventRefused(400, "event.bad_movement", form=event.form, entrants=n)
         if event.form == "teams":
             most = n - 1 + n % 2 if n > 2 else 1
         else:
@@ -585,8 +587,6 @@ class Events:
         fitted = replace(event, rounds=rounds)
         spec = fitted.spec()
         try:
-            if n < 2:
-                raise EventError(f"{n} entrants")
             if not fitted.swiss:
                 movement_of(spec)
         except EventError:
