@@ -381,6 +381,7 @@ def test_redis_restarted_under_play(database: str, tmp_path: Path) -> None:
         lives["S"].until(lambda s: s["table"]["seats"]["E"]["name"] == other.name)
         lives["S"].send({"type": "start"})
         drive(lives, rng, lambda st: st["S"].get("tricks_played", 0) >= 3)
+        assert not any("Redis is back" in line for line in a.log_lines())  # a start is no comeback
         redis_proc.terminate()
         redis_proc.wait(10)
         time.sleep(1)
@@ -400,11 +401,31 @@ def test_redis_restarted_under_play(database: str, tmp_path: Path) -> None:
                         time.sleep(0.5)
                         lives[seat] = people[seat].connect(table_id, since=live.state.get("v"))
         records_of(host, table_id)
+        for server in (a, b):  # each said Redis went away, and that it came back
+            said = "\n".join(server.log_lines())
+            assert "Redis is away" in said and "Redis is back" in said, said
     finally:
         a.stop()
         b.stop()
         redis_proc.terminate()
         redis_proc.wait(10)
+
+
+def test_a_redis_that_does_not_answer_at_the_start_is_said(database: str, tmp_path: Path) -> None:
+    """A server started with a Redis that does not answer (a wrong port, say) starts, serves the
+    tables it runs and says so in its log — not silence until someone reads ``/readyz``."""
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]  # nothing listens there once the socket is closed
+    server = serve(database, f"redis://127.0.0.1:{port}/0", tmp_path, "alone")
+    try:
+        deadline = time.monotonic() + 20
+        while not any("Redis does not answer" in line for line in server.log_lines()):
+            assert time.monotonic() < deadline, server.output()
+            time.sleep(0.1)
+        assert not any("Redis is back" in line for line in server.log_lines())
+    finally:
+        server.stop()
 
 
 def test_a_match_open_on_another_server_is_not_deleted(servers: list[ServeProcess]) -> None:

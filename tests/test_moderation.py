@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import select, update
+from sqlalchemy import create_engine, inspect, select, update
 from starlette.testclient import TestClient
 from websockets.exceptions import ConnectionClosed
 
@@ -134,6 +134,34 @@ def test_the_command_line_grants_revokes_and_lists_operators(tmp_path: Path,
     finally:
         store.close()
     assert [tuple(r) for r in rows] == [("grant", None), ("revoke", None)]
+
+
+def test_the_command_line_reads_the_servers_variable_and_migrates_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """``gongzhu admin`` takes its database from ``GONGZHU_DB`` as ``gongzhu serve`` does (in a
+    container that is where the server's is); a database it cannot open, or not at this
+    gongzhu's schema, ends it with one line — nothing made, nothing migrated, no traceback."""
+    url = f"sqlite:///{tmp_path / 'site.db'}"
+    Store(url).close()  # a server's database, at the newest schema
+    monkeypatch.setenv("GONGZHU_DB", url)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))  # where the default would be
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert gongzhu_main(["admin", "list"]) == 0
+    assert "no operators yet" in capsys.readouterr().out
+    assert not (tmp_path / "data").exists() and not (tmp_path / "home").exists()  # no default file made
+    empty = tmp_path / "empty.db"
+    assert gongzhu_main(["admin", "list", "--db", f"sqlite:///{empty}"]) == 2
+    err = capsys.readouterr().err
+    assert "at revision none" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    engine = create_engine(f"sqlite:///{empty}")
+    try:
+        with engine.connect() as c:
+            assert inspect(c).get_table_names() == []  # nothing migrated
+    finally:
+        engine.dispose()
+    assert gongzhu_main(["admin", "list", "--db", "postgresql+psycopg://ops:Hunter2@127.0.0.1:1/site"]) == 2
+    err = capsys.readouterr().err
+    assert "Hunter2" not in err and "ops:***@" in err and "Traceback" not in err
 
 
 # ---------------------------------------------------------------------- who may

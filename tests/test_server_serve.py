@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
@@ -12,6 +14,7 @@ from email.message import Message
 from pathlib import Path
 
 import pytest
+from sqlalchemy import make_url
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
@@ -183,3 +186,21 @@ def test_a_real_server_keeps_other_sites_out_and_bounds_what_it_reads(tmp_path: 
         assert server.proc.poll() is None
     finally:
         server.stop()
+
+
+@pytest.mark.postgres
+def test_serve_never_shows_the_databases_password(pg_url: str, tmp_path: Path) -> None:
+    """The address line, and the line a server that cannot open its database ends with (in
+    JSON with ``--log-format json``), show a database URL with its password as ``***``."""
+    url = make_url(pg_url)
+    with_password = url.set(username=url.username or "gongzhu", password="Hunter2Secret").render_as_string(
+        hide_password=False)
+    with ServeProcess(tmp_path / "a", db=with_password) as server:
+        shown = server.output()
+    assert "Hunter2Secret" not in shown and ":***@" in shown
+    failed = subprocess.run([sys.executable, "-m", "gongzhu.cli.main", "serve", "--port", "0", "--log-format", "json",
+                             "--db", "postgresql+psycopg://someone:Hunter2Secret@127.0.0.1:1/nowhere"],
+                            capture_output=True, text=True, timeout=60)
+    assert failed.returncode == 2 and "Hunter2Secret" not in failed.stdout + failed.stderr
+    line = json.loads(failed.stderr.strip().splitlines()[-1])
+    assert "cannot open the database postgresql+psycopg://someone:***@127.0.0.1:1/nowhere" in line["message"]

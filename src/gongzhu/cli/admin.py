@@ -3,9 +3,11 @@ command line on the server's database.
 
 ``gongzhu admin grant NAME`` makes the account ``NAME`` an operator (who may then use the
 ``/admin`` page and its API), ``revoke NAME`` takes the role away, ``list`` prints every operator.
-The database is ``--db URL``, by default the one ``gongzhu serve`` uses; every grant and revoke is
-written to the audit log.  What it prints is the message catalog's, in ``--lang`` (en or zh).  The
-server modules are imported only when the command runs.
+The database is ``--db URL`` (or ``GONGZHU_DB``, as for ``gongzhu serve``), by default the one
+``gongzhu serve`` uses; it must be at this gongzhu's schema already (the command migrates
+nothing), and one it cannot open or of another schema ends the command with one line, status 2.
+Every grant and revoke is written to the audit log.  What it prints is the message catalog's,
+in ``--lang`` (en or zh).  The server modules are imported only when the command runs.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import argparse
 import sys
 from typing import Any
 
+from gongzhu.cli.serve import settings_from_environment
 from gongzhu.messages import LANGS, render
 
 __all__ = ["register", "run"]
@@ -32,11 +35,15 @@ def register(subparsers: Any) -> None:
                    help="SQLAlchemy database URL (default: the one gongzhu serve uses, a SQLite file in the "
                         "user's data folder)")
     p.add_argument("--lang", choices=LANGS, default="en", help="language of what it prints (default en)")
+    settings_from_environment(p)  # --db from GONGZHU_DB, as the server's own
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from gongzhu.cli.serve import default_db_url
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from gongzhu.cli.serve import default_db_url, shown_url
+    from gongzhu.server.migrations import SchemaError
     from gongzhu.server.moderation import ModerationError, grant, operators, revoke
     from gongzhu.server.store import Store
 
@@ -44,7 +51,13 @@ def run(args: argparse.Namespace) -> int:
     if args.action != "list" and not args.name:
         print(render("admin.cli.error", lang, {"why": f"{args.action} NAME"}), file=sys.stderr)
         return 2
-    store = Store(args.db or default_db_url())
+    url = args.db or default_db_url()
+    try:
+        store = Store(url, migrate=False)
+    except (SchemaError, SQLAlchemyError) as e:
+        why = str(e).splitlines()[0] if isinstance(e, SchemaError) else type(e).__name__
+        print(f"gongzhu admin: cannot use the database {shown_url(url)}: {why}", file=sys.stderr)
+        return 2
     try:
         if args.action == "list":
             found = operators(store)

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-__all__ = ["default_db_url", "register", "run"]
+__all__ = ["default_db_url", "register", "run", "shown_url"]
 
 #: The worker processes of the deal reviews unless ``--review-workers`` says otherwise (the
 #: server's own default, gongzhu.server.reviews.WORKERS, which is not imported before serving).
@@ -184,6 +184,28 @@ def _sqlite_folder(url: str) -> None:
         Path(url[len(prefix):].split("?", 1)[0]).parent.mkdir(parents=True, exist_ok=True)
 
 
+def shown_url(url: str) -> str:
+    """A database (or Redis) URL as the command shows it: its password, if any, as ``***``."""
+    from sqlalchemy import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return "(not a database URL)"
+
+
+def _said(args: argparse.Namespace, line: str) -> None:
+    """A line ``gongzhu serve`` ends with: on standard error, as one JSON line of the server's
+    log with ``--log-format json`` (every line of the process is then JSON)."""
+    if getattr(args, "log_format", "text") == "json":
+        import logging
+
+        logging.getLogger("gongzhu.server").error(line)
+    else:
+        print(line, file=sys.stderr)
+
+
 def run(args: argparse.Namespace) -> int:
     import socket
 
@@ -201,7 +223,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         origins = [normalize_origin(o) for o in args.allowed_origin]
     except ValueError as e:
-        print(f"gongzhu serve: --allowed-origin: {e}", file=sys.stderr)
+        _said(args, f"gongzhu serve: --allowed-origin: {e}")
         return 2
     hosts = server_hosts(args.host, args.allowed_host, origins)
     try:
@@ -212,19 +234,20 @@ def run(args: argparse.Namespace) -> int:
                          websockets_per_address=getattr(args, "websockets_per_address", WEBSOCKETS_PER_ADDRESS),
                          metrics_allow=getattr(args, "metrics_allow", None) or ("127.0.0.1", "::1"))
     except Exception as e:
-        print(f"gongzhu serve: cannot open the database {db_url}: {e}", file=sys.stderr)
+        _said(args, f"gongzhu serve: cannot open the database {shown_url(db_url)}: {e}")
         return 2
     try:
         sock = socket.socket(socket.AF_INET6 if ":" in args.host else socket.AF_INET, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((args.host, args.port))
     except OSError as e:
-        print(f"gongzhu serve: cannot listen on {args.host}:{args.port}: {e}", file=sys.stderr)
+        _said(args, f"gongzhu serve: cannot listen on {args.host}:{args.port}: {e}")
         return 2
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
-    shared = f"; shared through {args.redis}" if args.redis else ""
-    print(f"gongzhu: open http://{shown}:{port}/ in your browser (database {db_url}{shared}; Ctrl+C stops)",
+    shared = f"; shared through {shown_url(args.redis)}" if args.redis else ""
+    print(f"gongzhu: open http://{shown}:{port}/ in your browser (database {shown_url(db_url)}{shared}; "
+          "Ctrl+C stops)",
           flush=True)
     if hosts == server_hosts("127.0.0.1") and args.host not in ("127.0.0.1", "localhost", "::1"):
         print("gongzhu serve: only loopback host names are accepted; add the names players use with "

@@ -99,6 +99,7 @@ class Cluster:
         self.metrics = metrics if metrics is not None else Metrics()
         self.redis = _timed_client(url, self.metrics)
         self.up = False
+        self._listened = False  # whether the listener has subscribed once: later, Redis is back
         self._outgoing: asyncio.Queue[tuple[str, Any, Callable[[], None] | None]] = asyncio.Queue()
         self._wanted: set[str] = set()  # the table channels this process listens to
         self._ready: dict[str, asyncio.Event] = {}  # set once subscribed
@@ -115,9 +116,12 @@ class Cluster:
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
-        with contextlib.suppress(Exception):
+        try:
             await self.redis.ping()
             self.up = True
+        except Exception as e:  # the tables this process runs are served; it tries again and again
+            self.metrics.redis_errors.inc()
+            log.warning("cluster: Redis does not answer (%s); serving the tables this process runs", e)
         self._tasks = [loop.create_task(self._listen(), name="gongzhu-cluster-listen"),
                        loop.create_task(self._publish(), name="gongzhu-cluster-publish"),
                        loop.create_task(self._upkeep(), name="gongzhu-cluster-upkeep")]
@@ -224,8 +228,8 @@ class Cluster:
                     pubsub = self.redis.pubsub()
                     await pubsub.subscribe(node_channel(self.node), LOBBY)
                     self._subscribed = set()
-                    was_up, self.up = self.up, True
-                    await self._recovered(first=not was_up)
+                    first, self._listened, self.up = not self._listened, True, True
+                    await self._recovered(first=first)
                 adding = self._wanted - self._subscribed
                 dropping = self._subscribed - self._wanted
                 if adding:
@@ -264,8 +268,8 @@ class Cluster:
                 if holder != self.node:
                     self.tables.lost(table_id)
         self.post(LOBBY, {"op": "ask", "from": self.node})
-        if not first:
-            log.info("cluster: Redis is back")
+        if not first:  # at the level of "Redis is away", so that every log that has the one has the other
+            log.warning("cluster: Redis is back")
         for table_id in list(self.tables.owned()):
             self.tables.republish(table_id)  # what the others missed meanwhile
         # and, once the others have subscribed again too, introduce this process's connections

@@ -553,11 +553,16 @@ def _info(row: Row[Any]) -> MatchInfo:
 
 def _engine(db_url: str, manual_checkpoints: dict[str, bool]) -> Engine:
     url = make_url(db_url)
+    # hide_parameters: an error's text never holds the values of its statement — an action's
+    # cards, a password's hash — so logging a failed write gives away nothing (docs/operations.md).
     if url.get_backend_name() != "sqlite":
-        return create_engine(url)
+        # pool_pre_ping: a pooled connection the database dropped (a restart, a failover) is
+        # found out and replaced before use, not failed on by the first write after it
+        return create_engine(url, hide_parameters=True, pool_pre_ping=True)
     memory = url.database in (None, "", ":memory:")
     engine = create_engine(
         url,
+        hide_parameters=True,
         # A busy file (another server migrating or writing) is waited for up to 30 s, not 5.
         connect_args={"check_same_thread": False, "timeout": 30.0},
         poolclass=StaticPool if memory else None,
@@ -659,14 +664,24 @@ def _upgrade(engine: Engine) -> None:
 class Store:
     """The repository of matches, deals, actions, users and settings."""
 
-    def __init__(self, db_url: str) -> None:
+    def __init__(self, db_url: str, *, migrate: bool = True) -> None:
         """Open the database ``db_url``, brought to the newest schema (:func:`migrations.upgrade`;
-        :class:`~gongzhu.server.migrations.SchemaError` for a database of a newer gongzhu)."""
+        :class:`~gongzhu.server.migrations.SchemaError` for a database of a newer gongzhu).  With
+        ``migrate`` false (a command that only reads or changes a row) it must be at the newest
+        schema already, else :class:`~gongzhu.server.migrations.SchemaError`, nothing changed."""
         self._manual_checkpoints = {"on": False}
         self._checkpoints: Checkpoints | None = None
         self.engine = _engine(db_url, self._manual_checkpoints)
         try:
-            _upgrade(self.engine)
+            if migrate:
+                _upgrade(self.engine)
+            else:
+                with self.engine.connect() as c:
+                    found = migrations.revisions(c)
+                if found != (migrations.HEAD,):
+                    raise migrations.SchemaError(
+                        f"the database is at revision {', '.join(found) or 'none'}, not {migrations.HEAD}: "
+                        "start gongzhu serve on it first, or python -m gongzhu.server.migrations upgrade head")
         except BaseException:
             self.engine.dispose()
             raise
