@@ -7,7 +7,7 @@ Three accounts are signed up over HTTP; their ratings and rating histories are w
 into the ``ratings`` and ``rating_history`` tables (gongzhu.server.store), as rated deals would
 leave them.  The leaderboard opens on 一副牌 and lists the settled rating there, not the
 provisional one; its tabs (buttons with ``aria-pressed``) switch to 两副牌 (nobody settled: a line
-says so), 搭档 and 生涯积分 (the lifetime board, as before), and the address keeps the tab across
+says so), 打对家 and 生涯积分 (the lifetime board, as before), and the address keeps the tab across
 a reload.  The profile, one's own and a public one, shows each family's rating ± deviation, 暂定
 where the rating is provisional, the rated deals and an SVG graph with one dot per history row;
 with nothing rated it says so.  Switched to English, the pages read "Rating", "provisional",
@@ -129,7 +129,7 @@ def test_the_leaderboard_lists_settled_ratings_by_family(page_factory: Any, rate
     assert ada.locator('#board-tabs button[aria-pressed="true"]').get_attribute("data-board") == "one_deck"
     assert text(ada, '#board-tabs button[data-board="one_deck"]') == "一副牌"
     assert [text(ada, f'#board-tabs button[data-board="{b}"]') for b in ("two_decks", "partners", "lifetime")] == [
-        "两副牌", "搭档", "生涯积分"]
+        "两副牌", "打对家", "生涯积分"]
     assert ada.locator("#leaderboard-rows tr").count() == 1
     got = cells(row)
     assert [got[0], got[1], got[3], got[4], got[5]] == ["1", "Ada", "1623 ± 80", "30", "300"]
@@ -234,7 +234,7 @@ def test_the_profile_shows_each_family_with_its_graph(page_factory: Any, rated: 
     page.goto("/profile?name=Cy")
     cy = page.locator('#rating-list .rating-entry[data-family="partners"]')
     cy.wait_for()
-    assert text(cy, ".rating-family") == "搭档" and text(cy, ".rating-value") == "1555 ± 100"
+    assert text(cy, ".rating-family") == "打对家" and text(cy, ".rating-value") == "1555 ± 100"
     assert cy.locator("svg").count() == 0 and cy.locator(".rating-provisional").count() == 0
 
     # In English.

@@ -47,11 +47,13 @@ SEATS = ("N", "E", "S", "W")
 RAW = re.compile(r"undefined|NaN|\{\w+(:\w+)?\}|\b(review|server|btn|replay|kind|card|seat|who)\.[A-Za-z_]+")
 
 #: A costliest moment in words: where the points landed (if they did), where it was avoidable.
-MOMENT_EN = (r"^(\S+ )?((.+ taken by (North|East|South|West) at trick \d+; "
-             r"avoidable at (trick \d+|the exposure \(亮牌\)))"
-             r"|At trick \d+|At the exposure \(亮牌\)): best .+ \(−[\d.]+\)$")
-MOMENT_ZH = (r"^(\S+ )?((第 \d+ 圈(北家|东家|南家|西家)收进 .+；可避免于(第 \d+ 圈|亮牌时))"
-             r"|第 \d+ 圈|亮牌时)：最佳 .+（−[\d.]+）$")
+#: The card played is named beside the best; a moment after which no point card landed says so.
+MOMENT_EN = (r"^(\S+ )?(.+ taken by (North|East|South|West) at trick \d+; "
+             r"avoidable at (trick \d+|the exposure \(亮牌\)): .+, best .+ \(−[\d.]+\)"
+             r"|(At trick \d+|At the exposure \(亮牌\)): .+, best .+ \(−[\d.]+\); no points landed after it)$")
+MOMENT_ZH = (r"^(\S+ )?(第 \d+ 圈(北家|东家|南家|西家)收进 .+；"
+             r"可避免于(第 \d+ 圈：出了|亮牌时：亮了) .+，最佳 .+（−[\d.]+）"
+             r"|(第 \d+ 圈：出了|亮牌时：亮了) .+，最佳 .+（−[\d.]+）；之后没有失分)$")
 
 # Every text the review's status line showed, in order (an init script: the page's policy
 # allows no eval, and a short-lived status would slip between two reads).
@@ -204,7 +206,7 @@ def test_the_summary_opens_the_review_of_the_persons_seat(page_factory: Any, ser
         text = dialog.locator(f'button[data-moment="{i}"]').text_content() or ""
         assert re.search(MOMENT_ZH, text), text
         assert (m["mark"] or "") in text and f"−{shown(m['loss'])}" in text
-    assert "事后（明牌）" in dialog.inner_text() or review["hindsight"]["from_trick"] is None
+    assert "事后（四家牌公开）" in dialog.inner_text() or review["hindsight"]["from_trick"] is None
     assert "?!" in (dialog.locator(".review-marks").text_content() or "")
     shot(page, "review-zh")
 

@@ -178,7 +178,7 @@ def test_what_if_plays_on_from_the_replay_and_shares_the_position(page_factory: 
     other_dialog.wait_for()
     settled(other_page)
     # In Chinese, the page's own language at first.
-    assert other_dialog.locator(".whatif-head .whatif-exact").text_content() == "事后（明牌）"
+    assert other_dialog.locator(".whatif-head .whatif-exact").text_content() == "事后（四家牌公开）"
     assert other_dialog.locator(".whatif-head .whatif-expected").text_content() == "南家视角"
     assert shown_values(other_dialog) == values_of(second)
     assert other_dialog.locator(".whatif-path").get_attribute("data-diverged") == str(at)

@@ -56,7 +56,8 @@ def run(args: argparse.Namespace) -> int:
         store = Store(url, migrate=False)
     except (SchemaError, SQLAlchemyError) as e:
         why = str(e).splitlines()[0] if isinstance(e, SchemaError) else type(e).__name__
-        print(f"gongzhu admin: cannot use the database {shown_url(url)}: {why}", file=sys.stderr)
+        text = render("admin.cli.no_database", lang, {"url": shown_url(url), "why": why})
+        print(render("admin.cli.error", lang, {"why": text}), file=sys.stderr)
         return 2
     try:
         if args.action == "list":

@@ -21,6 +21,7 @@ import msgspec
 from gongzhu.formats.common import CardText, ExposureKind, OptionOverrides, PresetName
 
 __all__ = [
+    "CLAIM_SCORE_LIMIT",
     "MAX_CHAT",
     "MAX_REPORT",
     "MAX_SEED",
@@ -134,8 +135,11 @@ QuickPhrase = Annotated[str, msgspec.Meta(pattern="^chat[.]quick[.][a-z_]{1,32}$
                                           description="a quick phrase: chat.quick.<name>")]
 
 
+#: A claimed raw score (R6) lies within ±CLAIM_SCORE_LIMIT (two decks' included).
+CLAIM_SCORE_LIMIT = 100_000
 #: A claimed raw score (R6), two decks' included.
-ClaimedScore = Annotated[int, msgspec.Meta(ge=-100_000, le=100_000, description="a raw score (R6)")]
+ClaimedScore = Annotated[int, msgspec.Meta(ge=-CLAIM_SCORE_LIMIT, le=CLAIM_SCORE_LIMIT,
+                                           description="a raw score (R6)")]
 
 
 class ClaimMessage(msgspec.Struct, tag_field="type", tag="claim", forbid_unknown_fields=True):

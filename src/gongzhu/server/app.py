@@ -244,9 +244,9 @@ async def _http_error(_request: Request, exc: Exception) -> Response:
 async def _internal_error(_request: Request | None, exc: Exception) -> Response:
     if isinstance(exc, DBAPIError):  # the database is away (restarting): try again later
         log.warning("the database cannot be reached: %s", exc.__class__.__name__)
-        return plain_error(503, Text.of("server.store_unavailable").render("en"))
+        return refused_answer(503, Text.of("server.store_unavailable"))
     log.error("unexpected error", exc_info=exc)
-    return plain_error(500, "the server failed on this request (the error is logged); nothing was changed")
+    return refused_answer(500, Text.of("server.request_failed"))
 
 
 async def _answer_to_error(exc: Exception) -> Response:
@@ -632,7 +632,7 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
     async def my_records(request: Request) -> Response:
         user = identity.user_for(request)
         if user is None:
-            return plain_error(401, Text.of("server.no_session").render("en"))
+            return refused_answer(401, Text.of("server.no_session"))
         lines = [line for m in reversed(store.matches(user.id)) for line in store.records(m.match_id)]
         return Response("".join(line + "\n" for line in lines), media_type="application/x-ndjson; charset=utf-8",
                         headers={"Content-Disposition": 'attachment; filename="gongzhu-my-records.jsonl"'})
@@ -885,8 +885,7 @@ async def _serve(websocket: WebSocket, tables: Tables, room: Room, person: Perso
             if wait > 0:
                 await asyncio.sleep(wait)
             if size > MAX_MESSAGE_BYTES:
-                reply({"type": "error", "message": f"the message is too large ({size} bytes): at most "
-                                                   f"{MAX_MESSAGE_BYTES}"})
+                reply(refusal(Text.of("server.message_too_large", size=size, limit=MAX_MESSAGE_BYTES)))
                 continue
             if not connection.admitted:  # the table's owner (another server) has not answered yet
                 with contextlib.suppress(TimeoutError):
@@ -898,8 +897,7 @@ async def _serve(websocket: WebSocket, tables: Tables, room: Room, person: Perso
                 await tables.message(connection, text)
             except Exception:  # a defect, not the browser's fault: say so, keep the connection
                 log.exception("%s: a message failed", room.table_id)
-                reply({"type": "error", "message": "the server failed on this message (the error is logged); "
-                                                   "nothing was changed"})
+                reply(refusal(Text.of("server.message_failed")))
     except WebSocketDisconnect:
         pass
     finally:

@@ -7,7 +7,10 @@ A body is read no further than :data:`~gongzhu.server.policy.MAX_BODY_BYTES` (a 
 :class:`BodyError` with its HTTP status and a plain English reason.
 
 :func:`parse_new_match` and :func:`parse_new_table` check the bodies that make a table
-(:class:`NewTable`), with the defaults a table takes.
+(:class:`NewTable`), with the defaults a table takes.  What a person chooses in the new-match or
+new-table dialog — options that do not go together, a seed out of range — is :class:`Refused`
+with its catalog message, which the page shows in its language; a body no dialog sends (a wrong
+shape, an unknown key) is a :class:`MessageError` in plain English.
 
 Imports the policy, the wire, :mod:`gongzhu.jsontext`, :mod:`gongzhu.formats`, the rules core's
 options and the computer players' level names.
@@ -25,6 +28,7 @@ from starlette.requests import ClientDisconnect, Request
 from gongzhu.formats import FormatError, typed
 from gongzhu.formats.web import MAX_SEED, SPEED_NAMES, NewMatchBody, NewTableBody
 from gongzhu.jsontext import JSONTextError, decode_utf8, loads_strict, show
+from gongzhu.messages import Text
 from gongzhu.players.registry import LEVELS
 from gongzhu.rules.cards import Seat
 from gongzhu.rules.errors import GongzhuError
@@ -123,19 +127,49 @@ class NewTable:
     accounts_only: bool = False  # only accounts may sit at it (a ranked table of Play now)
 
 
+class _RulesRefused(Refused):
+    """A :class:`Refused` with the rules core's catalog text as it is (whose parameters may be
+    named anything, ``key`` included)."""
+
+    def __init__(self, text: Text) -> None:
+        Exception.__init__(self, text.render("en"))
+        self.text = text
+
+
 def _options(preset: str | None, overrides: Mapping[str, Any] | None) -> tuple[str, Options]:
+    """The preset's options with the overrides; options that do not go together (R10) are
+    :class:`Refused` with the rules core's catalog message."""
     name = preset or "online"
     try:
         return name, resolve_options(name, overrides or {})
     except GongzhuError as e:
+        if e.text is not None:
+            raise _RulesRefused(e.text) from None
         raise MessageError(f"$.options: {e}") from None
+
+
+def _bad_seed() -> Refused:
+    # The bound as digits: a page reads a JSON number into a double, which keeps 53 bits.
+    return Refused("server.bad_seed", max=str(MAX_SEED - 1))
 
 
 def _seed(seed: int | None) -> int:
     value = secrets.randbits(64) if seed is None else seed
     if value >= MAX_SEED:
-        raise MessageError(f"$.seed: must be an integer from 0 to 2^64 - 1, not {show(value)}")
+        raise _bad_seed()
     return value
+
+
+def _typed_new(body: Any, kind: type[T]) -> T:
+    """A new-match or new-table body as ``kind``; a seed that is no whole number from 0 to
+    2^64 − 1 (as the dialog's seed field may send) is :class:`Refused`, any other wrong shape a
+    :class:`MessageError`."""
+    try:
+        return typed(body, kind)
+    except FormatError as e:
+        if e.path == "$.seed":
+            raise _bad_seed() from None
+        raise MessageError(str(e)) from None
 
 
 def _levels(given: Mapping[str, str] | None, seats: Sequence[str], why_not: Callable[[str], str]) -> dict[str, str]:
@@ -152,12 +186,10 @@ def _levels(given: Mapping[str, str] | None, seats: Sequence[str], why_not: Call
 def parse_new_match(body: Any) -> NewTable:
     """Check a new-match body (one person at South against three computer players,
     ``docs/web-protocol.md``, declared as :class:`gongzhu.formats.web.NewMatchBody`); raise
-    :class:`MessageError` saying what is wrong.  Missing keys take their defaults: preset
-    ``online``, no option overrides, every level ``intermediate``, speed ``normal``, a random seed."""
-    try:
-        new = typed(body, NewMatchBody)
-    except FormatError as e:
-        raise MessageError(str(e)) from None
+    :class:`MessageError` or :class:`Refused` saying what is wrong.  Missing keys take their
+    defaults: preset ``online``, no option overrides, every level ``intermediate``, speed
+    ``normal``, a random seed."""
+    new = _typed_new(body, NewMatchBody)
     preset, options = _options(new.preset, new.options)
 
     def why_not(key: str) -> str:
@@ -172,10 +204,7 @@ def parse_new_table(body: Any) -> NewTable:
     """Check a new-table body (:class:`gongzhu.formats.web.NewTableBody`): a table that waits for
     people until its host starts it.  A chosen seed is :class:`Refused` at a public table (its host
     would know every hand) and marks a private one as set in advance."""
-    try:
-        new = typed(body, NewTableBody)
-    except FormatError as e:
-        raise MessageError(str(e)) from None
+    new = _typed_new(body, NewTableBody)
     if new.seed is not None and new.visibility == "public":
         # Whoever chose the seed knows every hand: nobody else at a public table would.
         raise Refused("server.seed_public")

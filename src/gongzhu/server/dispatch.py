@@ -18,8 +18,10 @@ from typing import Any
 import msgspec
 
 from gongzhu.formats.web import (
+    CLAIM_SCORE_LIMIT,
     AgainMessage,
     AutoMessage,
+    BrowserMessage,
     ChatMessage,
     ClaimAnswerMessage,
     ClaimMessage,
@@ -51,7 +53,7 @@ async def receive(table: Table, connection: Presence, text: str | None,
     change is published to every connection of the table."""
     person = connection.person
     try:
-        message = read_message(text)
+        message = _read(text)
         if isinstance(message, HintMessage):
             seat = table.seated(person)
             table.thinking.ask_hint(table.current(), seat, reply, quick=message.quick)
@@ -100,6 +102,18 @@ async def receive(table: Table, connection: Presence, text: str | None,
     table.kick()
 
 
+def _read(text: str | None) -> BrowserMessage:
+    """A browser message (:func:`~gongzhu.server.wire.read_message`); a claimed score out of its
+    bounds — a number typed in the claim menu — is :class:`Refused` in the player's words."""
+    try:
+        return read_message(text)
+    except MessageError as e:
+        # Only a claim has a "value": its path leads the reader's "path: reason".
+        if str(e).startswith("$.value: "):
+            raise Refused("server.claim_bad_score", min=-CLAIM_SCORE_LIMIT, max=CLAIM_SCORE_LIMIT) from None
+        raise
+
+
 def _expose(table: Table, seat: Seat, cards: list[str], kinds: Sequence[str] | None) -> None:
     """A seat's exposure declaration (R4), possibly empty; kept secret until every seat has
     declared."""
@@ -134,8 +148,8 @@ def _chat(table: Table, connection: Presence, message: ChatMessage) -> None:
         body: dict[str, Any] = {"quick": message.quick}
     elif isinstance(message.text, str):
         text = chat_line(message.text)
-        if not text:
-            raise MessageError("$.text: the line is empty")
+        if not text:  # nothing that shows: spaces, control or zero-width characters
+            raise Refused("server.chat_empty")
         body = {"text": text}
     else:
         raise MessageError("a chat message has a \"text\" or a \"quick\" phrase")

@@ -158,8 +158,8 @@ async function openThisDeal(review) {
     const res = await fetch(url);
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
     showReplay(await res.json(), { title: t("replay.titleDeal", { n: s.deal_index + 1 }), seat: mySeat() ?? "S", review });
-  } catch (err) {
-    toast(`${t("msg.noRecord")} (${err.message})`, true);
+  } catch {
+    toast(t("msg.noRecord"), true);
   }
 }
 
@@ -217,8 +217,8 @@ export async function inviteFriend(name) {
     });
     if (res.ok) toast(t("people.invited", { name: personName(name) }));
     else toast(refusalText({ body: await res.json().catch(() => null), status: res.status }), true);
-  } catch (err) {
-    toast(`${t("msg.offline")} (${err.message})`, true);
+  } catch {
+    toast(t("msg.offline"), true);
   }
 }
 

@@ -27,7 +27,12 @@ async function api(path, body) {
   const init = body === undefined ? {} : {
     method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
   };
-  const res = await fetch(path, { credentials: "same-origin", ...init });
+  let res;
+  try {
+    res = await fetch(path, { credentials: "same-origin", ...init });
+  } catch {
+    throw new Error(t("msg.offline"));  // the network, not the server: the catalog's words alone
+  }
   const data = await res.json().catch(() => ({}));
   if (res.status === 403 && data.code === "moderation.operators_only") {
     refuse(refusalText({ body: data, status: res.status }));

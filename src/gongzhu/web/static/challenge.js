@@ -89,8 +89,8 @@ async function getJson(url) {
   let res;
   try {
     res = await fetch(url, { credentials: "same-origin" });
-  } catch (err) {
-    return { refusal: { text: `${t("msg.loadFailed")}: ${err.message}` } };
+  } catch {
+    return { refusal: { key: "msg.loadFailed" } };
   }
   const body = await res.json().catch(() => null);
   return res.ok ? { body } : { refusal: { body, status: res.status } };
@@ -353,8 +353,8 @@ async function play() {
       return;
     }
     showRefusal("play-error", { body, status: res.status });
-  } catch (err) {
-    showRefusal("play-error", { text: err.message });
+  } catch {
+    showRefusal("play-error", { key: "msg.offline" });
   }
   b.disabled = false;
 }

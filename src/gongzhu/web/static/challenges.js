@@ -15,7 +15,7 @@ import { dateText, presetLabel, refusalText, startPageLanguage, t } from "./i18n
 
 let data = null;      // GET /api/challenges
 let config = null;    // GET /api/config
-let failure = "";     // why the page could not be read
+let failure = false;  // whether the page could not be read
 /** The refusals shown, by the id of the element showing them ({body, status}, {key, params} or
  * {text}), kept so that they are written again in the other language. */
 const refusals = {};
@@ -48,8 +48,8 @@ async function post(url, body) {
       method: "POST", credentials: "same-origin", headers: { "Content-Type": "application/json" },
       body: JSON.stringify(body),
     });
-  } catch (err) {
-    throw { refusal: { text: err.message } };
+  } catch {
+    throw { refusal: { key: "msg.offline" } };
   }
   const answer = await res.json().catch(() => null);
   if (!res.ok) throw { refusal: { body: answer, status: res.status } };
@@ -110,7 +110,7 @@ function renderForm() {
 }
 
 function render() {
-  $("challenges-error").textContent = failure ? `${t("msg.loadFailed")}: ${failure}` : "";
+  $("challenges-error").textContent = failure ? t("msg.loadFailed") : "";
   for (const [id, refusal] of Object.entries(refusals)) showRefusal(id, refusal);
   renderToday();
   renderList();
@@ -122,9 +122,9 @@ async function load() {
     const res = await fetch("/api/challenges", { credentials: "same-origin" });
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
     data = await res.json();
-    failure = "";
-  } catch (err) {
-    failure = err.message;
+    failure = false;
+  } catch {
+    failure = true;
   }
   render();
 }
@@ -150,7 +150,7 @@ async function play() {
     const answer = await post(`/api/challenges/${encodeURIComponent(c.id)}/play`, {});
     location.assign(answer.url);
   } catch (err) {
-    showRefusal("today-error", err.refusal ?? { text: String(err) });
+    showRefusal("today-error", err.refusal ?? { key: "msg.offline" });
     b.disabled = false;
   }
 }
@@ -177,7 +177,7 @@ async function create(ev) {
     const answer = await post("/api/challenges", { preset: $("create-preset").value, boards });
     location.assign(answer.url);
   } catch (err) {
-    showRefusal("create-error", err.refusal ?? { text: String(err) });
+    showRefusal("create-error", err.refusal ?? { key: "msg.offline" });
     go.disabled = false;
   }
 }

@@ -141,7 +141,7 @@ function receive(msg, at) {
   }
 }
 
-/** "北声称：其余各墩都是我的 —— 成立…" in the page's language: a claim decided by the server,
+/** "北声称：其余各圈都归我 —— 成立…" in the page's language: a claim decided by the server,
  * or put to the others (the tournament preset) and what they answered. */
 function claimText(msg) {
   const said = { seat: seatName(msg.seat), what: claimWhat(msg) };

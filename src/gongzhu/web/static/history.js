@@ -59,8 +59,8 @@ async function openDeal(matchId, k, seat, whatif = null) {
     const res = await fetch(`/api/matches/${encodeURIComponent(matchId)}/deals/${k}`);
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
     showReplay(await res.json(), { seat, whatif });
-  } catch (err) {
-    $("history-error").textContent = `${t("msg.noRecord")} (${err.message})`;
+  } catch {
+    $("history-error").textContent = t("msg.noRecord");
   }
 }
 
@@ -97,8 +97,8 @@ async function deleteMatch(matchId, button) {
       matches = matches.filter((m) => m.match_id !== matchId);
       $("history-error").textContent = "";
     }
-  } catch (err) {
-    refusal = { text: err.message };
+  } catch {
+    refusal = { key: "msg.offline" };
   }
   render();
 }
@@ -178,8 +178,8 @@ async function load() {
     [profile, matches, config] = await Promise.all([get("/api/profile"), get("/api/matches"), get("/api/config")]);
     presets = config.presets ?? {};
     setPointCards(config.point_cards);
-  } catch (err) {
-    $("history-error").textContent = `${t("msg.loadFailed")}: ${err.message}`;
+  } catch {
+    $("history-error").textContent = t("msg.loadFailed");
   }
   render();
 }

@@ -146,7 +146,7 @@ export function ratingText(info) {
   };
 }
 
-/** What a claim (声称, R5.4) says, in the page's language: "其余各墩都归自己", "a score of at least 10". */
+/** What a claim (声称, R5.4) says, in the page's language: "其余各圈都归自己", "a score of at least 10". */
 export function claimWhat(claim) {
   return claim.kind === "score" ? t("claim.said.score", { value: claim.value }) : t(`claim.said.${claim.kind}`);
 }

@@ -1,5 +1,5 @@
 // The leaderboard page, in four tabs (buttons with aria-pressed): the ratings of one family of
-// presets — 一副牌, 两副牌, 搭档 — from GET /api/leaderboard?family=… (the accounts whose rating
+// presets — 一副牌, 两副牌, 打对家 — from GET /api/leaderboard?family=… (the accounts whose rating
 // is settled, no longer provisional, best first: rank, name, title, rating ± deviation, rated
 // deals, lifetime score), and 生涯积分, GET /api/leaderboard (the players with an account, by
 // lifetime score, then name; equal scores share a rank: rank, name, title (R8), lifetime score,
@@ -37,9 +37,9 @@ function namedTab() {
 let tab = namedTab() ?? FAMILIES[0];
 /** Whether the tab is the page's own choice (none named): it may then fall back to lifetime. */
 let chosenByPage = namedTab() === null;
-/** The rows of the tab shown (null while loading), and why they could not be loaded. */
+/** The rows of the tab shown (null while loading), and whether they could not be loaded. */
 let board = null;
-let failure = "";
+let failure = false;
 /** Each load's number: an answer to an older one (another tab since) is dropped. */
 let loads = 0;
 
@@ -75,7 +75,7 @@ function render() {
   const rating = tab !== LIFETIME;
   renderTabs();
   $("board-note").textContent = t(rating ? "leaderboard.rating_note" : "leaderboard.note");
-  $("leaderboard-error").textContent = failure ? `${t("msg.loadFailed")}: ${failure}` : "";
+  $("leaderboard-error").textContent = failure ? t("msg.loadFailed") : "";
   $("leaderboard").dataset.board = tab;
   const head = document.createElement("tr");
   for (const key of COLUMNS[rating ? "rating" : "lifetime"]) {
@@ -103,13 +103,13 @@ async function load() {
   const shown = tab;
   const family = shown === LIFETIME ? "" : `&family=${encodeURIComponent(shown)}`;
   let rows = null;
-  let why = "";
+  let failed = false;
   try {
     const res = await fetch(`/api/leaderboard?limit=${ROWS}${family}`, { credentials: "same-origin" });
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
     rows = await res.json();
-  } catch (err) {
-    why = err.message;
+  } catch {
+    failed = true;
   }
   if (mine !== loads) return;
   // Nobody settled in the first family and no tab named: the page opens on the lifetime board.
@@ -119,7 +119,7 @@ async function load() {
     return;
   }
   board = rows;
-  failure = why;
+  failure = failed;
   render();
 }
 
@@ -127,7 +127,7 @@ async function load() {
 function show(name, remember = true) {
   tab = name;
   board = null;
-  failure = "";
+  failure = false;
   if (remember) {
     chosenByPage = false;
     history.replaceState(null, "", `${location.pathname}${location.search}#${name}`);

@@ -63,9 +63,14 @@ function refusal(data, status) {
 }
 
 async function post(url, body) {
-  const res = await fetch(url, {
-    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
-  });
+  let res;
+  try {
+    res = await fetch(url, {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+    });
+  } catch {
+    throw new Error(t("msg.offline"));  // the network, not the server: the catalog's words alone
+  }
   const data = await res.json().catch(() => ({}));
   if (!res.ok) throw new Error(refusal(data, res.status));
   return data;
@@ -171,8 +176,8 @@ async function peopleAction(method, url, body, said) {
     } else {
       peopleRefusal = { body: data, status: res.status };
     }
-  } catch (err) {
-    peopleRefusal = { text: `${t("msg.loadFailed")}: ${err.message}` };
+  } catch {
+    peopleRefusal = { key: "msg.offline" };
   }
   drawPeopleError();
   await loadPeople();

@@ -367,8 +367,8 @@ async function loadAccuracy() {
     const body = await res.json().catch(() => null);
     accuracy = res.ok ? body : null;
     showRefusal("accuracy-error", res.ok ? null : { body, status: res.status });
-  } catch (err) {
-    showRefusal("accuracy-error", { text: `${t("msg.loadFailed")}: ${err.message}` });
+  } catch {
+    showRefusal("accuracy-error", { key: "msg.loadFailed" });
   }
   renderAccuracy();
   const r = accuracy?.reviewing;
@@ -389,8 +389,8 @@ function wireAccuracy() {
       const body = await res.json().catch(() => null);
       if (res.ok) accuracyNote = { code: body.code, params: body.params };
       else refusal = { body, status: res.status };
-    } catch (err) {
-      refusal = { text: err.message };
+    } catch {
+      refusal = { key: "msg.offline" };
     }
     showRefusal("accuracy-error", refusal);
     await loadAccuracy();
@@ -417,8 +417,8 @@ async function load() {
     const body = await res.json().catch(() => null);
     if (res.ok) profile = body;
     else refusal = { body, status: res.status };
-  } catch (err) {
-    refusal = { text: `${t("msg.loadFailed")}: ${err.message}` };
+  } catch {
+    refusal = { key: "msg.loadFailed" };
   }
   if (refusal) profile = null;
   refusals["profile-error"] = refusal;
@@ -468,8 +468,8 @@ async function send(method, url, body) {
     });
     if (res.ok) return null;
     return { body: await res.json().catch(() => null), status: res.status };
-  } catch (err) {
-    return { text: err.message };
+  } catch {
+    return { key: "msg.offline" };
   }
 }
 
@@ -534,8 +534,8 @@ async function post(url, body) {
     });
     if (res.ok) return null;
     return { body: await res.json().catch(() => null), status: res.status };
-  } catch (err) {
-    return { text: err.message };
+  } catch {
+    return { key: "msg.offline" };
   }
 }
 
@@ -548,8 +548,8 @@ async function postFor(url, body) {
     });
     const json = await res.json().catch(() => null);
     return res.ok ? { answer: json } : { refusal: { body: json, status: res.status } };
-  } catch (err) {
-    return { refusal: { text: err.message } };
+  } catch {
+    return { refusal: { key: "msg.offline" } };
   }
 }
 

@@ -139,9 +139,9 @@ export class ReviewPanel {
         if (gen !== this.generation) return;
         res = await fetch(`${url}?seat=${encodeURIComponent(seat)}`, { credentials: "same-origin", cache: "no-store" });
       }
-    } catch (err) {
+    } catch {
       if (gen !== this.generation) return;
-      this.state = { status: "failed", seat, why: err.message };
+      this.state = { status: "failed", seat, why: t("msg.offline") };
       this.draw();
     }
   }
@@ -411,8 +411,11 @@ function decisionLines(r, d) {
       box.append(node("p", "review-hindsight", t("review.hindsight",
         { played: reviewNumber(d.exact), best: reviewNumber(d.exact_best), loss: reviewNumber(d.exact_loss) })));
       if (d.hindsight_differs) {
+        // The open-card best: the alternative the solver values most (the search's best lost to it).
+        const solved = (d.alternatives ?? []).filter((a) => typeof a.exact === "number");
+        const top = solved.reduce((a, b) => (b.exact > a.exact ? b : a), solved[0]);
         const why = node("p", "review-hindsight review-differs", t(r.hindsight?.meaning === "worst_case"
-          ? "review.differsWorst" : "review.differs", { seat: r.seat }));
+          ? "review.differsWorst" : "review.differs", { seat: r.seat, best: top ? choiceText(d.kind, top.cards) : "" }));
         why.dataset.differs = "";
         box.append(why);
       }
@@ -423,16 +426,19 @@ function decisionLines(r, d) {
   return box;
 }
 
-/** A moment in words: "♠Q taken by West at trick 9; avoidable at trick 6: best ♠A (−62)". */
+/** A moment in words: "♠Q taken by West at trick 9; avoidable at trick 6: ♠K, best ♠A (−62)", or
+ * when no point card landed after it, "At trick 6: ♠K, best ♠A (−62); no points landed after it". */
 function momentText(m) {
   const best = choiceText(m.kind, m.best);
+  const played = choiceText(m.kind, m.cards);
   const loss = reviewNumber(m.loss);
-  const avoidable = m.kind === "expose" ? t("review.avoidableExpose", { best, loss })
-    : t("review.avoidable", { trick: m.trick, best, loss });
+  const avoidable = m.kind === "expose" ? t("review.avoidableExpose", { played, best, loss })
+    : t("review.avoidable", { trick: m.trick, played, best, loss });
   if (m.landed && m.landed.cards?.length) {
     const landed = t("review.landed", { cards: m.landed.cards.map(cardText).join(" "), taker: m.landed.taker,
       trick: m.landed.trick });
     return t("review.moment", { landed, avoidable });
   }
-  return m.kind === "expose" ? t("review.momentExpose", { best, loss }) : t("review.momentPlay", { trick: m.trick, best, loss });
+  return m.kind === "expose" ? t("review.momentExpose", { played, best, loss })
+    : t("review.momentPlay", { trick: m.trick, played, best, loss });
 }

@@ -23,8 +23,8 @@ async function load() {
     $("rules").innerHTML = page.rules;
     introduceBook($("rules"));
     $("rules-error").textContent = "";
-  } catch (err) {
-    $("rules-error").textContent = `${t("msg.loadFailed")}: ${err.message}`;
+  } catch {
+    $("rules-error").textContent = t("msg.loadFailed");
     return;
   }
   document.documentElement.dataset.rules = lang;

@@ -8,7 +8,7 @@
 // May import: state.js, dom.js, i18n.js, options-form.js.
 
 import { $, fillSelect } from "./dom.js";
-import { getLang, levelLabel, presetLabel, speedLabel, t } from "./i18n.js";
+import { getLang, levelLabel, presetLabel, refusalText, speedLabel, t } from "./i18n.js";
 import { buildOptionRows, describeLevels, markChosenLevels, missingCount, readOverrides } from "./options-form.js";
 import { OPPONENTS, page, speedNames, updateSettings } from "./state.js";
 
@@ -96,27 +96,37 @@ async function startMatch(ev) {
   };
   updateSettings(choice);  // remembered for the next match, but not the seed
   handlers.onLanguage($("setup-lang").value);
-  const seed = $("setup-seed").value.trim();
   const body = {
     preset: choice.preset, options: choice.overrides, levels: choice.levels, speed: choice.speed,
-    seed: seed === "" ? null : Number(seed),
   };
   const go = $("setup-go");
   go.disabled = true;
   try {
     const res = await fetch("/api/matches", {
-      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+      method: "POST", headers: { "Content-Type": "application/json" }, body: bodyWithSeed(body, $("setup-seed").value),
     });
-    const data = await res.json().catch(() => ({}));
+    const data = await res.json().catch(() => null);
     if (!res.ok) {
-      $("setup-error").textContent = data.error ?? `HTTP ${res.status}`;
+      // The server's refusal (options that do not go together, a seed out of range) in the page's language.
+      $("setup-error").textContent = refusalText({ body: data, status: res.status });
       return;
     }
     $("setup").close();
     handlers.onStarted(data.match_id);
-  } catch (err) {
-    $("setup-error").textContent = `${t("msg.offline")} (${err})`;
+  } catch {
+    $("setup-error").textContent = t("msg.offline");
   } finally {
     go.disabled = false;
   }
+}
+
+/** The new-match body as JSON text with the typed seed: its digits as they are (a seed has 64
+ * bits, a JavaScript number keeps 53), null when empty; anything else as the number it reads as,
+ * for the server to judge. */
+function bodyWithSeed(body, typed) {
+  const seed = typed.trim();
+  let value = "null";
+  if (/^[0-9]+$/.test(seed)) value = BigInt(seed).toString();
+  else if (seed !== "") value = JSON.stringify(Number(seed));
+  return `${JSON.stringify(body).slice(0, -1)},"seed":${value}}`;
 }

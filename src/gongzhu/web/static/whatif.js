@@ -147,9 +147,9 @@ export class WhatIfBoard {
         body: JSON.stringify({ seat: this.seat, line }),
       });
       body = await res.json().catch(() => null);
-    } catch (err) {
+    } catch {
       if (gen !== this.generation) return;
-      this.state = { status: "failed", why: err.message };
+      this.state = { status: "failed", why: t("msg.offline") };
       this.drawPanel();
       return;
     }
