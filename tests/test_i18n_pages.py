@@ -63,7 +63,7 @@ def page(name: str) -> Page:
     return p
 
 
-@pytest.mark.parametrize("name", ["index.html", "event.html"])
+@pytest.mark.parametrize("name", sorted(p.name for p in STATIC.glob("*.html")))
 def test_the_text_before_the_scripts_is_the_catalogs_chinese(name: str) -> None:
     zh = catalog("zh")
     p = page(name)

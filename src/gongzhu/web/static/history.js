@@ -191,7 +191,12 @@ function openLinked() {
   if (!match) return;
   const seat = SEATS.includes(q.get("seat")) ? q.get("seat") : "S";
   const line = q.has("line") ? q.get("line").split(",").filter(Boolean) : null;
-  openDeal(match, Number(q.get("deal") ?? 0) || 0, seat, line);
+  const deal = q.get("deal") ?? "0";
+  if (!/^[0-9]{1,6}$/.test(deal)) {  // a damaged link names no deal: said, not another deal shown
+    $("history-error").textContent = t("msg.noRecord");
+    return;
+  }
+  openDeal(match, Number(deal), seat, line);
 }
 
 function main() {
