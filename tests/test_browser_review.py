@@ -209,6 +209,14 @@ def test_the_summary_opens_the_review_of_the_persons_seat(page_factory: Any, ser
     assert "事后（四家牌公开）" in dialog.inner_text() or review["hindsight"]["from_trick"] is None
     assert "?!" in (dialog.locator(".review-marks").text_content() or "")
     shot(page, "review-zh")
+    # On a phone's width the graph scales down, its axis labels not: they stay readable.
+    page.set_viewport_size({"width": 320, "height": 640})
+    step = "first" if dialog.locator('[data-step="first"]').is_enabled() else "next"
+    dialog.locator(f'[data-step="{step}"]').click()  # the graph drawn again, at this width
+    wait_for(page, '#replay .review-now[data-step="0"]' if step == "first" else '#replay .review-now[data-step="1"]')
+    heights = [box["height"] for box in (label.bounding_box() for label in dialog.locator(".review-axis").all()) if box]
+    assert heights and min(heights) >= 10, heights
+    page.set_viewport_size({"width": 1280, "height": 900})
 
     # In English: the review the server kept opens at once.
     dialog.locator(".replay-close").click()

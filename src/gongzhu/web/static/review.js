@@ -361,6 +361,13 @@ export class ReviewPanel {
       g.append(dot);
     }
     box.append(g, node("figcaption", "help", t("review.graph")));
+    // The graph is drawn in its own units and scaled to its width: on a narrow screen its axis
+    // labels would shrink with it, so they are set to 12 px of the screen, whatever the scale.
+    const shown = g.getBoundingClientRect().width;
+    if (shown > 0) {
+      const size = `${Math.max(11, (12 * W) / shown).toFixed(1)}px`;
+      for (const label of g.querySelectorAll(".review-axis")) label.style.fontSize = size;
+    }
   }
 }
 
