@@ -92,6 +92,15 @@ def browser() -> Iterator[ChromiumBrowser]:
 
     with sync_playwright() as pw:
         b = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+        opened = b.new_context
+
+        def new_context(**options: Any) -> Any:
+            # A Chinese browser unless the test says otherwise: the page's language, until a
+            # person chooses one, is the browser's (settings.js), and the tests read Chinese.
+            options.setdefault("locale", "zh-CN")
+            return opened(**options)
+
+        b.new_context = new_context  # type: ignore[method-assign]
         try:
             yield b
         finally:

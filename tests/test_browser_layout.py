@@ -1,8 +1,9 @@
 """Real-browser tests of the table page's layout: Playwright driving Debian's Chromium.
 
 What a player sees on each screen: at 360 × 640, 375 × 667, 390 × 844 and 412 × 915 (a phone
-upright) and 667 × 375 (a phone on its side), one deck and two, the whole hand, the trick, the four
-seat plates, the status line and the hint line are on the screen during play with nothing to
+upright) and 667 × 375 (a phone on its side), one deck and two (at 320 × 568, the narrowest phone,
+one deck and a table of people; two decks there are test_browser_phone.py's), the whole hand, the
+trick, the four seat plates, the status line and the hint line are on the screen during play with nothing to
 scroll, every hand card shows a 44 × 44 px part of itself inside the screen that a tap there
 reaches, the hint's whole ranked list opens within the screen, and the deal's summary has no
 column cut off.  At 1280 × 800 the table is a felt with the hand spread over it, its cards
@@ -32,6 +33,8 @@ pytestmark = pytest.mark.browser
 
 #: Phones upright, then one on its side (CSS px).
 PHONES = ((360, 640), (375, 667), (390, 844), (412, 915), (667, 375))
+#: The narrowest phone upright (CSS px): one deck there, with everything the others show.
+NARROWEST = (320, 568)
 #: The smallest part of a hand card a finger taps (CSS px), after WCAG 2.5.5.
 TAP = 44
 #: The seat plates, the trick, the status line and the hand: on the screen during play.
@@ -205,14 +208,15 @@ def ask_hint(page: Page) -> int:
 
 @pytest.mark.parametrize(("preset", "lang"), [("online", "zh"), ("online2", "en")])
 def test_everything_is_on_screen_on_every_phone(page_factory: Any, preset: str, lang: str) -> None:
-    """On each phone screen, upright and on its side, one deck (13 cards) and two (26): the hand,
-    the trick, the four plates, the status line and the hint line on the screen with nothing to
-    scroll, every card tappable on 44 × 44 px of itself; then the deal's summary without a column
-    cut off."""
+    """On each phone screen, upright and on its side, one deck (13 cards, at 320 × 568 too) and two
+    (26): the hand, the trick, the four plates, the status line and the hint line on the screen
+    with nothing to scroll, every card tappable on 44 × 44 px of itself; then the deal's summary
+    without a column cut off."""
     page = page_factory(*PHONES[0])
     open_match(page, preset, lang=lang)
+    phones = (*PHONES, NARROWEST) if preset == "online" else PHONES
     if page.locator('html[data-phase="expose"] #start:not([hidden])').count():
-        for w, h in PHONES:  # the exposure phase, its Start button too
+        for w, h in phones:  # the exposure phase, its Start button too
             resize(page, w, h)
             check_on_screen(page, f"{preset}-{w}x{h}-expose")
             start = page.locator("#start").bounding_box()
@@ -235,7 +239,7 @@ def test_everything_is_on_screen_on_every_phone(page_factory: Any, preset: str, 
             page.locator("#choices button").first.click()
     assert phase(page) == "play" and page.locator("#center .card-face").count()
     plays = ask_hint(page)
-    for w, h in PHONES:
+    for w, h in phones:
         resize(page, w, h)
         where = f"{preset}-{w}x{h}"
         shot(page, where)  # first: a layout that fails is in the artefacts too
@@ -250,7 +254,7 @@ def test_everything_is_on_screen_on_every_phone(page_factory: Any, preset: str, 
         if page.locator("#choices:not([hidden]) button").count():
             page.locator("#choices button").first.click()
     wait_for(page, "#summary[open]")
-    for w, h in PHONES:
+    for w, h in phones:
         resize(page, w, h)
         fit: dict[str, Any] = page.evaluate(SUMMARY_FIT)
         where = f"{preset}-{w}x{h}-summary"
@@ -553,7 +557,7 @@ LONG_NAMES = ("诸葛孔明卧龙先生南阳布衣躬耕陇亩", "Wilhelmina_WW
 
 def test_a_table_of_people_with_long_names_fits_every_phone(page_factory: Any) -> None:
     """Two people with the longest names an account may have, at a table with two computers: on
-    every phone, upright and on its side, each sees the plates (names cut inside their plate),
+    every phone, upright and on its side, 320 × 568 too, each sees the plates (names cut inside their plate),
     the trick, the status line and the whole hand with nothing to scroll.  (The chat, a tap away on
     every phone, is test_browser_chat.py's.)"""
     from test_browser_tables import new_table, open_table, play_until, sit
@@ -574,7 +578,7 @@ def test_a_table_of_people_with_long_names_fits_every_phone(page_factory: Any) -
     # guard is play_until's, however long each step takes on a busy machine).
     play_until(pages, lambda: all(p.locator('html[data-phase="play"] #center .card-face').count() for p in pages))
     for page, who in zip(pages, ("host", "second"), strict=True):
-        for w, h in PHONES:
+        for w, h in (*PHONES, NARROWEST):
             resize(page, w, h)
             where = f"people-{who}-{w}x{h}"
             check_on_screen(page, where)

@@ -11,7 +11,7 @@ const SETTINGS_KEY = "gongzhu.settings";
 const MATCH_KEY = "gongzhu.match";
 
 /** The remembered settings: {preset?, overrides, levels: {N?, E?, W?}, speed?, lang, chatMuted?,
- * motion?, sound?}.  A seed is not among them: it deals the match it was typed for, and the next
+ * motion?, sound?}; lang, when none is remembered, from the browser's language (browserLang).  A seed is not among them: it deals the match it was typed for, and the next
  * match is random unless one is typed again (a seed an older page remembered is forgotten here). */
 export function loadSettings() {
   let saved = {};
@@ -21,7 +21,15 @@ export function loadSettings() {
     // A damaged entry is forgotten.
   }
   const { seed: _forgotten, ...kept } = saved;
-  return { overrides: {}, lang: "zh", ...kept, levels: { ...(kept.levels ?? {}) } };
+  return { overrides: {}, lang: browserLang(), ...kept, levels: { ...(kept.levels ?? {}) } };
+}
+
+/** The page's language until the person chooses one (a language saved in the settings wins):
+ * the browser's own, English for an English one (en, en-US …), Chinese for a Chinese one and for
+ * every other language (the game is Chinese first). */
+export function browserLang() {
+  const lang = String(globalThis.navigator?.language ?? "").toLowerCase();
+  return lang.startsWith("en") ? "en" : "zh";
 }
 
 /** Whether cards move on the table: the remembered switch; by default on, unless the browser

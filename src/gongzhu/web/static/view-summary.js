@@ -117,7 +117,18 @@ export function renderSummary() {
     if (dlg.open) dlg.close();
   } else if (!dlg.open) {
     dlg.showModal();
+    showFromTop(dlg);
   }
+}
+
+/** The summary opens at its top (its title and first rows), however tall it is: showModal puts
+ * the keyboard on the dialog's first button (回放本副, at its end), scrolling down to it.  The
+ * keyboard goes to the deal's next step instead (下一副 / 再来一局 / 去下一桌, in the button row
+ * that stays at the dialog's bottom: style.css), without scrolling. */
+function showFromTop(dlg) {
+  const next = ["summary-next", "summary-next-table", "summary-again"].map((id) => $(id)).find((b) => !b.hidden);
+  if (next) next.focus({ preventScroll: true });
+  dlg.scrollTop = 0;
 }
 
 /** How a seat's raw score is made up (R6), as the rules core sent it: the values of the hearts,

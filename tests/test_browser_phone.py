@@ -1,0 +1,303 @@
+"""Real-browser tests of the table page on the narrowest phones and on touch screens: Playwright
+driving Debian's Chromium with a phone's touch screen (``is_mobile``, ``has_touch``).
+
+A phone browser (``is_mobile``) that is shown a page wider than the screen zooms out to show it
+all: its ``innerWidth`` grows past the screen's width.  So these tests measure against the
+screen's width itself (the ``innerWidth`` must stay that width) and not against ``innerWidth``.
+
+At 320 × 568 in English (the longest labels), at a table of two people and two computers: no
+button or part of the table is outside the screen, during play and at the end of the deal with
+the summary put away (下一副 / Next deal, 本副结算 / Deal summary, 托管 / Auto-play, 离座 / Stand up
+wrap into rows); the deal's summary opens at its top (its title and first rows), the keyboard on
+下一副 / Next deal, which shows at the dialog's bottom.  Two decks (26 cards) fit the screen,
+every card tappable.  The rules page keeps to the screen's width.  Opening 更多 / More moves
+neither the table nor the hand (the menu is a panel over the table).  A tablet's touch screen
+gets 44 px controls.  The page speaks the browser's language until the person chooses one.
+
+The browser, the server and the pages come from ``conftest.py``; the helpers from
+``test_browser.py``, ``test_browser_tables.py`` and ``test_browser_layout.py``.  Every layout is
+saved as a screenshot in ``test-artifacts/`` (``phone-*.png``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from helpers.browser import in_phase, wait_for, wait_until
+from test_browser import ARTIFACTS, LEGAL, OVER, end_exposure, hand, phase, wait_turn_or_over
+from test_browser_layout import TAP, check_on_screen, open_match
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+pytestmark = pytest.mark.browser
+
+#: A phone's browser: a touch screen, the page zoomed out where it is wider than the screen.
+PHONE = {"is_mobile": True, "has_touch": True, "device_scale_factor": 2}
+#: The narrowest phone upright (CSS px).
+NARROW = (320, 568)
+
+# What sticks out of the screen sideways (the screen's `width`, not innerWidth): every control a
+# finger taps, the plates, the trick, the status line and the hand's cards; and the page's widths.
+OUTSIDE = """([width]) => {
+  const shown = (e) => e.getClientRects().length && getComputedStyle(e).visibility !== "hidden"
+    && !e.closest("[hidden], dialog:not([open])");
+  const parts = document.querySelectorAll(
+    "button, a.button, select, input, .seat, #center, #center .card-face, #status, .controls");
+  const out = [];
+  for (const e of parts) {
+    if (!shown(e)) continue;
+    const r = e.getBoundingClientRect();
+    if (r.left < -0.5 || r.right > width + 0.5) {
+      out.push({ what: e.id || e.dataset.card || e.className, text: (e.textContent || "").trim().slice(0, 20),
+                 left: Math.round(r.left), right: Math.round(r.right) });
+    }
+  }
+  return { innerWidth, scrollWidth: document.scrollingElement.scrollWidth, outside: out };
+}"""
+
+# The summary dialog as it opened: its scroll, its title's box, the next step's button (下一副 /
+# Next deal, or 再来一局 / New match once the match is over) and its box, the keyboard.
+SUMMARY_TOP = """() => {
+  const dlg = document.getElementById("summary");
+  const box = (e) => {
+    const r = e.getBoundingClientRect();
+    return { top: r.top, bottom: r.bottom, left: r.left, right: r.right };
+  };
+  const next = ["summary-next", "summary-again"].map((id) => document.getElementById(id)).find((b) => !b.hidden);
+  return {
+    open: dlg.open, scrollTop: dlg.scrollTop, scrolls: dlg.scrollHeight > dlg.clientHeight,
+    dialog: box(dlg), title: box(document.getElementById("summary-title")),
+    nextId: next?.id ?? null, next: next ? box(next) : null,
+    focused: document.activeElement?.id ?? null, H: innerHeight,
+  };
+}"""
+
+# The boxes of the hand and of the table (to see that nothing moved), to a tenth of a pixel.
+BOXES = """() => Object.fromEntries(["#hand", ".table", "header.bar"].map((s) => {
+  const r = document.querySelector(s).getBoundingClientRect();
+  return [s, [r.left, r.top, r.width, r.height].map((v) => Math.round(v * 10) / 10)];
+}))"""
+
+
+# Some of the menu's items: whether a tap at their middle reaches them, and whether they are on the screen.
+ON_TOP = """() => Object.fromEntries(["#lang", "#speed", "#motion"].map((s) => {
+  const e = document.querySelector(s);
+  const r = e.getBoundingClientRect();
+  const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+  const inside = r.left >= 0 && r.right <= innerWidth && r.bottom <= innerHeight;
+  return [s, { reached: Boolean(hit && e.contains(hit)), inside }];
+}))"""
+
+
+def shot(page: Page, name: str) -> None:
+    """The screen as the player sees it (no scrolling: the viewport only)."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"phone-{name}.png"))
+
+
+def speak(page: Page, lang: str) -> None:
+    """The page's person chose ``lang`` (remembered before any page of the site opens)."""
+    page.add_init_script(f"localStorage.setItem('gongzhu.settings', JSON.stringify({{lang: {json.dumps(lang)}}}))")
+
+
+def check_inside(page: Page, width: int, where: str) -> None:
+    """Nothing a player needs is outside the screen sideways, and the page is no wider than it."""
+    seen: dict[str, Any] = page.evaluate(OUTSIDE, [width])
+    assert seen["innerWidth"] == width and seen["scrollWidth"] <= width, (where, seen)
+    assert not seen["outside"], (where, seen["outside"])
+
+
+def check_summary_top(page: Page, where: str) -> None:
+    """The summary as it opened: at its top (the title inside the dialog), 下一副 / Next deal (再来一局
+    / New match once the match is over) inside the dialog and the screen, the keyboard on it."""
+    wait_for(page, "#summary[open]")
+    seen: dict[str, Any] = page.evaluate(SUMMARY_TOP)
+    dialog, title, nxt = seen["dialog"], seen["title"], seen["next"]
+    assert seen["scrollTop"] == 0, (where, seen)
+    assert dialog["top"] - 0.5 <= title["top"] and title["bottom"] <= dialog["bottom"] + 0.5, (where, seen)
+    assert nxt is not None and dialog["top"] <= nxt["top"] and nxt["bottom"] <= dialog["bottom"] + 0.5, (where, seen)
+    assert nxt["bottom"] <= seen["H"] + 0.5, (where, seen)
+    assert seen["focused"] == seen["nextId"], (where, seen)
+
+
+def play_out(page: Page) -> None:
+    """South plays its first legal card each turn until the deal is over (two decks: the first
+    play offered where a card begins several)."""
+    while wait_turn_or_over(page) == "play":
+        if len(hand(page)) == 1:
+            wait_for(page, in_phase(*OVER))
+            break
+        page.locator(LEGAL).first.click()
+        if page.locator("#choices:not([hidden]) button").count():
+            page.locator("#choices button").first.click()
+
+
+def test_a_table_of_people_fits_320_in_english_to_the_end_of_the_deal(page_factory: Any) -> None:
+    """Two people at a table with two computers, at 320 × 568 in English on a touch screen: during
+    play and at the end of the deal (the summary put away: Next deal, Deal summary, Auto-play,
+    Stand up; New match where the deal ended the match) every button, plate and card is inside
+    the screen, which the page does not outgrow; the summary opens at its top with Next deal
+    showing and the keyboard on it."""
+    from test_browser_tables import new_table, open_table, play_until, sit
+
+    w, h = NARROW
+    pages = [page_factory(w, h, **PHONE), page_factory(w, h, **PHONE)]
+    for page in pages:
+        speak(page, "en")
+    host, second = pages
+    _, url = new_table(host, seat="S", preset="online")
+    open_table(second, url)
+    sit(second, "N")
+    open_table(host, url)
+    wait_for(host, "#seat-N .name")
+    host.click("#table-start")
+    play_until(pages, lambda: all(p.locator('html[data-phase="play"] #center .card-face').count() for p in pages))
+    for page, who in zip(pages, ("host", "second"), strict=True):
+        shot(page, f"people-{who}-{w}x{h}-play")
+        check_inside(page, w, f"{who}-play")
+    play_until(pages, lambda: all(phase(p) in OVER for p in pages))
+    for page, who in zip(pages, ("host", "second"), strict=True):
+        shot(page, f"people-{who}-{w}x{h}-summary")
+        check_summary_top(page, f"{who}-summary")
+        check_inside(page, w, f"{who}-summary")
+        page.click("#summary-close")
+        wait_for(page, "#summary:not([open])")
+        assert page.locator("#next" if phase(page) == "deal-over" else "#again").is_visible(), who
+        shot(page, f"people-{who}-{w}x{h}-over")
+        check_inside(page, w, f"{who}-over")
+
+
+@pytest.mark.parametrize(("width", "height"), [NARROW, (667, 375)])
+def test_the_summary_opens_at_its_top(page_factory: Any, width: int, height: int) -> None:
+    """The deal's summary, taller than a phone's screen, opens at its top: its title and first
+    rows show, and so does Next deal (at the dialog's bottom edge), the keyboard on it."""
+    page = page_factory(width, height, **PHONE)
+    open_match(page, "online", lang="en")
+    end_exposure(page)
+    play_out(page)
+    shot(page, f"summary-{width}x{height}")
+    check_summary_top(page, f"{width}x{height}")
+    # Scrolled to its end, Next deal is still at the dialog's bottom, inside the screen.
+    page.evaluate("document.getElementById('summary').scrollTop = 1e6")
+    seen: dict[str, Any] = page.evaluate(SUMMARY_TOP)
+    assert seen["next"]["bottom"] <= min(seen["dialog"]["bottom"], seen["H"]) + 0.5, seen
+
+
+def test_two_decks_fit_320(page_factory: Any) -> None:
+    """Two decks at 320 × 568 in English on a touch screen: the 26 cards, the plates, the trick and
+    the status line on the screen with nothing to scroll, each card tappable on 44 × 44 px of
+    itself, while the exposures are decided and during play."""
+    w, h = NARROW
+    page = page_factory(w, h, **PHONE)
+    open_match(page, "online2", lang="en")
+    assert len(hand(page)) == 26
+    if page.locator('html[data-phase="expose"] #start:not([hidden])').count():
+        assert page.evaluate("innerWidth") == w
+        shot(page, f"twodecks-{w}x{h}-expose")
+        check_on_screen(page, "two decks, 320, exposures")
+        end_exposure(page)
+    assert wait_turn_or_over(page) == "play"
+    assert page.evaluate("innerWidth") == w
+    shot(page, f"twodecks-{w}x{h}-play")
+    check_on_screen(page, "two decks, 320, play")
+    check_inside(page, w, "two decks, 320, play")
+
+
+@pytest.mark.parametrize("width", [320, 360])
+def test_the_rules_page_keeps_to_a_phone(page_factory: Any, width: int) -> None:
+    """The rules page at 320 and 360 px on a phone, in both languages: no wider than the screen
+    (its wide tables and its block of code scroll in their own boxes)."""
+    page = page_factory(width, 640, **PHONE)
+    speak(page, "zh")
+    page.goto("/rules")
+    for lang in ("zh", "en"):
+        if lang == "en":
+            page.click("#lang")
+        wait_for(page, f"html[data-rules={lang}] #rules table")
+        size: list[int] = page.evaluate("[innerWidth, document.scrollingElement.scrollWidth]")
+        assert size[0] == width and size[1] <= width, (lang, size)
+        shot(page, f"rules-{width}-{lang}")
+
+
+@pytest.mark.parametrize(("width", "height"), [NARROW, (667, 375)])
+def test_the_more_menu_does_not_move_the_table(page_factory: Any, width: int, height: int) -> None:
+    """On a phone, opening 更多 / More shows the header's menu as a panel over the top of the
+    table: the header keeps its height, the table and the hand stay where they were, nothing
+    scrolls, the menu's items show on top; closed, everything is where it was."""
+    page = page_factory(width, height, **PHONE)
+    open_match(page, "online", lang="en")
+    end_exposure(page)
+    assert wait_turn_or_over(page) == "play"
+    before = page.evaluate(BOXES)
+    page.click("#menu-toggle")
+    wait_for(page, "#menu.open")
+    shot(page, f"menu-{width}x{height}")
+    assert page.evaluate(BOXES) == before
+    size: list[int] = page.evaluate("[document.scrollingElement.scrollWidth, document.scrollingElement.scrollHeight]")
+    assert size[0] <= width and size[1] <= height, size
+    # The menu's items are on top of the table, inside the screen: a tap reaches them.
+    on_top: dict[str, Any] = page.evaluate(ON_TOP)
+    assert all(v["reached"] and v["inside"] for v in on_top.values()), on_top
+    page.click("#menu-toggle")
+    wait_for(page, "#menu:not(.open)")
+    assert page.evaluate(BOXES) == before
+
+
+# Every control a finger taps that is on the screen now: its box (a hand's card is not one).
+TARGETS = """() => [...document.querySelectorAll("button:not(.card), a.button, select, #me, .chat .mute")]
+  .filter((e) => e.getClientRects().length && !e.closest("[hidden], dialog:not([open])"))
+  .map((e) => {
+    const r = e.getBoundingClientRect();
+    return { what: e.id || e.className, width: r.width, height: r.height };
+  })"""
+
+
+def test_a_tablet_touch_screen_has_44_px_controls(page_factory: Any) -> None:
+    """On a tablet's touch screen (768 × 1024, wider than a phone's layout) the header's buttons,
+    the speed, the person's name and the table's buttons are at least 44 px high and wide."""
+    page = page_factory(768, 1024, has_touch=True)
+    open_match(page, "online", lang="en")
+    end_exposure(page)
+    assert wait_turn_or_over(page) == "play"
+    targets: list[dict[str, Any]] = page.evaluate(TARGETS)
+    assert {"speed", "hint", "new-match"} <= {t["what"] for t in targets}, targets
+    small = [t for t in targets if t["height"] < TAP - 0.5 or t["width"] < TAP - 0.5]
+    assert not small, small
+
+
+@pytest.mark.parametrize(
+    ("locale", "saved", "expected"),
+    [
+        ("en-US", None, "en"),
+        ("en-GB", None, "en"),
+        ("zh-CN", None, "zh"),
+        ("zh-TW", None, "zh"),
+        ("fr-FR", None, "zh"),
+        ("en-US", "zh", "zh"),
+        ("zh-CN", "en", "en"),
+    ],
+)
+def test_the_language_is_the_browsers_until_chosen(
+    page_factory: Any, locale: str, saved: str | None, expected: str
+) -> None:
+    """With no language chosen the pages speak the browser's: English for an English browser,
+    Chinese for a Chinese one and for any other; a language chosen (remembered) wins."""
+    page = page_factory(1280, 800, locale=locale)
+    if saved:
+        speak(page, saved)
+    page.goto("/")
+    wait_for(page, "#setup[open]")
+    want = {"en": ("en", "New match"), "zh": ("zh-CN", "新比赛")}[expected]
+    wait_until(
+        page,
+        "([lang, label]) => document.documentElement.lang === lang "
+        "&& document.getElementById('new-match').textContent === label",
+        list(want),
+    )
+    page.goto("/rules")
+    wait_for(page, f"html[data-rules={expected}]")
+    assert page.evaluate("document.documentElement.lang") == want[0]
