@@ -193,6 +193,18 @@ def check_hint_line(page: Page, where: str, plays: int) -> None:
     assert page.locator("#hint-pop .hint-explain").is_hidden()
 
 
+def play_out(page: Page) -> None:
+    """South plays its first legal card each turn until the deal is over (two decks: the first
+    play offered where a card begins several)."""
+    while wait_turn_or_over(page) == "play":
+        if len(hand(page)) == 1:
+            wait_for(page, in_phase(*OVER))
+            break
+        page.locator(LEGAL).first.click()
+        if page.locator("#choices:not([hidden]) button").count():
+            page.locator("#choices button").first.click()
+
+
 def seen_scroll(page: Page) -> tuple[int, int]:
     size: list[int] = page.evaluate("[document.scrollingElement.scrollWidth, document.scrollingElement.scrollHeight]")
     return size[0], size[1]
@@ -214,7 +226,9 @@ def test_everything_is_on_screen_on_every_phone(page_factory: Any, preset: str, 
     without a column cut off."""
     page = page_factory(*PHONES[0])
     open_match(page, preset, lang=lang)
-    phones = (*PHONES, NARROWEST) if preset == "online" else PHONES
+    # (the narrowest first: a hand of two rows there, as on the phones upright after it, so that
+    # no card is still moving from a one-row layout, the phone on its side's, when it is measured)
+    phones = (NARROWEST, *PHONES) if preset == "online" else PHONES
     if page.locator('html[data-phase="expose"] #start:not([hidden])').count():
         for w, h in phones:  # the exposure phase, its Start button too
             resize(page, w, h)
@@ -246,13 +260,7 @@ def test_everything_is_on_screen_on_every_phone(page_factory: Any, preset: str, 
         check_on_screen(page, where)
         check_hint_line(page, where, plays)
     # The deal's summary fits each screen: no column cut off or scrolled away.
-    while wait_turn_or_over(page) == "play":
-        if len(hand(page)) == 1:
-            wait_for(page, in_phase(*OVER))
-            break
-        page.locator(LEGAL).first.click()
-        if page.locator("#choices:not([hidden]) button").count():
-            page.locator("#choices button").first.click()
+    play_out(page)
     wait_for(page, "#summary[open]")
     for w, h in phones:
         resize(page, w, h)
@@ -578,7 +586,7 @@ def test_a_table_of_people_with_long_names_fits_every_phone(page_factory: Any) -
     # guard is play_until's, however long each step takes on a busy machine).
     play_until(pages, lambda: all(p.locator('html[data-phase="play"] #center .card-face').count() for p in pages))
     for page, who in zip(pages, ("host", "second"), strict=True):
-        for w, h in (*PHONES, NARROWEST):
+        for w, h in (NARROWEST, *PHONES):
             resize(page, w, h)
             where = f"people-{who}-{w}x{h}"
             check_on_screen(page, where)

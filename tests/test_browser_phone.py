@@ -26,9 +26,9 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from helpers.browser import in_phase, wait_for, wait_until
-from test_browser import ARTIFACTS, LEGAL, OVER, end_exposure, hand, phase, wait_turn_or_over
-from test_browser_layout import TAP, check_on_screen, open_match
+from helpers.browser import wait_for, wait_until
+from test_browser import ARTIFACTS, OVER, end_exposure, hand, phase, wait_turn_or_over
+from test_browser_layout import TAP, check_on_screen, open_match, play_out
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -122,18 +122,6 @@ def check_summary_top(page: Page, where: str) -> None:
     assert nxt is not None and dialog["top"] <= nxt["top"] and nxt["bottom"] <= dialog["bottom"] + 0.5, (where, seen)
     assert nxt["bottom"] <= seen["H"] + 0.5, (where, seen)
     assert seen["focused"] == seen["nextId"], (where, seen)
-
-
-def play_out(page: Page) -> None:
-    """South plays its first legal card each turn until the deal is over (two decks: the first
-    play offered where a card begins several)."""
-    while wait_turn_or_over(page) == "play":
-        if len(hand(page)) == 1:
-            wait_for(page, in_phase(*OVER))
-            break
-        page.locator(LEGAL).first.click()
-        if page.locator("#choices:not([hidden]) button").count():
-            page.locator("#choices button").first.click()
 
 
 def test_a_table_of_people_fits_320_in_english_to_the_end_of_the_deal(page_factory: Any) -> None:
