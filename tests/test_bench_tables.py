@@ -47,8 +47,10 @@ def test_two_tables_of_people_play_and_reconnect() -> None:
 
 @pytest.mark.slow
 def test_saturation_and_expert_players_beside() -> None:
+    # A window of 4 s: the expert thinks at least 0.5 s a searched decision (thinking.SEARCH_FLOOR),
+    # so on a loaded machine a 2 s window could close before its table had played at all.
     report = run("--scenarios", "saturation,interference", "--saturation-tables", "2", "--beside", "2",
-                 "--warmup", "1", "--window", "2", "--delay", "0.1", timeout=240)
+                 "--warmup", "1", "--window", "4", "--delay", "0.1", timeout=240)
     saturation = report["scenarios"]["saturation"]
     [step] = saturation["steps"]
     assert_clean(saturation, step)
