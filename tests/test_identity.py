@@ -226,21 +226,23 @@ def test_idle_guests_with_nothing_kept_are_forgotten(app: Any) -> None:
 
 
 def test_the_server_forgets_idle_guests_by_itself(db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A running server sweeps the idle guests by itself (here its first sweep is at once): a
-    guest watching a table, made more than :data:`GUEST_KEPT` ago with nothing kept, is
-    forgotten and its table connection closes as its session ended (4401); the table's host stays."""
+    """A running server sweeps the idle guests by itself (here every fifth of a second): a guest
+    watching a table since before :data:`GUEST_KEPT` (made and last seen then), with nothing
+    kept, is forgotten and its table connection closes as its session ended (4401); the table's
+    host stays."""
     monkeypatch.setattr(app_module, "GUEST_SWEEP_FIRST", 0.2)
+    monkeypatch.setattr(app_module, "GUEST_SWEEP", 0.2)
     app = create_app(db_url, pace=0, static_dir=tmp_path / "no-static")
     with local_client(app) as player, local_client(app) as watcher:
         me = player.get("/api/me").json()["id"]
         match_id = player.post("/api/tables", json={"visibility": "public", "turn_seconds": None,
                                                     "expose_seconds": None}).json()["table_id"]
         old = watcher.get("/api/me").json()["id"]
-        with store_of(app).engine.begin() as db:
-            db.execute(update(USERS).where(USERS.c.id == old).values(
-                created=(datetime.now(UTC) - GUEST_KEPT - timedelta(days=1)).isoformat()))
         with watcher.websocket_connect(f"/ws/{match_id}") as ws:
             ws.receive_json()
+            long_ago = (datetime.now(UTC) - GUEST_KEPT - timedelta(days=1)).isoformat()
+            with store_of(app).engine.begin() as db:
+                db.execute(update(USERS).where(USERS.c.id == old).values(created=long_ago, last_seen=long_ago))
             for _ in range(300):  # each round a message the server answers, so no wait is unbounded
                 try:
                     ws.send_json({"type": "nonsense"})
@@ -255,6 +257,36 @@ def test_the_server_forgets_idle_guests_by_itself(db_url: str, tmp_path: Path, m
         assert watcher.get("/api/me").json()["id"] != old
         with store_of(app).engine.connect() as db:
             assert db.scalar(select(USERS.c.id).where(USERS.c.id == old)) is None
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_a_guest_who_comes_to_a_table_is_seen_and_kept(app: Any) -> None:
+    """A guest made and last seen long ago who opens a table's connection, or makes a table, is
+    marked seen at that moment, so the sweep keeps it (the sweep checks when a guest was last
+    seen in the statement that deletes it, whatever it read of the tables' seats before); one
+    that does neither is forgotten, and its cookie then opens no table connection (4401)."""
+    store, identity = store_of(app), app.state.identity
+    host_browser, watcher, maker, idle = (local_client(app) for _ in range(4))
+    try:
+        match_id = host_browser.post("/api/tables", json={"visibility": "public", "turn_seconds": None,
+                                                          "expose_seconds": None}).json()["table_id"]
+        ids = {name: b.get("/api/me").json()["id"] for name, b in
+               (("watcher", watcher), ("maker", maker), ("idle", idle))}
+        long_ago = (datetime.now(UTC) - GUEST_KEPT - timedelta(days=1)).isoformat()
+        with store.engine.begin() as c:
+            c.execute(update(USERS).where(USERS.c.id.in_(ids.values())).values(created=long_ago, last_seen=long_ago))
+        with watcher.websocket_connect(f"/ws/{match_id}") as ws:
+            ws.receive_json()
+        assert maker.post("/api/tables", json={"visibility": "public", "turn_seconds": None,
+                                               "expose_seconds": None}).status_code == 201
+        assert identity.forget_idle_guests() == {ids["idle"]}
+        with pytest.raises(WebSocketDisconnect) as closed, idle.websocket_connect(f"/ws/{match_id}") as ws:
+            ws.receive_json()
+            ws.receive_json()
+        assert closed.value.code == 4401
+    finally:
+        for each in (host_browser, watcher, maker, idle):
+            each.close()
 
 
 # ---------------------------------------------------------------------- accounts

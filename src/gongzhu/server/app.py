@@ -415,7 +415,11 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         return store.match(match_id) if _MATCH_ID.fullmatch(match_id) else None
 
     def person(request: Request) -> tuple[Person, str | None]:
+        """The request's person, made when it has none, as it is about to host or sit (marked
+        seen: :meth:`~gongzhu.server.identity.Identity.seen`)."""
         user, cookie = identity.ensure(request)
+        if not identity.seen(user):  # forgotten as an idle guest this moment: someone new
+            user, cookie = identity.ensure(request)
         return Person(user.id, user.name), cookie
 
     people = People(store)
@@ -731,11 +735,14 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         await websocket.accept()
         try:
             user = identity.user_for(websocket)
+            # a guest is marked seen, so that the idle guests' sweep keeps it; one forgotten a
+            # moment ago has no session
+            present = user is not None and identity.seen(user)
         except DBAPIError as e:  # the database is away (restarting): the page tries again
             log.warning("the database cannot be reached: %s", e.__class__.__name__)
             await refuse(websocket, refusal(Text.of("server.store_unavailable")), 1013)
             return
-        if user is None:
+        if user is None or not present:
             await refuse(websocket, refusal(Text.of("server.no_session")), 4401)
             return
         since_text = websocket.query_params.get("since")

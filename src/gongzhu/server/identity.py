@@ -450,6 +450,19 @@ class Identity:
             return User(id=user_id, name=name, guest=True, account=False, lifetime=0, deals=0, matches=0, pigs=0)
         raise RuntimeError("no free guest name after 60 tries")
 
+    def seen(self, user: User) -> bool:
+        """Mark the guest ``user`` as seen now, as it is about to sit at, watch or host a table:
+        the sweep (:meth:`forget_idle_guests`), which checks when each guest was last seen in
+        the statement that deletes it, then keeps it even when it read the tables' seats before
+        this one took its seat.  False when the guest was forgotten a moment ago (its session
+        ended with it); an account is not written to and is always True."""
+        if user.account or not user.guest:
+            return True
+        with self.store.engine.begin() as c:
+            done = c.execute(update(USERS).where(USERS.c.id == user.id, USERS.c.password_hash.is_(None))
+                             .values(last_seen=_now())).rowcount
+        return bool(done)
+
     def forget_idle_guests(self, now: datetime | None = None, *, batch: int = 500) -> set[str]:
         """Delete the guests with nothing of theirs kept, made and last seen more than
         :data:`GUEST_KEPT` before ``now``, with their sessions (a browser that comes back is a
