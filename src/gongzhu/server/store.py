@@ -677,10 +677,10 @@ class Store:
                 _upgrade(self.engine)
             else:
                 with self.engine.connect() as c:
-                    found = migrations.revisions(c)
-                if found != (migrations.HEAD,):
+                    where = migrations.not_at_head(c)
+                if where is not None:
                     raise migrations.SchemaError(
-                        f"the database is at revision {', '.join(found) or 'none'}, not {migrations.HEAD}: "
+                        f"the database is {where}: "
                         "start gongzhu serve on it first, or python -m gongzhu.server.migrations upgrade head")
         except BaseException:
             self.engine.dispose()

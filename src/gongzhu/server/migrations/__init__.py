@@ -28,7 +28,7 @@ from sqlalchemy.engine import Connection, Engine
 if TYPE_CHECKING:
     from alembic.config import Config
 
-__all__ = ["FIRST", "HEAD", "SchemaError", "config", "revisions", "upgrade"]
+__all__ = ["FIRST", "HEAD", "SchemaError", "config", "not_at_head", "revisions", "upgrade"]
 
 #: The first revision: the schema as it was before it was versioned.
 FIRST = "0001"
@@ -67,6 +67,13 @@ def revisions(c: Connection) -> tuple[str, ...]:
     if not c.dialect.has_table(c, "alembic_version"):
         return ()
     return tuple(sorted(c.scalars(text("SELECT version_num FROM alembic_version"))))
+
+
+def not_at_head(c: Connection) -> str | None:
+    """None when the database is at :data:`HEAD`, else where it is, as a phrase: ``at revision
+    0017, not 0018`` (``none`` for a database not versioned)."""
+    found = revisions(c)
+    return None if found == (HEAD,) else f"at revision {', '.join(found) or 'none'}, not {HEAD}"
 
 
 def upgrade(engine: Engine) -> None:
