@@ -192,6 +192,30 @@ def test_a_guest_is_compared_but_not_ranked(app_client: TestClient) -> None:
     assert rows["Late"]["guest"] is True and rows["Late"]["rank"] is None and rows["Anna"]["rank"] is not None
 
 
+def test_an_entry_cannot_be_deleted_to_play_a_board_again(app_client: TestClient) -> None:
+    """An account's entry stays, even before its first board is finished: deleted, it would let
+    its person enter again and play board 1 once more knowing where the others' cards lie.  Left
+    for a newer single-player match, it is not offered for deletion either."""
+    challenge_id = app_client.get("/api/challenges").json()["today"]["id"]
+    a = person(app_client, "Anna")
+    match_id = enter(a, challenge_id)
+    with a.websocket_connect(f"/ws/{match_id}") as ws:
+        browser = Browser(ws)
+        state = browser.settle()
+        rng = random.Random(4)
+        while state.get("tricks_played", 0) < 2:  # part of board 1, with cards of the others seen
+            act(browser, rng)
+            state = browser.settle()
+    newer = a.post("/api/matches", json={"levels": {"N": "random", "E": "random", "W": "random"}})
+    assert newer.status_code == 201, newer.text
+    listed = {m["match_id"]: m for m in a.get("/api/matches").json()}
+    assert listed[match_id]["abandoned"] is False
+    body = refused(a.delete(f"/api/matches/{match_id}"), 409, "server.delete_challenge")
+    assert body["params"]["match"] == f'"{match_id}"'
+    assert enter(a, challenge_id) == match_id  # the same entry, its board where it was
+    assert first_state(a, match_id)["tricks_played"] == state["tricks_played"]
+
+
 def test_a_closed_challenge_publishes_its_seed_and_counts_nothing_more(app_client: TestClient, clock: SetClock) -> None:
     """R8.1: once closed, the seed is public and gives the boards that were played (checked
     against the commitment); no new board is dealt and nobody enters."""

@@ -195,8 +195,10 @@ def _players(info: MatchInfo, played: Sequence[tuple[str, str, str | None]], use
 
 
 def _abandoned(info: MatchInfo, newest_solo: str | None) -> bool:
-    return (info.solo and not info.over and info.deals == 0 and newest_solo is not None
-            and newest_solo != info.match_id)
+    """A single-player match left for a newer one, with no finished deal: it may be deleted.  A
+    challenge's entry never is (its challenge's page goes on with it)."""
+    return (info.solo and info.challenge is None and not info.over and info.deals == 0
+            and newest_solo is not None and newest_solo != info.match_id)
 
 
 #: Why a match may not be deleted (:func:`gongzhu.server.store.why_kept`): the HTTP status and the
@@ -205,6 +207,7 @@ _KEPT = {
     "unknown": (404, "server.delete_unknown"),
     "not_yours": (403, "server.delete_not_yours"),
     "table": (409, "server.delete_table"),
+    "challenge": (409, "server.delete_challenge"),
     "deals": (409, "server.delete_has_deals"),
     "open": (409, "server.delete_open"),
 }

@@ -494,12 +494,15 @@ class Rated:
 
 def why_kept(info: MatchInfo, user: str) -> str | None:
     """Why ``user`` may not delete the match ``info`` (None: they may): ``"not_yours"``,
-    ``"table"`` (a table for people) or ``"deals"`` (it has finished deals); see
-    :meth:`Store.delete_match`."""
+    ``"table"`` (a table for people), ``"challenge"`` (a challenge's entry: deleted, it would let
+    its person enter again and play its first board once more, knowing the hands) or ``"deals"``
+    (it has finished deals); see :meth:`Store.delete_match`."""
     if info.seating.host != user:
         return "not_yours"
     if not info.solo:
         return "table"
+    if info.challenge is not None:
+        return "challenge"
     if info.deals or info.over:
         return "deals"
     return None
@@ -758,7 +761,8 @@ class Store:
         every other table (the actions of its deal in progress; it has no deals and no
         ``match_players`` rows), in one transaction.  Returns None once it is deleted, else why
         nothing was: ``"unknown"`` (no such match), ``"not_yours"`` (``user`` is not its person),
-        ``"table"`` (a table for people), ``"deals"`` (it has finished deals); the checks and the
+        ``"table"`` (a table for people), ``"challenge"`` (a challenge's entry), ``"deals"`` (it
+        has finished deals); the checks and the
         deletion are one transaction, so a deal finished meanwhile keeps the match."""
         key = MATCHES.c.id == match_id
         try:
