@@ -157,6 +157,7 @@ def test_a_team_match_played_by_six_people_and_two_stand_ins(server: LiveServer,
             ({"name": "Club\u200b night"}, 400, "event.bad_name"),  # what looks like another name
             ({"name": "Club night\u202e"}, 400, "event.bad_name"),
             ({"name": "Club\nnight"}, 400, "event.bad_name"),
+            ({"name": "Club n\u0336\u0334\u0335\u0337ight"}, 400, "event.bad_name"),  # marks drawn over its neighbours
             ({"entrants": [teams[0], {"name": "蓝\u200b", "players": [p.name for p in blue]}]}, 400,
              "event.bad_entrant_name"),
             ({"entrants": [{**teams[0], "name": "Red"}, {"name": "RED", "players": [p.name for p in blue]}]}, 400,

@@ -24,6 +24,7 @@ Each test that uses the database runs on SQLite and on PostgreSQL (``STORES``).
 from __future__ import annotations
 
 import json
+import threading
 import unicodedata
 from pathlib import Path
 from typing import Any
@@ -131,6 +132,60 @@ def test_names_kept_back_through_their_look_alikes() -> None:
             assert error.text.json["params"] == {"name": unicodedata.normalize("NFKC", name)}, name
     for name in ["Alice", "Al", "A1", "Computing", "Botany", "Systematic", "张三", "高山", "Zoë", "7", "Ada_1"]:
         assert check_name(name) == name and reserved(name) is None, name
+
+
+def test_names_that_look_like_a_deleted_players_or_stack_marks() -> None:
+    """A deleted account's neutral name (``deleted-`` and six hex digits) is kept back through
+    its look-alikes too; a name may carry at most three combining marks on one character, as a
+    chat line may (Vietnamese and Thai stack two or three; more draw over the lines around it)."""
+    for name in ["deleted-0157d1", "Deleted-ab12cd", "d\u0435leted-0157d1", "deIeted-a1b2c3", "DELETED-9",
+                 "ｄｅｌｅｔｅｄ-1"]:
+        assert refusal_of(name).text.key == "account_care.name_deleted", name
+    stacked = "Z" + "\u0336\u0334\u0335\u0337" * 3 + "al"
+    error = refusal_of(stacked)
+    assert (error.text.key, error.text.json["params"]) == ("server.account_name_marks", {"limit": 3})
+    for name in ["Nguyễn", "Trần_Thị", "Deleted", "deletedx", "Ze\u0301\u0302\u0303x"]:
+        assert check_name(name) == unicodedata.normalize("NFKC", name), name
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_two_look_alike_names_given_at_one_moment_are_not_both_taken(app: Any) -> None:
+    """Two people sign up at the same moment with names that look alike (each request's check
+    before the password's hash passes, as neither is written yet): the names are checked again one
+    at a time as they are written, so one gets the name and the other is told it looks like it."""
+    identity = app.state.identity
+    real = identity.hasher
+    both_checked = threading.Barrier(2, timeout=30)
+
+    class Together:
+        """The password hasher, holding each sign-up until the other has been checked too."""
+
+        def hash(self, password: str) -> str:
+            both_checked.wait()
+            hashed: str = real.hash(password)
+            return hashed
+
+    identity.hasher = Together()
+    answers: dict[str, Any] = {}
+
+    def sign_up_as(name: str) -> None:
+        c = browser(app)
+        answers[name] = sign_up(c, name)
+
+    names = ["Bobby", "B\u043ebby"]  # the second with a Cyrillic о
+    threads = [threading.Thread(target=sign_up_as, args=(name,)) for name in names]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    statuses = sorted(answers[name].status_code for name in names)
+    assert statuses == [200, 409], {name: answers[name].text for name in names}
+    loser = next(name for name in names if answers[name].status_code == 409)
+    assert answers[loser].json()["code"] == "server.account_name_like"
+    store: Store = app.state.store
+    with store.engine.connect() as conn:
+        taken = conn.scalars(select(USERS.c.name).where(USERS.c.guest.is_(False))).all()
+    assert len(taken) == 1 and taken[0] != loser
 
 
 def test_names_that_show_nothing() -> None:

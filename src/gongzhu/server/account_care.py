@@ -51,6 +51,7 @@ from gongzhu.server.identity import (
     check_password,
     login_key,
     name_key,
+    other_name_like,
 )
 from gongzhu.server.names import name_skeleton
 from gongzhu.server.policy import counted_address
@@ -289,6 +290,9 @@ class AccountCare:
         former = [n for n in (row.former_names or []) if n != row.name] + [row.name]
         try:
             with self.store.engine.begin() as c:
+                other = other_name_like(c, look, user.id)  # checked again, one at a time
+                if other is not None:
+                    raise AccountError(409, Text.of("server.account_name_like", name=clean, other=other))
                 done = c.execute(update(USERS).where(USERS.c.id == user.id, USERS.c.name == row.name,
                                                      USERS.c.password_hash.is_not(None))
                                  .values(name=clean, name_key=key, name_skeleton=look, renamed=_now(),

@@ -97,6 +97,7 @@ from gongzhu.search.claims import check_claim, finish_by_claim
 from gongzhu.server.bodies import DEFAULT_LEVEL, DEFAULT_SPEED, BodyError, json_body
 from gongzhu.server.challenges import ParComputer
 from gongzhu.server.identity import Identity, User, login_key
+from gongzhu.server.names import MOST_MARKS, stacked_marks
 from gongzhu.server.registry import Tables
 from gongzhu.server.rooms import Person
 from gongzhu.server.store import EVENT_LOG, EVENT_TABLES, EVENTS, MATCHES, USERS, Seating, Store, friends_among
@@ -264,6 +265,8 @@ def _text(value: object, limit: int) -> str | None:
     if not isinstance(value, str):
         return None
     if any(unicodedata.category(ch).startswith("C") for ch in value):  # a line break is one too
+        return None
+    if stacked_marks(value) > MOST_MARKS:  # marks stacked so high that they draw over their neighbours
         return None
     text = " ".join(value.split())
     return text if 1 <= len(text) <= limit else None

@@ -21,12 +21,13 @@ import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import cache
 from typing import Any
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from itsdangerous import BadData, URLSafeTimedSerializer
-from sqlalchemy import ColumnElement, Row, and_, delete, exists, insert, or_, select, update
+from sqlalchemy import ColumnElement, Connection, Row, and_, delete, exists, insert, or_, select, text, update
 from sqlalchemy.exc import IntegrityError
 from starlette.requests import HTTPConnection, cookie_parser
 
@@ -34,7 +35,15 @@ from gongzhu.messages import Text
 from gongzhu.ratings import PROVISIONAL_DEVIATION, Skill
 from gongzhu.ratings.skill import SCALE
 from gongzhu.rules.match import title_for
-from gongzhu.server.names import common_password, invisible, name_key, name_skeleton, reserved
+from gongzhu.server.names import (
+    MOST_MARKS,
+    common_password,
+    invisible,
+    name_key,
+    name_skeleton,
+    reserved,
+    stacked_marks,
+)
 from gongzhu.server.policy import client_address
 from gongzhu.server.store import (
     BLOCKS,
@@ -73,6 +82,7 @@ __all__ = [
     "default_hasher",
     "login_key",
     "name_key",
+    "other_name_like",
 ]
 
 #: The session cookie's name.
@@ -210,6 +220,14 @@ def _shown(char: str) -> str:
     return char if char.isprintable() and not char.isspace() and not invisible(char) else f"U+{ord(char):04X}"
 
 
+@cache
+def _deleted_looks() -> tuple[str, ...]:
+    """How the beginning of a deleted account's name looks, in its spellings (``deleted-``,
+    ``Deleted-``, ``DELETED-``): a name that looks like one is kept back too."""
+    forms = (DELETED_PREFIX, DELETED_PREFIX.capitalize(), DELETED_PREFIX.upper())
+    return tuple({name_skeleton(form) for form in forms})
+
+
 def check_name(name: str) -> str:
     """The nickname ``name`` as stored (NFKC, outer spaces dropped); :class:`AccountError` (400)
     when it breaks the rules of ``docs/web-protocol.md``, Who you are, Names (the length, the
@@ -230,12 +248,31 @@ def check_name(name: str) -> str:
     if hidden is not None:
         typed = next((char for char in name if invisible(char)), hidden)
         raise AccountError(400, Text.of("server.account_name_hidden", char=_shown(typed)))
+    if stacked_marks(clean) > MOST_MARKS:
+        raise AccountError(400, Text.of("server.account_name_marks", limit=MOST_MARKS))
     why = reserved(clean)
     if why is not None:
         raise AccountError(400, Text.of(why, name=clean))
-    if name_key(clean).startswith(DELETED_PREFIX):
+    if name_key(clean).startswith(DELETED_PREFIX) or name_skeleton(clean).startswith(_deleted_looks()):
         raise AccountError(400, Text.of("account_care.name_deleted", name=clean))
     return clean
+
+
+def other_name_like(c: Connection, look: str, me: str) -> str | None:
+    """The name of another person whose name looks like ``look`` (:func:`name_skeleton`), read in
+    ``c``'s transaction once it holds that look: two people giving names that look alike at one
+    moment (signing up or renaming, on one server or several) are then checked one after the
+    other, and the second sees the first's name.  PostgreSQL: a transaction's advisory lock keyed
+    by the look; SQLite: the file's write lock (one writer at a time), taken by a write of ``me``'s
+    row that changes nothing."""
+    if c.dialect.name == "postgresql":
+        key = int.from_bytes(hashlib.blake2b(b"name " + look.encode(), digest_size=8).digest(), "big", signed=True)
+        c.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
+    else:
+        c.execute(update(USERS).where(USERS.c.id == me).values(name_skeleton=USERS.c.name_skeleton))
+    name: str | None = c.scalar(select(USERS.c.name).where(USERS.c.name_skeleton == look, USERS.c.id != me)
+                                .order_by(USERS.c.created, USERS.c.id).limit(1))
+    return name
 
 
 def check_password(password: str) -> None:
@@ -525,6 +562,9 @@ class Identity:
         user, _ = self.ensure(request) if current is None else (current, None)
         try:
             with self.store.engine.begin() as c:
+                other = other_name_like(c, look, user.id)  # checked again, one at a time
+                if other is not None:
+                    raise AccountError(409, Text.of("server.account_name_like", name=clean, other=other))
                 done = c.execute(
                     update(USERS).where(USERS.c.id == user.id, USERS.c.password_hash.is_(None))
                     .values(name=clean, name_key=key, name_skeleton=look, password_hash=hashed, guest=False,

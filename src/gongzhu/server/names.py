@@ -24,7 +24,8 @@ from gongzhu.players.registry import LEVELS
 if TYPE_CHECKING:
     import opencc
 
-__all__ = ["VARIANTS", "common_password", "invisible", "name_key", "name_skeleton", "reserved"]
+__all__ = ["MOST_MARKS", "VARIANTS", "common_password", "invisible", "name_key", "name_skeleton", "reserved",
+           "stacked_marks"]
 
 #: Variant forms of Chinese characters that OpenCC's ``t2s`` tables leave as they are, each with
 #: the simplified character a reader takes it for (Unihan's kZVariant / kSemanticVariant).
@@ -45,6 +46,10 @@ _PREFIXES = ("游客", "guest", "电脑", "computer", "机器人", "robot")
 #: ``level.<name>``, which are kept back too): still kept back, so that no account takes the name a
 #: computer player had.
 _FORMER_LEVELS = ("随机", "初级", "蒙特卡洛", "神经网络", "Random", "Learned")
+
+#: The most combining marks one character may carry in a name or a chat line (written languages
+#: stack two or three: Vietnamese, Thai, Devanagari; more only draw over the lines around it).
+MOST_MARKS = 3
 
 RESERVED = "server.account_name_reserved"  # guests and computer players
 LOCAL = "server.account_name_local"
@@ -84,6 +89,16 @@ def name_skeleton(name: str) -> str:
             break
         text = again
     return text
+
+
+def stacked_marks(text: str) -> int:
+    """The most combining marks one character of ``text`` carries (in NFC: a mark that composes
+    with its letter is no longer one)."""
+    most = run = 0
+    for ch in unicodedata.normalize("NFC", text):
+        run = run + 1 if unicodedata.category(ch).startswith("M") else 0
+        most = max(most, run)
+    return most
 
 
 def invisible(char: str) -> bool:

@@ -25,15 +25,15 @@ from gongzhu.formats.web import BrowserMessage
 from gongzhu.jsontext import JSONTextError, loads_strict
 from gongzhu.messages import Text
 from gongzhu.rules.cards import Card, Seat
+from gongzhu.server.names import MOST_MARKS, stacked_marks
 
 __all__ = ["CHAT_MARKS", "MessageError", "Refused", "chat_line", "codes", "encode", "personal_answer", "plain_error",
            "read_message", "refusal", "refused_answer", "seat_map"]
 
 T = TypeVar("T")
 
-#: Chat: the most combining marks one character may carry (written languages stack two or three:
-#: Vietnamese, Thai, Devanagari; more only draw outside the line).
-CHAT_MARKS = 3
+#: Chat: the most combining marks one character may carry (as in a name).
+CHAT_MARKS = MOST_MARKS
 
 
 class MessageError(ValueError):
@@ -111,11 +111,8 @@ def chat_line(text: str) -> str:
     with a run of more than :data:`CHAT_MARKS` combining marks on one character (marks stacked
     so high that they draw over the lines around it) is :class:`Refused`."""
     kept = "".join(ch for ch in text if unicodedata.category(ch)[0] != "C" or ch == " ")
-    run = 0
-    for ch in unicodedata.normalize("NFC", kept):
-        run = run + 1 if unicodedata.category(ch).startswith("M") else 0
-        if run > CHAT_MARKS:
-            raise Refused("server.chat_marks", limit=CHAT_MARKS)
+    if stacked_marks(kept) > CHAT_MARKS:
+        raise Refused("server.chat_marks", limit=CHAT_MARKS)
     return " ".join(kept.split())
 
 
