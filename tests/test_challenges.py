@@ -110,6 +110,11 @@ def test_entrants_play_the_same_boards_and_see_a_board_only_once_finished(app_cl
     a, b = person(app_client, "Anna"), person(app_client, "Bo")
     match_a, match_b = enter(a, challenge_id), enter(b, challenge_id)
     assert match_a != match_b and enter(a, challenge_id) == match_a  # an account enters once
+    play, as_json = f"/api/challenges/{challenge_id}/play", {"Content-Type": "application/json"}
+    for body, status in ((b"null", 400), (b"[]", 400), (b'{"x": 1}', 400), (b"{", 400), (b"{}" + b" " * 70_000, 413)):
+        answer = a.post(play, content=body, headers=as_json)
+        assert answer.status_code == status, (body[:10], answer.text)
+    assert a.post(play, content=b"{}", headers={"Content-Type": "text/plain"}).status_code == 415
     start_a, start_b = first_state(a, match_a), first_state(b, match_b)
     assert start_a["hand"] == start_b["hand"] and start_a["seat"] == start_b["seat"] == "S"
     assert start_a["table"]["challenge"] == {"id": challenge_id, "url": f"/challenge/{challenge_id}"}
@@ -256,6 +261,8 @@ def test_a_private_challenge_on_demand(app_client: TestClient) -> None:
     stranger = person(app_client, "Stranger")
     assert challenge_id not in [c["id"] for c in stranger.get("/api/challenges").json()["challenges"]]
     refused(host.get("/api/challenges/nope"), 404, "server.challenge_unknown")
+    long = refused(host.get("/api/challenges/" + "c" * 3000), 404, "server.challenge_unknown")
+    assert len(long["params"]["challenge"]) <= 40  # a refusal quotes at most 40 characters of what it refuses
     refused(host.get("/api/challenges/nope/boards/abc"), 404, "server.challenge_unknown")
     body = refused(host.get(f"/api/challenges/{challenge_id}/boards/abc"), 404, "server.challenge_no_board")
     assert body["params"]["boards"] == 2

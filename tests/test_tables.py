@@ -453,6 +453,8 @@ def test_chat_is_text_rate_limited_and_reaches_the_table(server: LiveServer) -> 
     assert next(m for m in iter(b.receive, None) if m["type"] == "chat")["quick"] == "chat.quick.good_game"
     assert b.refused({"type": "chat", "quick": "chat.quick.nope"})["message"]
     assert b.refused({"type": "chat", "text": "x" * 121})["message"]
+    both = b.refused({"type": "chat", "text": "hi", "quick": "chat.quick.good_game"})  # neither dropped unsaid
+    assert "not both" in both["message"]
     for _ in range(6):
         b.send({"type": "chat", "text": "spam"})
     b.drain()

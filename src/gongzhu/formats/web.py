@@ -36,6 +36,7 @@ __all__ = [
     "ClaimAnswerMessage",
     "ClaimMessage",
     "DeleteAccountBody",
+    "EnterChallengeBody",
     "ExposeMessage",
     "HintMessage",
     "InviteBody",
@@ -166,7 +167,8 @@ class RemoveMessage(msgspec.Struct, tag_field="type", tag="remove", forbid_unkno
 
 
 class ChatMessage(msgspec.Struct, tag_field="type", tag="chat", forbid_unknown_fields=True):
-    """A line of table talk: a text, or one of the quick phrases (a catalog key ``chat.quick.*``)."""
+    """A line of table talk: a text, or one of the quick phrases (a catalog key ``chat.quick.*``),
+    not both."""
 
     text: ChatText | msgspec.UnsetType = msgspec.UNSET
     quick: QuickPhrase | msgspec.UnsetType = msgspec.UNSET
@@ -257,6 +259,10 @@ class NewChallengeBody(msgspec.Struct, forbid_unknown_fields=True):
 
     preset: PresetName = "online"
     boards: Annotated[int, msgspec.Meta(ge=1, le=16, description="boards, 1 to 16")] = 8
+
+
+class EnterChallengeBody(msgspec.Struct, forbid_unknown_fields=True):
+    """The body of ``POST /api/challenges/{id}/play``: ``{}`` (or none); it has no field."""
 
 
 class LogoutBody(msgspec.Struct, forbid_unknown_fields=True):

@@ -29,7 +29,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from gongzhu.formats.web import NewChallengeBody
+from gongzhu.formats.web import EnterChallengeBody, NewChallengeBody
 from gongzhu.rules.options import Options
 from gongzhu.server.accounts import Attempts, attempt, too_many
 from gongzhu.server.bodies import PERSON, BodyError, NewTable, typed_body
@@ -101,6 +101,10 @@ def routes(challenges: Challenges, tables: Tables, identity: Identity,
             return refused_answer(e.status, e.text)
 
     async def play(request: Request) -> Response:
+        try:
+            await typed_body(request, EnterChallengeBody)  # {} or nothing: a body is read as every route reads one
+        except BodyError as e:
+            return plain_error(e.status, str(e))
         user, cookie = identity.ensure(request)
         try:
             challenge = challenges.get(request.path_params["challenge_id"])

@@ -36,6 +36,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from gongzhu.duplicate.scoring import score_board, standings
+from gongzhu.jsontext import show
 from gongzhu.messages import Text
 from gongzhu.ratings import family_of
 from gongzhu.rules.boards import Board, make_board_set, verify_board_set
@@ -291,7 +292,7 @@ class Challenges:
     def get(self, challenge_id: str) -> Challenge:
         found = self.store.challenge(challenge_id) if len(challenge_id) <= 64 else None
         if found is None:
-            raise ChallengeRefused(404, "server.challenge_unknown", challenge=challenge_id[:64])
+            raise ChallengeRefused(404, "server.challenge_unknown", challenge=show(challenge_id))
         return _challenge(found)
 
     def boards_of(self, challenge_id: str) -> tuple[Board, ...]:

@@ -142,6 +142,8 @@ def _play(table: Table, seat: Seat, cards: list[str]) -> None:
 
 
 def _chat(table: Table, connection: Presence, message: ChatMessage) -> None:
+    if isinstance(message.quick, str) and isinstance(message.text, str):  # neither is dropped unsaid
+        raise MessageError("a chat message has a \"text\" or a \"quick\" phrase, not both")
     if isinstance(message.quick, str):
         if not has(message.quick):
             raise MessageError(f"$.quick: {show(message.quick)} is not a quick phrase")
