@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +22,10 @@ from gongzhu.duplicate.events import (
     TableResult,
     parse_event,
     partnership,
+    penalty_fits,
     score_event,
 )
+from gongzhu.duplicate.scoring import shown, standings
 from gongzhu.records import check_records, load_records
 from gongzhu.rules.boards import verify_board_set
 
@@ -118,6 +121,31 @@ def test_pairs_matchpoints_worked_example() -> None:
     rows = out["rankings"][0]["rows"]
     assert [(r["rank"], r["entrant"], r["percent"]) for r in rows] == [
         (1, "Y", 100.0), (2, "A", 75.0), (2, "C", 75.0), (4, "X", 25.0), (4, "Z", 25.0), (6, "B", 0.0)]
+
+
+def test_entrants_level_in_matchpoints_share_a_rank_whatever_the_rounding() -> None:
+    """X scores 1/3, 1/3 and 1 of its boards' tops (6 of 18), Y 1/3 three times (6 of 18): both
+    33.33% and level on the scale, so they share third place, though rounding each board to two
+    decimals first made X 33.34% and Y 33.33%.  Shown percentages round the exact mean (Q: 650/9
+    is 72.22, not the 72.23 of its rounded boards)."""
+    boards: dict[int, dict[str, int]] = {1: {"X": 0, "Z": 0, "Q": 10, "R": 20}, 2: {"X": 0, "Z": 0, "Q": 10, "R": 20},
+                                         3: {"X": 10, "Z": 0, "Q": 20, "R": 5}}
+    boards.update({k: {"Y": 0, "Z": -10, "Q": 10, "R": 20} for k in (4, 5, 6)})
+    rows = {s.entrant: s for s in standings(boards)}
+    assert (rows["X"].rank, rows["X"].percent, rows["X"].exact) == (3, 33.33, Fraction(100, 3))
+    assert (rows["Y"].rank, rows["Y"].percent) == (3, 33.33) and rows["Z"].rank == 5
+    assert (rows["Q"].percent, rows["R"].percent) == (72.22, 88.89)
+    assert shown(Fraction(1, 6) * 100) == 16.67 and shown(Fraction(-1, 8)) == -0.13
+
+
+@pytest.mark.parametrize(("form", "points", "fits"), [
+    ("howell", -5, True), ("howell", -0.25, True), ("howell", -0.1, True), ("howell", -1e-9, False),
+    ("howell", -0.005, False), ("howell", 0, False), ("howell", -10001, False), ("howell", True, False),
+    ("teams", -200, True), ("teams", -0.5, False), ("teams", -1e-9, False), ("teams", float("nan"), False),
+])
+def test_a_penalty_is_whole_points_for_teams_and_hundredths_for_pairs(form: str, points: object, fits: bool) -> None:
+    """No crumb of a penalty too small to show may still decide a tie."""
+    assert penalty_fits(points, form) is fits
 
 
 def test_a_mitchell_ranks_each_direction_apart() -> None:
@@ -363,7 +391,10 @@ BAD: list[tuple[dict[str, Any], str]] = [
      "adjustments[0].entrant: no entrant is named 'Nobody'"),
     ({"form": "howell", "entrants": _pairs(4), "adjustments": [{"type": "penalty", "entrant": "Pair 1",
                                                                 "points": 5, "reason": "r"}]},
-     "adjustments[0].points: a penalty takes percentage points off"),
+     "adjustments[0].points: a penalty takes percentage points (to the hundredth) off"),
+    ({"form": "howell", "entrants": _pairs(4), "adjustments": [{"type": "penalty", "entrant": "Pair 1",
+                                                                "points": -1e-9, "reason": "r"}]},
+     "adjustments[0].points: a penalty takes percentage points (to the hundredth) off"),
     ({"form": "howell", "entrants": _pairs(4), "adjustments": [
         {"type": "correction", "round": 1, "table": 3, "board": 1, "raw": {"N": 0, "E": 0, "S": 0, "W": 0},
          "reason": "r"}]}, "adjustments[0]: no table 3 plays in round 1"),

@@ -36,6 +36,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, Final
 
 from gongzhu.duplicate.movements import (
@@ -53,7 +54,7 @@ from gongzhu.duplicate.movements import (
     team_match,
     team_round,
 )
-from gongzhu.duplicate.scoring import scale_of, score_board, standings
+from gongzhu.duplicate.scoring import scale_of, score_board, shown, standings
 from gongzhu.rules.boards import MAX_BOARDS
 from gongzhu.rules.cards import Seat
 from gongzhu.rules.errors import GongzhuError, excerpt
@@ -62,6 +63,7 @@ from gongzhu.rules.scoring import lifetime_factor, results
 
 __all__ = [
     "EVENT_KEYS",
+    "MOST_PENALTY",
     "Correction",
     "EntrantSpec",
     "EventError",
@@ -72,6 +74,7 @@ __all__ = [
     "movement_of",
     "parse_event",
     "partnership",
+    "penalty_fits",
     "score_event",
     "swiss_pairing",
     "swiss_sittings",
@@ -83,6 +86,8 @@ EVENT_KEYS: Final = ("event", "form", "preset", "options", "seed", "boards_per_r
                      "level", "entrants", "adjustments")
 #: The computer level that plays for an absent player unless the file says otherwise.
 DEFAULT_LEVEL: Final = "intermediate"
+#: The largest penalty, in points (teams) or percentage points.
+MOST_PENALTY: Final = 10000
 #: Match points of a team match: a win, a draw, a loss, a bye.
 WIN, DRAW, LOSS, BYE = 2, 1, 0, 2
 
@@ -268,6 +273,17 @@ def _seat(where: str, value: object) -> int:
     return SEATS.index(str(value))
 
 
+def penalty_fits(points: object, form: str) -> bool:
+    """Whether ``points`` is a penalty the event's ``form`` takes: below 0, down to
+    -:data:`MOST_PENALTY`, in whole points for teams (their scores are whole points) and in
+    hundredths of a percentage point for pairs and players (as percentages are shown) — no
+    crumb too small to show that would still decide a tie."""
+    if isinstance(points, bool) or not isinstance(points, int | float) or not -MOST_PENALTY <= points < 0:
+        return False
+    scaled = points if form == "teams" else points * 100
+    return abs(scaled - round(scaled)) < 1e-9
+
+
 def _adjustment(where: str, value: object, entrants: Sequence[EntrantSpec], form: str, rounds: int) -> Adjustment:
     obj = _keys(where, value, ("type", "entrant", "points", "round", "table", "board", "raw", "pig", "sheep",
                                "reason"), ("type", "reason"))
@@ -279,10 +295,10 @@ def _adjustment(where: str, value: object, entrants: Sequence[EntrantSpec], form
         if name not in {e.name for e in entrants}:
             raise _fail(f"{where}.entrant", f"no entrant is named {excerpt(name)}")
         points = obj["points"]
-        if isinstance(points, bool) or not isinstance(points, (int, float)) or not -10000 <= points < 0:
-            unit = "points" if form == "teams" else "percentage points"
-            raise _fail(f"{where}.points", f"a penalty takes {unit} off: a number below 0 (down to -10000), "
-                        f"not {excerpt(points)}")
+        if not penalty_fits(points, form):
+            unit = "whole points" if form == "teams" else "percentage points (to the hundredth)"
+            raise _fail(f"{where}.points", f"a penalty takes {unit} off: a number below 0 (down to "
+                        f"-{MOST_PENALTY}), not {excerpt(points)}")
         return Penalty(str(name), points, reason, _whole(f"{where}.round", obj.get("round", 1), 1, rounds))
     if kind == "correction":
         _keys(where, obj, ("type", "round", "table", "board", "raw", "pig", "sheep", "reason"),
@@ -495,7 +511,8 @@ def _adjustment_json(a: Adjustment) -> dict[str, Any]:
     return out
 
 
-def _ranked(rows: list[dict[str, Any]], key: Callable[[dict[str, Any]], tuple[float, ...]]) -> list[dict[str, Any]]:
+def _ranked(rows: list[dict[str, Any]],
+            key: Callable[[dict[str, Any]], tuple[float | Fraction, ...]]) -> list[dict[str, Any]]:
     """``rows`` best first by ``key`` (higher is better), with ``rank``: rows level on the key
     share the best rank among them."""
     ordered = sorted(rows, key=lambda r: (tuple(-k for k in key(r)), r["entrant"]))
@@ -509,12 +526,15 @@ def _ranked(rows: list[dict[str, Any]], key: Callable[[dict[str, Any]], tuple[fl
 
 
 def _field_rankings(fields: dict[int, dict[str, int]], penalties: Mapping[str, float]) -> list[dict[str, Any]]:
-    rows = []
+    """The field's ranking: by the exact mean percentage less the penalties (hundredths of a
+    percentage point, :func:`_adjustment`), then the scale; shown to two decimals."""
+    rows, exact = [], {}
     for s in standings(fields):
         off = penalties.get(s.entrant, 0)
+        exact[s.entrant] = s.exact + Fraction(round(off * 100), 100)
         rows.append({"entrant": s.entrant, "boards": s.boards, "matchpoints": s.matchpoints, "top": s.top,
-                     "percent": round(s.percent + off, 2), "steps": s.steps, "penalty": off})
-    return _ranked(rows, lambda r: (r["percent"], r["steps"]))
+                     "percent": shown(exact[s.entrant]), "steps": s.steps, "penalty": off})
+    return _ranked(rows, lambda r: (exact[r["entrant"]], r["steps"]))
 
 
 def _penalties(adjustments: Iterable[Adjustment]) -> dict[str, float]:

@@ -17,6 +17,9 @@ bridge gives matchpoints and IMPs:
   count for more, but one of them cannot outweigh eight boards of careful play, as it would on
   raw totals.
 
+Percentages are shown to two decimals, but compared exactly: two entrants with the same
+matchpoints over the same tops are level whatever the rounding of each board would make of them.
+
 Higher results are better (R6, R7: a deal's result is what the seat gains).  The field of a
 board is every entrant ranked on it; an entrant outside the field (a guest) is scored against the
 field as if added to it, without changing anyone else's score.  Pure functions of the results;
@@ -28,9 +31,10 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 from statistics import median
 
-__all__ = ["SCALE_STEPS", "BoardScore", "Standing", "datum_of", "scale_of", "score_board", "standings"]
+__all__ = ["SCALE_STEPS", "BoardScore", "Standing", "datum_of", "scale_of", "score_board", "shown", "standings"]
 
 #: The 拱猪 scale: a difference of at least ``SCALE_STEPS[k - 1]`` points (and less than the next)
 #: is worth k steps, 24 at most (as bridge's IMP scale).
@@ -57,7 +61,7 @@ def datum_of(results: Iterable[int]) -> float:
 @dataclass(frozen=True, slots=True)
 class BoardScore:
     """One entrant's comparison on one board: ``matchpoints`` out of ``top`` (their
-    ``percent``), and the scale's ``steps`` against the board's ``datum``."""
+    ``percent``, to two decimals), and the scale's ``steps`` against the board's ``datum``."""
 
     result: int
     matchpoints: int
@@ -65,6 +69,19 @@ class BoardScore:
     percent: float
     datum: float
     steps: int
+
+    @property
+    def exact(self) -> Fraction:
+        """The percentage, exactly (50 for a lone result)."""
+        return Fraction(100 * self.matchpoints, self.top) if self.top else Fraction(50)
+
+
+def shown(percent: Fraction) -> float:
+    """A percentage as it is shown: to two decimals, half away from zero (``Fraction`` rounds
+    halves to even; a percentage rounds as people do)."""
+    hundredths = abs(percent) * 100
+    whole = int(hundredths) + (1 if hundredths - int(hundredths) >= Fraction(1, 2) else 0)
+    return (whole if percent >= 0 else -whole) / 100
 
 
 def score_board(field: Mapping[str, int], others: Mapping[str, int] | None = None) -> dict[str, BoardScore]:
@@ -80,8 +97,8 @@ def score_board(field: Mapping[str, int], others: Mapping[str, int] | None = Non
         equal = bisect_right(ordered, result) - below - itself
         top = 2 * (size - 1)
         mp = 2 * below + equal
-        percent = 100.0 * mp / top if top else 50.0
-        return BoardScore(result, mp, top, round(percent, 2), datum, scale_of(result - datum))
+        percent = Fraction(100 * mp, top) if top else Fraction(50)
+        return BoardScore(result, mp, top, shown(percent), datum, scale_of(result - datum))
 
     for who, result in field.items():
         scores[who] = one(result, n, 1)
@@ -93,8 +110,9 @@ def score_board(field: Mapping[str, int], others: Mapping[str, int] | None = Non
 @dataclass(frozen=True, slots=True)
 class Standing:
     """One entrant's place in an event: ``rank`` (None for one outside the field, a guest),
-    ``boards`` played, the mean of their boards' matchpoint percentages, their matchpoints and
-    the top they were out of, and their scale's total."""
+    ``boards`` played, the mean of their boards' matchpoint percentages (``exact``, and
+    ``percent`` to two decimals), their matchpoints and the top they were out of, and their
+    scale's total."""
 
     entrant: str
     rank: int | None
@@ -103,32 +121,34 @@ class Standing:
     matchpoints: int
     top: int
     steps: int
+    exact: Fraction
 
 
 def standings(boards: Mapping[int, Mapping[str, int]], guests: Iterable[str] = ()) -> list[Standing]:
     """The event's standings from each board's results (board number → entrant → result).
-    Ranked by the mean matchpoint percentage over the boards each played, then by the scale's
-    total; entrants level on both share a rank.  ``guests`` are compared but not ranked (listed
-    after the ranked entrants)."""
+    Ranked by the mean matchpoint percentage over the boards each played (exactly, not as
+    rounded), then by the scale's total; entrants level on both share a rank.  ``guests`` are
+    compared but not ranked (listed after the ranked entrants)."""
     outside = set(guests)
-    sums: dict[str, list[float]] = {}
+    sums: dict[str, tuple[int, Fraction, int, int, int]] = {}
     for results in boards.values():
         field = {who: r for who, r in results.items() if who not in outside}
         rest = {who: r for who, r in results.items() if who in outside}
         for who, score in score_board(field, rest).items():
-            s = sums.setdefault(who, [0, 0.0, 0, 0, 0])
-            s[0] += 1
-            s[1] += score.percent
-            s[2] += score.matchpoints
-            s[3] += score.top
-            s[4] += score.steps
-    rows = [Standing(who, None, int(s[0]), round(s[1] / s[0], 2), int(s[2]), int(s[3]), int(s[4]))
-            for who, s in sums.items()]
-    ranked = sorted((r for r in rows if r.entrant not in outside), key=lambda r: (-r.percent, -r.steps, r.entrant))
+            n, percent, mp, top, steps = sums.get(who, (0, Fraction(0), 0, 0, 0))
+            sums[who] = (n + 1, percent + score.exact, mp + score.matchpoints, top + score.top, steps + score.steps)
+    rows = [Standing(who, None, n, shown(percent / n), mp, top, steps, percent / n)
+            for who, (n, percent, mp, top, steps) in sums.items()]
+
+    def order(r: Standing) -> tuple[Fraction, int, str]:
+        return -r.exact, -r.steps, r.entrant
+
+    ranked = sorted((r for r in rows if r.entrant not in outside), key=order)
     out: list[Standing] = []
     for i, row in enumerate(ranked):
-        level = out and (out[-1].percent, out[-1].steps) == (row.percent, row.steps)
+        level = out and (out[-1].exact, out[-1].steps) == (row.exact, row.steps)
         rank = out[-1].rank if level else i + 1
-        out.append(Standing(row.entrant, rank, row.boards, row.percent, row.matchpoints, row.top, row.steps))
-    out.extend(sorted((r for r in rows if r.entrant in outside), key=lambda r: (-r.percent, -r.steps, r.entrant)))
+        out.append(Standing(row.entrant, rank, row.boards, row.percent, row.matchpoints, row.top, row.steps,
+                            row.exact))
+    out.extend(sorted((r for r in rows if r.entrant in outside), key=order))
     return out
