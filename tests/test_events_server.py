@@ -326,3 +326,43 @@ def test_a_team_match_played_by_six_people_and_two_stand_ins(server: LiveServer,
             409, "event.published")
     for live in (*at_one.values(), *at_two.values()):
         live.close()
+
+
+def test_a_player_who_leaves_a_board_to_the_computer_is_noted_at_the_desk(server: LiveServer) -> None:
+    """Everyone comes; at table 2 Red3 (E) hands their seat to the computer (托管) and leaves.
+    When the board ends, the referee's log notes the stand-in once, with the board, as the
+    board's record says a computer finished it for Red3; nobody else is noted."""
+    rng = random.Random(11)
+    referee = account(server, "Desk")
+    red = [account(server, f"Rose{i}") for i in range(1, 5)]
+    blue = [account(server, f"Sky{i}") for i in range(1, 5)]
+    teams = [{"name": "红", "players": [p.name for p in red]}, {"name": "蓝", "players": [p.name for p in blue]}]
+    made = referee.http.post("/api/events", json={"name": "Left early", "form": "teams", "preset": "partners",
+                                                  "boards": 1, "sessions": 1, "turn_seconds": 120,
+                                                  "grace_seconds": 60, "entrants": teams})
+    assert made.status_code == 201, made.text
+    event_id = made.json()["id"]
+    assert referee.http.post(f"/api/events/{event_id}/start").status_code == 200
+
+    def table_of(person: Someone) -> str:
+        url: str = person.http.get(f"/api/events/{event_id}").json()["me"]["table"]
+        return url.removeprefix("/table/")
+
+    one, two = table_of(red[0]), table_of(blue[2])
+    at_one = {"N": red[0].connect(one), "E": blue[0].connect(one), "S": red[1].connect(one), "W": blue[1].connect(one)}
+    at_two = {"N": blue[2].connect(two), "E": red[2].connect(two), "S": blue[3].connect(two), "W": red[3].connect(two)}
+    leaver = at_two.pop("E")
+    leaver.until(lambda s: s["phase"] != "waiting")
+    leaver.send({"type": "auto"})
+    leaver.until(lambda s: s["table"]["seats"]["E"]["auto"])
+    leaver.close()
+    drive(at_one, rng, finished(1))
+    drive(at_two, rng, finished(1))
+    event = referee.http.get(f"/api/events/{event_id}").json()
+    stand_ins = [e["details"] for e in event["log"] if e["action"] == "stand_in"]
+    assert [(d["table"], d["seat"], d["player"], d["board"]) for d in stand_ins] == [(2, "E", "Rose3", 1)]
+    assert [t["stand_ins"] for t in event["tables"]] == [[], ["E"]]
+    records = [json.loads(line) for line in referee.http.get(f"/api/events/{event_id}/records.jsonl").text.splitlines()]
+    autos = sorted((r["seating"]["entrants"]["N"], seat) for r in records
+                   for seat, p in r["players"].items() if p.get("auto"))
+    assert autos == [("蓝", "E")]

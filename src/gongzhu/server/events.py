@@ -67,6 +67,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from gongzhu.duplicate.events import (
+    MOST_PENALTY,
     Adjustment,
     Correction,
     EntrantSpec,
@@ -77,6 +78,7 @@ from gongzhu.duplicate.events import (
     TableResult,
     movement_of,
     partnership,
+    penalty_fits,
     score_event,
     swiss_pairing,
     swiss_sittings,
@@ -125,7 +127,7 @@ GRACE, MAX_GRACE = 300, 3600
 #: How far ahead a start time may be set (seconds).
 MAX_AHEAD = 30 * 24 * 3600
 #: The longest reason the referee may give, and the largest penalty (points).
-REASON_MAX, MAX_PENALTY = 500, 10000
+REASON_MAX, MAX_PENALTY = 500, MOST_PENALTY
 #: How often a server looks at the events it watches: the absent, a stage due (seconds of the
 #: event loop).
 GRACE_RECHECK = 5.0
@@ -435,13 +437,28 @@ class Events:
             c.execute(update(EVENT_TABLES).where(EVENT_TABLES.c.match_id == match_id)
                       .values(present=sorted({*(row.present or []), user})))
 
-    def board_finished(self, match_id: str) -> None:
-        """A table of an event finished a board: the next stage may be due at once
+    def board_finished(self, match_id: str, deal_index: int, auto: Mapping[str, str]) -> None:
+        """A table of an event finished a board: a seat a computer finished it for (托管: a player
+        who left, or missed their turns) is noted at the referee's desk as a stand-in, with the
+        board, unless it was noted at that table in this stage already (as absent, or on an
+        earlier board); the next stage may be due at once
         (:class:`~gongzhu.server.table.EventTables`)."""
         with self.store.engine.connect() as c:
-            event_id = c.execute(select(EVENT_TABLES.c.event_id).where(EVENT_TABLES.c.match_id == match_id)).scalar()
-        if event_id is not None:
-            self._soon(str(event_id))
+            row = c.execute(select(EVENT_TABLES).where(EVENT_TABLES.c.match_id == match_id)).first()
+        if row is None:
+            return
+        if auto:
+            event = self.get(row.event_id)
+            sitting = next(s for s in self.sittings(event, int(row.stage)) if s.table == int(row.table_no))
+            noted = {e["details"]["seat"] for e in self._log(event) if e["action"] == "stand_in"
+                     and e["details"].get("stage") == int(row.stage) and e["details"]["table"] == int(row.table_no)}
+            for seat in SEATS:
+                if seat in auto and seat not in noted:
+                    self._write(event, None, "stand_in", {
+                        "stage": int(row.stage), "round": sitting.round, "session": sitting.session,
+                        "table": int(row.table_no), "seat": seat, "player": auto[seat],
+                        "board": deal_index + 1})  # a board's deal is numbered as the board
+        self._soon(str(row.event_id))
 
     def claim_contested(self, match_id: str, deal_index: int, said: dict[str, Any], why: dict[str, Any]) -> None:
         """A claim at an event's table was contested or left unanswered and play went on: noted
@@ -1001,8 +1018,7 @@ class Events:
             if entrant not in event.names:
                 raise EventRefused(400, "event.unknown_entrant", entrant=str(entrant)[:40],
                                    entrants=", ".join(event.names))
-            if (isinstance(points, bool) or not isinstance(points, int | float) or points != points
-                    or not -MAX_PENALTY <= points < 0):
+            if not penalty_fits(points, event.form):
                 raise EventRefused(400, "event.bad_penalty", max=MAX_PENALTY)
             round_ = body.get("round", current)
             if type(round_) is not int or not 1 <= round_ <= event.rounds:

@@ -71,8 +71,9 @@ class EventTables(Protocol):
     def arrived(self, match_id: str, user: str) -> None:
         """A player of the event's table came to it (kept across restarts, for the grace)."""
 
-    def board_finished(self, match_id: str) -> None:
-        """The event's table finished a board (the next stage may be due)."""
+    def board_finished(self, match_id: str, deal_index: int, auto: dict[str, str]) -> None:
+        """The event's table finished a board (the next stage may be due); ``auto``: the seats a
+        computer finished it for (托管), with their players' names, for the referee's log."""
 
     async def resume(self) -> None:
         """The server starts: it watches the events not over."""
@@ -369,7 +370,8 @@ class Table:
             self.hub.challenges.board_finished(self.challenge, entrant, self.match_id, deal.deal_index,
                                                deal.score.result[PERSON])
         if self.event_seating is not None and self.hub.events is not None:
-            self.hub.events.board_finished(self.match_id)
+            self.hub.events.board_finished(self.match_id, deal.deal_index, {
+                seat: str(player["name"]) for seat, player in record["players"].items() if player.get("auto")})
 
     def _players_record(self) -> dict[str, Any]:
         """Who played each seat of the deal: the person dealt it (name, and whether 托管 played for
