@@ -14,6 +14,15 @@ every card tappable.  The rules page keeps to the screen's width.  Opening 更�
 neither the table nor the hand (the menu is a panel over the table).  A tablet's touch screen
 gets 44 px controls.  The page speaks the browser's language until the person chooses one.
 
+What a player needs stays on the screen where it is tightest, on a phone's touch screen in
+English, at each turn checked: two decks at 320 × 568 with the hint line open (while the hand has
+four rows); a phone on its side (667 × 375) at a table of two people with the longest names, from
+the first trick to the end of the deal; and on its side at a public table, where 提示 / Hint, 声称 /
+Claim, 上一圈 / Last trick, 托管 / Auto-play and 离座 / Stand up wrap into rows rather than scroll
+sideways.  There the whole hand, the trick, the plates, the status line, the hint line and every
+button are on the screen with nothing to scroll, each button reached by a tap at its middle, 44 px
+high and wide, and no text is smaller than 12 px.
+
 The browser, the server and the pages come from ``conftest.py``; the helpers from
 ``test_browser.py``, ``test_browser_tables.py`` and ``test_browser_layout.py``.  Every layout is
 saved as a screenshot in ``test-artifacts/`` (``phone-*.png``).
@@ -26,9 +35,9 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from helpers.browser import wait_for, wait_until
-from test_browser import ARTIFACTS, OVER, end_exposure, hand, phase, wait_turn_or_over
-from test_browser_layout import TAP, check_on_screen, open_match, play_out
+from helpers.browser import in_phase, wait_for, wait_until
+from test_browser import ARTIFACTS, LEGAL, OVER, api_post, end_exposure, hand, phase, wait_turn_or_over
+from test_browser_layout import LONG_NAMES, NAMES_IN_PLATES, TAP, check_on_screen, inside, open_match, play_out
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -289,3 +298,173 @@ def test_the_language_is_the_browsers_until_chosen(
     page.goto("/rules")
     wait_for(page, f"html[data-rules={expected}]")
     assert page.evaluate("document.documentElement.lang") == want[0]
+
+
+# The table's buttons on the screen now (the status line's row and the hint line's): each one's
+# box and whether a tap at its middle reaches it; whether the row of buttons scrolls sideways (a
+# button out of sight in it); the hint line and the hand, when shown.
+CONTROLS = """() => {
+  const box = (e) => {
+    if (!e || !e.getClientRects().length) return null;
+    const r = e.getBoundingClientRect();
+    return { left: r.left, top: r.top, right: r.right, bottom: r.bottom, width: r.width, height: r.height };
+  };
+  const row = document.querySelector(".controls .buttons");
+  const buttons = [...document.querySelectorAll(".controls button, #hints button")]
+    .filter((b) => b.getClientRects().length && !b.closest("[hidden]"))
+    .map((b) => {
+      const r = box(b);
+      const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+      return { what: b.id || b.className || b.textContent.trim(), ...r, reached: Boolean(hit && b.contains(hit)) };
+    });
+  return {
+    W: innerWidth, H: innerHeight, rowScrolls: row.scrollWidth > row.clientWidth + 1, buttons,
+    hints: box(document.getElementById("hints")), hand: box(document.getElementById("hand")),
+  };
+}"""
+
+# The table's texts drawn smaller than 12 px (a card's own face, an SVG, aside).
+SMALL_TEXT = """() => [...document.querySelectorAll("header.bar *, .table *")]
+  .filter((e) => !e.closest("svg") && e.getClientRects().length && getComputedStyle(e).visibility !== "hidden"
+    && [...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim()))
+  .map((e) => ({ what: e.id || e.className, text: e.textContent.trim().slice(0, 20),
+                 size: parseFloat(getComputedStyle(e).fontSize) }))
+  .filter((e) => e.size < 11.95)"""
+
+
+def check_phone_layout(page: Page, where: str, *, hint_line: bool = False) -> None:
+    """Everything a player needs on a phone now, with nothing to scroll (check_on_screen): every
+    button, the hint line's too, inside the screen and reached by a tap at its middle, none in a
+    row that scrolls sideways, each at least 44 × 44 px; the hint line (``hint_line``: it is open)
+    above the hand; no text smaller than 12 px."""
+    w = page.viewport_size["width"]  # type: ignore[index]
+    try:
+        check_on_screen(page, where)
+        check_inside(page, w, where)
+        seen: dict[str, Any] = page.evaluate(CONTROLS)
+        assert not seen["rowScrolls"], (where, seen)
+        off = [b for b in seen["buttons"] if not (inside(b, seen["W"], seen["H"]) and b["reached"])]
+        assert not off, (where, off)
+        small = [b for b in seen["buttons"] if b["width"] < TAP - 0.5 or b["height"] < TAP - 0.5]
+        assert not small, (where, small)
+        if hint_line:
+            assert inside(seen["hints"], seen["W"], seen["H"]), (where, seen["hints"])
+            assert seen["hints"]["bottom"] <= seen["hand"]["top"] + 2, (where, seen["hints"], seen["hand"])
+        tiny: list[dict[str, Any]] = page.evaluate(SMALL_TEXT)
+        assert not tiny, (where, tiny)
+    except AssertionError:
+        shot(page, f"failed-{where}")
+        raise
+
+
+def ask_hint(page: Page) -> None:
+    """Ask for a hint on the person's turn (a tap on 提示 / Hint) and wait for the expert's
+    ranking: the hint line."""
+    page.click("#hint")
+    wait_for(page, '#hints[data-source="search"] #hint-list button.hint-play')
+
+
+def play_first(page: Page) -> None:
+    """Play the first legal card (two decks: the first play offered where it begins several)."""
+    page.locator(LEGAL).first.click()
+    if page.locator("#choices:not([hidden]) button").count():
+        page.locator("#choices button").first.click()
+
+
+def test_two_decks_fit_320_in_english_with_the_hint_line(page_factory: Any) -> None:
+    """Two decks at 320 × 568 in English on a touch screen, the hint line open at each of the
+    person's turns while the hand has four rows (22 cards and more): the 26 cards down to 22, the
+    plates, the trick, the status line, the hint line above the hand and the buttons (声称 / Claim,
+    上一圈 / Last trick: the hint line stands in for 提示 / Hint) on the screen with nothing to
+    scroll; before the hint is asked, 提示 / Hint with them."""
+    w, h = NARROW
+    page = page_factory(w, h, **PHONE)
+    open_match(page, "online2", lang="en")
+    end_exposure(page)
+    turns = 0
+    while wait_turn_or_over(page) == "play" and len(hand(page)) >= 22:
+        where = f"twodecks-hint-{w}x{h}-{len(hand(page))}"
+        check_phone_layout(page, f"{where}-asking")
+        ask_hint(page)
+        shot(page, where)
+        check_phone_layout(page, where, hint_line=True)
+        turns += 1
+        play_first(page)
+    assert turns >= 3, turns
+
+
+def test_people_with_long_names_fit_a_phone_on_its_side_to_the_end_of_the_deal(page_factory: Any) -> None:
+    """Two people with the longest names an account may have, at a table with two computers (a
+    chosen seed: a deal whose plates grow tall with the point cards taken), on a phone on its side
+    (667 × 375) in English: at each of their turns to the end of the deal, the whole hand, the
+    trick, the plates (names cut inside them), the status line and every button (声称 / Claim, 上一圈
+    / Last trick, 托管 / Auto-play, 离座 / Stand up) on the screen with nothing to scroll."""
+    from test_browser_tables import act, new_table, open_table, sit
+
+    w, h = 667, 375
+    pages = [page_factory(w, h, **PHONE), page_factory(w, h, **PHONE)]
+    for page, name in zip(pages, LONG_NAMES, strict=True):
+        speak(page, "en")
+        api_post(page, "/api/account", {"name": name, "password": "a quiet tiger 42 long names"})
+    host, second = pages
+    _, url = new_table(host, seat="S", preset="online", seed=4, visibility="private")
+    open_table(second, url)
+    sit(second, "N")
+    open_table(host, url)
+    wait_for(host, f'#seat-N .name[data-name="{LONG_NAMES[1]}"]')
+    host.click("#table-start")
+    seen: dict[str, set[int]] = {"host": set(), "second": set()}
+    # Each person acts when the table waits for them, their turns checked first, until the deal
+    # is over (a bounded number of looks at the table, each a short wait when nobody acted).
+    for _ in range(4000):
+        if all(phase(p) in OVER for p in pages):
+            break
+        acted = False
+        for page, who in zip(pages, seen, strict=True):
+            mine = page.locator('html[data-phase="play"] #hand.my-turn').count()
+            if mine:
+                n = len(hand(page))
+                where = f"people-long-{who}-{w}x{h}-{n}"
+                if n not in seen[who]:
+                    shot(page, where)
+                check_phone_layout(page, where)
+                names: list[dict[str, Any]] = page.evaluate(NAMES_IN_PLATES)
+                assert all(name["inside"] for name in names), (where, names)
+                seen[who].add(n)
+            if mine or phase(page) != "play":  # (a turn that came after the look waits for the next)
+                acted = act(page) or acted
+        if not acted:
+            pages[0].wait_for_timeout(30)
+    assert all(phase(p) in OVER for p in pages), [phase(p) for p in pages]
+    assert all(len(turns) >= 10 for turns in seen.values()), seen
+
+
+def test_the_buttons_wrap_on_a_phone_on_its_side(page_factory: Any) -> None:
+    """One person at a public table with three computers, on a phone on its side (667 × 375) in
+    English: 提示 / Hint, 声称 / Claim, 上一圈 / Last trick, 托管 / Auto-play and 离座 / Stand up wrap
+    into rows (none out of sight in a row that scrolls sideways), and with the hint line open
+    too the whole hand, the trick and every button are on the screen with nothing to scroll."""
+    from test_browser_tables import new_table, open_table
+
+    w, h = 667, 375
+    page = page_factory(w, h, **PHONE)
+    speak(page, "en")
+    page.goto("/")
+    wait_for(page, "#setup[open]")
+    _, url = new_table(page, seat="S", preset="online", visibility="public")
+    open_table(page, url)
+    page.click("#table-start")
+    wait_for(page, in_phase("expose", "play"))
+    end_exposure(page)
+    turns = 0
+    while wait_turn_or_over(page) == "play" and turns < 4:
+        n = len(hand(page))
+        where = f"public-{w}x{h}-{n}"
+        check_phone_layout(page, where)
+        assert page.locator("#hint").is_visible() and page.locator("#stand").is_visible(), where
+        ask_hint(page)
+        shot(page, where)
+        check_phone_layout(page, f"{where}-hint", hint_line=True)
+        turns += 1
+        play_first(page)
+    assert turns == 4, turns
