@@ -258,3 +258,21 @@ def test_ranked_play_now_makes_tables_of_accounts_only(server: LiveServer) -> No
     assert listed["accounts_only"] is True
     for live in (hosting, watching):
         live.close()
+
+
+def test_play_now_never_seats_a_person_at_a_second_table(server: LiveServer) -> None:
+    """Whoever sits at a table for people not over — of another preset, a ranked one, one their
+    own and already playing — is given that table by "Play now", whatever they ask for: nobody
+    plays two tables at once."""
+    anna = account(server, "Anna")
+    first = anna.http.post("/api/tables/play-now", json={}).json()["table_id"]
+    hosting = anna.connect(first)
+    hosting.until(lambda s: s["phase"] == "waiting")
+    for body in ({"preset": "tournament"}, {"ranked": True}, {"preset": "online2"}, {}):
+        assert anna.http.post("/api/tables/play-now", json=body).json()["table_id"] == first, body
+    hosting.send({"type": "start"})
+    hosting.until(lambda s: s["table"]["status"] == "playing")
+    assert anna.http.post("/api/tables/play-now", json={"ranked": True}).json()["table_id"] == first
+    seats = [m for m in anna.http.get("/api/matches").json() if m["your_seat"] is not None and not m["solo"]]
+    assert [m["match_id"] for m in seats] == [first]
+    hosting.close()

@@ -73,6 +73,7 @@ from gongzhu.server.store import (
     SANCTIONS,
     SESSIONS,
     USERS,
+    seated_rows,
 )
 from gongzhu.server.wire import personal_answer, plain_error
 
@@ -107,19 +108,9 @@ def _when(stamp: str) -> datetime:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
-def _seated_rows(c: Connection, user_id: str, *, open_tables: bool) -> list[Row[Any, Any]]:
-    """The matches whose stored seats hold ``user_id`` (with ``open_tables``: only tables for
-    people that are not over)."""
-    query = select(MATCHES.c.id, MATCHES.c.seats).where(
-        cast(MATCHES.c.seats, String).contains(f'"{user_id}"', autoescape=True))
-    if open_tables:
-        query = query.where(MATCHES.c.solo.is_(False), MATCHES.c.status != "over")
-    return [r for r in c.execute(query) if any(s and s.get("user") == user_id for s in r.seats or [])]
-
-
 def _rename_seats(c: Connection, user_id: str, name: str) -> None:
     """The stored seats of ``user_id`` named ``name`` (the lists of matches show it)."""
-    for row in _seated_rows(c, user_id, open_tables=False):
+    for row in seated_rows(c, user_id, open_tables=False):
         seats = [{**s, "name": name} if s and s.get("user") == user_id else s for s in row.seats]
         c.execute(update(MATCHES).where(MATCHES.c.id == row.id).values(seats=seats))
 
@@ -309,9 +300,7 @@ class AccountCare:
 
     def seated_at(self, user_id: str) -> str | None:
         """A table for people, not over, at which ``user_id`` sits (None: none)."""
-        with self.store.engine.connect() as c:
-            rows = _seated_rows(c, user_id, open_tables=True)
-        return rows[0].id if rows else None
+        return self.store.seated_at(user_id)
 
     def delete(self, user_id: str) -> str:
         """Delete the account: its row is kept, anonymised (a neutral name, ``deleted-`` and

@@ -142,8 +142,9 @@ class Tables:
 
     def play_now(self, person: Person, now: datetime | None = None, preset: str | None = None,
                  ranked: bool = False) -> str:
-        """A seat for ``person`` at a public table waiting for players: where they sit already,
-        else the one with a free seat whose host is there to start it that
+        """A seat for ``person`` at a public table waiting for players: where they sit already —
+        any table for people not over, whatever its preset, whether rated or playing (nobody
+        plays at two tables at once) — else the one with a free seat whose host is there to start it that
         :func:`~gongzhu.server.matchmaking.choose` chooses (the people nearest their rating,
         :meth:`match_gap`), or a new public table with them at South, which starts by itself
         after :data:`~gongzhu.server.matchmaking.QUICK_START_SECONDS`.  A table whose last seat
@@ -151,6 +152,9 @@ class Tables:
         of it); ``ranked`` (an account's), only a table where only accounts sit (and a new one
         so), whose deals are rated; without it, never such a table."""
         now = now or datetime.now(UTC)
+        sitting = self.store.seated_at(person.id)
+        if sitting is not None:
+            return sitting
         candidates: list[tuple[Waiting, Table]] = []
         for info in self.store.listed():
             if (info.seating.status != "waiting" or (preset is not None and info.preset != preset)

@@ -37,6 +37,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     bindparam,
+    cast,
     create_engine,
     delete,
     event,
@@ -58,7 +59,8 @@ __all__ = ["AUDIT_LOG", "BLOCKS", "CHALLENGES", "CHALLENGE_RESULTS", "EVENTS", "
            "INVITATIONS", "MATCHES",
            "MATCH_PLAYERS", "METADATA", "RATINGS", "RATING_HISTORY", "REPORTS", "REVIEWS", "REVIEW_COUNTS",
            "REVIEW_KINDS", "SANCTIONS", "SESSIONS", "SETTINGS",
-           "USERS", "Charge", "MatchInfo", "Rated", "Seating", "StaleTable", "Store", "friends_among", "why_kept"]
+           "USERS", "Charge", "MatchInfo", "Rated", "Seating", "StaleTable", "Store", "friends_among", "seated_rows",
+           "why_kept"]
 
 
 #: The tables; every change to them is a revision in :mod:`gongzhu.server.migrations`.
@@ -518,6 +520,16 @@ def _seed_value(column: int) -> int:
     return column + (1 << 64) if column < 0 else column
 
 
+def seated_rows(c: Connection, user_id: str, *, open_tables: bool) -> list[Row[Any, Any]]:
+    """The matches whose stored seats hold ``user_id`` (with ``open_tables``: only tables for
+    people that are not over), read in ``c``: their ``id`` and ``seats``."""
+    query = select(MATCHES.c.id, MATCHES.c.seats).where(
+        cast(MATCHES.c.seats, String).contains(f'"{user_id}"', autoescape=True))
+    if open_tables:
+        query = query.where(MATCHES.c.solo.is_(False), MATCHES.c.status != "over")
+    return [r for r in c.execute(query) if any(s and s.get("user") == user_id for s in r.seats or [])]
+
+
 def friends_among(c: Connection, user: str, others: Sequence[str]) -> set[str]:
     """Which of ``others`` are ``user``'s friends (a request accepted: a row each way), read in
     ``c``'s transaction."""
@@ -784,6 +796,12 @@ class Store:
         except _Kept:
             return "deals"
         return None
+
+    def seated_at(self, user_id: str) -> str | None:
+        """A table for people, not over, at which ``user_id`` sits (None: none)."""
+        with self.engine.connect() as c:
+            rows = seated_rows(c, user_id, open_tables=True)
+        return str(rows[0].id) if rows else None
 
     def listed(self) -> list[MatchInfo]:
         """The public tables not over (the lobby), oldest first."""
