@@ -143,9 +143,9 @@ class Tables:
     def play_now(self, person: Person, now: datetime | None = None, preset: str | None = None,
                  ranked: bool = False) -> str:
         """A seat for ``person`` at a public table waiting for players: where they sit already —
-        any table for people not over, whatever its preset, whether rated or playing (nobody
-        plays at two tables at once) — else the one with a free seat whose host is there to start it that
-        :func:`~gongzhu.server.matchmaking.choose` chooses (the people nearest their rating,
+        any table for people not over, whatever its preset, whether rated or playing (Play now
+        seats nobody at a second table) — else the one with a free seat whose host is there to
+        start it that :func:`~gongzhu.server.matchmaking.choose` chooses (the people nearest their rating,
         :meth:`match_gap`), or a new public table with them at South, which starts by itself
         after :data:`~gongzhu.server.matchmaking.QUICK_START_SECONDS`.  A table whose last seat
         this fills starts at once.  With ``preset``, only a table of that preset (and a new table
