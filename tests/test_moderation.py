@@ -351,6 +351,11 @@ def test_an_operator_closes_a_table(server: LiveServer) -> None:
     assert again.refused({"type": "again"})["code"] == "server.not_over"
     again.close()
     assert table_id not in [t["id"] for t in ann.http.get("/api/tables").json()]
+    # nor may its host invite a friend to it
+    cy = account(server, "Cy")
+    ann.http.post("/api/people/Cy/friend")
+    assert cy.http.post("/api/people/Ann/friend").json()["state"] == "friends"
+    refused(ann.http.post(f"/api/tables/{table_id}/invite", json={"name": "Cy"}), 409, "server.people_not_your_table")
     refused(op.http.post(f"/api/admin/tables/{table_id}/close", json={"reason": "again"}), 409,
             "moderation.table_over")
     refused(op.http.post("/api/admin/tables/m-none/close", json={"reason": "x"}), 404, "server.unknown_table")

@@ -98,13 +98,17 @@ def test_a_block_keeps_two_people_apart_and_the_blocked_is_not_told(server: Live
 
 def test_reports_are_kept_for_the_operator(server: LiveServer) -> None:
     ann, bo = account(server, "Ann"), account(server, "Bo")
-    r = ann.http.post("/api/people/Bo/report", json={"reason": "rude in the chat", "match_id": "m-123"})
+    table_id = new_table(bo)["table_id"]
+    r = ann.http.post("/api/people/Bo/report", json={"reason": "  rude in the chat ", "match_id": table_id})
     assert r.status_code == 201 and r.json() == {"name": "Bo", "reported": True}
     assert ann.http.post("/api/people/Bo/report", json={"reason": ""}).status_code == 400
     assert ann.http.post("/api/people/Bo/report", json={"reason": "x" * 501}).status_code == 400
+    refused(ann.http.post("/api/people/Bo/report", json={"reason": " \n "}), 400, "people.reportEmpty")
+    refused(ann.http.post("/api/people/Bo/report", json={"reason": "rude", "match_id": "m-nope"}), 404,
+            "server.unknown_table")
     with server.app.state.store.engine.connect() as c:
         rows = c.execute(select(REPORTS.c.reason, REPORTS.c.match_id)).all()
-    assert [tuple(r) for r in rows] == [("rude in the chat", "m-123")]
+    assert [tuple(r) for r in rows] == [("rude in the chat", table_id)]
     assert bo.http.get("/api/people").json()["blocked"] == []  # (a report blocks nobody)
 
 

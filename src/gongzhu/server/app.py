@@ -431,8 +431,8 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         """The address of a table ``user`` sits at or hosts, not over (a private one's with its
         invitation), for inviting a friend to it; None otherwise."""
         info = known(match_id)
-        if info is None or info.solo or info.over or info.challenge is not None:
-            return None
+        if info is None or info.solo or info.over or info.seating.status == "over" or info.challenge is not None:
+            return None  # (a table an operator closed is over without its match being)
         seating = info.seating
         if seating.host != user and all(o is None or o[0] != user for o in seating.seats):
             return None

@@ -148,10 +148,17 @@ class People:
             c.execute(delete(BLOCKS).where(BLOCKS.c.user_id == me, BLOCKS.c.blocked_id == other))
 
     def report(self, me: str, other: str, reason: str, match_id: str | None) -> None:
+        """``me`` reports ``other``: the reason, without the spaces around it, may not be empty,
+        and the match named, if any, must be one (an operator follows its link)."""
         if other == me:
             raise AccountError(400, Text.of("server.people_yourself"))
+        reason = reason.strip()
+        if not reason:
+            raise AccountError(400, Text.of("people.reportEmpty"))
         since = (self.now() - timedelta(days=1)).isoformat()
         with self.store.engine.begin() as c:
+            if match_id is not None and c.scalar(select(MATCHES.c.id).where(MATCHES.c.id == match_id)) is None:
+                raise AccountError(404, Text.of("server.unknown_table", table=show(match_id)))
             made = c.execute(select(REPORTS.c.id).where(REPORTS.c.reporter == me, REPORTS.c.created >= since)
                              .limit(REPORTS_A_DAY)).all()
             if len(made) >= REPORTS_A_DAY:
