@@ -66,7 +66,11 @@ def test_a_block_keeps_two_people_apart_and_the_blocked_is_not_told(server: Live
     ann, bo, cy = account(server, "Ann"), account(server, "Bo"), account(server, "Cy")
     ann.http.post("/api/people/Bo/friend")
     bo.http.post("/api/people/Ann/friend")
+    earlier = new_table(ann, turn_seconds=30)["table_id"]
+    assert ann.http.post(f"/api/tables/{earlier}/invite", json={"name": "Bo"}).status_code == 201
+    assert len(people(bo)["invitations"]) == 1
     assert ann.http.post("/api/people/Bo/block").json() == {"name": "Bo", "blocked": True}
+    assert people(bo)["invitations"] == []  # to a table Bo cannot sit at
     assert people(ann)["friends"] == [] and people(ann)["blocked"] == ["Bo"] and people(bo)["friends"] == []
     # Bo is not told: asking Ann reads as asked, and Ann never sees it.
     assert bo.http.post("/api/people/Ann/friend").json()["state"] == "asked"

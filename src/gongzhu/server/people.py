@@ -134,7 +134,9 @@ class People:
         with self.store.engine.begin() as c:
             c.execute(delete(FRIENDS).where(((FRIENDS.c.user_id == me) & (FRIENDS.c.other_id == other))
                                             | ((FRIENDS.c.user_id == other) & (FRIENDS.c.other_id == me))))
-            c.execute(delete(INVITATIONS).where(INVITATIONS.c.to_user == me, INVITATIONS.c.from_user == other))
+            c.execute(delete(INVITATIONS).where(  # either way: neither is asked to a table they cannot sit at
+                ((INVITATIONS.c.to_user == me) & (INVITATIONS.c.from_user == other))
+                | ((INVITATIONS.c.to_user == other) & (INVITATIONS.c.from_user == me))))
             if not self._blocked_by(c, me, other):
                 kept = c.execute(select(BLOCKS.c.blocked_id).where(BLOCKS.c.user_id == me).limit(MOST)).all()
                 if len(kept) >= MOST:
