@@ -412,7 +412,9 @@ def test_text_report(levels: None, capsys: pytest.CaptureFixture[str]) -> None:
         (["--players", "random,random,random,random", "--deals", "0"], "deals must be 1 or more"),
         (["--players", "random,random,random,random", "--jobs", "0"], "--jobs must be 1 or more"),
         (["--players", "random,random,random,random", "--iterations", "0"], "iterations budget"),
-        (["--players", "random,random,random,random", "--think", "-1"], "think time must be positive"),
+        (["--players", "random,random,random,random", "--think", "-1"], "think must lie in (0, 60] seconds"),
+        (["--players", "random,random,random,random", "--think", "inf"], "think must lie in (0, 60] seconds, not inf"),
+        (["--players", "random,random,random,random", "--think", "nan"], "think must lie in (0, 60] seconds"),
     ],
 )
 def test_bad_arguments_exit_2(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:

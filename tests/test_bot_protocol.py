@@ -654,6 +654,9 @@ def test_the_command_refuses_an_unknown_level() -> None:
     assert done.returncode == 2
     assert "unknown level 'grandmaster'" in done.stderr
     assert _bot("--level", "random", stdin="").returncode == 0
+    for think in ("inf", "1e309", "nan", "0", "61"):  # no think time that never ends, nor none
+        done = _bot("--level", "expert", "--think", think, stdin="")
+        assert done.returncode == 2 and "think must lie in (0, 60] seconds" in done.stderr, (think, done.stderr)
 
 
 def test_the_documented_session_is_what_the_bot_answers() -> None:

@@ -22,7 +22,7 @@ from typing import Any
 
 from gongzhu.players.guard import safe_exposures, safe_play
 from gongzhu.players.observation import observe
-from gongzhu.players.registry import arena_levels, make_player
+from gongzhu.players.registry import arena_levels, make_player, think_error
 from gongzhu.records.format import deal_to_record
 from gongzhu.rules.cards import Seat
 from gongzhu.rules.deal import Deal
@@ -82,8 +82,8 @@ class ArenaConfig:
             raise ArenaError(f"unknown level {unknown[0]!r}: choose one of {', '.join(known)}")
         if self.deals < 1:
             raise ArenaError(f"the number of deals must be 1 or more, not {self.deals}")
-        if self.think is not None and not self.think > 0:
-            raise ArenaError(f"the think time must be positive, not {self.think}")
+        if (why := think_error(self.think)) is not None:
+            raise ArenaError(why)
         if self.iterations is not None and self.iterations < 1:
             raise ArenaError(f"the iterations budget must be 1 or more, not {self.iterations}")
 

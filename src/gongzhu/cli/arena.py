@@ -51,7 +51,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
     p.add_argument("--think", type=float, default=None, metavar="SECONDS",
-                   help="think time per decision for searching levels (default: the level's own)")
+                   help="think time per decision for searching levels, at most 60 (default: the level's own)")
     p.add_argument("--iterations", type=int, default=None, metavar="K",
                    help="fixed search budget per decision for searching levels (reproducible results)")
     p.add_argument("--out", default=None, metavar="FILE.jsonl",

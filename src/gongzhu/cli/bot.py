@@ -18,7 +18,7 @@ from typing import IO, Any
 
 from gongzhu.players.base import Player
 from gongzhu.players.protocol import MAX_LINE_BYTES, handle_line, line_too_long, reply_line
-from gongzhu.players.registry import LEVELS, make_player
+from gongzhu.players.registry import LEVELS, make_player, think_error
 
 __all__ = ["register", "run", "serve"]
 
@@ -34,7 +34,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--level", required=True, metavar="LEVEL",
                    help=f"the player's level (one of: {', '.join(LEVELS)})")
     p.add_argument("--think", type=float, default=None, metavar="S",
-                   help="time budget per decision in seconds (levels that search)")
+                   help="time budget per decision in seconds, more than 0 and at most 60 (levels that search)")
     p.add_argument("--seed", type=int, default=None, help="seed of the player (reproducible answers)")
     p.add_argument("--iterations", type=int, default=None, metavar="K",
                    help="fixed search budget per decision (levels that search)")
@@ -73,8 +73,8 @@ def run(args: argparse.Namespace) -> int:
     if args.level not in LEVELS:  # read at run time: levels are registered by other modules
         print(f"gongzhu bot: unknown level {args.level!r}: choose one of {', '.join(LEVELS)}", file=sys.stderr)
         return 2
-    if args.think is not None and not args.think > 0:
-        print("gongzhu bot: --think must be a positive number of seconds", file=sys.stderr)
+    if (why := think_error(args.think)) is not None:
+        print(f"gongzhu bot: --{why}", file=sys.stderr)
         return 2
     if args.iterations is not None and args.iterations < 1:
         print("gongzhu bot: --iterations must be 1 or more", file=sys.stderr)

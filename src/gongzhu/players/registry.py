@@ -21,7 +21,18 @@ from gongzhu.players.random_player import RandomPlayer
 if TYPE_CHECKING:  # numpy is loaded only when a learned player is made
     from gongzhu.players.learned import Rank
 
-__all__ = ["LEVELS", "RESEARCH_LEVELS", "arena_levels", "make_player"]
+__all__ = ["LEVELS", "MOST_THINK", "RESEARCH_LEVELS", "arena_levels", "make_player", "think_error"]
+
+#: The longest a computer player may be given to think about one decision, in seconds.
+MOST_THINK = 60.0
+
+
+def think_error(think: float | None) -> str | None:
+    """Why ``think`` is not a time to think about one decision (more than 0, at most
+    :data:`MOST_THINK` seconds; not NaN, not infinite); None when it is one, or None."""
+    if think is None or 0 < think <= MOST_THINK:
+        return None
+    return f"think must lie in (0, {MOST_THINK:g}] seconds, not {think}"
 
 
 def _random(seed: int | None, think: float | None, iterations: int | None) -> Player:
@@ -117,4 +128,6 @@ def make_player(
     factory = LEVELS.get(level) or RESEARCH_LEVELS.get(level)
     if factory is None:
         raise ValueError(f"unknown level {level!r}: choose one of {', '.join(LEVELS)}")
+    if (why := think_error(think)) is not None:
+        raise ValueError(why)
     return factory(seed, think, iterations)

@@ -31,6 +31,7 @@ from typing import Any
 from gongzhu import search
 from gongzhu.players.expert import ExpertPlayer, exposure_options, objective_weights
 from gongzhu.players.observation import observe
+from gongzhu.players.registry import think_error
 from gongzhu.records.format import SEATS, deal_to_record
 from gongzhu.records.read import DealRecord, parse_record
 from gongzhu.records.replay import replay, replay_states
@@ -78,8 +79,8 @@ class Budget:
     def __post_init__(self) -> None:
         if self.think is None and self.worlds is None:
             raise ValueError("a review budget needs think seconds or a number of worlds")
-        if self.think is not None and not 0 < self.think <= 60:
-            raise ValueError(f"think must lie in (0, 60] seconds, not {self.think}")
+        if (why := think_error(self.think)) is not None:
+            raise ValueError(why)
         if self.worlds is not None and not 1 <= self.worlds <= 100_000:
             raise ValueError(f"worlds must lie in 1..100000, not {self.worlds}")
         if not 0 <= self.par_replays <= 1000 or not 1 <= self.par_worlds <= 10_000:
