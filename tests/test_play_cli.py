@@ -219,6 +219,29 @@ def test_zh_deal_end_uses_chinese_words() -> None:
     assert "Raw" not in text
 
 
+def test_zh_refusals_and_exposure_kinds_are_chinese() -> None:
+    """In Chinese, a text that is no card is refused in Chinese, and the cards one may expose are
+    offered with their kinds as one types them in Chinese (明, 首明, 暗卖)."""
+    options = PRESETS["tournament"].replace(match_end="deals:1")
+    for seed in range(200):
+        probe = TerminalGame(options, seed=seed, write=lambda _: None)
+        deal = probe.match.new_deal()
+        if deal.dealt[Seat.S][0] in EXPOSABLE:
+            break
+    first = deal.dealt[Seat.S][0]
+    answers = iter(["zz"])
+
+    def choose(deal: Deal) -> str:
+        return next(answers, None) or deal.legal_plays()[0][0].code
+
+    game, lines, _ = scripted_game(options, seed=seed, lang="zh", choose=choose,
+                                   expose=lambda d: f"{first.code}:首明")
+    game.run()
+    assert any("看不懂 'zz'" in ln for ln in lines) and not any("cannot read" in ln for ln in lines)
+    assert any(f"{first.pretty}[明/首明" in ln for ln in lines)
+    assert (Seat.S, first, "first") in [(e.seat, e.card, e.kind) for e in game.match.deals[0].exposures]
+
+
 def test_bad_options_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert run_play(["--preset", "nope"]) == 2
     assert "unknown preset" in capsys.readouterr().err
@@ -288,6 +311,10 @@ def test_two_decks_pairs_are_typed_as_two_cards() -> None:
 
     game, lines, _ = scripted_game(options, seed=12, choose=choose)
     assert game.run() == 0
+    # a two-card play is listed as it is typed, its two cards apart (a pair ♠J ♠J, not ♠J♠J)
+    listed = [ln.removeprefix("Legal: ") for ln in lines if ln.startswith("Legal: ") and "," in ln]
+    plays = [parse_cards(play) for ln in listed for play in ln.split(", ")]
+    assert any(len(p) == 2 and p[0] == p[1] for p in plays) and all(1 <= len(p) <= 2 for p in plays)
     deal = game.match.deals[0]
     own = [p for t in deal.tricks for s, p in t.plays if s == Seat.S]
     assert sum(len(p) for p in own) == 26 and any(len(p) == 2 for p in own)

@@ -193,7 +193,8 @@ class TerminalGame:
         plays = deal.legal_plays()
         if all(len(p) == 1 for p in plays):
             return " ".join(card_text(p[0], self.lang) for p in plays)
-        return ", ".join("".join(card_text(c, self.lang) for c in p) for p in plays)
+        # a pair as it is typed: its two cards apart (``♠J ♠J``), the plays apart by commas
+        return ", ".join(" ".join(card_text(c, self.lang) for c in p) for p in plays)
 
     # ------------------------------------------------------------------ the game
 
@@ -256,7 +257,9 @@ class TerminalGame:
                 seen: list[Card] = []
                 listed = []
                 for c in offer:
-                    kinds = "/".join(deal.exposure_kinds(self.seat, c))
+                    # each kind as it is typed after the card: ``QS:first``, ``QS:首明``
+                    kinds = "/".join(kind_text(k, lang) if lang == "zh" else k
+                                     for k in deal.exposure_kinds(self.seat, c))
                     listed.append(f"{card_text(c, lang)}[{kinds}]")
                     seen.append(c)
                 self.say(f"{self.label(phrase('may_expose', lang))}{' '.join(listed)}")

@@ -210,9 +210,7 @@ def parse_card(text: str | Card) -> Card:
     t = text.strip().upper()
     m = _CARD_RE.match(t)
     if m is None:
-        raise CardError(
-            f"cannot read {excerpt(text)} as a card: write rank then suit, e.g. 'QS', '10C', 'TC' or '♠Q'"
-        )
+        raise CardError("refusal.unreadable_card", text=excerpt(text))
     rank_text, suit_text = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
     return ALL_CARDS[_SUIT_CHARS[suit_text] * 13 + _RANK_TEXT[rank_text] - 2]
 
