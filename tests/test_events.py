@@ -322,6 +322,26 @@ def test_the_referee_scores_the_night_again_from_its_records(
     assert "1. correction, round" in text and "满贯 not written" in text and "2. penalty (罚分) Pair 2 -12.5" in text
 
 
+@pytest.mark.parametrize("kind", list(EVENTS))
+def test_scoring_from_records_takes_the_whole_event_only(
+        kind: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--score on the night's whole records gives the night's results again; on a part of them
+    (the first three tables' boards) it is refused in one line naming a board missing — a part of
+    an event is not ranked as if it were all of it."""
+    code, played, path, _ = _run(tmp_path, capsys, EVENTS[kind])
+    assert code == 0
+    file = tmp_path / "night.json"
+    assert main(["event", str(file), "--json", "--score", str(path)]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again == {k: v for k, v in played.items() if k not in ("boards", "records")}
+    part = tmp_path / "part.jsonl"
+    part.write_text("".join(line + "\n" for line in path.read_text(encoding="utf-8").splitlines()[:3]),
+                    encoding="utf-8")
+    assert main(["event", str(file), "--score", str(part)]) == 2
+    err = capsys.readouterr().err
+    assert "not a whole event of this file: missing round" in err and err.count("\n") == 1
+
+
 def test_scoring_broken_records_says_what_is_wrong(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """--score on records that are not a whole event of the file: one line naming what is wrong,
     exit 2, no traceback (a record without its round, a board twice, a team match's table missing)."""

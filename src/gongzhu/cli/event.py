@@ -253,9 +253,38 @@ def results_text(spec: EventSpec, results: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _score_given(spec: Any, table_results: list[TableResult]) -> Any:
+def _sittings_of(spec: EventSpec, records: Sequence[dict[str, Any]]) -> list[Sitting]:
+    """Every sitting of the event: its movement's, or a Swiss of teams' round by round, paired by
+    the ``records`` of the rounds before."""
+    if not (spec.form == "teams" and len(spec.entrants) > 2):
+        return list(movement_of(spec).sittings)
+    out: list[Sitting] = []
+    for round_ in range(1, spec.rounds + 1):
+        out += _swiss_round(spec, round_, [r for r in records if table_result_of(r).round < round_])
+    return out
+
+
+def _score_given(spec: EventSpec, records: Sequence[dict[str, Any]], table_results: list[TableResult]) -> Any:
     """:func:`score_event` on records read from a file (``--score``, checked by replay already):
-    the whole event of the file, or :class:`EventError` saying the records are not that."""
+    the whole event of the file — every board at every table of its movement, each once — or
+    :class:`EventError` saying the records are not that."""
+    try:
+        wanted = sorted((s.round, s.session, s.table, n) for s in _sittings_of(spec, records) for n in s.boards)
+    except (KeyError, ValueError, StopIteration) as e:
+        raise EventError(f"the records are not a whole event of this file ({e.__class__.__name__}: {e})") from None
+    given = sorted((r.round, r.session, r.table, r.board) for r in table_results)
+    if given != wanted:
+        missing, extra = sorted(set(wanted) - set(given)), sorted(set(given) - set(wanted))
+        twice = len(given) - len(set(given))
+
+        def where(keys: list[tuple[int, int, int, int]]) -> str:
+            shown = ", ".join(f"round {r} table {t} board {b}" + (f" (session {s})" if s != 1 else "")
+                              for r, s, t, b in keys[:3])
+            return shown + (f" and {len(keys) - 3} more" if len(keys) > 3 else "")
+
+        said = [f"missing {where(missing)}" if missing else "", f"not of this event: {where(extra)}" if extra else "",
+                f"{twice} given twice" if twice else ""]
+        raise EventError(f"the records are not a whole event of this file: {'; '.join(s for s in said if s)}")
     try:
         return score_event(spec.form, [e.name for e in spec.entrants], table_results, spec.adjustments,
                            spec.options)
@@ -281,7 +310,7 @@ def run(args: argparse.Namespace) -> int:
             boards, records = play_event(spec)
         table_results: list[TableResult] = [table_result_of(r) for r in records]
         if args.score is not None:
-            results = _score_given(spec, table_results)
+            results = _score_given(spec, records, table_results)
         else:
             results = score_event(spec.form, [e.name for e in spec.entrants], table_results, spec.adjustments,
                                   spec.options)
