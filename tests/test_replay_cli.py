@@ -54,6 +54,17 @@ def test_replay_prints_every_deal_in_english(capsys: pytest.CaptureFixture[str])
     assert sum(line.startswith("  Trick ") for line in lines) == sum(len(r["tricks"]) for r in golden())
 
 
+def test_a_records_text_reaches_the_terminal_without_its_control_characters(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A record's match name with escape sequences (recolouring the terminal, retitling its
+    window) or a bidi override is printed with those characters written out, not sent."""
+    record = golden()[0] | {"match": "\x1b[31mRED\x1b[0m\x1b]0;title\x07 \u202eabc 张"}
+    assert main(["replay", str(write(tmp_path, [record]))]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first == "Deal 1 (match \\x1b[31mRED\\x1b[0m\\x1b]0;title\\x07 \\u202eabc 张, line 1, preset online)"
+    assert not any(ord(ch) < 32 or ch == "\u202e" for ch in first)
+
+
 def test_replay_in_chinese(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["replay", "--lang", "zh", str(GOLDEN)]) == 0
     lines = capsys.readouterr().out.splitlines()

@@ -20,7 +20,7 @@ import sys
 from typing import Any
 
 from gongzhu.cli.records import no_records, read_failure, records_source
-from gongzhu.cli.text import LANGS, card_text, kind_text, seat_text, t
+from gongzhu.cli.text import LANGS, card_text, kind_text, plain, seat_text, t
 from gongzhu.messages import render
 from gongzhu.records.format import SEATS, RecordError
 from gongzhu.records.read import load_records
@@ -89,7 +89,8 @@ def _where(d: dict[str, Any], lang: str) -> str:
 def format_review(review: dict[str, Any], lang: str = "en") -> list[str]:
     """A readable account of one review (``gongzhu-review/2``)."""
     seat = seat_text(Seat[review["seat"]], lang)
-    out = [_w("header", lang, deal=t("deal", lang, n=review["deal_index"] + 1), match=review["match"], seat=seat)]
+    out = [_w("header", lang, deal=t("deal", lang, n=review["deal_index"] + 1), match=plain(review["match"]),
+              seat=seat)]
     parts = {"result": _num(review["result"]), "luck": _num(review["luck"]), "skill": _num(review["skill"]),
              "deal": _num(review["luck_parts"]["deal"]), "play": _num(review["luck_parts"]["play"]),
              "loss": f"{review['loss']:.1f}"}

@@ -15,7 +15,7 @@ import sys
 from typing import Any
 
 from gongzhu.cli.records import no_records, read_failure, records_source
-from gongzhu.cli.text import LANGS, cards_text, event_text, kind_text, seat_text, t
+from gongzhu.cli.text import LANGS, cards_text, event_text, kind_text, plain, seat_text, t
 from gongzhu.messages import render
 from gongzhu.records.format import RecordError
 from gongzhu.records.read import load_records
@@ -68,8 +68,8 @@ def format_deal(checked: CheckedDeal, lang: str = "en") -> list[str]:
     rec, deal = checked.record, checked.deal
     sep = "：" if lang == "zh" else ": "
     comma = "，" if lang == "zh" else ", "
-    out = [_w("header", lang, deal=t("deal", lang, n=rec.deal_index + 1), match=rec.match,
-              line=checked.line, preset=rec.preset if rec.preset is not None else "-")]
+    out = [_w("header", lang, deal=t("deal", lang, n=rec.deal_index + 1), match=plain(rec.match),
+              line=checked.line, preset=plain(rec.preset) if rec.preset is not None else "-")]
     for s in Seat:
         out.append(f"  {seat_text(s, lang)}{sep}{cards_text(_sorted_hand(rec.hands[s]), lang)}")
     if deal.exposures:

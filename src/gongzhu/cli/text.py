@@ -3,10 +3,20 @@ terms of the rule book: the ``term.*`` entries of the message catalog (:mod:`gon
 
 from __future__ import annotations
 
+import unicodedata
+
 from gongzhu.messages import LANGS, catalog, render
 from gongzhu.rules.cards import Card, Seat, parse_card
 
-__all__ = ["LANGS", "card_text", "cards_text", "event_text", "kind_text", "seat_text", "t"]
+__all__ = ["LANGS", "card_text", "cards_text", "event_text", "kind_text", "plain", "seat_text", "t"]
+
+
+def plain(text: str) -> str:
+    """A text read from a file, as a terminal may print it: control and format characters (an
+    escape sequence that would recolour the terminal or retitle its window, a bidi override)
+    written as ``\\x1b``, ``\\u202e``."""
+    return "".join(ch if unicodedata.category(ch) not in ("Cc", "Cf", "Cs") else ch.encode("unicode_escape").decode()
+                   for ch in text)
 
 
 def t(key: str, lang: str, **fields: object) -> str:
