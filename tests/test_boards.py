@@ -456,6 +456,8 @@ def test_boards_make_keeps_the_seed_secret_unless_asked(tmp_path: Path, capsys: 
     assert code == 2 and "nope" in err
     code, _, err = _make(["--count", "65", "--seed", "a"], capsys)
     assert code == 2 and "a board set holds 1 to 64 boards, not 65" in err
+    code, _, err = _make(["--count", "0"], capsys)  # what is wrong first, whatever else is missing
+    assert code == 2 and "a board set holds 1 to 64 boards, not 0" in err
     with pytest.raises(SystemExit) as info:
         main(["boards"])
     assert info.value.code == 2

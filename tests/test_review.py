@@ -315,6 +315,9 @@ def test_analyze_refuses_bad_input(records_file: Path, tmp_path: Path, capsys: p
     assert main(["analyze", str(bad), *ANALYZE]) == 1
     err = capsys.readouterr().err
     assert "Traceback" not in err and err.count("gongzhu analyze:") == 4
+    with pytest.raises(SystemExit) as stop:  # a time or a number of worlds, not both
+        main(["analyze", str(records_file), "--think", "1", "--worlds", "5"])
+    assert stop.value.code == 2 and "not allowed with argument --think" in capsys.readouterr().err
 
 
 @pytest.mark.slow

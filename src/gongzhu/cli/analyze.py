@@ -50,9 +50,10 @@ def register(subparsers: Any) -> None:
     p.add_argument("--seat", choices=SEATS, default="S", help="the seat to review (default S)")
     p.add_argument("--json", action="store_true", help="write one gongzhu-review/2 object per deal (JSON Lines)")
     p.add_argument("--lang", choices=LANGS, default="en", help="language of the account (default en)")
-    p.add_argument("--think", type=float, default=DEFAULT_BUDGET.think, metavar="SECONDS",
+    budget = p.add_mutually_exclusive_group()  # a time or a number of worlds, not both
+    budget.add_argument("--think", type=float, default=DEFAULT_BUDGET.think, metavar="SECONDS",
                    help=f"the expert's search time per decision, at most 60 (default {DEFAULT_BUDGET.think})")
-    p.add_argument("--worlds", type=int, default=None, metavar="N",
+    budget.add_argument("--worlds", type=int, default=None, metavar="N",
                    help="a fixed number of sampled worlds per decision instead of --think (reproducible with --seed)")
     p.add_argument("--par-replays", type=int, default=DEFAULT_BUDGET.par_replays, metavar="N",
                    help=f"expert replays of the deal that give its par (default {DEFAULT_BUDGET.par_replays}; 0: none)")

@@ -172,13 +172,14 @@ def _write_seed(path: str, seed: str) -> None:
 
 
 def _make(args: argparse.Namespace) -> int:
+    options = resolve_options(args.preset, dict(parse_option_assignment(s) for s in args.set))
+    # the boards' own checks (--count, --first) first: each refusal names what is wrong
+    boards = make_board_set(options, args.count, seed=args.seed, first=args.first, event=args.event, preset=args.preset)
     if args.seed is None and args.seed_out is None and not args.reveal:
         raise _InputError(
             "a fresh seed must be kept to open the commitment later: give --seed-out FILE "
             "(kept secret), --reveal (printed) or --seed S (your own)"
         )
-    options = resolve_options(args.preset, dict(parse_option_assignment(s) for s in args.set))
-    boards = make_board_set(options, args.count, seed=args.seed, first=args.first, event=args.event, preset=args.preset)
     if args.seed_out is not None:
         _write_seed(args.seed_out, boards.seed)
     if args.json:

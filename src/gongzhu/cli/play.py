@@ -358,7 +358,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--lang", choices=LANGS, default="en", help="language: zh or en (default en)")
     p.add_argument("--seat", default="S", help="your seat: N, E, S or W (default S)")
     p.add_argument("--level", default="intermediate",
-                   help="the computer players' level: random, beginner, intermediate (default), expert")
+                   help="the computer players' level: random, beginner, intermediate (default), flatmc, "
+                   "learned or expert")
     p.set_defaults(run=run)
 
 
