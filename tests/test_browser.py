@@ -1041,4 +1041,9 @@ def test_the_match_summary_reveals_the_seed_committed_to(page_factory: Any) -> N
     href = page.locator("#summary-verify").get_attribute("href") or ""
     checked = api_get(page, href)
     assert (checked["commitment"], checked["seed"], checked["verified"]) == (commitment, seed, 1), checked
+    # Pressed, the check is said in words on the summary (no page of JSON to read)
+    page.click("#summary-verify")
+    wait_for(page, "#summary-verified:has-text('已核对')")
+    assert (page.locator("#summary-verified").text_content() or "").startswith("已核对：1 副全部由这颗种子发出")
+    assert len(page.context.pages) == 1
     shot(page, "fair-dealing-summary")

@@ -18,6 +18,25 @@ import { $, el, li, span, td } from "./dom.js";
 import { eventLabel, goalText, seatName, signedNumber, t } from "./i18n.js";
 import { challengeOf, displayedPhase, myAuto, mySeat, page, personAt, SEATS } from "./state.js";
 
+/** Check every deal of the match against its seed and commitment (GET /api/matches/{id}/verify)
+ * and say the answer in `said`. */
+async function verifyMatch(url, said) {
+  said.textContent = t("summary.verifying");
+  try {
+    const res = await fetch(url, { credentials: "same-origin" });
+    const body = res.ok ? await res.json() : null;
+    if (body && typeof body.verified === "number") {
+      said.textContent = t("summary.verified", { deals: body.verified });
+    } else if (body && body.verified === false) {
+      said.textContent = t("summary.verifyProblem", { problem: String(body.problem ?? "") });
+    } else {
+      said.textContent = t("summary.verifyUnavailable");
+    }
+  } catch {
+    said.textContent = t("summary.verifyUnavailable");
+  }
+}
+
 export function renderSummary() {
   const dlg = $("summary");
   const s = page.state;
@@ -50,7 +69,15 @@ export function renderSummary() {
       check.target = "_blank";
       check.rel = "noopener";
       check.textContent = t("summary.verify");
-      fair.append(" ", check);
+      // Checked here, said in words (the JSON stays at the link's address for whoever wants it).
+      const said = span("verify-result");
+      said.id = "summary-verified";
+      said.setAttribute("aria-live", "polite");
+      check.addEventListener("click", (event) => {
+        event.preventDefault();
+        verifyMatch(check.href, said);
+      });
+      fair.append(" ", check, " ", said);
       match.append(fair);
     }
   }
