@@ -448,7 +448,7 @@ def test_the_summary_breaks_each_score_down(page_factory: Any, server: str) -> N
         part = score.parts[s]
         raw = part.raw
         assert line.endswith(f"= {'+' if raw > 0 else '−' if raw < 0 else ''}{abs(raw)}"), line
-        hearts = "满红" if part.all_hearts else "红心"  # a seat that took every heart: 满红 (R6)
+        hearts = "满红" if part.all_hearts else "红桃"  # a seat that took every heart: 满红 (R6)
         for value, word in ((part.hearts, hearts), (part.pig, "猪"), (part.sheep, "羊")):
             if value and not part.alone:
                 assert word in line and f"{abs(value)}" in line, line
