@@ -20,7 +20,15 @@ import pytest
 
 from gongzhu.messages import catalog
 from helpers.browser import TIMEOUT_MS, in_phase, wait_for
-from test_browser import PolicyWatch, check_policy_headers, deal_turns, play_deal_by_clicking, shot, start_match
+from test_browser import (
+    PolicyWatch,
+    api_post,
+    check_policy_headers,
+    deal_turns,
+    play_deal_by_clicking,
+    shot,
+    start_match,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -124,3 +132,24 @@ def test_history_lists_no_abandoned_match_to_continue_and_deletes_it(page_factor
     page.reload()
     page.wait_for_selector(f'#match-rows tr[data-match="{played}"]')
     assert page.locator(f'[data-match="{left}"]').count() == 0
+
+
+def test_history_names_a_changed_option_in_the_page_language(page_factory: Any) -> None:
+    """R9, R10: a match that set an option differently from its preset shows the preset and the
+    option in the history's rules column, punctuated as the page's language writes it: full-width
+    in Chinese, ASCII in English."""
+    page = page_factory(1280, 800)
+    page.goto("/")
+    page.wait_for_selector("#setup[open]")
+    match_id = api_post(page, "/api/matches", {"preset": "online", "options": {"match_limit": 300}})["match_id"]
+    page.goto("/history")
+    row = page.locator(f'#match-rows tr[data-match="{match_id}"]')
+    row.wait_for()
+    zh, en = catalog("zh"), catalog("en")
+    if page.evaluate("document.documentElement.lang") != "zh-CN":
+        page.click("#lang")
+    assert row.locator('td[data-label="规则"]').text_content() == (
+        f"{zh['preset.online']}（{zh['opt.match_limit']}：300）")
+    page.click("#lang")
+    assert row.locator('td[data-label="Rules"]').text_content() == (
+        f"{en['preset.online']} ({en['opt.match_limit']}: 300)")

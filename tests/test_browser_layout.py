@@ -594,3 +594,150 @@ def test_a_table_of_people_with_long_names_fits_every_phone(page_factory: Any) -
             assert all(n["inside"] for n in names), (where, names)
             wait_for(page, f'#seat-S .name[data-name="{LONG_NAMES[0]}"]')  # the host's name, on every screen
             shot(page, where)
+
+
+# The pig's and the sheep's faces as the page draws them, 80 px wide: the boxes of their name, of
+# each suit symbol and of the frame on each face.
+TAGGED_FACES = """async () => {
+  const cards = await import("/static/cards.js");
+  cards.installCardDefs();
+  const box = (e) => {
+    const r = e.getBoundingClientRect();
+    return { left: r.left, top: r.top, right: r.right, bottom: r.bottom };
+  };
+  const out = {};
+  for (const code of ["QS", "JD"]) {
+    const holder = document.createElement("div");
+    holder.style.cssText = "position: fixed; left: 10px; top: 10px; width: 80px; z-index: 99";
+    const face = cards.cardFace(code);
+    face.style.width = "80px";
+    holder.append(face);
+    document.body.append(holder);
+    const tag = face.querySelector("text.tag");
+    out[code] = { text: tag.textContent, tag: box(tag), frame: box(face.querySelector("rect.frame")),
+      suits: [...face.querySelectorAll("use")].map(box) };
+    holder.remove();
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_pig_and_the_sheep_show_their_whole_name(page_factory: Any, lang: str) -> None:
+    """R1: the name on the pig's and the sheep's face (pig, sheep; 猪, 羊) lies inside the card's
+    frame, clear of every suit symbol, in either language."""
+    page = page_factory(1280, 800, locale="en-US" if lang == "en" else "zh-CN")
+    page.goto("/")
+    page.wait_for_selector("#setup[open]")
+    faces: dict[str, Any] = page.evaluate(TAGGED_FACES)
+    names = {"en": {"QS": "pig", "JD": "sheep"}, "zh": {"QS": "猪", "JD": "羊"}}[lang]
+    for code, face in faces.items():
+        assert face["text"] == names[code], (code, face)
+        tag, frame = face["tag"], face["frame"]
+        assert frame["left"] <= tag["left"] and tag["right"] <= frame["right"], (code, face)
+        assert frame["top"] <= tag["top"] and tag["bottom"] <= frame["bottom"] + 0.5, (code, face)
+        for suit in face["suits"]:
+            apart = (suit["right"] <= tag["left"] or tag["right"] <= suit["left"]
+                     or suit["bottom"] <= tag["top"] or tag["bottom"] <= suit["top"])
+            assert apart, (code, suit, tag)
+
+
+# In the new-match dialog: make `key` differ from the chosen preset (the first value the server
+# offers that the preset does not have), as the person does; the value chosen (JSON).
+CHANGE_OPTION = """async (key) => {
+  const config = await (await fetch("/api/config")).json();
+  const base = config.presets[document.getElementById("setup-preset").value][key];
+  const field = document.querySelector(`#more-options [data-option="${key}"]`);
+  if (field.tagName === "INPUT") {
+    field.value = String((base ?? 0) + 100);
+    field.dispatchEvent(new Event("input", { bubbles: true }));
+    return field.value;
+  }
+  const option = [...field.options].find((o) => o.value !== "" && o.value !== JSON.stringify(base)
+    && !/:N"$/.test(o.value));
+  field.value = option.value;
+  field.dispatchEvent(new Event("change", { bubbles: true }));
+  return option.value;
+}"""
+
+
+def test_the_new_match_dialog_says_when_more_options_differ_from_the_preset(page_factory: Any) -> None:
+    """R9, R10: an option changed under 更多选项 is remembered for the next match; the section's
+    closed summary then says how many options differ from the chosen preset, and says nothing
+    once they are as the preset says again."""
+    page = page_factory(1280, 800)
+    page.goto("/")
+    page.wait_for_selector("#setup[open]")
+    page.select_option("#setup-preset", "online")
+    marker = page.locator("#setup-changed")
+    assert marker.is_hidden()
+    page.click("#setup details.more summary")
+    page.evaluate(CHANGE_OPTION, "match_limit")
+    assert marker.is_visible() and marker.text_content() == "已改 1 项"
+    page.click("#setup-go")
+    wait_for(page, in_phase("expose", "play"))
+    page.reload()  # a later visit: the section closed, the change remembered
+    wait_for(page, in_phase("expose", "play"))
+    page.click("#new-match")
+    page.wait_for_selector("#setup[open]")
+    assert not page.evaluate("document.querySelector('#setup details.more').open")
+    assert marker.is_visible() and marker.text_content() == "已改 1 项"
+    page.select_option("#setup-lang", "en")
+    assert marker.text_content() == "1 changed"
+    # Back to the preset's value: nothing differs, nothing is said.
+    page.click("#setup details.more summary")
+    page.fill('#more-options [data-option="match_limit"]', "")
+    assert marker.is_hidden()
+
+
+# The trick's caption: its box, its text's box, the trick's cards' boxes, and its font size.
+CAPTION = """() => {
+  const c = document.querySelector("#center .caption");
+  if (!c) return null;
+  const box = (r) => ({ left: r.left, top: r.top, right: r.right, bottom: r.bottom, height: r.height });
+  const range = document.createRange();
+  range.selectNodeContents(c);
+  return { text: c.textContent, box: box(c.getBoundingClientRect()), textBox: box(range.getBoundingClientRect()),
+    cards: [...document.querySelectorAll("#center .card-face")].map((e) => box(e.getBoundingClientRect())),
+    fontSize: parseFloat(getComputedStyle(c).fontSize),
+    topOrBottom: Boolean(document.querySelector("#center :is(.slot-top, .slot-bottom)")) };
+}"""
+
+
+def check_caption(page: Page, where: str) -> None:
+    """The trick's caption shows whole, at least 12 px high, between the trick's cards."""
+    seen: dict[str, Any] = page.evaluate(CAPTION)
+    assert seen and seen["text"] and seen["fontSize"] >= 12, (where, seen)
+    box, text = seen["box"], seen["textBox"]
+    assert box["height"] >= 12, (where, seen)
+    assert box["left"] - 0.5 <= text["left"] and text["right"] <= box["right"] + 0.5, (where, seen)
+    assert box["top"] - 0.5 <= text["top"] and text["bottom"] <= box["bottom"] + 0.5, (where, seen)
+    for card in seen["cards"]:
+        apart = (card["right"] <= text["left"] or text["right"] <= card["left"]
+                 or card["bottom"] <= text["top"] or text["bottom"] <= card["top"])
+        assert apart, (where, card, seen)
+
+
+def test_the_trick_caption_shows_beside_cards_above_and_below_it(page_factory: Any) -> None:
+    """At 1280 × 800, with a card above or below the middle: the tricks played so far, and the
+    last trick (L) with who won it, are said readably between the cards."""
+    page = page_factory(1280, 800)
+    open_match(page, "online", seed=5)
+    end_exposure(page)
+    checked = False
+    while not checked and wait_turn_or_over(page) == "play":
+        now: dict[str, Any] = page.evaluate(CAPTION)
+        if now["topOrBottom"] and "已出 0 圈" not in now["text"]:  # a last trick to show
+            check_caption(page, "tricks played")
+            checked = True
+        else:
+            page.locator(LEGAL).first.click()
+    assert checked
+    # The last trick: all four cards, above and below the caption too.
+    before = page.evaluate("document.querySelector('#center .caption').textContent")
+    page.keyboard.press("l")
+    page.wait_for_function("(before) => document.querySelector('#center .caption')?.textContent !== before", arg=before)
+    seen: dict[str, Any] = page.evaluate(CAPTION)
+    assert len(seen["cards"]) == 4 and seen["topOrBottom"], seen
+    check_caption(page, "last trick")
+    shot(page, "desktop-last-trick")

@@ -468,3 +468,39 @@ def test_the_buttons_wrap_on_a_phone_on_its_side(page_factory: Any) -> None:
         turns += 1
         play_first(page)
     assert turns == 4, turns
+
+
+# The new-match dialog's buttons: each one's box, the dialog's, and whether a tap at its middle
+# reaches it (nothing of the dialog scrolled).
+SETUP_BUTTONS = """() => {
+  const dlg = document.getElementById("setup");
+  const box = (e) => {
+    const r = e.getBoundingClientRect();
+    return { left: r.left, top: r.top, right: r.right, bottom: r.bottom };
+  };
+  return { dialog: box(dlg), scrollTop: dlg.scrollTop, buttons: ["setup-cancel", "setup-go"].map((id) => {
+    const b = document.getElementById(id);
+    const r = b.getBoundingClientRect();
+    const hit = document.elementFromPoint((r.left + r.right) / 2, (r.top + r.bottom) / 2);
+    return { id, tapped: Boolean(hit && b.contains(hit)), ...box(b) };
+  }) };
+}"""
+
+
+@pytest.mark.parametrize(("width", "height"), [(390, 844), (360, 640)])
+@pytest.mark.parametrize("more", [False, True])
+def test_the_new_match_dialog_shows_its_buttons(page_factory: Any, width: int, height: int, more: bool) -> None:
+    """The new-match dialog's 取消 / 开局 are wholly inside it and answer a tap as it opens, its
+    more options opened too, with nothing scrolled."""
+    page = page_factory(width, height)
+    page.goto("/")
+    page.wait_for_selector("#setup[open]")
+    if more:
+        page.click("#setup details.more summary")
+        page.evaluate("document.getElementById('setup').scrollTop = 0")
+    seen: dict[str, Any] = page.evaluate(SETUP_BUTTONS)
+    dlg = seen["dialog"]
+    assert seen["scrollTop"] == 0, seen
+    for b in seen["buttons"]:
+        assert dlg["top"] <= b["top"] and b["bottom"] <= dlg["bottom"], (width, height, b, dlg)
+        assert b["tapped"], (width, height, b, dlg)

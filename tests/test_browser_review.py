@@ -68,6 +68,16 @@ new MutationObserver(() => {
 """
 
 
+# The graph's axis labels that reach past its edges (client boxes, 0.5 px allowed): their text.
+AXIS_LABELS_CUT = """(g) => {
+  const r = g.getBoundingClientRect();
+  return [...g.querySelectorAll(".review-axis")].filter((label) => {
+    const b = label.getBoundingClientRect();
+    return b.left < r.left - 0.5 || b.right > r.right + 0.5 || b.top < r.top - 0.5 || b.bottom > r.bottom + 0.5;
+  }).map((label) => label.textContent);
+}"""
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The real server, reviewing with the small budget in two worker processes."""
@@ -216,6 +226,15 @@ def test_the_summary_opens_the_review_of_the_persons_seat(page_factory: Any, ser
     wait_for(page, '#replay .review-now[data-step="0"]' if step == "first" else '#replay .review-now[data-step="1"]')
     heights = [box["height"] for box in (label.bounding_box() for label in dialog.locator(".review-axis").all()) if box]
     assert heights and min(heights) >= 10, heights
+    # Nor are they cut off at the graph's edges: each lies whole inside it, at 320 px and 390 px.
+    for width in (320, 390):
+        page.set_viewport_size({"width": width, "height": 844})
+        dialog.locator(".review-svg").evaluate("g => { g.dataset.before = ''; }")
+        step = next(s for s in ("first", "next", "prev", "last") if dialog.locator(f'[data-step="{s}"]').is_enabled())
+        dialog.locator(f'[data-step="{step}"]').click()  # the graph drawn again, at this width
+        dialog.locator(".review-svg:not([data-before])").wait_for()
+        cut = dialog.locator(".review-svg").evaluate(AXIS_LABELS_CUT)
+        assert cut == [], (width, cut)
     page.set_viewport_size({"width": 1280, "height": 900})
 
     # In English: the review the server kept opens at once.

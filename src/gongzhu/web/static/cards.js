@@ -138,7 +138,23 @@ let cardTags = { QS: "猪", JD: "羊" };
 
 export function setCardTags(tags) {
   cardTags = { ...tags };
-  for (const tag of document.querySelectorAll("svg text.tag[data-tag]")) tag.textContent = cardTags[tag.dataset.tag] ?? "";
+  for (const tag of document.querySelectorAll("svg text.tag[data-tag]")) {
+    tag.textContent = cardTags[tag.dataset.tag] ?? "";
+    fitTag(tag);
+  }
+}
+
+// A name longer than this many characters is squeezed into the frame (46 of the face's 100 units).
+const TAG_ROOM = 5;
+
+function fitTag(tag) {
+  if ([...tag.textContent].length > TAG_ROOM) {
+    tag.setAttribute("textLength", 46);
+    tag.setAttribute("lengthAdjust", "spacingAndGlyphs");
+  } else {
+    tag.removeAttribute("textLength");
+    tag.removeAttribute("lengthAdjust");
+  }
 }
 
 function courtCentre(code, rank, suit) {
@@ -151,11 +167,18 @@ function courtCentre(code, rank, suit) {
   g.append(el("text", { x: 50, y: 84, "text-anchor": "middle", "font-size": 44, "font-weight": 700,
     class: "rank" }, rank));
   g.append(suitUse(suit, 36, 38, 14));
-  g.append(suitUse(suit, 64, 102, 14, true));
-  if (code in cardTags) {
-    g.append(el("text", { x: 50, y: 106, "text-anchor": "middle", "font-size": 13, class: "tag", "data-tag": code },
-      cardTags[code]));
+  if (!(code in cardTags)) {
+    g.append(suitUse(suit, 64, 102, 14, true));
+    return g;
   }
+  // A tagged card: the lower suit sits small in the middle under the rank and the name takes the
+  // frame's whole width below it (an English "sheep" is wider than 猪 or 羊), squeezed to fit
+  // should it be wider still.
+  g.append(suitUse(suit, 50, 93, 10, true));
+  const tag = el("text", { x: 50, y: 112, "text-anchor": "middle", "font-size": 12, class: "tag", "data-tag": code },
+    cardTags[code]);
+  g.append(tag);
+  fitTag(tag);
   return g;
 }
 

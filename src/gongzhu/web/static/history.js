@@ -163,8 +163,10 @@ function rulesText(m) {
   const base = presets[m.preset] ?? {};
   const changed = Object.entries(m.options ?? {})
     .filter(([key, value]) => key in base && base[key] !== value)
-    .map(([key, value]) => `${optionLabel(key)}: ${optionValueLabel(key, value)}`);
-  return changed.length ? `${presetLabel(m.preset)} (${changed.join(t("list.separator"))})` : presetLabel(m.preset);
+    .map(([key, value]) => t("history.optionChanged", { option: optionLabel(key), value: optionValueLabel(key, value) }));
+  return changed.length
+    ? t("history.presetChanged", { preset: presetLabel(m.preset), changes: changed.join(t("list.separator")) })
+    : presetLabel(m.preset);
 }
 
 async function load() {

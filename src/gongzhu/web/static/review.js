@@ -361,13 +361,35 @@ export class ReviewPanel {
       g.append(dot);
     }
     box.append(g, node("figcaption", "help", t("review.graph")));
-    // The graph is drawn in its own units and scaled to its width: on a narrow screen its axis
-    // labels would shrink with it, so they are set to 12 px of the screen, whatever the scale.
-    const shown = g.getBoundingClientRect().width;
-    if (shown > 0) {
-      const size = `${Math.max(11, (12 * W) / shown).toFixed(1)}px`;
-      for (const label of g.querySelectorAll(".review-axis")) label.style.fontSize = size;
+    fitAxisLabels(g);
+  }
+}
+
+/**
+ * The graph is drawn in its own units and scaled to its width: on a narrow screen its axis labels
+ * would shrink with it, so they are set to 12 px of the screen, whatever the scale; the drawing
+ * box then grows to hold them whole (a label wider than its margin, one past the last trick).
+ */
+function fitAxisLabels(g) {
+  const shown = g.getBoundingClientRect().width;
+  if (!(shown > 0)) return;
+  const labels = [...g.querySelectorAll(".review-axis")];
+  let width = W;
+  // Growing the box shrinks the scale a little: a second pass sets the labels' size again.
+  for (let pass = 0; pass < 3; pass++) {
+    const size = `${Math.max(11, (12 * width) / shown).toFixed(1)}px`;
+    for (const label of labels) label.style.fontSize = size;
+    let [x0, y0, x1, y1] = [0, 0, W, H];
+    for (const label of labels) {
+      const b = label.getBBox();
+      x0 = Math.min(x0, b.x - 2);
+      y0 = Math.min(y0, b.y - 1);
+      x1 = Math.max(x1, b.x + b.width + 2);
+      y1 = Math.max(y1, b.y + b.height + 1);
     }
+    g.setAttribute("viewBox", `${x0.toFixed(1)} ${y0.toFixed(1)} ${(x1 - x0).toFixed(1)} ${(y1 - y0).toFixed(1)}`);
+    if (x1 - x0 === width) break;
+    width = x1 - x0;
   }
 }
 

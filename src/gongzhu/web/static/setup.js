@@ -25,6 +25,8 @@ export function initSetup(h) {
   $("setup").addEventListener("close", () => handlers.onClosed());
   $("setup-preset").addEventListener("change", () => buildOptions($("setup-preset").value, {}));
   $("setup-lang").addEventListener("change", relabel);
+  $("more-options").addEventListener("input", markChanged);
+  $("more-options").addEventListener("change", markChanged);
 }
 
 /** Open the dialog with the remembered choices (once the server's configuration is here). */
@@ -58,6 +60,17 @@ function buildSetup() {
 
 function buildOptions(preset, overrides) {
   buildOptionRows($("more-options"), page.config, preset, overrides);
+  markChanged();
+}
+
+/** On the closed "more options" too: how many of its options differ from the chosen preset. */
+function markChanged() {
+  const base = page.config.presets[$("setup-preset").value] ?? {};
+  const n = Object.entries(readOverrides($("more-options")))
+    .filter(([key, value]) => JSON.stringify(base[key]) !== JSON.stringify(value)).length;
+  const mark = $("setup-changed");
+  mark.textContent = n ? t("setup.changed", { n }) : "";
+  mark.hidden = !n;
 }
 
 /** Relabel the dialog in the chosen language while keeping what was chosen so far. */
