@@ -525,8 +525,8 @@ def seated_rows(c: Connection, user_id: str, *, open_tables: bool) -> list[Row[A
     people that are not over), read in ``c``: their ``id`` and ``seats``."""
     query = select(MATCHES.c.id, MATCHES.c.seats).where(
         cast(MATCHES.c.seats, String).contains(f'"{user_id}"', autoescape=True))
-    if open_tables:
-        query = query.where(MATCHES.c.solo.is_(False), MATCHES.c.status != "over")
+    if open_tables:  # (the states named, not "not over": the status's index then finds them)
+        query = query.where(MATCHES.c.solo.is_(False), MATCHES.c.status.in_(("waiting", "playing")))
     return [r for r in c.execute(query) if any(s and s.get("user") == user_id for s in r.seats or [])]
 
 
