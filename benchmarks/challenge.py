@@ -1,6 +1,6 @@
 """Challenges: comparing 1,000 entrants' results on a board, and serving a challenge's page.
 
-    python benchmarks/challenge.py [--entrants N] [--repeat R] [--json]
+    python benchmarks/challenge.py [--entrants N] [--repeat R] [--json] [--before SCORING_PY]
 
 Target: a board's 1,000 results ranked (matchpoints and the 拱猪 scale) in well under a millisecond
 per entrant, and a challenge's page (``GET /api/challenges/{id}``: the standings of every entrant
@@ -11,11 +11,14 @@ board with random players (one result per entrant, so the field's results are sp
 are: mostly small, a few 满贯). The application runs in this process on a new SQLite file (Starlette's
 test client, no network), the entrants' results written straight into its store; the baseline in the
 same run is ``GET /api/leaderboard`` of the same store (every account, by lifetime score).
+``--before`` loads another version of ``gongzhu/duplicate/scoring.py`` (a copy kept from before a
+change) and times its ranking of the same results beside this one's, the calls taking turns.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import platform
 import random
@@ -77,7 +80,16 @@ def main() -> int:
     parser.add_argument("--entrants", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--before", default=None, metavar="SCORING_PY",
+                        help="another version of gongzhu/duplicate/scoring.py, timed beside this one")
     args = parser.parse_args()
+    old: Any = None
+    if args.before is not None:
+        spec = importlib.util.spec_from_file_location("scoring_before", args.before)
+        assert spec is not None and spec.loader is not None, args.before
+        old = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = old  # (its dataclasses look their module up)
+        spec.loader.exec_module(old)
     rng = random.Random(1)
     folder = tempfile.mkdtemp(prefix="gongzhu-bench-")
     app = create_app(f"sqlite:///{folder}/challenge.db", pace=0, par_replays=0, review_workers=0,
@@ -93,8 +105,18 @@ def main() -> int:
         results = {n: board_results(board_set[n - 1], options, args.entrants, rng) for n in range(1, today.count + 1)}
         users = [f"u-bench-{k:05d}" for k in range(args.entrants)]
         by_board = {n: dict(zip(users, rs, strict=True)) for n, rs in results.items()}
-        report["rank_one_board"] = summary(timed(lambda: score_board(by_board[1]), args.repeat))
-        report["standings_8_boards"] = summary(timed(lambda: standings(by_board), args.repeat))
+        if old is None:
+            report["rank_one_board"] = summary(timed(lambda: score_board(by_board[1]), args.repeat))
+            report["standings_8_boards"] = summary(timed(lambda: standings(by_board), args.repeat))
+        else:  # the two versions take turns, so that both meet the machine's load alike
+            pairs = [(timed(lambda: old.score_board(by_board[1]), 1)[0], timed(lambda: score_board(by_board[1]), 1)[0])
+                     for _ in range(args.repeat)]
+            report["rank_one_board_before"] = summary([a for a, _ in pairs])
+            report["rank_one_board"] = summary([b for _, b in pairs])
+            pairs = [(timed(lambda: old.standings(by_board), 1)[0], timed(lambda: standings(by_board), 1)[0])
+                     for _ in range(args.repeat)]
+            report["standings_8_boards_before"] = summary([a for a, _ in pairs])
+            report["standings_8_boards"] = summary([b for _, b in pairs])
         with store.engine.begin() as c:
             c.execute(insert(USERS), [{"id": u, "name": f"Bench{k}", "name_key": f"bench{k}", "password_hash": None,
                                        "guest": False, "created": "2026-12-05T00:00:00+00:00",

@@ -32,6 +32,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
+from math import lcm
 from statistics import median
 
 __all__ = ["SCALE_STEPS", "BoardScore", "Standing", "datum_of", "scale_of", "score_board", "shown", "standings"]
@@ -79,9 +80,14 @@ class BoardScore:
 def shown(percent: Fraction) -> float:
     """A percentage as it is shown: to two decimals, half away from zero (``Fraction`` rounds
     halves to even; a percentage rounds as people do)."""
-    hundredths = abs(percent) * 100
-    whole = int(hundredths) + (1 if hundredths - int(hundredths) >= Fraction(1, 2) else 0)
-    return (whole if percent >= 0 else -whole) / 100
+    return _hundredths(percent.numerator, percent.denominator)
+
+
+def _hundredths(numerator: int, denominator: int) -> float:
+    """``numerator / denominator`` (denominator > 0) to two decimals, half away from zero, in
+    whole numbers (no Fraction made: a board ranks a thousand results)."""
+    whole = (200 * abs(numerator) + denominator) // (2 * denominator)
+    return (whole if numerator >= 0 else -whole) / 100
 
 
 def score_board(field: Mapping[str, int], others: Mapping[str, int] | None = None) -> dict[str, BoardScore]:
@@ -97,8 +103,8 @@ def score_board(field: Mapping[str, int], others: Mapping[str, int] | None = Non
         equal = bisect_right(ordered, result) - below - itself
         top = 2 * (size - 1)
         mp = 2 * below + equal
-        percent = Fraction(100 * mp, top) if top else Fraction(50)
-        return BoardScore(result, mp, top, shown(percent), datum, scale_of(result - datum))
+        percent = _hundredths(100 * mp, top) if top else 50.0
+        return BoardScore(result, mp, top, percent, datum, scale_of(result - datum))
 
     for who, result in field.items():
         scores[who] = one(result, n, 1)
@@ -130,15 +136,25 @@ def standings(boards: Mapping[int, Mapping[str, int]], guests: Iterable[str] = (
     rounded), then by the scale's total; entrants level on both share a rank.  ``guests`` are
     compared but not ranked (listed after the ranked entrants)."""
     outside = set(guests)
-    sums: dict[str, tuple[int, Fraction, int, int, int]] = {}
+    scored = []
     for results in boards.values():
         field = {who: r for who, r in results.items() if who not in outside}
         rest = {who: r for who, r in results.items() if who in outside}
-        for who, score in score_board(field, rest).items():
-            n, percent, mp, top, steps = sums.get(who, (0, Fraction(0), 0, 0, 0))
-            sums[who] = (n + 1, percent + score.exact, mp + score.matchpoints, top + score.top, steps + score.steps)
-    rows = [Standing(who, None, n, shown(percent / n), mp, top, steps, percent / n)
-            for who, (n, percent, mp, top, steps) in sums.items()]
+        scored.append(score_board(field, rest))
+    # Each board's percentage 100 · mp / top, summed exactly in whole units of 100 / unit: every
+    # top divides ``unit`` (a lone result, top 0, counts 50%: half of it)
+    unit = lcm(2, *{s.top for board in scored for s in board.values() if s.top})
+    sums: dict[str, list[int]] = {}
+    for board in scored:
+        for who, score in board.items():
+            s = sums.setdefault(who, [0, 0, 0, 0, 0])
+            s[0] += 1
+            s[1] += score.matchpoints * (unit // score.top) if score.top else unit // 2
+            s[2] += score.matchpoints
+            s[3] += score.top
+            s[4] += score.steps
+    rows = [Standing(who, None, n, _hundredths(100 * units, n * unit), mp, top, steps, Fraction(100 * units, n * unit))
+            for who, (n, units, mp, top, steps) in sums.items()]
 
     def order(r: Standing) -> tuple[Fraction, int, str]:
         return -r.exact, -r.steps, r.entrant
