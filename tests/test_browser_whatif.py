@@ -105,16 +105,16 @@ def test_what_if_plays_on_from_the_replay_and_shares_the_position(page_factory: 
     record = page.request.get(f"/api/matches/{match_id}/deals/0").json()
     rec = parse_record(record)
     plays = actual(rec)
-    # A trick where South has a choice: step the replay to just before it.
+    # A trick where South has a choice: step the replay to it (step k shows trick k).
     at = south_turn(rec, from_trick=5, choices=2)
     deal = first_lead(rec)
     for seat, play in plays[:at]:
         deal.play(play.split("+"), seat)
-    step = len(deal.tricks)
-    for _ in range(step):
+    step = len(deal.tricks)  # the tricks before it
+    for _ in range(step + 1):
         dialog.locator('[data-step="next"]').click()
 
-    # What if: South's board at that trick, the deal followed up to South's turn.
+    # What if: South's board at the trick shown, the deal followed up to South's turn in it.
     dialog.locator(".replay-whatif").click()
     settled(page)
     first = board_of(page, match_id, [p for trick in record["tricks"][:step] for p in
@@ -195,5 +195,5 @@ def test_what_if_plays_on_from_the_replay_and_shares_the_position(page_factory: 
     dialog.locator(".whatif-leave").click()
     assert dialog.locator(".replay-nav").is_visible()
     assert dialog.locator(".whatif").is_hidden()
-    assert (dialog.locator(".replay-step").text_content() or "").startswith(f"Trick {step}/")
+    assert (dialog.locator(".replay-step").text_content() or "").startswith(f"Trick {step + 1}/")
     assert watch.found() == [] and other_watch.found() == [] and errors == []

@@ -193,9 +193,12 @@ export function showReplay(record, { title = "", seat = "S", review = false, wha
   const oldWhatIf = dlg.querySelector(".replay-whatif");
   const whatIfButton = oldWhatIf.cloneNode(true);
   oldWhatIf.replaceWith(whatIfButton);
-  whatIfButton.addEventListener("click", () => board.enter(seats.value, board.recordLine(step)));
+  // At the trick shown (the replay's step k shows trick k): the deal as played up to the seat's
+  // turn in it, so that the seat's decision there is the one tried.
+  const shownTrick = () => board.recordLine(Math.max(0, step - 1));
+  whatIfButton.addEventListener("click", () => board.enter(seats.value, shownTrick()));
   // Another seat chosen on the what-if board: the same position, from that seat.
-  seats.onchange = () => { if (board.active) board.enter(seats.value, board.answer?.line ?? board.recordLine(step)); };
+  seats.onchange = () => { if (board.active) board.enter(seats.value, board.answer?.line ?? shownTrick()); };
   dlg.querySelector("#replay-title").textContent =
     title || `${t("replay.title")} · ${presetLabel(record.preset ?? "")} · ${t("history.dealN", { n: (record.deal_index ?? 0) + 1 })}`;
   // Replace the handlers of a previous replay: clone the nav so old listeners go away.
