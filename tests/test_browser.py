@@ -755,7 +755,7 @@ def test_history_lists_replays_and_downloads(page_factory: Any, server: str) -> 
     row = page.locator("#match-rows tr", has=page.locator(f'a[href$="{match_id}/records.jsonl"]'))
     row.wait_for()
     rules = row.locator("td").nth(1).text_content() or ""
-    assert re.search(r"(出牌方向: 顺时针|Direction of play: clockwise)", rules), rules
+    assert re.search(r"(出牌方向：顺时针|Direction of play: clockwise)", rules), rules
     row.get_by_role("button").first.click()
     dialog = page.locator("#replay[open]")
     dialog.wait_for()
