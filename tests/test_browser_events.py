@@ -191,6 +191,10 @@ def test_a_team_match_made_started_played_by_eight_and_published_in_browsers(pag
         assert seen[name] == set(records[table]["hands"][seat]), name
         assert records[table]["players"][seat]["name"] == name
         assert records[table]["players"][seat]["auto"] == (name in LEAVING), name
+    # The desk notes the two who came and left, as the board a computer finished for them ended.
+    log = api_get(referee, f"/api/events/{event_id}")["log"]
+    assert sorted((e["details"]["player"], e["details"]["table"], e["details"]["seat"], e["details"]["board"])
+                  for e in log if e["action"] == "stand_in") == sorted((n, *SEATED[n], 1) for n in LEAVING)
 
     # The event's page shows board 1's result at both tables, and the team result.
     referee.reload()
@@ -231,6 +235,6 @@ def test_a_team_match_made_started_played_by_eight_and_published_in_browsers(pag
     wait_for(referee, '#event[data-published="true"]')
     wait_for(referee, '#event-log li[data-action="publish"]')
     assert referee.locator("#event-provisional").text_content() == render("event.final", "en", {})
-    assert [referee.locator("#event-log li").nth(i).get_attribute("data-action") for i in range(4)] == [
-        "create", "start", "penalty", "publish"]
+    assert [referee.locator("#event-log li").nth(i).get_attribute("data-action") for i in range(6)] == [
+        "create", "start", "stand_in", "stand_in", "penalty", "publish"]
     shot(referee, "event-page")
