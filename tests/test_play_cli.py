@@ -219,16 +219,21 @@ def test_zh_deal_end_uses_chinese_words() -> None:
     assert "Raw" not in text
 
 
+def first_dealt_exposable(options: Options) -> tuple[int, Card]:
+    """A match seed whose first deal gives South an exposable card first (首明 may name it), and
+    that card."""
+    for seed in range(200):
+        deal = TerminalGame(options, seed=seed, write=lambda _: None).match.new_deal()
+        if deal.dealt[Seat.S][0] in EXPOSABLE:
+            return seed, deal.dealt[Seat.S][0]
+    raise AssertionError("no seed of 200 deals South an exposable card first")
+
+
 def test_zh_refusals_and_exposure_kinds_are_chinese() -> None:
     """In Chinese, a text that is no card is refused in Chinese, and the cards one may expose are
     offered with their kinds as one types them in Chinese (明, 首明, 暗卖)."""
     options = PRESETS["tournament"].replace(match_end="deals:1")
-    for seed in range(200):
-        probe = TerminalGame(options, seed=seed, write=lambda _: None)
-        deal = probe.match.new_deal()
-        if deal.dealt[Seat.S][0] in EXPOSABLE:
-            break
-    first = deal.dealt[Seat.S][0]
+    seed, first = first_dealt_exposable(options)
     answers = iter(["zz"])
 
     def choose(deal: Deal) -> str:
@@ -286,12 +291,7 @@ def test_hidden_exposures_of_others_show_only_as_a_count() -> None:
 def test_the_person_exposes_cards_with_kinds() -> None:
     """Under 首明 the person can choose the kind (``QS:first``); a bad kind is refused."""
     options = PRESETS["tournament"].replace(match_end="deals:1")
-    for seed in range(200):
-        probe = TerminalGame(options, seed=seed, write=lambda _: None)
-        deal = probe.match.new_deal()
-        if deal.dealt[Seat.S][0] in EXPOSABLE:
-            break
-    first = deal.dealt[Seat.S][0]
+    seed, first = first_dealt_exposable(options)
     answers = iter([f"{first.code}:bogus", f"{first.code}:first"])
     game, lines, _ = scripted_game(options, seed=seed, expose=lambda d: next(answers))
     game.run()
