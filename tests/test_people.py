@@ -114,6 +114,13 @@ def test_reports_are_kept_for_the_operator(server: LiveServer) -> None:
         rows = c.execute(select(REPORTS.c.reason, REPORTS.c.match_id)).all()
     assert [tuple(r) for r in rows] == [("rude in the chat", table_id)]
     assert bo.http.get("/api/people").json()["blocked"] == []  # (a report blocks nobody)
+    # Three a day about one person: a grievance repeated does not bury the operator's list.
+    cy = account(server, "Cy")
+    for _ in range(2):
+        assert ann.http.post("/api/people/Bo/report", json={"reason": "again"}).status_code == 201
+    refused(ann.http.post("/api/people/Bo/report", json={"reason": "and again"}), 429, "server.people_reports_of_one")
+    assert ann.http.post("/api/people/Cy/report", json={"reason": "rude too"}).status_code == 201
+    assert cy.http.post("/api/people/Bo/report", json={"reason": "rude to me"}).status_code == 201
 
 
 def test_a_friend_is_invited_to_a_table_and_dismisses_it(server: LiveServer) -> None:

@@ -42,7 +42,7 @@ from gongzhu.server.identity import AccountError, Identity, User, login_key
 from gongzhu.server.store import BLOCKS, FRIENDS, INVITATIONS, MATCHES, REPORTS, USERS, Store, friends_among
 from gongzhu.server.wire import personal_answer, plain_error
 
-__all__ = ["INVITATION_MINUTES", "ONLINE_SECONDS", "REPORTS_A_DAY", "People", "routes"]
+__all__ = ["INVITATION_MINUTES", "ONLINE_SECONDS", "REPORTS_A_DAY", "REPORTS_OF_ONE", "People", "routes"]
 
 #: Someone who asked for their people within this many seconds is online.
 ONLINE_SECONDS = 60
@@ -50,8 +50,9 @@ ONLINE_SECONDS = 60
 INVITATION_MINUTES = 30
 #: How many friends, requests and blocks a person may keep, each.
 MOST = 500
-#: How many reports a person may make in a day.
-REPORTS_A_DAY = 20
+#: How many reports a person may make in a day, and how many of them about one person (the
+#: operator reads each: twenty of one grievance would bury the others).
+REPORTS_A_DAY, REPORTS_OF_ONE = 20, 3
 
 _NUMBER = re.compile(r"[0-9]{1,12}")
 
@@ -161,10 +162,12 @@ class People:
         with self.store.engine.begin() as c:
             if match_id is not None and c.scalar(select(MATCHES.c.id).where(MATCHES.c.id == match_id)) is None:
                 raise AccountError(404, Text.of("server.unknown_table", table=show(match_id)))
-            made = c.execute(select(REPORTS.c.id).where(REPORTS.c.reporter == me, REPORTS.c.created >= since)
+            made = c.execute(select(REPORTS.c.reported).where(REPORTS.c.reporter == me, REPORTS.c.created >= since)
                              .limit(REPORTS_A_DAY)).all()
             if len(made) >= REPORTS_A_DAY:
                 raise AccountError(429, Text.of("server.people_reports_a_day", n=REPORTS_A_DAY))
+            if sum(1 for row in made if row.reported == other) >= REPORTS_OF_ONE:
+                raise AccountError(429, Text.of("server.people_reports_of_one", n=REPORTS_OF_ONE))
             c.execute(insert(REPORTS).values(reporter=me, reported=other, match_id=match_id, reason=reason,
                                              created=self.now().isoformat()))
 
