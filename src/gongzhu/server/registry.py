@@ -72,6 +72,10 @@ def _never_muted(_user: str) -> Text | None:
     return None
 
 
+#: The pauses between asking the bus again who runs a table (:meth:`Tables._owner`).
+OWNER_RETRIES = (0.1, 0.2, 0.3, 0.4, 0.0)
+
+
 class Tables:
     """The open tables of one server, loaded from the store on demand and let go when their last
     connection leaves, and the lobby that lists the public ones.  ``pace`` (seconds per computer
@@ -296,10 +300,18 @@ class Tables:
                     await self.hello(connection, connection.invite)
 
     async def _owner(self, room: Room) -> str | None:
-        """The server that runs a room's table, asked of the bus when the room does not know."""
-        if room.owner is None:
+        """The server that runs a room's table, asked of the bus when the room does not know —
+        a few times over about a second while nobody else is found to run it (the table changing
+        hands, or the bus not answering for a moment after this server stood still), so that a
+        message sent meanwhile reaches the new owner rather than failing."""
+        for pause in OWNER_RETRIES if self.bus.shared else (0.0,):  # (alone, this server is the owner)
+            if room.owner is not None and room.owner != self.node:
+                break
             with contextlib.suppress(ClusterUnavailable):
                 room.owner = await self.bus.owner(room.table_id)
+            if room.owner is not None and (room.owner != self.node or room.table_id in self._tables):
+                break
+            await asyncio.sleep(pause)
         return room.owner
 
     async def message(self, connection: Connection, text: str | None, *, again: bool = False) -> None:
