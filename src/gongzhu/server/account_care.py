@@ -272,12 +272,8 @@ class AccountCare:
         taken = AccountError(409, Text.of("server.account_name_taken", name=clean))
         with self.store.engine.connect() as c:
             holder = c.scalar(select(USERS.c.id).where(USERS.c.name_key == key))
-            other = c.scalar(select(USERS.c.name).where(USERS.c.name_skeleton == look, USERS.c.id != user.id)
-                             .order_by(USERS.c.created, USERS.c.id).limit(1))
         if holder is not None and holder != user.id:
             raise taken
-        if other is not None:
-            raise AccountError(409, Text.of("server.account_name_like", name=clean, other=other))
         former = [n for n in (row.former_names or []) if n != row.name] + [row.name]
         try:
             with self.store.engine.begin() as c:
