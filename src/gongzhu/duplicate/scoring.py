@@ -71,11 +71,6 @@ class BoardScore:
     datum: float
     steps: int
 
-    @property
-    def exact(self) -> Fraction:
-        """The percentage, exactly (50 for a lone result)."""
-        return Fraction(100 * self.matchpoints, self.top) if self.top else Fraction(50)
-
 
 def shown(percent: Fraction) -> float:
     """A percentage as it is shown: to two decimals, half away from zero (``Fraction`` rounds
