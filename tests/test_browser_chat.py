@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from helpers.browser import wait_for
+from helpers.browser import VISIBLE_BOX_JS, wait_for
 from test_browser import ARTIFACTS
 from test_browser_layout import PHONES, check_on_screen, inside, resize
 from test_browser_tables import new_table, open_table, play_until, sit
@@ -30,13 +30,7 @@ pytestmark = pytest.mark.browser
 
 # What the reader's screen shows of the chat now: the scroll, the boxes of the button, the panel,
 # its input and its newest line, whether the panel is open, and where the keyboard is.
-CHAT_VIEW = """() => {
-  const box = (e) => {
-    if (!e || !e.getClientRects().length) return null;
-    const r = e.getBoundingClientRect();
-    return { left: r.left, top: r.top, right: r.right, bottom: r.bottom, width: r.width, height: r.height };
-  };
-  const active = document.activeElement;
+CHAT_VIEW = "() => {\n" + VISIBLE_BOX_JS + """  const active = document.activeElement;
   return {
     scrollX: window.scrollX, scrollY: window.scrollY,
     toggle: box(document.getElementById("chat-toggle")),

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from helpers.browser import in_phase, wait_for
+from helpers.browser import VISIBLE_BOX_JS, in_phase, wait_for
 from test_browser import ARTIFACTS, LEGAL, OVER, api_post, end_exposure, hand, phase, wait_turn_or_over
 
 if TYPE_CHECKING:
@@ -75,13 +75,7 @@ ON_SCREEN = """([parts, tap]) => {
 }"""
 
 # The hint line and, opened, its list: their boxes and what the line shows.
-HINT_LINE = """() => {
-  const box = (e) => {
-    if (!e || !e.getClientRects().length) return null;
-    const r = e.getBoundingClientRect();
-    return { left: r.left, top: r.top, right: r.right, bottom: r.bottom, width: r.width, height: r.height };
-  };
-  const first = document.querySelector("#hint-list li:first-child");
+HINT_LINE = "() => {\n" + VISIBLE_BOX_JS + """  const first = document.querySelector("#hint-list li:first-child");
   const pop = document.getElementById("hint-pop");
   return {
     line: box(document.getElementById("hints")),

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from helpers.browser import in_phase, wait_for, wait_until
+from helpers.browser import VISIBLE_BOX_JS, in_phase, wait_for, wait_until
 from test_browser import ARTIFACTS, LEGAL, OVER, api_post, end_exposure, hand, phase, wait_turn_or_over
 from test_browser_layout import LONG_NAMES, NAMES_IN_PLATES, TAP, check_on_screen, inside, open_match, play_out
 
@@ -303,13 +303,7 @@ def test_the_language_is_the_browsers_until_chosen(
 # The table's buttons on the screen now (the status line's row and the hint line's): each one's
 # box and whether a tap at its middle reaches it; whether the row of buttons scrolls sideways (a
 # button out of sight in it); the hint line and the hand, when shown.
-CONTROLS = """() => {
-  const box = (e) => {
-    if (!e || !e.getClientRects().length) return null;
-    const r = e.getBoundingClientRect();
-    return { left: r.left, top: r.top, right: r.right, bottom: r.bottom, width: r.width, height: r.height };
-  };
-  const row = document.querySelector(".controls .buttons");
+CONTROLS = "() => {\n" + VISIBLE_BOX_JS + """  const row = document.querySelector(".controls .buttons");
   const buttons = [...document.querySelectorAll(".controls button, #hints button")]
     .filter((b) => b.getClientRects().length && !b.closest("[hidden]"))
     .map((b) => {

@@ -18,6 +18,7 @@ __all__ = [
     "CHROMIUM_ARGS",
     "HAVE_PLAYWRIGHT",
     "TIMEOUT_MS",
+    "VISIBLE_BOX_JS",
     "browser_missing",
     "in_phase",
     "not_in_phase",
@@ -31,6 +32,15 @@ try:
     HAVE_PLAYWRIGHT = True
 except ImportError:  # pragma: no cover - depends on the environment
     HAVE_PLAYWRIGHT = False
+
+#: A page script's ``box(e)``: an element's box on the screen (left, top, right, bottom, width,
+#: height), or null when it is absent or shows nothing; the first lines of a function's body.
+VISIBLE_BOX_JS = """  const box = (e) => {
+    if (!e || !e.getClientRects().length) return null;
+    const r = e.getBoundingClientRect();
+    return { left: r.left, top: r.top, right: r.right, bottom: r.bottom, width: r.width, height: r.height };
+  };
+"""
 
 #: Debian's Chromium, which Playwright drives (tests marked ``browser``).
 CHROMIUM = Path("/usr/bin/chromium")
