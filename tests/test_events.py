@@ -4,6 +4,8 @@ the referee's adjustments, and event files refused."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from collections import defaultdict
 from fractions import Fraction
@@ -23,6 +25,7 @@ from gongzhu.duplicate.events import (
     parse_event,
     partnership,
     penalty_fits,
+    rankings_csv,
     score_event,
 )
 from gongzhu.duplicate.scoring import shown, standings
@@ -153,6 +156,40 @@ def test_a_mitchell_ranks_each_direction_apart() -> None:
     assert [r["field"] for r in out["rankings"]] == ["N–S", "E–W"]
     assert [r["entrant"] for r in out["rankings"][0]["rows"]] == ["A", "C", "B"]
     assert [r["entrant"] for r in out["rankings"][1]["rows"]] == ["Y", "X", "Z"]
+
+
+def test_the_rankings_as_csv_are_the_rankings_row_by_row() -> None:
+    """Every field in order, a row an entrant with its players and figures as shown; a name a
+    spreadsheet would take for a formula is kept as text."""
+    adjustments = [Penalty("A", -2.5, "late")]
+    out = score_event("mitchell", ["A", "B", "C", "X", "Y", "Z"], _pairs_board(), adjustments)
+    players = {"A": ["=cmd()", "Ann"], "B": ["Bo", "+1"], "Y": ["@y", "-y"]}
+    text = rankings_csv(out, players)
+    assert text.endswith("\r\n") and text.count("\r\n") == 7
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert list(rows[0]) == ["field", "rank", "entrant", "players", "boards", "matchpoints", "top", "percent",
+                             "steps", "penalty"]
+    expected = [(ranking["field"], r) for ranking in out["rankings"] for r in ranking["rows"]]
+    assert [(row["field"], row["entrant"]) for row in rows] == [(f, r["entrant"]) for f, r in expected]
+    for row, (_, r) in zip(rows, expected, strict=True):
+        assert (int(row["rank"]), int(row["matchpoints"]), int(row["top"]), int(row["steps"])) == (
+            r["rank"], r["matchpoints"], r["top"], r["steps"])
+        assert row["percent"] == f"{r['percent']:.2f}"
+    a = next(row for row in rows if row["entrant"] == "A")
+    assert (a["players"], a["penalty"]) == ("'=cmd() / Ann", "-2.50")
+    assert next(row for row in rows if row["entrant"] == "B")["players"] == "Bo / +1"
+    assert next(row for row in rows if row["entrant"] == "Y")["players"] == "'@y / -y"
+    assert next(row for row in rows if row["entrant"] == "C")["players"] == ""
+
+
+def test_a_team_events_rankings_as_csv() -> None:
+    out = score_event("teams", ["=Red", "Blue"], [
+        tr(1, 1, 1, ("=Red", "Blue", "=Red", "Blue"), (-100, 0, 0, 100), match=1),
+        tr(1, 2, 1, ("Blue", "=Red", "Blue", "=Red"), (0, 0, 0, 0), match=1)])
+    rows = list(csv.reader(io.StringIO(rankings_csv(out, {"=Red": ["a", "b", "c", "d"]}))))
+    assert rows == [["field", "rank", "entrant", "players", "matches", "match_points", "points", "byes"],
+                    ["teams", "1", "Blue", "", "1", "2", "100", "0"],
+                    ["teams", "2", "'=Red", "a / b / c / d", "1", "0", "-100", "0"]]
 
 
 def test_a_pairs_penalty_and_a_correction_in_order() -> None:
@@ -320,6 +357,13 @@ def test_the_referee_scores_the_night_again_from_its_records(
     assert main(["event", str(file), "--score", str(path)]) == 0
     text = capsys.readouterr().out
     assert "1. correction, round" in text and "满贯 not written" in text and "2. penalty (罚分) Pair 2 -12.5" in text
+    assert main(["event", str(file), "--csv", "--score", str(path)]) == 0
+    printed = capsys.readouterr()
+    rows = list(csv.DictReader(io.StringIO(printed.out)))
+    assert [(r["rank"], r["entrant"], r["percent"], r["penalty"]) for r in rows] == [
+        (str(r["rank"]), r["entrant"], f"{r['percent']:.2f}", f"{r['penalty']:.2f}")
+        for r in again["rankings"][0]["rows"]]
+    assert next(r for r in rows if r["entrant"] == "Pair 2")["players"] and printed.err == ""
 
 
 @pytest.mark.parametrize("kind", list(EVENTS))

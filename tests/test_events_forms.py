@@ -16,6 +16,8 @@ percentage by its penalty and a table's raw scores by a correction, and publishe
 from __future__ import annotations
 
 import contextlib
+import csv
+import io
 import json
 import random
 import time
@@ -456,6 +458,24 @@ def check_over(n: Night) -> list[Message]:
     return records
 
 
+def check_rankings_csv(n: Night, event: dict[str, Any], provisional: str) -> None:
+    """The rankings' download, to a stranger, holds the summary's rankings row by row (a
+    Mitchell's N–S field, then its E–W) with each pair's players, named provisional until the
+    results are published."""
+    got = n.stranger.http.get(f"{n.url}/rankings.csv")
+    assert got.status_code == 200 and got.headers["content-type"].startswith("text/csv; charset=utf-8")
+    assert got.headers["content-disposition"] == (
+        f'attachment; filename="gongzhu-{event["id"]}-rankings{provisional}.csv"')
+    assert got.content.startswith("\ufeff".encode()) and event["rankings_url"] == f"{n.url}/rankings.csv"
+    rows = list(csv.DictReader(io.StringIO(got.content.decode("utf-8-sig"))))
+    players = {name: " / ".join(who) for name, who in n.entrants}
+    assert [(r["field"], int(r["rank"]), r["entrant"], r["players"], r["percent"], float(r["penalty"]))
+            for r in rows] == [
+        (ranking["field"], r["rank"], r["entrant"], players[r["entrant"]], f"{r['percent']:.2f}", r["penalty"])
+        for ranking in event["rankings"] for r in ranking["rows"]]
+    assert {r["field"] for r in rows} == {"N–S", "E–W"}
+
+
 # ---------------------------------------------------------------------- the forms
 
 
@@ -521,9 +541,12 @@ def test_a_mitchell_of_five_pairs_with_a_sit_out_each_round(server: LiveServer) 
     assert (entry["by"], entry["action"], entry["reason"]) == ("Referee", "correction", "the pig at the wrong seat")
     assert entry["details"] == {"round": where[0], "table": where[1], "board": board, "raw": raw}
 
+    check_rankings_csv(n, fixed, "-provisional")
+
     published = n.organiser.http.post(f"{n.url}/publish")
     assert published.status_code == 200 and published.json()["published"] and not published.json()["provisional"]
     check_pairs(n.summary(), records, corrected={where: raw}, penalties={"Ash": -7.5})
+    check_rankings_csv(n, n.summary(), "")
     refused(n.organiser.http.post(desk, json={"type": "penalty", "entrant": "Elm", "points": -1, "reason": "late"}),
             409, "event.published")
 

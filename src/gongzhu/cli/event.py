@@ -7,7 +7,8 @@ seed, the boards a round, the rounds and the entrants; computers play every seat
 from the seed (:mod:`gongzhu.rules.boards`), seats every round (:mod:`gongzhu.duplicate.movements`;
 a Swiss of teams pairs each round by the standings so far), plays every board at every table,
 writes each deal's record (R11 ``gongzhu-deal/2`` with ``players`` and ``seating``) and prints
-the results: rankings, travellers or matches, and the referee's adjustments in order.  The
+the results: rankings, travellers or matches, and the referee's adjustments in order (``--json``:
+all of it as JSON; ``--csv``: the rankings as CSV).  The
 results are computed from the records written (:func:`gongzhu.duplicate.events.table_result_of`),
 so the records and the file's adjustments determine them; ``--score RECORDS`` scores an event
 again from its records (each re-checked by replay) without playing, for instance after the
@@ -35,6 +36,7 @@ from gongzhu.duplicate.events import (
     TableResult,
     movement_of,
     parse_event,
+    rankings_csv,
     score_event,
     swiss_pairing,
     swiss_sittings,
@@ -74,7 +76,11 @@ def register(subparsers: Any) -> None:
                    help="where the records go (default: FILE with .records.jsonl for its suffix); a new file")
     p.add_argument("--score", metavar="RECORDS", default=None,
                    help="do not play: score the event again from these records (checked by replay)")
-    p.add_argument("--json", action="store_true", help="print the results as JSON")
+    shape = p.add_mutually_exclusive_group()
+    shape.add_argument("--json", action="store_true", help="print the results as JSON")
+    shape.add_argument("--csv", action="store_true",
+                       help="print only the rankings, as CSV (a row an entrant; the records' file is named on "
+                            "standard error)")
     p.set_defaults(run=run)
 
 
@@ -327,8 +333,15 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(out, ensure_ascii=False, indent=2))
         return 0
+    written = (f"{len(records)} deal records in {target}; board set commitment {out['boards']['commitment']}"
+               if target is not None else None)
+    if args.csv:
+        sys.stdout.write(rankings_csv(results, {e.name: [p.name for p in e.players] for e in spec.entrants}))
+        if written is not None:
+            print(written, file=sys.stderr)
+        return 0
     print(results_text(spec, results))
-    if target is not None:
-        print(f"\n{len(records)} deal records in {target}; board set commitment {out['boards']['commitment']}")
+    if written is not None:
+        print(f"\n{written}")
     return 0
 

@@ -26,12 +26,16 @@ results as JSON:
   total in that round's match, a pair's or player's percentage), a correction replaces one
   table's raw scores on a board; both keep their reason, and the results list them in order.
 
+:func:`rankings_csv` writes the rankings as a spreadsheet reads them (CSV, one row an entrant).
+
 May import the rules core (``gongzhu.rules``) and this package; no players, no records module:
 a deal record is read here as the JSON object it is.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -75,6 +79,7 @@ __all__ = [
     "parse_event",
     "partnership",
     "penalty_fits",
+    "rankings_csv",
     "score_event",
     "swiss_pairing",
     "swiss_sittings",
@@ -692,3 +697,47 @@ def score_event(
         raise EventError(f"the form is one of {', '.join(FORMS)}, not {form!r}")
     log = [{"n": i + 1, **_adjustment_json(a)} for i, a in enumerate(adjustments)]
     return {"form": form, **out, "adjustments": log}
+
+
+# ------------------------------------------------------------------------------ the rankings as CSV
+
+#: The columns of :func:`rankings_csv`: a team event's, and a pairs or individual event's.
+TEAM_COLUMNS: Final = ("field", "rank", "entrant", "players", "matches", "match_points", "points", "byes")
+FIELD_COLUMNS: Final = ("field", "rank", "entrant", "players", "boards", "matchpoints", "top", "percent", "steps",
+                        "penalty")
+
+
+def _cell(value: object, hundredths: bool = False) -> str:
+    """A value as a spreadsheet cell: a number as written (``hundredths``: to two decimals, as a
+    percentage is shown; else whole points without ``.0``), text that a spreadsheet would read as
+    a formula (``=``, ``+``, ``-``, ``@``, a tab or a line break first) behind an apostrophe."""
+    if value is None:
+        return ""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if hundredths:
+            return f"{value:.2f}"
+        return str(int(value)) if float(value).is_integer() else f"{value:.2f}".rstrip("0")
+    text = str(value)
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r", "\n") else text
+
+
+def rankings_csv(scored: Mapping[str, Any], players: Mapping[str, Sequence[str]] | None = None) -> str:
+    r"""The rankings of :func:`score_event`'s ``scored`` as CSV text (RFC 4180, CRLF line ends):
+    a header row, then one row an entrant in each field's order (a Mitchell's N–S field, then
+    its E–W).  ``players`` names each entrant's players (joined with `` / ``); a percentage and
+    a pair's or player's penalty (percentage points) have two decimals, as shown.
+
+    >>> rankings_csv({"form": "teams", "rankings": [{"field": "teams", "rows": [
+    ...     {"rank": 1, "entrant": "=Reds", "matches": 1, "match_points": 2, "points": 40.0, "byes": 0}]}]},
+    ...     {"=Reds": ["Ann", "Bo", "Cy", "Di"]}).split("\r\n")
+    ['field,rank,entrant,players,matches,match_points,points,byes', "teams,1,'=Reds,Ann / Bo / Cy / Di,1,2,40,0", '']
+    """
+    columns = TEAM_COLUMNS if scored.get("form") == "teams" else FIELD_COLUMNS
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(columns)
+    for ranking in scored["rankings"]:
+        for row in ranking["rows"]:
+            values = {"field": ranking["field"], "players": " / ".join((players or {}).get(row["entrant"], ())), **row}
+            writer.writerow([_cell(values.get(c), c in ("percent", "penalty")) for c in columns])
+    return out.getvalue()

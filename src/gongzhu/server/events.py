@@ -39,7 +39,8 @@ movement, individuals on the individual movement — on the store's ``events``, 
 Routes (docs/web-protocol.md, Events): ``GET /event/{id}`` (the page), ``GET /api/events`` (the
 events of the person asking), ``POST /api/events``, ``GET /api/events/{id}``,
 ``POST /api/events/{id}/start``, ``POST /api/events/{id}/adjustments``,
-``POST /api/events/{id}/publish``, ``GET /api/events/{id}/records.jsonl``.
+``POST /api/events/{id}/publish``, ``GET /api/events/{id}/records.jsonl``,
+``GET /api/events/{id}/rankings.csv``.
 
 Imports the store, the table's protocol, the registry, the identity, the bodies, the wire, the
 rules core, :mod:`gongzhu.duplicate`, :mod:`gongzhu.jsontext` and the message catalog.
@@ -79,6 +80,7 @@ from gongzhu.duplicate.events import (
     movement_of,
     partnership,
     penalty_fits,
+    rankings_csv,
     score_event,
     swiss_pairing,
     swiss_sittings,
@@ -1190,6 +1192,15 @@ class Events:
         event = self.get(event_id)
         return self._complete(event, self._played(event))
 
+    def rankings_csv(self, event_id: str) -> tuple[str, bool]:
+        """The rankings over the boards every table has played as CSV text (to anyone, as the
+        summary shows them), and whether they are published (False: provisional)."""
+        event = self.get(event_id)
+        played = self._played(event)
+        scored = self._score(event, played, self._records(played), self._adjustments(self._log(event)))
+        players = {e["name"]: [p[1] for p in e["players"]] for e in event.entrants}
+        return rankings_csv(scored, players), event.published is not None
+
     def mine(self, user: User | None) -> list[dict[str, Any]]:
         """The events ``user`` organises or plays in and not published yet, newest first, with
         where they sit now (``GET /api/events``: the lobby's list)."""
@@ -1319,6 +1330,7 @@ class Events:
             "adjustments": scored["adjustments"],
             **self._shown_log(event, log_entries, complete_boards, desk),
             "records_url": f"/api/events/{event.id}/records.jsonl",
+            "rankings_url": f"/api/events/{event.id}/rankings.csv",
             "me": {"organiser": user == event.organiser, "referee": desk, "entrant": me_entrant, "now": now,
                    "table": now["url"] if now is not None else None},
         }
@@ -1475,6 +1487,17 @@ def routes(store: Store, tables: Tables, identity: Identity, page: Callable[[Req
                         headers={"Content-Disposition": f'attachment; filename="gongzhu-{event_id}.jsonl"',
                                  "Cache-Control": "no-store"})
 
+    async def rankings(request: Request) -> Response:
+        event_id = request.path_params["event_id"]
+        try:
+            text, published = events.rankings_csv(event_id)
+        except EventRefused as e:
+            return refused(e)
+        name = f"gongzhu-{event_id}-rankings{'' if published else '-provisional'}.csv"
+        # (a byte-order mark first, so that a spreadsheet reads the names as UTF-8)
+        return Response("\ufeff" + text, media_type="text/csv; charset=utf-8; header=present",
+                        headers={"Content-Disposition": f'attachment; filename="{name}"', "Cache-Control": "no-store"})
+
     return [
         Route("/event/{event_id}", one_page),
         Route("/api/events", mine, methods=["GET"]),
@@ -1487,4 +1510,5 @@ def routes(store: Store, tables: Tables, identity: Identity, page: Callable[[Req
         Route("/api/events/{event_id}/rulings", posted(events.rule, 202), methods=["POST"]),
         Route("/api/events/{event_id}/publish", posted(lambda e, u, _b: events.publish(e, u)), methods=["POST"]),
         Route("/api/events/{event_id}/records.jsonl", records),
+        Route("/api/events/{event_id}/rankings.csv", rankings),
     ]

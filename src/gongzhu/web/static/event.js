@@ -333,6 +333,7 @@ function drawRankings(s) {
     }))));
     return block;
   }));
+  $("event-rankings-csv").href = s.rankings_url;
   $("rankings-note").textContent = t(`event.rankingsNote.${s.form === "teams" ? "teams" : s.form === "individual" ? "individual" : s.form}`);
   // Before any board has been played at every table there is nothing to rank by.
   $("rankings-section").hidden = !s.board_results.some((row) => row.complete) || !fields.some((field) => field.rows.length);
