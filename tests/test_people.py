@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import func, insert, select, update
 
-from gongzhu.server.store import REPORTS
+from gongzhu.server.people import INVITATION_MINUTES, INVITATIONS_AT_ONCE
+from gongzhu.server.store import INVITATIONS, REPORTS
 from helpers.database import STORES
 from helpers.live import Someone, account
 from helpers.servers import LiveServer
@@ -143,6 +145,64 @@ def test_a_friend_is_invited_to_a_table_and_dismisses_it(server: LiveServer) -> 
     assert people(cy)["invitations"] == []  # nothing of Ann's private table reaches anyone else
     assert ann.http.post(f"/api/tables/{private['table_id']}/invite", content=b"{",
                          headers={"Content-Type": "application/json"}).status_code == 400
+
+
+def _aged(server: LiveServer, minutes: float, **which: Any) -> None:
+    """Make the stored invitations matching ``which`` (columns) ``minutes`` older, as if that
+    time had passed since they were sent (and dismissed)."""
+    table = INVITATIONS
+    with server.app.state.store.engine.begin() as c:
+        for row in c.execute(select(table).where(*(table.c[k] == v for k, v in which.items()))).all():
+            def earlier(stamp: str | None) -> str | None:
+                return None if stamp is None else (datetime.fromisoformat(stamp)
+                                                   - timedelta(minutes=minutes)).isoformat()
+            c.execute(update(table).where(table.c.id == row.id).values(created=earlier(row.created),
+                                                                       dismissed=earlier(row.dismissed)))
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_a_dismissed_invitation_is_not_sent_again_and_invitations_are_bounded(server: LiveServer) -> None:
+    ann, bo = account(server, "Ann"), account(server, "Bo")
+    ann.http.post("/api/people/Bo/friend")
+    bo.http.post("/api/people/Ann/friend")
+    table = new_table(ann, visibility="private", turn_seconds=30)["table_id"]
+    invite = f"/api/tables/{table}/invite"
+    assert ann.http.post(invite, json={"name": "Bo"}).status_code == 201
+    first = people(bo)["invitations"]
+    # asked again at once: the same invitation, not a new one at the top
+    assert ann.http.post(invite, json={"name": "Bo"}).status_code == 201
+    assert people(bo)["invitations"] == first
+    # a minute later it comes back to the top, a new one in place of the old
+    _aged(server, 1.5, from_user=ann.id)
+    assert ann.http.post(invite, json={"name": "Bo"}).status_code == 201
+    again = people(bo)["invitations"]
+    assert len(again) == 1 and again[0]["created"] > first[0]["created"]
+    # dismissed, it is not sent again while it would have shown
+    assert bo.http.delete(f"/api/people/invitations/{again[0]['id']}").json() == {"dismissed": True}
+    assert people(bo)["invitations"] == []
+    refused(ann.http.post(invite, json={"name": "Bo"}), 409, "server.people_invitation_dismissed")
+    assert people(bo)["invitations"] == []
+    _aged(server, INVITATION_MINUTES + 1, from_user=ann.id)
+    assert ann.http.post(invite, json={"name": "Bo"}).status_code == 201
+    assert len(people(bo)["invitations"]) == 1
+
+    # at most INVITATIONS_AT_ONCE of one person's show at a time: the rest wait for some to age
+    now = datetime.now(UTC)
+    with server.app.state.store.engine.begin() as c:
+        for n in range(INVITATIONS_AT_ONCE - 1):
+            c.execute(insert(INVITATIONS).values(to_user=bo.id, from_user=ann.id, match_id=f"m-{n}",
+                                                 url=f"/table/m-{n}", created=now.isoformat()))
+        c.execute(insert(INVITATIONS).values(to_user=bo.id, from_user=ann.id, match_id="m-old",
+                                             url="/table/m-old", created=(now - timedelta(days=2)).isoformat()))
+    other = new_table(ann, turn_seconds=30)["table_id"]
+    refused(ann.http.post(f"/api/tables/{other}/invite", json={"name": "Bo"}), 429, "server.people_invitations_many")
+    assert len(people(bo)["invitations"]) == INVITATIONS_AT_ONCE
+    _aged(server, INVITATION_MINUTES + 1, match_id="m-0")
+    assert ann.http.post(f"/api/tables/{other}/invite", json={"name": "Bo"}).status_code == 201
+    assert len(people(bo)["invitations"]) == INVITATIONS_AT_ONCE
+    with server.app.state.store.engine.connect() as c:  # what stopped showing a day ago is gone
+        assert c.execute(select(func.count()).select_from(INVITATIONS).where(
+            INVITATIONS.c.match_id == "m-old")).scalar_one() == 0
 
 
 def test_the_host_has_a_person_leave_a_seat_before_the_start(server: LiveServer) -> None:

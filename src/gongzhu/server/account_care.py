@@ -416,7 +416,8 @@ class AccountCare:
             "reports": [{"name": who.get(r.reported), "match_id": r.match_id, "reason": r.reason, "created": r.created}
                         for r in reports],
             "invitations": [{"from": who.get(i.from_user), "to": who.get(i.to_user), "match_id": i.match_id,
-                             "url": i.url, "created": i.created} for i in invitations],
+                             "url": i.url, "created": i.created, "dismissed": i.dismissed}
+                            for i in invitations],
             "matches": matches,
             # The reviews kept for the person's accuracy (docs/review.md, Across many deals), whole.
             "reviews": [{"match_id": r.match_id, "deal": int(r.deal_index), "seat": r.seat, "played": r.played,

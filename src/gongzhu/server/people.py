@@ -12,7 +12,9 @@ table, on the store's tables ``friends``, ``blocks``, ``reports`` and ``invitati
   made and never shown.  ``DELETE`` lifts the block.
 - ``POST /api/people/{name}/report`` ``{"reason", "match_id"}``: kept for the operator.
 - ``POST /api/tables/{id}/invite`` ``{"name"}``: a friend is asked to the caller's table (shown
-  in their lobby); ``DELETE /api/people/invitations/{n}`` dismisses one.
+  in their lobby; asked again, it comes back to the top); ``DELETE /api/people/invitations/{n}``
+  dismisses one, and its sender cannot send it again while it would have shown.  At most
+  :data:`INVITATIONS_AT_ONCE` of one person's invitations show at a time.
 
 Only accounts have friends (a guest's name is not theirs to keep): a guest is refused with a
 catalog message.  Every refusal a player reads is one.
@@ -28,7 +30,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import delete, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from starlette.requests import Request
 from starlette.responses import Response
@@ -42,12 +44,18 @@ from gongzhu.server.identity import AccountError, Identity, User, login_key
 from gongzhu.server.store import BLOCKS, FRIENDS, INVITATIONS, MATCHES, REPORTS, USERS, Store, friends_among
 from gongzhu.server.wire import personal_answer, plain_error
 
-__all__ = ["INVITATION_MINUTES", "ONLINE_SECONDS", "REPORTS_A_DAY", "REPORTS_OF_ONE", "People", "routes"]
+__all__ = ["INVITATIONS_AT_ONCE", "INVITATION_MINUTES", "INVITE_AGAIN_SECONDS", "ONLINE_SECONDS", "REPORTS_A_DAY",
+           "REPORTS_OF_ONE", "People", "routes"]
 
 #: Someone who asked for their people within this many seconds is online.
 ONLINE_SECONDS = 60
 #: An invitation is shown this long.
 INVITATION_MINUTES = 30
+#: How many invitations one person may have showing at once (sent within INVITATION_MINUTES).
+INVITATIONS_AT_ONCE = 20
+#: An invitation asked again sooner than this after the last stays as it was (not brought back
+#: to the top of the list).
+INVITE_AGAIN_SECONDS = 60
 #: How many friends, requests and blocks a person may keep, each.
 MOST = 500
 #: How many reports a person may make in a day, and how many of them about one person (the
@@ -174,18 +182,46 @@ class People:
     # ------------------------------------------------------------------ invitations
 
     def invite(self, me: str, other: str, match_id: str, url: str) -> None:
-        """Ask the friend ``other`` to the table ``match_id`` (its address ``url``)."""
+        """Ask the friend ``other`` to the table ``match_id`` (its address ``url``): a new
+        invitation, or the one already showing brought back to the top (unless it was asked less
+        than :data:`INVITE_AGAIN_SECONDS` ago: it stays as it was).  Refused when ``other`` is no
+        friend, dismissed an invitation from ``me`` to this table while it would still show, or
+        when ``me`` has :data:`INVITATIONS_AT_ONCE` showing already."""
+        now = self.now()
+        shown_since = (now - timedelta(minutes=INVITATION_MINUTES)).isoformat()
         with self.store.engine.begin() as c:
             if other not in friends_among(c, me, [other]):
                 raise AccountError(409, Text.of("server.people_not_friends"))
-            c.execute(delete(INVITATIONS).where(INVITATIONS.c.to_user == other, INVITATIONS.c.from_user == me,
-                                                INVITATIONS.c.match_id == match_id))
+            # what the person asked was shown of this table, newest first
+            earlier = c.execute(select(INVITATIONS.c.created, INVITATIONS.c.dismissed).where(
+                INVITATIONS.c.to_user == other, INVITATIONS.c.from_user == me, INVITATIONS.c.match_id == match_id,
+                INVITATIONS.c.created >= shown_since).order_by(INVITATIONS.c.created.desc())).first()
+            if earlier is not None and earlier.dismissed is not None:
+                raise AccountError(409, Text.of("server.people_invitation_dismissed", minutes=INVITATION_MINUTES))
+            if earlier is not None and earlier.created >= (now - timedelta(seconds=INVITE_AGAIN_SECONDS)).isoformat():
+                return
+            showing = c.execute(select(func.count()).select_from(INVITATIONS).where(
+                INVITATIONS.c.from_user == me, INVITATIONS.c.created >= shown_since,
+                INVITATIONS.c.dismissed.is_(None),
+                ~((INVITATIONS.c.to_user == other) & (INVITATIONS.c.match_id == match_id)))).scalar_one()
+            if showing >= INVITATIONS_AT_ONCE:
+                raise AccountError(429, Text.of("server.people_invitations_many", n=INVITATIONS_AT_ONCE,
+                                                minutes=INVITATION_MINUTES))
+            # the same table's earlier invitation goes, and so do the sender's that stopped showing
+            # a day ago (kept until then: a dismissal holds while the invitation would show)
+            c.execute(delete(INVITATIONS).where(INVITATIONS.c.from_user == me, or_(
+                (INVITATIONS.c.to_user == other) & (INVITATIONS.c.match_id == match_id),
+                INVITATIONS.c.created < (now - timedelta(days=1)).isoformat())))
             c.execute(insert(INVITATIONS).values(to_user=other, from_user=me, match_id=match_id, url=url,
-                                                 created=self.now().isoformat()))
+                                                 created=now.isoformat()))
 
     def dismiss(self, me: str, invitation: int) -> None:
+        """The person's invitation ``invitation`` shows no more; the same table is not offered
+        again by its sender while it would have shown."""
         with self.store.engine.begin() as c:
-            c.execute(delete(INVITATIONS).where(INVITATIONS.c.id == invitation, INVITATIONS.c.to_user == me))
+            c.execute(update(INVITATIONS).where(INVITATIONS.c.id == invitation, INVITATIONS.c.to_user == me,
+                                                INVITATIONS.c.dismissed.is_(None))
+                      .values(dismissed=self.now().isoformat()))
 
     # ------------------------------------------------------------------ the list
 
@@ -209,7 +245,8 @@ class People:
             invitations = c.execute(
                 select(INVITATIONS.c.id, INVITATIONS.c.url, INVITATIONS.c.created, USERS.c.name)
                 .join(USERS, USERS.c.id == INVITATIONS.c.from_user)
-                .where(INVITATIONS.c.to_user == me, INVITATIONS.c.created >= shown_since)
+                .where(INVITATIONS.c.to_user == me, INVITATIONS.c.created >= shown_since,
+                       INVITATIONS.c.dismissed.is_(None))
                 .order_by(INVITATIONS.c.created.desc())).all()
             friend_ids = [r.other_id for r in mine if r.state == "friends"]
             tables = self._tables(c, friend_ids)

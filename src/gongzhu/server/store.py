@@ -250,10 +250,12 @@ INVITATIONS = Table(
     "invitations", METADATA,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("to_user", ForeignKey("users.id"), nullable=False, index=True),
-    Column("from_user", ForeignKey("users.id"), nullable=False),
+    Column("from_user", ForeignKey("users.id"), nullable=False, index=True),
     Column("match_id", String(64), nullable=False),
     Column("url", String(200), nullable=False),
     Column("created", String(40), nullable=False),
+    # when the person asked dismissed it: it shows no more, nor comes again (revision 0019)
+    Column("dismissed", String(40)),
 )
 
 #: A warning, mute, suspension or ban of a person by an operator (gongzhu.server.moderation):
