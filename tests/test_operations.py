@@ -10,24 +10,34 @@ PostgreSQL of their own to stop, are marked ``postgres`` (as ``test_cluster.py``
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
 import socket
 import sqlite3
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from gongzhu.server import create_app
+from gongzhu.server.app import SESSION_RECHECK
 from gongzhu.server.migrations import HEAD
+from gongzhu.server.store import Store
 from helpers.client import LOCAL, Browser, LocalClient, local_client, new_match, random_exposures
 from helpers.database import ThrowawayPostgres
+from helpers.live import Someone
+from helpers.servers import LiveServer
 
 REDIS = os.environ.get("GONGZHU_TEST_REDIS", "redis://127.0.0.1:6379/0")
 
@@ -141,6 +151,118 @@ def _free_port() -> int:
         s.bind(("127.0.0.1", 0))
         port: int = s.getsockname()[1]
     return port
+
+
+class Relay:
+    """A TCP relay on loopback to the PostgreSQL of ``pg_url`` (a throwaway server's Unix socket,
+    :class:`~helpers.database.ThrowawayPostgres`): it passes bytes both ways until :meth:`hush`, then
+    holds every connection open — old and new — and passes nothing (a database that takes
+    connections and never answers: a hung server, a half-dead network path) until :meth:`speak`."""
+
+    def __init__(self, pg_url: str) -> None:
+        url = make_url(pg_url)
+        self.target = f"{url.query['host']}/.s.PGSQL.{url.query['port']}"
+        #: the database's URL through the relay
+        self.url = f"postgresql+psycopg://{url.username}@127.0.0.1:{{port}}/{url.database}"
+        self.quiet = threading.Event()
+        self.done = threading.Event()
+        self.sockets: list[socket.socket] = []
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port: int = self.listener.getsockname()[1]
+        self.url = self.url.format(port=self.port)
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while not self.done.is_set():
+            try:
+                near, _ = self.listener.accept()
+            except OSError:
+                return
+            self.sockets.append(near)
+            if self.quiet.is_set():
+                continue  # taken, never answered
+            far = socket.socket(socket.AF_UNIX)
+            far.connect(self.target)
+            self.sockets.append(far)
+            for a, b in ((near, far), (far, near)):
+                threading.Thread(target=self._pass, args=(a, b), daemon=True).start()
+
+    def _pass(self, source: socket.socket, sink: socket.socket) -> None:
+        try:
+            while data := source.recv(65536):
+                while self.quiet.is_set() and not self.done.is_set():
+                    time.sleep(0.05)  # held: nothing more gets through
+                if self.done.is_set():
+                    return
+                sink.sendall(data)
+        except OSError:
+            return
+
+    def hush(self) -> None:
+        self.quiet.set()
+
+    def speak(self) -> None:
+        self.quiet.clear()
+
+    def close(self) -> None:
+        self.done.set()
+        self.listener.close()
+        for sock in self.sockets:
+            with contextlib.suppress(OSError):
+                sock.close()
+
+
+@pytest.mark.postgres
+def test_a_database_that_never_answers_is_given_up_on(pg_url: str) -> None:
+    """A store whose PostgreSQL takes the connection and says nothing fails (a 503 to whoever
+    asked) instead of waiting for ever."""
+    relay = Relay(pg_url)
+    relay.hush()
+    failed: list[BaseException] = []
+
+    def open_store() -> None:
+        try:
+            store = Store(relay.url)
+            with store.engine.connect():
+                pass
+        except BaseException as e:  # noqa: BLE001 — what the attempt ended with is the test's answer
+            failed.append(e)
+
+    attempt = threading.Thread(target=open_store, daemon=True)
+    try:
+        attempt.start()
+        attempt.join(60)  # (a bound on the test, not a measure: the store gives up after 3 s)
+        assert not attempt.is_alive(), "the store still waits for a database that never answers"
+        assert failed and isinstance(failed[0], OperationalError), failed
+    finally:
+        relay.close()
+
+
+@pytest.mark.postgres
+def test_health_answers_while_the_database_hangs(pg_url: str, tmp_path: Path) -> None:
+    """With the database hung under its open connections, a server of several (Redis) goes on
+    answering ``/healthz`` while its sessions' periodic check waits on the database: that check
+    reads in a thread, not on the event loop every table and page share."""
+    relay = Relay(pg_url)
+    server = LiveServer(relay.url, static_dir=tmp_path / "no-static", redis_url=REDIS)
+    try:
+        with server:
+            person = Someone(server)
+            made = person.http.post("/api/tables", json={"turn_seconds": None, "expose_seconds": None})
+            assert made.status_code == 201, made.text
+            table = made.json()["table_id"]
+            live = person.connect(table)  # an open connection: the periodic check reads its session
+            live.until(lambda state: state.get("phase") == "waiting")
+            relay.hush()
+            time.sleep(SESSION_RECHECK * 1.5)  # the check has begun, and waits on the database
+            for _ in range(3):
+                answer = httpx.get(f"{server.base}/healthz", timeout=SESSION_RECHECK)
+                assert answer.status_code == 200 and answer.json() == {"ok": True}
+            relay.speak()  # the database answers again: what waited goes on, and so does the server
+            assert person.http.get("/api/me").json()["id"] == person.id
+            live.close()
+    finally:
+        relay.close()
 
 
 def test_readyz_refuses_while_redis_is_away(tmp_path: Path) -> None:

@@ -76,7 +76,7 @@ from gongzhu.server.challenge_api import routes as challenge_routes
 from gongzhu.server.challenges import LEVEL, PAR_REPLAYS, Challenges
 from gongzhu.server.cluster import Cluster
 from gongzhu.server.events import routes as event_routes
-from gongzhu.server.identity import Identity
+from gongzhu.server.identity import Identity, User
 from gongzhu.server.logs import RequestIds
 from gongzhu.server.metrics import Metrics
 from gongzhu.server.moderation import Moderation
@@ -109,6 +109,10 @@ if TYPE_CHECKING:
     from gongzhu.review import Budget
 
 __all__ = ["STATIC_DIR", "config", "create_app", "match_summary"]
+
+#: What the session check found of one connection: the person its session is of now (None: the
+#: session ended), and why that person may not play (None: they may).
+_Found = tuple[User | None, Text | None]
 
 log = logging.getLogger("gongzhu.server")
 
@@ -315,33 +319,38 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
     #: session lasts.
     lobby_watched: dict[Outbox, WebSocket] = {}
 
-    def recheck(user_id: str | None = None) -> None:
-        """Close this server's table connections (of ``user_id``; of everyone without) whose
-        session ended: the page is told so (``server.session_ended``) and closed with 4401 — or,
-        for a person suspended or banned, told why and closed with 4403 (it does not come back);
-        one that knows its person by a name they no longer have is told so
-        (``server.name_changed``) and closed with 4401 too, to connect again under the new one.
-        A lobby connection whose session ended goes on as nobody's (no event's news)."""
-        for outbox, websocket in list(lobby_watched.items()):
-            if user_id is not None and tables.lobby.people.get(outbox) != user_id:
-                continue
-            try:
-                user = identity.user_for(websocket)
-            except DBAPIError:
-                return
-            if user is None or user.id != tables.lobby.people.get(outbox):
+    def looked_up(lobbies: list[tuple[Outbox, WebSocket]], connections: list[tuple[Connection, WebSocket]],
+                  ) -> tuple[dict[Outbox, _Found], dict[Connection, _Found]] | None:
+        """The database's side of :func:`recheck` — whose session each connection still is, and
+        whether a person whose session ended is suspended or banned — with nothing changed; None
+        when the database is away (nothing to tell yet).  Touches no connection, so it runs in a
+        thread as well as on the event loop."""
+        try:
+            lobby_found: dict[Outbox, _Found] = {outbox: (identity.user_for(ws), None) for outbox, ws in lobbies}
+            table_found: dict[Connection, _Found] = {}
+            for connection, ws in connections:
+                user = identity.user_for(ws)
+                barred = moderation.barred(connection.person.id) if user is None or user.id != connection.person.id \
+                    else None
+                table_found[connection] = (user, barred)
+        except DBAPIError:
+            return None
+        return lobby_found, table_found
+
+    def told_of(found: tuple[dict[Outbox, _Found], dict[Connection, _Found]] | None) -> None:
+        """The connections' side of :func:`recheck`: each connection whose session ended (or whose
+        person's name changed) since :func:`looked_up` is told and closed, unless it closed meanwhile."""
+        if found is None:
+            return
+        for outbox, (user, _) in found[0].items():
+            if outbox in lobby_watched and (user is None or user.id != tables.lobby.people.get(outbox)):
                 lobby_watched.pop(outbox, None)
                 tables.lobby.people.pop(outbox, None)
-        for connection, websocket in list(watched.items()):
-            if user_id is not None and connection.person.id != user_id:
+        for connection, (user, barred) in found[1].items():
+            if connection not in watched:
                 continue
-            try:
-                user = identity.user_for(websocket)
-            except DBAPIError:  # the database is away: nothing to tell yet
-                return
             if user is None or user.id != connection.person.id:
                 watched.pop(connection, None)
-                barred = moderation.barred(connection.person.id)
                 if barred is not None:
                     connection.outbox.put(encode(refusal(barred)))
                     connection.outbox.close(4403, "suspended or banned")
@@ -352,6 +361,25 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
                 watched.pop(connection, None)
                 connection.outbox.put(encode(refusal(Text.of("server.name_changed", name=user.name))))
                 connection.outbox.close(4401, "the name changed")
+
+    def of_whom(user_id: str | None) -> tuple[list[tuple[Outbox, WebSocket]], list[tuple[Connection, WebSocket]]]:
+        """The open lobby and table connections here (of ``user_id``; of everyone without)."""
+        lobbies = [(o, ws) for o, ws in lobby_watched.items() if user_id in (None, tables.lobby.people.get(o))]
+        return lobbies, [(c, ws) for c, ws in watched.items() if user_id in (None, c.person.id)]
+
+    def recheck(user_id: str | None = None) -> None:
+        """Close this server's table connections (of ``user_id``; of everyone without) whose
+        session ended: the page is told so (``server.session_ended``) and closed with 4401 — or,
+        for a person suspended or banned, told why and closed with 4403 (it does not come back);
+        one that knows its person by a name they no longer have is told so
+        (``server.name_changed``) and closed with 4401 too, to connect again under the new one.
+        A lobby connection whose session ended goes on as nobody's (no event's news)."""
+        told_of(looked_up(*of_whom(user_id)))
+
+    async def recheck_off_the_loop() -> None:
+        """:func:`recheck` of every connection with the database read in a thread: a database
+        slow to answer holds no table, page or health check of this server meanwhile."""
+        told_of(await asyncio.to_thread(looked_up, *of_whom(None)))
 
     identity.on_ended = recheck
     moderation = Moderation(store, identity, tables, now)
@@ -372,7 +400,7 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         while True:
             await asyncio.sleep(seconds)
             try:
-                recheck()
+                await recheck_off_the_loop()
             except Exception:  # a defect: logged, the next round tries again
                 log.exception("checking the sessions of the open connections failed")
 
@@ -388,7 +416,7 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
             else:
                 if gone:
                     log.info("forgot %d idle guests", len(gone))
-                    recheck()
+                    await recheck_off_the_loop()
             await asyncio.sleep(seconds)
 
     @asynccontextmanager

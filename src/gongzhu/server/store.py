@@ -56,9 +56,8 @@ from gongzhu.ratings import Skill, rate_deal
 from gongzhu.server import migrations
 
 __all__ = ["AUDIT_LOG", "BLOCKS", "CHALLENGES", "CHALLENGE_RESULTS", "EVENTS", "EVENT_LOG", "EVENT_TABLES", "FRIENDS",
-           "INVITATIONS", "MATCHES",
-           "MATCH_PLAYERS", "METADATA", "RATINGS", "RATING_HISTORY", "REPORTS", "REVIEWS", "REVIEW_COUNTS",
-           "REVIEW_KINDS", "SANCTIONS", "SESSIONS", "SETTINGS",
+           "INVITATIONS", "MATCHES", "MATCH_PLAYERS", "METADATA", "POSTGRES_CONNECT", "RATINGS", "RATING_HISTORY",
+           "REPORTS", "REVIEWS", "REVIEW_COUNTS", "REVIEW_KINDS", "SANCTIONS", "SESSIONS", "SETTINGS",
            "USERS", "Charge", "MatchInfo", "Rated", "Seating", "StaleTable", "Store", "friends_among", "seated_rows",
            "why_kept"]
 
@@ -568,6 +567,13 @@ def _info(row: Row[Any]) -> MatchInfo:
     )
 
 
+#: libpq's connection settings for PostgreSQL unless the database URL gives its own: a connection
+#: attempt ends after 3 s; an open connection whose server went away is dropped within about
+#: 15 s (TCP keepalives from 10 s of quiet, and data unacknowledged for 15 s).
+POSTGRES_CONNECT: dict[str, Any] = {"connect_timeout": 3, "keepalives": 1, "keepalives_idle": 10,
+                                    "keepalives_interval": 5, "keepalives_count": 3, "tcp_user_timeout": 15_000}
+
+
 def _engine(db_url: str, manual_checkpoints: dict[str, bool]) -> Engine:
     url = make_url(db_url)
     # hide_parameters: an error's text never holds the values of its statement — an action's
@@ -575,7 +581,14 @@ def _engine(db_url: str, manual_checkpoints: dict[str, bool]) -> Engine:
     if url.get_backend_name() != "sqlite":
         # pool_pre_ping: a pooled connection the database dropped (a restart, a failover) is
         # found out and replaced before use, not failed on by the first write after it
-        return create_engine(url, hide_parameters=True, pool_pre_ping=True)
+        connect_args: dict[str, Any] = {}
+        if url.get_backend_name() == "postgresql":
+            # a database that cannot be reached is given up after 3 s (POSTGRES_CONNECT), not the
+            # system's minutes, and one that vanishes under an open connection is found out by
+            # TCP (keepalives; data unacknowledged for 15 s): a request fails with 503, it does
+            # not hang (docs/operations.md).  The URL's own settings win.
+            connect_args = {k: v for k, v in POSTGRES_CONNECT.items() if k not in url.query}
+        return create_engine(url, hide_parameters=True, pool_pre_ping=True, connect_args=connect_args)
     memory = url.database in (None, "", ":memory:")
     engine = create_engine(
         url,
