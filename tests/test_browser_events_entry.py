@@ -321,11 +321,14 @@ def test_a_contested_claim_ruled_by_click_and_the_results_printed(page_factory: 
     for shown in ("#event-name", "#rankings", "#matches-section", "#results-section", f'#board-{board}',
                   "#claims-section", "#event-log"):
         assert desk.locator(shown).first.is_visible(), shown
-    for hidden in ("header.bar", "#desk", "#penalty-form", "#event-print", "#event-records", "#me-section",
-                   "#tables-section"):
+    assert desk.locator("#event-rankings-csv").get_attribute("href") == f"/api/events/{event_id}/rankings.csv"
+    assert desk.locator("#event-rankings-csv").text_content() == render("event.rankingsCsv", "zh", {})
+    for hidden in ("header.bar", "#desk", "#penalty-form", "#event-print", "#event-records", "#event-rankings-csv",
+                   "#me-section", "#tables-section"):
         assert desk.locator(hidden).is_hidden(), hidden
     assert desk.evaluate("""() => [...document.querySelectorAll('#results-section .table-scroll')]
         .every((box) => getComputedStyle(box).overflowX === 'visible' && box.scrollWidth <= box.clientWidth + 1)""")
     assert desk.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(255, 255, 255)"
     desk.emulate_media(media="screen")
     assert desk.locator("#desk").is_visible() and desk.locator("#event-print").is_visible()
+    assert desk.locator("#event-rankings-csv").is_visible()

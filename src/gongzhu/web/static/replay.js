@@ -125,6 +125,14 @@ function drawCenter(box, trick, marked) {
       if (reviewed && marked.mark) face.dataset.mark = marked.mark;
       slot.append(face);
     }
+    if (p.seat === trick.leader) {
+      // The gold dot under the card that led the trick, saying so in words (as on the table).
+      const lead = node("span", "lead-mark");
+      lead.title = t("center.leader", { seat: seatName(p.seat) });
+      lead.setAttribute("role", "img");
+      lead.setAttribute("aria-label", lead.title);
+      slot.append(lead);
+    }
     if (reviewed && marked.mark) {
       const badge = node("span", "mark-badge", shown);
       badge.dataset.mark = marked.mark;

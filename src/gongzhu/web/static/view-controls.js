@@ -159,6 +159,7 @@ export function renderHints() {
   if (!page.hints.length) list.append(li(t("hint.none")));
   for (const h of page.hints) {
     const item = document.createElement("li");
+    item.dataset.cards = String(h.cards.length);  // (the narrowest phones lay out a play of two cards apart)
     const b = button("hint-play", h.cards.map(prettyCard).join(" "), () => handlers.onPlay(h.cards));
     b.setAttribute("aria-label", t("btn.playCards", { cards: h.cards.map(cardName).join(" ") }));
     const reason = h.reason?.[getLang()] ?? h.reason?.zh ?? "";

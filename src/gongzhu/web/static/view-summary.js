@@ -91,7 +91,7 @@ export function renderSummary() {
     result.setAttribute("data-deal-result", seat);
     // The R7 result exactly as added to the match total: a plain integer, ASCII minus.
     result.textContent = String(r.result?.[seat] ?? 0);
-    tr.append(th, td(r.raw?.[seat]), result, td(r.final?.[seat]), td(s.totals?.[seat]), td(s.goal?.to_go?.[seat]));
+    tr.append(th, td(r.raw?.[seat]), result, td(r.final?.[seat]), td(s.totals?.[seat]), toGoCell(s.goal, seat));
     // The point cards and the breakdown on a row of their own, so the numbers fit a phone's width.
     const cardsRow = el("tr", "cards-row");
     const cards = el("td", "chips");
@@ -183,6 +183,13 @@ function breakdown(p, factors) {
   }
   line.textContent = t("summary.part.line", { parts: text, raw: signedNumber(p.raw) });
   return line;
+}
+
+/** How far `seat`'s total is from the match's limit (R8), or the deals left; a total at or past
+ * the limit has reached it (the server's distance is then 0 or below). */
+function toGoCell(goal, seat) {
+  const n = goal?.to_go?.[seat];
+  return goal?.kind !== "deals" && typeof n === "number" && n <= 0 ? td(t("summary.limitReached")) : td(n);
 }
 
 /** The heading of the column that says how far each total is from the match's end. */

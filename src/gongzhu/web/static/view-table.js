@@ -115,10 +115,13 @@ export function renderSeat(seat) {
   head.append(el("strong", "", seat === me ? t("seat.you", { seat: seatName(seat) }) : seatName(seat)));
   head.append(...occupant(seat));
   head.append(span("total", t("seat.total", { n: s.totals?.[seat] ?? 0 })));
-  // How far the total is from the match's limit (R8), as the server counts it.
+  // How far the total is from the match's limit (R8), as the server counts it; a total at or
+  // past the limit has reached it (the server's distance is then 0 or below).
   const goal = s.goal;
   if (goal && goal.kind !== "deals" && phase !== "waiting") {
-    const toGo = span("to-go", t("seat.toGo", { n: goal.to_go?.[seat] ?? "" }));
+    const n = goal.to_go?.[seat];
+    const reached = typeof n === "number" && n <= 0;
+    const toGo = span("to-go", reached ? t("seat.limitReached") : t("seat.toGo", { n: n ?? "" }));
     toGo.title = goalText(goal);
     toGo.dataset.toGo = seat;
     head.append(toGo);
@@ -370,6 +373,7 @@ export function renderCenter() {
       card.setAttribute("aria-label", `${seatName(play.seat)} ${cardName(c)}`);
       slot.append(card);
     }
+    if (play.seat === trick.leader) slot.append(leadMark(play.seat));
     center.append(slot);
   }
   // The trick staying shown for the pause after it (not one reviewed with L) sweeps to its taker.
@@ -390,6 +394,17 @@ export function renderCenter() {
     caption.textContent = t("center.tricks", { n: s.tricks_played ?? 0 });
   }
   center.append(caption);
+}
+
+/** The gold dot under the card that led the trick, saying so in words: its tooltip, and its name
+ * for a screen reader ("北 领出这一圈"). */
+function leadMark(seat) {
+  const mark = span("lead-mark", "");
+  const text = t("center.leader", { seat: seatName(seat) });
+  mark.title = text;
+  mark.setAttribute("role", "img");
+  mark.setAttribute("aria-label", text);
+  return mark;
 }
 
 let swept = { key: null, at: 0 };  // the trick sweeping (or swept) last, and when it was first shown
