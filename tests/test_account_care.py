@@ -43,6 +43,8 @@ from gongzhu.server.store import (
     SESSIONS,
     SETTINGS,
     USERS,
+    Charge,
+    Rated,
     Store,
 )
 from helpers.client import local_client, new_match, play_deal, refused
@@ -424,6 +426,43 @@ def test_deleting_the_account(server: LiveServer) -> None:
     # The name is free again at once.
     again = account(server, "Anna")
     assert again.id != anna.id and again.http.get("/api/profile").json()["matches_list"] == []
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_a_deal_finished_after_its_player_deleted_the_account_charges_them_nothing(db_url: str) -> None:
+    """Carol leaves a rated deal half way and deletes her account; the deal is played out and
+    stored: her part of the match's history stays, but her row stays at zero (no lifetime, deal,
+    match or pig) and no rating is made for her, while Dan is charged and rated as ever."""
+    from gongzhu.server.account_care import AccountCare
+    from gongzhu.server.identity import Identity
+    from helpers.client import seating
+
+    store = Store(db_url)
+    try:
+        identity = Identity(store)
+        carol, dan = identity.new_guest(), identity.new_guest()
+        with store.engine.begin() as c:  # accounts (a guest has no account to delete)
+            c.execute(update(USERS).where(USERS.c.id.in_([carol.id, dan.id])).values(guest=False, password_hash="-"))
+        store.create_match(match_id="m-left", preset="online", options={}, speed="normal", seed=7,
+                           seating=seating((carol.id, carol.name)))
+        neutral = AccountCare(identity).delete(carol.id)
+        charges = [Charge(carol.id, -300, True, result=-300, seat="S"), Charge(dan.id, 200, result=200, seat="N")]
+        rated = Rated("online", (((carol.id,), -300), ((dan.id,), 200)))
+        store.finish_deal("m-left", 0, record_line="{}", south_final=-300, totals=[200, 0, -300, 0], over=False,
+                          winners=[], pigs=["S"], charges=charges, rated=rated)
+        with store.engine.connect() as c:
+            row = c.execute(select(USERS).where(USERS.c.id == carol.id)).one()
+            assert (row.name, row.lifetime, row.deals, row.matches, row.pigs) == (neutral, 0, 0, 0, 0)
+            assert c.scalar(select(func.count()).select_from(RATINGS).where(RATINGS.c.user_id == carol.id)) == 0
+            assert c.scalar(select(func.count()).select_from(RATING_HISTORY)
+                            .where(RATING_HISTORY.c.user_id == carol.id)) == 0
+            kept = c.execute(select(MATCH_PLAYERS).where(MATCH_PLAYERS.c.user_id == carol.id)).one()
+            assert (kept.deals, kept.total) == (1, -300)  # the match's history keeps her seat's part
+            dan_row = c.execute(select(USERS).where(USERS.c.id == dan.id)).one()
+            assert (dan_row.lifetime, dan_row.deals, dan_row.matches) == (200, 1, 1)
+            assert c.scalar(select(func.count()).select_from(RATINGS).where(RATINGS.c.user_id == dan.id)) == 1
+    finally:
+        store.close()
 
 
 def test_deleting_an_account_leaves_another_persons_name_it_once_had(server: LiveServer) -> None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import itertools
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -881,6 +881,13 @@ class Store:
             _fenced(c, match_id, expected, values)
             c.execute(delete(_ACTIONS).where(_ACTIONS.c.match_id == match_id,
                                              _ACTIONS.c.deal_index == deal_index))
+            # A person who deleted their account after leaving the deal keeps their part of the
+            # match's history, but no lifetime score, count or rating (their row locked here: a
+            # deletion meanwhile waits for this deal).
+            people = sorted({ch.user for ch in charges}
+                            | ({p for members, _ in rated.sides for p in members} if rated is not None else set()))
+            gone = {r.id for r in c.execute(select(USERS.c.id, USERS.c.deleted).where(USERS.c.id.in_(people))
+                                            .with_for_update()) if r.deleted is not None} if people else set()
             for charge in charges:
                 key = (MATCH_PLAYERS.c.match_id == match_id) & (MATCH_PLAYERS.c.user_id == charge.user)
                 played = c.execute(select(MATCH_PLAYERS.c.deals).where(key)).first()
@@ -892,7 +899,7 @@ class Store:
                     c.execute(update(MATCH_PLAYERS).where(key).values(
                         deals=MATCH_PLAYERS.c.deals + 1, total=MATCH_PLAYERS.c.total + charge.result,
                         pig=charge.pig, last=now, seat=charge.seat))
-                if not ranked:
+                if not ranked or charge.user in gone:
                     continue
                 counts = {"matches": USERS.c.matches + (1 if played is None else 0),
                           "pigs": USERS.c.pigs + (1 if charge.pig else 0)}
@@ -907,15 +914,17 @@ class Store:
                 if lifetime is not None:
                     lifetimes[charge.user] = int(lifetime)
             if rated is not None:
-                self._rate(c, rated, match_id, deal_index, now)
+                self._rate(c, rated, match_id, deal_index, now, gone)
         return lifetimes
 
     # ------------------------------------------------------------------ ratings
 
     @staticmethod
-    def _rate(c: Connection, rated: Rated, match_id: str, deal_index: int, now: str) -> None:
+    def _rate(c: Connection, rated: Rated, match_id: str, deal_index: int, now: str,
+              gone: Collection[str] = ()) -> None:
         """Move the ratings of a rated deal's people (their rows locked for the transaction on
-        PostgreSQL: a person finishing deals at two tables at once is rated after both)."""
+        PostgreSQL: a person finishing deals at two tables at once is rated after both); of the
+        ``gone`` (accounts deleted) nothing is written."""
         people = [p for members, _ in rated.sides for p in members]
         # The people's own rows first: two transactions rating a person never rated before both
         # find no rating row to lock, and would both insert one.
@@ -925,6 +934,8 @@ class Store:
         before = {r.user_id: Skill(r.mu, r.sigma, r.games) for r in rows}
         after = rate_deal(before, [(list(members), result) for members, result in rated.sides])
         for person, skill in after.items():
+            if person in gone:
+                continue
             values = {"mu": skill.mu, "sigma": skill.sigma, "games": skill.games, "updated": now}
             if person in before:
                 c.execute(update(RATINGS).where(RATINGS.c.user_id == person, RATINGS.c.family == rated.family)
