@@ -217,7 +217,8 @@ def test_a_team_match_played_by_six_people_and_two_stand_ins(server: LiveServer,
         assert reply["type"] == "error" and reply["code"] == "event.table_closed"
         live.close()
     for path in (f"/api/matches/{one}/deals/0", f"/api/matches/{one}/records.jsonl"):
-        assert blue[2].http.get(path).status_code == 403
+        answer = blue[2].http.get(path)
+        assert answer.status_code == 403 and answer.json()["code"] == "event.board_hidden", answer.text
 
     # within the grace nobody stands in; after it, a computer plays for the absent
     clock.t += 59
@@ -230,6 +231,14 @@ def test_a_team_match_played_by_six_people_and_two_stand_ins(server: LiveServer,
 
     # table 1 plays board 1; table 2 has not: its players and everyone else see none of it
     drive(at_one, rng, finished(1))
+    # the board is table 1's own to replay and review (its four hands are theirs to see now),
+    # and nobody else's through the match's routes
+    own = red[0].http.get(f"/api/matches/{one}/deals/0")
+    assert own.status_code == 200 and own.json()["match"] == one
+    assert red[0].http.get(f"/api/matches/{one}/records.jsonl").text.count("\n") == 1
+    for person in (blue[2], referee, stranger):
+        refused(person.http.get(f"/api/matches/{one}/deals/0"), 403, "event.board_hidden")
+        refused(person.http.post(f"/api/matches/{one}/deals/0/review", json={"seat": "N"}), 403, "event.board_hidden")
     mine = red[0].http.get(f"/api/events/{event_id}").json()
     row = board_row(mine, 1)
     assert row["tables"][0]["played"] and row["tables"][0]["raw"] is not None and not row["complete"]

@@ -563,11 +563,12 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
                              for m in found])
 
     def hidden(request: Request, info: MatchInfo, k: int | None) -> Response | None:
-        """A refusal when the match is a challenge's whose boards the person may not see yet."""
+        """A refusal when the match is a challenge's whose boards the person may not see yet, or
+        an event's table that is not theirs."""
         user = identity.user_for(request)
         if challenges.may_read(info, k, user.id if user is not None else None):
             return None
-        return refused_answer(403, Text.of("server.challenge_board_hidden", board=(k + 1) if k is not None else "…"))
+        return refused_answer(403, challenges.hidden_text(info, k))
 
     async def get_match(request: Request) -> Response:
         match_id = request.path_params["match_id"]
@@ -682,7 +683,7 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
             raise ReviewRefused(404, Text.of("server.review_no_deal", match=show(match_id), deal=show(k)))
         user = identity.user_for(request)
         if not challenges.may_read(info, int(k), user.id if user is not None else None):
-            raise ReviewRefused(403, Text.of("server.challenge_board_hidden", board=int(k) + 1))
+            raise ReviewRefused(403, challenges.hidden_text(info, int(k)))
         return info, int(k)
 
     def finished_record(info: MatchInfo, k: int) -> str:

@@ -42,7 +42,7 @@ from gongzhu.ratings import family_of
 from gongzhu.rules.boards import Board, make_board_set, verify_board_set
 from gongzhu.rules.cards import Seat
 from gongzhu.rules.options import PRESETS, Options, resolve_options
-from gongzhu.server.store import MatchInfo, Rated, Store
+from gongzhu.server.store import MatchInfo, Rated, Store, is_event
 
 __all__ = [
     "BOARDS",
@@ -502,9 +502,15 @@ class Challenges:
     def may_read(self, info: MatchInfo, deal_index: int | None, user: str | None) -> bool:
         """Whether ``user`` may read a challenge match's records (``deal_index`` None: all of
         them): its own entrant may; another person a board they finished themselves (every board
-        for the whole match), or any once the challenge has closed."""
+        for the whole match), or any once the challenge has closed.  An event's table
+        (``challenge`` naming an event) is read by its own players alone, their finished boards
+        being theirs to see; the event serves its records to everyone else once every table has
+        played the board (docs/tournaments.md, Who sees what)."""
         if info.challenge is None or (user is not None and user == info.seating.host):
             return True
+        if is_event(info.challenge):
+            return user is not None and (user in info.seating.dealt_to
+                                         or any(s is not None and s[0] == user for s in info.seating.seats))
         try:
             c = self.get(info.challenge)
         except ChallengeRefused:
@@ -515,6 +521,14 @@ class Challenges:
         if deal_index is None:
             return all(n in mine for n in range(1, info.deals + 1))
         return deal_index + 1 in mine
+
+    @staticmethod
+    def hidden_text(info: MatchInfo, deal_index: int | None) -> Text:
+        """Why :meth:`may_read` refused: a challenge's board not played yet, or an event's table
+        that is not the caller's."""
+        if info.challenge is not None and is_event(info.challenge):
+            return Text.of("event.board_hidden", url=f"/event/{info.challenge}")
+        return Text.of("server.challenge_board_hidden", board=(deal_index + 1) if deal_index is not None else "…")
 
     def played_by(self, user: str) -> list[dict[str, Any]]:
         """The challenges ``user`` played (a board finished), newest first, with their place."""

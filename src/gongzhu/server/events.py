@@ -18,8 +18,9 @@ movement, individuals on the individual movement — on the store's ``events``, 
   at that time and each next one as soon as every table of the one before has finished.  One
   server alone begins a stage (a guarded update of ``events.stage``), whichever server saw it due,
   and stores its tables, their matches and its pairing in the same transaction.
-- A match's ``challenge`` column names its event: no route of the matches opens its records (they
-  are served here), and the table (:class:`~gongzhu.server.table.Table`, through
+- A match's ``challenge`` column names its event: the routes of the matches open its records to
+  its own four players alone (:meth:`~gongzhu.server.challenges.Challenges.may_read`; everyone
+  else reads them here), and the table (:class:`~gongzhu.server.table.Table`, through
   :meth:`Events.table_boards`) lets in its four players only — anyone else, spectators included,
   is refused with ``event.table_closed`` while the event runs.  Whoever has not come to their
   table :attr:`Event.grace_seconds` after its stage began (the events' clock) is played for by a
@@ -51,7 +52,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import re
 import secrets
 import threading
 import unicodedata
@@ -104,7 +104,17 @@ from gongzhu.server.identity import Identity, User, login_key
 from gongzhu.server.names import MOST_MARKS, stacked_marks
 from gongzhu.server.registry import Tables
 from gongzhu.server.rooms import Person
-from gongzhu.server.store import EVENT_LOG, EVENT_TABLES, EVENTS, MATCHES, USERS, Seating, Store, friends_among
+from gongzhu.server.store import (
+    EVENT_ID,
+    EVENT_LOG,
+    EVENT_TABLES,
+    EVENTS,
+    MATCHES,
+    USERS,
+    Seating,
+    Store,
+    friends_among,
+)
 from gongzhu.server.wire import personal_answer, plain_error, refused_answer
 
 __all__ = ["BOARDS", "FORMS", "GRACE", "MAX_BOARDS", "MAX_SESSIONS", "PRESETS", "TURN_SECONDS", "Event",
@@ -134,7 +144,6 @@ REASON_MAX, MAX_PENALTY = 500, MOST_PENALTY
 #: event loop).
 GRACE_RECHECK = 5.0
 
-_EVENT_ID = re.compile(r"e-[0-9a-f]{12}")
 #: The most event tables whose records a server keeps parsed.
 _MOST_READ = 4096
 _BODY_KEYS = ("name", "form", "preset", "boards", "rounds", "sessions", "turn_seconds", "grace_seconds",
@@ -369,7 +378,7 @@ class Events:
 
     def get(self, event_id: str) -> Event:
         row = None
-        if _EVENT_ID.fullmatch(event_id):
+        if EVENT_ID.fullmatch(event_id):
             with self.store.engine.connect() as c:
                 row = c.execute(select(EVENTS).where(EVENTS.c.id == event_id)).mappings().first()
         if row is None:

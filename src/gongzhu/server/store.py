@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import time
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -55,11 +56,11 @@ from sqlalchemy.pool import StaticPool
 from gongzhu.ratings import Skill, rate_deal
 from gongzhu.server import migrations
 
-__all__ = ["AUDIT_LOG", "BLOCKS", "CHALLENGES", "CHALLENGE_RESULTS", "EVENTS", "EVENT_LOG", "EVENT_TABLES", "FRIENDS",
-           "INVITATIONS", "MATCHES", "MATCH_PLAYERS", "METADATA", "POSTGRES_CONNECT", "RATINGS", "RATING_HISTORY",
-           "REPORTS", "REVIEWS", "REVIEW_COUNTS", "REVIEW_KINDS", "SANCTIONS", "SESSIONS", "SETTINGS",
-           "USERS", "Charge", "MatchInfo", "Rated", "Seating", "StaleTable", "Store", "friends_among", "seated_rows",
-           "why_kept"]
+__all__ = ["AUDIT_LOG", "BLOCKS", "CHALLENGES", "CHALLENGE_RESULTS", "EVENTS", "EVENT_ID", "EVENT_LOG",
+           "EVENT_TABLES", "FRIENDS", "INVITATIONS", "MATCHES", "MATCH_PLAYERS", "METADATA", "POSTGRES_CONNECT",
+           "RATINGS", "RATING_HISTORY", "REPORTS", "REVIEWS", "REVIEW_COUNTS", "REVIEW_KINDS", "SANCTIONS",
+           "SESSIONS", "SETTINGS", "USERS", "Charge", "MatchInfo", "Rated", "Seating", "StaleTable", "Store",
+           "friends_among", "is_event", "seated_rows", "why_kept"]
 
 
 #: The tables; every change to them is a revision in :mod:`gongzhu.server.migrations`.
@@ -519,6 +520,16 @@ def _seed_column(seed: int) -> int:
 
 def _seed_value(column: int) -> int:
     return column + (1 << 64) if column < 0 else column
+
+
+#: An event's id (gongzhu.server.events): what a match's ``challenge`` column holds for an event's
+#: table, where a challenge's id would be.
+EVENT_ID = re.compile(r"e-[0-9a-f]{12}")
+
+
+def is_event(challenge: str | None) -> bool:
+    """Whether a match's ``challenge`` column names an event (its table), not a challenge."""
+    return challenge is not None and EVENT_ID.fullmatch(challenge) is not None
 
 
 def seated_rows(c: Connection, user_id: str, *, open_tables: bool) -> list[Row[Any, Any]]:
