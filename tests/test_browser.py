@@ -31,7 +31,7 @@ import pytest
 from gongzhu.records.replay import replay
 from gongzhu.server.app import STATIC_DIR
 from gongzhu.server.policy import SECURITY_HEADERS
-from helpers.browser import in_phase, not_in_phase, wait_for, wait_until
+from helpers.browser import api_get, api_post, in_phase, not_in_phase, phase, wait_for, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -47,25 +47,6 @@ OVER = ("deal-over", "match-over")
 def _get_json(url: str) -> Any:
     with urllib.request.urlopen(url, timeout=10) as res:
         return json.loads(res.read().decode("utf-8"))
-
-
-def api_get(page: Page, path: str) -> Any:
-    """GET ``path`` as the page's person (the browser context's session cookie)."""
-    response = page.request.get(path)
-    assert response.ok, (path, response.status, response.text())
-    return response.json()
-
-
-def api_post(page: Page, path: str, body: dict[str, Any]) -> Any:
-    """POST ``body`` as JSON to ``path`` as the page's person (who becomes the match's player)."""
-    response = page.request.post(path, data=json.dumps(body), headers={"Content-Type": "application/json"})
-    assert response.ok, (path, response.status, response.text())
-    return response.json()
-
-
-def phase(page: Page) -> str:
-    value: str = page.evaluate("document.documentElement.dataset.phase")
-    return value
 
 
 def hand(page: Page) -> list[str]:

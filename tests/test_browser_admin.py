@@ -21,9 +21,9 @@ import pytest
 
 from gongzhu.messages import render
 from gongzhu.server.moderation import grant
-from helpers.browser import wait_for
+from helpers.browser import api_get, api_post, wait_for
 from helpers.servers import LiveServer
-from test_browser_tables import api_get, api_post, new_table, open_table, shot
+from test_browser_tables import new_table, open_table, shot
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from gongzhu.messages import render
-from helpers.browser import in_phase, not_in_phase, wait_for
+from helpers.browser import api_get, in_phase, not_in_phase, wait_for
 from test_browser import PolicyWatch, check_policy_headers
 
 if TYPE_CHECKING:
@@ -44,13 +44,6 @@ PASSWORD = "a quiet tiger 42 challenge"
 def shot(page: Page, name: str) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
-
-
-def api_get(page: Page, path: str) -> Any:
-    response = page.request.get(path)
-    assert response.ok, (path, response.status, response.text())
-    return response.json()
-
 
 def sign_up(page: Page, name: str) -> None:
     """The context's person: an account named ``name`` (a guest first, as every browser)."""

@@ -19,9 +19,9 @@ import pytest
 from gongzhu.rules.cards import Seat
 from gongzhu.rules.claims import Claim, ClaimKind
 from gongzhu.search.claims import check_claim
-from helpers.browser import in_phase, wait_for
+from helpers.browser import api_get, in_phase, wait_for
 from helpers.servers import LiveServer
-from test_browser import LEGAL, api_get, end_exposure, hand, open_setup, shot, start_match, wait_turn_or_over
+from test_browser import LEGAL, end_exposure, hand, open_setup, shot, start_match, wait_turn_or_over
 
 pytestmark = pytest.mark.browser
 

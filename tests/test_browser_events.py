@@ -27,10 +27,10 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from gongzhu.messages import render
-from helpers.browser import in_phase, wait_for
+from helpers.browser import api_get, api_post, in_phase, phase, wait_for
 from helpers.clock import SetClock
 from helpers.servers import LiveServer
-from test_browser_tables import OVER, act, api_get, api_post, hand, known, phase, shot
+from test_browser_tables import OVER, act, hand, known, shot
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page

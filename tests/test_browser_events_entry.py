@@ -29,11 +29,10 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from gongzhu.messages import render
-from helpers.browser import wait_for
+from helpers.browser import api_get, api_post, wait_for
 from helpers.clock import SetClock
 from helpers.live import PASSWORD, Someone, account, befriend
 from helpers.servers import LiveServer
-from test_browser_tables import api_get, api_post
 from test_claims_vote import LIMIT
 from test_events_claims import BOARDS, claims_night, contest_a_claim
 from test_events_server import drive, finished

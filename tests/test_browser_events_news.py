@@ -23,11 +23,10 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from helpers.browser import wait_for
+from helpers.browser import api_post, wait_for
 from helpers.clock import SetClock
 from helpers.live import PASSWORD, Someone, account
 from helpers.servers import LiveServer
-from test_browser_tables import api_post
 from test_events_server import drive, finished
 
 if TYPE_CHECKING:

@@ -35,12 +35,12 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from gongzhu.messages import render
-from helpers.browser import in_phase, wait_for
+from helpers.browser import api_get, api_post, in_phase, phase, wait_for
 from helpers.client import random_move
 from helpers.clock import SetClock
 from helpers.live import PASSWORD, Live, Someone, account
 from helpers.servers import LiveServer
-from test_browser_tables import OVER, act, api_get, api_post, hand, known, phase, shot
+from test_browser_tables import OVER, act, hand, known, shot
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page, ViewportSize

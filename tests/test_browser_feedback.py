@@ -24,17 +24,8 @@ from gongzhu.players.registry import LEVELS
 from gongzhu.records.replay import replay
 from gongzhu.rules import Seat
 from gongzhu.server.names import RESERVED, reserved
-from helpers.browser import in_phase, not_in_phase, wait_for
-from test_browser import (
-    EXPOSING,
-    LEGAL,
-    api_get,
-    api_post,
-    hand,
-    open_setup,
-    start_match,
-    wait_turn_or_over,
-)
+from helpers.browser import api_get, api_post, in_phase, not_in_phase, wait_for
+from test_browser import EXPOSING, LEGAL, hand, open_setup, start_match, wait_turn_or_over
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page

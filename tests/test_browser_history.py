@@ -19,16 +19,8 @@ from typing import Any
 import pytest
 
 from gongzhu.messages import catalog
-from helpers.browser import TIMEOUT_MS, in_phase, wait_for
-from test_browser import (
-    PolicyWatch,
-    api_post,
-    check_policy_headers,
-    deal_turns,
-    play_deal_by_clicking,
-    shot,
-    start_match,
-)
+from helpers.browser import TIMEOUT_MS, api_post, in_phase, wait_for
+from test_browser import PolicyWatch, check_policy_headers, deal_turns, play_deal_by_clicking, shot, start_match
 
 pytestmark = pytest.mark.browser
 

@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from helpers.browser import VISIBLE_BOX_JS, in_phase, wait_for
-from test_browser import ARTIFACTS, LEGAL, OVER, api_post, end_exposure, hand, phase, wait_turn_or_over
+from helpers.browser import VISIBLE_BOX_JS, api_post, in_phase, phase, wait_for
+from test_browser import ARTIFACTS, LEGAL, OVER, end_exposure, hand, wait_turn_or_over
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page

@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from helpers.browser import in_phase, not_in_phase, wait_for
-from test_browser import LEGAL, OVER, api_get, open_setup, phase, south_turns, wait_turn_or_over
+from helpers.browser import api_get, in_phase, not_in_phase, phase, wait_for
+from test_browser import LEGAL, OVER, open_setup, south_turns, wait_turn_or_over
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from gongzhu.messages import render
-from helpers.browser import in_phase, wait_for
-from test_browser_tables import api_get, api_post, new_table, open_table, shot, sit
+from helpers.browser import api_get, api_post, in_phase, wait_for
+from test_browser_tables import new_table, open_table, shot, sit
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page

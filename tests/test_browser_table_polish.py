@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from gongzhu.messages import catalog, render
-from helpers.browser import VISIBLE_BOX_JS, in_phase, not_in_phase, wait_for
+from helpers.browser import VISIBLE_BOX_JS, api_post, in_phase, not_in_phase, phase, wait_for
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -49,20 +49,6 @@ def shot(page: Page, name: str) -> None:
     """The screen as the player sees it (no scrolling: the viewport only)."""
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"polish-{name}.png"))
-
-
-def api_post(page: Page, path: str, body: dict[str, Any]) -> Any:
-    """POST ``body`` as JSON to ``path`` as the page's person."""
-    response = page.request.post(path, data=json.dumps(body), headers={"Content-Type": "application/json"})
-    assert response.ok, (path, response.status, response.text())
-    return response.json()
-
-
-def phase(page: Page) -> str:
-    value: str = page.evaluate("document.documentElement.dataset.phase")
-    return value
-
-
 def open_match(page: Page, preset: str, *, lang: str, seed: int = 1, options: dict[str, Any] | None = None) -> None:
     """A single-player match of ``preset`` at the instant speed, in ``lang``: the page open on it."""
     page.goto("/")

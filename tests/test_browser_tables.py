@@ -14,7 +14,6 @@ environment variable ``CI`` is set: then it fails.
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from pathlib import Path
@@ -23,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from gongzhu.records.replay import replay
-from helpers.browser import TIMEOUT_MS, in_phase, wait_for
+from helpers.browser import TIMEOUT_MS, api_get, api_post, in_phase, phase, wait_for
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page, WebSocketRoute
@@ -38,21 +37,6 @@ QUICK = {"N": "random", "E": "random", "S": "random", "W": "random"}
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 #: How long a loop that drives several pages may take before the test gives up (a guard, not a measure).
 GIVE_UP_S = 120
-
-
-def api_get(page: Page, path: str) -> Any:
-    response = page.request.get(path)
-    assert response.ok, (path, response.status, response.text())
-    return response.json()
-
-
-def api_post(page: Page, path: str, body: dict[str, Any]) -> Any:
-    """POST ``body`` as the page's person (the context's session cookie)."""
-    response = page.request.post(path, data=json.dumps(body), headers={"Content-Type": "application/json"})
-    assert response.ok, (path, response.status, response.text())
-    return response.json()
-
-
 def name_of(page: Page) -> str:
     name: str = api_get(page, "/api/me")["name"]
     return name
@@ -68,12 +52,6 @@ def new_table(page: Page, **body: Any) -> tuple[str, str]:
 def shot(page: Page, name: str) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
-
-
-def phase(page: Page) -> str:
-    value: str = page.evaluate("document.documentElement.dataset.phase")
-    return value
-
 
 def hand(page: Page) -> list[str]:
     cards: list[str] = page.eval_on_selector_all("#hand button[data-card]", "bs => bs.map(b => b.dataset.card)")

@@ -6,6 +6,7 @@ has no ``'unsafe-eval'``), and :func:`wait_until` asks the page through ``page.e
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -98,3 +99,24 @@ def in_phase(*phases: str) -> str:
 def not_in_phase(name: str) -> str:
     """A selector matching ``<html>`` once the table is no longer in phase ``name``."""
     return f'html:not([data-phase="{name}"])'
+
+
+def api_get(page: Page, path: str) -> Any:
+    """GET ``path`` as the page's person (the browser context's session cookie): its JSON."""
+    response = page.request.get(path)
+    assert response.ok, (path, response.status, response.text())
+    return response.json()
+
+
+def api_post(page: Page, path: str, body: dict[str, Any]) -> Any:
+    """POST ``body`` as JSON to ``path`` as the page's person (who becomes a match's player, a
+    table's host): the answer's JSON."""
+    response = page.request.post(path, data=json.dumps(body), headers={"Content-Type": "application/json"})
+    assert response.ok, (path, response.status, response.text())
+    return response.json()
+
+
+def phase(page: Page) -> str:
+    """The table page's phase (``<html data-phase>``)."""
+    value: str = page.evaluate("document.documentElement.dataset.phase")
+    return value
