@@ -150,6 +150,7 @@ def test_the_command_line_reads_the_servers_variable_and_migrates_nothing(
     assert "no operators yet" in capsys.readouterr().out
     assert not (tmp_path / "data").exists() and not (tmp_path / "home").exists()  # no default file made
     empty = tmp_path / "empty.db"
+    empty.touch()  # an empty SQLite database (a file that is not there is said so: test_operator_commands.py)
     assert gongzhu_main(["admin", "list", "--db", f"sqlite:///{empty}"]) == 2
     err = capsys.readouterr().err
     assert "at revision none" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1

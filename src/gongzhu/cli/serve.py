@@ -47,7 +47,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--db", default=None, metavar="URL",
                    help="SQLAlchemy database URL (default: a SQLite file in the user's data folder, "
                         "~/.local/share/gongzhu on Linux)")
-    p.add_argument("--redis", default=None, metavar="URL",
+    p.add_argument("--redis", default=None, type=_redis, metavar="URL",
                    help="run as one of several servers sharing the tables of one database (PostgreSQL) "
                         "through this Redis, e.g. redis://127.0.0.1:6379/0 (docs/deploy.md)")
     p.add_argument("--allowed-origin", action="append", default=[], metavar="ORIGIN",
@@ -144,12 +144,20 @@ def _environment_value(parser: argparse.ArgumentParser, action: argparse.Action,
             value = convert(word)
         except (argparse.ArgumentTypeError, TypeError, ValueError) as e:
             reason = str(e) if isinstance(e, argparse.ArgumentTypeError) else f"not a valid {action.dest} value"
-            parser.exit(2, f"{parser.prog}: {variable}={word!r}: {reason}\n")
+            parser.exit(2, f"{parser.prog}: {variable}={_masked(word)!r}: {reason}\n")
         if action.choices is not None and value not in action.choices:
             shown = ", ".join(map(str, action.choices))
-            parser.exit(2, f"{parser.prog}: {variable}={word!r}: not one of {shown}\n")
+            parser.exit(2, f"{parser.prog}: {variable}={_masked(word)!r}: not one of {shown}\n")
         values.append(value)
     return values if isinstance(action, argparse._AppendAction) else values[0]
+
+
+def _masked(text: str) -> str:
+    """``text`` as a refusal repeats it: the password of a URL in it (``scheme://user:SECRET@``)
+    as ``***``."""
+    import re
+
+    return re.sub(r"(//[^/@]*?:)[^/@]*@", r"\1***@", text)
 
 
 def _workers(text: str) -> int:
@@ -168,6 +176,33 @@ def _network(text: str) -> str:
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not an IP address or network such as 10.0.0.0/8") from None
     return text.strip()
+
+
+def _redis(text: str) -> str:
+    """``--redis``: a Redis URL, ``redis://`` (``rediss://`` over TLS) with a host, a port and a
+    database number (each optional), or ``unix://`` and a socket's path — checked before the server
+    starts, so that an address without its scheme (``127.0.0.1:6379``) ends the command with one
+    line rather than the server's start.  A password in it is never repeated."""
+    from urllib.parse import urlsplit
+
+    value = text.strip()
+    shown = _masked(value)
+    example = "is not a Redis URL such as redis://127.0.0.1:6379/0 (redis://, rediss:// or unix://)"
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 (a port that is not a number raises here)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{shown!r} {example}: its port is not a number from 0 to 65535") from None
+    if parts.scheme in ("redis", "rediss"):  # no host: localhost, as Redis's client has it
+        number = parts.path.strip("/")
+        if number and not (number.isascii() and number.isdigit()):
+            raise argparse.ArgumentTypeError(f"{shown!r} {example}: its database {number!r} is not a number")
+    elif parts.scheme == "unix":
+        if not parts.path:
+            raise argparse.ArgumentTypeError(f"{shown!r} {example}: it names no socket")
+    else:
+        raise argparse.ArgumentTypeError(f"{shown!r} {example}")
+    return value
 
 
 def _sockets(text: str) -> int:

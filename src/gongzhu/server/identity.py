@@ -640,14 +640,26 @@ class Identity:
         if current is None or token is None:
             return None
         user = current[0]
+        return user, self.end_sessions(user.id, keeping=token, **values)
+
+    def end_sessions(self, user_id: str, *, keeping: str | None = None,
+                     within: Callable[[Connection], None] | None = None, **values: Any) -> int:
+        """End every session of ``user_id`` but the one whose cookie token is ``keeping`` (none
+        kept without it), setting ``values`` on the user's row (a new ``password_hash``) and
+        running ``within`` (an audit entry) in the same transaction; how many sessions ended.  An
+        earlier server's cookie, which no row keeps, ends too: the user's epoch is raised."""
         with self.store.engine.begin() as c:
             # The epoch raised too: an earlier server's cookie, which no row keeps, ends as well.
-            c.execute(update(USERS).where(USERS.c.id == user.id)
+            c.execute(update(USERS).where(USERS.c.id == user_id)
                       .values(session_epoch=USERS.c.session_epoch + 1, **values))
-            ended = c.execute(delete(SESSIONS).where(SESSIONS.c.user_id == user.id,
-                                                     SESSIONS.c.id != _digest(token))).rowcount
-        self._ended(user.id)
-        return user, int(ended)
+            ending = SESSIONS.c.user_id == user_id
+            if keeping is not None:
+                ending = ending & (SESSIONS.c.id != _digest(keeping))
+            ended = c.execute(delete(SESSIONS).where(ending)).rowcount
+            if within is not None:
+                within(c)
+        self._ended(user_id)
+        return int(ended)
 
     def _ended(self, user_id: str) -> None:
         """Sessions of ``user_id`` ended: the server's open connections of that user are checked

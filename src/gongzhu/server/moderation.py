@@ -3,8 +3,9 @@ reports they handle, the tables they close, and the audit log of all of it, on t
 ``users.role``, ``sanctions``, ``reports`` and ``audit_log``.
 
 An operator is an account whose role is ``operator``, given from the command line
-(:func:`grant`, ``gongzhu admin grant NAME``).  The operators' JSON API, every route of which
-answers anyone else ``403`` with a catalog message:
+(:func:`grant`, ``gongzhu admin grant NAME``), which also gives a person who forgot their
+password a temporary one (:func:`reset_password`, ``gongzhu admin reset-password NAME``).  The
+operators' JSON API, every route of which answers anyone else ``403`` with a catalog message:
 
 - ``GET /api/admin/people?q=PREFIX``: the people whose name begins so; ``GET
   /api/admin/people/{name}``: one person's account, the reports against them, their sanctions and
@@ -18,8 +19,9 @@ answers anyone else ``403`` with a catalog message:
   /api/admin/reports/{n}/handled``.
 - ``POST /api/admin/tables/{id}/close`` ``{"reason"}``: the table is over where it stands, its
   people told why.
-- ``GET /api/admin/audit?limit=N``: the audit log, newest first.  Every action above writes one
-  entry (who, what, whom, why, when), and so do the command line's grants.
+- ``GET /api/admin/audit?limit=N``: the audit log, newest first (``N`` from 1 to :data:`AUDIT_MAX`,
+  else ``400``).  Every action above writes one entry (who, what, whom, why, when), and so do the
+  command line's grants and password resets.
 
 A person reads their own at ``GET /api/me/notices`` (their warnings, an active mute).
 
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -44,13 +47,14 @@ from starlette.routing import Route
 from gongzhu.jsontext import show
 from gongzhu.messages import Text
 from gongzhu.server.bodies import BodyError, json_body
-from gongzhu.server.identity import AccountError, Identity, User, login_key
+from gongzhu.server.identity import AccountError, Identity, User, check_password, login_key
 from gongzhu.server.registry import Tables
 from gongzhu.server.store import AUDIT_LOG, MATCH_PLAYERS, MATCHES, REPORTS, SANCTIONS, SESSIONS, USERS, Store
 from gongzhu.server.wire import personal_answer, plain_error
 
-__all__ = ["KINDS", "MUTE_CACHE_SECONDS", "OPERATOR", "REASON_MAX", "Moderation", "ModerationError", "grant",
-           "operators", "revoke", "routes", "when_text"]
+__all__ = ["AUDIT_DEFAULT", "AUDIT_MAX", "KINDS", "MUTE_CACHE_SECONDS", "OPERATOR", "REASON_MAX", "Moderation",
+           "ModerationError", "grant", "operators", "reset_password", "revoke", "routes", "temporary_password",
+           "when_text"]
 
 #: The role of the site's operators (``users.role``).
 OPERATOR = "operator"
@@ -61,6 +65,10 @@ REASON_MAX = 500
 #: How long a server trusts what it read of a person's mute (seconds): a mute or lift made through
 #: this server counts at once, one made through another within this time.
 MUTE_CACHE_SECONDS = 30.0
+#: The audit log's entries a request gets (``GET /api/admin/audit?limit=N``): by default, at most.
+AUDIT_DEFAULT, AUDIT_MAX = 100, 1000
+#: The characters of a temporary password (:func:`reset_password`): none that looks like another.
+TEMPORARY_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
 #: People found by a name's beginning, at most; matches shown on a person's card.
 FOUND_MAX, MATCHES_SHOWN, NOTICE_DAYS = 20, 20, 30
 _NUMBER = re.compile(r"[0-9]{1,12}")
@@ -94,13 +102,15 @@ def _audit(c: Connection, at: str, operator: str | None, action: str, *, user: s
 # ---------------------------------------------------------------------- the command line's roles
 
 
-def _account(c: Connection, name: str) -> Any:
+def _account(c: Connection, name: str, guest: str = "moderation.guest_operator") -> Any:
+    """The account ``name``: :class:`ModerationError` for an unknown name (404) or a guest (409,
+    the catalog's ``guest``)."""
     row = c.execute(select(USERS.c.id, USERS.c.name, USERS.c.guest, USERS.c.password_hash, USERS.c.role)
                     .where(USERS.c.name_key == login_key(name))).first()
     if row is None:
         raise ModerationError(404, Text.of("server.account_unknown", name=show(name)))
     if row.guest or row.password_hash is None:
-        raise ModerationError(409, Text.of("moderation.guest_operator", name=row.name))
+        raise ModerationError(409, Text.of(guest, name=row.name))
     return row
 
 
@@ -126,6 +136,35 @@ def grant(store: Store, name: str) -> tuple[str, bool]:
 def revoke(store: Store, name: str) -> tuple[str, bool]:
     """The account ``name`` is an operator no longer (False: it was none)."""
     return _set_role(store, name, None)
+
+
+def temporary_password() -> str:
+    """A new random password to be read out or typed: four groups of four letters and digits
+    that cannot be taken for one another (no 0/o, 1/l/i), about 79 bits."""
+    groups = ("".join(secrets.choice(TEMPORARY_ALPHABET) for _ in range(4)) for _ in range(4))
+    password = "-".join(groups)
+    check_password(password)
+    return password
+
+
+def reset_password(store: Store, name: str, *, identity: Identity | None = None) -> tuple[str, str, int]:
+    """Give the account ``name`` a new random password, for a person who forgot theirs: as when
+    they change it themselves (:meth:`Identity.end_sessions`), every session of theirs ends in
+    the transaction that stores its hash, and so is the audit entry written (operator: the
+    command line).  Returns their name, the temporary password (kept nowhere) and how many
+    sessions ended; :class:`ModerationError` for an unknown name (404) or a guest (409)."""
+    identity = identity or Identity(store)
+    with store.engine.connect() as c:
+        row = _account(c, name, "moderation.guest_password")
+    password = temporary_password()
+    hashed = identity.hasher.hash(password)
+    now = _stamp(datetime.now(UTC))
+
+    def audited(c: Connection) -> None:
+        _audit(c, now, None, "reset-password", user=row.id, details={"by": "command line"})
+
+    ended = identity.end_sessions(row.id, within=audited, password_hash=hashed)
+    return row.name, password, ended
 
 
 def operators(store: Store) -> list[tuple[str, str]]:
@@ -526,8 +565,13 @@ def routes(moderation: Moderation, identity: Identity) -> list[Route]:
         return await moderation.close_table(operator, request.path_params["match_id"], text_field(body, "reason") or "")
 
     def audit(request: Request, _operator: User) -> Any:
-        given = request.query_params.get("limit", "100")
-        limit = int(given) if _NUMBER.fullmatch(given) and 1 <= int(given) <= 1000 else 100
+        given = request.query_params.get("limit")
+        if given is None:
+            limit = AUDIT_DEFAULT
+        elif _NUMBER.fullmatch(given) and 1 <= int(given) <= AUDIT_MAX:
+            limit = int(given)
+        else:
+            raise _Plain(400, f"limit={show(given)}: a number of entries from 1 to {AUDIT_MAX}")
         return {"entries": moderation.audit(limit)}
 
     async def notices(request: Request) -> Response:
