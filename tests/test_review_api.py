@@ -155,7 +155,7 @@ def test_bad_requests_are_refused_and_start_nothing(client: TestClient) -> None:
 
     # Nothing started yet: GET says so, and starts nothing.
     body = refused(client.get(url(match_id), params={"seat": "S"}), 404, "server.review_not_started")
-    assert body["params"] == {"match": f'"{match_id}"', "deal": 0, "seat": "S"}
+    assert body["params"] == {"match": f'"{match_id}"', "deal": 0, "number": 1, "seat": "S"}
 
     # The seat.
     for seat in ("X", "s", "South", "", 2, None, ["S"], {"S": 1}):
@@ -185,7 +185,7 @@ def test_bad_requests_are_refused_and_start_nothing(client: TestClient) -> None:
     refused(client.get(url(match_id, 7), params={"seat": "S"}), 404, "server.review_no_deal")
     # A deal not finished: the first deal of the other match, the next deal of this one.
     body = refused(post(client, in_progress, {"seat": "S"}), 409, "server.review_not_finished")
-    assert body["params"] == {"match": f'"{in_progress}"', "deal": 0}
+    assert body["params"] == {"match": f'"{in_progress}"', "deal": 0, "number": 1}
     refused(client.get(url(in_progress), params={"seat": "S"}), 409, "server.review_not_finished")
     refused(post(client, match_id, {"seat": "E"}, k=1), 409, "server.review_not_finished")
     # Another site's page may not start one (the origin policy), whoever it is.

@@ -296,7 +296,7 @@ def test_bad_requests_are_refused_with_their_message_and_change_nothing(client: 
         assert client.get(f"/api/matches/{match_id}/deals/{k}").status_code == 404
     # A deal not finished: the first deal of the other match, the next deal of this one.
     body = bad({"seat": "S", "line": []}, 409, "whatif.not_finished", match=in_progress, who=stranger)
-    assert body["params"] == {"match": json.dumps(in_progress), "deal": 0}
+    assert body["params"] == {"match": json.dumps(in_progress), "deal": 0, "number": 1}
     assert not CARD_CODE.search(json.dumps(body))
     bad({"seat": "E", "line": []}, 409, "whatif.not_finished", k=1)
     assert client.get(f"/api/matches/{in_progress}/deals/0").status_code == 404

@@ -19,14 +19,17 @@ the losses against the best choice (docs/review.md).
 from __future__ import annotations
 
 import contextlib
+import logging
 import multiprocessing
 import os
 import random
 import signal
+import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, CancelledError, Executor, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from gongzhu import search
 from gongzhu.players.expert import ExpertPlayer, exposure_options, objective_weights
@@ -45,6 +48,10 @@ __all__ = [
 ]
 
 REVIEW_FORMAT = "gongzhu-review/2"
+
+log = logging.getLogger("gongzhu.review")
+
+_T = TypeVar("_T")
 
 #: The marks of a decision by its loss in expected raw points (R7 units), worst first: a blunder
 #: ?? loses 50 or more (half a pig), a mistake ? 25 or more (a high heart and a half), an
@@ -332,7 +339,13 @@ class Reviewer:
     """Reviews deals on a pool of ``workers`` processes (``spawn``; started on first use and
     kept, their scheduling priority lowered by ``niceness``); ``workers=0`` reviews in the
     calling process, one task after another.  :meth:`close` may be called from another thread
-    while a review runs: that review then raises :class:`concurrent.futures.CancelledError`."""
+    while a review runs: that review then raises :class:`concurrent.futures.CancelledError`.
+
+    A pool that lost a worker process (killed, or out of memory) is broken for good: the
+    reviewer shuts it down, starts a new pool and runs the review (or the board pars) that found
+    it broken once more on the new one; a second break in a row is raised
+    (:class:`concurrent.futures.process.BrokenProcessPool`), the pool renewed for the next use.
+    ``restarts`` counts the pools renewed so, each logged."""
 
     def __init__(self, workers: int = 2, *, niceness: int = 0) -> None:
         if workers < 0:
@@ -340,30 +353,71 @@ class Reviewer:
         self.workers = workers
         self.niceness = niceness
         self._pool: Executor | None = None
+        self._lock = threading.Lock()  # the reviews' thread, the challenges' and close() share the pool
+        #: Pools renewed because a worker process of theirs died.
+        self.restarts = 0
+
+    def _new_pool(self) -> Executor:
+        if self.workers == 0:
+            return _Inline()
+        return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=_start_worker, initargs=(self.niceness,))
 
     def _executor(self) -> Executor:
-        if self._pool is None:
-            if self.workers == 0:
-                self._pool = _Inline()
-            else:
-                self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                                 initializer=_start_worker, initargs=(self.niceness,))
-        return self._pool
+        with self._lock:
+            if self._pool is None:
+                self._pool = self._new_pool()
+            return self._pool
+
+    def _renew(self, broken: Executor, error: BrokenProcessPool) -> Executor | None:
+        """``broken`` lost a worker process: put a new pool in its place (once, whichever thread
+        finds it broken first) and shut it down.  The pool to use now; None when the reviewer was
+        closed meanwhile."""
+        with self._lock:
+            replaced = self._pool is broken
+            if replaced:
+                self._pool = self._new_pool()
+                self.restarts += 1
+            current = self._pool
+        if replaced:
+            log.warning("a worker process of the reviews died (%s): its pool is shut down and %d new worker "
+                        "processes take its place", error, self.workers)
+            broken.shutdown(wait=False, cancel_futures=True)
+        return current
+
+    def _on_workers(self, what: str, job: Callable[[Executor], _T]) -> _T:
+        """``job`` on the worker processes; run once more on a new pool when the pool breaks
+        under it (``what`` names it in the log)."""
+        pool = self._executor()
+        try:
+            return job(pool)
+        except BrokenProcessPool as e:
+            again = self._renew(pool, e)
+            if again is None:  # closed meanwhile: nothing is retried
+                raise
+            log.warning("%s is run again on the new worker processes", what)
+        try:
+            return job(again)
+        except BrokenProcessPool as e:
+            self._renew(again, e)  # for the next use; this one fails
+            raise
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
 
     def review(self, record: Mapping[str, Any] | DealRecord, seat: Seat, *, budget: Budget = DEFAULT_BUDGET,
                seed: int = 0, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
-        return review_record(record, seat, budget=budget, seed=seed, progress=progress, executor=self._executor())
+        return self._on_workers("a deal review", lambda pool: review_record(
+            record, seat, budget=budget, seed=seed, progress=progress, executor=pool))
 
     def board_pars(self, seed: str, definition: Mapping[str, Any], commitment: str, seat: Seat, *,
                    replays: int = 4, worlds: int = 16, rng_seed: int = 0) -> list[float | None]:
         """:func:`board_pars` on this reviewer's worker processes."""
-        return board_pars(seed, definition, commitment, seat, replays=replays, worlds=worlds, rng_seed=rng_seed,
-                          executor=self._executor())
+        return self._on_workers("the pars of a board set", lambda pool: board_pars(
+            seed, definition, commitment, seat, replays=replays, worlds=worlds, rng_seed=rng_seed, executor=pool))
 
 
 def board_pars(seed: str, definition: Mapping[str, Any], commitment: str, seat: Seat, *, replays: int = 4,

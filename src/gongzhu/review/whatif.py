@@ -201,7 +201,8 @@ def what_if(record: Mapping[str, Any] | DealRecord, seat: Seat, line: Sequence[o
     when the line cannot be played, and a ``SearchUnavailableError`` without the C search."""
     search.require("a what-if board")
     rec = record if isinstance(record, DealRecord) else parse_record(record)
-    plays = parse_line(list(line))
+    texts = list(line)
+    plays = parse_line(texts)  # each text is one or two canonical codes: a refusal quotes it as sent
     actual = [(s, tuple(sorted(p, key=lambda c: c.index))) for t in rec.tricks for s, p in t.plays]
     deal = _start(rec)
     diverged: int | None = None
@@ -209,12 +210,11 @@ def what_if(record: Mapping[str, Any] | DealRecord, seat: Seat, line: Sequence[o
     for i, play in enumerate(plays):
         turn = deal.turn
         if turn is None:
-            raise WhatIfError(Text.of("whatif.after_end", index=i + 1, play=_play_code(play)))
+            raise WhatIfError(Text.of("whatif.after_end", index=i + 1, play=texts[i]))
         try:
             deal.verify_play(play, turn)
         except GongzhuError as e:
-            raise WhatIfError(Text.of("whatif.illegal", index=i + 1, play=_play_code(play), seat=turn),
-                              e.text) from None
+            raise WhatIfError(Text.of("whatif.illegal", index=i + 1, play=texts[i], seat=turn), e.text) from None
         if diverged is None and (i >= len(actual) or actual[i][1] != play):
             diverged = i
         deal.play(play, turn)

@@ -13,7 +13,9 @@ which the review routes then answer again after the server has let it go or rest
   profile's graph), and the progress of the reviews they asked for below;
 - ``POST /api/profile/accuracy/review-last`` ``{"count": N}`` (N of :data:`COUNTS`): the newest N
   finished deals of the caller not reviewed yet are queued for review in the reviews' own line,
-  as many as it has room for (:data:`~gongzhu.server.reviews.WAITING` waiting at most).
+  as many as it has room for (:data:`~gongzhu.server.reviews.WAITING` waiting at most) and the
+  person's (and their address's) share of it.  A body that is not ``{"count": N}`` is refused
+  with a catalog message, after the session is checked.
 
 Accuracy is the account's own: only the person signed in to it reads it (a guest, who keeps no
 name, is refused with a catalog message).  Which seat of a deal a person played is read from the
@@ -23,8 +25,9 @@ from the seat of their last deal there; in a single-player match, South is its p
 progress of the asked reviews is kept in memory (per server).
 
 Imports the catalog, :mod:`gongzhu.jsontext`, the rules core's seats, :mod:`gongzhu.review` (for
-its format, on the first review read back) and, of the server, the bodies, the wire, the store,
-the identity and the reviews; SQLAlchemy and Starlette.
+its format, on the first review read back) and, of the server, the bodies, the policy (the body's
+bound, client addresses), the wire, the store, the identity and the reviews; SQLAlchemy and
+Starlette.
 """
 
 from __future__ import annotations
@@ -50,9 +53,10 @@ from gongzhu.messages import Text
 from gongzhu.rules.cards import Seat
 from gongzhu.server.bodies import PERSON, BodyError, json_body
 from gongzhu.server.identity import AccountError, Identity, User
-from gongzhu.server.reviews import WAITING, Key, ReviewJob, ReviewRefused, Reviews
+from gongzhu.server.policy import MAX_BODY_BYTES, counted_address
+from gongzhu.server.reviews import PER_PERSON, Asker, Key, ReviewJob, ReviewRefused, Reviews
 from gongzhu.server.store import MATCH_PLAYERS, REVIEW_COUNTS, REVIEW_KINDS, REVIEWS, USERS, MatchInfo, Store
-from gongzhu.server.wire import personal_answer, plain_error
+from gongzhu.server.wire import personal_answer
 
 __all__ = ["COUNTS", "GROUP", "MARK_COUNTS", "MOST_POINTS", "Accuracy", "Player", "aggregate", "decision_kind",
            "routes", "seats_of", "summary"]
@@ -61,9 +65,6 @@ log = logging.getLogger("gongzhu.server")
 
 #: How many of the newest deals ``review-last`` may be asked to review.
 COUNTS = (5, 10, 20)
-#: One person's reviews in line (queued or running) at most: half the reviews' usual line, so that
-#: "review my last 20" leaves room for everyone else's reviews; the rest waits for another press.
-PER_PERSON = WAITING // 2
 #: The fewest reviewed deals a point of the profile's graph stands for …
 GROUP = 5
 #: … and the most points the graph has (past ``GROUP * MOST_POINTS`` deals, each point stands for more).
@@ -331,13 +332,15 @@ class Accuracy:
                     found.append((info.match_id, deal, Seat[seat], line))
         return found
 
-    def review_last(self, user_id: str, wanted: list[tuple[str, int, Seat, str]]) -> dict[str, Any]:
+    def review_last(self, user_id: str, wanted: list[tuple[str, int, Seat, str]],
+                    address: str | None = None) -> dict[str, Any]:
         """Queue the reviews of ``wanted``, the person's newest deals not reviewed yet
         (:meth:`unreviewed`), as many as the person's share of the reviews' line
-        (:data:`PER_PERSON`) and the line have room for (one under way already is followed, not
-        queued again, and one finished while nobody kept it is kept now): ``{"queued", "under_way", "left", "code",
-        "params"}`` with the catalog message that says how many are in line, and how many did
-        not fit.  Raises :class:`ReviewRefused` when the line is full (or the server stopping)
+        (:data:`PER_PERSON`), their client ``address``'s share and the line have room for (one
+        under way already is followed, not queued again, and one finished while nobody kept it is
+        kept now): ``{"queued", "under_way", "left", "code", "params"}`` with the catalog message
+        that says how many are in line, and how many did not fit.  Raises :class:`ReviewRefused`
+        when the line (or the person's or address's share of it) is full, or the server stopping,
         and nothing could be queued."""
         queued: list[Key] = []
         under_way: list[Key] = []
@@ -357,7 +360,8 @@ class Accuracy:
                 break
             else:
                 try:
-                    queued.append(self.reviews.start(match_id, deal, seat, line).key)
+                    queued.append(self.reviews.start(match_id, deal, seat, line,
+                                                     asker=Asker(user_id, address)).key)
                 except ReviewRefused as e:
                     refused = e
                     break
@@ -380,6 +384,15 @@ class Accuracy:
                 "message": text.render("en"), "message_zh": text.render("zh"), **text.json}
 
 
+#: A ``review-last`` body that is no JSON object naming a count (empty, not JSON), and one refused
+#: by :func:`json_body` for its size or type: catalog messages, as the other review routes answer.
+_BAD_BODY = Text.of("accuracy.bad_body", choices=", ".join(map(str, COUNTS)))
+_BODY_REFUSALS = {
+    413: Text.of("server.review_body_too_large", limit=MAX_BODY_BYTES),
+    415: Text.of("server.review_body_type"),
+}
+
+
 def routes(store: Store, identity: Identity, reviews: Reviews) -> list[Route]:
     """The accuracy routes, on the server's ``store``, ``identity`` and ``reviews`` (whose
     finished reviews are kept from now on)."""
@@ -400,11 +413,13 @@ def routes(store: Store, identity: Identity, reviews: Reviews) -> list[Route]:
 
     async def review_last(request: Request) -> Response:
         try:
-            body = await json_body(request)
-        except BodyError as e:
-            return plain_error(e.status, str(e))
-        try:
-            user = account_of(request)
+            user = account_of(request)  # who asks first: a guest is refused whatever the body
+            try:
+                body = await json_body(request)
+            except BodyError as e:
+                raise AccountError(e.status, _BODY_REFUSALS.get(e.status, _BAD_BODY)) from None
+            if body == {}:  # an empty body, or nothing in it
+                raise AccountError(400, _BAD_BODY)
             alone = isinstance(body, dict) and set(body) == {"count"}
             count = body["count"] if alone else None
             if type(count) is not int or count not in COUNTS:  # what was sent is named as sent
@@ -412,7 +427,7 @@ def routes(store: Store, identity: Identity, reviews: Reviews) -> list[Route]:
                                                 choices=", ".join(map(str, COUNTS))))
             # Finding them reads every match of the person's: off the event loop.
             wanted = await asyncio.to_thread(accuracy.unreviewed, user.id, count)
-            answer = accuracy.review_last(user.id, wanted)
+            answer = accuracy.review_last(user.id, wanted, counted_address(request))
         except AccountError as e:
             return personal_answer(e.json, status=e.status)
         except ReviewRefused as e:

@@ -97,7 +97,7 @@ from gongzhu.server.policy import (
     counted_address,
 )
 from gongzhu.server.registry import Tables
-from gongzhu.server.reviews import WORKERS, ReviewJob, ReviewRefused, Reviews, parse_body, parse_seat
+from gongzhu.server.reviews import WORKERS, Asker, ReviewJob, ReviewRefused, Reviews, parse_body, parse_seat
 from gongzhu.server.rooms import Connection, Outbox, Person, Room
 from gongzhu.server.rulebook import rules_page
 from gongzhu.server.store import MatchInfo, Store, why_kept
@@ -718,7 +718,10 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
             info, k = review_deal(request)
             job = reviews.find(info.match_id, k, seat)
             if job is None or job.status == "failed":
-                job = reviews.start(info.match_id, k, seat, finished_record(info, k))
+                # The caller's share of the line: their person's (none without a session) and address's.
+                user = identity.user_for(request)
+                job = reviews.start(info.match_id, k, seat, finished_record(info, k),
+                                    asker=Asker(user.id if user is not None else None, counted_address(request)))
                 _who, cookie = person(request)  # a POST makes its caller a person, as every other does
             else:
                 cookie = None

@@ -4,9 +4,11 @@
 :class:`Reviews` keeps the jobs asked for with ``POST /api/matches/{id}/deals/{k}/review`` and
 read with ``GET``: each runs on the worker processes of one :class:`~gongzhu.review.Reviewer`
 at the computer players' search priority, driven from a thread of its own, so the event loop
-only reads its progress; a few run at once, a bounded line waits, and the most recent are kept.
-Only a finished deal is reviewed, from its stored R11 record, so a review shows nobody a card
-they could not see.  The jobs: ``docs/web-protocol.md``, Reviews; what a review says:
+only reads its progress; a few run at once, a bounded line waits (each person, and each client
+address, holding a bounded share of it), and the most recent are kept.  A pool whose worker
+process died is replaced by the reviewer (:class:`~gongzhu.review.Reviewer`), so one dead process
+fails no later review.  Only a finished deal is reviewed, from its stored R11 record, so a review
+shows nobody a card they could not see.  The jobs: ``docs/web-protocol.md``, Reviews; what a review says:
 ``docs/review.md``.  Imports :mod:`gongzhu.review` (on the first review),
 :mod:`gongzhu.server.thinking` (the search processes' priority), :mod:`gongzhu.messages`,
 :mod:`gongzhu.jsontext` and :mod:`gongzhu.rules`.
@@ -33,7 +35,8 @@ if TYPE_CHECKING:  # imported on the first review: the server starts without the
     from gongzhu.review import Budget, Reviewer
 
 __all__ = [
-    "AT_ONCE", "KEEP", "WAITING", "WORKERS", "ReviewJob", "ReviewRefused", "Reviews", "in_daemon_thread", "parse_seat",
+    "AT_ONCE", "KEEP", "PER_ADDRESS", "PER_PERSON", "WAITING", "WORKERS", "Asker", "ReviewJob", "ReviewRefused",
+    "Reviews", "in_daemon_thread", "numbered", "parse_seat",
 ]
 
 log = logging.getLogger("gongzhu.server")
@@ -44,6 +47,11 @@ WORKERS = 2
 AT_ONCE = 1
 #: Reviews waiting for their turn, at most; past that a new one is refused until some finish.
 WAITING = 16
+#: One person's reviews in line (waiting or running) at most, and one client address's: half the
+#: line, so that one person (or one client making a new guest for each request) leaves room for
+#: everyone else's reviews.
+PER_PERSON = WAITING // 2
+PER_ADDRESS = WAITING // 2
 #: Finished (or failed) reviews kept, the most recently asked for.
 KEEP = 64
 #: How long the server, stopping, waits for the reviews it stops (seconds): the tasks their
@@ -58,10 +66,23 @@ class _Stopped(Exception):
     """Raised in a reviewing thread, at its next progress, when the server stops."""
 
 
+def numbered(text: Text) -> Text:
+    """A message that names a deal by its index (``deal``, from 0, as the routes and records
+    count) with the deal as players count it too (``number``, from 1: 第 N 副, deal N), which the
+    message shows; a deal given as the text that was sent (no number) is shown as sent."""
+    deal = text.params.get("deal")
+    if deal is None or "number" in text.params:
+        return text
+    number = deal + 1 if isinstance(deal, int) and not isinstance(deal, bool) else deal
+    return Text(text.key, {**text.params, "number": number})
+
+
 class ReviewRefused(Exception):
-    """A review request refused: the HTTP status and the catalog message (nothing changed)."""
+    """A review request refused: the HTTP status and the catalog message (nothing changed); a
+    deal it names is also numbered as players count (:func:`numbered`)."""
 
     def __init__(self, status: int, text: Text) -> None:
+        text = numbered(text)
         super().__init__(text.render("en"))
         self.status = status
         self.text = text
@@ -84,6 +105,16 @@ def parse_body(body: object) -> Seat:
 Key = tuple[str, int, Seat]
 
 
+@dataclass(frozen=True, slots=True)
+class Asker:
+    """Who asks for a review: the person (their user id; None for a caller with no session yet)
+    and the client address the server counts them by
+    (:func:`~gongzhu.server.policy.counted_address`; None where there is none)."""
+
+    person: str | None = None
+    address: str | None = None
+
+
 @dataclass(eq=False)
 class ReviewJob:
     """One review: of ``seat`` in deal ``deal`` (0-based) of ``match_id``.  ``status`` is
@@ -101,6 +132,8 @@ class ReviewJob:
     unavailable: bool = False
     #: Set by the loop when the server stops: the reviewing thread stops at its next progress.
     stopping: bool = False
+    #: Who started it (their share of the line): None for a review nobody in particular asked.
+    asker: Asker | None = None
 
     @property
     def key(self) -> Key:
@@ -117,18 +150,24 @@ class ReviewJob:
 class Reviews:
     """The reviews of one server (docs/web-protocol.md, Reviews).  ``budget`` is how hard each
     review looks (:class:`~gongzhu.review.Budget`, by default ``DEFAULT_BUDGET``; tests use a
-    small one).  :mod:`gongzhu.review` is imported by the first review, not before."""
+    small one).  One person has at most ``per_person`` reviews in line (waiting or running), one
+    client address ``per_address``.  :mod:`gongzhu.review` is imported by the first review, not
+    before."""
 
     def __init__(self, *, workers: int = WORKERS, budget: Budget | None = None, at_once: int = AT_ONCE,
-                 waiting: int = WAITING, keep: int = KEEP) -> None:
-        if workers < 0 or at_once < 1 or waiting < 0 or keep < 1:
-            raise ValueError("reviews need workers >= 0, at_once >= 1, waiting >= 0 and keep >= 1")
+                 waiting: int = WAITING, keep: int = KEEP, per_person: int = PER_PERSON,
+                 per_address: int = PER_ADDRESS) -> None:
+        if workers < 0 or at_once < 1 or waiting < 0 or keep < 1 or per_person < 1 or per_address < 1:
+            raise ValueError("reviews need workers >= 0, at_once >= 1, waiting >= 0, keep >= 1, per_person >= 1 "
+                             "and per_address >= 1")
         self.workers = workers
         self.budget = budget
         self.reviewer: Reviewer | None = None
         self.at_once = at_once
         self.waiting = waiting
         self.keep = keep
+        self.per_person = per_person
+        self.per_address = per_address
         self._jobs: OrderedDict[Key, ReviewJob] = OrderedDict()  # every job, least recently asked first
         self._queue: deque[ReviewJob] = deque()
         self._running: dict[ReviewJob, asyncio.Task[None]] = {}
@@ -152,24 +191,45 @@ class Reviews:
             self._jobs.move_to_end(job.key)
         return job
 
-    def start(self, match_id: str, deal: int, seat: Seat, record_line: str) -> ReviewJob:
+    def start(self, match_id: str, deal: int, seat: Seat, record_line: str, *, asker: Asker | None = None) -> ReviewJob:
         """The review of that seat in the finished deal whose R11 record is ``record_line``:
-        the one started already, or a new one, queued (raises :class:`ReviewRefused` when the
-        server is stopping or too many wait).  A failed review is started anew."""
+        the one started already, or a new one, queued for ``asker`` (raises
+        :class:`ReviewRefused` when the server is stopping, when the asker's person or address
+        has their share of the line already — 429 — or when too many wait).  A failed review is
+        started anew."""
         job = self.find(match_id, deal, seat)
         if job is not None and job.status != "failed":
             return job
         if self._closed:
             raise ReviewRefused(503, Text.of("server.review_stopping"))
+        if asker is not None:
+            self._check_share(asker)
         if len(self._running) >= self.at_once and len(self._queue) >= self.waiting:
             raise ReviewRefused(503, Text.of("server.review_busy", waiting=len(self._queue)))
-        job = ReviewJob(match_id, deal, seat, json.loads(record_line))
+        job = ReviewJob(match_id, deal, seat, json.loads(record_line), asker=asker)
         self._jobs[job.key] = job
         self._jobs.move_to_end(job.key)
         self._queue.append(job)
         self._forget()
         self._next()
         return job
+
+    def in_line(self, asker: Asker) -> tuple[int, int]:
+        """How many reviews in line (waiting or running) ``asker``'s person started, and how many
+        its client address did."""
+        jobs = [job.asker for job in (*self._queue, *self._running) if job.asker is not None]
+        person = sum(1 for a in jobs if asker.person is not None and a.person == asker.person)
+        address = sum(1 for a in jobs if asker.address is not None and a.address == asker.address)
+        return person, address
+
+    def _check_share(self, asker: Asker) -> None:
+        """Refuse (429) a review that would give ``asker``'s person or address more than their
+        share of the line."""
+        person, address = self.in_line(asker)
+        if person >= self.per_person:
+            raise ReviewRefused(429, Text.of("server.review_too_many_yours", most=self.per_person))
+        if address >= self.per_address:
+            raise ReviewRefused(429, Text.of("server.review_too_many_address", most=self.per_address))
 
     def position(self, job: ReviewJob) -> int:
         """A queued review's place in the line (1: the next to run)."""
@@ -188,7 +248,7 @@ class Reviews:
             if job.unavailable:
                 raise ReviewRefused(503, Text.of("server.review_unavailable"))
             raise ReviewRefused(500, Text.of("server.review_failed", match=job.match_id, deal=job.deal,
-                                             seat=job.seat))
+                                             number=job.deal + 1, seat=job.seat))
         body: dict[str, Any] = {"status": job.status, "seat": seat, "done": job.done, "total": job.total}
         if job.status == "queued":
             body["position"] = self.position(job)

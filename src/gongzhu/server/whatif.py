@@ -7,9 +7,10 @@ docs/web-protocol.md, What if).
 The answer shows every hand, so it follows the access rule of the deal's record
 (``GET /api/matches/{id}/deals/{k}``): only a finished deal, and a challenge's board only to whom
 it is open.  The work runs in a thread of its own, off the event loop (the solver and the
-playouts release the interpreter's lock); a few run at once, a bounded line waits, and each
-person has one at a time.  Every refusal is a catalog message and changes nothing (an answered
-request makes its caller a person, as every ``POST`` does; a refused one does not).
+playouts release the interpreter's lock); a few run at once, a bounded line waits, each
+person has one at a time and each client address a few (so that a new guest for each request
+is no way around the person's one).  Every refusal is a catalog message and changes nothing (an
+answered request makes its caller a person, as every ``POST`` does; a refused one does not).
 
 Imports :mod:`gongzhu.review.whatif` (on the first request: the server starts without the
 search), the bodies, the wire, the identity, the store's match summary, the challenges, the
@@ -44,7 +45,7 @@ from gongzhu.server.wire import personal_answer, refused_answer
 if TYPE_CHECKING:
     from gongzhu.review.whatif import WhatIfBudget
 
-__all__ = ["AT_ONCE", "PATH", "WAITING", "WhatIfRefused", "WhatIfRoute", "WhatIfs", "routes"]
+__all__ = ["AT_ONCE", "PATH", "PER_ADDRESS", "WAITING", "WhatIfRefused", "WhatIfRoute", "WhatIfs", "routes"]
 
 log = logging.getLogger("gongzhu.server")
 
@@ -54,6 +55,10 @@ PATH = "/api/matches/{match_id}/deals/{k}/whatif"
 AT_ONCE = 2
 #: What-ifs waiting for their turn, at most; past that a new one is refused until some finish.
 WAITING = 16
+#: What-ifs asked from one client address (:func:`~gongzhu.server.policy.counted_address`) and not
+#: yet answered, at most: a few people behind one address each have theirs, and one client making
+#: a new guest for each request holds no more than these of the line.
+PER_ADDRESS = 4
 #: The seats a what-if may be of, by their letters.
 SEATS = ("N", "E", "S", "W")
 #: A deal number in a URL, as the deal record's route reads it.
@@ -94,16 +99,19 @@ def parse_body(body: object) -> tuple[Seat, list[Any]]:
 
 class WhatIfs:
     """The what-ifs of one server: at most ``at_once`` worked out together, ``waiting`` more in
-    line, one per person; ``budget`` is how hard each looks (by default
-    :data:`gongzhu.review.whatif.DEFAULT_WHATIF_BUDGET`)."""
+    line, one per person and ``per_address`` per client address; ``budget`` is how hard each
+    looks (by default :data:`gongzhu.review.whatif.DEFAULT_WHATIF_BUDGET`)."""
 
-    def __init__(self, *, budget: WhatIfBudget | None = None, at_once: int = AT_ONCE, waiting: int = WAITING) -> None:
-        if at_once < 1 or waiting < 0:
-            raise ValueError("what-ifs need at_once >= 1 and waiting >= 0")
+    def __init__(self, *, budget: WhatIfBudget | None = None, at_once: int = AT_ONCE, waiting: int = WAITING,
+                 per_address: int = PER_ADDRESS) -> None:
+        if at_once < 1 or waiting < 0 or per_address < 1:
+            raise ValueError("what-ifs need at_once >= 1, waiting >= 0 and per_address >= 1")
         self.budget = budget
         self.at_once = at_once
         self.waiting = waiting
+        self.per_address = per_address
         self._people: set[str] = set()  # who has one asked and not yet answered
+        self._addresses: dict[str, int] = {}  # the what-ifs asked from each address, not yet answered
         self._slots: asyncio.Semaphore | None = None
 
     @property
@@ -112,18 +120,27 @@ class WhatIfs:
         return len(self._people)
 
     @contextlib.contextmanager
-    def hold(self, person: str) -> Iterator[None]:
-        """``person``'s one what-if at a time: refused (429) while they have one, and (503) while
-        as many wait as may."""
+    def hold(self, person: str, address: str | None = None) -> Iterator[None]:
+        """``person``'s one what-if at a time, asked from the client ``address``: refused (429)
+        while they have one or while the address has ``per_address``, and (503) while as many
+        wait as may."""
         if person in self._people:
             raise WhatIfRefused(429, Text.of("whatif.running"))
+        if address is not None and self._addresses.get(address, 0) >= self.per_address:
+            raise WhatIfRefused(429, Text.of("whatif.address_busy", most=self.per_address))
         if len(self._people) >= self.at_once + self.waiting:
             raise WhatIfRefused(503, Text.of("whatif.busy"))
         self._people.add(person)
+        if address is not None:
+            self._addresses[address] = self._addresses.get(address, 0) + 1
         try:
             yield
         finally:
             self._people.discard(person)
+            if address is not None:
+                left = self._addresses.pop(address, 1) - 1
+                if left:
+                    self._addresses[address] = left
 
     async def work(self, record_line: str, seat: Seat, line: list[Any]) -> dict[str, Any]:
         """The what-if, worked out in a thread of its own once a slot is free (raises
@@ -183,18 +200,18 @@ class WhatIfRoute:
         info = self.known(match_id)
         if info is None:
             raise WhatIfRefused(404, Text.of("whatif.unknown_match", match=show(match_id)))
-        if not _DEAL_NUMBER.fullmatch(k):
-            raise WhatIfRefused(404, Text.of("whatif.no_deal", match=show(match_id), deal=show(k)))
+        if not _DEAL_NUMBER.fullmatch(k):  # named as sent
+            raise WhatIfRefused(404, Text.of("whatif.no_deal", match=show(match_id), deal=show(k), number=show(k)))
         deal = int(k)
         user = self.identity.user_for(request)
         if not self.challenges.may_read(info, deal, user.id if user is not None else None):
-            raise WhatIfRefused(403, Text.of("server.challenge_board_hidden", board=deal + 1))
+            raise WhatIfRefused(403, self.challenges.hidden_text(info, deal))
         line = self.store.record(info.match_id, deal)
         if line is not None:
             return line
         if deal == info.deals and not info.over and info.seating.status != "waiting":
-            raise WhatIfRefused(409, Text.of("whatif.not_finished", match=show(match_id), deal=deal))
-        raise WhatIfRefused(404, Text.of("whatif.no_deal", match=show(match_id), deal=deal))
+            raise WhatIfRefused(409, Text.of("whatif.not_finished", match=show(match_id), deal=deal, number=deal + 1))
+        raise WhatIfRefused(404, Text.of("whatif.no_deal", match=show(match_id), deal=deal, number=deal + 1))
 
     async def post(self, request: Request) -> Response:
         try:
@@ -205,9 +222,11 @@ class WhatIfRoute:
             seat, line = parse_body(body)
             self.whatifs.check_line(line)
             record = self.finished_record(request)
-            # One at a time for each person; a caller with no session yet, by its address.
+            # One at a time for each person (a caller with no session yet, by its address), and a
+            # few for each address, whoever the caller says it is.
             user = self.identity.user_for(request)
-            with self.whatifs.hold(user.id if user is not None else f"address {counted_address(request)}"):
+            address = counted_address(request)
+            with self.whatifs.hold(user.id if user is not None else f"address {address}", address):
                 try:
                     answer = await self.whatifs.work(record, seat, line)
                 except WhatIfRefused:
