@@ -140,6 +140,20 @@ def test_a_team_match_made_started_played_by_eight_and_published_in_browsers(pag
     started = api_get(referee, f"/api/events/{event_id}")
     seat_of = {name: (t["table"], seat) for t in started["tables"] for seat, name in t["seats"].items()}
     assert seat_of == SEATED
+    # Under way, the desk may withdraw an entrant, asked to confirm first: dismissed, nothing changes.
+    withdraw = '#event-entrants li[data-entrant="红"] button.event-remove.withdraw'
+    wait_for(referee, withdraw)
+    assert referee.locator(withdraw).text_content() == render("event.desk.withdraw", "en", {})
+    asked: list[str] = []
+
+    def dismiss(dialog: Any) -> None:
+        asked.append(dialog.message)
+        dialog.dismiss()
+
+    referee.once("dialog", dismiss)
+    referee.click(withdraw)
+    assert asked == [render("event.desk.withdrawConfirm", "en", {"entrant": "红"})]
+    assert not any(e["action"] == "withdraw" for e in api_get(referee, f"/api/events/{event_id}")["log"])
 
     # Everyone opens their table from the event's page ("your seat now"); the two who leave close
     # their page right after it has shown them their hand.

@@ -337,6 +337,72 @@ def test_a_team_match_played_by_six_people_and_two_stand_ins(server: LiveServer,
         live.close()
 
 
+def test_the_desk_withdraws_a_team_mid_match_and_a_computer_plays_its_seats_at_once(server: LiveServer) -> None:
+    """A team match of two sessions: everyone plays the first; then the referee withdraws 红.
+    In the second session nobody waits for 红's players: a computer plays their four seats at
+    once, well within the grace, and the log says why; 蓝 plays its board out and the results
+    count both teams as ever."""
+    rng = random.Random(5)
+    referee = account(server, "Desk")
+    red = [account(server, f"Rose{i}") for i in range(1, 5)]
+    blue = [account(server, f"Sky{i}") for i in range(1, 5)]
+    teams = [{"name": "红", "players": [p.name for p in red]}, {"name": "蓝", "players": [p.name for p in blue]}]
+    made = referee.http.post("/api/events", json={"name": "Early train", "form": "teams", "preset": "partners",
+                                                  "boards": 1, "sessions": 2, "turn_seconds": 120,
+                                                  "grace_seconds": 300, "entrants": teams})
+    assert made.status_code == 201, made.text
+    event_id = made.json()["id"]
+    withdraw = f"/api/events/{event_id}/withdraw"
+    assert referee.http.post(f"/api/events/{event_id}/start").status_code == 200
+
+    def tables_of(stage: int) -> dict[str, dict[str, Live]]:
+        """Each table of the stage: its people who come (蓝's alone once 红 is withdrawn)."""
+        out: dict[str, dict[str, Live]] = {}
+        for person in (*red, *blue):
+            me = person.http.get(f"/api/events/{event_id}").json()["me"]["now"]
+            assert me["stage"] == stage
+            if stage > 1 and person in red:
+                continue
+            out.setdefault(me["url"].removeprefix("/table/"), {})[me["seat"]] = person.connect(
+                me["url"].removeprefix("/table/"))
+        return out
+
+    first = tables_of(1)
+    for lives in first.values():
+        drive(lives, rng, finished(1))
+    # the desk alone withdraws, an entrant it names, once
+    refused(red[0].http.post(withdraw, json={"entrant": "红"}), 403, "event.organiser_only")
+    refused(referee.http.post(withdraw, json={"entrant": "绿"}), 400, "event.unknown_entrant")
+    summary = referee.http.post(withdraw, json={"entrant": "红"})
+    assert summary.status_code == 200, summary.text
+    assert [(e["name"], e["withdrawn"]) for e in summary.json()["entrants"]] == [("红", True), ("蓝", False)]
+    entry = summary.json()["log"][-1]
+    assert (entry["action"], entry["by"], entry["details"]) == (
+        "withdraw", "Desk", {"entrant": "红", "stage": 1, "round": 1, "session": 1})
+    refused(referee.http.post(withdraw, json={"entrant": "红"}), 409, "event.withdrawn_already")
+
+    assert referee.http.post(f"/api/events/{event_id}/start").status_code == 200
+    second = tables_of(2)
+    for lives in second.values():  # the clock stands still: 红's seats are not waited for
+        drive(lives, rng, finished(2))  # (board 2, the second session's)
+    event = referee.http.get(f"/api/events/{event_id}").json()
+    standing_in = sorted((d["table"], d["seat"], d["player"]) for d in
+                         (e["details"] for e in event["log"] if e["action"] == "stand_in") if d.get("withdrawn"))
+    assert sorted(p for _, _, p in standing_in) == sorted(p.name for p in red)
+    assert all(d.get("stage") == 2 for d in (e["details"] for e in event["log"] if e["action"] == "stand_in"))
+    records = [json.loads(line) for line in referee.http.get(f"/api/events/{event_id}/records.jsonl").text.splitlines()]
+    later = [r for r in records if r["seating"]["session"] == 2]
+    assert len(later) == 2
+    for r in later:
+        for seat, player in r["players"].items():
+            assert player["auto"] == (r["seating"]["entrants"][seat] == "红"), (seat, player)
+    assert event["status"] == "over" and {row["entrant"] for row in event["rankings"][0]["rows"]} == {"红", "蓝"}
+    refused(referee.http.post(withdraw, json={"entrant": "蓝"}), 409, "event.withdraw_over")
+    for lives in (*first.values(), *second.values()):
+        for live in lives.values():
+            live.close()
+
+
 def test_a_player_who_leaves_a_board_to_the_computer_is_noted_at_the_desk(server: LiveServer) -> None:
     """Everyone comes; at table 2 Red3 (E) hands their seat to the computer (托管) and leaves.
     When the board ends, the referee's log notes the stand-in once, with the board, as the

@@ -787,14 +787,17 @@ class Events:
 
     def withdraw(self, event_id: str, user: User | None, body: object) -> dict[str, Any]:
         """Before the event begins, a player withdraws their entrant (``{}``), or the organiser
-        one they name (``{"entrant"}``)."""
+        one they name (``{"entrant"}``).  Once it has begun, the desk withdraws one it names
+        (:meth:`_withdraw_begun`)."""
         event = self.get(event_id)
         if user is None:
             raise EventRefused(403, "event.accounts_only")
-        if event.entry == "list":  # seated, and its boards made, when it was made
-            raise EventRefused(403, "event.entry_listed")
         if not isinstance(body, Mapping):
             raise EventRefused(400, "event.bad_body")
+        if event.stage > 0:
+            return self._withdraw_begun(event, user, body)
+        if event.entry == "list":  # seated, and its boards made, when it was made
+            raise EventRefused(403, "event.entry_listed")
         with self.store.engine.begin() as c:
             taken = self._entrants_while_open(c, event)
             named = body.get("entrant")
@@ -812,6 +815,35 @@ class Events:
             c.execute(update(EVENTS).where(EVENTS.c.id == event.id).values(entrants=left))
         self._write(event, user.id, "withdraw", {"entrant": gone["name"]})
         return self.summary(event_id, user.id)
+
+    def _withdraw_begun(self, event: Event, user: User, body: Mapping[str, Any]) -> dict[str, Any]:
+        """The desk withdraws an entrant from an event under way (``{"entrant"}``): it stays in
+        the movement — the other entrants still meet its seats and its results still count — but
+        from now on a computer plays for its players without waiting for their grace, at every
+        table of theirs still in its grace and in every stage to come (:meth:`sweep`); a player
+        who comes back may take their seat again (取消托管)."""
+        self._organiser(event, user)
+        if self._over(event, self._played(event)):
+            raise EventRefused(409, "event.withdraw_over")
+        named = body.get("entrant")
+        with self.store.engine.begin() as c:
+            row = c.execute(select(EVENTS.c.stage, EVENTS.c.entrants).where(EVENTS.c.id == event.id)
+                            .with_for_update()).first()
+            assert row is not None
+            entrants = [dict(e) for e in row.entrants]
+            gone = next((e for e in entrants if e["name"] == named), None)
+            if gone is None:
+                raise EventRefused(400, "event.unknown_entrant", entrant=str(named)[:40],
+                                   entrants=", ".join(e["name"] for e in entrants))
+            if gone.get("withdrawn"):
+                raise EventRefused(409, "event.withdrawn_already", entrant=gone["name"])
+            gone["withdrawn"] = int(row.stage)
+            c.execute(update(EVENTS).where(EVENTS.c.id == event.id).values(entrants=entrants))
+            round_, session = event.round_of(int(row.stage))
+            self._write(event, user.id, "withdraw", {"entrant": gone["name"], "stage": int(row.stage), "round": round_,
+                                                     "session": session}, connection=c)
+        self._soon(event.id)
+        return self.summary(event.id, user.id)
 
     # ------------------------------------------------------------------ running it
 
@@ -977,10 +1009,15 @@ class Events:
             rows = c.execute(select(EVENT_TABLES).where(EVENT_TABLES.c.event_id == event.id,
                                                         EVENT_TABLES.c.graced.is_(False))).all()
         waiting = False
+        # the players of the entrants the desk withdrew: no grace is waited for them
+        withdrawn = {p[0] for e in event.entrants if e.get("withdrawn") for p in e["players"]}
         for r in rows:
-            if self.now() < float(r.started) + event.grace_seconds:
+            within = self.now() < float(r.started) + event.grace_seconds
+            if within:
                 waiting = True
-                continue
+                sitting = next(s for s in self.sittings(event, int(r.stage)) if s.table == int(r.table_no))
+                if not any(event.occupant(sitting, seat)[0] in withdrawn for seat in range(4)):
+                    continue
             table = self.tables.loaded(r.match_id)
             if table is None:
                 owner = await self.tables.bus.owner(r.match_id)
@@ -996,12 +1033,17 @@ class Events:
             round_, session = event.round_of(int(r.stage))
             for seat in Seat:
                 occupant = table.seats[seat]
-                if occupant is None or occupant[0] in came or table.auto[seat] or table.holder(seat) is None:
+                if occupant is None or table.auto[seat] or table.holder(seat) is None:
+                    continue
+                gone = occupant[0] in withdrawn and occupant[0] not in table.connected()
+                if not gone and (within or occupant[0] in came):
                     continue
                 table.set_auto(Person(occupant[0], occupant[1]), True)
                 self._write(event, None, "stand_in", {"stage": int(r.stage), "round": round_, "session": session,
                                                       "table": int(r.table_no), "seat": seat.name,
-                                                      "player": occupant[1]})
+                                                      "player": occupant[1], **({"withdrawn": True} if gone else {})})
+            if within:
+                continue  # (the others' grace still runs)
             with self.store.engine.begin() as c:
                 c.execute(update(EVENT_TABLES).where(EVENT_TABLES.c.match_id == r.match_id).values(graced=True))
         return waiting
@@ -1324,7 +1366,8 @@ class Events:
             "preset": event.preset, "boards": event.boards, "rounds": event.rounds, "sessions": event.sessions,
             "stages": event.stages, "turn_seconds": event.turn_seconds, "grace_seconds": event.grace_seconds,
             "starts_at": None if event.starts_at is None else _stamp(event.starts_at),
-            "entrants": [{"name": e["name"], "players": [p[1] for p in e["players"]]} for e in event.entrants],
+            "entrants": [{"name": e["name"], "players": [p[1] for p in e["players"]],
+                          "withdrawn": bool(e.get("withdrawn"))} for e in event.entrants],
             "definition": event.definition, "commitment": event.commitment, "seed": event.seed if over else None,
             "entry": event.entry,
             "referees": [r[1] for r in event.referees],

@@ -16,7 +16,8 @@
 // person enters it (POST .../entries: the entrant's name and its players' account names, their
 // own fixed among them) or withdraws (POST .../withdraw).  The organiser and the referees they
 // named get the referee's desk: the invitation link to copy, an entrant removed before the event
-// begins (POST .../withdraw naming it), start the next round or session (POST .../start), a ruling
+// begins or withdrawn from it under way, after a confirmation (POST .../withdraw naming it: a
+// computer plays its seats from then on), start the next round or session (POST .../start), a ruling
 // from the solver on each contested claim with its reason (POST .../rulings: searched in the
 // background, "searching" until a later reading shows the verdict), a penalty naming an entrant
 // and a round or a score correction naming a table and a board, each with its reason
@@ -197,18 +198,25 @@ function drawFacts(s) {
   $("fact-commitment").textContent = s.commitment;
   $("fact-seed").textContent = s.seed ?? t("event.seedHidden");
   $("entrants-heading").textContent = t(`event.entrants.${KINDS[kind].players === 4 ? "teams" : KINDS[kind].players === 2 ? "pairs" : "players"}`);
-  // The referees remove an entrant while the players still enter (before the event begins).
+  // The referees remove an entrant while the players still enter (before the event begins), and
+  // withdraw one from the event under way (a computer plays their seats from then on).
   const removable = s.me.referee && s.stage === 0 && s.entry !== "list" && !s.published;
+  const withdrawable = s.me.referee && s.stage > 0 && s.status !== "over";
   $("event-entrants").replaceChildren(...s.entrants.map((entrant) => {
     // A pair or a player named by their players is shown by that name alone.
     const text = entrant.name === entrant.players.join(" & ") ? entrant.name : `${entrant.name}: ${listed(entrant.players)}`;
     const item = el("li", entrant.name === s.me.entrant ? "mine" : "", text);
     item.dataset.entrant = entrant.name;
-    if (removable) {
-      const remove = el("button", "event-remove", t("event.desk.remove"));
+    if (entrant.withdrawn) {
+      item.dataset.withdrawn = "true";
+      item.append(" ", el("span", "event-withdrawn", t("event.entrantWithdrawn")));
+    }
+    if (removable || (withdrawable && !entrant.withdrawn)) {
+      const remove = el("button", removable ? "event-remove" : "event-remove withdraw",
+        t(removable ? "event.desk.remove" : "event.desk.withdraw"));
       remove.type = "button";
       remove.dataset.entrant = entrant.name;
-      remove.setAttribute("aria-label", t("event.desk.removeWho", { entrant: entrant.name }));
+      remove.setAttribute("aria-label", t(removable ? "event.desk.removeWho" : "event.desk.withdrawWho", { entrant: entrant.name }));
       item.append(" ", remove);
     }
     return item;
@@ -467,7 +475,10 @@ function logText(s, entry) {
     const matches = listed((d.matches ?? []).map(([h, a]) => `${entrantName(s, h)} – ${entrantName(s, a)}`));
     what = t(d.bye ? "event.log.pairingBye" : key, { round: d.round, matches, bye: d.bye ? entrantName(s, d.bye) : "" });
   } else if (entry.action === "stand_in") {
-    what = t(key, { player: d.player, where: roundText(s, d.round ?? 1, d.session ?? 1), table: d.table, seat: d.seat });
+    // the absent at the grace's end; a player who came and left (from a board); one withdrawn
+    const which = d.withdrawn ? "event.log.stand_in_withdrawn" : d.board ? "event.log.stand_in_left" : key;
+    what = t(which, { player: d.player, where: roundText(s, d.round ?? 1, d.session ?? 1), table: d.table, seat: d.seat,
+      board: d.board });
   } else if (entry.action === "penalty") {
     what = t(key, { entrant: d.entrant, points: score(d.points), round: d.round ?? 1 });
   } else if (entry.action === "correction") {
@@ -477,7 +488,9 @@ function logText(s, entry) {
   } else if (entry.action === "entry") {
     what = t(key, { entrant: d.entrant, players: listed(d.players ?? []) });
   } else if (entry.action === "withdraw") {
-    what = t(key, { entrant: d.entrant });
+    // before the start an entry taken back; after it, the desk's withdrawal from the event
+    what = d.stage ? t("event.log.withdrawBegun", { entrant: d.entrant, where: roundText(s, d.round ?? 1, d.session ?? 1) })
+      : t(key, { entrant: d.entrant });
   } else if (entry.action === "start_refused") {
     what = t(key, { why: codeText(s, d.code) });
   } else if (entry.action === "claim") {
@@ -951,7 +964,11 @@ function wire() {
   $("entry-withdraw").addEventListener("click", () => desk("withdraw", {}, "entry-error"));
   $("event-entrants").addEventListener("click", (e) => {
     const remove = e.target.closest?.("button.event-remove");
-    if (remove) desk("withdraw", { entrant: remove.dataset.entrant });
+    if (!remove) return;
+    // Withdrawing from an event under way cannot be taken back: asked once more.
+    const entrant = remove.dataset.entrant;
+    if (remove.classList.contains("withdraw") && !window.confirm(t("event.desk.withdrawConfirm", { entrant }))) return;
+    desk("withdraw", { entrant });
   });
   $("desk-invite-copy").addEventListener("click", () => {
     const field = $("desk-invite-url");
