@@ -1,8 +1,11 @@
 """Several ``gongzhu serve`` processes sharing the tables of one PostgreSQL database through one
 Redis (``gongzhu.server.cluster``): people connected to different processes at one table, the
 table's owner killed mid-deal (SIGKILL) and the match going on at another process, the owner
-paused past its lease (SIGSTOP) and letting the table go when it runs again, Redis
-restarted under play, PostgreSQL stopped and started again under play.
+paused past its lease (SIGSTOP) and letting the table go when it runs again (and, with two servers
+in the test process, the narrowest moments of a table changing hands made certain: the old owner
+running again just after the new one loaded the table, a page coming while the owner loads its
+table again, a server counted gone while it lives), Redis restarted under play, PostgreSQL
+stopped and started again under play.
 
 The services are found from ``GONGZHU_TEST_PG`` (a SQLAlchemy URL of a PostgreSQL server whose
 user may create databases; default the machine's ``postgresql+psycopg://postgres@127.0.0.1:5432/postgres``)
@@ -35,7 +38,7 @@ from helpers.client import Message
 from helpers.database import REDIS, ThrowawayPostgres
 from helpers.database import service_missing as _missing
 from helpers.live import Live, Someone
-from helpers.servers import ServeProcess
+from helpers.servers import LiveServer, ServeProcess
 from test_tables import assert_no_leak, drive
 
 pytestmark = pytest.mark.postgres
@@ -271,6 +274,191 @@ def test_a_play_sent_to_a_paused_owner_is_played_by_the_new_one(servers: list[Se
     record = records_of(people["E"], table_id)[0]
     same_record(record, first_legal_record(record))
     assert "Traceback" not in paused.log_path.read_text(errors="replace")
+
+
+def test_an_old_owner_running_again_stores_nothing_once_the_table_is_taken_over(
+        database: str, redis_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The interleaving of a paused owner that runs again just as another server takes its table
+    over, made certain: the owner (server A, in the test process) is not told that its lease
+    lapsed — its renewals seem to succeed, as when it runs again before its upkeep does — and
+    the server that claims the table (B) stands still right after loading it, before it stores
+    anything.  A play sent to A then must not be stored by A: B's taking the table over fences
+    A's writes, so A lets the table go and the play goes on to B, which plays it on the table it
+    loaded (a copy behind the store would have to be let go and loaded again, and connections
+    introduced to B meanwhile would be told ``server.cluster_unavailable``); nobody hears of a
+    failure and the deal ends with the record a single server would have stored from the same
+    choices."""
+    import threading
+
+    from gongzhu.server.table import Table
+
+    a, b = LiveServer(database, redis_url=redis_url), LiveServer(database, redis_url=redis_url)
+    go_on = threading.Event()
+    try:
+        people = {"S": Someone(a), "E": Someone(b), "N": Someone(a), "W": Someone(b)}
+        table_id, lives = four_people_start(people)
+        if owner_of(table_id) != a.app.state.tables.node:  # (the first to claim it runs it)
+            a, b = b, a
+        a_tables, b_tables = a.app.state.tables, b.app.state.tables
+        assert owner_of(table_id) == a_tables.node
+        mover = next(seat for seat, person in people.items() if person.server is a)
+        play_until(lives, lambda s: s.get("tricks_played", 0) >= 1 and s["phase"] == "play" and s["turn"] == mover,
+                   watch=mover)
+        old = a_tables.loaded(table_id)
+        assert old is not None
+        stored = old.stored
+
+        async def renewed(**_: Any) -> int:
+            return 1  # (the lease is not renewed, and A does not find out)
+
+        monkeypatch.setattr(a_tables.bus, "_renew", renewed)
+        loaded: list[Table] = []
+        load = b_tables.get
+
+        def load_and_stand_still(match_id: str) -> Table | None:
+            table: Table | None = load(match_id)
+            if match_id == table_id and table is not None and not loaded:
+                loaded.append(table)
+                go_on.wait(10)  # (B's event loop stands still: what comes for it waits)
+            return table
+
+        monkeypatch.setattr(b_tables, "get", load_and_stand_still)
+        end = time.monotonic() + 30
+        while not loaded:  # A's lease lapses; B, with people at the table, claims it and loads it
+            assert time.monotonic() < end, "nobody took the table over"
+            time.sleep(0.01)
+        assert owner_of(table_id) == b_tables.node
+        state = lives[mover].state
+        hand = len(state["hand"])
+        lives[mover].send({"type": "play", "cards": first_legal(state)})
+        end = time.monotonic() + 30
+        while old.stored == stored and not old.broken:  # A handles the play
+            assert time.monotonic() < end, "the play was not handled"
+            time.sleep(0.01)
+        go_on.set()
+        lives[mover].until(lambda s: len(s["hand"]) == hand - 1, timeout=30)  # the play, played by B
+        assert old.handed_over and old.stored == stored  # A stored nothing, and let the table go
+        play_until(lives, lambda s: s.get("phase") == "match-over")
+        assert b_tables.loaded(table_id) is loaded[0] and not loaded[0].broken
+        assert owner_of(table_id) == b_tables.node
+        never_set_back(lives, *lives)
+        record = records_of(people["E"], table_id)[0]
+        same_record(record, first_legal_record(record))
+    finally:
+        go_on.set()
+        a.stop()
+        b.stop()
+
+
+def test_a_page_that_comes_while_the_owner_loads_its_table_again_is_let_in(
+        database: str, redis_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A table's owner finds its copy behind the store (another server stored a change: here the
+    test does, as a server that took the table over while Redis had lost the leases would) and,
+    the lease still its own, loads the table again.  A page that comes to the table through
+    another server meanwhile — its hello reaching the owner before the table is loaded again,
+    made certain by holding the loading until it has — is let in once the table is loaded, not
+    told that the table's server cannot be reached; the play that found the copy behind is played
+    on the table loaded again, and the deal ends with the record a single server would have
+    stored from the same choices."""
+    import asyncio
+    import threading
+
+    a, b = LiveServer(database, redis_url=redis_url), LiveServer(database, redis_url=redis_url)
+    go_on, loading, introduced = threading.Event(), threading.Event(), threading.Event()
+    try:
+        people = {"S": Someone(a), "E": Someone(b), "N": Someone(a), "W": Someone(b)}
+        table_id, lives = four_people_start(people)
+        if owner_of(table_id) != a.app.state.tables.node:  # (the first to claim it runs it)
+            a, b = b, a
+        owner = a.app.state.tables
+        mover = next(seat for seat, person in people.items() if person.server is a)
+        play_until(lives, lambda s: s.get("tricks_played", 0) >= 1 and s["phase"] == "play" and s["turn"] == mover,
+                   watch=mover)
+        watcher = Someone(b)
+        took_over, remote_hello = owner.took_over, owner.remote_hello
+
+        async def load_when_told(match_id: str) -> None:
+            loading.set()
+            while not go_on.is_set():  # (the owner's event loop goes on meanwhile)
+                await asyncio.sleep(0.01)
+            await took_over(match_id)
+
+        def hello(payload: dict[str, Any]) -> None:
+            remote_hello(payload)
+            if payload["person"][0] == watcher.id:
+                introduced.set()
+
+        monkeypatch.setattr(owner, "took_over", load_when_told)
+        monkeypatch.setattr(owner, "remote_hello", hello)
+        stored = owner.store.match(table_id).seating.version
+        owner.store.set_version(table_id, stored + 1, expected=stored)
+        state = lives[mover].state
+        hand = len(state["hand"])
+        lives[mover].send({"type": "play", "cards": first_legal(state)})  # refused as stale: loaded again
+        assert loading.wait(30), "the owner did not load the table again"
+        spectator = watcher.connect(table_id)
+        assert introduced.wait(30), "the page was not introduced to the owner"
+        go_on.set()
+        spectator.until(lambda s: True)  # let in: its state
+        lives[mover].until(lambda s: len(s["hand"]) == hand - 1, timeout=30)
+        play_until(lives, lambda s: s.get("phase") == "match-over")
+        spectator.until(lambda s: s["phase"] == "match-over")
+        assert owner_of(table_id) == owner.node
+        never_set_back(lives, *lives)
+        assert not [m for m in spectator.messages if m["type"] == "error"], spectator.messages
+        record = records_of(people["E"], table_id)[0]
+        same_record(record, first_legal_record(record))
+    finally:
+        go_on.set()
+        a.stop()
+        b.stop()
+
+
+def test_the_pages_of_a_server_counted_gone_are_served_again(
+        database: str, redis_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server whose heartbeat lapsed (as one that stood still a few seconds, shorter than a
+    lease) is counted gone by the owner of a table its people sit at, which forgets their
+    connections — though they are open, and the server runs again.  The owner's changes then
+    hold no view for those people; their server finds that out and introduces them again, so
+    that they go on being shown their own state (their turn above all) and the deal ends with the
+    record a single server would have stored from the same choices, nobody told of a failure."""
+    import threading
+
+    import redis
+
+    a, b = LiveServer(database, redis_url=redis_url), LiveServer(database, redis_url=redis_url)
+    try:
+        people = {"S": Someone(a), "E": Someone(b), "N": Someone(a), "W": Someone(b)}
+        table_id, lives = four_people_start(people)
+        if owner_of(table_id) != a.app.state.tables.node:  # (the first to claim it runs it)
+            a, b = b, a
+        owner, other = a.app.state.tables, b.app.state.tables
+        play_until(lives, lambda s: s.get("tricks_played", 0) >= 1)
+        forgotten = threading.Event()
+        node_gone = owner.node_gone
+
+        def gone(node: str) -> None:
+            node_gone(node)
+            forgotten.set()
+
+        async def no_heartbeat(name: str, *args: Any, **kwargs: Any) -> Any:
+            return True if name.startswith("gz:node:") else await heartbeat(name, *args, **kwargs)
+
+        heartbeat = other.bus.redis.set
+        monkeypatch.setattr(owner, "node_gone", gone)
+        monkeypatch.setattr(other.bus.redis, "set", no_heartbeat)
+        redis.Redis.from_url(redis_url).delete(f"gz:node:{other.node}")
+        assert forgotten.wait(30), "the server was not counted gone"
+        monkeypatch.setattr(other.bus.redis, "set", heartbeat)  # (it runs again)
+        play_until(lives, lambda s: s.get("phase") == "match-over")
+        for seat in lives:
+            lives[seat].until(lambda s: s.get("phase") == "match-over")
+        never_set_back(lives, *lives)
+        record = records_of(people["E"], table_id)[0]
+        same_record(record, first_legal_record(record))
+    finally:
+        a.stop()
+        b.stop()
 
 
 def _come_back(person: Someone, table_id: str, since: int | None, timeout: float = 60) -> Live:

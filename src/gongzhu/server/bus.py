@@ -138,7 +138,9 @@ class Receiver(Protocol):
 
     def remote_hello(self, payload: Mapping[str, Any]) -> None: ...
 
-    async def remote_message(self, payload: Mapping[str, Any]) -> None: ...
+    def remote_message(self, payload: Mapping[str, Any]) -> None:
+        """A browser message another server forwards (who it is from is settled at once, in the
+        order the messages came; what it asks is answered by a task)."""
 
     def remote_bye(self, payload: Mapping[str, Any]) -> None: ...
 

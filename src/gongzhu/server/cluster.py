@@ -31,7 +31,8 @@ log = logging.getLogger("gongzhu.server.cluster")
 #: How long an owner's lease lasts without renewal, and how often it is renewed and looked at.
 LEASE_MS = 4000
 RENEW_EVERY = 0.5
-#: A process's heartbeat: how long it counts as alive without one.
+#: A process's heartbeat: how long it counts as alive without one (or without a word from it: a
+#: hello, a message or a bye of one of its connections).
 HEARTBEAT_MS = 3000
 #: How long a room behind its table's version, or a connection not yet let in by the table's
 #: owner, waits before asking the owner again.
@@ -109,6 +110,10 @@ class Cluster:
         #: owner claims it (Redis may have restarted and kept no keys, and the owner may not have
         #: renewed its lease yet), so that tables do not change hands needlessly.
         self._failed_at = 0.0
+        #: When each other process last sent this one something of its connections (a hello, a
+        #: message, a bye): a process heard from within a heartbeat's length lives, whatever its
+        #: heartbeat says (it may have stood still, and said something before renewing it).
+        self._heard: dict[str, float] = {}
         self._renew = self.redis.register_script(_RENEW)
         self._release = self.redis.register_script(_RELEASE)
 
@@ -299,6 +304,8 @@ class Cluster:
                 tables.owned_by(table_id, payload["from"])
             return
         op = payload["op"]
+        if op in ("hello", "msg", "bye"):
+            self._heard[payload["ref"][0]] = asyncio.get_running_loop().time()
         if op == "send":
             tables.send((self.node, payload["cid"]), payload.get("text"),
                         close=(payload["close"][0], payload["close"][1]) if payload.get("close") else None,
@@ -306,7 +313,7 @@ class Cluster:
         elif op == "hello":
             tables.remote_hello(payload)
         elif op == "msg":
-            asyncio.get_running_loop().create_task(tables.remote_message(payload))
+            tables.remote_message(payload)
         elif op == "bye":
             tables.remote_bye(payload)
         elif op == "rejoin":
@@ -336,9 +343,13 @@ class Cluster:
                 nodes = self.tables.remote_nodes() if settled else []
                 if nodes:
                     alive = await self.redis.mget([f"gz:node:{n}" for n in nodes])
+                    now = asyncio.get_running_loop().time()
                     for node, beat in zip(nodes, alive, strict=True):
-                        if beat is None:
+                        heard = self._heard.get(node)
+                        if beat is None and (heard is None or now - heard >= HEARTBEAT_MS / 1000):
                             self.tables.node_gone(node)
+                now = asyncio.get_running_loop().time()
+                self._heard = {n: t for n, t in self._heard.items() if now - t < HEARTBEAT_MS / 1000}
                 for table_id in self.tables.open_rooms() if settled else []:
                     if table_id in self.tables.owned():
                         continue

@@ -23,7 +23,7 @@ import logging
 import re
 import secrets
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -40,7 +40,7 @@ from gongzhu.server.logs import about
 from gongzhu.server.matchmaking import QUICK_START_SECONDS, Waiting, choose, gap
 from gongzhu.server.metrics import ARRIVED, Metrics
 from gongzhu.server.rooms import Connection, Person, Presence, Ref, Room, Switchboard
-from gongzhu.server.store import MatchInfo, Seating, Store
+from gongzhu.server.store import MatchInfo, Seating, StaleTable, Store
 from gongzhu.server.table import EventTables, StoreError, Table
 from gongzhu.server.thinking import Pools
 from gongzhu.server.wire import Refused, encode, refusal
@@ -72,8 +72,15 @@ def _never_muted(_user: str) -> Text | None:
     return None
 
 
-#: The pauses between asking the bus again who runs a table (:meth:`Tables._owner`).
+#: The pauses between asking the bus again who runs a table (:meth:`Tables._owner`), or whether
+#: the table this server has just claimed is loaded yet (:meth:`Tables._put_off`).
 OWNER_RETRIES = (0.1, 0.2, 0.3, 0.4, 0.0)
+#: How many times a server about to run a table tries to move its stored version on while the
+#: server that ran it before keeps storing changes (:meth:`Tables._fence`).
+FENCE_TRIES = 5
+#: At most how often a room whose connections the table's owner does not count present has them
+#: introduced again (:meth:`Tables.deliver_here`), in seconds.
+INTRODUCE_AGAIN_EVERY = 1.5
 
 
 class Tables:
@@ -94,6 +101,7 @@ class Tables:
         self._quick: set[str] = set()  # the waiting tables Play now made here (they start by themselves)
         self.rooms: dict[str, Room] = {}  # the tables this server has connections to
         self._handing: dict[str, asyncio.Task[None]] = {}  # tables being handed over (let_go)
+        self._later: dict[str, asyncio.Task[None]] = {}  # the last turn of what is put off (_put_off)
         self.bus: Bus = LocalBus(self.node)
         self.pools = Pools(pace=pace, hint_think=hint_think, metrics=self.metrics)
         self.lobby = Lobby(store, lambda: self.bus, self.loaded, self.owned)
@@ -135,14 +143,38 @@ class Tables:
         return info
 
     def get(self, match_id: str) -> Table | None:
-        """The table of a match, rebuilt from the store if it is not open yet (None if unknown)."""
+        """The table of a match, rebuilt from the store if it is not open yet (None if unknown);
+        with other servers, the store is fenced first (:meth:`_fence`)."""
         table = self._tables.get(match_id)
         if table is None:
+            if self.bus.shared:
+                self._fence(match_id)
             info = self.store.match(match_id)
             if info is None:
                 return None
             table = self._tables[match_id] = Table(self, info)
         return table
+
+    def _fence(self, match_id: str) -> None:
+        """Move a table's stored version on by one before this server loads the table to run it.
+        Every change of a table is stored only while the stored version is the one its server
+        loaded or last stored (:class:`~gongzhu.server.store.StaleTable`), so from here on the
+        server that ran the table before stores nothing more — one that stood still past its
+        lease, say, and runs again before it has found out — and what it stored before is in
+        what is loaded here.  Without this, such a server could store a change after this one had
+        loaded the table and before this one's first write: a change this copy never saw, so
+        that its first write is refused and the new owner must let the table go and load it
+        again, while the other servers introduce their connections to it."""
+        for _ in range(FENCE_TRIES):
+            info = self.store.match(match_id)
+            if info is None:
+                return
+            version = info.seating.version
+            try:
+                self.store.set_version(match_id, version + 1, expected=version)
+                return
+            except StaleTable:
+                continue  # (the server that ran it stored a change meanwhile: read again)
 
     def play_now(self, person: Person, now: datetime | None = None, preset: str | None = None,
                  ranked: bool = False) -> str:
@@ -280,6 +312,10 @@ class Tables:
             table.join(Presence(connection.ref, connection.person), invite, admitted=admitted)
             return
         owner = await self._owner(connection.room)
+        table = self._tables.get(table_id)
+        if table is not None:  # (handed over to this server meanwhile)
+            table.join(Presence(connection.ref, connection.person), invite, admitted=admitted)
+            return
         if owner is None or (owner == self.node and not self.bus.shared):
             self._unavailable(connection.ref, close=not admitted)
             return
@@ -322,12 +358,16 @@ class Tables:
         reply = functools.partial(self._reply, connection.ref)
         if table is None:
             owner = await self._owner(connection.room)
-            if self.bus.shared and (owner is None or owner == self.node):
+            table = self._tables.get(table_id)  # (handed over to this server meanwhile)
+            if table is None and self.bus.shared and (owner is None or owner == self.node):
                 self._unavailable(connection.ref)
                 return
-            if owner is not None and owner != self.node:
+            if table is None and owner is not None and owner != self.node:
+                # (who sent it, so that an owner that does not know the connection yet introduces it)
                 self.bus.to_node(owner, {"op": "msg", "t": table_id, "ref": list(connection.ref), "text": text,
-                                         "again": again}, failed=functools.partial(self._unavailable, connection.ref))
+                                         "again": again, "person": [connection.person.id, connection.person.name],
+                                         "invite": connection.invite, "admitted": connection.admitted},
+                                 failed=functools.partial(self._unavailable, connection.ref))
                 return
         if table is None or table.broken:
             reply(refusal(Text.of("server.store_failed")))
@@ -339,7 +379,7 @@ class Tables:
         await self._receive(table, presence, text, self._answered_here(table, reply))
         if table.handed_over:  # another server ran the table all along: the message is for it
             await self._handed(table_id)
-            if again:  # (sent once more already: not again)
+            if again and table_id in self._tables:  # (refused by a copy here twice: not a third time)
                 self._unavailable(connection.ref)
                 return
             await self.message(connection, text, again=True)
@@ -386,6 +426,9 @@ class Tables:
     # the owner's side of other servers' connections
 
     def remote_hello(self, payload: Mapping[str, Any]) -> None:
+        self._in_turn(payload["t"], functools.partial(self._remote_hello, payload))
+
+    def _remote_hello(self, payload: Mapping[str, Any]) -> None:
         ref: Ref = (payload["ref"][0], payload["ref"][1])
         table = self._tables.get(payload["t"])
         if table is None:  # not (or no longer) this server's: the connection's server asks again
@@ -394,32 +437,56 @@ class Tables:
         person = Person(*payload["person"])
         table.join(Presence(ref, person), payload.get("invite"), admitted=bool(payload.get("admitted")))
 
-    async def remote_message(self, payload: Mapping[str, Any]) -> None:
+    def remote_message(self, payload: Mapping[str, Any]) -> None:
+        """A browser message another server forwards: whom it is from is settled in the order the
+        bus brought it (a connection's bye that follows it never goes before it); what it asks
+        is then done by a task."""
+        self._in_turn(payload["t"], functools.partial(self._remote_message, payload))
+
+    def _remote_message(self, payload: Mapping[str, Any]) -> None:
         ref: Ref = (payload["ref"][0], payload["ref"][1])
+        again = bool(payload.get("again"))
+        text = payload.get("text")
         table = self._tables.get(payload["t"])
-        if table is None and not payload.get("again"):
-            # not (or no longer) this server's: the connection's server asks who runs it and
-            # sends the message there
-            await self._handed(payload["t"])
-            self.bus.to_node(ref[0], {"op": "rejoin", "cid": ref[1], "text": payload.get("text")})
-            return
         presence = table.presences.get(ref) if table is not None else None
-        if table is not None and presence is None and not table.broken and not payload.get("again"):
-            # a connection this server does not know (its server was thought gone, or this one
-            # took the table over meanwhile): its server introduces it again and resends
-            self.bus.to_node(ref[0], {"op": "rejoin", "cid": ref[1], "text": payload.get("text")})
-            return
-        if table is None or presence is None or table.broken:
+        if (table is not None and presence is None and not table.broken and payload.get("admitted")
+                and payload.get("person")):
+            # a connection let in before that this server does not know (it took the table over
+            # since, or its server was thought gone for a while): introduced as its server would
+            # introduce it again, from what its message says of it
+            table.join(Presence(ref, Person(*payload["person"])), payload.get("invite"), admitted=True)
+            presence = table.presences.get(ref)
+        if table is None or table.handed_over:  # not (or no longer) this server's
+            self._task(self._not_here(payload["t"], ref, text, again))
+        elif presence is None and not table.broken and not again:
+            # a connection this server does not know (from a server that does not say whose it
+            # is): its server introduces it again and resends
+            self.bus.to_node(ref[0], {"op": "rejoin", "cid": ref[1], "text": text})
+        elif presence is None or table.broken:
             self.send(ref, encode(refusal(Text.of("server.cluster_unavailable"))))
-            return
-        await self._receive(table, presence, payload.get("text"),
-                            self._answered_here(table, functools.partial(self._reply, ref)))
+        else:
+            self._task(self._answer(table, presence, ref, text, again))
+
+    async def _answer(self, table: Table, presence: Presence, ref: Ref, text: str | None, again: bool) -> None:
+        """Answer a message another server forwarded, at a table here."""
+        await self._receive(table, presence, text, self._answered_here(table, functools.partial(self._reply, ref)))
         if table.handed_over:  # the message is for the server that runs the table
-            await self._handed(table.match_id)
-            if payload.get("again"):  # (sent once more already: not again)
-                self.send(ref, encode(refusal(Text.of("server.cluster_unavailable"))))
-            else:
-                self.bus.to_node(ref[0], {"op": "rejoin", "cid": ref[1], "text": payload.get("text")})
+            await self._not_here(table.match_id, ref, text, again)
+
+    async def _not_here(self, match_id: str, ref: Ref, text: str | None, again: bool) -> None:
+        """A message forwarded here for a table another server runs: once this server has handed
+        it over (if it is), the connection's server asks who runs it and sends the message
+        there — once (``again``: it was sent once more already, and is refused)."""
+        await self._handed(match_id)
+        if again:
+            self.send(ref, encode(refusal(Text.of("server.cluster_unavailable"))))
+        else:
+            self.bus.to_node(ref[0], {"op": "rejoin", "cid": ref[1], "text": text})
+
+    @staticmethod
+    def _task(work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        task.add_done_callback(report_failure)
 
     @staticmethod
     def _answered_here(table: Table, reply: Callable[[dict[str, Any]], None]) -> Callable[[dict[str, Any]], None]:
@@ -428,6 +495,51 @@ class Tables:
             if not table.handed_over:
                 reply(message)
         return answer
+
+    def _put_off(self, match_id: str, *, ask: bool = True) -> asyncio.Task[None] | None:
+        """What another server asks of a table that does not run here (a connection's hello,
+        message or bye) waits while the table may be about to run here: while this server hands
+        it over (:meth:`let_go`: it may load it again), and, with ``ask``, for about a second
+        while the bus says this server runs it (it claimed the table and is loading it) — and
+        whatever comes for the table meanwhile waits behind it, so that each is done in the order
+        it came.  A task done when its turn comes, or None when it goes ahead now."""
+        before = self._later.get(match_id)
+        if before is None and (match_id in self._tables or not self.bus.shared
+                               or (not ask and match_id not in self._handing)):
+            return None
+
+        async def turn() -> None:
+            if before is not None:
+                await asyncio.wait({before})
+            while match_id not in self._tables and (handing := self._handing.get(match_id)) is not None:
+                await asyncio.wait({handing})
+            for pause in OWNER_RETRIES if ask else ():
+                if match_id in self._tables:
+                    return
+                try:
+                    if await self.bus.owner(match_id) != self.node:
+                        return
+                except ClusterUnavailable:
+                    return
+                await asyncio.sleep(pause)
+
+        task = asyncio.get_running_loop().create_task(turn())
+        self._later[match_id] = task
+        task.add_done_callback(functools.partial(self._turned, match_id))
+        return task
+
+    def _turned(self, match_id: str, task: asyncio.Task[None]) -> None:
+        if self._later.get(match_id) is task:
+            del self._later[match_id]
+
+    def _in_turn(self, match_id: str, step: Callable[[], None], *, ask: bool = True) -> None:
+        """Do ``step`` — what another server asked of a table — now, or when its turn comes
+        (:meth:`_put_off`)."""
+        turn = self._put_off(match_id, ask=ask)
+        if turn is None:
+            step()
+        else:
+            turn.add_done_callback(lambda done: None if done.cancelled() else step())
 
     async def _handed(self, match_id: str) -> None:
         """Wait until a table this server let go (:meth:`let_go`) is handed over, if it is being."""
@@ -446,6 +558,9 @@ class Tables:
             await self.message(connection, text, again=True)
 
     def remote_bye(self, payload: Mapping[str, Any]) -> None:
+        self._in_turn(payload["t"], functools.partial(self._remote_bye, payload), ask=False)
+
+    def _remote_bye(self, payload: Mapping[str, Any]) -> None:
         table = self._tables.get(payload["t"])
         if table is not None:
             table.leave((payload["ref"][0], payload["ref"][1]))
@@ -535,6 +650,26 @@ class Tables:
         room = self.rooms.get(match_id)
         if room is not None:
             room.deliver(change)
+            if match_id not in self._tables and change.get("views") is not None and self._unknown(room, change):
+                now = asyncio.get_running_loop().time()
+                if now - room.caught_up >= INTRODUCE_AGAIN_EVERY:
+                    room.caught_up = now
+                    self._task(self.reintroduce(match_id))
+
+    @staticmethod
+    def _unknown(room: Room, change: Mapping[str, Any]) -> bool:
+        """Whether a change of the table's owner has no view for a connection of ``room`` it let
+        in: the owner does not count that connection present (it counted this server gone while
+        this one stood still, say), so the connection would be shown no more of its own state —
+        not even that it is its turn — and would wait for ever; its server introduces it again."""
+        views = change["views"]
+        for connection in room.connections.values():
+            if connection.admitted:
+                seat = next((s for s, u in zip(Seat, change["seats"], strict=True) if u == connection.person.id),
+                            None)
+                if (seat.name if seat is not None else "-") not in views:
+                    return True
+        return False
 
     def _reply(self, ref: Ref, message: Mapping[str, Any]) -> None:
         self.send(ref, encode(message))
