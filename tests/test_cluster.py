@@ -616,6 +616,37 @@ def test_a_redis_that_does_not_answer_at_the_start_is_said(database: str, tmp_pa
         server.stop()
 
 
+def test_two_sites_on_two_databases_of_one_redis_hear_nothing_of_each_other(database: str, tmp_path: Path) -> None:
+    """Two sites share one Redis on two database numbers (site A: two servers on PostgreSQL and
+    Redis database 14; site B: one on its own SQLite file and database 15). A's servers hear each
+    other's public tables; nothing of B's reaches A's lobby, though a Redis channel is heard in
+    every database."""
+    base = REDIS.rsplit("/", 1)[0]
+    a1, a2 = serve(database, f"{base}/14", tmp_path, "a1"), serve(database, f"{base}/14", tmp_path, "a2")
+    b1 = ServeProcess(tmp_path, "--redis", f"{base}/15", db=f"sqlite:///{tmp_path / 'b.db'}", name="b1")
+    try:
+        watcher = Someone(a1)
+        lobby = Live(f"{a1.ws_base}/ws/lobby", watcher.cookie_header(), {})
+        hosts = {"a": Someone(a2), "b": Someone(b1)}
+        made = {site: person.http.post("/api/tables", json={"turn_seconds": 30, "expose_seconds": None,
+                                                             "visibility": "public"}).json()["table_id"]
+                for site, person in hosts.items()}
+        at_tables = [hosts[site].connect(made[site]) for site in ("a", "b")]  # hosts at their tables: news
+        deadline = time.monotonic() + 20
+        while made["a"] not in json.dumps(lobby.messages):  # site A's own news comes through
+            assert time.monotonic() < deadline, lobby.messages
+            lobby.drain(0.1)
+        lobby.drain(1.0)
+        listed = watcher.http.get("/api/tables").text
+        assert made["a"] in listed
+        assert made["b"] not in listed and made["b"] not in json.dumps(lobby.messages)
+        for live in (lobby, *at_tables):
+            live.close()
+    finally:
+        for server in (a1, a2, b1):
+            server.stop()
+
+
 def test_a_match_open_on_another_server_is_not_deleted(servers: list[ServeProcess]) -> None:
     """A single-player match that another server runs for the person's page is refused deletion
     (``server.delete_open``), as on one server; once nobody runs it, it may go."""

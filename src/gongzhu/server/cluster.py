@@ -59,15 +59,21 @@ def owner_key(table_id: str) -> str:
     return f"gz:owner:{table_id}"
 
 
-def table_channel(table_id: str) -> str:
-    return f"gz:t:{table_id}"
+def channels_of(db: int) -> str:
+    """What the names of the publish/subscribe channels of the processes sharing Redis database
+    ``db`` begin with.  Redis keeps keys apart by database, but a channel is heard in every
+    database of the server: two sites sharing one Redis on two database numbers would hear each
+    other's tables and lobbies.  Database 0's channels keep the names they always had (``gz:``)."""
+    return "gz:" if db == 0 else f"gz{db}:"
 
 
-def node_channel(node: str) -> str:
-    return f"gz:n:{node}"
+def table_channel(table_id: str, site: str) -> str:
+    return f"{site}t:{table_id}"
 
 
-LOBBY = "gz:lobby"
+def node_channel(node: str, site: str) -> str:
+    return f"{site}n:{node}"
+
 
 
 def _timed_client(url: str, metrics: Metrics) -> Any:
@@ -99,6 +105,9 @@ class Cluster:
         self.node = node
         self.metrics = metrics if metrics is not None else Metrics()
         self.redis = _timed_client(url, self.metrics)
+        #: The beginning of this site's channel names (:func:`channels_of` its database number).
+        self.site = channels_of(int(self.redis.connection_pool.connection_kwargs.get("db") or 0))
+        self.lobby = f"{self.site}lobby"
         self.up = False
         self._listened = False  # whether the listener has subscribed once: later, Redis is back
         self._outgoing: asyncio.Queue[tuple[str, Any, Callable[[], None] | None]] = asyncio.Queue()
@@ -189,25 +198,25 @@ class Cluster:
         self._outgoing.put_nowait((channel, payload, failed))
 
     def to_node(self, node: str, payload: dict[str, Any], failed: Callable[[], None] | None = None) -> None:
-        self.post(node_channel(node), payload, failed)
+        self.post(node_channel(node, self.site), payload, failed)
 
     def to_table(self, table_id: str, payload: dict[str, Any]) -> None:
-        self.post(table_channel(table_id), payload)
+        self.post(table_channel(table_id, self.site), payload)
 
     def to_lobby(self, payload: dict[str, Any]) -> None:
-        self.post(LOBBY, {**payload, "from": self.node})
+        self.post(self.lobby, {**payload, "from": self.node})
 
     async def listen(self, table_id: str) -> None:
         """Listen to a table's changes, from when this returns (or a few seconds have passed)."""
-        channel = table_channel(table_id)
+        channel = table_channel(table_id, self.site)
         self._wanted.add(channel)
         ready = self._ready.setdefault(channel, asyncio.Event())
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(ready.wait(), 5.0)
 
     def unlisten(self, table_id: str) -> None:
-        self._wanted.discard(table_channel(table_id))
-        self._ready.pop(table_channel(table_id), None)
+        self._wanted.discard(table_channel(table_id, self.site))
+        self._ready.pop(table_channel(table_id, self.site), None)
 
     async def _publish(self) -> None:
         while True:
@@ -231,7 +240,7 @@ class Cluster:
             try:
                 if pubsub is None:
                     pubsub = self.redis.pubsub()
-                    await pubsub.subscribe(node_channel(self.node), LOBBY)
+                    await pubsub.subscribe(node_channel(self.node, self.site), self.lobby)
                     self._subscribed = set()
                     first, self._listened, self.up = not self._listened, True, True
                     await self._recovered(first=first)
@@ -272,7 +281,7 @@ class Cluster:
                 holder = await self.owner(table_id)
                 if holder != self.node:
                     self.tables.lost(table_id)
-        self.post(LOBBY, {"op": "ask", "from": self.node})
+        self.post(self.lobby, {"op": "ask", "from": self.node})
         if not first:  # at the level of "Redis is away", so that every log that has the one has the other
             log.warning("cluster: Redis is back")
         for table_id in list(self.tables.owned()):
@@ -288,12 +297,12 @@ class Cluster:
 
     def _received(self, channel: str, payload: dict[str, Any]) -> None:
         tables = self.tables
-        if channel == LOBBY:
+        if channel == self.lobby:
             if payload.get("from") != self.node:
                 tables.lobby_news(payload)
             return
-        if channel.startswith("gz:t:"):
-            table_id = channel[5:]
+        if channel.startswith(f"{self.site}t:"):
+            table_id = channel[len(self.site) + 2:]
             if payload.get("from") == self.node:
                 return
             if payload["op"] == "change":
@@ -332,7 +341,7 @@ class Cluster:
                 for table_id in list(self.tables.owned()):
                     version = self.tables.version_of(table_id)
                     if version is not None:  # rooms that missed a change find out by this
-                        self.post(table_channel(table_id), {"op": "beat", "from": self.node, "v": version})
+                        self.post(table_channel(table_id, self.site), {"op": "beat", "from": self.node, "v": version})
                     if not await self._renew(keys=[owner_key(table_id)], args=[self.node, LEASE_MS]):
                         holder = await self.owner(table_id)
                         if holder is None and await self.claim(table_id):
