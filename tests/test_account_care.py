@@ -525,7 +525,7 @@ def test_a_deleted_account_leaves_its_name_in_no_event(server: LiveServer) -> No
     account(server, "Alice")  # the name is free: someone else takes it
     event = organiser.http.get(f"/api/events/{event_id}").json()
     gone = names["Alice"]
-    assert event["entrants"] == [{"name": f"{gone} & Bob", "players": [gone, "Bob"]}]
+    assert event["entrants"] == [{"name": f"{gone} & Bob", "players": [gone, "Bob"], "withdrawn": False}]
     assert event["referees"] == [names["Judge"]]
     shown = json.dumps({k: event[k] for k in ("entrants", "referees", "log")}, ensure_ascii=False)
     assert "Alice" not in shown and "Judge" not in shown

@@ -182,8 +182,8 @@ def test_a_team_match_played_by_six_people_and_two_stand_ins(server: LiveServer,
     assert made.json()["url"] == f"/event/{event_id}"
     event = referee.http.get(f"/api/events/{event_id}").json()
     assert event["status"] == "waiting" and event["provisional"] and event["seed"] is None
-    assert event["entrants"] == [{"name": "红", "players": [p.name for p in red]},
-                                 {"name": "蓝", "players": [p.name for p in blue]}]
+    assert event["entrants"] == [{"name": "红", "players": [p.name for p in red], "withdrawn": False},
+                                 {"name": "蓝", "players": [p.name for p in blue], "withdrawn": False}]
     assert len(event["commitment"]) == 64 and event["definition"]["count"] == 2
     assert not CARD.search(json.dumps(event["board_results"]))
 

@@ -821,7 +821,10 @@ class Events:
         the movement — the other entrants still meet its seats and its results still count — but
         from now on a computer plays for its players without waiting for their grace, at every
         table of theirs still in its grace and in every stage to come (:meth:`sweep`); a player
-        who comes back may take their seat again (取消托管)."""
+        who comes back may take their seat again (取消托管).  A player's own ``{}`` is refused: the
+        entries are closed, and the desk withdraws whoever must leave."""
+        if body.get("entrant") is None:
+            raise EventRefused(409, "event.entry_closed")
         self._organiser(event, user)
         if self._over(event, self._played(event)):
             raise EventRefused(409, "event.withdraw_over")
