@@ -647,6 +647,49 @@ def test_two_sites_on_two_databases_of_one_redis_hear_nothing_of_each_other(data
             server.stop()
 
 
+def test_a_warning_and_a_mute_reach_pages_on_another_server_at_once(database: str, redis_url: str,
+                                                                     tmp_path: Path) -> None:
+    """The operator works on server A; Pat's table page is on server B. The warning and the mute
+    are told on B's page at once, the warning marked seen, and B refuses Pat's chat at once
+    (not when its kept mute runs out)."""
+    from gongzhu.server.moderation import grant
+    from helpers.live import account
+
+    a, b = LiveServer(database, redis_url=redis_url), LiveServer(database, redis_url=redis_url)
+    try:
+        a.__enter__()
+        b.__enter__()
+        op = account(a, "Opal")
+        assert grant(a.app.state.store, "Opal") == ("Opal", True)
+        pat = account(b, "Pat")
+        made = pat.http.post("/api/tables", json={"turn_seconds": None, "expose_seconds": None})
+        page = pat.connect(made.json()["table_id"])
+        page.until(lambda s: s["phase"] == "waiting")
+        page.send({"type": "chat", "text": "hello"})  # (B reads and keeps Pat's mute: none)
+        heard = page.receive(10)
+        while "hello" not in json.dumps(heard):
+            heard = page.receive(10)
+        for kind, code in (("warn", "moderation.warned"), ("mute", "moderation.muted")):
+            ends = None if kind == "warn" else "2099-01-01T00:00:00+00:00"
+            r = op.http.post("/api/admin/people/Pat/sanctions", json={"kind": kind, "reason": "rude", "ends": ends})
+            assert r.status_code == 201, r.text
+            told = page.receive(10)
+            while told.get("type") != "error":
+                told = page.receive(10)
+            assert (told["code"], told["params"]["reason"]) == (code, "rude"), told
+        sanctions = op.http.get("/api/admin/people/Pat").json()["sanctions"]
+        assert [s["seen"] is not None for s in sanctions if s["kind"] == "warn"] == [True]
+        page.send({"type": "chat", "text": "still here"})
+        refused = page.receive(10)
+        while refused.get("type") != "error":
+            refused = page.receive(10)
+        assert refused["code"] == "moderation.muted"
+        page.close()
+    finally:
+        b.__exit__(None, None, None)
+        a.__exit__(None, None, None)
+
+
 def test_a_match_open_on_another_server_is_not_deleted(servers: list[ServeProcess]) -> None:
     """A single-player match that another server runs for the person's page is refused deletion
     (``server.delete_open``), as on one server; once nobody runs it, it may go."""

@@ -395,6 +395,20 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
 
     moderation.tell = tell
 
+    def share(user_id: str, text: Text | None) -> None:
+        """A sanction's news for the other servers' pages of ``user_id`` (with several servers)."""
+        if tables.bus.shared:
+            tables.bus.to_lobby({"op": "moderated", "user": user_id,
+                                 "text": [text.key, dict(text.params)] if text is not None else None})
+
+    def moderated(payload: Mapping[str, Any]) -> None:
+        said = payload.get("text")
+        text = Text(str(said[0]), dict(said[1])) if isinstance(said, list) and len(said) == 2 else None
+        moderation.heard(str(payload["user"]), text)
+
+    moderation.share = share
+    tables.moderated = moderated
+
     async def recheck_every(seconds: float) -> None:
         """Sessions ended on another server: this one's connections are checked every ``seconds``."""
         while True:

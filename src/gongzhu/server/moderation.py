@@ -197,6 +197,10 @@ class Moderation:
         self.tables = tables
         self.now = now
         self.tell: Callable[[str, Text], int] = lambda _user, _text: 0
+        #: Passes a sanction's news to the other servers (the server's bus; none alone): whom it
+        #: is about and what to tell their pages there (None: their unseen warnings), which
+        #: :meth:`heard` does on each of them.
+        self.share: Callable[[str, Text | None], None] = lambda _user, _text: None
         self._mutes: dict[str, _Mute] = {}
 
     def _moment(self) -> datetime:
@@ -273,6 +277,15 @@ class Moderation:
         mute = mutes[-1] if mutes else None
         return {"warnings": [{"id": r.id, "reason": r.reason, "at": r.starts} for r in rows],
                 "mute": {"ends": mute.ends, "reason": mute.reason} if mute is not None else None}
+
+    def heard(self, user_id: str, text: Text | None) -> None:
+        """Another server's sanction of ``user_id`` (:attr:`share`): the mute kept here is read
+        again, their table pages here are told ``text`` (a mute), or their unseen warnings."""
+        self._mutes.pop(user_id, None)
+        if text is not None:
+            self.tell(user_id, text)
+        else:
+            self.tell_unseen(user_id)
 
     def tell_unseen(self, user_id: str) -> None:
         """Say the warnings ``user_id`` was not told yet to their open table connections (they are
@@ -388,8 +401,11 @@ class Moderation:
             self.identity.on_ended(row.id)  # their open tables are told why and closed
         elif kind == "warn":
             self.tell_unseen(row.id)
+            self.share(row.id, None)  # and on the pages the other servers serve
         elif kind == "mute":
-            self.tell(row.id, Text.of("moderation.muted", until=when_text(values["ends"]), reason=reason))
+            muted = Text.of("moderation.muted", until=when_text(values["ends"]), reason=reason)
+            self.tell(row.id, muted)
+            self.share(row.id, muted)
         return {"id": number, "name": row.name, **{k: values[k] for k in ("kind", "reason", "starts", "ends")}}
 
     def lift(self, operator: User, number: int, reason: str | None) -> dict[str, Any]:
@@ -404,6 +420,8 @@ class Moderation:
             _audit(c, now, operator.id, "lift", user=row.user_id, reason=reason or None,
                    details={"sanction": number, "kind": row.kind})
         self._mutes.pop(row.user_id, None)
+        if row.kind == "mute":
+            self.share(row.user_id, None)  # the other servers read the mute again
         return {"id": number, "lifted": now}
 
     # ------------------------------------------------------------------ reports

@@ -102,6 +102,8 @@ class Tables:
         self.rooms: dict[str, Room] = {}  # the tables this server has connections to
         self._handing: dict[str, asyncio.Task[None]] = {}  # tables being handed over (let_go)
         self._later: dict[str, asyncio.Task[None]] = {}  # the last turn of what is put off (_put_off)
+        #: Another server's news of a person's sanction (the application's moderation hears it).
+        self.moderated: Callable[[Mapping[str, Any]], None] = lambda _payload: None
         self.bus: Bus = LocalBus(self.node)
         self.pools = Pools(pace=pace, hint_think=hint_think, metrics=self.metrics)
         self.lobby = Lobby(store, lambda: self.bus, self.loaded, self.owned)
@@ -260,6 +262,11 @@ class Tables:
         self.lobby.changed(match_id)
 
     def lobby_news(self, payload: dict[str, Any]) -> None:
+        """What another server says to them all: its lobby's news, or a person's sanction
+        (``moderated``: for :attr:`moderated`, which the application sets)."""
+        if payload.get("op") == "moderated":
+            self.moderated(payload)
+            return
         self.lobby.remote(payload)
 
     # ------------------------------------------------------------------ connections and rooms
