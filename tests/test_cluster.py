@@ -601,7 +601,8 @@ def test_redis_restarted_under_play(database: str, tmp_path: Path) -> None:
 
 def test_a_redis_that_does_not_answer_at_the_start_is_said(database: str, tmp_path: Path) -> None:
     """A server started with a Redis that does not answer (a wrong port, say) starts, serves the
-    tables it runs and says so in its log — not silence until someone reads ``/readyz``."""
+    tables it runs and says so in its log — not silence until someone reads ``/readyz`` — and
+    makes no table or match that it could not open."""
     with socket.socket() as closed:
         closed.bind(("127.0.0.1", 0))
         port = closed.getsockname()[1]  # nothing listens there once the socket is closed
@@ -612,6 +613,13 @@ def test_a_redis_that_does_not_answer_at_the_start_is_said(database: str, tmp_pa
             assert time.monotonic() < deadline, server.output()
             time.sleep(0.1)
         assert not any("Redis is back" in line for line in server.log_lines())
+        # nothing is made that could not be opened, and the refusal names Redis, not another server
+        person = Someone(server)
+        for path, body in (("/api/tables", {"turn_seconds": None, "expose_seconds": None}), ("/api/matches", {}),
+                           ("/api/tables/play-now", {})):
+            answer = person.http.post(path, json=body)
+            assert answer.status_code == 503 and answer.json()["code"] == "server.cluster_down", (path, answer.text)
+        assert person.http.get("/api/matches").json() == []
     finally:
         server.stop()
 

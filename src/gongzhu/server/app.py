@@ -526,10 +526,19 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         except Refused as e:
             return refused_answer(400, e.text)
 
+    def cluster_down() -> Response | None:
+        """A refusal while this server, one of several, cannot reach Redis: a table made now could
+        not be opened (whether another server runs it cannot be known), so none is made."""
+        if tables.bus.shared and not tables.bus.up:
+            return refused_answer(503, Text.of("server.cluster_down"))
+        return None
+
     async def new_match(request: Request) -> Response:
         new = await _new(request, parse_new_match)
         if isinstance(new, Response):
             return new
+        if (down := cluster_down()) is not None:
+            return down
         host, cookie = person(request)
         info = tables.create(new, host)
         return with_cookie(JSONResponse({"match_id": info.match_id, "url": f"/table/{info.match_id}"},
@@ -539,6 +548,8 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         new = await _new(request, parse_new_table)
         if isinstance(new, Response):
             return new
+        if (down := cluster_down()) is not None:
+            return down
         host, cookie = person(request)
         info = tables.create(new, host)
         body = {"table_id": info.match_id, "url": f"/table/{info.match_id}"}
@@ -554,6 +565,8 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
             return plain_error(e.status, str(e))
         if body.preset is not None and body.preset not in PRESETS:
             return plain_error(400, f"preset {show(body.preset)}: one of {', '.join(PRESETS)}")
+        if (down := cluster_down()) is not None:
+            return down
         who, cookie = person(request)
         if body.ranked and not store.accounts([who.id]):
             return with_cookie(refused_answer(403, Text.of("server.ranked_account_needed")), cookie)
@@ -798,8 +811,8 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         since = int(since_text) if since_text is not None and _VERSION.fullmatch(since_text) else None
         try:
             room = await tables.open_room(match_id) if _MATCH_ID.fullmatch(match_id) else None
-        except ClusterUnavailable:
-            await refuse(websocket, refusal(Text.of("server.cluster_unavailable")), 1013)
+        except ClusterUnavailable:  # (Redis did not answer: who runs the table cannot be known)
+            await refuse(websocket, refusal(Text.of("server.cluster_down")), 1013)
             return
         except DBAPIError as e:
             log.warning("the database cannot be reached: %s", e.__class__.__name__)
