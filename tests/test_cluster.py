@@ -698,6 +698,38 @@ def test_a_warning_and_a_mute_reach_pages_on_another_server_at_once(database: st
         a.__exit__(None, None, None)
 
 
+def test_an_operator_closes_a_table_another_server_runs(database: str, redis_url: str) -> None:
+    """Behind a balancer an operator cannot pick a server: closing a table that server B runs,
+    through server A, has B close it — its page told why and closed — and the store says over."""
+    from gongzhu.server.moderation import grant
+    from helpers.live import account
+
+    a, b = LiveServer(database, redis_url=redis_url), LiveServer(database, redis_url=redis_url)
+    try:
+        a.__enter__()
+        b.__enter__()
+        op = account(a, "Opal")
+        assert grant(a.app.state.store, "Opal") == ("Opal", True)
+        pat = account(b, "Pat")
+        table_id = pat.http.post("/api/tables", json={"turn_seconds": None, "expose_seconds": None}).json()["table_id"]
+        page = pat.connect(table_id)
+        page.until(lambda s: s["phase"] == "waiting")
+        assert b.app.state.tables.loaded(table_id) is not None and a.app.state.tables.loaded(table_id) is None
+        r = op.http.post(f"/api/admin/tables/{table_id}/close", json={"reason": "spam in chat"})
+        assert r.status_code == 200, r.text
+        told = page.receive(10)
+        while told.get("type") != "error":
+            told = page.receive(10)
+        assert (told["code"], told["params"]) == ("moderation.table_closed", {"reason": "spam in chat"})
+        assert a.app.state.store.match(table_id).seating.status == "over"
+        again = op.http.post(f"/api/admin/tables/{table_id}/close", json={"reason": "again"})
+        assert again.status_code == 409 and again.json()["code"] == "moderation.table_over"
+        page.close()
+    finally:
+        b.__exit__(None, None, None)
+        a.__exit__(None, None, None)
+
+
 def test_a_match_open_on_another_server_is_not_deleted(servers: list[ServeProcess]) -> None:
     """A single-player match that another server runs for the person's page is refused deletion
     (``server.delete_open``), as on one server; once nobody runs it, it may go."""

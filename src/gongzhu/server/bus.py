@@ -131,6 +131,9 @@ class Receiver(Protocol):
     def owned_by(self, table_id: str, node: str) -> None:
         """Another server runs the table now."""
 
+    def remote_close(self, payload: Mapping[str, Any]) -> None:
+        """An operator on another server closed a table this server runs."""
+
     def deliver_here(self, table_id: str, change: Mapping[str, Any]) -> None: ...
 
     def send(self, ref: Ref, text: str | None, *, close: tuple[int, str] | None = None, admit: bool = False,

@@ -325,6 +325,8 @@ class Cluster:
             tables.remote_message(payload)
         elif op == "bye":
             tables.remote_bye(payload)
+        elif op == "close":
+            tables.remote_close(payload)
         elif op == "rejoin":
             asyncio.get_running_loop().create_task(tables.rejoin(payload["cid"], payload.get("text")))
 

@@ -65,6 +65,9 @@ REASON_MAX = 500
 #: How long a server trusts what it read of a person's mute (seconds): a mute or lift made through
 #: this server counts at once, one made through another within this time.
 MUTE_CACHE_SECONDS = 30.0
+#: How many tenths of a second closing a table another server runs is waited for (its store
+#: saying it is over) before the operator is told that server did not answer.
+CLOSE_WAITS = 50
 #: The audit log's entries a request gets (``GET /api/admin/audit?limit=N``): by default, at most.
 AUDIT_DEFAULT, AUDIT_MAX = 100, 1000
 #: The characters of a temporary password (:func:`reset_password`): none that looks like another.
@@ -460,16 +463,27 @@ class Moderation:
             raise ModerationError(404, Text.of("server.unknown_table", table=show(match_id)))
         if info.seating.status == "over":
             raise ModerationError(409, Text.of("moderation.table_over", table=match_id))
+        closed = Text.of("moderation.table_closed", reason=reason)
         table = self.tables.loaded(match_id)
-        if table is None:
-            if self.tables.bus.shared:
-                owner = await self.tables.bus.owner(match_id)
-                if owner is not None and owner != self.tables.node:
-                    raise ModerationError(409, Text.of("moderation.table_elsewhere", table=match_id))
-            table = self.tables.get(match_id)
-        if table is None:
-            raise ModerationError(404, Text.of("server.unknown_table", table=show(match_id)))
-        table.close_down(Text.of("moderation.table_closed", reason=reason))
+        owner = None
+        if table is None and self.tables.bus.shared:
+            owner = await self.tables.bus.owner(match_id)
+        if owner is not None and owner != self.tables.node:
+            # another server runs it: it closes it, and the store says so once it has
+            self.tables.bus.to_node(owner, {"op": "close", "t": match_id, "text": [closed.key, dict(closed.params)]})
+            for _ in range(CLOSE_WAITS):
+                await asyncio.sleep(0.1)
+                after = self.store.match(match_id)
+                if after is not None and after.seating.status == "over":
+                    break
+            else:
+                raise ModerationError(503, Text.of("moderation.table_not_reached", table=match_id))
+        else:
+            if table is None:
+                table = self.tables.get(match_id)
+            if table is None:
+                raise ModerationError(404, Text.of("server.unknown_table", table=show(match_id)))
+            table.close_down(closed)
         now = _stamp(self._moment())
         with self.store.engine.begin() as c:
             _audit(c, now, operator.id, "close", match=match_id, reason=reason,

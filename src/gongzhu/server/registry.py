@@ -49,6 +49,7 @@ __all__ = ["Tables"]
 
 #: One line per browser message a table handles: its table, person, action and outcome.
 actions = logging.getLogger("gongzhu.server.actions")
+log = logging.getLogger("gongzhu.server")
 
 #: A message's type as logged (anything else is logged as ``other``).
 _ACTION = re.compile(r"[a-z_]{1,24}")
@@ -260,6 +261,16 @@ class Tables:
     def listing_changed(self, match_id: str) -> None:
         """Something the lobby shows may have changed at a table."""
         self.lobby.changed(match_id)
+
+    def remote_close(self, payload: Mapping[str, Any]) -> None:
+        """An operator on another server closed a table this server runs
+        (:meth:`~gongzhu.server.moderation.Moderation.close_table`)."""
+        table = self._tables.get(payload["t"])
+        said = payload.get("text")
+        if table is None or not isinstance(said, list) or len(said) != 2:
+            log.warning("a close of table %s came here, which does not run it", payload.get("t"))
+            return
+        table.close_down(Text(str(said[0]), dict(said[1])))
 
     def lobby_news(self, payload: dict[str, Any]) -> None:
         """What another server says to them all: its lobby's news, or a person's sanction
