@@ -263,6 +263,37 @@ def test_a_name_is_not_changed_at_a_table_that_is_not_over(server: LiveServer) -
     assert cy.http.get("/api/me").json()["name"] == "Cy"  # nothing changed
 
 
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_a_deleted_account_leaves_its_name_at_no_open_table(server: LiveServer) -> None:
+    """Nina hosts a public table, stands up, chats and deletes her account while Dave watches:
+    the table, still open, shows its host by the neutral name to whoever comes, and a page that
+    comes back is not sent her chat line again."""
+    nina, dave = account(server, "Nina"), account(server, "Dave")
+    table_id = new_table(nina)["table_id"]
+    host = nina.connect(table_id)
+    host.until(lambda s: s["phase"] == "waiting")
+    host.send({"type": "stand"})
+    host.until(lambda s: s["you"]["seat"] is None)
+    seen = dave.connect(table_id)
+    seen.until(lambda s: s["table"]["host"] == "Nina")
+    host.send({"type": "chat", "text": "mail me at nina@example.com"})
+    heard = seen.receive(10)
+    while "nina@example.com" not in json.dumps(heard):
+        heard = seen.receive(10)
+    r = nina.http.post("/api/account/delete", json={"password": PASSWORD, "confirm": "Nina"})
+    assert r.status_code == 200, r.text
+    neutral = r.json()["name"]
+    newcomer = Someone(server).connect(table_id)
+    assert newcomer.until(lambda s: s["phase"] == "waiting")["table"]["host"] == neutral
+    back = dave.connect(table_id, since=1)
+    back.until(lambda s: s["phase"] == "waiting")
+    back.drain(0.5)
+    assert "Nina" not in json.dumps(back.messages) and "nina@example.com" not in json.dumps(back.messages)
+    assert "Nina" not in json.dumps(newcomer.messages)
+    for live in (newcomer, back, seen):  # (Dave's first page stayed all along: the table stayed loaded)
+        live.close()
+
+
 def test_two_people_taking_one_name_at_once_get_it_once(server: LiveServer) -> None:
     people = [account(server, f"Racer{n}") for n in range(4)]
     start = threading.Barrier(len(people))

@@ -569,6 +569,8 @@ def routes(identity: Identity, failures: Tries) -> list[Route]:
             return _refused(e)
         if identity.on_ended is not None:  # its table connections close at once (on the event loop)
             identity.on_ended(user.id)
+        if identity.on_deleted is not None:  # and the open tables show its former name no more
+            identity.on_deleted(user.id, user.name, neutral)
         secure = request.url.scheme in ("https", "wss")
         return personal_answer({"deleted": True, "name": neutral}, identity.cleared_cookie(secure=secure))
 

@@ -408,6 +408,7 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
 
     moderation.share = share
     tables.moderated = moderated
+    identity.on_deleted = tables.forget
 
     async def recheck_every(seconds: float) -> None:
         """Sessions ended on another server: this one's connections are checked every ``seconds``."""

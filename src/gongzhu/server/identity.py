@@ -336,6 +336,9 @@ class Identity:
         #: Told the user id whenever sessions of that user end (sign-out, sign-up, signing in over
         #: a session): the application closes its connections that no longer have one.
         self.on_ended: Callable[[str], None] | None = None
+        #: Told of an account deleted (its id, its name until then, its neutral name), on the event
+        #: loop: the application's open tables forget the name.
+        self.on_deleted: Callable[[str, str, str], None] | None = None
         #: Why a user may not sign in now (a suspension or a ban, gongzhu.server.moderation), or
         #: None; set by the application.
         self.barred: Callable[[str], Text | None] | None = None

@@ -272,11 +272,28 @@ class Tables:
             return
         table.close_down(Text(str(said[0]), dict(said[1])))
 
+    def forget(self, user_id: str, name: str, neutral: str, *, share: bool = True) -> None:
+        """A person deleted their account: the tables run here that they host show the neutral
+        name, and no room here sends the chat lines said under their name to a page that comes
+        back — on every server (``share``: the others are told through the bus)."""
+        for table in list(self._tables.values()):
+            if table.host == user_id and table.host_name != neutral:
+                table.host_name = neutral
+                table.republish()
+        for room in self.rooms.values():
+            room.forget_chat(name)
+        if share and self.bus.shared:
+            self.bus.to_lobby({"op": "forget", "user": user_id, "name": name, "as": neutral})
+
     def lobby_news(self, payload: dict[str, Any]) -> None:
-        """What another server says to them all: its lobby's news, or a person's sanction
-        (``moderated``: for :attr:`moderated`, which the application sets)."""
+        """What another server says to them all: its lobby's news, a person's sanction
+        (``moderated``: for :attr:`moderated`, which the application sets), or a person who
+        deleted their account (``forget``)."""
         if payload.get("op") == "moderated":
             self.moderated(payload)
+            return
+        if payload.get("op") == "forget":
+            self.forget(str(payload["user"]), str(payload["name"]), str(payload["as"]), share=False)
             return
         self.lobby.remote(payload)
 

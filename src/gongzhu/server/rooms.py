@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -177,6 +178,20 @@ class Room:
         self.owner: str | None = None  # the server that runs the table (its node)
         self.seen = 0  # the newest version the room has had
         self.caught_up = 0.0  # when the room last asked the owner for what it missed (event-loop time)
+
+    def forget_chat(self, name: str) -> None:
+        """Drop the chat lines said under ``name`` from what the room keeps to send a page that
+        comes back (a deleted account's: its former name is shown to nobody again)."""
+        def said(text: str) -> bool:
+            if '"chat"' not in text:
+                return False
+            message = json.loads(text)
+            return bool(message.get("type") == "chat" and (message.get("from") or {}).get("name") == name)
+
+        for i, (version, texts) in enumerate(self.history):
+            kept = [t for t in texts if not said(t)]
+            if len(kept) != len(texts):
+                self.history[i] = (version, kept)
 
     def seat_of(self, user: str) -> Seat | None:
         if self.last is None:
