@@ -624,6 +624,42 @@ def test_a_redis_that_does_not_answer_at_the_start_is_said(database: str, tmp_pa
         server.stop()
 
 
+def test_a_redis_that_comes_after_the_start_is_said_back_and_tables_are_made_again(database: str,
+                                                                                   tmp_path: Path) -> None:
+    """A server whose Redis did not answer at its start says so when it comes (``Redis is back``,
+    once), and from then on makes tables again."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        _missing("redis-server is not installed")
+    assert binary is not None
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    server = serve(database, f"redis://127.0.0.1:{port}/0", tmp_path, "early")
+    redis_proc = None
+    try:
+        deadline = time.monotonic() + 20
+        while not any("Redis does not answer" in line for line in server.log_lines()):
+            assert time.monotonic() < deadline, server.output()
+            time.sleep(0.1)
+        person = Someone(server)
+        new = {"turn_seconds": None, "expose_seconds": None}
+        assert person.http.post("/api/tables", json=new).status_code == 503
+        redis_proc = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                                       "--appendonly", "no", "--dir", str(tmp_path)], stdout=subprocess.DEVNULL)
+        deadline = time.monotonic() + 20
+        while not any("Redis is back" in line for line in server.log_lines()):
+            assert time.monotonic() < deadline, server.output()
+            time.sleep(0.1)
+        assert sum("Redis is back" in line for line in server.log_lines()) == 1
+        assert person.http.post("/api/tables", json=new).status_code == 201
+    finally:
+        server.stop()
+        if redis_proc is not None:
+            redis_proc.terminate()
+            redis_proc.wait(10)
+
+
 def test_two_sites_on_two_databases_of_one_redis_hear_nothing_of_each_other(database: str, tmp_path: Path) -> None:
     """Two sites share one Redis on two database numbers (site A: two servers on PostgreSQL and
     Redis database 14; site B: one on its own SQLite file and database 15). A's servers hear each

@@ -110,6 +110,8 @@ class Cluster:
         self.lobby = f"{self.site}lobby"
         self.up = False
         self._listened = False  # whether the listener has subscribed once: later, Redis is back
+        self._away = False  # whether Redis was said to be away (at the start, or since): its return is said
+        self._unpublished = 0  # messages not published since Redis went away (the first is logged)
         self._outgoing: asyncio.Queue[tuple[str, Any, Callable[[], None] | None]] = asyncio.Queue()
         self._wanted: set[str] = set()  # the table channels this process listens to
         self._ready: dict[str, asyncio.Event] = {}  # set once subscribed
@@ -135,6 +137,7 @@ class Cluster:
             self.up = True
         except Exception as e:  # the tables this process runs are served; it tries again and again
             self.metrics.redis_errors.inc()
+            self._away = True
             log.warning("cluster: Redis does not answer (%s); serving the tables this process runs", e)
         self._tasks = [loop.create_task(self._listen(), name="gongzhu-cluster-listen"),
                        loop.create_task(self._publish(), name="gongzhu-cluster-publish"),
@@ -230,7 +233,9 @@ class Cluster:
                 raise
             except Exception as e:  # Redis away: what others would have had is made good on its return
                 self._failed()
-                log.warning("cluster: could not publish on %s: %s", channel, e)
+                self._unpublished += 1
+                if self._unpublished == 1:  # (once an outage: the others are counted, and said on its end)
+                    log.warning("cluster: could not publish on %s: %s", channel, e)
                 if failed is not None:
                     failed()
 
@@ -265,6 +270,7 @@ class Cluster:
                 raise
             except Exception as e:
                 if self.up:
+                    self._away = True
                     log.warning("cluster: Redis is away (%s); serving the tables this process runs", e)
                 self._failed()
                 if pubsub is not None:
@@ -282,8 +288,10 @@ class Cluster:
                 if holder != self.node:
                     self.tables.lost(table_id)
         self.post(self.lobby, {"op": "ask", "from": self.node})
-        if not first:  # at the level of "Redis is away", so that every log that has the one has the other
-            log.warning("cluster: Redis is back")
+        if not first or self._away:  # at the level of "Redis is away", so that every log that has the one has the other
+            unpublished, self._unpublished, self._away = self._unpublished, 0, False
+            log.warning("cluster: Redis is back" + (f" ({unpublished} messages could not be published meanwhile)"
+                                                     if unpublished > 1 else ""))
         for table_id in list(self.tables.owned()):
             self.tables.republish(table_id)  # what the others missed meanwhile
         # and, once the others have subscribed again too, introduce this process's connections
