@@ -660,6 +660,35 @@ def test_a_redis_that_comes_after_the_start_is_said_back_and_tables_are_made_aga
             redis_proc.wait(10)
 
 
+def test_an_action_forwarded_from_another_server_is_logged_with_its_connections_request_id(
+        database: str, redis_url: str, tmp_path: Path) -> None:
+    """Every action line the owner logs carries the request id of the connection it came from,
+    a connection on another server included (its server's id for the WebSocket)."""
+    a = ServeProcess(tmp_path, "--redis", redis_url, "--log-format", "json", db=database, name="owner")
+    b = ServeProcess(tmp_path, "--redis", redis_url, "--log-format", "json", db=database, name="other")
+    try:
+        host, guest = Someone(a), Someone(b)
+        table_id = host.http.post("/api/tables", json={"turn_seconds": None, "expose_seconds": None}).json()["table_id"]
+        lives = {"S": host.connect(table_id), "E": guest.connect(table_id)}
+        lives["S"].until(lambda s: s["phase"] == "waiting")
+        lives["E"].send({"type": "sit", "seat": "E"})
+        lives["S"].until(lambda s: s["table"]["seats"]["E"]["name"] == guest.name)
+        lives["E"].send({"type": "stand"})
+        lives["S"].until(lambda s: s["table"]["seats"]["E"]["name"] is None)
+        for live in lives.values():
+            live.close()
+        time.sleep(0.5)
+        logged = [json.loads(line) for line in a.log_lines() + b.log_lines() if line.startswith("{")]
+        sockets = {e["request_id"] for e in logged
+                   if e["logger"] == "gongzhu.access" and e.get("method") == "WEBSOCKET"}
+        actions = [e for e in logged if e["logger"] == "gongzhu.server.actions" and e["person"] == guest.id]
+        assert {e["action"] for e in actions} >= {"sit", "stand"}, actions
+        assert all(e.get("request_id") in sockets for e in actions), actions
+    finally:
+        a.stop()
+        b.stop()
+
+
 def test_two_sites_on_two_databases_of_one_redis_hear_nothing_of_each_other(database: str, tmp_path: Path) -> None:
     """Two sites share one Redis on two database numbers (site A: two servers on PostgreSQL and
     Redis database 14; site B: one on its own SQLite file and database 15). A's servers hear each

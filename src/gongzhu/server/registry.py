@@ -36,7 +36,7 @@ from gongzhu.server.challenges import Challenges
 from gongzhu.server.clock import report_failure
 from gongzhu.server.dispatch import receive
 from gongzhu.server.lobby import Lobby
-from gongzhu.server.logs import about
+from gongzhu.server.logs import about, context
 from gongzhu.server.matchmaking import QUICK_START_SECONDS, Waiting, choose, gap
 from gongzhu.server.metrics import ARRIVED, Metrics
 from gongzhu.server.rooms import Connection, Person, Presence, Ref, Room, Switchboard
@@ -401,7 +401,8 @@ class Tables:
                 # (who sent it, so that an owner that does not know the connection yet introduces it)
                 self.bus.to_node(owner, {"op": "msg", "t": table_id, "ref": list(connection.ref), "text": text,
                                          "again": again, "person": [connection.person.id, connection.person.name],
-                                         "invite": connection.invite, "admitted": connection.admitted},
+                                         "invite": connection.invite, "admitted": connection.admitted,
+                                         "rid": context().get("request_id")},
                                  failed=functools.partial(self._unavailable, connection.ref))
                 return
         if table is None or table.broken:
@@ -500,11 +501,15 @@ class Tables:
         elif presence is None or table.broken:
             self.send(ref, encode(refusal(Text.of("server.cluster_unavailable"))))
         else:
-            self._task(self._answer(table, presence, ref, text, again))
+            self._task(self._answer(table, presence, ref, text, again, payload.get("rid")))
 
-    async def _answer(self, table: Table, presence: Presence, ref: Ref, text: str | None, again: bool) -> None:
-        """Answer a message another server forwarded, at a table here."""
-        await self._receive(table, presence, text, self._answered_here(table, functools.partial(self._reply, ref)))
+    async def _answer(self, table: Table, presence: Presence, ref: Ref, text: str | None, again: bool,
+                      request_id: str | None = None) -> None:
+        """Answer a message another server forwarded, at a table here (its lines logged with the
+        id of the connection's request on its server, ``request_id``)."""
+        with about(**({"request_id": request_id} if isinstance(request_id, str) else {})):
+            await self._receive(table, presence, text,
+                                self._answered_here(table, functools.partial(self._reply, ref)))
         if table.handed_over:  # the message is for the server that runs the table
             await self._not_here(table.match_id, ref, text, again)
 
