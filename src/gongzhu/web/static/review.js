@@ -13,7 +13,7 @@
 // May import: cards.js, i18n.js.
 
 import { prettyCard } from "./cards.js";
-import { hasText, t } from "./i18n.js";
+import { refusalText, t } from "./i18n.js";
 
 /** How often a running review is asked about (ms). */
 const POLL_MS = 300;
@@ -63,11 +63,6 @@ function choiceText(kind, cards) {
 }
 
 /** A refusal's words: its catalog message in the page's language, else the server's text. */
-function refusalText(body, status) {
-  if (body && hasText(body.code)) return t(body.code, body.params ?? {});
-  return body?.error ?? `HTTP ${status}`;
-}
-
 const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
 
 /**
@@ -129,7 +124,7 @@ export class ReviewPanel {
           return;
         }
         if (res.status !== 202 || !body) {
-          this.state = { status: "failed", seat, why: refusalText(body, res.status) };
+          this.state = { status: "failed", seat, why: refusalText({ body, status: res.status }) };
           this.draw();
           return;
         }

@@ -14,7 +14,7 @@
 // May import: cards.js, i18n.js.
 
 import { cardChip, cardFace, prettyCard, sortCards } from "./cards.js";
-import { cardName, hasText, seatName, t } from "./i18n.js";
+import { cardName, hasText, refusalText, seatName, t } from "./i18n.js";
 
 const SEATS = ["N", "E", "S", "W"];
 
@@ -61,13 +61,12 @@ function playText(cards) {
 }
 
 /** A refusal's words: its catalog message in the page's language, else the server's text. */
-function refusalText(body, status) {
-  if (body && hasText(body.code)) {
-    const why = t(body.code, body.params ?? {});
-    const reason = body.reason && hasText(body.reason.code) ? `: ${t(body.reason.code, body.reason.params ?? {})}` : "";
-    return why + reason;
-  }
-  return body?.error ?? `HTTP ${status}`;
+/** A refusal in the page's language (the catalog's, else the server's Chinese or English text),
+ * with the rule it cites when it names one. */
+function whyRefused(body, status) {
+  const why = refusalText({ body, status });
+  const reason = body?.code && body.reason && hasText(body.reason.code) ? `: ${t(body.reason.code, body.reason.params ?? {})}` : "";
+  return why + reason;
 }
 
 /** The address of a what-if position: the history page opens the replay at it. */
@@ -155,7 +154,7 @@ export class WhatIfBoard {
     }
     if (gen !== this.generation) return;
     if (!res.ok || !body) {
-      this.state = { status: "failed", why: refusalText(body, res.status) };
+      this.state = { status: "failed", why: whyRefused(body, res.status) };
       this.drawPanel();
       return;
     }
