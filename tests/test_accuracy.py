@@ -17,7 +17,6 @@ import contextlib
 import dataclasses
 import json
 import math
-import random
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -36,7 +35,7 @@ from gongzhu.server.accuracy import COUNTS, GROUP, MOST_POINTS, Accuracy, decisi
 from gongzhu.server.app import create_app
 from gongzhu.server.reviews import Reviews
 from gongzhu.server.store import REVIEWS, Store
-from helpers.client import Browser, act, local_client, new_match
+from helpers.client import local_client, play_match
 from helpers.client import refused as shared_refused
 from helpers.database import STORES
 
@@ -98,18 +97,6 @@ def sign_up(client: TestClient, name: str) -> str:
     found: str = r.json()["id"]
     return found
 
-
-def play_match(client: TestClient, deals: int, seed: int) -> str:
-    """A single-player match of ``deals`` deals played to its end by South's random legal plays."""
-    match_id = new_match(client, seed=seed, options={"match_end": f"deals:{deals}"})
-    rng = random.Random(seed)
-    with client.websocket_connect(f"/ws/{match_id}") as ws:
-        browser = Browser(ws)
-        state = browser.settle()
-        while state["phase"] != "match-over":
-            act(browser, rng)
-            state = browser.settle()
-    return match_id
 
 
 def review(client: TestClient, match_id: str, k: int, seat: str) -> dict[str, Any]:

@@ -26,6 +26,7 @@ import socket
 import subprocess
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -720,79 +721,75 @@ def test_two_sites_on_two_databases_of_one_redis_hear_nothing_of_each_other(data
             server.stop()
 
 
-def test_a_warning_and_a_mute_reach_pages_on_another_server_at_once(database: str, redis_url: str,
-                                                                     tmp_path: Path) -> None:
-    """The operator works on server A; Pat's table page is on server B. The warning and the mute
-    are told on B's page at once, the warning marked seen, and B refuses Pat's chat at once
-    (not when its kept mute runs out)."""
+@dataclass
+class OperatorAndPlayer:
+    """Two servers: an operator's session on ``a``, and Pat at a table of her own on ``b``."""
+
+    a: LiveServer
+    b: LiveServer
+    op: Someone
+    pat: Someone
+    table_id: str
+    page: Live
+
+
+@pytest.fixture
+def operator_and_player(database: str, redis_url: str) -> Iterator[OperatorAndPlayer]:
     from gongzhu.server.moderation import grant
     from helpers.live import account
 
-    a, b = LiveServer(database, redis_url=redis_url), LiveServer(database, redis_url=redis_url)
-    try:
-        a.__enter__()
-        b.__enter__()
-        op = account(a, "Opal")
-        assert grant(a.app.state.store, "Opal") == ("Opal", True)
-        pat = account(b, "Pat")
-        made = pat.http.post("/api/tables", json={"turn_seconds": None, "expose_seconds": None})
-        page = pat.connect(made.json()["table_id"])
-        page.until(lambda s: s["phase"] == "waiting")
-        page.send({"type": "chat", "text": "hello"})  # (B reads and keeps Pat's mute: none)
-        heard = page.receive(10)
-        while "hello" not in json.dumps(heard):
-            heard = page.receive(10)
-        for kind, code in (("warn", "moderation.warned"), ("mute", "moderation.muted")):
-            ends = None if kind == "warn" else "2099-01-01T00:00:00+00:00"
-            r = op.http.post("/api/admin/people/Pat/sanctions", json={"kind": kind, "reason": "rude", "ends": ends})
-            assert r.status_code == 201, r.text
-            told = page.receive(10)
-            while told.get("type") != "error":
-                told = page.receive(10)
-            assert (told["code"], told["params"]["reason"]) == (code, "rude"), told
-        sanctions = op.http.get("/api/admin/people/Pat").json()["sanctions"]
-        assert [s["seen"] is not None for s in sanctions if s["kind"] == "warn"] == [True]
-        page.send({"type": "chat", "text": "still here"})
-        refused = page.receive(10)
-        while refused.get("type") != "error":
-            refused = page.receive(10)
-        assert refused["code"] == "moderation.muted"
-        page.close()
-    finally:
-        b.__exit__(None, None, None)
-        a.__exit__(None, None, None)
-
-
-def test_an_operator_closes_a_table_another_server_runs(database: str, redis_url: str) -> None:
-    """Behind a balancer an operator cannot pick a server: closing a table that server B runs,
-    through server A, has B close it — its page told why and closed — and the store says over."""
-    from gongzhu.server.moderation import grant
-    from helpers.live import account
-
-    a, b = LiveServer(database, redis_url=redis_url), LiveServer(database, redis_url=redis_url)
-    try:
-        a.__enter__()
-        b.__enter__()
+    with LiveServer(database, redis_url=redis_url) as a, LiveServer(database, redis_url=redis_url) as b:
         op = account(a, "Opal")
         assert grant(a.app.state.store, "Opal") == ("Opal", True)
         pat = account(b, "Pat")
         table_id = pat.http.post("/api/tables", json={"turn_seconds": None, "expose_seconds": None}).json()["table_id"]
         page = pat.connect(table_id)
         page.until(lambda s: s["phase"] == "waiting")
-        assert b.app.state.tables.loaded(table_id) is not None and a.app.state.tables.loaded(table_id) is None
-        r = op.http.post(f"/api/admin/tables/{table_id}/close", json={"reason": "spam in chat"})
-        assert r.status_code == 200, r.text
-        told = page.receive(10)
-        while told.get("type") != "error":
-            told = page.receive(10)
-        assert (told["code"], told["params"]) == ("moderation.table_closed", {"reason": "spam in chat"})
-        assert a.app.state.store.match(table_id).seating.status == "over"
-        again = op.http.post(f"/api/admin/tables/{table_id}/close", json={"reason": "again"})
-        assert again.status_code == 409 and again.json()["code"] == "moderation.table_over"
+        yield OperatorAndPlayer(a, b, op, pat, table_id, page)
         page.close()
-    finally:
-        b.__exit__(None, None, None)
-        a.__exit__(None, None, None)
+
+
+def first_error(live: Live) -> Message:
+    """The next error ``live`` is sent (what comes before it passed over)."""
+    got = live.receive(10)
+    while got.get("type") != "error":
+        got = live.receive(10)
+    return got
+
+
+def test_a_warning_and_a_mute_reach_pages_on_another_server_at_once(operator_and_player: OperatorAndPlayer) -> None:
+    """The operator works on server A; Pat's table page is on server B. The warning and the mute
+    are told on B's page at once, the warning marked seen, and B refuses Pat's chat at once
+    (not when its kept mute runs out)."""
+    op, page = operator_and_player.op, operator_and_player.page
+    page.send({"type": "chat", "text": "hello"})  # (B reads and keeps Pat's mute: none)
+    heard = page.receive(10)
+    while "hello" not in json.dumps(heard):
+        heard = page.receive(10)
+    for kind, code in (("warn", "moderation.warned"), ("mute", "moderation.muted")):
+        ends = None if kind == "warn" else "2099-01-01T00:00:00+00:00"
+        r = op.http.post("/api/admin/people/Pat/sanctions", json={"kind": kind, "reason": "rude", "ends": ends})
+        assert r.status_code == 201, r.text
+        told = first_error(page)
+        assert (told["code"], told["params"]["reason"]) == (code, "rude"), told
+    sanctions = op.http.get("/api/admin/people/Pat").json()["sanctions"]
+    assert [s["seen"] is not None for s in sanctions if s["kind"] == "warn"] == [True]
+    page.send({"type": "chat", "text": "still here"})
+    assert first_error(page)["code"] == "moderation.muted"
+
+
+def test_an_operator_closes_a_table_another_server_runs(operator_and_player: OperatorAndPlayer) -> None:
+    """Behind a balancer an operator cannot pick a server: closing a table that server B runs,
+    through server A, has B close it — its page told why and closed — and the store says over."""
+    o = operator_and_player
+    assert o.b.app.state.tables.loaded(o.table_id) is not None and o.a.app.state.tables.loaded(o.table_id) is None
+    r = o.op.http.post(f"/api/admin/tables/{o.table_id}/close", json={"reason": "spam in chat"})
+    assert r.status_code == 200, r.text
+    told = first_error(o.page)
+    assert (told["code"], told["params"]) == ("moderation.table_closed", {"reason": "spam in chat"})
+    assert o.a.app.state.store.match(o.table_id).seating.status == "over"
+    again = o.op.http.post(f"/api/admin/tables/{o.table_id}/close", json={"reason": "again"})
+    assert again.status_code == 409 and again.json()["code"] == "moderation.table_over"
 
 
 def test_a_match_open_on_another_server_is_not_deleted(servers: list[ServeProcess]) -> None:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import json
 import multiprocessing
-import random
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,6 +30,7 @@ from gongzhu.server.app import create_app
 from gongzhu.server.reviews import ReviewRefused, Reviews
 from helpers.client import LOCAL, local_client, new_match, play_deal
 from helpers.client import refused as shared_refused
+from helpers.deals import finished_record
 
 #: A small review budget: fixed worlds (reproducible), two par replays, a small solver limit.
 SMALL = Budget(think=None, worlds=4, par_replays=2, par_worlds=2, exact_limit=20_000)
@@ -207,19 +207,6 @@ def test_bad_requests_are_refused_and_start_nothing(client: TestClient) -> None:
 
 # ---------------------------------------------------------------------- the reviews' line
 
-
-def finished_record(seed: int) -> str:
-    """The R11 record of a deal played to its end by random legal plays."""
-    from gongzhu.records.format import deal_to_record
-    from gongzhu.rules import Deal, Options
-
-    rng = random.Random(seed)
-    deal = Deal.new(Options(), seed)
-    for seat in list(deal.undeclared):
-        deal.declare(seat, [])
-    while (turn := deal.turn) is not None:
-        deal.play(rng.choice(deal.legal_plays()), turn)
-    return json.dumps(deal_to_record(deal, match_id="m-test", preset="online"))
 
 
 def test_reviews_wait_in_line_and_the_oldest_finished_go() -> None:

@@ -17,7 +17,6 @@ import json
 import logging
 import multiprocessing
 import os
-import random
 import signal
 import threading
 import time
@@ -27,7 +26,6 @@ from typing import Any
 
 import pytest
 from starlette.applications import Starlette
-from starlette.routing import Route
 from starlette.testclient import TestClient
 
 from gongzhu.messages import render
@@ -36,8 +34,18 @@ from gongzhu.rules import Options, Seat
 from gongzhu.rules.boards import make_board_set
 from gongzhu.server.app import create_app
 from gongzhu.server.reviews import PER_ADDRESS, PER_PERSON, Asker, ReviewRefused, Reviews
-from gongzhu.server.whatif import PATH, WhatIfRefused, WhatIfRoute, WhatIfs
-from helpers.client import LOCAL, Browser, LocalClient, act, local_client, new_match, play_deal, refused
+from gongzhu.server.whatif import WhatIfRefused, WhatIfs
+from helpers.client import (
+    LOCAL,
+    LocalClient,
+    local_client,
+    new_match,
+    play_deal,
+    play_match,
+    refused,
+    whatifs_of,
+)
+from helpers.deals import finished_record
 
 #: A small review budget: fixed worlds (reproducible), two par replays, a small solver limit.
 SMALL = Budget(think=None, worlds=4, par_replays=2, par_worlds=2, exact_limit=20_000)
@@ -71,15 +79,6 @@ def reviews_of(client: TestClient) -> Reviews:
     return reviews
 
 
-def whatifs_of(client: TestClient) -> WhatIfs:
-    """The application's what-ifs, behind their route."""
-    app = client.app
-    assert isinstance(app, Starlette)
-    route = next(r for r in app.routes if isinstance(r, Route) and r.path == PATH)
-    owner = getattr(route.endpoint, "__self__", None)
-    assert isinstance(owner, WhatIfRoute)
-    return owner.whatifs
-
 
 def review_url(match_id: str, k: int | str = 0) -> str:
     return f"/api/matches/{match_id}/deals/{k}/review"
@@ -112,37 +111,12 @@ def until_done(client: TestClient, match_id: str, seat: str, k: int = 0) -> dict
         time.sleep(0.05)
 
 
-def play_match(client: TestClient, deals: int, seed: int) -> str:
-    """A single-player match of ``deals`` deals played to its end by South's random legal plays."""
-    match_id = new_match(client, seed=seed, options={"match_end": f"deals:{deals}"})
-    rng = random.Random(seed)
-    with client.websocket_connect(f"/ws/{match_id}") as ws:
-        browser = Browser(ws)
-        state = browser.settle()
-        while state["phase"] != "match-over":
-            act(browser, rng)
-            state = browser.settle()
-    return match_id
-
 
 def sign_up(client: TestClient, name: str) -> None:
     client.get("/api/me")
     answer = client.post("/api/account", json={"name": name, "password": PASSWORD})
     assert answer.status_code == 200, answer.text
 
-
-def finished_record(seed: int) -> str:
-    """The R11 record of a deal played to its end by random legal plays."""
-    from gongzhu.records.format import deal_to_record
-    from gongzhu.rules import Deal
-
-    rng = random.Random(seed)
-    deal = Deal.new(Options(), seed)
-    for seat in list(deal.undeclared):
-        deal.declare(seat, [])
-    while (turn := deal.turn) is not None:
-        deal.play(rng.choice(deal.legal_plays()), turn)
-    return json.dumps(deal_to_record(deal, match_id="m-test", preset="online"))
 
 
 def kill_one(children: set[multiprocessing.process.BaseProcess]) -> None:

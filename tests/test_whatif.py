@@ -20,8 +20,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from starlette.applications import Starlette
-from starlette.routing import Route
 from starlette.testclient import TestClient
 
 from gongzhu.records.read import DealRecord, parse_record
@@ -33,8 +31,8 @@ from gongzhu.search import fast, fast2
 from gongzhu.search.solver import OpenSolver
 from gongzhu.search.solver2 import OpenSolver2
 from gongzhu.server.app import create_app
-from gongzhu.server.whatif import PATH, WhatIfRefused, WhatIfRoute, WhatIfs
-from helpers.client import LOCAL, local_client, new_match, play_deal, refused, user_of
+from gongzhu.server.whatif import WhatIfRefused, WhatIfs
+from helpers.client import LOCAL, local_client, new_match, play_deal, refused, user_of, whatifs_of
 from helpers.clock import SetClock
 from test_challenges import enter, person, play_board
 
@@ -59,15 +57,6 @@ def answered(client: TestClient, match_id: str, seat: str, line: list[str], k: i
     assert body["format"] == WHATIF_FORMAT and body["seat"] == seat
     return body
 
-
-def whatifs_of(client: TestClient) -> WhatIfs:
-    """The application's what-ifs, behind its route."""
-    app = client.app
-    assert isinstance(app, Starlette)
-    route = next(r for r in app.routes if isinstance(r, Route) and r.path == PATH)
-    owner = getattr(route.endpoint, "__self__", None)
-    assert isinstance(owner, WhatIfRoute)
-    return owner.whatifs
 
 
 def finished(client: TestClient, seed: int = 5, **body: Any) -> tuple[str, dict[str, Any]]:

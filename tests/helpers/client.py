@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.routing import Route
 from starlette.testclient import TestClient, WebSocketTestSession
 
 from gongzhu.messages import catalog, render
@@ -23,6 +24,7 @@ from gongzhu.rules import Deal
 from gongzhu.server.identity import Identity, User
 from gongzhu.server.store import Seating
 from gongzhu.server.table import Table
+from gongzhu.server.whatif import PATH, WhatIfRoute, WhatIfs
 
 __all__ = [
     "LOCAL",
@@ -247,3 +249,26 @@ def refused(response: Any, status: int, code: str) -> dict[str, Any]:
     assert body["message_zh"] == render(code, "zh", body["params"])
     assert code in catalog("zh") and code in catalog("en")
     return body
+
+
+def play_match(client: TestClient, deals: int, seed: int) -> str:
+    """A single-player match of ``deals`` deals played to its end by South's random legal plays."""
+    match_id = new_match(client, seed=seed, options={"match_end": f"deals:{deals}"})
+    rng = random.Random(seed)
+    with client.websocket_connect(f"/ws/{match_id}") as ws:
+        browser = Browser(ws)
+        state = browser.settle()
+        while state["phase"] != "match-over":
+            act(browser, rng)
+            state = browser.settle()
+    return match_id
+
+
+def whatifs_of(client: TestClient) -> WhatIfs:
+    """The application's what-ifs (:class:`~gongzhu.server.whatif.WhatIfs`), behind their route."""
+    app = client.app
+    assert isinstance(app, Starlette)
+    route = next(r for r in app.routes if isinstance(r, Route) and r.path == PATH)
+    owner = getattr(route.endpoint, "__self__", None)
+    assert isinstance(owner, WhatIfRoute)
+    return owner.whatifs

@@ -8,6 +8,7 @@ rule book's tables and example hands (R5.3's source example, R10's option values
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -242,3 +243,17 @@ def two_deck_deal(
     opts = TWO_DECK_OPTS.replace(**overrides) if overrides else TWO_DECK_OPTS
     return make_deal(opts, hands, previous_pig_taker=leader, keep_out=keep_out,
                      dump=leader.name)
+
+
+def finished_record(seed: int) -> str:
+    """The R11 record of a deal played to its end by random legal plays."""
+    from gongzhu.records.format import deal_to_record
+    from gongzhu.rules import Deal, Options
+
+    rng = random.Random(seed)
+    deal = Deal.new(Options(), seed)
+    for seat in list(deal.undeclared):
+        deal.declare(seat, [])
+    while (turn := deal.turn) is not None:
+        deal.play(rng.choice(deal.legal_plays()), turn)
+    return json.dumps(deal_to_record(deal, match_id="m-test", preset="online"))
