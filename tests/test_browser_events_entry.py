@@ -197,7 +197,10 @@ def test_an_open_howell_entered_from_its_page_and_started_by_its_referee(page_fa
     assert started["status"] == "playing" and [e["name"] for e in started["entrants"]] == [
         "Cat & Dan", "Ann & Bob", "东风"]
     assert log_actions(referee)[-1] == "start"
-    assert referee.locator("#event-entrants button.event-remove").count() == 0
+    # entries closed: nobody is removed now, but the desk may withdraw an entrant from the event
+    assert referee.locator("#event-entrants button.event-remove:not(.withdraw)").count() == 0
+    assert referee.locator("#event-entrants button.event-remove.withdraw").count() == 3
+    assert ann.locator("#event-entrants button.event-remove").count() == 0
     ann.reload()
     wait_for(ann, '#me-section[data-round="1"]')
     assert ann.locator("#entry-section").is_hidden()
