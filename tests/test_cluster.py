@@ -277,8 +277,38 @@ def test_a_play_sent_to_a_paused_owner_is_played_by_the_new_one(servers: list[Se
     assert "Traceback" not in paused.log_path.read_text(errors="replace")
 
 
+@dataclass
+class SharedTable:
+    """Two servers in the test process and four people at one table, two through each: ``owner``
+    runs the table (the first to claim it), ``other`` does not."""
+
+    owner: LiveServer
+    other: LiveServer
+    people: dict[str, Someone]
+    table_id: str
+    lives: dict[str, Live]
+
+    def seat_of_owner(self) -> str:
+        """A seat whose person is connected to the owner."""
+        return next(seat for seat, person in self.people.items() if person.server is self.owner)
+
+
+@pytest.fixture
+def shared_table(database: str, redis_url: str) -> Iterator[SharedTable]:
+    a, b = LiveServer(database, redis_url=redis_url), LiveServer(database, redis_url=redis_url)
+    try:
+        people = {"S": Someone(a), "E": Someone(b), "N": Someone(a), "W": Someone(b)}
+        table_id, lives = four_people_start(people)
+        if owner_of(table_id) != a.app.state.tables.node:  # (the first to claim it runs it)
+            a, b = b, a
+        yield SharedTable(a, b, people, table_id, lives)
+    finally:
+        a.stop()
+        b.stop()
+
+
 def test_an_old_owner_running_again_stores_nothing_once_the_table_is_taken_over(
-        database: str, redis_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+        shared_table: SharedTable, monkeypatch: pytest.MonkeyPatch) -> None:
     """The interleaving of a paused owner that runs again just as another server takes its table
     over, made certain: the owner (server A, in the test process) is not told that its lease
     lapsed — its renewals seem to succeed, as when it runs again before its upkeep does — and
@@ -293,16 +323,12 @@ def test_an_old_owner_running_again_stores_nothing_once_the_table_is_taken_over(
 
     from gongzhu.server.table import Table
 
-    a, b = LiveServer(database, redis_url=redis_url), LiveServer(database, redis_url=redis_url)
+    people, table_id, lives = shared_table.people, shared_table.table_id, shared_table.lives
+    a_tables, b_tables = shared_table.owner.app.state.tables, shared_table.other.app.state.tables
     go_on = threading.Event()
     try:
-        people = {"S": Someone(a), "E": Someone(b), "N": Someone(a), "W": Someone(b)}
-        table_id, lives = four_people_start(people)
-        if owner_of(table_id) != a.app.state.tables.node:  # (the first to claim it runs it)
-            a, b = b, a
-        a_tables, b_tables = a.app.state.tables, b.app.state.tables
         assert owner_of(table_id) == a_tables.node
-        mover = next(seat for seat, person in people.items() if person.server is a)
+        mover = shared_table.seat_of_owner()
         play_until(lives, lambda s: s.get("tricks_played", 0) >= 1 and s["phase"] == "play" and s["turn"] == mover,
                    watch=mover)
         old = a_tables.loaded(table_id)
@@ -347,12 +373,10 @@ def test_an_old_owner_running_again_stores_nothing_once_the_table_is_taken_over(
         same_record(record, first_legal_record(record))
     finally:
         go_on.set()
-        a.stop()
-        b.stop()
 
 
 def test_a_page_that_comes_while_the_owner_loads_its_table_again_is_let_in(
-        database: str, redis_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+        shared_table: SharedTable, monkeypatch: pytest.MonkeyPatch) -> None:
     """A table's owner finds its copy behind the store (another server stored a change: here the
     test does, as a server that took the table over while Redis had lost the leases would) and,
     the lease still its own, loads the table again.  A page that comes to the table through
@@ -364,18 +388,14 @@ def test_a_page_that_comes_while_the_owner_loads_its_table_again_is_let_in(
     import asyncio
     import threading
 
-    a, b = LiveServer(database, redis_url=redis_url), LiveServer(database, redis_url=redis_url)
+    people, table_id, lives = shared_table.people, shared_table.table_id, shared_table.lives
+    owner = shared_table.owner.app.state.tables
     go_on, loading, introduced = threading.Event(), threading.Event(), threading.Event()
     try:
-        people = {"S": Someone(a), "E": Someone(b), "N": Someone(a), "W": Someone(b)}
-        table_id, lives = four_people_start(people)
-        if owner_of(table_id) != a.app.state.tables.node:  # (the first to claim it runs it)
-            a, b = b, a
-        owner = a.app.state.tables
-        mover = next(seat for seat, person in people.items() if person.server is a)
+        mover = shared_table.seat_of_owner()
         play_until(lives, lambda s: s.get("tricks_played", 0) >= 1 and s["phase"] == "play" and s["turn"] == mover,
                    watch=mover)
-        watcher = Someone(b)
+        watcher = Someone(shared_table.other)
         took_over, remote_hello = owner.took_over, owner.remote_hello
 
         async def load_when_told(match_id: str) -> None:
@@ -411,12 +431,10 @@ def test_a_page_that_comes_while_the_owner_loads_its_table_again_is_let_in(
         same_record(record, first_legal_record(record))
     finally:
         go_on.set()
-        a.stop()
-        b.stop()
 
 
 def test_the_pages_of_a_server_counted_gone_are_served_again(
-        database: str, redis_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+        shared_table: SharedTable, redis_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """A server whose heartbeat lapsed (as one that stood still a few seconds, shorter than a
     lease) is counted gone by the owner of a table its people sit at, which forgets their
     connections — though they are open, and the server runs again.  The owner's changes then
@@ -427,39 +445,31 @@ def test_the_pages_of_a_server_counted_gone_are_served_again(
 
     import redis
 
-    a, b = LiveServer(database, redis_url=redis_url), LiveServer(database, redis_url=redis_url)
-    try:
-        people = {"S": Someone(a), "E": Someone(b), "N": Someone(a), "W": Someone(b)}
-        table_id, lives = four_people_start(people)
-        if owner_of(table_id) != a.app.state.tables.node:  # (the first to claim it runs it)
-            a, b = b, a
-        owner, other = a.app.state.tables, b.app.state.tables
-        play_until(lives, lambda s: s.get("tricks_played", 0) >= 1)
-        forgotten = threading.Event()
-        node_gone = owner.node_gone
+    people, table_id, lives = shared_table.people, shared_table.table_id, shared_table.lives
+    owner, other = shared_table.owner.app.state.tables, shared_table.other.app.state.tables
+    play_until(lives, lambda s: s.get("tricks_played", 0) >= 1)
+    forgotten = threading.Event()
+    node_gone = owner.node_gone
 
-        def gone(node: str) -> None:
-            node_gone(node)
-            forgotten.set()
+    def gone(node: str) -> None:
+        node_gone(node)
+        forgotten.set()
 
-        async def no_heartbeat(name: str, *args: Any, **kwargs: Any) -> Any:
-            return True if name.startswith("gz:node:") else await heartbeat(name, *args, **kwargs)
+    async def no_heartbeat(name: str, *args: Any, **kwargs: Any) -> Any:
+        return True if name.startswith("gz:node:") else await heartbeat(name, *args, **kwargs)
 
-        heartbeat = other.bus.redis.set
-        monkeypatch.setattr(owner, "node_gone", gone)
-        monkeypatch.setattr(other.bus.redis, "set", no_heartbeat)
-        redis.Redis.from_url(redis_url).delete(f"gz:node:{other.node}")
-        assert forgotten.wait(30), "the server was not counted gone"
-        monkeypatch.setattr(other.bus.redis, "set", heartbeat)  # (it runs again)
-        play_until(lives, lambda s: s.get("phase") == "match-over")
-        for seat in lives:
-            lives[seat].until(lambda s: s.get("phase") == "match-over")
-        never_set_back(lives, *lives)
-        record = records_of(people["E"], table_id)[0]
-        same_record(record, first_legal_record(record))
-    finally:
-        a.stop()
-        b.stop()
+    heartbeat = other.bus.redis.set
+    monkeypatch.setattr(owner, "node_gone", gone)
+    monkeypatch.setattr(other.bus.redis, "set", no_heartbeat)
+    redis.Redis.from_url(redis_url).delete(f"gz:node:{other.node}")
+    assert forgotten.wait(30), "the server was not counted gone"
+    monkeypatch.setattr(other.bus.redis, "set", heartbeat)  # (it runs again)
+    play_until(lives, lambda s: s.get("phase") == "match-over")
+    for seat in lives:
+        lives[seat].until(lambda s: s.get("phase") == "match-over")
+    never_set_back(lives, *lives)
+    record = records_of(people["E"], table_id)[0]
+    same_record(record, first_legal_record(record))
 
 
 def _come_back(person: Someone, table_id: str, since: int | None, timeout: float = 60) -> Live:

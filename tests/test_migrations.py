@@ -56,7 +56,7 @@ from gongzhu.server.identity import LOCAL_USER, User
 from gongzhu.server.migrations.__main__ import main as migrations_main
 from gongzhu.server.store import METADATA, USERS, Store
 from helpers.client import Browser, act, local_client, new_match, seating, user_of
-from helpers.database import STORES
+from helpers.database import STORES, revisions_of
 
 # ---------------------------------------------------------------------- the schema before versioning
 
@@ -189,14 +189,6 @@ def _legacy_database(url: str, rows: Rows) -> None:
     engine.dispose()
 
 
-def _revisions(url: str) -> tuple[str, ...]:
-    engine = create_engine(url)
-    try:
-        with engine.connect() as c:
-            return mig.revisions(c)
-    finally:
-        engine.dispose()
-
 
 def _snapshot(url: str) -> dict[str, Any]:
     """Every table's name, columns and rows."""
@@ -229,10 +221,10 @@ def test_database_before_versioning_is_kept_and_served(db_url: str, tmp_path: Pa
     progress, which then counts for them as practice — and the next such browser is someone else."""
     match_id, rows, scratch, scratch_state = _played(tmp_path)
     _legacy_database(db_url, rows)
-    assert _revisions(db_url) == ()
+    assert revisions_of(db_url) == ()
     app = create_app(db_url, pace=0, hint_think=0.05, static_dir=tmp_path / "none")
     with local_client(app, loopback=True) as client:
-        assert _revisions(db_url) == (mig.HEAD,)
+        assert revisions_of(db_url) == (mig.HEAD,)
         new = new_match(client, seed=3)  # the first request of a browser on this machine: it is "local"
         local = user_of(client)
         assert local.id == LOCAL_USER and not local.guest
@@ -280,7 +272,7 @@ def test_database_before_versioning_is_kept_and_served(db_url: str, tmp_path: Pa
 @pytest.mark.parametrize("db_url", STORES, indirect=True)
 def test_new_database_is_made_by_the_migrations_and_agrees_with_the_tables(db_url: str) -> None:
     Store(db_url).close()
-    assert _revisions(db_url) == (mig.HEAD,)
+    assert revisions_of(db_url) == (mig.HEAD,)
     engine = create_engine(db_url)
     try:
         with engine.connect() as c:
@@ -304,13 +296,13 @@ def test_database_at_an_older_revision_is_upgraded(db_url: str) -> None:
             assert set(inspect(c).get_table_names()) == {"alembic_version"}
     finally:
         engine.dispose()
-    assert _revisions(db_url) == ()
+    assert revisions_of(db_url) == ()
     store = Store(db_url)
     try:
         assert store.matches() == [] and store.people([LOCAL_USER]) == {}  # an empty database has no "local"
     finally:
         store.close()
-    assert _revisions(db_url) == (mig.HEAD,)
+    assert revisions_of(db_url) == (mig.HEAD,)
 
 
 @pytest.mark.parametrize("db_url", STORES, indirect=True)
@@ -362,7 +354,7 @@ def test_servers_starting_at_once_migrate_once(db_url: str, tmp_path: Path) -> N
         for p in procs:
             p.kill()
     assert [p.returncode for p in procs] == [0] * servers, errors
-    assert _revisions(db_url) == (mig.HEAD,)
+    assert revisions_of(db_url) == (mig.HEAD,)
     engine = create_engine(db_url)
     with engine.connect() as c:
         assert list(c.scalars(text("SELECT version_num FROM alembic_version"))) == [mig.HEAD]

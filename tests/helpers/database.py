@@ -1,6 +1,6 @@
 """Databases of the tests' own: a throwaway PostgreSQL server, and :data:`STORES`, the stores a
 server test runs on (the fixtures ``postgres_server``, ``pg_url`` and ``db_url`` in
-``tests/conftest.py`` make them)."""
+``tests/conftest.py`` make them), and :func:`revisions_of`, the migration revisions a database is at."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-__all__ = ["STORES", "ThrowawayPostgres"]
+__all__ = ["STORES", "ThrowawayPostgres", "revisions_of"]
 
 #: The stores a server test can run on: ``@pytest.mark.parametrize("db_url", STORES, indirect=True)``
 #: runs it on a SQLite file and on a throwaway PostgreSQL (marked ``postgres``).
@@ -88,3 +88,18 @@ def service_missing(why: str) -> None:
     if os.environ.get("CI"):
         pytest.fail(f"{why}; .ci/run starts PostgreSQL and Redis")
     pytest.skip(why)
+
+
+def revisions_of(url: str) -> tuple[str, ...]:
+    """The migration revisions the database of ``url`` is at (``()``: none), read on a
+    connection of its own."""
+    from sqlalchemy import create_engine
+
+    from gongzhu.server.migrations import revisions
+
+    engine = create_engine(url)
+    try:
+        with engine.connect() as c:
+            return revisions(c)
+    finally:
+        engine.dispose()
