@@ -28,11 +28,14 @@ from gongzhu.cli import main as cli_main
 from gongzhu.cli import serve
 from gongzhu.cli.main import main as gongzhu_main
 from gongzhu.server import migrations as mig
-from gongzhu.server.app import create_app
+from gongzhu.server.app import SESSION_RECHECK, create_app
 from gongzhu.server.migrations.__main__ import main as migrations_main
 from gongzhu.server.moderation import grant
 from gongzhu.server.store import AUDIT_LOG, Store
 from helpers.client import LOCAL
+from helpers.database import revisions_of
+from helpers.live import account
+from helpers.servers import ServeProcess
 
 PASSWORD = "a quiet tiger 42 at the operator's"
 #: The variable that names the database (gongzhu serve's --db).
@@ -43,14 +46,6 @@ AUDIT_MAX = 1000
 REFUSED = "postgresql+psycopg://ops:Hunter2@127.0.0.1:1/site"
 ROOT = Path(__file__).resolve().parent.parent
 
-
-def _revision_of(url: str) -> tuple[str, ...]:
-    engine = create_engine(url)
-    try:
-        with engine.connect() as c:
-            return mig.revisions(c)
-    finally:
-        engine.dispose()
 
 
 def _tables_of(url: str) -> list[str]:
@@ -88,7 +83,7 @@ def test_the_migrations_command_reads_the_servers_variable(tmp_path: Path, monke
     monkeypatch.setenv(DB_VARIABLE, url)
     assert migrations_main(["upgrade", "head"]) == 0
     out = capsys.readouterr().out
-    assert _revision_of(url) == (mig.HEAD,)
+    assert revisions_of(url) == (mig.HEAD,)
     assert f"applied {mig.FIRST} " in out and f"applied {mig.HEAD} " in out
     assert out.strip().splitlines()[-1] == f"the database is at {mig.HEAD} (head) (it was at none)"
     assert migrations_main(["current"]) == 0
@@ -99,7 +94,7 @@ def test_the_migrations_command_reads_the_servers_variable(tmp_path: Path, monke
     other = f"sqlite:///{tmp_path / 'other.db'}"
     assert migrations_main(["upgrade", "head", "--db", other]) == 0
     capsys.readouterr()
-    assert _revision_of(other) == (mig.HEAD,)
+    assert revisions_of(other) == (mig.HEAD,)
 
 
 @pytest.mark.postgres
@@ -110,7 +105,7 @@ def test_the_migrations_command_upgrades_the_postgresql_database_of_the_variable
     assert capsys.readouterr().out == "none\n"
     assert migrations_main(["upgrade", "head"]) == 0
     assert f"applied {mig.HEAD} " in capsys.readouterr().out
-    assert _revision_of(database) == (mig.HEAD,)
+    assert revisions_of(database) == (mig.HEAD,)
 
 
 @pytest.mark.parametrize("command", [["current"], ["upgrade", "head"], ["stamp", "head"], ["downgrade", "-1"],
@@ -327,6 +322,21 @@ def test_a_forgotten_password_is_reset_from_the_command_line(tmp_path: Path, no_
     finally:
         store.close()
     assert [tuple(r) for r in rows] == [("grant", None), ("reset-password", None)]
+
+
+def test_a_reset_password_closes_the_open_table_pages_of_a_single_server(tmp_path: Path,
+                                                                          no_database_variable: None) -> None:
+    """A single ``gongzhu serve`` (no Redis), which the command cannot reach: the account's open
+    table page is told its session ended and closed all the same, within a few seconds (every
+    server checks its connections' sessions on the database)."""
+    with ServeProcess(tmp_path / "serve") as server:
+        ann = account(server, "Ann")
+        table_id = ann.http.post("/api/tables", json={"visibility": "private"}).json()["table_id"]
+        page = ann.connect(table_id)
+        page.until(lambda s: s["phase"] == "waiting")
+        assert gongzhu_main(["admin", "reset-password", "Ann", "--db", server.db]) == 0
+        page.closed_for_the_session(timeout=4 * SESSION_RECHECK)
+        assert ann.http.get("/api/me").json()["guest"]
 
 
 # ---------------------------------------------------------------------- the audit log's limit

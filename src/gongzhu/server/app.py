@@ -230,8 +230,9 @@ _DEAL_NUMBER = re.compile(r"[0-9]{1,6}")
 _MATCH_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 #: How long a connection's first messages wait for the table's owner to let it in (seconds).
 ADMISSION_WAIT = 60.0
-#: With several servers, how often (seconds) each checks that its table connections' sessions go
-#: on (a session ended through another server); a session ended through this one closes them at once.
+#: How often (seconds) a server checks that its table connections' sessions go on (a session
+#: ended through another server, or by ``gongzhu admin`` on the database); a session ended
+#: through this one closes them at once.
 SESSION_RECHECK = 5.0
 #: Idle guests are forgotten this often (seconds), the first time a minute after the start
 #: (:meth:`~gongzhu.server.identity.Identity.forget_idle_guests`).
@@ -378,8 +379,10 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
 
     async def recheck_off_the_loop() -> None:
         """:func:`recheck` of every connection with the database read in a thread: a database
-        slow to answer holds no table, page or health check of this server meanwhile."""
-        told_of(await asyncio.to_thread(looked_up, *of_whom(None)))
+        slow to answer holds no table, page or health check of this server meanwhile (a database
+        in memory, which no other process shares, is read on the loop)."""
+        found = looked_up(*of_whom(None)) if store.in_memory else await asyncio.to_thread(looked_up, *of_whom(None))
+        told_of(found)
 
     identity.on_ended = recheck
     moderation = Moderation(store, identity, tables, now)
@@ -411,7 +414,8 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
     identity.on_deleted = tables.forget
 
     async def recheck_every(seconds: float) -> None:
-        """Sessions ended on another server: this one's connections are checked every ``seconds``."""
+        """Sessions ended on another server, or by an operator's command on the database
+        (``gongzhu admin reset-password``): this one's connections are checked every ``seconds``."""
         while True:
             await asyncio.sleep(seconds)
             try:
@@ -425,7 +429,8 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         await asyncio.sleep(min(seconds, GUEST_SWEEP_FIRST))
         while True:
             try:
-                gone = await asyncio.to_thread(identity.forget_idle_guests)
+                gone = identity.forget_idle_guests() if store.in_memory \
+                    else await asyncio.to_thread(identity.forget_idle_guests)
             except Exception:  # the database away, or a defect: logged, the next round tries again
                 log.exception("forgetting the idle guests failed")
             else:
@@ -437,10 +442,10 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         store.checkpoint_in_background()
-        rechecking = None
         if redis_url is not None:  # one of several servers (gongzhu.server.cluster)
             tables.use(Cluster(redis_url, tables.node, tables, metrics))
-            rechecking = asyncio.create_task(recheck_every(SESSION_RECHECK))
+        # Sessions end elsewhere too: on another server, or by `gongzhu admin` on the database.
+        rechecking = asyncio.create_task(recheck_every(SESSION_RECHECK))
         await tables.bus.start()
         if tables.events is not None:
             await tables.events.resume()  # the events' start times, grace and stages, watched again
@@ -449,8 +454,7 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         yield
         forgetting.cancel()
         lag.cancel()
-        if rechecking is not None:
-            rechecking.cancel()
+        rechecking.cancel()
         await reviews.close()  # their worker processes too
         owned = tables.owned()
         await tables.close()

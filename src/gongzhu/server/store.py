@@ -727,12 +727,19 @@ class Store:
             self.engine.dispose()
             raise
 
+    @property
+    def in_memory(self) -> bool:
+        """A SQLite database in memory: one connection that every user shares, so it is used
+        from the event loop only (a thread's read would share the loop's open transaction)."""
+        url = self.engine.url
+        return url.get_backend_name() == "sqlite" and url.database in (None, "", ":memory:")
+
     def checkpoint_in_background(self) -> None:
         """For a SQLite file: move the write-ahead log into the database from a thread of its own
         (:class:`Checkpoints`) rather than in the commit that fills it, which would hold the
         server's event loop for the checkpoint's disk flush.  Stopped by :meth:`close`."""
         url = self.engine.url
-        if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:") or self._checkpoints:
+        if url.get_backend_name() != "sqlite" or self.in_memory or self._checkpoints:
             return
         self._manual_checkpoints["on"] = True
         self.engine.dispose()  # the pool's connections are opened again, without automatic checkpoints
