@@ -33,7 +33,7 @@ from starlette.testclient import TestClient
 from gongzhu.server import create_app
 from gongzhu.server.app import SESSION_RECHECK
 from gongzhu.server.migrations import HEAD
-from gongzhu.server.store import Store
+from gongzhu.server.store import POSTGRES_LOCK_TIMEOUT, Store
 from helpers.client import LOCAL, Browser, LocalClient, local_client, new_match, random_exposures
 from helpers.database import ThrowawayPostgres
 from helpers.live import Someone
@@ -263,6 +263,26 @@ def test_health_answers_while_the_database_hangs(pg_url: str, tmp_path: Path) ->
             live.close()
     finally:
         relay.close()
+
+
+@pytest.mark.postgres
+def test_a_lock_held_elsewhere_fails_a_request_instead_of_holding_the_server(pg_url: str, tmp_path: Path) -> None:
+    """A transaction of another connection (an operator's ``psql``) holding a lock the server's
+    statement needs: the request fails with ``503 server.store_unavailable`` after the store's
+    lock bound instead of waiting, with the server's one event loop, for as long as the lock is
+    held; once it is let go the same request answers."""
+    import psycopg
+
+    server = LiveServer(pg_url, static_dir=tmp_path / "no-static")
+    plain = make_url(pg_url).set(drivername="postgresql").render_as_string(hide_password=False)
+    with server, psycopg.connect(plain) as holder:
+        person = Someone(server)
+        assert person.http.get("/api/matches").status_code == 200
+        holder.execute("LOCK TABLE matches IN ACCESS EXCLUSIVE MODE")  # in a transaction left open
+        waited = person.http.get("/api/matches", timeout=POSTGRES_LOCK_TIMEOUT / 1000 * 6)
+        assert waited.status_code == 503 and waited.json()["code"] == "server.store_unavailable", waited.text
+        holder.rollback()
+        assert person.http.get("/api/matches").status_code == 200
 
 
 def test_readyz_refuses_while_redis_is_away(tmp_path: Path) -> None:

@@ -58,6 +58,7 @@ from gongzhu.server import migrations
 
 __all__ = ["AUDIT_LOG", "BLOCKS", "CHALLENGES", "CHALLENGE_RESULTS", "EVENTS", "EVENT_ID", "EVENT_LOG",
            "EVENT_TABLES", "FRIENDS", "INVITATIONS", "MATCHES", "MATCH_PLAYERS", "METADATA", "POSTGRES_CONNECT",
+           "POSTGRES_LOCK_TIMEOUT", "POSTGRES_STATEMENT_TIMEOUT",
            "RATINGS", "RATING_HISTORY", "REPORTS", "REVIEWS", "REVIEW_COUNTS", "REVIEW_KINDS", "SANCTIONS",
            "SESSIONS", "SETTINGS", "USERS", "Charge", "MatchInfo", "Rated", "Seating", "StaleTable", "Store",
            "friends_among", "is_event", "seated_rows", "why_kept"]
@@ -578,11 +579,21 @@ def _info(row: Row[Any]) -> MatchInfo:
     )
 
 
+#: How long (ms) a PostgreSQL statement of the server waits for a lock another connection holds
+#: (an operator's open transaction, a stuck client) before it fails, and how long one statement
+#: may run at all: the server's one event loop waits for its statements, so neither is unbounded.
+#: A migration lifts both for its own transaction (it waits for the other servers' and may be long).
+POSTGRES_LOCK_TIMEOUT, POSTGRES_STATEMENT_TIMEOUT = 5_000, 30_000
+
 #: libpq's connection settings for PostgreSQL unless the database URL gives its own: a connection
 #: attempt ends after 3 s; an open connection whose server went away is dropped within about
-#: 15 s (TCP keepalives from 10 s of quiet, and data unacknowledged for 15 s).
-POSTGRES_CONNECT: dict[str, Any] = {"connect_timeout": 3, "keepalives": 1, "keepalives_idle": 10,
-                                    "keepalives_interval": 5, "keepalives_count": 3, "tcp_user_timeout": 15_000}
+#: 15 s (TCP keepalives from 10 s of quiet, and data unacknowledged for 15 s); a statement waits
+#: for a lock at most 5 s and runs at most 30 s (the session's ``lock_timeout`` and
+#: ``statement_timeout``).
+POSTGRES_CONNECT: dict[str, Any] = {
+    "connect_timeout": 3, "keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 5, "keepalives_count": 3,
+    "tcp_user_timeout": 15_000,
+    "options": f"-c lock_timeout={POSTGRES_LOCK_TIMEOUT} -c statement_timeout={POSTGRES_STATEMENT_TIMEOUT}"}
 
 
 def _engine(db_url: str, manual_checkpoints: dict[str, bool]) -> Engine:
@@ -597,7 +608,8 @@ def _engine(db_url: str, manual_checkpoints: dict[str, bool]) -> Engine:
             # a database that cannot be reached is given up after 3 s (POSTGRES_CONNECT), not the
             # system's minutes, and one that vanishes under an open connection is found out by
             # TCP (keepalives; data unacknowledged for 15 s): a request fails with 503, it does
-            # not hang (docs/operations.md).  The URL's own settings win.
+            # not hang; nor does a statement that waits on another connection's lock
+            # (docs/operations.md).  The URL's own settings win.
             connect_args = {k: v for k, v in POSTGRES_CONNECT.items() if k not in url.query}
         return create_engine(url, hide_parameters=True, pool_pre_ping=True, connect_args=connect_args)
     memory = url.database in (None, "", ":memory:")

@@ -94,6 +94,10 @@ def _lock(c: Connection) -> None:
     else:
         c.begin()
         if backend == "postgresql":
+            # A migration waits for another server's (the lock) and may rewrite big tables: the
+            # store's bounds on a serving statement (store.POSTGRES_CONNECT) are lifted for it.
+            c.exec_driver_sql("SET LOCAL lock_timeout = 0")
+            c.exec_driver_sql("SET LOCAL statement_timeout = 0")
             c.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _LOCK_KEY})
 
 
