@@ -337,6 +337,13 @@ def test_a_spectator_watches_without_any_hand_and_chats(page_factory: Any) -> No
     wait_for(watcher, in_phase(*OVER))
     watcher.locator("#chat").wait_for(state="visible")
     assert watcher.locator("#chat-mute").is_checked() and watcher.locator("#chat-log").is_hidden()
+    # What was said before the page was loaded again is still there (the server sends it again).
+    if watcher.locator("#summary").is_visible():
+        watcher.click("#summary-close")
+    watcher.uncheck("#chat-mute")
+    wait_for(watcher, "#chat-log .chat-line .said.quick")
+    assert [watcher.locator("#chat-log .chat-line .said").nth(i).text_content() for i in range(2)] == [
+        hostile, said.text_content()]
 
 
 def test_the_lobby_lists_tables_live_and_seats_people(page_factory: Any) -> None:

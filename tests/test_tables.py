@@ -462,6 +462,37 @@ def test_chat_is_text_rate_limited_and_reaches_the_table(server: LiveServer) -> 
     assert "server.chat_too_fast" in codes
 
 
+def test_a_page_opened_anew_gets_the_chat_said_before(server: LiveServer) -> None:
+    """The chat lines a room keeps come to a page that opens the table anew (loaded again, or
+    someone who comes to watch) before its state — the state says everything but what was said —
+    and a page that comes back with the version it saw gets only what it has not had."""
+    host, other, newcomer = Someone(server), Someone(server), Someone(server)
+    table_id = new_table(host)["table_id"]
+    a, b = host.connect(table_id), other.connect(table_id)
+    a.until(lambda s: s["table"]["spectators"] == 1)
+    a.send({"type": "chat", "text": "一路顺风"})
+    next(m for m in iter(b.receive, None) if m["type"] == "chat")
+    b.send({"type": "chat", "quick": "chat.quick.good_game"})
+    next(m for m in iter(a.receive, None) if m["type"] == "chat")
+    a.drain()
+    seen = max(m["v"] for m in a.messages if "v" in m)
+
+    def before_state(live: Live) -> list[Message]:
+        got: list[Message] = []
+        while (message := live.receive())["type"] != "state":
+            got.append(message)
+        return got
+
+    said = [(m.get("text"), m.get("quick"), m["from"]["name"]) for m in before_state(newcomer.connect(table_id))
+            if m["type"] == "chat"]
+    assert said == [("一路顺风", None, host.name), (None, "chat.quick.good_game", other.name)]
+    again = before_state(host.connect(table_id))  # the same person's page loaded again
+    assert [m.get("text") or m.get("quick") for m in again if m["type"] == "chat"] == [
+        "一路顺风", "chat.quick.good_game"]
+    back = before_state(host.connect(table_id, since=seen))  # away, and back with the version it saw
+    assert not [m for m in back if m["type"] == "chat"], back
+
+
 def test_chat_budget_is_a_persons_not_a_connections(server: LiveServer) -> None:
     """A second tab, or connecting again, buys no more chat: the budget is the person's at the
     table (3 lines at once, then one a second), so of 11 lines sent from three connections in

@@ -39,6 +39,14 @@ CHAT_BURST = 3
 #: Past this many people's chat budgets, a table forgets those that have filled up again.
 CHAT_BUDGETS_KEPT = 64
 
+def _chat_line(text: str) -> dict[str, Any] | None:
+    """The chat line a public message of the room is, if it is one."""
+    if '"chat"' not in text:
+        return None
+    message = json.loads(text)
+    return message if isinstance(message, dict) and message.get("type") == "chat" else None
+
+
 @dataclass(frozen=True, slots=True)
 class Person:
     """Someone using the server: a user id and the name the table shows."""
@@ -183,10 +191,8 @@ class Room:
         """Drop the chat lines said under ``name`` from what the room keeps to send a page that
         comes back (a deleted account's: its former name is shown to nobody again)."""
         def said(text: str) -> bool:
-            if '"chat"' not in text:
-                return False
-            message = json.loads(text)
-            return bool(message.get("type") == "chat" and (message.get("from") or {}).get("name") == name)
+            line = _chat_line(text)
+            return line is not None and (line.get("from") or {}).get("name") == name
 
         for i, (version, texts) in enumerate(self.history):
             kept = [t for t in texts if not said(t)]
@@ -213,13 +219,17 @@ class Room:
         connection.admitted = True
         connection.ready.set()
         since = connection.since
-        if since is None or not self.history:
+        if not self.history:
             return
         oldest, newest = self.history[0][0], self.history[-1][0]
-        if oldest - 1 <= since <= newest:
-            for v, texts in self.history:
-                if v > since:
-                    for text in texts:
+        # Every message missed, when the room still has them all; else (a page opened anew, or
+        # away longer than the room remembers) the chat lines it kept that the page has not had:
+        # the state says everything else, but not what was said.
+        every = since is not None and oldest - 1 <= since <= newest
+        for v, texts in self.history:
+            if since is None or v > since:
+                for text in texts:
+                    if every or _chat_line(text) is not None:
                         connection.outbox.put(text)
 
     def render(self, connection: Connection, change: Mapping[str, Any] | None = None) -> str | None:
