@@ -240,6 +240,61 @@ def test_a_trusted_proxy_says_the_scheme(db_url: str, tmp_path: Path) -> None:
         assert "Secure" not in c.get("/api/me", headers={"x-forwarded-proto": "https"}).headers["set-cookie"]
 
 
+@pytest.mark.parametrize(("header", "secure", "plain"), [
+    ("x-forwarded-for", {"x-forwarded-proto": "https", "forwarded": "proto=http"},
+     {"x-forwarded-proto": "http", "forwarded": "proto=https"}),
+    ("forwarded", {"forwarded": "for=203.0.113.5;proto=https", "x-forwarded-proto": "http"},
+     {"forwarded": "for=203.0.113.5;proto=http", "x-forwarded-proto": "https"}),
+])
+def test_the_scheme_comes_only_from_the_header_the_proxies_write(
+        db_url: str, tmp_path: Path, header: str, secure: dict[str, str], plain: dict[str, str]) -> None:
+    """``--forwarded-header`` names the kind of header the trusted proxies write, and only that
+    kind says the scheme: the other, which a proxy passes on from the client, changes nothing."""
+    trusting = make_app(db_url, tmp_path, trusted_proxies=["127.0.0.0/8"], forwarded_header=header)
+    with browser(trusting, "127.0.0.1") as c:
+        assert "; Secure" in c.get("/api/me", headers=secure).headers["set-cookie"]
+    with browser(trusting, "127.0.0.1") as c:
+        assert "Secure" not in c.get("/api/me", headers=plain).headers["set-cookie"]
+
+
+@pytest.mark.parametrize(("header", "other"), [("x-forwarded-for", "forwarded"), ("forwarded", "x-forwarded-for")])
+def test_the_other_forwarding_header_is_no_way_around_the_sign_in_bound(
+        db_url: str, tmp_path: Path, header: str, other: str) -> None:
+    """Behind a trusted proxy that writes one kind of forwarding header and passes the other on
+    from the client untouched, a client writing a new address in the other kind on every try is
+    still the one client its proxy names: it runs out of tries, and another client does not."""
+    app = make_app(db_url, tmp_path, trusted_proxies=["127.0.0.1"], forwarded_header=header)
+
+    def written(address: str) -> str:
+        return f"for={address};proto=http" if header == "forwarded" else address
+
+    def chosen(n: int) -> str:
+        return f"for=10.9.9.{n}" if other == "forwarded" else f"10.9.9.{n}"
+
+    with browser(app, "127.0.0.1") as proxy:
+        sign_up(proxy, "Alice")
+        proxy.post("/api/logout")
+        statuses = [login(proxy, "Alice", "guessing!", **{header: written("198.51.100.20"), other: chosen(n)})
+                    .status_code for n in range(FREE_FAILURES + 3)]
+        assert statuses == [401] * FREE_FAILURES + [429] * 3
+        r = login(proxy, "Alice", PASSWORD, **{header: written("198.51.100.21"), other: chosen(99)})
+        assert r.status_code == 200
+
+
+def test_a_trusted_proxy_writing_the_other_header_is_logged_once(
+        db_url: str, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A trusted proxy whose requests carry the kind of header the server does not read, and none
+    of the kind it does, writes the other kind: the log says once which option to give."""
+    app = make_app(db_url, tmp_path, trusted_proxies=["127.0.0.1"])
+    with caplog.at_level(logging.WARNING, logger="gongzhu.server"), browser(app, "127.0.0.1") as c:
+        c.get("/api/me", headers={"x-forwarded-for": "203.0.113.5", "forwarded": "for=198.51.100.1"})
+        assert not [r for r in caplog.records if "--forwarded-header" in r.getMessage()]  # both: nothing known
+        c.get("/api/me", headers={"forwarded": "for=203.0.113.5"})
+        c.get("/api/me", headers={"forwarded": "for=203.0.113.6"})
+    told = [r.getMessage() for r in caplog.records if "--forwarded-header" in r.getMessage()]
+    assert len(told) == 1 and "--forwarded-header forwarded" in told[0] and "127.0.0.1" in told[0], told
+
+
 def test_the_forwarded_address_of_a_trusted_proxy_is_used(db_url: str, tmp_path: Path) -> None:
     app = make_app(db_url, tmp_path, trusted_proxies=["127.0.0.1"])
     with browser(app, "127.0.0.1") as proxy:
@@ -266,6 +321,7 @@ def scope(peer: str | None, *headers: tuple[str, str]) -> dict[str, Any]:
 
 def test_client_addresses_honour_only_trusted_proxies() -> None:
     proxies = TrustedProxies(["127.0.0.1", "10.0.0.0/8", "::1"])
+    writing_forwarded = TrustedProxies(["127.0.0.1", "10.0.0.0/8", "::1"], "forwarded")
     xff, fwd = "x-forwarded-for", "forwarded"
     cases = [
         (scope("198.51.100.7", (xff, "203.0.113.5")), "198.51.100.7"),  # a peer not trusted
@@ -277,18 +333,37 @@ def test_client_addresses_honour_only_trusted_proxies() -> None:
         (scope("127.0.0.1", (xff, "[2001:db8::1]:4711")), "2001:db8::1"),
         (scope("127.0.0.1", (xff, "unknown, 10.0.0.7")), "10.0.0.7"),  # no address: the proxy that said so
         (scope("127.0.0.1", (xff, "10.0.0.8, 10.0.0.7")), "10.0.0.8"),  # proxies all the way
-        (scope("::1", (fwd, 'for="[2001:db8::2]:80";proto=https, for=10.0.0.7')), "2001:db8::2"),
-        (scope("::ffff:127.0.0.1", (fwd, "For=203.0.113.6")), "203.0.113.6"),
+        # X-Forwarded-For only, by default: Forwarded is the client's own, whatever it says
         (scope("127.0.0.1", (xff, "203.0.113.5"), (fwd, "for=198.51.100.1")), "203.0.113.5"),
+        (scope("127.0.0.1", (fwd, "for=198.51.100.1"), (xff, "203.0.113.5")), "203.0.113.5"),
+        (scope("127.0.0.1", (fwd, "for=198.51.100.1")), "127.0.0.1"),
+        (scope("::1", (fwd, "for=127.0.0.1")), "::1"),
         (scope("testclient"), "testclient"),
         (scope(None), ""),
     ]
     for given, expected in cases:
         assert client_address(given, proxies) == expected, given
+    # Forwarded only, with --forwarded-header forwarded: X-Forwarded-For is the client's own
+    cases = [
+        (scope("::1", (fwd, 'for="[2001:db8::2]:80";proto=https, for=10.0.0.7')), "2001:db8::2"),
+        (scope("::ffff:127.0.0.1", (fwd, "For=203.0.113.6")), "203.0.113.6"),
+        (scope("127.0.0.1", (fwd, "for=203.0.113.6"), (fwd, "for=10.0.0.7")), "203.0.113.6"),  # headers in order
+        (scope("127.0.0.1", (fwd, "for=unknown, for=10.0.0.7")), "10.0.0.7"),
+        (scope("127.0.0.1", (fwd, "proto=https")), "127.0.0.1"),  # no for=: the proxy that said so
+        (scope("127.0.0.1", (xff, "198.51.100.1"), (fwd, "for=203.0.113.5")), "203.0.113.5"),
+        (scope("127.0.0.1", (xff, "127.0.0.1"), (fwd, "for=203.0.113.5")), "203.0.113.5"),
+        (scope("127.0.0.1", (xff, "203.0.113.5")), "127.0.0.1"),
+        (scope("198.51.100.7", (fwd, "for=203.0.113.5")), "198.51.100.7"),  # a peer not trusted
+    ]
+    for given, expected in cases:
+        assert client_address(given, writing_forwarded) == expected, given
     assert client_address(scope("127.0.0.1", (xff, "203.0.113.5"))) == "127.0.0.1"  # nobody trusted
     for bad in ("proxy.example", "10.0.0.0/40", ""):
         with pytest.raises(ValueError):
             TrustedProxies([bad])
+    for header in ("x-real-ip", "X-Forwarded-For", "forwarded-for", ""):
+        with pytest.raises(ValueError):
+            TrustedProxies(["127.0.0.1"], header)
 
 
 def test_an_ipv6_client_counts_as_its_64_network() -> None:

@@ -413,16 +413,45 @@ def test_metrics_behind_a_trusted_proxy_count_the_client_it_forwards(tmp_path: P
     proxy = _from(app, "192.0.2.1")
     # a public client behind the proxy is refused, though the peer is the proxy
     assert proxy.get("/metrics", headers={"X-Forwarded-For": "203.0.113.9"}).status_code == 404
-    assert proxy.get("/metrics", headers={"Forwarded": "for=203.0.113.9"}).status_code == 404
     assert proxy.get("/metrics").status_code == 404  # the proxy itself is not among the allowed
     # an allowed client behind it, or directly, is answered
     assert proxy.get("/metrics", headers={"X-Forwarded-For": "10.9.9.9"}).status_code == 200
-    assert proxy.get("/metrics", headers={"Forwarded": 'for="[2001:db8:1::5]"'}).status_code == 200
+    assert proxy.get("/metrics", headers={"X-Forwarded-For": "2001:db8:1::5"}).status_code == 200
     assert _from(app, "10.2.3.4").get("/metrics").status_code == 200
     # loopback is no longer allowed once the operator names the addresses
     assert _from(app, "127.0.0.1").get("/metrics").status_code == 404
     # an untrusted peer cannot claim an allowed address
     assert _from(app, "203.0.113.9").get("/metrics", headers={"X-Forwarded-For": "10.9.9.9"}).status_code == 404
+
+
+def test_metrics_behind_a_proxy_that_writes_forwarded(tmp_path: Path) -> None:
+    """``--forwarded-header forwarded``: the client is the ``for=`` of ``Forwarded``, and an
+    ``X-Forwarded-For`` the proxy passes on from the client changes nothing."""
+    app = _app(tmp_path, trusted_proxies=["192.0.2.1"], forwarded_header="forwarded",
+               metrics_allow=["10.0.0.0/8", "2001:db8:1::/48"])
+    proxy = _from(app, "192.0.2.1")
+    assert proxy.get("/metrics", headers={"Forwarded": "for=203.0.113.9"}).status_code == 404
+    assert proxy.get("/metrics", headers={"Forwarded": "for=10.9.9.9"}).status_code == 200
+    assert proxy.get("/metrics", headers={"Forwarded": 'for="[2001:db8:1::5]"'}).status_code == 200
+    assert proxy.get("/metrics", headers={"X-Forwarded-For": "10.9.9.9"}).status_code == 404  # the proxy's own
+    assert proxy.get("/metrics", headers={"X-Forwarded-For": "10.9.9.9", "Forwarded": "for=203.0.113.9"}) \
+        .status_code == 404
+
+
+@pytest.mark.parametrize(("header", "written", "other"), [
+    ("x-forwarded-for", {"X-Forwarded-For": "203.0.113.5"}, {"Forwarded": "for=127.0.0.1"}),
+    ("forwarded", {"Forwarded": "for=203.0.113.5"}, {"X-Forwarded-For": "127.0.0.1"}),
+])
+def test_the_other_forwarding_header_makes_nobody_loopback(
+        tmp_path: Path, header: str, written: dict[str, str], other: dict[str, str]) -> None:
+    """Behind a trusted proxy on this machine that writes one kind of forwarding header and passes
+    the other on from the client, a public client that writes ``127.0.0.1`` in the other is refused
+    the loopback-only ``/metrics``; the client the proxy names is who counts."""
+    app = _app(tmp_path, trusted_proxies=["127.0.0.1"], forwarded_header=header)
+    proxy = _from(app, "127.0.0.1")
+    r = proxy.get("/metrics", headers={**written, **other})
+    assert r.status_code == 404 and "gongzhu_" not in r.text
+    assert proxy.get("/metrics", headers=other).status_code == 200  # the other alone: the proxy's own request
 
 
 def test_metrics_allow_takes_only_addresses_and_networks(tmp_path: Path) -> None:

@@ -34,7 +34,7 @@ def test_every_serve_option_has_its_variable() -> None:
     names = {serve.environment_variable(a) for a in options}
     assert {"GONGZHU_HOST", "GONGZHU_PORT", "GONGZHU_DB", "GONGZHU_REDIS", "GONGZHU_ALLOWED_ORIGIN",
             "GONGZHU_ALLOWED_HOST", "GONGZHU_REVIEW_WORKERS", "GONGZHU_TRUSTED_PROXY",
-            "GONGZHU_WEBSOCKETS_PER_ADDRESS"} <= names
+            "GONGZHU_FORWARDED_HEADER", "GONGZHU_WEBSOCKETS_PER_ADDRESS"} <= names
     assert None not in names and len(names) == len(options)  # one variable each, none shared
     assert "GONGZHU_SECRET_KEY" not in names  # the signing key's own variable is no option
     assert serve.environment_variable(next(a for a in _serve_parser()._actions if "-h" in a.option_strings)) is None
@@ -51,7 +51,8 @@ def test_each_option_is_taken_from_its_variable(monkeypatch: pytest.MonkeyPatch)
     samples = {"GONGZHU_HOST": "0.0.0.0", "GONGZHU_PORT": "8123", "GONGZHU_DB": "postgresql+psycopg://u@db/g",
                "GONGZHU_REDIS": "redis://redis:6379/0", "GONGZHU_ALLOWED_ORIGIN": "https://gongzhu.example.org",
                "GONGZHU_ALLOWED_HOST": "gongzhu.example.org", "GONGZHU_REVIEW_WORKERS": "0",
-               "GONGZHU_TRUSTED_PROXY": "10.0.0.0/8", "GONGZHU_WEBSOCKETS_PER_ADDRESS": "7",
+               "GONGZHU_TRUSTED_PROXY": "10.0.0.0/8", "GONGZHU_FORWARDED_HEADER": "forwarded",
+               "GONGZHU_WEBSOCKETS_PER_ADDRESS": "7",
                "GONGZHU_METRICS_ALLOW": "10.0.0.0/8", "GONGZHU_LOG_FORMAT": "json"}
     parser = _serve_parser()
     for action in _options(parser):
@@ -87,6 +88,7 @@ def test_the_command_line_wins_and_lists_split(monkeypatch: pytest.MonkeyPatch) 
     ("GONGZHU_REVIEW_WORKERS", "65", "not a number of worker processes"),
     ("GONGZHU_TRUSTED_PROXY", "10.0.0.0/8, proxy.example", "GONGZHU_TRUSTED_PROXY='proxy.example'"),
     ("GONGZHU_WEBSOCKETS_PER_ADDRESS", "-1", "GONGZHU_WEBSOCKETS_PER_ADDRESS='-1'"),
+    ("GONGZHU_FORWARDED_HEADER", "x-real-ip", "x-forwarded-for or forwarded"),
 ])
 def test_a_bad_value_names_its_variable(variable: str, value: str, says: str, monkeypatch: pytest.MonkeyPatch,
                                         capsys: pytest.CaptureFixture[str]) -> None:
@@ -96,6 +98,19 @@ def test_a_bad_value_names_its_variable(variable: str, value: str, says: str, mo
     assert ended.value.code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("gongzhu serve: ") and says in err and variable in err
+
+
+def test_the_forwarded_header_is_one_of_two(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--forwarded-header``: ``x-forwarded-for`` by default, ``forwarded`` in any case; any other
+    value ends the command with one line saying which two there are."""
+    parse = cli_main.build_parser().parse_args
+    assert parse(["serve"]).forwarded_header == "x-forwarded-for"
+    assert parse(["serve", "--forwarded-header", "Forwarded"]).forwarded_header == "forwarded"
+    with pytest.raises(SystemExit) as ended:
+        parse(["serve", "--forwarded-header", "x-real-ip"])
+    assert ended.value.code == 2
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "--forwarded-header" in last and "'x-real-ip'" in last and "x-forwarded-for or forwarded" in last
 
 
 def test_a_bad_variable_of_serve_does_not_stop_other_commands(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -145,5 +160,25 @@ def test_a_server_started_with_variables_uses_them(tmp_path: Path) -> None:
 
         assert status("https://gongzhu.example.org") == 201
         assert status("https://other.example.org") == 403
+    finally:
+        server.stop()
+
+
+def test_a_server_reads_only_the_forwarding_header_it_is_told(tmp_path: Path) -> None:
+    """A real ``gongzhu serve --trusted-proxy 127.0.0.1`` told by ``GONGZHU_FORWARDED_HEADER``
+    that its proxy writes ``Forwarded``: the client is that header's, and an ``X-Forwarded-For``
+    saying ``127.0.0.1`` does not open the loopback-only ``/metrics`` to a public client."""
+    server = ServeProcess(tmp_path, "--trusted-proxy", "127.0.0.1", env={"GONGZHU_FORWARDED_HEADER": "forwarded"})
+    try:
+        def status(headers: dict[str, str]) -> int:
+            try:
+                with urllib.request.urlopen(urllib.request.Request(server.url + "metrics", headers=headers),
+                                            timeout=5) as response:
+                    return int(response.status)
+            except urllib.error.HTTPError as e:
+                return e.code
+
+        assert status({"X-Forwarded-For": "127.0.0.1", "Forwarded": "for=203.0.113.5"}) == 404
+        assert status({"X-Forwarded-For": "203.0.113.5", "Forwarded": "for=127.0.0.1"}) == 200
     finally:
         server.stop()

@@ -24,6 +24,9 @@ REVIEW_WORKERS = 2
 #: WebSockets one client address may hold open unless ``--websockets-per-address`` says otherwise
 #: (gongzhu.server.policy.WEBSOCKETS_PER_ADDRESS, not imported before serving either).
 WEBSOCKETS_PER_ADDRESS = 32
+#: The kinds of forwarding headers ``--forwarded-header`` names, the first the default
+#: (gongzhu.server.policy.FORWARDED_HEADERS and FORWARDED_HEADER, not imported before serving).
+FORWARDED_HEADERS = ("x-forwarded-for", "forwarded")
 
 
 def default_db_url() -> str:
@@ -60,8 +63,15 @@ def register(subparsers: Any) -> None:
                    help="worker processes of the deal reviews (复盘), 0 to 64 (default 2; 0 reviews in the "
                         "server's own process, in a thread)")
     p.add_argument("--trusted-proxy", action="append", default=[], type=_network, metavar="ADDR_OR_CIDR",
-                   help="a reverse proxy whose X-Forwarded-For / Forwarded headers give the client's address, "
-                        "e.g. 127.0.0.1 or 10.0.0.0/8 (repeatable; none by default: the headers are ignored)")
+                   help="a reverse proxy whose forwarding headers (--forwarded-header) give the client's address "
+                        "and scheme, e.g. 127.0.0.1 or 10.0.0.0/8 (repeatable; none by default: the headers are "
+                        "ignored)")
+    p.add_argument("--forwarded-header", type=_forwarded_header, choices=FORWARDED_HEADERS,
+                   default=FORWARDED_HEADERS[0],
+                   help="the forwarding header the trusted proxies write, and the only one read: x-forwarded-for "
+                        "(default: X-Forwarded-For and X-Forwarded-Proto, which Caddy and the usual nginx setup "
+                        "write) or forwarded (RFC 7239's Forwarded: for=...;proto=...); a proxy passes the other "
+                        "on from the client as it came")
     p.add_argument("--websockets-per-address", type=_sockets, default=WEBSOCKETS_PER_ADDRESS, metavar="N",
                    help=f"WebSockets one client address may hold open at once (default {WEBSOCKETS_PER_ADDRESS}; "
                         "0: no bound)")
@@ -178,6 +188,15 @@ def _network(text: str) -> str:
     return text.strip()
 
 
+def _forwarded_header(text: str) -> str:
+    """``--forwarded-header``: ``x-forwarded-for`` or ``forwarded``, in any case."""
+    value = text.strip().lower()
+    if value not in FORWARDED_HEADERS:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a forwarding header the server reads: {' or '.join(FORWARDED_HEADERS)}")
+    return value
+
+
 def _redis(text: str) -> str:
     """``--redis``: a Redis URL, ``redis://`` (``rediss://`` over TLS) with a host, a port and a
     database number (each optional), or ``unix://`` and a socket's path — checked before the server
@@ -266,6 +285,7 @@ def run(args: argparse.Namespace) -> int:
         app = create_app(db_url, allowed_hosts=hosts, allowed_origins=origins, redis_url=args.redis,
                          review_workers=getattr(args, "review_workers", REVIEW_WORKERS),
                          trusted_proxies=getattr(args, "trusted_proxy", []),
+                         forwarded_header=getattr(args, "forwarded_header", FORWARDED_HEADERS[0]),
                          websockets_per_address=getattr(args, "websockets_per_address", WEBSOCKETS_PER_ADDRESS),
                          metrics_allow=getattr(args, "metrics_allow", None) or ("127.0.0.1", "::1"))
     except Exception as e:

@@ -86,6 +86,7 @@ from gongzhu.server.operations import routes as operation_routes
 from gongzhu.server.people import People
 from gongzhu.server.people import routes as people_routes
 from gongzhu.server.policy import (
+    FORWARDED_HEADER,
     LOOPBACK_HOSTS,
     MAX_BODY_BYTES,
     MAX_MESSAGE_BYTES,
@@ -277,8 +278,9 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
                hint_think: float | None = None, allowed_hosts: Sequence[str] = LOOPBACK_HOSTS,
                allowed_origins: Sequence[str] = (), redis_url: str | None = None,
                review_workers: int = WORKERS, review_budget: Budget | None = None,
-               trusted_proxies: Sequence[str] = (), websockets_per_address: int = WEBSOCKETS_PER_ADDRESS,
-               par_replays: int = PAR_REPLAYS, challenge_level: str = LEVEL,
+               trusted_proxies: Sequence[str] = (), forwarded_header: str = FORWARDED_HEADER,
+               websockets_per_address: int = WEBSOCKETS_PER_ADDRESS, par_replays: int = PAR_REPLAYS,
+               challenge_level: str = LEVEL,
                now: Callable[[], float] = time.time, metrics_allow: Sequence[str] = METRICS_ALLOW) -> Starlette:
     """The application on the database ``db_url`` (any SQLAlchemy URL).  ``static_dir`` replaces
     the page files' folder; ``pace`` (seconds per computer play) overrides every table's speed
@@ -291,6 +293,8 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
     each looks (:mod:`gongzhu.server.reviews`; by default ``gongzhu.review.DEFAULT_BUDGET``, tests
     use a small one).  ``trusted_proxies`` are the addresses and networks of the proxies whose
     forwarding headers give a client's address (:func:`~gongzhu.server.policy.client_address`),
+    ``forwarded_header`` the one kind of those headers they write and the server reads
+    (``x-forwarded-for`` or ``forwarded``, :class:`~gongzhu.server.policy.TrustedProxies`),
     and ``websockets_per_address`` how many WebSockets one client address may hold open at once
     (0: no bound).  ``par_replays`` are the expert replays of each board that give a challenge's
     par (0: none), ``challenge_level`` the computer players of the challenges, ``now`` the
@@ -311,7 +315,8 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
     tables.challenges = challenges
     static = Path(static_dir) if static_dir is not None else STATIC_DIR
     slots = SocketSlots(websockets_per_address)
-    proxies = TrustedProxies(trusted_proxies)  # a ValueError now for what is no address or network
+    # a ValueError now for what is no address or network, or a header the server does not read
+    proxies = TrustedProxies(trusted_proxies, forwarded_header)
     #: The open table connections of this server, with their sockets: each goes on only while the
     #: session it was opened with does (sign-out, sign-up, signing in over it end that session).
     watched: dict[Connection, WebSocket] = {}
@@ -910,7 +915,8 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         routes=routes, lifespan=lifespan,
         middleware=[Middleware(RequestIds, trusted_proxies=proxies, errors=_answer_to_error),
                     Middleware(SitePolicy, allowed_hosts=list(allowed_hosts),
-                               allowed_origins=list(allowed_origins), trusted_proxies=list(trusted_proxies))],
+                               allowed_origins=list(allowed_origins), trusted_proxies=list(trusted_proxies),
+                               forwarded_header=forwarded_header)],
         exception_handlers={HTTPException: _http_error, Exception: _internal_error},
     )
     app.state.tables = tables

@@ -7,9 +7,9 @@ check, :data:`HEALTH_PATHS`, is answered to any host); a body may hold :data:`MA
 WebSocket message :data:`MAX_MESSAGE_BYTES`.
 :class:`RateLimiter` is the per-connection message budget of the WebSocket, :class:`SocketSlots`
 the open WebSockets of each address, and :func:`client_address` the address a client is counted
-by, read from forwarding headers only when the peer is a proxy the operator trusts
-(:class:`TrustedProxies`).  Each rule and its reason: ``docs/web-protocol.md``, Limits and the
-origin policy.  Imports nothing from ``gongzhu``.
+by, read from forwarding headers only when the peer is a proxy the operator trusts, and only from
+the one kind of header those proxies write (:class:`TrustedProxies`).  Each rule and its reason:
+``docs/web-protocol.md``, Limits and the origin policy.  Imports nothing from ``gongzhu``.
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 __all__ = [
+    "FORWARDED_HEADER",
+    "FORWARDED_HEADERS",
     "HEALTH_PATHS",
     "LOOPBACK_HOSTS",
     "MAX_BODY_BYTES",
@@ -66,6 +68,14 @@ OUTBOX_LIMIT = 64
 WEBSOCKETS_PER_ADDRESS = 32
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+#: The kinds of forwarding headers a trusted proxy may write (``gongzhu serve
+#: --forwarded-header``): ``x-forwarded-for`` (the client's address in ``X-Forwarded-For``, the
+#: scheme in ``X-Forwarded-Proto``) or ``forwarded`` (RFC 7239's ``Forwarded: for=…;proto=…``).
+FORWARDED_HEADERS = ("x-forwarded-for", "forwarded")
+#: The kind read unless the operator says otherwise: what Caddy's ``reverse_proxy`` and nginx's
+#: usual ``proxy_set_header`` lines write (docs/deploy.md).
+FORWARDED_HEADER = "x-forwarded-for"
 
 SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
     (b"content-security-policy",
@@ -164,16 +174,17 @@ def _ip(text: str) -> IPAddress | None:
     return address
 
 
-def _forwarded_hops(headers: Iterable[tuple[bytes, bytes]]) -> list[str]:
-    """The addresses a chain of proxies reports, the nearest last: every ``X-Forwarded-For``
-    header's, in order; without one, the ``for=`` of each element of every ``Forwarded`` header
-    (an element without ``for=`` is a hop nobody can read: ``""``)."""
-    pairs = list(headers)
-    forwarded_for = [value.decode("latin-1") for name, value in pairs if name == b"x-forwarded-for"]
-    if forwarded_for:
-        return [hop for value in forwarded_for for hop in value.split(",")]
+def _forwarded_hops(headers: Iterable[tuple[bytes, bytes]], kind: str) -> list[str]:
+    """The addresses a chain of proxies reports in the headers of ``kind`` (one of
+    :data:`FORWARDED_HEADERS`), the nearest last: every ``X-Forwarded-For`` header's, in order, or
+    the ``for=`` of each element of every ``Forwarded`` header (an element without ``for=`` is a
+    hop nobody can read: ``""``).  The other kind is never read, whatever it says: a proxy passes
+    it on from the client as it came."""
+    if kind == "x-forwarded-for":
+        return [hop for name, value in headers if name == b"x-forwarded-for"
+                for hop in value.decode("latin-1").split(",")]
     hops: list[str] = []
-    for name, value in pairs:
+    for name, value in headers:
         if name != b"forwarded":
             continue
         for element in value.decode("latin-1").split(","):
@@ -189,10 +200,19 @@ def _forwarded_hops(headers: Iterable[tuple[bytes, bytes]]) -> list[str]:
 class TrustedProxies:
     """The proxies whose forwarding headers the server believes (``gongzhu serve
     --trusted-proxy``): addresses and networks, ``127.0.0.1``, ``10.0.0.0/8``, ``::1``.  None by
-    default.  Raises ValueError for anything that is not an address or a network."""
+    default.  ``header`` is the kind of forwarding headers they write (``gongzhu serve
+    --forwarded-header``, one of :data:`FORWARDED_HEADERS`), and the only kind read, for the
+    client's address and for the scheme: a proxy that writes one kind passes the other on from the
+    client untouched, so reading both, or either when the other is missing, would let a client
+    pick its own address.  Raises ValueError for anything that is not an address or a network,
+    and for any other header."""
 
-    def __init__(self, networks: Iterable[str] = ()) -> None:
+    def __init__(self, networks: Iterable[str] = (), header: str = FORWARDED_HEADER) -> None:
         self.networks = tuple(ipaddress.ip_network(n.strip(), strict=False) for n in networks)
+        if header not in FORWARDED_HEADERS:
+            raise ValueError(f"{header!r} is not a forwarding header the server reads: "
+                             f"{' or '.join(FORWARDED_HEADERS)}")
+        self.header = header
 
     def trusts(self, address: IPAddress | None) -> bool:
         return address is not None and any(address in network for network in self.networks)
@@ -221,7 +241,7 @@ def client_address(connection: HTTPConnection | Scope, proxies: TrustedProxies |
     if current is None:
         return host  # a Unix socket, a test client: no address to trust
     if proxies.trusts(current):
-        for hop in reversed(_forwarded_hops(scope.get("headers", []))):
+        for hop in reversed(_forwarded_hops(scope.get("headers", []), proxies.header)):
             found = _ip(hop)
             if found is None:
                 break
@@ -252,20 +272,21 @@ def counted_address(connection: HTTPConnection | Scope) -> str:
 
 def _forwarded_scheme(scope: Scope, proxies: TrustedProxies) -> None:
     """A request or WebSocket that a trusted proxy passes on takes the scheme the proxy says it
-    came by (``X-Forwarded-Proto``, else ``Forwarded``'s ``proto=``; the nearest proxy's): over
+    came by, in the kind of header the proxies write (``X-Forwarded-Proto`` with
+    ``x-forwarded-for``, ``Forwarded``'s ``proto=`` with ``forwarded``; the nearest proxy's): over
     https behind a proxy that ends TLS, the session cookie is ``Secure`` and the page's own origin
-    is https."""
+    is https.  The other kind is a client's own and changes nothing."""
     peer = scope.get("client")
     if not proxies.trusts(_ip(str(peer[0]) if peer else "")):
         return
     proto: str | None = None
     forwarded: str | None = None
     for name, value in scope.get("headers", []):
-        if name == b"x-forwarded-proto":
+        if name == b"x-forwarded-proto" and proxies.header == "x-forwarded-for":
             proto = value.decode("latin-1").split(",")[-1]
-        elif name == b"forwarded":
+        elif name == b"forwarded" and proxies.header == "forwarded":
             forwarded = value.decode("latin-1").split(",")[-1]
-    if proto is None and forwarded is not None:
+    if forwarded is not None:
         for pair in forwarded.split(";"):
             key, _, given = pair.partition("=")
             if key.strip().lower() == "proto":
@@ -309,16 +330,18 @@ class SocketSlots:
 class SitePolicy:
     """The host, origin and header checks (docs/web-protocol.md, Limits and the origin policy)
     as ASGI middleware.  ``trusted_proxies``: the proxies whose
-    forwarding headers :func:`client_address` believes."""
+    forwarding headers :func:`client_address` believes; ``forwarded_header``: the kind of those
+    headers they write (:class:`TrustedProxies`)."""
 
     def __init__(self, app: ASGIApp, *, allowed_hosts: Sequence[str], allowed_origins: Sequence[str] = (),
-                 trusted_proxies: Sequence[str] = ()) -> None:
+                 trusted_proxies: Sequence[str] = (), forwarded_header: str = FORWARDED_HEADER) -> None:
         self.app = app
         self.any_host = "*" in allowed_hosts
         self.hosts = frozenset(h.lower() for h in allowed_hosts)
         self.origins = frozenset(normalize_origin(o) for o in allowed_origins)
-        self.proxies = TrustedProxies(trusted_proxies)
+        self.proxies = TrustedProxies(trusted_proxies, forwarded_header)
         self.warned = False
+        self.warned_of_header = False
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -330,6 +353,8 @@ class SitePolicy:
             _forwarded_scheme(scope, self.proxies)
         if not self.warned:
             self._warn_of_untrusted_proxy(scope)
+        if self.proxies and not self.warned_of_header:
+            self._warn_of_other_header(scope)
         refusal = self._refusal(scope)
         if refusal is not None:
             status, message = refusal
@@ -361,6 +386,27 @@ class SitePolicy:
         log.warning("requests from %s carry forwarding headers, but %s is not a trusted proxy: they are "
                     "ignored, and if a proxy sends them, every client behind it counts as one address "
                     "(gongzhu serve --trusted-proxy %s)", host, host, host)
+
+    def _warn_of_other_header(self, scope: Scope) -> None:
+        """Say once that a trusted proxy forwards a request with the other kind of forwarding
+        header and none of the kind the server reads: that proxy writes the other kind (a client
+        cannot take away a header its proxy adds), so every client behind it counts as its one
+        address, and a client's own header of the kind read would be believed."""
+        peer = scope.get("client")
+        host = str(peer[0]) if peer else ""
+        if not self.proxies.trusts(_ip(host)):
+            return
+        names = {name for name, _ in scope.get("headers", [])}
+        read = self.proxies.header
+        other = next(h for h in FORWARDED_HEADERS if h != read)
+        if read.encode() in names or other.encode() not in names:
+            return
+        self.warned_of_header = True
+        log.warning("requests from the trusted proxy %s carry %s but no %s, the only forwarding header this "
+                    "server reads: if the proxy writes %s, start the server with --forwarded-header %s "
+                    "(until then every client behind it counts as its one address, and a client that "
+                    "sends its own %s picks its address)", host, _shown(other), _shown(read),
+                    _shown(other), other, _shown(read))
 
     def _refusal(self, scope: Scope) -> tuple[int, str] | None:
         size = 0
@@ -415,6 +461,11 @@ class SitePolicy:
         response = JSONResponse({"error": message}, status_code=status,
                                 headers={n.decode(): v.decode() for n, v in SECURITY_HEADERS})
         await response(scope, receive, send)
+
+
+def _shown(header: str) -> str:
+    """A header's name as people write it: ``X-Forwarded-For``, ``Forwarded``."""
+    return "-".join(word.capitalize() for word in header.split("-"))
 
 
 class RateLimiter:
