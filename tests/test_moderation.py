@@ -348,6 +348,7 @@ def test_an_operator_closes_a_table(server: LiveServer) -> None:
     again = ann.connect(table_id)
     state = again.until(lambda s: True)
     assert state["table"]["status"] == "over"
+    assert state["table"]["seed"] is None  # (it would show the hands of the deal left unfinished)
     assert again.refused({"type": "next"})["type"] == "error"
     assert again.refused({"type": "again"})["code"] == "server.not_over"
     again.close()

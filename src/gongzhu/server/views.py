@@ -139,10 +139,13 @@ def table_view(t: TableState) -> dict[str, Any]:
     fair = t.challenge is None
     # A seed the host chose is shown only once the match is over, and so is its commitment:
     # chosen by a person, the seed may be one of few, and anyone could find it from the hash.
-    committed = fair and (not t.seeded or t.status == "over")
+    # Over means played to its end: a table an operator closed mid-deal keeps its seed, which
+    # would show the hands of the deal left unfinished.
+    played_out = t.match.is_over
+    committed = fair and (not t.seeded or played_out)
     return {"id": t.match_id, "status": t.status, "visibility": t.visibility, "host": t.host_name, "invite": None,
             "commitment": t.match.commitment if committed else None,
-            "seed": str(t.match.seed) if fair and t.status == "over" else None,
+            "seed": str(t.match.seed) if fair and played_out else None,
             "seeded": t.seeded, "rated": t.rated, "turn_seconds": t.turn_seconds, "expose_seconds": t.expose_seconds,
             "accounts_only": t.accounts_only,
             "seats": seats, "spectators": len(spectators),
