@@ -33,7 +33,7 @@ from gongzhu.server.bodies import SPEEDS
 from gongzhu.server.registry import Tables
 from gongzhu.server.store import Store
 from gongzhu.server.table import Table
-from gongzhu.server.thinking import DECISION_FLOOR, SEARCH_FLOOR, Pools
+from gongzhu.server.thinking import DECISION_FLOOR, OVERRUN_WINDOW, SEARCH_FLOOR, Pools
 from helpers.client import (
     Browser,
     Message,
@@ -633,6 +633,28 @@ def test_a_searching_computer_shows_no_decision_sooner_than_a_searched_one(db_ur
                 state = browser.settle()
     assert len(waits) >= 12 and waits == [SEARCH_FLOOR] * len(waits)
     assert SEARCH_FLOOR > DEFAULT_THINK
+
+
+def test_a_search_that_overran_its_floor_raises_every_searching_decisions_floor_for_a_while() -> None:
+    """On a loaded machine a search may take longer than the floor: shown then, it would tell the
+    table that the computer had a choice, since a forced one shows at the floor.  So for
+    ``OVERRUN_WINDOW`` seconds after it every searching decision, a forced one too, waits as long as
+    the longest such search; the other levels keep theirs."""
+    pools = Pools()
+    try:
+        assert pools.floor("expert", 100.0) == SEARCH_FLOOR
+        pools.thought("expert", 100.0, SEARCH_FLOOR / 2)  # within the floor: nothing to hide
+        pools.thought("learned", 100.0, 5.0)  # not a searching level
+        assert pools.floor("expert", 100.5) == SEARCH_FLOOR
+        pools.thought("expert", 101.0, 1.25)
+        pools.thought("flatmc", 102.0, 0.75)
+        for level in ("expert", "flatmc"):
+            assert pools.floor(level, 110.0) == 1.25
+        assert pools.floor("intermediate", 110.0) == DECISION_FLOOR
+        assert pools.floor("expert", 101.0 + OVERRUN_WINDOW + 0.5) == 0.75  # the longest has gone by
+        assert pools.floor("expert", 102.0 + OVERRUN_WINDOW + 0.5) == SEARCH_FLOOR
+    finally:
+        pools.close()
 
 
 def test_a_server_of_its_own_speeds_keeps_the_floors() -> None:

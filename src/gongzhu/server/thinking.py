@@ -22,6 +22,7 @@ import logging
 import os
 import random
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Any, Protocol
@@ -41,7 +42,8 @@ from gongzhu.server.clock import Clock, report_failure
 from gongzhu.server.metrics import Metrics
 from gongzhu.server.wire import Refused, codes, refusal
 
-__all__ = ["CLAIM_LIMIT", "DECISION_FLOOR", "SEARCHING", "SEARCH_FLOOR", "SEARCH_NICENESS", "TIMEOUT_LEVEL",
+__all__ = ["CLAIM_LIMIT", "DECISION_FLOOR", "OVERRUN_WINDOW", "SEARCHING", "SEARCH_FLOOR", "SEARCH_NICENESS",
+           "TIMEOUT_LEVEL",
            "Pools", "Thinking", "decide_apart"]
 
 log = logging.getLogger("gongzhu.server")
@@ -62,6 +64,11 @@ SEARCHING = frozenset({"expert", "flatmc"})
 #: budget otherwise, so shown any sooner, the wait would tell the table what it holds: the budget
 #: (:data:`~gongzhu.players.expert.DEFAULT_THINK`) and a margin for the search's own overrun.
 SEARCH_FLOOR = DEFAULT_THINK + 0.2
+#: On a loaded machine a search can overrun even that margin, and a decision shown later than the
+#: floor would tell the table it was searched (more than one card it might play): for this long
+#: (seconds) after such an overrun, every searching decision of the server waits as long as the
+#: longest overrun, a forced one too.
+OVERRUN_WINDOW = 60.0
 #: The least time any other computer player's decision takes to show (seconds), for the same
 #: reason at the instant speed: a forced choice is answered sooner than a forward pass of the
 #: learned player's network or the rules of the others (a millisecond or so, well under this).
@@ -107,9 +114,29 @@ class Pools:
         self.hint_think = hint_think
         self.now = now
         self.sleep = sleep
+        #: The searching decisions that took longer than the floor lately: (when, how long).
+        self._overruns: deque[tuple[float, float]] = deque()
         self.players = ThreadPoolExecutor(PLAYER_THREADS, thread_name_prefix="gongzhu-player")
         self.hints = ThreadPoolExecutor(HINT_THREADS, thread_name_prefix="gongzhu-hint")
         self._search: ProcessPoolExecutor | None = None
+
+    def floor(self, level: str, now: float) -> float:
+        """The least time (seconds) a decision of ``level`` beginning about ``now`` takes to show:
+        :attr:`decision_floor`, or for a searching level :attr:`search_floor` — raised to the
+        longest search of the last :data:`OVERRUN_WINDOW` seconds that overran it."""
+        if level not in SEARCHING:
+            return self.decision_floor
+        while self._overruns and self._overruns[0][0] < now - OVERRUN_WINDOW:
+            self._overruns.popleft()
+        if not self.search_floor:
+            return self.search_floor  # (tests whose computers play at once)
+        return max([self.search_floor, *(took for _, took in self._overruns)])
+
+    def thought(self, level: str, now: float, took: float) -> None:
+        """A decision of ``level`` ended at ``now`` after ``took`` seconds of thinking: one of a
+        searching level that overran its floor raises the floor of those after it (:meth:`floor`)."""
+        if level in SEARCHING and self.search_floor and took > self.search_floor:
+            self._overruns.append((now, took))
 
     def search(self) -> ProcessPoolExecutor:
         """The processes the searching computer players think in, made on first use: their
@@ -251,8 +278,10 @@ class Thinking:
             else:
                 choice = await loop.run_in_executor(pool, functools.partial(safe_play, player, obs, where=where))
                 delay = self.pace
-            # Not shown sooner for a forced choice than for one thought about.
-            delay = max(delay, self.pools.search_floor if level in SEARCHING else self.pools.decision_floor)
+            # Not shown sooner for a forced choice than for one thought about (nor than the
+            # server's searches took lately, when they overran: Pools.floor).
+            self.pools.thought(level, now(), now() - started)
+            delay = max(delay, self.pools.floor(level, now()))
             self.pools.metrics.think_seconds.labels(level, kind).observe(time.perf_counter() - thinking)
             await self.pools.sleep(max(0.0, delay - (now() - started)))
             if t.position != position or t.broken or self.step() != step:
