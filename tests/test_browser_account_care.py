@@ -93,7 +93,8 @@ def test_change_the_name_and_the_password_then_delete_the_account(new_page: Any)
     page.wait_for_selector("#account-error:not(:empty)")
     assert text(page, "#account-error") == render("account_care.wrong_password", "zh")
     page.click("#lang")
-    assert text(page, "#account-error") == render("account_care.wrong_password", "en")
+    wrong = render("account_care.wrong_password", "en")
+    assert text(page, "#account-error") == wrong[0].upper() + wrong[1:]  # said alone: a sentence
     page.click("#lang")
     # A new password: the other browser is signed out, and signs in with it.
     page.fill("#account-current-password", PASSWORD)

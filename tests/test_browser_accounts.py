@@ -121,7 +121,7 @@ def test_profile_sign_up_sign_in_and_the_leaderboard(new_page: Any, site: tuple[
     page.wait_for_selector("#signup-error:not(:empty)")
     assert text(page, "#signup-error") == "密码须为 8–128 个字符"
     page.click("#lang")
-    assert text(page, "#signup-error") == "a password has 8 to 128 characters"
+    assert text(page, "#signup-error") == "A password has 8 to 128 characters"  # said alone: a sentence
     assert text(page, "#fact-kind") == "guest"
     shot(page, "profile-guest")
 
@@ -144,7 +144,7 @@ def test_profile_sign_up_sign_in_and_the_leaderboard(new_page: Any, site: tuple[
     page.fill("#signin-password", "not the password")
     page.click("#signin-form button[type=submit]")
     page.wait_for_selector("#signin-error:not(:empty)")
-    assert text(page, "#signin-error") == "the name or the password is wrong"
+    assert text(page, "#signin-error") == "The name or the password is wrong"
     page.fill("#signin-password", "a good password")
     page.click("#signin-form button[type=submit]")
     page.wait_for_selector("#signed-in:not([hidden])")

@@ -13,7 +13,8 @@ without the invitation's token (and the server refuses an entry without it); wit
 referee's desk shows, the person enters by click.  A claim contested at a team match's table
 (the table's search bound made small, as tests/test_events_claims.py does) is ruled on by the
 referee by click, the page showing "searching" and then the solver's verdict to everyone; the
-results printed show the rankings, results and log, and neither the desk nor a form.
+results printed show the rankings, results and log, and neither the desk nor a form.  Only a
+guest is told, on /event/new, to sign in first.
 
 Each account signs up from an address of its own (the server counts sign-ups by address: a
 trusted proxy forwards each one's).  Without ``/usr/bin/chromium`` or the ``playwright`` package
@@ -334,3 +335,23 @@ def test_a_contested_claim_ruled_by_click_and_the_results_printed(page_factory: 
     desk.emulate_media(media="screen")
     assert desk.locator("#desk").is_visible() and desk.locator("#event-print").is_visible()
     assert desk.locator("#event-rankings-csv").is_visible()
+
+
+def test_only_a_guest_is_told_to_sign_in_to_organise(page_factory: Any, live: LiveServer) -> None:
+    """/event/new tells a guest to sign in first (only an account organises an event), and says
+    nothing of it to a person signed in with an account, in either language."""
+    guest = page_factory()
+    guest.goto("/event/new")
+    wait_for(guest, "#new-section:not([hidden]) #new-sign-in:not([hidden])")
+    assert guest.locator("#new-sign-in").text_content() == render("event.new.signIn", "zh", {})
+    organiser = signed_in(page_factory, account(live, "Ned", "10.9.3.10"))
+    organiser.goto("/event/new")
+    wait_for(organiser, "#new-section:not([hidden])")
+    organiser.wait_for_load_state("networkidle")  # (the page has read who the person is)
+    for lang in ("zh", "en"):
+        if lang == "en":
+            organiser.click("#lang")
+            wait_for(organiser, 'html[lang="en"]')
+        note = organiser.locator("#new-section > p.help").first.text_content() or ""
+        assert note == render("event.new.note", lang, {}), note
+        assert organiser.locator("#new-sign-in").is_hidden()

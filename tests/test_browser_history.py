@@ -6,7 +6,8 @@ is finished, and starts a third.  The history lists the first with its replay, t
 person sat at and the computer players at the other seats, and the third to continue; the
 second, abandoned, is not offered to continue but apart, and its Delete button deletes it
 (``DELETE /api/matches/{id}``).  Counts read as the language says them: "1 match · 1 deal" in
-English, "1 局 · 1 副" in Chinese.  Skipped without Chromium or Playwright, unless
+English, "1 局 · 1 副" in Chinese; on a phone each stacked cell's column name ends "：" in Chinese and
+": " in English.  Skipped without Chromium or Playwright, unless
 ``CI`` is set (then failed), like ``test_browser.py``.
 """
 
@@ -145,3 +146,27 @@ def test_history_names_a_changed_option_in_the_page_language(page_factory: Any) 
     page.click("#lang")
     assert row.locator('td[data-label="Rules"]').text_content() == (
         f"{en['preset.online']} ({en['opt.match_limit']}: 300)")
+
+
+def test_a_phones_stacked_cells_are_labelled_as_the_language_writes(page_factory: Any) -> None:
+    """On a phone the history's table becomes one card per match, each cell after its column's
+    name: "规则：" with a full-width colon in Chinese, "Rules: " with an ASCII colon and a space in
+    English."""
+    page = page_factory(360, 640)
+    page.goto("/")
+    page.wait_for_selector("#setup[open]")
+    match_id = api_post(page, "/api/matches", {"preset": "online"})["match_id"]
+    page.goto("/history")
+    row = page.locator(f'#match-rows tr[data-match="{match_id}"]')
+    row.wait_for()
+    if page.evaluate("document.documentElement.lang") != "zh-CN":
+        page.click("#lang")
+    label = "(cell) => getComputedStyle(cell, '::before').content"
+    zh, en = catalog("zh"), catalog("en")
+    before = row.locator(f'td[data-label="{zh["history.preset"]}"]').evaluate(label)
+    assert before == f'"{zh["history.preset"]}："', before
+    page.click("#lang")
+    wait_for(page, 'html[lang="en"]')
+    shot(page, "history-phone-en")
+    before = row.locator(f'td[data-label="{en["history.preset"]}"]').evaluate(label)
+    assert before == f'"{en["history.preset"]}: "', before

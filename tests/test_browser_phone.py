@@ -23,6 +23,10 @@ sideways.  There the whole hand, the trick, the plates, the status line, the hin
 button are on the screen with nothing to scroll, each button reached by a tap at its middle, 44 px
 high and wide, and no text is smaller than 12 px.
 
+Beside the table: the profile's facts at 320 and 360 px in English keep every word of their values
+whole; the table page's header shows the preset and the deal's number (a challenge's board's)
+at 320 to 390 px; the check boxes and radio buttons a player taps are 24 × 24 px at least.
+
 The browser, the server and the pages come from ``conftest.py``; the helpers from
 ``test_browser.py``, ``test_browser_tables.py`` and ``test_browser_layout.py``.  Every layout is
 saved as a screenshot in ``test-artifacts/`` (``phone-*.png``).
@@ -35,7 +39,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from helpers.browser import VISIBLE_BOX_JS, api_post, in_phase, phase, wait_for, wait_until
+from gongzhu.messages import render
+from helpers.browser import VISIBLE_BOX_JS, api_get, api_post, in_phase, phase, wait_for, wait_until
 from test_browser import ARTIFACTS, LEGAL, OVER, end_exposure, hand, wait_turn_or_over
 from test_browser_layout import LONG_NAMES, NAMES_IN_PLATES, TAP, check_on_screen, inside, open_match, play_out
 
@@ -498,3 +503,145 @@ def test_the_new_match_dialog_shows_its_buttons(page_factory: Any, width: int, h
     for b in seen["buttons"]:
         assert dlg["top"] <= b["top"] and b["bottom"] <= dlg["bottom"], (width, height, b, dlg)
         assert b["tapped"], (width, height, b, dlg)
+
+
+# Each word of each value of a list of facts (<dd>): whether it is drawn on one line (the tops of
+# its text's boxes), with the value's box; and the page's widths.
+FACT_WORDS = """(selector) => {
+  const words = [];
+  for (const dd of document.querySelectorAll(`${selector} dd`)) {
+    if (!dd.getClientRects().length) continue;
+    const walker = document.createTreeWalker(dd, NodeFilter.SHOW_TEXT);
+    while (walker.nextNode()) {
+      const node = walker.currentNode;
+      for (const m of node.data.matchAll(/\\S+/g)) {
+        const range = document.createRange();
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+        words.push({ id: dd.id, word: m[0], lines: tops.size });
+      }
+    }
+  }
+  const widths = [...document.querySelectorAll(`${selector} dd`)].map((dd) => dd.getBoundingClientRect().width);
+  return { innerWidth, scrollWidth: document.scrollingElement.scrollWidth, words, narrowest: Math.min(...widths) };
+}"""
+
+
+@pytest.mark.parametrize("width", [320, 360])
+def test_the_profiles_facts_keep_their_words_whole_on_a_phone(page_factory: Any, width: int) -> None:
+    """The profile's facts at 320 and 360 px in English, where a name is long (Times the pig
+    (当猪; practice too)): every value keeps its words whole (Guest4821, computers), none broken
+    across two lines, and the page keeps to the screen."""
+    page = page_factory(width, 640, **PHONE)
+    speak(page, "en")
+    page.goto("/profile")
+    wait_for(page, "#facts:not([hidden]) #fact-practice:not(:empty)")
+    shot(page, f"profile-facts-{width}")
+    seen: dict[str, Any] = page.evaluate(FACT_WORDS, "#facts")
+    assert seen["innerWidth"] == width and seen["scrollWidth"] <= width, seen
+    assert {w["id"] for w in seen["words"]} >= {"fact-name", "fact-practice"}, seen
+    broken = [w for w in seen["words"] if w["lines"] != 1]
+    assert not broken, (broken, seen)
+    assert seen["narrowest"] >= 120, seen
+
+
+# The table page's header: the match's line (its preset and its deal's or board's number), what of
+# each part shows (its box, whether its text is cut) and whether the line keeps inside the header.
+MATCH_LINE = "() => {\n" + VISIBLE_BOX_JS + """  const info = document.getElementById("match-info");
+  const part = (e) => e && { text: e.textContent, box: box(e), cut: e.scrollWidth > e.clientWidth + 0.5 };
+  return { text: info.textContent, info: box(info), cut: info.scrollHeight > info.clientHeight + 1.5,
+    bar: box(document.querySelector("header.bar")), preset: part(info.querySelector(".preset")),
+    deal: part(info.querySelector(".deal")), newMatch: box(document.getElementById("new-match")) };
+}"""
+
+
+def check_match_line(page: Page, where: str, preset: str, number: str) -> None:
+    """The header's match line says the preset, whole or cut at its end (its start showing), and
+    the deal's (or board's) number whole, inside the header and clear of its buttons."""
+    seen: dict[str, Any] = page.evaluate(MATCH_LINE)
+    assert seen["preset"] and seen["deal"], (where, seen)
+    assert seen["deal"]["text"] == number and not seen["deal"]["cut"] and not seen["cut"], (where, seen)
+    assert seen["preset"]["text"].startswith(preset), (where, seen)
+    shown = seen["preset"]["box"]
+    assert shown["width"] >= 60 and shown["left"] >= seen["info"]["left"] - 0.5, (where, seen)
+    for name in ("preset", "deal"):
+        b = seen[name]["box"]
+        assert b["right"] <= seen["newMatch"]["left"] + 0.5, (where, name, seen)
+        assert seen["bar"]["top"] - 0.5 <= b["top"] and b["bottom"] <= seen["bar"]["bottom"] + 0.5, (where, name, seen)
+
+
+@pytest.mark.parametrize("preset", ["online", "pig_sheep"])
+def test_the_match_line_shows_the_preset_and_the_deal_on_a_phone(page_factory: Any, preset: str) -> None:
+    """The table page's header at 320, 360 and 390 px in English: the match's line shows the
+    preset (its start at least: Pig and sheep team …) and the deal's number whole (deal 1), on two
+    lines where one has no room; in Chinese too."""
+    page = page_factory(*NARROW, **PHONE)
+    open_match(page, preset, lang="en")
+    for lang in ("en", "zh"):
+        if lang == "zh":
+            page.click("#menu-toggle")
+            page.click("#lang")
+            page.click("#menu-toggle")
+            wait_for(page, "#menu:not(.open)")
+        for w, h in (NARROW, (360, 640), (390, 844)):
+            page.set_viewport_size({"width": w, "height": h})
+            page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+            shot(page, f"match-line-{preset}-{lang}-{w}")
+            name = render(f"preset.{preset}", lang)
+            check_match_line(page, f"{preset} {lang} {w}", name[:8], render("header.dealN", lang, {"n": 1}))
+
+
+def test_a_challenges_table_says_board_on_a_phone(page_factory: Any) -> None:
+    """At a challenge's table on a 360 px phone in English, the header's match line says the
+    board's number (board 1), not the deal's, with the preset."""
+    page = page_factory(360, 640, **PHONE)
+    speak(page, "en")
+    page.goto("/challenges")
+    wait_for(page, '#today:not([hidden]) #today-play[data-action="play"]:not([hidden])')
+    challenge = api_get(page, "/api/challenges")["today"]
+    url = api_post(page, f"/api/challenges/{challenge['id']}/play", {})["url"]
+    page.goto(url)
+    wait_for(page, in_phase("expose", "play"))
+    wait_for(page, "#match-info .deal")
+    shot(page, "match-line-challenge-360")
+    check_match_line(page, "challenge 360", render(f"preset.{challenge['preset']}", "en")[:8],
+                     render("header.boardN", "en", {"n": 1}))
+
+
+# The check boxes and radio buttons a player taps: each one's box and its label's.
+TICKS = "(ids) => {\n" + VISIBLE_BOX_JS + """  return ids.map((id) => {
+    const input = document.getElementById(id);
+    return { id, input: box(input), label: box(input?.closest("label")) };
+  });
+}"""
+
+
+def check_ticks(page: Page, ids: list[str]) -> None:
+    """Each of ``ids`` is a target of 24 × 24 px at least (WCAG 2.5.8), its label too."""
+    seen: list[dict[str, Any]] = page.evaluate(TICKS, ids)
+    for tick in seen:
+        assert tick["input"] and tick["input"]["width"] >= 23.5 and tick["input"]["height"] >= 23.5, tick
+        assert tick["label"] and tick["label"]["width"] >= 23.5 and tick["label"]["height"] >= 23.5, tick
+
+
+@pytest.mark.parametrize(("width", "height"), [(390, 844), (1280, 800)])
+def test_check_boxes_are_targets_a_finger_can_tap(page_factory: Any, width: int, height: int) -> None:
+    """The lobby's Ranked box, the new table's public / private choice and its timers' boxes, and
+    the chat's Mute box are 24 × 24 px at least, on a phone and on a desktop."""
+    from test_browser_tables import new_table, open_table
+
+    page = page_factory(width, height, **(PHONE if width < 600 else {}))
+    page.goto("/lobby")
+    wait_for(page, "#create:not([disabled])")
+    check_ticks(page, ["play-now-ranked"])
+    page.click("#create")
+    wait_for(page, "#create-private")
+    shot(page, f"ticks-create-{width}")
+    check_ticks(page, ["create-public", "create-private", "create-turn-on", "create-expose-on"])
+    _, url = new_table(page, seat="S")
+    open_table(page, url)
+    if width < 600:
+        page.click("#chat-toggle")
+    wait_for(page, "#chat:not([hidden]) #chat-mute")
+    check_ticks(page, ["chat-mute"])

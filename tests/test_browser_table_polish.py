@@ -12,6 +12,8 @@
   point cards taken, idle and on its turn, fits the screen with the rest of the table.
 - Two decks at 320 × 568 in English: a hint whose top play is two cards (a pair) shows its
   reason on two lines beside the play, readable, with nothing outside the screen.
+- The hint's 更多 / More says 收起 / Less while its list is open, aria-expanded in step.
+- On a phone in Chinese the last trick's caption keeps its phrases whole (上一圈： / 南 赢).
 
 The browser, the server and the pages come from ``conftest.py``; every layout checked is saved as
 a screenshot in ``test-artifacts/`` (``polish-*.png``).
@@ -387,3 +389,100 @@ def test_a_pairs_hint_shows_its_reason_at_320(page_factory: Any) -> None:
         assert apart(seen["reason"], seen[part]), (part, seen)
     assert inside(seen["line"], screen) and seen["line"]["bottom"] <= seen["hand"]["top"] + 2, seen
     assert inside(seen["hand"], screen), seen
+
+
+# ------------------------------------------------------------------ the hint's More / Less
+
+HINT_MORE = """() => {
+  const more = document.getElementById("hint-more");
+  const label = more.querySelector(".more-label");
+  return { expanded: more.getAttribute("aria-expanded"), title: more.title,
+    label: label?.textContent ?? null, labelShown: Boolean(label?.getClientRects().length),
+    open: document.getElementById("hints").classList.contains("open") };
+}"""
+
+
+@pytest.mark.parametrize(("width", "height", "lang"), [(1280, 800, "en"), (390, 844, "zh")])
+def test_the_hints_more_button_says_less_while_the_list_is_open(
+    page_factory: Any, width: int, height: int, lang: str
+) -> None:
+    """The hint's 更多 / More opens the whole ranked list and then says 收起 / Less (on a phone too,
+    where the closed line shows only the count), aria-expanded in step; pressed again it folds the
+    list and says 更多 / More."""
+    page = page_factory(width, height, **(PHONE if width < 600 else {}))
+    open_match(page, "online", lang=lang, seed=3)
+    end_exposure(page)
+    assert wait_turn_or_over(page) == "play"
+    page.click("#hint")
+    wait_for(page, '#hints[data-source="search"] #hint-list button.hint-play')
+    more, less = render("btn.menu", lang), render("btn.less", lang)
+    closed: dict[str, Any] = page.evaluate(HINT_MORE)
+    assert closed["expanded"] == "false" and closed["title"] == more and closed["label"] == more, closed
+    assert closed["labelShown"] == (width >= 600), closed
+    page.click("#hint-more")
+    opened: dict[str, Any] = page.evaluate(HINT_MORE)
+    shot(page, f"hint-less-{lang}-{width}x{height}")
+    assert opened["open"] and opened["expanded"] == "true", opened
+    assert opened["title"] == less and opened["label"] == less and opened["labelShown"], opened
+    assert less in (page.locator("#hint-more").inner_text() or ""), opened
+    page.click("#hint-more")
+    again: dict[str, Any] = page.evaluate(HINT_MORE)
+    assert not again["open"] and again["expanded"] == "false" and again["title"] == more, again
+
+
+# ------------------------------------------------------------------ the trick's caption on a phone
+
+# The lines a phrase of the trick's caption is drawn on (the tops of its text's boxes), and whether
+# the caption's text keeps inside its box sideways.
+CAPTION_PHRASE = """(phrase) => {
+  const caption = document.querySelector("#center .caption");
+  if (!caption) return null;
+  const walker = document.createTreeWalker(caption, NodeFilter.SHOW_TEXT);
+  const nodes = [];
+  let text = "";
+  while (walker.nextNode()) {
+    nodes.push([walker.currentNode, text.length]);
+    text += walker.currentNode.data;
+  }
+  const at = text.indexOf(phrase);
+  if (at < 0) return { text, lines: 0 };
+  const where = (i, end) => {
+    for (const [node, start] of nodes) {
+      if (end ? i <= start + node.data.length : i < start + node.data.length) return [node, i - start];
+    }
+    return null;
+  };
+  const range = document.createRange();
+  range.setStart(...where(at, false));
+  range.setEnd(...where(at + phrase.length, true));
+  const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+  const all = document.createRange();
+  all.selectNodeContents(caption);
+  const box = caption.getBoundingClientRect(), words = all.getBoundingClientRect();
+  return { text, lines: tops.size, inside: words.left >= box.left - 0.5 && words.right <= box.right + 0.5,
+    scrolls: caption.scrollWidth > caption.clientWidth + 1 };
+}"""
+
+
+@pytest.mark.parametrize(("width", "height"), [(390, 844), (360, 640), (320, 568)])
+def test_the_last_tricks_caption_keeps_its_phrases_whole_on_a_phone(page_factory: Any, width: int, height: int) -> None:
+    """On a phone upright in Chinese, the last trick (上一圈) says who won it between the cards
+    with each phrase on one line, "上一圈：" and "南 赢", never "南" on one line and "赢" on the
+    next; nothing of it outside its box."""
+    lang = "zh"
+    page = page_factory(width, height, **PHONE)
+    open_match(page, "online", lang=lang, seed=1)
+    end_exposure(page)
+    while wait_turn_or_over(page) == "play" and not page.evaluate(STATE)["tricks_played"]:
+        play_first(page)
+    assert phase(page) == "play"
+    winner = render(f"seat.{page.evaluate(STATE)['last_trick']['winner']}", lang)
+    said = render("center.lastTrick", lang, {"seat": winner})
+    page.click("#last")
+    page.wait_for_function("(said) => document.querySelector('#center .caption')?.textContent === said", arg=said)
+    shot(page, f"last-trick-{lang}-{width}x{height}")
+    colon = max(said.find("："), said.find(":"))
+    for phrase in (said[: colon + 1], said[colon + 1 :].strip()):
+        seen: dict[str, Any] = page.evaluate(CAPTION_PHRASE, phrase)
+        assert seen and seen["lines"] == 1, (phrase, seen)
+        assert seen["inside"] and not seen["scrolls"], (phrase, seen)

@@ -519,3 +519,28 @@ def test_a_seat_taken_during_a_deal_is_yours_from_the_next_deal(page_factory: An
     open_table(player, seeded_url)
     wait_for(player, '#table-info:text-matches("预设牌局|deal set in advance")')
     assert all(t["id"] != seeded_id for t in api_get(player, "/api/tables"))  # a private table: not listed
+
+
+def test_the_lobbys_table_card_tells_its_sit_buttons_apart(page_factory: Any) -> None:
+    """On a 390 px phone in English, a waiting table's card in the lobby has a Sit here button on each
+    free seat and one primary button that takes any free seat, worded apart (neither label within
+    the other), that one leading to the first free seat."""
+    host, phone = page_factory(), page_factory(390, 844, is_mobile=True, has_touch=True)
+    phone.add_init_script("localStorage.setItem('gongzhu.settings', JSON.stringify({lang: 'en'}))")
+    table_id, url = new_table(host, seat="N")
+    open_table(host, url)  # listed once someone is at it
+    phone.goto("/lobby")
+    card = phone.locator(f'[data-table-id="{table_id}"]')
+    card.wait_for()
+    wait_for(phone, f'[data-table-id="{table_id}"] [data-seat="N"] .name')
+    shot(phone, "lobby-card-390-en")
+    primary = card.locator('[data-action="sit"]')
+    seats = card.locator("a.sit[data-sit]")
+    assert seats.count() == 3 and primary.count() == 1
+    take = (primary.text_content() or "").strip()
+    here = {(seats.nth(i).text_content() or "").strip() for i in range(seats.count())}
+    assert len(here) == 1, here
+    [sit_here] = here
+    assert take.lower() not in sit_here.lower() and sit_here.lower() not in take.lower(), (take, sit_here)
+    assert seats.first.get_attribute("data-sit") == "E"
+    assert primary.get_attribute("href") == seats.first.get_attribute("href")

@@ -2,7 +2,8 @@
 Chromium against the real server, ``conftest.py``: ``server``, ``page_factory``): the new-match
 dialog shows the server's refusal of options that do not go together and of a seed out of range
 by its code, in 中文 or English as the dialog is set, and sends a 64-bit seed digit for digit; the
-table's claim menu shows a claimed score out of range in the page's language, the claim not spent."""
+table's claim menu shows a claimed score out of range in the page's language, the claim not spent;
+said on its own, an English refusal begins with a capital."""
 
 from __future__ import annotations
 
@@ -56,8 +57,12 @@ def test_a_64_bit_seed_is_sent_digit_for_digit(page_factory: Any) -> None:
     assert len(sent) == 1 and f'"seed":{MAX_SEED - 1}}}' in sent[0], sent
 
 
-def test_a_claimed_score_out_of_range_is_said_in_the_pages_language(page_factory: Any) -> None:
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_claimed_score_out_of_range_is_said_in_the_pages_language(page_factory: Any, lang: str) -> None:
+    """The toast says the server's refusal in the page's language, on its own as a sentence: in
+    English with a capital ("A claimed score is …"), the catalog's words otherwise."""
     page = page_factory(1280, 800)
+    page.add_init_script(f"localStorage.setItem('gongzhu.settings', JSON.stringify({{lang: {json.dumps(lang)}}}))")
     open_setup(page)
     start_match(page, seed=11, declare=False)
     end_exposure(page)
@@ -70,6 +75,7 @@ def test_a_claimed_score_out_of_range_is_said_in_the_pages_language(page_factory
     page.click('#claim-menu [data-claim="score"]')
     wait_for(page, "#toast:not([hidden])")
     said = {"min": -CLAIM_SCORE_LIMIT, "max": CLAIM_SCORE_LIMIT}
-    assert page.locator("#toast").text_content() == render("server.claim_bad_score", "zh", said)
+    words = render("server.claim_bad_score", lang, said)
+    assert page.locator("#toast").text_content() == (words[0].upper() + words[1:] if lang == "en" else words)
     page.wait_for_function("() => document.getElementById('toast').hidden")
     assert page.locator("#claim:visible").count() == 1  # not spent: South may still claim this deal

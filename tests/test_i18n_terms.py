@@ -1,7 +1,8 @@
 """The Chinese of the message catalog speaks the rule book's terms (docs/rules.zh.md): a trick is
 a 圈 (R5.4: 其余各圈都归我), 明牌 is another name of exposure (R4) and never of the hindsight
 values (all four hands open: 四家牌公开), R4.3's option says 亮过的牌……领出前不得垫出, the partners'
-family is 打对家 (R7.3, R9), and the person who opens a table is its 房主 everywhere."""
+family is 打对家 (R7.3, R9), the person who opens a table is its 房主 everywhere, and the first-lead
+options name the card's holder (R5.1)."""
 
 from __future__ import annotations
 
@@ -56,3 +57,12 @@ def test_the_table_host_is_fang_zhu_everywhere() -> None:
     for key in ("server.host_only", "server.not_started", "summary.seededNote", "waiting.hostNote"):
         assert "房主" in zh[key], key
     assert sorted(key for key, text in zh.items() if "桌主" in text) == []
+
+
+def test_the_first_lead_options_say_who_leads_what() -> None:
+    """R5.1: each first-lead option names the card's holder, who leads (club2_must: the ♣2 itself,
+    梅花2先出), in the words of the others ("♣2 holder leads anything")."""
+    en, zh = catalog("en"), catalog("zh")
+    assert en["val.first_lead.club2_must"] == "♣2 holder must lead ♣2"
+    assert zh["val.first_lead.club2_must"] == "梅花2先出"
+    assert all("holder" in en[f"val.first_lead.{value}"] for value in ("club2_must", "club2_any", "spade3_any"))

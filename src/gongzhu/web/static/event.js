@@ -1017,6 +1017,8 @@ startPageLanguage(() => {
 if (making) {
   $("new-section").hidden = false;
   wireNewForm();
+  // Only an account organises an event: a guest is told to sign in first.
+  loadMe().then(() => { $("new-sign-in").hidden = Boolean(me && !me.guest); });
 } else {
   wire();
   loadMe().then(load);

@@ -81,13 +81,21 @@ export function dateText(when) {
 
 /** A refusal's text in the page's language: `key` (and `params`) of the catalog, or `text` as it
  * is, or a server's answer `body`: its catalog code, else its Chinese or English words, else the
- * HTTP `status`. */
-export function refusalText({ body, status, text, key, params }) {
-  if (key !== undefined) return t(key, params ?? {});
-  if (text !== undefined) return text;
-  if (body && hasText(body.code)) return t(body.code, body.params ?? {});
-  if (lang === "zh" && body?.message_zh) return body.message_zh;
-  return body?.error ?? `HTTP ${status}`;
+ * HTTP `status`.  Said on its own (`alone`: a toast, a form's refusal) it is a sentence, in
+ * English with a capital ("A password has 8 to 128 characters"; the catalog writes it lowercase,
+ * to be put after a colon too); a name it begins with stays as it is ("bob is a guest"), and so
+ * does an option written as the rule book writes it ("exposure=first_card …"). */
+export function refusalText({ body, status, text, key, params }, { alone = true } = {}) {
+  const code = key ?? (text === undefined && body && hasText(body.code) ? body.code : undefined);
+  let words;
+  if (code !== undefined) words = t(code, (key !== undefined ? params : body.params) ?? {});
+  else if (text !== undefined) words = String(text);
+  else if (lang === "zh" && body?.message_zh) words = body.message_zh;
+  else words = body?.error ?? `HTTP ${status}`;
+  // Capitalised where a word of the catalog's own begins it: not a name put in, nor an option's
+  // name as it is written (exposure=first_card, self_catch).
+  const template = code !== undefined ? TABLES[lang][code] ?? ZH[code] ?? code : words;
+  return alone && lang === "en" && /^[a-z]+(?![\w=])/.test(template) ? words[0].toUpperCase() + words.slice(1) : words;
 }
 
 /** A page of its own (history, profile, leaderboard, rules): its language as remembered, and its

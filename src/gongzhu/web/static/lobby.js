@@ -30,7 +30,7 @@
 import { $, el, fillSelect, span, toast } from "./dom.js";
 import { drawHeader } from "./header.js";
 import {
-  applyI18n, dateText, getLang, hasText, levelLabel, optionLabel, optionValueLabel, personName, presetLabel, refusalText,
+  applyI18n, dateText, getLang, levelLabel, optionLabel, optionValueLabel, personName, presetLabel, refusalText,
   ratingText, seatName, setLang, speedLabel, t, titleLabel,
 } from "./i18n.js";
 import { buildOptionRows, describeLevels, missingCount, readOverrides } from "./options-form.js";
@@ -57,9 +57,7 @@ const EVENTS_MS = 10000;
 
 /** An error answer as the person's words: a catalogued code in the page's language, else its text. */
 function refusal(data, status) {
-  if (hasText(data?.code)) return t(data.code, data.params ?? {});
-  if (getLang() === "zh" && data?.message_zh) return data.message_zh;
-  return data?.error ?? `HTTP ${status}`;
+  return refusalText({ body: data, status });
 }
 
 async function post(url, body) {

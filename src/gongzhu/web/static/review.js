@@ -124,7 +124,7 @@ export class ReviewPanel {
           return;
         }
         if (res.status !== 202 || !body) {
-          this.state = { status: "failed", seat, why: refusalText({ body, status: res.status }) };
+          this.state = { status: "failed", seat, why: refusalText({ body, status: res.status }, { alone: false }) };
           this.draw();
           return;
         }

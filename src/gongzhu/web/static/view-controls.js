@@ -35,7 +35,12 @@ function drawHintList() {
   const box = $("hints");
   const open = listOpen && !box.hidden;
   box.classList.toggle("open", open);
-  $("hint-more").setAttribute("aria-expanded", String(open));
+  // 更多 / More opens the list, 收起 / Less folds it again (its arrow: style.css).
+  const more = $("hint-more");
+  more.setAttribute("aria-expanded", String(open));
+  more.title = t(open ? "btn.less" : "btn.menu");
+  const label = more.querySelector(".more-label");
+  if (label) label.textContent = more.title;
   if (open) $("hint-pop").style.maxHeight = `${Math.max(96, Math.floor(box.getBoundingClientRect().top) - 6)}px`;
 }
 
@@ -142,7 +147,7 @@ export function renderHints() {
   const ranked = Array.isArray(page.hints) && page.hints.length > 0;
   const more = $("hint-more");
   more.hidden = !ranked;
-  more.replaceChildren(span("more-label", t("btn.menu")), span("more-count", ranked ? String(page.hints.length) : ""));
+  more.replaceChildren(span("more-label", ""), span("more-count", ranked ? String(page.hints.length) : ""));
   if (!ranked) listOpen = false;
   // Who ranked the plays shown: the network's quick ranking until the expert's search answers.
   if (page.hintSource) box.setAttribute("data-source", page.hintSource);

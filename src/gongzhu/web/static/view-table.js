@@ -48,9 +48,7 @@ export function initTable(h) {
 
 export function renderHeader() {
   const s = page.state;
-  $("match-info").textContent = s
-    ? t("header.deal", { preset: presetLabel(s.preset), n: s.deal_index + 1 })
-    : "";
+  renderMatchInfo(s);
   $("table-info").textContent = tableInfo();
   // Fair dealing: the commitment to the match's cards, published from its start (docs/web-protocol.md).
   const commitment = page.state?.table?.commitment;
@@ -76,6 +74,22 @@ export function renderHeader() {
   $("motion").setAttribute("aria-pressed", String(motionOn()));
   $("sound").setAttribute("aria-pressed", String(soundOn()));
   $("sound-icon").replaceChildren(speakerIcon(soundOn()));
+}
+
+/** The match's line: its preset and the deal's number ("联众在线（一副牌） · 第 1 副"), in a
+ * challenge the board's ("board 1": its deals are the challenge's boards in order).  Each part is
+ * an element of its own (.preset, .deal), so that a phone can show them on two lines (style.css). */
+function renderMatchInfo(s) {
+  const info = $("match-info");
+  if (!s) {
+    info.replaceChildren();
+    return;
+  }
+  const board = challengeOf()?.url?.startsWith("/challenge/");
+  const n = s.deal_index + 1;
+  const preset = span("preset", presetLabel(s.preset));
+  preset.append(span("sep", " · "));  // (a line cut after the preset ends with it)
+  info.replaceChildren(preset, span("deal", t(board ? "header.boardN" : "header.dealN", { n })));
 }
 
 /** "公开 · 观众 2 · 观战中": what kind of table it is, when there is more to it than one person. */
@@ -380,8 +394,9 @@ export function renderCenter() {
   if (finished && page.lingering && !page.showLast && animMs() > 0) sweep(center, trick);
   const caption = el("p", "caption");
   if (finished) {
-    caption.textContent = t(page.showLast ? "center.lastTrick" : "center.trickWon", { seat: seatName(trick.winner) });
-    if (trick.taker && trick.taker !== trick.winner) caption.textContent += " " + t("center.taker", { seat: seatName(trick.taker) });
+    let text = t(page.showLast ? "center.lastTrick" : "center.trickWon", { seat: seatName(trick.winner) });
+    if (trick.taker && trick.taker !== trick.winner) text += " " + t("center.taker", { seat: seatName(trick.taker) });
+    caption.append(phrases(text));
   } else if (s.phase === "waiting") {
     caption.textContent = t("center.waiting");
   } else if (s.phase === "expose") {
@@ -394,6 +409,17 @@ export function renderCenter() {
     caption.textContent = t("center.tricks", { n: s.tricks_played ?? 0 });
   }
   center.append(caption);
+}
+
+/** A caption's words in phrases, each kept to one line where the line has room for it: the text
+ * cut after each colon ("上一圈：" "南 赢", "Last trick:" "won by South"), never inside "南 赢". */
+function phrases(text) {
+  const words = span("phrases", "");
+  for (const [, phrase, space] of text.matchAll(/([^：:]+(?:[：:]|$))(\s*)/g)) {
+    words.append(span("phrase", phrase));
+    if (space) words.append(space);
+  }
+  return words;
 }
 
 /** The gold dot under the card that led the trick, saying so in words: its tooltip, and its name

@@ -64,7 +64,7 @@ function playText(cards) {
 /** A refusal in the page's language (the catalog's, else the server's Chinese or English text),
  * with the rule it cites when it names one. */
 function whyRefused(body, status) {
-  const why = refusalText({ body, status });
+  const why = refusalText({ body, status }, { alone: false });  // said after "What-if:"
   const reason = body?.code && body.reason && hasText(body.reason.code) ? `: ${t(body.reason.code, body.reason.params ?? {})}` : "";
   return why + reason;
 }
