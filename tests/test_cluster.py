@@ -98,8 +98,9 @@ def test_people_on_different_servers_play_a_match_together(servers: list[ServePr
         live.drain()
         assert assert_no_leak(live.messages, seat, records) > 10
     assert assert_no_leak(spectator.messages, None, records) > 10
-    for person, seat in ((host, "S"), (east, "E"), (west, "W")):
-        assert person.http.get("/api/me").json()["lifetime"] == sum(r["final"][seat] for r in records.values())
+    for person, seat in ((host, "S"), (east, "E"), (west, "W")):  # (guests: their deals are practice)
+        played = person.http.get("/api/me").json()["practice"]["score"]
+        assert played == sum(r["final"][seat] for r in records.values())
 
 
 def first_legal(state: Message) -> list[str]:
@@ -448,6 +449,7 @@ def test_the_pages_of_a_server_counted_gone_are_served_again(
     people, table_id, lives = shared_table.people, shared_table.table_id, shared_table.lives
     owner, other = shared_table.owner.app.state.tables, shared_table.other.app.state.tables
     play_until(lives, lambda s: s.get("tricks_played", 0) >= 1)
+    lives["E"].send({"type": "chat", "text": "said once"})
     forgotten = threading.Event()
     node_gone = owner.node_gone
 
@@ -468,8 +470,102 @@ def test_the_pages_of_a_server_counted_gone_are_served_again(
     for seat in lives:
         lives[seat].until(lambda s: s.get("phase") == "match-over")
     never_set_back(lives, *lives)
+    for seat, live in lives.items():  # introduced again, a page is sent nothing twice
+        said = [m for m in live.messages if m["type"] == "chat" and m.get("text") == "said once"]
+        assert len(said) == 1, (seat, said)
     record = records_of(people["E"], table_id)[0]
     same_record(record, first_legal_record(record))
+
+
+def _next_of(live: Live, wanted: Any, timeout: float = 30) -> Message:
+    """The next message that ``live`` is sent for which ``wanted(message)`` holds (what comes
+    before it passed over)."""
+    end = time.monotonic() + timeout
+    while True:
+        got = live.receive(max(0.1, end - time.monotonic()))
+        if wanted(got):
+            return got
+
+
+def _said(text: str) -> Any:
+    """A chat line saying ``text``, or an error."""
+    return lambda m: m["type"] == "error" or (m["type"] == "chat" and m.get("text") == text)
+
+
+def _error(m: Message) -> bool:
+    return bool(m["type"] == "error")
+
+
+def test_a_person_the_host_removed_is_not_let_back_in_through_a_hand_over(
+        database: str, redis_url: str) -> None:
+    """Two servers in the test process.  Ann hosts a table waiting for its start, her page on the
+    server that runs it; on the other, Bo sat down and Ann had him leave his seat, and Cy watches,
+    blocked by Ann since in a way no server heard of (the test writes the block into the store, as
+    one made while the servers could not tell each other).  The owner then finds its copy behind
+    the store (another server stored a change: here the test does) and loads the table anew, and
+    every page is introduced to it again as let in before: Bo may watch on but still not sit (the
+    same refusal as before), Cy's page is refused and closed as a new page of hers would be, and
+    Ann's goes on without a word of it."""
+    from datetime import UTC, datetime
+
+    from sqlalchemy import insert
+
+    from gongzhu.server.store import BLOCKS
+    from helpers.live import account
+
+    with LiveServer(database, redis_url=redis_url) as a, LiveServer(database, redis_url=redis_url) as b:
+        ann, bo, cy = account(a, "Ann"), account(b, "Bo"), account(b, "Cy")
+        table_id = ann.http.post("/api/tables", json={"turn_seconds": None, "expose_seconds": None}).json()["table_id"]
+        host = ann.connect(table_id)
+        host.until(lambda s: s["phase"] == "waiting")
+        owner = a.app.state.tables
+        assert owner_of(table_id) == owner.node
+        other, watcher = bo.connect(table_id), cy.connect(table_id)
+        watcher.until(lambda s: s["phase"] == "waiting")
+        other.send({"type": "sit", "seat": "E"})
+        host.until(lambda s: s["table"]["seats"]["E"]["name"] == "Bo")
+        host.send({"type": "remove", "seat": "E"})
+        other.until(lambda s: s["table"]["seats"]["E"]["name"] is None)
+        assert other.refused({"type": "sit", "seat": "E"})["code"] == "server.table_closed"
+        with a.app.state.store.engine.begin() as c:
+            c.execute(insert(BLOCKS).values(user_id=ann.id, blocked_id=cy.id, created=datetime.now(UTC).isoformat()))
+        watcher.send({"type": "chat", "text": "still here"})  # (no server knows of it yet)
+        assert _next_of(watcher, _said("still here"))["type"] == "chat"
+        for live in (host, other, watcher):
+            live.drain()
+        before = {id(live): len(live.messages) for live in (host, other)}
+
+        old = owner.loaded(table_id)
+        assert old is not None
+        stored = owner.store.match(table_id).seating.version
+        owner.store.set_version(table_id, stored + 1, expected=stored)
+        host.send({"type": "chat", "text": "hello"})  # refused as stale: the table is loaded anew
+        assert _next_of(host, _said("hello"))["type"] == "chat"
+        end = time.monotonic() + 30
+        while owner.loaded(table_id) in (old, None):
+            assert time.monotonic() < end, "the table was not loaded anew"
+            time.sleep(0.01)
+        assert owner_of(table_id) == owner.node
+
+        with pytest.raises(ConnectionClosed) as closed:  # Cy: refused as a new page of hers would be
+            while True:
+                watcher.receive(30)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 4403
+        errors = [m for m in watcher.messages if m["type"] == "error"]
+        assert [m["code"] for m in errors] == ["server.table_closed"], errors
+        assert _next_of(other, _said("hello"))["type"] == "chat"  # Bo watches on
+        for seat in ("E", "N"):
+            other.send({"type": "sit", "seat": seat})
+            answer = _next_of(other, lambda m: _error(m) or (m["type"] == "state" and m["state"]["you"]["seat"]))
+            assert answer.get("code") == "server.table_closed", answer
+        host.drain()
+        assert all(seat["name"] is None for s, seat in host.state["table"]["seats"].items() if s != "S")
+        # nobody else was told anything of the hand-over: Bo heard only the answers to his sits
+        said = {id(live): [m.get("code") for m in live.messages[before[id(live)]:] if m["type"] == "error"]
+                for live in (host, other)}
+        assert said == {id(host): [], id(other): ["server.table_closed"] * 2}, said
+        for live in (host, other):
+            live.close()
 
 
 def _come_back(person: Someone, table_id: str, since: int | None, timeout: float = 60) -> Live:
@@ -839,3 +935,29 @@ def test_a_session_ended_on_one_server_closes_its_table_on_another(servers: list
     there.until(lambda s: s["phase"] == "waiting")
     assert person.http.post("/api/logout").status_code == 200
     there.closed_for_the_session(timeout=20)
+
+
+def test_a_block_made_through_one_server_ends_the_watching_at_a_table_another_runs(
+        database: str, redis_url: str) -> None:
+    """Behind a balancer the block is made wherever the request lands: Ann's table runs on server
+    A, Bo watches it through server B, and Ann blocks Bo through B — A shuts Bo out of the table
+    as it would refuse a new page of his (``server.table_closed``, 4403)."""
+    from helpers.live import account
+
+    with LiveServer(database, redis_url=redis_url) as a, LiveServer(database, redis_url=redis_url) as b:
+        ann, bo = account(a, "Ann"), account(b, "Bo")
+        table_id = ann.http.post("/api/tables", json={"turn_seconds": None, "expose_seconds": None}).json()["table_id"]
+        hosting = ann.connect(table_id)
+        hosting.until(lambda s: s["phase"] == "waiting")
+        watching = bo.connect(table_id)
+        hosting.until(lambda s: s["table"]["spectators"] == 1)
+        assert a.app.state.tables.loaded(table_id) is not None and b.app.state.tables.loaded(table_id) is None
+        ann.rebind(b)
+        assert ann.http.post("/api/people/Bo/block").json()["blocked"]
+        with pytest.raises(ConnectionClosed) as closed:
+            while True:
+                watching.receive(10)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 4403
+        assert [m["code"] for m in watching.messages if m["type"] == "error"] == ["server.table_closed"]
+        assert hosting.until(lambda s: s["table"]["spectators"] == 0)["phase"] == "waiting"
+        hosting.close()

@@ -224,3 +224,109 @@ def test_the_host_has_a_person_leave_a_seat_before_the_start(server: LiveServer)
     assert host.refused({"type": "remove", "seat": "N"})["code"] == "server.already_started"
     for live in (host, other):
         live.close()
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_a_person_the_host_removed_stays_removed_after_a_restart(db_url: str, tmp_path: Path) -> None:
+    """Whom the host had leave a seat is kept with the table: once the server restarts on the same
+    database and the table is loaded again, they may watch on but still not sit there (the same
+    refusal as before), and "Play now" still never seats them there."""
+    static = tmp_path / "no-static"
+    first = LiveServer(db_url, static_dir=static)
+    try:
+        ann, bo = account(first, "Ann"), account(first, "Bo")
+        table_id = new_table(ann)["table_id"]
+        host, other = ann.connect(table_id), bo.connect(table_id)
+        other.send({"type": "sit", "seat": "E"})
+        host.until(lambda s: s["table"]["seats"]["E"]["name"] == "Bo")
+        host.send({"type": "remove", "seat": "E"})
+        host.until(lambda s: s["table"]["seats"]["E"]["name"] is None)
+        assert other.refused({"type": "sit", "seat": "E"})["code"] == "server.table_closed"
+        for live in (host, other):
+            live.close()
+    finally:
+        first.stop()
+    with LiveServer(db_url, static_dir=static) as second:
+        for person in (ann, bo):
+            person.rebind(second)
+        host = ann.connect(table_id)
+        host.until(lambda s: s["phase"] == "waiting")
+        other = bo.connect(table_id)
+        assert other.until(lambda s: s["phase"] == "waiting")["you"]["seat"] is None  # watching
+        for seat in ("E", "W"):
+            assert other.refused({"type": "sit", "seat": seat})["code"] == "server.table_closed"
+        assert bo.http.post("/api/tables/play-now", json={}).json()["table_id"] != table_id
+        host.drain()
+        assert [s["name"] for s in host.state["table"]["seats"].values()] == [None, None, "Ann", None]
+        for live in (host, other):
+            live.close()
+
+
+def shut_out(live: Any) -> list[dict[str, Any]]:
+    """Read until the server closes ``live`` as it refuses a page at a table closed to its person
+    (``server.table_closed``, 4403); what came before."""
+    from websockets.exceptions import ConnectionClosed
+
+    got: list[dict[str, Any]] = []
+    with pytest.raises(ConnectionClosed) as closed:
+        while True:
+            got.append(live.receive(10))
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 4403, closed.value
+    assert [m["code"] for m in got if m["type"] == "error"] == ["server.table_closed"], got
+    return got
+
+
+def test_again_leaves_out_whom_a_block_keeps_apart(server: LiveServer) -> None:
+    """Ann blocks Bad at the end of their match; Bad asks for 再来一局: his next table seats him
+    alone, Ann's page is not sent there (nor told of it), and Ann asking for it is refused as a
+    table closed to her."""
+    import random
+
+    from test_tables import drive, everyone_done
+
+    ann, bad = account(server, "Ann"), account(server, "Bad")
+    table_id = new_table(ann, options={"match_end": "deals:1"},
+                         levels={"N": "random", "E": "random", "W": "random"})["table_id"]
+    lives = {"S": ann.connect(table_id), "E": bad.connect(table_id)}
+    lives["E"].send({"type": "sit", "seat": "E"})
+    lives["S"].until(lambda s: s["table"]["seats"]["E"]["name"] == "Bad")
+    lives["S"].send({"type": "start"})
+    drive(lives, random.Random(5), everyone_done)
+    assert ann.http.post("/api/people/Bad/block").json() == {"name": "Bad", "blocked": True}
+    lives["E"].send({"type": "again"})
+    told = next(m for m in iter(lives["E"].receive, None) if m["type"] == "again")
+    lives["S"].drain(0.5)
+    assert [m for m in lives["S"].messages if m["type"] == "again"] == []
+    assert lives["S"].refused({"type": "again"})["code"] == "server.table_closed"
+    page = bad.connect(told["url"].removeprefix("/table/"))
+    seats = page.until(lambda s: s["phase"] == "waiting")["table"]["seats"]
+    assert [seats[s]["name"] for s in "NESW"] == [None, "Bad", None, None]
+    for live in (*lives.values(), page):
+        live.close()
+
+
+def test_a_block_ends_the_watching_of_whom_it_keeps_apart(server: LiveServer) -> None:
+    """A person watching a table is shut out of it as a new page of theirs would be
+    (``server.table_closed``, 4403) when someone who blocked them, or whom they blocked, sits down
+    there — or when a block is made between them and someone who sits there or hosts it; the
+    others watch on."""
+    host, ann, bad, cy = (account(server, n) for n in ("Host", "Ann", "Bad", "Cy"))
+    assert ann.http.post("/api/people/Bad/block").json()["blocked"]
+    table_id = new_table(host)["table_id"]
+    hosting = host.connect(table_id)
+    hosting.until(lambda s: s["phase"] == "waiting")
+    watching, other = bad.connect(table_id), cy.connect(table_id)
+    hosting.until(lambda s: s["table"]["spectators"] == 2)
+    sitting = ann.connect(table_id)
+    sitting.until(lambda s: s["phase"] == "waiting")
+    sitting.send({"type": "sit", "seat": "E"})
+    shut_out(watching)
+    assert sitting.until(lambda s: s["table"]["spectators"] == 1)["table"]["seats"]["E"]["name"] == "Ann"
+    other.send({"type": "chat", "text": "still here"})
+    assert next(m for m in iter(sitting.receive, None) if m["type"] == "chat")["text"] == "still here"
+    # A block made while the other watches: Host blocks Cy.
+    assert host.http.post("/api/people/Cy/block").json()["blocked"]
+    shut_out(other)
+    assert hosting.until(lambda s: s["table"]["spectators"] == 0)["table"]["seats"]["E"]["connected"]
+    for live in (hosting, sitting):
+        live.close()

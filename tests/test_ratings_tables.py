@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import insert
+from sqlalchemy import insert, select
 
 from gongzhu.ratings import Skill, rate_deal
 from gongzhu.server import registry
@@ -20,7 +20,7 @@ from gongzhu.server.matchmaking import Waiting, choose, gap
 from gongzhu.server.store import RATINGS
 from helpers.client import Message
 from helpers.database import STORES
-from helpers.live import Live, Someone, account
+from helpers.live import PASSWORD, Live, Someone, account
 from helpers.servers import LiveServer
 from test_tables import drive, new_table
 
@@ -276,3 +276,105 @@ def test_play_now_never_seats_a_person_at_a_second_table(server: LiveServer) -> 
     seats = [m for m in anna.http.get("/api/matches").json() if m["your_seat"] is not None and not m["solo"]]
     assert [m["match_id"] for m in seats] == [first]
     hosting.close()
+
+
+def test_a_private_table_is_not_rated(server: LiveServer) -> None:
+    """A private table's people are chosen by invitation — one's own second account, say — so its
+    deals move no rating, and its state says so from the start; they still count toward the
+    lifetime score (two accounts were dealt them)."""
+    anna, bo = account(server, "Anna"), account(server, "Bo")
+    created = new_table(anna, visibility="private", turn_seconds=30, levels={"N": "random", "W": "random"})
+    south = anna.connect(created["table_id"], invite=created["invite"])
+    assert south.until(lambda s: s["phase"] == "waiting")["table"]["rated"] is False
+    east = bo.connect(created["table_id"], invite=created["invite"])
+    east.send({"type": "sit", "seat": "E"})
+    assert south.until(lambda s: s["table"]["seats"]["E"]["name"] == "Bo")["table"]["rated"] is False
+    south.send({"type": "start"})
+    lives = {"S": south, "E": east}
+    drive(lives, random.Random(5), lambda states: all(s.get("phase") in ("deal-over", "match-over")
+                                                      for s in states.values()))
+    assert south.state["table"]["rated"] is False and south.state["deal_result"]["practice"] is False
+    for person in (anna, bo):
+        mine = profile(person)
+        assert (mine["ratings"], mine["deals"], mine["practice"]["deals"]) == ({}, 1, 0)
+    for live in lives.values():
+        live.close()
+
+
+def test_an_account_deleted_mid_deal_unrates_nobody_else(server: LiveServer) -> None:
+    """Whether a deal is rated is fixed when it is dealt: Bo leaves a rated deal half way and
+    deletes his account; the deal is rated among the three it was dealt to — Anna and Cy as ever,
+    and nothing is written of Bo."""
+    anna, bo, cy = account(server, "Anna"), account(server, "Bo"), account(server, "Cy")
+    ids = {p.name: p.http.get("/api/me").json()["id"] for p in (anna, bo, cy)}
+    table_id = new_table(anna, turn_seconds=30, levels={s: "random" for s in "NESW"})["table_id"]
+    south, east, west = anna.connect(table_id), bo.connect(table_id), cy.connect(table_id)
+    east.send({"type": "sit", "seat": "E"})
+    west.send({"type": "sit", "seat": "W"})
+    south.until(lambda s: s["table"]["seats"]["E"]["name"] == "Bo" and s["table"]["seats"]["W"]["name"] == "Cy")
+    assert south.state["table"]["rated"] is True
+    south.send({"type": "start"})
+    south.until(lambda s: s["phase"] in ("expose", "play"))
+    east.send({"type": "stand"})
+    south.until(lambda s: s["table"]["seats"]["E"]["name"] is None)
+    r = bo.http.post("/api/account/delete", json={"password": PASSWORD, "confirm": "Bo"})
+    assert r.status_code == 200, r.text
+    assert south.state["table"]["rated"] is True
+    lives = {"S": south, "W": west}
+    drive(lives, random.Random(6), lambda states: all(s.get("phase") in ("deal-over", "match-over")
+                                                      for s in states.values()))
+    result = south.state["deal_result"]["result"]
+    want = rate_deal({}, [(["anna"], result["S"]), (["bo"], result["E"]), (["cy"], result["W"])])
+    assert profile(anna)["ratings"] == {"one_deck": want["anna"].view()}
+    assert profile(cy)["ratings"] == {"one_deck": want["cy"].view()}
+    with server.app.state.store.engine.connect() as c:
+        assert set(c.scalars(select(RATINGS.c.user_id))) == {ids["Anna"], ids["Cy"]}  # none of Bo's
+    for live in (south, west):
+        live.close()
+
+
+def test_a_guest_who_signs_up_mid_deal_does_not_make_it_rated(server: LiveServer) -> None:
+    """A deal dealt to a guest is not rated — not even when the guest makes an account before its
+    end, having seen how it goes."""
+    anna, guest = account(server, "Anna"), Someone(server)
+    table_id = new_table(anna, turn_seconds=30, levels={s: "random" for s in "NESW"})["table_id"]
+    south, east = anna.connect(table_id), guest.connect(table_id)
+    east.send({"type": "sit", "seat": "E"})
+    assert south.until(lambda s: s["table"]["seats"]["E"]["name"] == guest.name)["table"]["rated"] is False
+    south.send({"type": "start"})
+    lives = {"S": south, "E": east}
+    drive(lives, random.Random(7), lambda states: states["S"].get("tricks_played", 0) >= 6
+          or states["S"].get("phase") in ("deal-over", "match-over"))
+    r = guest.http.post("/api/account", json={"name": "Late", "password": PASSWORD})
+    assert r.status_code == 200, r.text
+    east.close()
+    lives["E"] = east = guest.connect(table_id)  # (the page comes back with the account's session)
+    assert east.until(lambda s: s["you"]["seat"] == "E")["table"]["rated"] is False
+    drive(lives, random.Random(8), lambda states: all(s.get("phase") in ("deal-over", "match-over")
+                                                      for s in states.values()))
+    assert profile(anna)["ratings"] == {} and profile(guest)["ratings"] == {}
+    for live in lives.values():
+        live.close()
+
+
+def test_practice_is_a_deal_dealt_to_fewer_than_two_accounts_or_played_for_a_larger_factor(
+        server: LiveServer) -> None:
+    """A person's table with a guest (a second browser, say) is practice, and so is a deal played
+    under a one-deck factor larger than the presets' (12): neither adds to the lifetime score, the
+    deal's summary says so; two accounts at the presets' factor play for the lifetime score."""
+    anna, bo, guest = account(server, "Anna"), account(server, "Bo"), Someone(server)
+    cases: list[tuple[Someone, dict[str, Any], bool]] = [
+        (guest, {"visibility": "private"}, True),
+        (bo, {"options": {"one_deck_factor": 100}}, True),
+        (bo, {}, False)]
+    told = []
+    for other, table, _ in cases:
+        _, lives = one_deal(anna, other, **table)
+        told.append(lives["S"].state["deal_result"].get("practice"))
+        for live in lives.values():
+            live.close()
+    anna_now, bo_now = profile(anna), profile(bo)
+    assert (anna_now["deals"], anna_now["practice"]["deals"]) == (1, 2)
+    assert (bo_now["deals"], bo_now["practice"]["deals"]) == (1, 1)
+    assert guest.http.get("/api/me").json()["practice"]["deals"] == 1
+    assert told == [practice for _, _, practice in cases]  # the deal's summary says which

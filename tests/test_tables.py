@@ -28,7 +28,7 @@ from gongzhu.records import check_file
 from gongzhu.server.rooms import CHAT_BUDGETS_KEPT, ChatBudgets
 from helpers.client import Message
 from helpers.database import STORES
-from helpers.live import Live, Someone, random_moves
+from helpers.live import Live, Someone, account, random_moves
 from helpers.servers import LiveServer
 
 CARD = re.compile(r"[2-9TJQKA][SHCD]")
@@ -136,7 +136,9 @@ def everyone_done(states: dict[str, Message]) -> bool:
 @pytest.mark.parametrize("preset", PRESETS)
 def test_whole_match_three_people_a_computer_and_a_spectator(server: LiveServer, preset: str) -> None:
     rng = random.Random(preset)
-    host, east, west, watcher = (Someone(server) for _ in range(4))
+    # (accounts: a deal counts toward the lifetime score when two accounts at least were dealt it)
+    host, east, west = (account(server, name) for name in ("Ann", "Bea", "Cal"))
+    watcher = Someone(server)
     table = new_table(host, preset=preset, options={"match_end": "deals:2"},
                       levels={"N": "random", "E": "beginner", "S": "random", "W": "random"}, seat="S")
     table_id = table["table_id"]
@@ -194,13 +196,13 @@ def test_whole_match_three_people_a_computer_and_a_spectator(server: LiveServer,
 
 @pytest.mark.parametrize("db_url", STORES, indirect=True)
 def test_whole_match_on_each_store(server: LiveServer) -> None:
-    """Two people, two computers, the default preset, to the end of a two-deal match."""
+    """Two people (accounts), two computers, the default preset, to the end of a two-deal match."""
     rng = random.Random(7)
-    host, guest = Someone(server), Someone(server)
+    host, other = account(server, "Ann"), account(server, "Bea")
     table_id = new_table(host, options={"match_end": "deals:2"}, levels={"N": "random", "W": "random"})["table_id"]
-    lives = {"S": host.connect(table_id), "N": guest.connect(table_id)}
+    lives = {"S": host.connect(table_id), "N": other.connect(table_id)}
     lives["N"].send({"type": "sit", "seat": "N"})
-    lives["S"].until(lambda s: s["table"]["seats"]["N"]["name"] == guest.name)
+    lives["S"].until(lambda s: s["table"]["seats"]["N"]["name"] == other.name)
     lives["S"].send({"type": "start"})
     drive(lives, rng, lambda st: all(s.get("phase") in ("deal-over", "match-over") for s in st.values()))
     lives["N"].send({"type": "next"})
@@ -210,7 +212,7 @@ def test_whole_match_on_each_store(server: LiveServer) -> None:
     for seat, live in lives.items():
         assert_no_leak(live.messages, seat, records)
     assert host.http.get("/api/me").json()["lifetime"] == sum(r["final"]["S"] for r in records.values())
-    mine = guest.http.get("/api/me/records.jsonl")
+    mine = other.http.get("/api/me/records.jsonl")
     assert mine.status_code == 200 and "attachment" in mine.headers["content-disposition"]
     assert [json.loads(line) for line in mine.text.splitlines()] == [records[0], records[1]]
     assert len(check_file(mine.text)) == 2
@@ -415,6 +417,35 @@ def test_a_timed_table_waits_a_turn_for_exposures_and_托管_plays_at_the_stand_
     live.close()
 
 
+def test_a_seat_left_mid_deal_is_played_at_the_stand_ins_level(server: LiveServer) -> None:
+    """A person who stands up during a deal at a table for people leaves the seat to the
+    intermediate player for the rest of it, as 托管 does — not to the level the host set for the
+    seat (here random: no weak player for a second account to feed its points to) — and the
+    seat's plate and the lobby's entry show that level; the next deal is nobody's there, the
+    host's level's again."""
+    import httpx
+
+    host, other = Someone(server), Someone(server)
+    table_id = new_table(host, levels={s: "random" for s in "NESW"}, options={"match_end": "deals:2"})["table_id"]
+    south, east = host.connect(table_id), other.connect(table_id)
+    east.send({"type": "sit", "seat": "E"})
+    south.until(lambda s: s["table"]["seats"]["E"]["name"] == other.name)
+    south.send({"type": "start"})
+    south.until(lambda s: s["phase"] in ("expose", "play"))
+    east.send({"type": "stand"})
+    seats = south.until(lambda s: s["table"]["seats"]["E"]["name"] is None)["table"]["seats"]
+    assert (seats["E"]["computer"], seats["N"]["computer"]) == ("intermediate", "random")
+    listed = next(t for t in host.http.get("/api/tables").json() if t["id"] == table_id)
+    assert (listed["seats"]["E"]["computer"], listed["seats"]["N"]["computer"]) == ("intermediate", "random")
+    drive({"S": south}, random.Random(9), lambda st: st["S"].get("phase") in ("deal-over", "match-over"))
+    metrics = httpx.get(server.base + "/metrics").text
+    played = re.search(r'^gongzhu_think_seconds_count\{kind="play",level="intermediate"\} (\S+)$', metrics, re.M)
+    assert played is not None and float(played.group(1)) >= 1, metrics
+    assert south.state["table"]["seats"]["E"]["computer"] == "random"
+    for live in (south, east):
+        live.close()
+
+
 def test_lobby_lists_public_tables_live(server: LiveServer) -> None:
     from websockets.sync.client import connect
 
@@ -555,9 +586,10 @@ def test_with_a_turn_timer_the_next_deal_has_a_clock(server: LiveServer) -> None
 
 def test_a_lifetime_score_shows_alike_at_every_table(server: LiveServer) -> None:
     """A deal finished at one table of people changes the person's lifetime score at their other
-    open tables too, and a spectator sees their own score."""
+    open tables too, and a spectator sees their own score (accounts: a deal dealt to fewer than
+    two is practice)."""
     rng = random.Random(2)
-    person, host = Someone(server), Someone(server)
+    person, host = account(server, "Ann"), account(server, "Bea")
     elsewhere = person.connect(new_table(host)["table_id"])  # watching a waiting table
     assert elsewhere.receive()["state"]["seat"] is None
     final = 0
@@ -617,3 +649,34 @@ def test_again_makes_the_next_table_with_the_same_people(server: LiveServer) -> 
     assert state["table"]["seats"]["S"]["name"] == host.name and state["table"]["turn_seconds"] == 20
     assert state["levels"]["W"] == "beginner" and state["options"]["match_end"] == "deals:1"
     assert state["table"]["visibility"] == "private" and invite
+
+
+def test_again_seats_only_the_people_there_and_the_start_deals_in_only_who_came(server: LiveServer) -> None:
+    """再来一局 seats at the next table only the people at the finished table when it is asked
+    (Cy had closed her page: her seat is free), and the start deals in nobody seated there who
+    never came to it (Ann went elsewhere: her seat is left to its computer player), so nobody's
+    deals are played, or counted, without them."""
+    rng = random.Random(11)
+    bob, ann, cy = Someone(server), Someone(server), Someone(server)
+    table_id = new_table(bob, options={"match_end": "deals:1"}, levels={"N": "random", "E": "random",
+                                                                          "W": "random"})["table_id"]
+    lives = {"S": bob.connect(table_id), "E": ann.connect(table_id), "W": cy.connect(table_id)}
+    for seat, person in (("E", ann), ("W", cy)):
+        lives[seat].send({"type": "sit", "seat": seat})
+        lives["S"].until(lambda s, seat=seat, person=person: s["table"]["seats"][seat]["name"] == person.name)
+    lives["S"].send({"type": "start"})
+    drive(lives, rng, everyone_done)
+    lives.pop("W").close()
+    lives["S"].until(lambda s: not s["table"]["seats"]["W"]["connected"])
+    lives["S"].send({"type": "again"})
+    told = [next(m for m in iter(live.receive, None) if m["type"] == "again") for live in lives.values()]
+    lives["E"].close()  # Ann does not follow
+    new_id = told[0]["url"].removeprefix("/table/")
+    page = bob.connect(new_id)
+    seats = page.until(lambda s: s["phase"] == "waiting"
+                       and not s["table"]["seats"]["E"]["connected"])["table"]["seats"]
+    assert (seats["S"]["name"], seats["E"]["name"], seats["W"]["name"]) == (bob.name, ann.name, None)
+    page.send({"type": "start"})
+    seats = page.until(lambda s: s["phase"] != "waiting")["table"]["seats"]
+    assert [seats[s]["name"] for s in "NESW"] == [None, None, bob.name, None]
+    page.close()

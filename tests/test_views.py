@@ -48,6 +48,7 @@ class State:
     skills: dict[str, Skill] = field(default_factory=dict)
     accounts: set[str] = field(default_factory=set)
     rated: bool = False
+    practice: bool = True
     accounts_only: bool = False
 
     @property
@@ -68,6 +69,9 @@ class State:
 
     def next_deal(self, seat: Seat) -> bool:
         return False
+
+    def computer_level(self, seat: Seat) -> str:
+        return self.levels[seat.name]
 
     def clock_view(self) -> dict[str, Any] | None:
         return None

@@ -882,7 +882,7 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         page_route("/rules", "rules.html", "rules"),
         page_route("/admin", "admin.html", "admin"),
         *account_routes(identity),
-        *people_routes(people, identity, table_url),
+        *people_routes(people, identity, table_url, tables.blocked),
         *moderation_routes(moderation, identity),
         *challenge_routes(challenges, tables, identity, page, static),
         *event_routes(store, tables, identity, page, static, now, par if par_replays else None),

@@ -12,7 +12,7 @@ lobbies hear of it through the bus.  An event's news (:meth:`Lobby.stage_begun`)
 (its players, organiser and referees: a connection is the person whose session opened it), on
 every server, so that their pages read where they sit now at once; nobody else learns of it.
 
-Imports the store, the bus, the wire and the rules core.
+Imports the store, the bus, the wire and the rules core (and the stand-ins' level, of thinking).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from gongzhu.rules.match import Match, title_for
 from gongzhu.rules.options import PRESETS, Options
 from gongzhu.server.bus import Bus
 from gongzhu.server.store import MatchInfo, Seating, Store
+from gongzhu.server.thinking import TIMEOUT_LEVEL
 from gongzhu.server.wire import encode
 
 __all__ = ["Listed", "Lobby", "entry"]
@@ -50,6 +51,8 @@ class Listed(Protocol):
 
     def seat_of(self, user: str) -> Seat | None: ...
 
+    def computer_level(self, seat: Seat) -> str: ...
+
 
 class Sink(Protocol):
     """A lobby connection's outbox."""
@@ -72,12 +75,18 @@ def entry(info: MatchInfo, people: dict[str, tuple[str, int]], *, spectators: in
     seats: dict[str, Any] = {}
     for i, s in enumerate("NESW"):
         occupant = seating.seats[i]
+        # The level that plays the seat: a person's seat at a table for people, the stand-ins'.
+        if table is not None:
+            level = table.computer_level(Seat(i))
+        else:
+            person = seating.dealt_to[i] if info.in_deal else (occupant[0] if occupant is not None else None)
+            level = TIMEOUT_LEVEL if person is not None and not info.solo else seating.levels[s]
         if occupant is None:
-            seats[s] = {"name": None, "title": None, "computer": seating.levels[s], "auto": False}
+            seats[s] = {"name": None, "title": None, "computer": level, "auto": False}
         else:
             lifetime = people.get(occupant[0], (occupant[1], 0))[1]
             seats[s] = {"name": occupant[1], "title": title_for(lifetime),
-                        "computer": seating.levels[s] if seating.auto[i] else None, "auto": seating.auto[i]}
+                        "computer": level if seating.auto[i] else None, "auto": seating.auto[i]}
             if table is not None and occupant[0] in table.accounts:  # an account's rating (docs/ratings.md)
                 seats[s].update(table.skills.get(occupant[0], DEFAULT).shown())
     host = people.get(seating.host, (None, 0))[0] if seating.host is not None else None

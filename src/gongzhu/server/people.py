@@ -278,9 +278,12 @@ class People:
         return out
 
 
-def routes(people: People, identity: Identity, table_url: Callable[[str, str], str | None]) -> list[Route]:
+def routes(people: People, identity: Identity, table_url: Callable[[str, str], str | None],
+           blocked: Callable[[str, str], None] = lambda _user, _other: None) -> list[Route]:
     """The routes of the people one plays with; ``table_url(match_id, user)``: the address of a
-    table ``user`` sits at or hosts (with its invitation for a private one), None otherwise."""
+    table ``user`` sits at or hosts (with its invitation for a private one), None otherwise;
+    ``blocked(user, other)``: a block was made (the tables whichever of the two is closed to now
+    see them leave)."""
 
     def account_of(request: Request) -> User:
         user = identity.user_for(request)
@@ -317,6 +320,7 @@ def routes(people: People, identity: Identity, table_url: Callable[[str, str], s
                 people.unblock(me.id, other)
                 return personal_answer({"name": name, "blocked": False})
             people.block(me.id, other)
+            blocked(me.id, other)
             return personal_answer({"name": name, "blocked": True})
         except AccountError as e:
             return refused(e)

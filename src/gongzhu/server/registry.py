@@ -285,12 +285,25 @@ class Tables:
         if share and self.bus.shared:
             self.bus.to_lobby({"op": "forget", "user": user_id, "name": name, "as": neutral})
 
+    def blocked(self, user: str, other: str, *, share: bool = True) -> None:
+        """``user`` blocked ``other``: at each table run here, whichever of the two it is closed
+        to now leaves it (:meth:`Table.blocked`) — on every server (``share``: the others are told
+        through the bus)."""
+        for table in list(self._tables.values()):
+            table.blocked((user, other))
+        if share and self.bus.shared:
+            self.bus.to_lobby({"op": "blocked", "users": [user, other]})
+
     def lobby_news(self, payload: dict[str, Any]) -> None:
         """What another server says to them all: its lobby's news, a person's sanction
-        (``moderated``: for :attr:`moderated`, which the application sets), or a person who
-        deleted their account (``forget``)."""
+        (``moderated``: for :attr:`moderated`, which the application sets), a person who
+        deleted their account (``forget``), or a block made (``blocked``)."""
         if payload.get("op") == "moderated":
             self.moderated(payload)
+            return
+        if payload.get("op") == "blocked":
+            user, other = payload["users"]
+            self.blocked(str(user), str(other), share=False)
             return
         if payload.get("op") == "forget":
             self.forget(str(payload["user"]), str(payload["name"]), str(payload["as"]), share=False)
@@ -489,9 +502,12 @@ class Tables:
                 and payload.get("person")):
             # a connection let in before that this server does not know (it took the table over
             # since, or its server was thought gone for a while): introduced as its server would
-            # introduce it again, from what its message says of it
+            # introduce it again, from what its message says of it — checked again as a new
+            # connection is (Table.join): one refused is told so and closed, and its message dropped
             table.join(Presence(ref, Person(*payload["person"])), payload.get("invite"), admitted=True)
             presence = table.presences.get(ref)
+            if presence is None:
+                return
         if table is None or table.handed_over:  # not (or no longer) this server's
             self._task(self._not_here(payload["t"], ref, text, again))
         elif presence is None and not table.broken and not again:
@@ -595,7 +611,8 @@ class Tables:
             if connection.room.table_id not in self._tables:
                 connection.room.owner = None  # asked of the bus again (the table may have moved)
             await self.hello(connection, connection.invite, admitted=connection.admitted)
-            await self.message(connection, text, again=True)
+            if connection.outbox.closing is None:  # (else refused as a new connection would be)
+                await self.message(connection, text, again=True)
 
     def remote_bye(self, payload: Mapping[str, Any]) -> None:
         self._in_turn(payload["t"], functools.partial(self._remote_bye, payload), ask=False)

@@ -182,6 +182,8 @@ class Room:
         self.table_id = table_id
         self.connections: dict[int, Connection] = {}
         self.history: deque[tuple[int, list[str]]] = deque(maxlen=HISTORY)
+        #: The versions of the history whose messages are not for some people (``not_to``), and whose.
+        self.not_to: dict[int, frozenset[str]] = {}
         self.last: dict[str, Any] | None = None  # the last change with views
         self.owner: str | None = None  # the server that runs the table (its node)
         self.seen = 0  # the newest version the room has had
@@ -215,9 +217,14 @@ class Room:
 
     def admit(self, connection: Connection) -> None:
         """The owner let the connection in: it gets what it missed since the version it saw (if
-        the room still has those messages); its state comes with the change its arrival makes."""
+        the room still has those messages); its state comes with the change its arrival makes.
+        A connection let in again (its table changed hands) has had every message of the room
+        already: it gets none twice."""
+        again = connection.admitted
         connection.admitted = True
         connection.ready.set()
+        if again:
+            return
         since = connection.since
         if not self.history:
             return
@@ -227,7 +234,7 @@ class Room:
         # the state says everything else, but not what was said.
         every = since is not None and oldest - 1 <= since <= newest
         for v, texts in self.history:
-            if since is None or v > since:
+            if (since is None or v > since) and connection.person.id not in self.not_to.get(v, ()):
                 for text in texts:
                     if every or _chat_line(text) is not None:
                         connection.outbox.put(text)
@@ -257,12 +264,17 @@ class Room:
         texts: list[str] = change["public"]
         self.seen = max(self.seen, change["v"])
         self.history.append((change["v"], texts))
+        not_to = frozenset(change.get("not_to") or ())
+        if not_to:
+            self.not_to[change["v"]] = not_to
+        if self.not_to:
+            self.not_to = {v: u for v, u in self.not_to.items() if v >= self.history[0][0]}
         if change.get("views") is not None:
             self.last = dict(change)
         for connection in list(self.connections.values()):
             if not connection.admitted:
                 continue
-            for text in texts:
+            for text in texts if connection.person.id not in not_to else ():
                 connection.outbox.put(text)
             if change.get("views") is not None:
                 state = self.render(connection, change)

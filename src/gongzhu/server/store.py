@@ -60,7 +60,8 @@ __all__ = ["AUDIT_LOG", "BLOCKS", "CHALLENGES", "CHALLENGE_RESULTS", "EVENTS", "
            "EVENT_TABLES", "FRIENDS", "INVITATIONS", "MATCHES", "MATCH_PLAYERS", "METADATA", "POSTGRES_CONNECT",
            "POSTGRES_LOCK_TIMEOUT", "POSTGRES_STATEMENT_TIMEOUT",
            "RATINGS", "RATING_HISTORY", "REPORTS", "REVIEWS", "REVIEW_COUNTS", "REVIEW_KINDS", "SANCTIONS",
-           "SESSIONS", "SETTINGS", "USERS", "Charge", "MatchInfo", "Rated", "Seating", "StaleTable", "Store",
+           "SESSIONS", "SETTINGS", "USERS", "Charge", "DeletedSitter", "MatchInfo", "Rated", "Seating",
+           "StaleTable", "Store",
            "friends_among", "is_event", "seated_rows", "why_kept"]
 
 
@@ -95,6 +96,8 @@ MATCHES = Table(
     Column("timeouts", JSON, nullable=True),
     Column("deadline", Float, nullable=True),
     Column("dealt_to", JSON, nullable=True),
+    # Whom the host had leave a seat before the start: they never sit there again (revision 0020).
+    Column("removed", JSON, nullable=True),
     # One person against three computer players (POST /api/matches), not a table for people.
     Column("solo", Boolean, nullable=False, server_default="0"),
     # A table for people whose deal was set in advance: its host chose the seed (never ranked).
@@ -419,7 +422,9 @@ class Seating:
     seat that a computer player plays (at the seat's ``levels`` level); ``auto`` marks the
     persons' seats in 托管 and ``timeouts`` counts each seat's timeouts in a row; ``dealt_to``
     are the persons who were dealt the deal in progress (whom its result counts for);
-    ``deadline`` the running timer's end (seconds since the epoch, the server's clock)."""
+    ``deadline`` the running timer's end (seconds since the epoch, the server's clock);
+    ``removed`` the persons the host had leave a seat before the start (they never sit there
+    again)."""
 
     host: str | None
     seats: tuple[tuple[str, str] | None, ...]
@@ -434,6 +439,7 @@ class Seating:
     timeouts: tuple[int, ...]
     deadline: float | None
     dealt_to: tuple[str | None, ...]
+    removed: tuple[str, ...] = ()
 
     def columns(self) -> dict[str, Any]:
         """The row's columns for this seating."""
@@ -444,7 +450,7 @@ class Seating:
             "levels": dict(self.levels), "visibility": self.visibility, "invite": self.invite,
             "turn_seconds": self.turn_seconds, "expose_seconds": self.expose_seconds, "status": self.status,
             "version": self.version, "auto": list(self.auto), "timeouts": list(self.timeouts),
-            "deadline": self.deadline, "dealt_to": list(self.dealt_to),
+            "deadline": self.deadline, "dealt_to": list(self.dealt_to), "removed": list(self.removed),
         }
 
 
@@ -564,7 +570,7 @@ def _seating(m: Any) -> Seating:
         expose_seconds=m["expose_seconds"], status=m["status"], version=int(m["version"]),
         auto=tuple(bool(a) for a in (m["auto"] or [False] * 4)),
         timeouts=tuple(int(t) for t in (m["timeouts"] or [0] * 4)), deadline=m["deadline"],
-        dealt_to=tuple(m["dealt_to"] or [None] * 4),
+        dealt_to=tuple(m["dealt_to"] or [None] * 4), removed=tuple(m["removed"] or ()),
     )
 
 
@@ -644,6 +650,11 @@ class _Kept(Exception):
 class StaleTable(RuntimeError):
     """A table's change was refused: the table's stored version is not the one its writer
     started from — another server runs the table now (or ran it meanwhile)."""
+
+
+class DeletedSitter(RuntimeError):
+    """A table's change was refused: it seats a person whose account was deleted
+    (:meth:`Store.save_table`); the table is reloaded from the store, without them."""
 
 
 def _fenced(c: Connection, match_id: str, expected: int | None, values: Mapping[str, Any]) -> None:
@@ -856,9 +867,20 @@ class Store:
             return [_info(r) for r in rows]
 
     def save_table(self, match_id: str, seating: Seating, *, expected: int | None = None, **match: Any) -> None:
-        """Store a table's seating (and ``speed``/``in_deal`` when given)."""
+        """Store a table's seating (and ``speed``/``in_deal`` when given).  A seating that seats
+        anew a person whose account is deleted is refused (:class:`DeletedSitter`): a connection
+        of theirs, not closed yet, sat down as the account was deleted (docs/accounts.md)."""
+        people = {s[0] for s in seating.seats if s is not None}
         with self.engine.begin() as c:
+            if people:
+                stored = c.scalar(select(MATCHES.c.seats).where(MATCHES.c.id == match_id))
+                people -= {s.get("user") for s in stored or () if s}
             _fenced(c, match_id, expected, {**seating.columns(), **match})
+            if people:  # their rows read after the write, locked: a deletion meanwhile waits, or is seen
+                rows = c.execute(select(USERS.c.id, USERS.c.deleted).where(USERS.c.id.in_(sorted(people)))
+                                 .with_for_update(read=True)).all()
+                if any(r.deleted is not None for r in rows):
+                    raise DeletedSitter(f"table {match_id}: a person whose account is deleted sat down")
 
     def set_version(self, match_id: str, version: int, *, expected: int | None = None) -> None:
         """Store a table's event version after a change stored no other way (presence, chat)."""
@@ -1154,13 +1176,15 @@ class Store:
                 | ((BLOCKS.c.blocked_id == user) & BLOCKS.c.user_id.in_(others))).limit(1)).first()
         return found is not None
 
-    def accounts(self, ids: Sequence[str]) -> set[str]:
-        """Which of these users are accounts (have a password; not guests)."""
+    def accounts(self, ids: Sequence[str], *, deleted: bool = False) -> set[str]:
+        """Which of these users are accounts (have a password; not guests); with ``deleted``, an
+        account deleted since counts as the account it was (a deal dealt to it before)."""
         if not ids:
             return set()
+        account = USERS.c.password_hash.is_not(None)
+        known = or_(account, USERS.c.deleted.is_not(None)) if deleted else account
         with self.engine.connect() as c:
-            return set(c.scalars(select(USERS.c.id).where(USERS.c.id.in_(list(ids)),
-                                                          USERS.c.password_hash.is_not(None))))
+            return set(c.scalars(select(USERS.c.id).where(USERS.c.id.in_(list(ids)), known)))
 
     def players(self, match_ids: Sequence[str]) -> dict[str, list[tuple[str, str, str | None]]]:
         """Who played each of these matches (a finished deal counted for them): their user id,

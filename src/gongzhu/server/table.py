@@ -16,11 +16,12 @@ metrics.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import logging
 import secrets
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Protocol
 
 from gongzhu.messages import Text
@@ -34,7 +35,8 @@ from gongzhu.rules.deal import Deal
 from gongzhu.rules.errors import GongzhuError
 from gongzhu.rules.match import Match, title_for
 from gongzhu.rules.model import CardPlay, Play
-from gongzhu.rules.options import Options
+from gongzhu.rules.options import PRESETS, Options
+from gongzhu.rules.scoring import lifetime_factor
 from gongzhu.server.bodies import PERSON, NewTable
 from gongzhu.server.challenges import Challenges
 from gongzhu.server.claiming import Claims, from_play
@@ -42,7 +44,7 @@ from gongzhu.server.clock import Clock
 from gongzhu.server.metrics import Metrics
 from gongzhu.server.rooms import ChatBudgets, Person, Presence, Ref
 from gongzhu.server.store import Charge, MatchInfo, Rated, Seating, StaleTable, Store
-from gongzhu.server.thinking import Pools, Thinking
+from gongzhu.server.thinking import TIMEOUT_LEVEL, Pools, Thinking
 from gongzhu.server.views import Views, personal, public_exposures
 from gongzhu.server.wire import MessageError, Refused, codes, encode, refusal
 
@@ -52,6 +54,12 @@ log = logging.getLogger("gongzhu.server")
 
 #: How many timeouts in a row put a seat into 托管.
 TIMEOUTS_TO_AUTO = 2
+#: The largest lifetime factor of a preset (R7.2's one-deck factor, 12): a deal played under a
+#: larger one is practice, apart from the lifetime score (docs/ratings.md).
+PRESET_FACTOR = max(lifetime_factor(options) for options in PRESETS.values())
+#: How long a table loaded anew waits for the connections let in before to be introduced to it
+#: again before it is let go when the first of them is refused (:meth:`Table.join`), in seconds.
+INTRODUCED_WITHIN = 5.0
 
 
 class StoreError(RuntimeError):
@@ -154,6 +162,10 @@ class Table:
         #: Declarations of the exposure phase not revealed yet (R4: every seat declares unseen).
         self.pending: dict[Seat, list[tuple[Card, str]]] = {}
         self.presences: dict[Ref, Presence] = {}
+        #: The people who came to the table (a connection let in, or a seat taken themselves) since
+        #: it was loaded here: the start deals in nobody seated here who never came (再来一局 seats
+        #: people before their pages arrive; :meth:`start`).
+        self.arrived: set[str] = set()
         self.chat_budgets = ChatBudgets()
         self.lifetimes: dict[str, int] = {}
         #: The family of presets the table's deals are rated in, and the ratings there of the
@@ -161,8 +173,14 @@ class Table:
         self.family = family_of(self.options)
         self.skills: dict[str, Skill] = {}
         self.accounts: set[str] = set()
-        #: Whom the host had leave a seat before the start: they do not sit here again.
-        self.removed: set[str] = set()
+        #: Which of the people the deal in progress (or the last one) was dealt to had an account
+        #: when it was dealt: whether it is rated, and practice, goes by them (docs/ratings.md) —
+        #: an account deleted or a guest's sign-up before its end changes neither.  A table loaded
+        #: again reads them from the store, an account deleted since counting as the one it was.
+        self.dealt_accounts: set[str] = set()
+        #: Whom the host had leave a seat before the start: they do not sit here again (stored
+        #: with the seating: a table loaded again, after a restart or on another server, keeps it).
+        self.removed: set[str] = set(seating.removed)
         #: Set once the store refused an action: the table is dropped and rebuilt from the store.
         self.broken = False
         #: Set when the refusal said another server runs the table now, and this one let it go
@@ -201,7 +219,7 @@ class Table:
             host=self.host, seats=tuple(self.seats), levels=dict(self.levels), visibility=self.visibility,
             invite=self.invite, turn_seconds=self.turn_seconds, expose_seconds=self.expose_seconds,
             status=self.status, version=self.version, auto=tuple(self.auto), timeouts=tuple(self.timeouts),
-            deadline=self.clock.deadline, dealt_to=tuple(self.dealt_to),
+            deadline=self.clock.deadline, dealt_to=tuple(self.dealt_to), removed=tuple(sorted(self.removed)),
         )
 
     def _restore(self, info: MatchInfo) -> None:
@@ -211,6 +229,7 @@ class Table:
         for line in store.records(self.match_id):
             self.match.current = replay(json.loads(line))
             self.match.finish_deal()
+        self.dealt_accounts = store.accounts([u for u in self.dealt_to if u is not None], deleted=True)
         if info.in_deal and self.status == "playing":
             deal = self.match.new_deal()
             for action in store.actions(self.match_id, deal.deal_index):
@@ -349,16 +368,13 @@ class Table:
             self.status = "over"
         self.clock.arm()  # between deals: the next deal's timer, if the table has one
         rated = self._rated(deal)
-        # One person dealt in, the others computers: practice, as a single-player match is (a table
-        # for people started alone gives hints too), apart from the lifetime score.
-        alone = len({u for u in self.dealt_to if u is not None}) <= 1
         self.hub.lifetimes_changed(self, self.hub.store.finish_deal(
             self.match_id, deal.deal_index, record_line=dump_record(record),
             south_final=deal.score.final[PERSON], totals=list(self.match.totals), over=over,
             winners=[s.name for s in outcome.winners] if outcome else [],
             pigs=[s.name for s in outcome.pigs] if outcome else [], charges=charges, seating=self.seating(),
             expected=self.stored, ranked=self._ranked, rated=rated,
-            practice=alone, deals=len(self.match.deals),
+            practice=self.practice, deals=len(self.match.deals),
         ))
         self.stored = self.version
         if rated is not None:
@@ -437,6 +453,17 @@ class Table:
             return True
         return invite is not None and self.invite is not None and secrets.compare_digest(invite, self.invite)
 
+    def computer_level(self, seat: Seat) -> str:
+        """The level of the computer player that plays ``seat`` when one does: at a table for
+        people, a seat dealt to a person (or, between deals, a person's seat in 托管) is played by
+        the stand-ins' level while nobody plays it themselves — in 托管 or left, never at the level
+        the host set for the seat; any other seat at that level."""
+        if self.in_deal:
+            person = self.dealt_to[seat]
+        else:
+            person = occupant[0] if (occupant := self.seats[seat]) is not None else None
+        return TIMEOUT_LEVEL if person is not None and not self.solo else self.levels[seat.name]
+
     def is_computer(self, seat: Seat) -> bool:
         """Whether a computer player plays ``seat`` now (nobody sits there, or 托管)."""
         return self.holder(seat) is None or self.auto[seat]
@@ -470,16 +497,29 @@ class Table:
 
     @property
     def _rates_deals(self) -> bool:
-        """Whether the table's settings let its deals move ratings: a table for people, not a
+        """Whether the table's settings let its deals move ratings: a public table for people (at
+        a private one the people are chosen by invitation: one's own second account, say), not a
         challenge's, its deals not set in advance, with a turn timer."""
-        return not self.solo and self.challenge is None and not self.seeded and self.turn_seconds is not None
+        return (not self.solo and self.challenge is None and not self.seeded and self.turn_seconds is not None
+                and self.visibility == "public")
 
     @property
     def rated(self) -> bool:
         """Whether the table's deals move ratings (docs/ratings.md): its settings let them, and
-        everyone sitting at it is an account.  (Each deal is rated among the people it was dealt
-        to, two at least.)"""
-        return self._rates_deals and all(o[0] in self.accounts for o in self.seats if o is not None)
+        everyone sitting at it is an account — and, during a deal, everyone it was dealt to was
+        one when it was dealt (:attr:`dealt_accounts`).  (Each deal is rated among the people it
+        was dealt to, two at least.)"""
+        if not self._rates_deals or not all(o[0] in self.accounts for o in self.seats if o is not None):
+            return False
+        return not self.in_deal or all(u in self.dealt_accounts for u in self.dealt_to if u is not None)
+
+    @property
+    def practice(self) -> bool:
+        """Whether the deal in progress (or the last one) is practice, apart from the lifetime score
+        (docs/ratings.md, Practice apart): dealt to fewer than two accounts — one person alone
+        against computers, as a single-player match is, or with guests (throwaway names: a second
+        browser's) — or played under a lifetime factor larger than any preset's."""
+        return len(self.dealt_accounts) < 2 or lifetime_factor(self.options) > PRESET_FACTOR
 
     def _rated(self, deal: Deal) -> Rated | None:
         """The finished ``deal`` as it moves ratings: its people, each alone or, under partnership
@@ -489,7 +529,9 @@ class Table:
         # unrates nothing)
         if not self._rates_deals or len(people) < 2:
             return None
-        if set(people.values()) - self.hub.store.accounts(list(people.values())):
+        # (who were accounts when it was dealt: a guest's sign-up since rates nothing, and an
+        # account deleted since unrates nothing — the store writes nothing of it, rates the rest)
+        if set(people.values()) - self.dealt_accounts:
             return None
         result = deal.score.result
         if self.options.partnership:
@@ -540,7 +582,10 @@ class Table:
         self.seats[seat] = (person.id, person.name)
         self.auto[seat] = False
         self.timeouts[seat] = 0
+        self.arrived.add(person.id)
         self._refresh_people()
+        self._shut_out({u for u in self.connected() if u != person.id and self.seat_of(u) is None  # (watching)
+                        and u not in self.dealt_to and self.hub.store.blocked_among(u, [person.id])})
         self._seat_change()
 
     def remove(self, host: Person, seat: Seat) -> None:
@@ -585,13 +630,25 @@ class Table:
             raise Refused("server.host_only")
         if self.status != "waiting":
             raise Refused("server.already_started")
+        for s in Seat:  # a person seated who never came (再来一局 seated them) is not dealt in
+            occupant = self.seats[s]
+            if occupant is not None and occupant[0] not in self.arrived:
+                self.seats[s] = None
+                self.auto[s] = False
+                self.timeouts[s] = 0
         self.status = "playing"
-        self.dealt_to = [s[0] if s is not None else None for s in self.seats]
+        self._deal_in()
         self.match.new_deal()
         self._seq = 0
         self.clock.arm()
         self._save(in_deal=True)
         self.kick()
+
+    def _deal_in(self) -> None:
+        """A deal is dealt to the people sitting now: who of them are accounts is fixed with it."""
+        self.dealt_to = [s[0] if s is not None else None for s in self.seats]
+        self.dealt_accounts = self.hub.store.accounts([u for u in self.dealt_to if u is not None])
+        self.accounts |= self.dealt_accounts
 
     def set_auto(self, person: Person, on: bool) -> None:
         seat = self.seated(person)
@@ -650,22 +707,22 @@ class Table:
 
     def join(self, presence: Presence, invite: str | None, *, admitted: bool = False) -> bool:
         """A connection of ``presence.person`` arrives (``admitted``: it was let in before, by an
-        owner of the table before this one).  A person who may not enter is told so and the
-        connection closed (False); else the connection is let in — it catches up on what it
-        missed — and gets its state with the change its arrival makes."""
-        if not admitted and not self.may_enter(presence.person, invite):
-            closed = "event.table_closed" if self.event_seating is not None else "server.private_table"
-            self.hub.send(presence.ref, encode(refusal(Text.of(closed))),
-                          close=(4403, "a private table"))
-            if not self.presences:
-                self.hub.release(self)
-            return False
-        if not admitted and self.closed_to(presence.person):
-            self.hub.send(presence.ref, encode(refusal(Text.of("server.table_closed"))),
-                          close=(4403, "a table closed to this person"))
-            if not self.presences:
-                self.hub.release(self)
-            return False
+        owner of the table before this one, or by this one before it lost track of it).  A person
+        who may not enter is told so and the connection closed (False); else the connection is let
+        in — it catches up on what it missed — and gets its state with the change its arrival
+        makes.  A connection let in before is checked again as a new one is, unless this table let
+        it in already: a table loaded anew (a restart of its owner, another server taking it over)
+        goes by what is stored now — a block made since closes the table to its person as it
+        would to a new page — while anyone still welcome goes on without a word."""
+        if not admitted or presence.ref not in self.presences:
+            if not self.may_enter(presence.person, invite):
+                closed = "event.table_closed" if self.event_seating is not None else "server.private_table"
+                self._refuse(presence.ref, Text.of(closed), "a private table", admitted=admitted)
+                return False
+            if self.closed_to(presence.person):
+                self._refuse(presence.ref, Text.of("server.table_closed"), "a table closed to this person",
+                             admitted=admitted)
+                return False
         person = presence.person
         if person.id not in self.lifetimes:
             self._learn([person.id])
@@ -673,6 +730,7 @@ class Table:
             self.hub.events.arrived(self.match_id, person.id)
         first = person.id not in self.connected()
         self.presences[presence.ref] = presence
+        self.arrived.add(person.id)
         self.hub.send(presence.ref, None, admit=True)
         if first:
             self._presence()  # the seats' connected flags and the spectators change
@@ -682,6 +740,48 @@ class Table:
             self.hub.send(presence.ref, encode(self.state_message(presence)), v=self.version)
         self.resume()
         return True
+
+    def _refuse(self, ref: Ref, text: Text, reason: str, *, admitted: bool) -> None:
+        """Tell a connection it may not enter, and close it (4403).  A table nobody is at is let
+        go — but where the connection was let in before (the table was loaded anew, and the other
+        connections of its owner before are being introduced to it), only if nobody has come
+        after :data:`INTRODUCED_WITHIN` seconds."""
+        self.hub.send(ref, encode(refusal(text)), close=(4403, reason))
+        if self.presences:
+            return
+        if admitted:
+            with contextlib.suppress(RuntimeError):  # (no event loop: let go at once)
+                asyncio.get_running_loop().call_later(INTRODUCED_WITHIN, self._let_go_if_alone)
+                return
+        self.hub.release(self)
+
+    def _let_go_if_alone(self) -> None:
+        if not self.presences:
+            self.hub.release(self)  # (nothing, if it was let go or loaded anew meanwhile)
+
+    def _shut_out(self, users: Collection[str]) -> bool:
+        """``users``, whom the table is closed to now (a block was made, or someone they blocked
+        or who blocked them sat down: :meth:`closed_to`), leave it: each of their connections is
+        told so and closed as :meth:`join` refuses one (4403).  Whether anyone left."""
+        shut = set(users)
+        for ref, presence in list(self.presences.items()):
+            if presence.person.id in shut:
+                del self.presences[ref]
+                self.hub.send(ref, encode(refusal(Text.of("server.table_closed"))),
+                              close=(4403, "a table closed to this person"))
+        return bool(shut)
+
+    def blocked(self, users: Collection[str]) -> None:
+        """A block was made between ``users``: whoever of them the table is closed to now leaves
+        it (:meth:`_shut_out`), and the others see them go."""
+        if self.broken or not self._shut_out({u for u in users if u in self.connected()
+                                              and self.closed_to(Person(u, ""))}):
+            return
+        if not self.presences:
+            self.hub.release(self)
+            self.hub.listing_changed(self.match_id)
+        else:
+            self._presence()
 
     def leave(self, ref: Ref) -> None:
         """A connection is gone; the last one to go lets the table go (it stops; the store keeps
@@ -762,13 +862,15 @@ class Table:
         })
         self.clock.schedule()
 
-    def event(self, message: dict[str, Any]) -> None:
-        """A change that is only a message (chat, 再来一局): numbered, kept, sent; no new state."""
+    def event(self, message: dict[str, Any], *, not_to: Collection[str] = ()) -> None:
+        """A change that is only a message (chat, 再来一局): numbered, kept, sent — to everyone but
+        the people ``not_to``; no new state."""
         self._bump()
         if self.handed_over:  # (what asked for it goes to the server that runs the table now)
             return
         self.hub.deliver(self.match_id, {"t": self.match_id, "v": self.version,
-                                         "public": [encode({**message, "v": self.version})], "views": None})
+                                         "public": [encode({**message, "v": self.version})], "views": None,
+                                         **({"not_to": sorted(not_to)} if not_to else {})})
 
     # ------------------------------------------------------------------ what people do (gongzhu.server.dispatch)
 
@@ -868,7 +970,7 @@ class Table:
                 and duplicate.closed(self.challenge)):
             raise Refused("server.challenge_closed", challenge=self.challenge)
         self.match.new_deal()
-        self.dealt_to = [s[0] if s is not None else None for s in self.seats]
+        self._deal_in()
         self._seq = 0
         self.pending = {}
         self.clock.deadline = None
@@ -881,12 +983,15 @@ class Table:
             self.deal_next()
 
     def again_for(self, person: Person, seat: Seat) -> None:
-        """再来一局: a new table with this one's settings, the same people in the same seats and
-        ``person`` (at ``seat``) its host, waiting to be started; everyone here is told where it is."""
+        """再来一局: a new table with this one's settings, ``person`` (at ``seat``) its host, waiting
+        to be started, and in their seats the people sitting here who are here now — but nobody
+        who blocked, or is blocked by, the host or someone seated before them; everyone here is
+        told where it is, but whoever that table is closed to (:meth:`_closed_at_again`)."""
         if self.status != "over" or not self.match.is_over:  # (not a table an operator closed)
             raise Refused("server.not_over")
         if self.challenge is not None:
             raise Refused("server.challenge_once")  # a challenge's boards are played once
+        present = self.connected()
         if self.again is None:
             if not self._still_mine():  # (else the new table is the other server's to make)
                 return
@@ -894,13 +999,36 @@ class Table:
                            visibility=self.visibility, turn_seconds=self.turn_seconds,
                            expose_seconds=self.expose_seconds, seat=seat, started=False,
                            accounts_only=self.accounts_only)
-            info = self.hub.create(new, person, others=self.seats)
+            others: list[tuple[str, str] | None] = [None] * 4
+            coming = [person.id]
+            for s in Seat:
+                occupant = self.seats[s]
+                if (s != seat and occupant is not None and occupant[0] in present
+                        and not self.hub.store.blocked_among(occupant[0], coming)):
+                    others[s] = occupant
+                    coming.append(occupant[0])
+            info = self.hub.create(new, person, others=others)
             self.again = info.match_id
             url = f"/table/{info.match_id}"
             if info.seating.visibility == "private":
                 url += f"?invite={info.seating.invite}"
             self.again_url = url
-        self.event({"type": "again", "url": self.again_url, "by": person.name})
+        not_to = self._closed_at_again(present)
+        if person.id in not_to:
+            raise Refused("server.table_closed")
+        self.event({"type": "again", "url": self.again_url, "by": person.name}, not_to=not_to)
+
+    def _closed_at_again(self, present: Collection[str]) -> set[str]:
+        """Those of ``present`` whom the table of the next match is closed to (a block between
+        them and someone seated there, or its host): their pages are not sent there."""
+        info = self.hub.store.match(self.again) if self.again is not None else None
+        if info is None:
+            return set()
+        seating = info.seating
+        there = {o[0] for o in seating.seats if o is not None} | {u for u in seating.dealt_to if u is not None}
+        if seating.host is not None:
+            there.add(seating.host)
+        return {u for u in present if u not in there and self.hub.store.blocked_among(u, sorted(there))}
 
     def set_speed(self, speed: str) -> None:
         """The computer players' speed setting (not a change of position: a computer player's

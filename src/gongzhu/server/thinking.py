@@ -176,6 +176,8 @@ class Thought(Protocol):
 
     def is_computer(self, seat: Seat) -> bool: ...
 
+    def computer_level(self, seat: Seat) -> str: ...
+
     def declare_for(self, deal: Deal, seat: Seat, choice: list[tuple[Card, str]]) -> None: ...
 
     def play_for(self, deal: Deal, seat: Seat, choice: Play, *, timed_out: bool = False) -> None: ...
@@ -249,15 +251,16 @@ class Thinking:
             assert deal is not None
             position = t.position
             obs = observe(deal, seat)
-            # A person's seat in 托管 at a table for people is played at the stand-ins' level, not
-            # the level set for the seat: nobody has their deals played for them by a level they
-            # chose, a weak one for their opponents or a strong one for themselves.
-            stand_in = t.auto[seat] and not t.solo and t.dealt_to[seat] is not None
+            # A seat dealt to a person at a table for people — in 托管, or left by its person — is
+            # played at the stand-ins' level, not the level set for the seat: nobody has their
+            # deals played for them by a level they chose, a weak one for their opponents or a
+            # strong one for themselves.
+            stand_in = not t.solo and t.dealt_to[seat] is not None
             player = self.stand_ins[seat] if stand_in else self.players[seat]
             started = now()
             thinking = time.perf_counter()
             choice: Any
-            level = TIMEOUT_LEVEL if stand_in else t.levels[seat.name]
+            level = t.computer_level(seat)
             # A player that fails is logged and stood in for (players.guard): the table goes on.
             apart = None
             if level in SEARCHING:  # a searching player thinks in a process of its own (below)

@@ -59,6 +59,9 @@ class TableState(Protocol):
     def rated(self) -> bool: ...
 
     @property
+    def practice(self) -> bool: ...
+
+    @property
     def deal(self) -> Deal | None: ...
 
     @property
@@ -67,6 +70,8 @@ class TableState(Protocol):
     def connected(self) -> set[str]: ...
 
     def seat_of(self, user: str) -> Seat | None: ...
+
+    def computer_level(self, seat: Seat) -> str: ...
 
     def next_deal(self, seat: Seat) -> bool: ...
 
@@ -123,12 +128,12 @@ def table_view(t: TableState) -> dict[str, Any]:
     for s in Seat:
         occupant = t.seats[s]
         if occupant is None:
-            seats[s.name] = {"name": None, "title": None, "computer": t.levels[s.name], "auto": False,
+            seats[s.name] = {"name": None, "title": None, "computer": t.computer_level(s), "auto": False,
                              "connected": False, "timeouts": 0}
         else:
             waiting = t.next_deal(s)  # a computer player plays the seat until the next deal
             seats[s.name] = {"name": occupant[1], "title": title_for(t.lifetimes.get(occupant[0], 0)),
-                             "computer": t.levels[s.name] if t.auto[s] or waiting else None,
+                             "computer": t.computer_level(s) if t.auto[s] or waiting else None,
                              "auto": t.auto[s], "connected": occupant[0] in connected, "timeouts": t.timeouts[s]}
             if occupant[0] in t.accounts:  # a guest has no rating
                 seats[s.name].update(t.skills.get(occupant[0], DEFAULT).shown())
@@ -153,8 +158,9 @@ def table_view(t: TableState) -> dict[str, Any]:
                 "id": t.challenge, "url": f"/{'event' if t.event_seating is not None else 'challenge'}/{t.challenge}"}}
 
 
-def deal_result(match_id: str, deal: Deal) -> dict[str, Any]:
-    """A finished deal: every card is public now."""
+def deal_result(match_id: str, deal: Deal, *, practice: bool = False) -> dict[str, Any]:
+    """A finished deal: every card is public now (``practice``: it counts as practice, apart from
+    the lifetime score — where it counts toward either; docs/ratings.md)."""
     score = deal.score
     return {
         "raw": seat_map(score.raw),
@@ -165,6 +171,7 @@ def deal_result(match_id: str, deal: Deal) -> dict[str, Any]:
         "parts": {s.name: _parts(score.parts[s]) for s in Seat},
         "factors": [{"card": c.code, "factor": f} for c, f in score.factors],
         "lifetime_factor": lifetime_factor(deal.options),
+        "practice": practice,
         "hands": {s.name: codes(deal.dealt[s]) for s in Seat},
         "exposures": [_exposure(e) for e in deal.exposures],
         "record_url": f"/api/matches/{match_id}/deals/{deal.deal_index}",
@@ -215,7 +222,7 @@ def deal_shared_view(t: TableState, deal: Deal, cards_played: list[tuple[Seat, C
         "captured": {s.name: taken[s] for s in Seat},
         "points": _points(deal, cards_played),
         "cards_left": cards_left,
-        "deal_result": deal_result(t.match_id, deal) if over else None,
+        "deal_result": deal_result(t.match_id, deal, practice=t.practice) if over else None,
     }
 
 

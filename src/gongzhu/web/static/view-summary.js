@@ -116,12 +116,12 @@ export function renderSummary() {
         .join(t("list.separator")),
     })
     : "";
-  // Alone against computers (not a challenge) is practice, apart from the lifetime score, at a
-  // table for people too. A challenge's or an event's boards count in its standings only, and
-  // a chosen seed at a table of people nowhere.
-  const alone = !SEATS.some((seat) => seat !== mySeat() && personAt(seat));
+  // A deal dealt to fewer than two accounts (alone against computers, or with guests) or played
+  // for a larger factor than the presets' is practice, apart from the lifetime score: the server
+  // says so (deal_result.practice). A challenge's or an event's boards count in its standings
+  // only, and a chosen seed at a table of people nowhere.
   const note = challengeOf() ? "summary.competitionNote"
-    : alone ? "summary.practiceNote"
+    : r.practice ? "summary.practiceNote"
       : page.state?.table?.seeded ? "summary.seededNote" : "summary.lifetimeNote";
   $("summary-lifetime").textContent = t(note, { factor: r.lifetime_factor ?? 1 });
   $("summary-goal").textContent = goalText(s.goal);
