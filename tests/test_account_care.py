@@ -2,10 +2,12 @@
 signing out everywhere else, a new password (every other session ends, their table connections
 close, this one goes on; a wrong current password counts as a failed sign-in), a new name (the
 naming rules, unique, once in 30 days; the records of deals played keep the name of the time, the
-lists of matches show the new one), the download of everything stored about the person (their
-matches and records, never a password hash, a session or what others keep), and deleting the
-account (its sessions end at once, the row is anonymised, its records name it ``deleted-…``, the
-name is free again, and everyone else's totals, ratings and the leaderboard stay as they were).
+lists of matches and the events show the new one, and the old name is held 30 days), the download
+of everything stored about the person (their matches and records, never a password hash, a session
+or what others keep), and deleting the account (refused while seated at a table in play, checked
+again as it is deleted; its sessions end at once, the row is anonymised, its records name it
+``deleted-…``, its names are held 30 days and while a sanction of it is in force, and everyone
+else's totals, ratings and the leaderboard stay as they were).
 Every refusal is a catalog message; the tests that change the database run on SQLite and on
 PostgreSQL (``STORES``)."""
 
@@ -26,9 +28,11 @@ from itsdangerous import URLSafeTimedSerializer
 from sqlalchemy import func, insert, select, update
 from starlette.testclient import TestClient
 
+from gongzhu.server.account_care import AccountCare
 from gongzhu.server.accounts import FREE_FAILURES
 from gongzhu.server.app import create_app
-from gongzhu.server.identity import COOKIE
+from gongzhu.server.identity import COOKIE, Identity
+from gongzhu.server.moderation import grant
 from gongzhu.server.store import (
     BLOCKS,
     FRIENDS,
@@ -55,6 +59,8 @@ from test_ratings_tables import one_deal
 from test_tables import new_table
 
 NEW_PASSWORD = "a brand new tiger 77 at the table"
+#: How long a name given up is held (docs/accounts.md; gongzhu.server.identity.NAME_HELD).
+HELD = timedelta(days=30)
 
 
 @pytest.fixture
@@ -88,6 +94,21 @@ def sign_up(c: TestClient, name: str) -> dict[str, Any]:
     assert r.status_code == 200, r.text
     body: dict[str, Any] = r.json()
     return body
+
+
+def held_no_more(store: Store, user_id: str) -> None:
+    """As if :data:`HELD` had passed since ``user_id`` changed their name or deleted their
+    account: the names given up then are held no more (but for a sanction in force)."""
+    past = (datetime.now(UTC) - HELD - timedelta(minutes=1)).isoformat()
+    with store.engine.begin() as c:
+        row = c.execute(select(USERS.c.renamed, USERS.c.deleted).where(USERS.c.id == user_id)).one()
+        c.execute(update(USERS).where(USERS.c.id == user_id).values(
+            renamed=past if row.renamed is not None else None, deleted=past if row.deleted is not None else None))
+
+
+def signing_up(server: LiveServer, name: str) -> httpx.Response:
+    """A new browser's answer to signing up as ``name``."""
+    return Someone(server).http.post("/api/account", json={"name": name, "password": PASSWORD})
 
 
 def earlier_cookie(server: LiveServer, user_id: str) -> httpx.Client:
@@ -223,7 +244,7 @@ def test_changing_the_name(app: Any) -> None:
         refused(ann.post(rename, json={"name": "Ann!", "password": PASSWORD}), 400, "server.account_name_chars")
         refused(ann.post(rename, json={"name": "Ann", "password": PASSWORD}), 400, "account_care.name_same")
         refused(ann.post(rename, json={"name": "BO", "password": PASSWORD}), 409, "server.account_name_taken")
-        refused(ann.post(rename, json={"name": "Вo", "password": PASSWORD}), 409, "server.account_name_like")
+        refused(ann.post(rename, json={"name": "ВО", "password": PASSWORD}), 409, "server.account_name_like")
         refused(ann.post(rename, json={"name": "Robot7", "password": PASSWORD}), 400, "server.account_name_reserved")
         refused(ann.post(rename, json={"name": "deleted-a1b2c3", "password": PASSWORD}), 400,
                 "account_care.name_deleted")
@@ -237,9 +258,14 @@ def test_changing_the_name(app: Any) -> None:
         listed = next(m for m in ann.get("/api/matches").json() if m["match_id"] == match_id)
         assert listed["players"]["S"]["name"] == "Annie"
         assert ann.get(f"/api/matches/{match_id}/deals/0").json()["players"]["S"]["name"] == "Ann"
-        # Signing in takes the new name; the old one is free for anyone.
+        # Signing in takes the new name; the old one is held 30 days: nobody takes it, nor one
+        # that looks like it, signing up or changing their name.
         assert bo.post("/api/login", json={"name": "Ann", "password": PASSWORD}).status_code == 401
-        assert sign_up(someone, "Ann")["id"] != me["id"]
+        for name in ("Ann", "aNN"):
+            refused(someone.post("/api/account", json={"name": name, "password": PASSWORD}), 409,
+                    "server.account_name_taken")
+        refused(bo.post(rename, json={"name": "ann", "password": PASSWORD}), 409, "server.account_name_taken")
+        assert bo.get("/api/me").json()["name"] == "Bo"
         # Once in 30 days.
         body = refused(ann.post(rename, json={"name": "Anna", "password": PASSWORD}), 409, "account_care.rename_wait")
         assert body["params"]["date"].startswith(str((datetime.now(UTC) + timedelta(days=30)).year))
@@ -247,6 +273,8 @@ def test_changing_the_name(app: Any) -> None:
             assert c.scalar(select(USERS.c.former_names).where(USERS.c.id == me["id"])) == ["Ann"]
             c.execute(update(USERS).where(USERS.c.id == me["id"]).values(
                 renamed=(datetime.now(UTC) - timedelta(days=31)).isoformat()))
+        # 30 days on, the old name is anyone's.
+        assert sign_up(someone, "Ann")["id"] != me["id"]
         assert ann.post(rename, json={"name": "Anna", "password": PASSWORD}).json()["name"] == "Anna"
         with store.engine.connect() as c:
             assert c.scalar(select(USERS.c.former_names).where(USERS.c.id == me["id"])) == ["Ann", "Annie"]
@@ -447,16 +475,103 @@ def test_deleting_the_account(server: LiveServer) -> None:
     with store.engine.connect() as c:
         row = c.execute(select(USERS).where(USERS.c.id == anna.id)).one()
         assert (row.name, row.password_hash, row.guest, row.lifetime) == (neutral, None, True, 0)
-        assert row.deleted is not None and row.former_names is None
+        assert row.deleted is not None and row.former_names == ["Anna"]  # held, and nothing else of hers
         for table, column in ((SESSIONS, SESSIONS.c.user_id), (RATINGS, RATINGS.c.user_id),
                               (RATING_HISTORY, RATING_HISTORY.c.user_id), (FRIENDS, FRIENDS.c.user_id),
                               (FRIENDS, FRIENDS.c.other_id), (BLOCKS, BLOCKS.c.blocked_id),
                               (REPORTS, REPORTS.c.reporter), (REVIEWS, REVIEWS.c.user_id)):
             assert c.scalar(select(func.count()).select_from(table).where(column == anna.id)) == 0, table.name
         assert c.scalar(select(func.count()).select_from(MATCH_PLAYERS).where(MATCH_PLAYERS.c.user_id == anna.id)) == 1
-    # The name is free again at once.
+    # The name is held 30 days, then anyone's (a new account, nothing of the deleted one's).
+    refused(signing_up(server, "Anna"), 409, "server.account_name_taken")
+    held_no_more(store, anna.id)
     again = account(server, "Anna")
     assert again.id != anna.id and again.http.get("/api/profile").json()["matches_list"] == []
+    server.app.state.identity.forget_idle_guests()  # the sweep: the names held no more are forgotten
+    with store.engine.connect() as c:
+        assert c.scalar(select(USERS.c.former_names).where(USERS.c.id == anna.id)) is None
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_a_deleted_accounts_names_stay_held_while_a_sanction_is_in_force(server: LiveServer) -> None:
+    """An operator warns and mutes Troll (once Grump), who deletes the account to sign up afresh:
+    every name it had stays held — 30 days, and besides as long as a sanction of it is in force —
+    so nobody signs up or changes their name to one of them, nor to one that looks like it; once
+    the sanctions are lifted and 30 days have passed, they are anyone's."""
+    troll = account(server, "Grump")
+    assert troll.http.post("/api/account/name", json={"name": "Troll", "password": PASSWORD}).status_code == 200
+    store: Store = server.app.state.store
+    held_no_more(store, troll.id)  # (renamed long ago)
+    op = account(server, "Op")
+    assert grant(store, "Op") == ("Op", True)
+    sanctions = "/api/admin/people/Troll/sanctions"
+    ends = (datetime.now(UTC) + timedelta(days=60)).isoformat(timespec="seconds")
+    made = [op.http.post(sanctions, json={"kind": "warn", "reason": "abuse in chat"}),
+            op.http.post(sanctions, json={"kind": "mute", "reason": "abuse in chat", "ends": ends})]
+    assert [r.status_code for r in made] == [201, 201], [r.text for r in made]
+    r = troll.http.post("/api/account/delete", json={"password": PASSWORD, "confirm": "Troll"})
+    assert r.status_code == 200, r.text
+    bo = account(server, "Bo")
+
+    def held(signing: tuple[str, ...], renaming: tuple[str, ...]) -> None:
+        for name in signing:
+            refused(signing_up(server, name), 409, "server.account_name_taken")
+        for name in renaming:
+            refused(bo.http.post("/api/account/name", json={"name": name, "password": PASSWORD}), 409,
+                    "server.account_name_taken")
+
+    held(("Troll", "TroII", "Grump"), ("troll", "Grurnp", "Grump"))  # (TroII with capital Is; rn for m)
+    held_no_more(store, troll.id)  # 30 days on: the warning and the mute are still in force
+    held(("Troll",), ("TroII", "Grurnp"))
+    assert op.http.get("/api/admin/people/Troll").status_code == 404  # no new Troll without the sanctions
+    for sanction in made:
+        lifted = op.http.post(f"/api/admin/sanctions/{sanction.json()['id']}/lift", json={"reason": "appeal"})
+        assert lifted.status_code == 200, lifted.text
+    again = account(server, "Troll")
+    assert again.id != troll.id
+    assert bo.http.post("/api/account/name", json={"name": "Grump", "password": PASSWORD}).status_code == 200
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_deleting_is_refused_to_someone_who_sat_down_meanwhile(server: LiveServer,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cy sits down at a table after the route looked whether she sits anywhere (a sit on this
+    server, or on another, between the look and the deletion): the deletion looks again in its
+    transaction and is refused as the first look would have been; nothing changes."""
+    cy = account(server, "Cy")
+    waiting = new_table(cy)["table_id"]
+    monkeypatch.setattr(AccountCare, "seated_at", lambda self, user_id: None)  # the route's look came first
+    body = refused(cy.http.post("/api/account/delete", json={"password": PASSWORD, "confirm": "Cy"}), 409,
+                   "account_care.delete_seated")
+    assert body["params"]["table"] == waiting
+    assert cy.http.get("/api/me").json()["name"] == "Cy"
+    with server.app.state.store.engine.connect() as c:
+        row = c.execute(select(USERS).where(USERS.c.id == cy.id)).one()
+        assert (row.name, row.deleted, row.former_names) == ("Cy", None, None)
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_a_person_whose_account_is_deleted_sits_at_no_table(server: LiveServer, db_url: str) -> None:
+    """Dave watches Nina's table; his account is deleted through another server, and before this
+    one finds his session ended his page asks for a seat: refused (the table is loaded again from
+    the store, without him), and the deleted account sits at no table."""
+    nina, dave = account(server, "Nina"), account(server, "Dave")
+    table_id = new_table(nina)["table_id"]
+    watching = dave.connect(table_id)
+    watching.until(lambda s: s["phase"] == "waiting")
+    elsewhere = Store(db_url)
+    try:
+        AccountCare(Identity(elsewhere)).delete(dave.id)
+    finally:
+        elsewhere.close()
+    reply = watching.refused({"type": "sit", "seat": "N"})
+    assert reply["code"] in ("server.store_failed", "server.session_ended"), reply
+    store: Store = server.app.state.store
+    assert store.seated_at(dave.id) is None
+    again = nina.connect(table_id)
+    seats = again.until(lambda s: s["phase"] == "waiting")["table"]["seats"]
+    assert seats["N"]["name"] is None and seats["S"]["name"] == "Nina"
+    again.close()
 
 
 @pytest.mark.parametrize("db_url", STORES, indirect=True)
@@ -464,8 +579,6 @@ def test_a_deal_finished_after_its_player_deleted_the_account_charges_them_nothi
     """Carol leaves a rated deal half way and deletes her account; the deal is played out and
     stored: her part of the match's history stays, but her row stays at zero (no lifetime, deal,
     match or pig) and no rating is made for her, while Dan is charged and rated as ever."""
-    from gongzhu.server.account_care import AccountCare
-    from gongzhu.server.identity import Identity
     from helpers.client import seating
 
     store = Store(db_url)
@@ -502,6 +615,7 @@ def test_deleting_an_account_leaves_another_persons_name_it_once_had(server: Liv
     first = account(server, "Ann")
     r = first.http.post("/api/account/name", json={"name": "Anna", "password": PASSWORD})
     assert r.status_code == 200, r.text
+    held_no_more(server.app.state.store, first.id)
     second = account(server, "Ann")
     table_id, lives = one_deal(first, second, turn_seconds=30, options={"match_end": "deals:1"})
     for live in lives.values():
@@ -553,7 +667,9 @@ def test_a_deleted_account_leaves_its_name_in_no_event(server: LiveServer) -> No
         r = person.http.post("/api/account/delete", json={"password": PASSWORD, "confirm": person.name})
         assert r.status_code == 200, r.text
         names[person.name] = r.json()["name"]
-    account(server, "Alice")  # the name is free: someone else takes it
+    refused(signing_up(server, "Alice"), 409, "server.account_name_taken")  # held a while
+    held_no_more(server.app.state.store, alice.id)
+    account(server, "Alice")  # then free: someone else takes it
     event = organiser.http.get(f"/api/events/{event_id}").json()
     gone = names["Alice"]
     assert event["entrants"] == [{"name": f"{gone} & Bob", "players": [gone, "Bob"], "withdrawn": False}]
@@ -564,6 +680,44 @@ def test_a_deleted_account_leaves_its_name_in_no_event(server: LiveServer) -> No
     assert [e["details"] for e in log if e["action"] in ("entry", "withdraw")] == [
         {"entrant": f"{gone} & Cy", "players": [gone, "Cy"]}, {"entrant": f"{gone} & Cy"}]
 
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_a_renamed_person_is_renamed_in_the_events(server: LiveServer) -> None:
+    """An entrant and a referee of an event change their names: the event names them by their new
+    names — its entrants, its referees and its log — and their old names are held, so nobody else
+    takes one and is taken for them there."""
+    organiser, alice, _, judge, cy = (account(server, n) for n in ("Olga8", "Alice8", "Bob8", "Judge8", "Cy8"))
+    made = organiser.http.post("/api/events", json={
+        "name": "Open pairs", "form": "howell", "boards": 1, "entry": "open", "referees": ["Judge8"],
+        "entrants": [{"players": ["Alice8", "Bob8"]}]})
+    assert made.status_code == 201, made.text
+    event_id = made.json()["id"]
+    # another event, which Alice8 entered with Cy8 and withdrew from: its log names her
+    other = organiser.http.post("/api/events", json={"name": "Another", "form": "howell", "boards": 1,
+                                                     "entry": "open"}).json()["id"]
+    befriend(alice, cy)
+    assert alice.http.post(f"/api/events/{other}/entries", json={"players": ["Alice8", "Cy8"]}).status_code == 200
+    assert alice.http.post(f"/api/events/{other}/withdraw", json={}).status_code == 200
+    for person, name in ((alice, "Alicia8"), (judge, "Justice8")):
+        r = person.http.post("/api/account/name", json={"name": name, "password": PASSWORD})
+        assert r.status_code == 200, r.text
+    for name in ("Alice8", "Judge8"):  # Mallory would take them: held
+        refused(signing_up(server, name), 409, "server.account_name_taken")
+    assert Someone(server).http.get("/api/users/Alice8").status_code == 404
+    event = organiser.http.get(f"/api/events/{event_id}").json()
+    assert event["entrants"] == [{"name": "Alicia8 & Bob8", "players": ["Alicia8", "Bob8"], "withdrawn": False}]
+    assert event["referees"] == ["Justice8"]
+    shown = json.dumps({k: event[k] for k in ("entrants", "referees", "log")}, ensure_ascii=False)
+    assert "Alice8" not in shown and "Judge8" not in shown
+    log = organiser.http.get(f"/api/events/{other}").json()["log"]
+    assert [e["details"] for e in log if e["action"] in ("entry", "withdraw")] == [
+        {"entrant": "Alicia8 & Cy8", "players": ["Alicia8", "Cy8"]}, {"entrant": "Alicia8 & Cy8"}]
+    # Held no more, the name is someone else's, and the event still names Alicia8.
+    held_no_more(server.app.state.store, alice.id)
+    mallory = account(server, "Alice8")
+    assert Someone(server).http.get("/api/users/Alice8").json()["lifetime"] == 0
+    event = mallory.http.get(f"/api/events/{event_id}").json()
+    assert event["entrants"][0]["players"] == ["Alicia8", "Bob8"]
 
 
 def test_a_renamed_person_connects_again_under_the_new_name(server: LiveServer) -> None:
@@ -592,7 +746,8 @@ def test_a_renamed_person_connects_again_under_the_new_name(server: LiveServer) 
                 got.append(watching.receive())
         assert closed.value.rcvd is not None and closed.value.rcvd.code == 4401
         assert [m["params"] for m in got if m.get("code") == "server.name_changed"] == [{"name": "Alan"}]
-        account(server, "Al")  # someone else takes the old name
+        held_no_more(server.app.state.store, al.id)
+        account(server, "Al")  # someone else takes the old name (once it is held no more)
         again = al.connect(table_id)
         again.until(lambda s: bool(s.get("phase")))
         again.send({"type": "sit", "seat": "N"})

@@ -54,6 +54,7 @@ from gongzhu.server import create_app
 from gongzhu.server import migrations as mig
 from gongzhu.server.identity import LOCAL_USER, User
 from gongzhu.server.migrations.__main__ import main as migrations_main
+from gongzhu.server.names import name_skeleton
 from gongzhu.server.store import METADATA, USERS, Store
 from helpers.client import Browser, act, local_client, new_match, seating, user_of
 from helpers.database import STORES, revisions_of
@@ -409,3 +410,35 @@ def test_practice_is_split_from_the_lifetime_score(db_url: str) -> None:
     finally:
         store.close()
     assert rows == {"u-a": (-200, 3, -800, 2, 3, 1), "u-b": (40, 1, 0, 0, 1, 0)}
+
+
+def test_the_look_alike_keys_of_accounts_are_worked_out_again(db_url: str) -> None:
+    """Migration 0021: every account's look-alike key is worked out again by today's rules (an
+    ``i`` read as ``l`` in any case, Japanese forms folded), so that a new ``BlLL`` is kept apart
+    from an ``Bill`` made before; a deleted account's key, and a guest's absence of one, stay."""
+    Store(db_url).close()
+    engine = create_engine(db_url)
+    try:
+        with engine.connect() as c:
+            cfg = mig.config()
+            cfg.attributes["connection"] = c
+            command.downgrade(cfg, "0020")
+            c.commit()
+        with engine.begin() as c:
+            c.execute(text(
+                "INSERT INTO users (id, name, name_key, name_skeleton, guest, created, deleted, lifetime, deals, "
+                "matches, pigs, session_epoch) VALUES "
+                "('u-a', 'Bill', 'bill', 'bill', false, '2026', NULL, 0, 0, 0, 0, 0), "
+                "('u-b', '剣客', '剣客', '剣客', false, '2026', NULL, 0, 0, 0, 0, 0), "
+                "('u-c', 'deleted-1', 'deleted-1', 'kept', true, '2026', '2026', 0, 0, 0, 0, 0), "
+                "('u-d', '游客7', '游客7', NULL, true, '2026', NULL, 0, 0, 0, 0, 0)"))
+    finally:
+        engine.dispose()
+    store = Store(db_url)  # upgrades to the head
+    try:
+        with store.engine.connect() as c:
+            looks = {r.id: r.name_skeleton for r in c.execute(select(USERS))}
+    finally:
+        store.close()
+    assert looks == {"u-a": name_skeleton("BlLL"), "u-b": name_skeleton("剑客"), "u-c": "kept", "u-d": None}
+    assert looks["u-a"] != "bill"

@@ -2,11 +2,14 @@
 Who you are and HTTP; :mod:`gongzhu.server.names`, :mod:`gongzhu.server.identity`).
 
 - A new account's name may not look like another account's: their UTS #39 confusable skeletons
-  (after simplified characters, without combining marks, in any case) may not be one — ``Аlice``
-  with a Cyrillic А, ``Alicé``, ``AIice`` beside ``Alice``; ``張三`` beside ``张三``.
+  (after simplified characters, without combining marks, in any case) may not be one — ``Аӏісе``
+  in Cyrillic, ``Alicé``, ``AIice``, ``ᴀʟɪᴄᴇ`` beside ``Alice``; ``BlLL`` and ``ВILL`` beside
+  ``Bill`` (``BILL`` is the name ``Bill``); ``張三`` beside ``张三``, ``剣客`` beside ``剑客``.
+- A name keeps to one script, or Latin with Chinese, Japanese or Korean (``kiκi`` is refused).
 - Names that look like those of guests, computer players, the single-player server's person or
   the staff are kept back, in either script and with digits after them (``遊客``, ``電腦``,
-  ``髙手``, ``C0mputer``, ``Сomputer``, ``Expert2``, ``AI1``, ``本機玩家``, ``Аdmin``, ``系統``);
+  ``髙手``, ``C0mputer``, ``Сomputer``, ``Expert2``, ``AI1``, ``本機玩家``, ``Аdmin``, ``系統``), and
+  so are names holding a staff word (``admin_team``, ``Moderators``, ``系统通知``);
   a name that shows nothing (Hangul fillers, zero-width characters), or holds a character that
   shows nothing, is refused, each with its own catalog message.
 - Passwords among the most common ones (zxcvbn's list, in any case) and passwords of spaces are
@@ -24,6 +27,7 @@ Each test that uses the database runs on SQLite and on PostgreSQL (``STORES``).
 from __future__ import annotations
 
 import json
+import string
 import threading
 import unicodedata
 from pathlib import Path
@@ -31,6 +35,8 @@ from typing import Any
 
 import pytest
 from alembic import command
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 from sqlalchemy import create_engine, select, text
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
@@ -84,10 +90,12 @@ def test_skeletons_follow_uts39_simplified_characters_marks_and_case() -> None:
         ("高手", "髙手"),  # a variant form
         ("computer", "C0mputer"),
         ("AI", "Al"),  # a capital I and a small l
+        ("Al", "ai"),  # ai is the name AI, which looks like Al
+        ("aiice", "Alice"),  # AIICE
     ]
     for a, b in alike:
         assert name_skeleton(a) == name_skeleton(b), (a, b)
-    for a, b in [("Alice", "Alicia"), ("Al", "ai"), ("Bob", "Rob"), ("张三", "李四"), ("aiice", "Alice")]:
+    for a, b in [("Alice", "Alicia"), ("Bob", "Rob"), ("张三", "李四")]:
         assert name_skeleton(a) != name_skeleton(b), (a, b)
 
 
@@ -101,8 +109,8 @@ def test_a_name_that_looks_like_an_accounts_is_refused(app: Any) -> None:
     with store.engine.connect() as conn:
         rows = conn.execute(select(USERS.c.name, USERS.c.name_skeleton).where(USERS.c.guest.is_(False))).all()
     assert sorted(rows) == sorted([("Alice", name_skeleton("Alice")), ("张三", name_skeleton("张三"))])
-    for name, other in [("Аlice", "Alice"), ("Alicé", "Alice"), ("Ali\u0336ce", "Alice"), ("AIice", "Alice"),
-                        ("張三", "张三")]:
+    for name, other in [("Аӏісе", "Alice"), ("Alicé", "Alice"), ("Ali\u0336ce", "Alice"), ("AIice", "Alice"),
+                        ("張三", "张三")]:  # Аӏісе: Cyrillic letters only
         with browser(app) as c:
             body = refused(sign_up(c, name), 409, "server.account_name_like")
             assert body["params"] == {"name": name, "other": other}
@@ -172,7 +180,7 @@ def test_two_look_alike_names_given_at_one_moment_are_not_both_taken(app: Any) -
         c = browser(app)
         answers[name] = sign_up(c, name)
 
-    names = ["Bobby", "B\u043ebby"]  # the second with a Cyrillic о
+    names = ["BOBBY", "\u0412\u041e\u0412\u0412\u0423"]  # the second in Cyrillic capitals
     threads = [threading.Thread(target=sign_up_as, args=(name,)) for name in names]
     for thread in threads:
         thread.start()
@@ -212,6 +220,123 @@ def test_refusals_of_names_read_in_both_languages(app: Any) -> None:
         assert "U+3164" in body["error"] and "U+3164" in body["message_zh"]
         refused(sign_up(c, "Al\u3164ice"), 400, "server.account_name_hidden")
         assert c.get("/api/me").json()["guest"] is True
+
+
+# ---------------------------------------------------------------------- case, Japanese forms, scripts, staff
+
+#: Look-alikes of Latin letters in Cyrillic and Greek, as a mixed name would hold them.
+FOREIGN = {"a": "а", "c": "с", "e": "е", "o": "о", "p": "р", "x": "х", "y": "у", "A": "А", "B": "В", "E": "Е",
+           "H": "Н", "I": "І", "K": "К", "M": "М", "O": "О", "P": "Р", "T": "Т", "X": "Х", "Z": "Ζ", "N": "Ν"}
+
+
+@pytest.mark.parametrize(("name", "other"), [
+    ("Bill", "ВILL"),  # a Cyrillic В: BILL is the name Bill
+    ("Tim", "TΙM"),  # a Greek Ι
+    ("Bill", "BlLL"),  # a small l for the capital I of BILL
+    ("Tim", "ТІМ"),  # Cyrillic letters only
+    ("Alice", "ALICE"),
+    ("Alice", "AIice"),  # as before: a capital I for the small l
+    ("Li", "LI"),
+])
+def test_names_look_alike_in_any_case(name: str, other: str) -> None:
+    assert name_skeleton(name) == name_skeleton(other) == name_skeleton(other.casefold())
+
+
+@settings(deadline=None)
+@given(st.text(alphabet=string.ascii_letters + string.digits, min_size=1, max_size=16))
+def test_a_latin_names_key_is_the_same_in_any_case(name: str) -> None:
+    look = name_skeleton(name)
+    assert name_skeleton(name.upper()) == name_skeleton(name.lower()) == name_skeleton(name.swapcase()) == look
+
+
+@pytest.mark.parametrize(("name", "other"), [
+    ("剑客", "剣客"), ("青龙", "靑龙"), ("姬发", "姫发"), ("户", "戸"), ("樱", "桜"), ("广", "広"), ("团", "団"),
+    ("亚", "亜"), ("恶", "悪"), ("气", "気"), ("对", "対"), ("战", "戦"), ("读", "読"), ("边", "辺"), ("铁", "鉄"),
+    ("岁", "歳"), ("发", "髪"), ("国", "囯"), ("卫", "衞"),
+])
+def test_japanese_and_variant_forms_look_like_the_simplified_characters(name: str, other: str) -> None:
+    assert name_skeleton(name) == name_skeleton(other), (name, other)
+    assert name_skeleton(f"{name}1号") == name_skeleton(f"{other}1号")
+
+
+def test_characters_of_chinese_that_japanese_writes_for_others_stay_apart() -> None:
+    """Japanese writes ``芸`` for ``藝`` and ``沪`` for ``濾``: in Chinese they are other characters,
+    and the traditional characters keep their simplified ones (``衛``: ``卫``)."""
+    assert name_skeleton("剣客") == name_skeleton("劍客") == name_skeleton("剑客")
+    assert name_skeleton("衞") == name_skeleton("衛") == name_skeleton("卫")
+    for name, other in [("王芸", "王艺"), ("沪生", "滤生"), ("予之", "豫之"), ("张欠", "张缺")]:
+        assert name_skeleton(name) != name_skeleton(other), (name, other)
+
+
+@pytest.mark.parametrize(("name", "other"), [
+    ("alice", "ᴀʟɪᴄᴇ"),  # small capitals
+    ("bob", "ƅob"),  # a tone six
+    ("Bob", "Ɓob"),  # a B with a hook
+    ("kiki", "kiĸi"),  # a kra
+    ("Bob", "ʙᴏʙ"),
+])
+def test_small_capitals_and_letters_like_them_look_like_their_letters(name: str, other: str) -> None:
+    assert name_skeleton(name) == name_skeleton(other)
+
+
+def test_names_that_mix_scripts_are_refused_and_names_of_one_script_or_latin_with_chinese_kept() -> None:
+    """One script, or Latin with Chinese, Japanese or Korean; digits and ``_ - ·`` with any."""
+    for name in ["ВILL", "TΙM", "Ⲁnn", "kiκi", "Вo", "Jοhn", "Ali٣", "Иван_Ivan", "Αλέξης_A"]:
+        error = refusal_of(name)
+        assert (error.text.key, error.text.json["params"]) == ("server.account_name_scripts", {"name": name}), name
+        assert name in error.text.render("zh") and name in error.text.render("en")
+    for name in ["Alice", "Bill", "Tim", "Al", "Ali", "A1", "Zoë", "Nguyễn", "张三", "王芸", "李郎", "欧阳娜娜",
+                 "司马懿", "剑客", "剣客", "Tom汤姆", "小明Ming", "Alice_王", "Tomの猫", "山田太郎", "さくら",
+                 "ラーメン", "Kim김", "Иван·Петров", "ТІМ", "Αλέξης", "ᴀʟɪᴄᴇ", "हिन्दी", "Hawaiʻi", "a_b-c·d", "Ann_7",
+                 "7"]:
+        assert check_name(name) == name and reserved(name) is None, name
+
+
+@settings(deadline=None)
+@given(st.text(alphabet=string.ascii_letters, min_size=2, max_size=16), st.data())
+def test_a_latin_name_with_a_letter_of_another_script_is_refused(name: str, data: st.DataObject) -> None:
+    at = [i for i, c in enumerate(name) if c in FOREIGN]
+    assume(at and any(c not in FOREIGN for c in name))
+    i = data.draw(st.sampled_from(at))
+    mixed = name[:i] + FOREIGN[name[i]] + name[i + 1:]
+    assert name_skeleton(mixed) == name_skeleton(name)
+    assert refusal_of(mixed).text.key in {"server.account_name_scripts", "server.account_name_reserved",
+                                          "server.account_name_local", "server.account_name_staff",
+                                          "account_care.name_deleted"}
+
+
+def test_names_holding_a_staff_word_are_refused_and_names_that_only_share_letters_kept() -> None:
+    """A staff word is the whole name, or a word of it (split at ``_ - ·``, digits, capitals and
+    Chinese characters): one beginning with ``admin``, ``moderator`` or ``operator``; ``system``,
+    ``staff``, ``support`` or their plurals; the Chinese words anywhere among Chinese characters.
+    ``GM`` only as the whole name."""
+    for name in ["operator", "Operator·", "Operator2", "站长", "官方", "客服", "运营", "系统消息", "系统通知",
+                 "系統通知", "GM", "gm_7", "staff", "support", "Moderators", "admin_team", "AdminTeam", "TechSupport",
+                 "staff-Tom", "Systems", "SUPPORT_1", "ADMINISTRATORS", "GMAdmin", "拱猪官方", "在线客服",
+                 "超级管理员", "运营小王", "官方Tom"]:
+        assert refusal_of(name).text.key == "server.account_name_staff", name
+    for name in ["Gmail", "GM_Tom", "Tom_Stafford", "Staffordshire", "Systematic", "Supporter", "Moderato",
+                 "Operetta", "幸运星", "客人", "官员"]:
+        assert check_name(name) == name and reserved(name) is None, name
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_signing_up_refuses_look_alikes_in_any_case_and_form_and_mixed_or_staff_names(app: Any) -> None:
+    for name in ["Bill", "Tim", "剑客", "alice"]:
+        with browser(app) as c:
+            assert sign_up(c, name).status_code == 200
+    for name, other in [("BlLL", "Bill"), ("ТІМ", "Tim"), ("剣客", "剑客"), ("ᴀʟɪᴄᴇ", "alice")]:
+        with browser(app) as c:  # ТІМ: Cyrillic capitals
+            body = refused(sign_up(c, name), 409, "server.account_name_like")
+            assert body["params"] == {"name": name, "other": other}
+    with browser(app) as c:
+        body = refused(sign_up(c, "kiκi"), 400, "server.account_name_scripts")
+        assert body["params"] == {"name": "kiκi"} and "kiκi" in body["message_zh"] and "kiκi" in body["error"]
+        refused(sign_up(c, "ВILL"), 400, "server.account_name_scripts")
+        refused(sign_up(c, "admin_team"), 400, "server.account_name_staff")
+        refused(sign_up(c, "系统通知"), 400, "server.account_name_staff")
+        assert c.get("/api/me").json()["guest"] is True
+        assert sign_up(c, "Tom汤姆").status_code == 200
 
 
 # ---------------------------------------------------------------------- passwords

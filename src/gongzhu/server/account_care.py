@@ -43,17 +43,17 @@ from gongzhu.records.format import dump_record
 from gongzhu.rules.match import title_for
 from gongzhu.server.bodies import BodyError, typed_body
 from gongzhu.server.identity import (
-    DELETED_PREFIX,
     AccountError,
     Identity,
     User,
     check_name,
     check_password,
     login_key,
+    name_held,
     name_key,
     other_name_like,
 )
-from gongzhu.server.names import name_skeleton
+from gongzhu.server.names import DELETED_PREFIX, name_skeleton
 from gongzhu.server.policy import counted_address
 from gongzhu.server.store import (
     BLOCKS,
@@ -79,11 +79,12 @@ from gongzhu.server.wire import personal_answer, plain_error
 
 __all__ = ["EXPORT_FORMAT", "RENAME_DAYS", "AccountCare", "Tries", "routes"]
 
-#: An account changes its name at most once in this many days.
+#: An account changes its name at most once in this many days (the name it gave up is held as
+#: long, :data:`~gongzhu.server.identity.NAME_HELD`).
 RENAME_DAYS = 30
 #: The ``format`` of ``GET /api/account/export``'s file.
 EXPORT_FORMAT = "gongzhu-account-export/1"
-#: The random hex digits after :data:`~gongzhu.server.identity.DELETED_PREFIX` in a deleted account's name.
+#: The random hex digits after :data:`~gongzhu.server.names.DELETED_PREFIX` in a deleted account's name.
 DELETED_DIGITS = 6
 
 _DEALS = METADATA.tables["deals"]
@@ -117,9 +118,10 @@ def _rename_seats(c: Connection, user_id: str, name: str) -> None:
 
 def _rename_events(c: Connection, user_id: str, names: set[str], neutral: str) -> None:
     """The events ``user_id`` entered, entered and withdrew from, or refereed name them
-    ``neutral``: in their entrants and referees (kept by id and name), an entrant named after
-    its players, or by one of ``names``, named anew — and their log likewise, an entrant by the
-    same new name wherever it names it, so that the log and the entrants agree."""
+    ``neutral`` (their new name, or a deleted account's): in their entrants and referees (kept
+    by id and name), an entrant named after its players, or by one of ``names``, named anew —
+    and their log likewise, an entrant by the same new name wherever it names it, so that the
+    log and the entrants agree."""
     mentioned = f'"{user_id}"'
     acted = select(EVENT_LOG.c.event_id).where(EVENT_LOG.c.actor == user_id)
     rows = c.execute(select(EVENTS.c.id, EVENTS.c.entrants, EVENTS.c.referees).where(or_(
@@ -127,10 +129,11 @@ def _rename_events(c: Connection, user_id: str, names: set[str], neutral: str) -
         cast(EVENTS.c.referees, String).contains(mentioned, autoescape=True),
         EVENTS.c.id.in_(acted)))).all()
 
-    def anew(name: str, players: list[str]) -> str:
-        """An entrant's name once the person's name in ``players`` is the neutral one."""
-        if name == " & ".join(players):
-            return " & ".join(neutral if p in names else p for p in players)
+    def anew(name: str, players: list[tuple[bool, str]]) -> str:
+        """An entrant's name once the person's name among ``players`` (each: whether it is the
+        person's, the name) is the neutral one."""
+        if name == " & ".join(p for _, p in players):
+            return " & ".join(neutral if theirs else p for theirs, p in players)
         return neutral if name in names else name
 
     for row in rows:
@@ -142,14 +145,15 @@ def _rename_events(c: Connection, user_id: str, names: set[str], neutral: str) -
         for entrant in row.entrants or []:
             if any(p[0] == user_id for p in entrant["players"]):
                 ours.add(entrant["name"])
-                entrant_names[entrant["name"]] = anew(entrant["name"], [p[1] for p in entrant["players"]])
+                entrant_names[entrant["name"]] = anew(entrant["name"],
+                                                      [(p[0] == user_id, p[1]) for p in entrant["players"]])
                 players = [[p[0], neutral if p[0] == user_id else p[1]] for p in entrant["players"]]
                 entrant = {**entrant, "name": entrant_names[entrant["name"]], "players": players}
             entrants.append(entrant)
         for entry in log:  # an entrant the person entered and withdrew since is in the log alone
             d = entry.details
             if entry.action == "entry" and entry.actor == user_id and d["entrant"] not in entrant_names:
-                entrant_names[d["entrant"]] = anew(d["entrant"], list(d["players"]))
+                entrant_names[d["entrant"]] = anew(d["entrant"], [(p in names, p) for p in d["players"]])
         referees = [[r[0], neutral if r[0] == user_id else r[1]] for r in row.referees or []]
         c.execute(update(EVENTS).where(EVENTS.c.id == row.id).values(entrants=entrants, referees=referees))
         for entry in log:
@@ -181,13 +185,14 @@ def _rename_records(c: Connection, user_id: str, names: set[str], neutral: str) 
     changed = 0
     for start in range(0, len(played), 500):
         chunk = played[start:start + 500]
-        # A name another player of the match has or had is theirs as much: left as it is.
+        # A name another player of the match has or had is theirs as much: left as it is (not the
+        # names a deleted account holds: its records name it by its neutral name alone).
         others: dict[str, set[str]] = {}
-        for match_id, other, former in c.execute(
-                select(MATCH_PLAYERS.c.match_id, USERS.c.name, USERS.c.former_names)
+        for match_id, other, former, deleted in c.execute(
+                select(MATCH_PLAYERS.c.match_id, USERS.c.name, USERS.c.former_names, USERS.c.deleted)
                 .join(USERS, USERS.c.id == MATCH_PLAYERS.c.user_id)
                 .where(MATCH_PLAYERS.c.match_id.in_(chunk), MATCH_PLAYERS.c.user_id != user_id)):
-            others.setdefault(match_id, set()).update([other, *(former or [])])
+            others.setdefault(match_id, set()).update([other, *((former or []) if deleted is None else [])])
         rows = c.execute(select(_DEALS.c.id, _DEALS.c.match_id, _DEALS.c.record).where(_DEALS.c.match_id.in_(chunk)))
         for row in rows.all():
             record = json.loads(row.record)
@@ -257,8 +262,9 @@ class AccountCare:
     def rename(self, user: User, name: str) -> User:
         """The account's name becomes ``name`` (the rules of :func:`check_name`; not the name it
         has; not twice in :data:`RENAME_DAYS` days; no other account's, nor one looking like
-        another's); the former name is kept in ``former_names``, and the stored seats take the
-        new one.  :class:`AccountError` otherwise."""
+        another's, nor a name held, :func:`~gongzhu.server.identity.name_held`); the former name
+        is kept in ``former_names`` (and held from now on), and the stored seats and the events
+        take the new one.  :class:`AccountError` otherwise."""
         clean = check_name(name)
         row = self._row(user.id)
         if clean == row.name:
@@ -272,7 +278,8 @@ class AccountCare:
         taken = AccountError(409, Text.of("server.account_name_taken", name=clean))
         with self.store.engine.connect() as c:
             holder = c.scalar(select(USERS.c.id).where(USERS.c.name_key == key))
-        if holder is not None and holder != user.id:
+            held = name_held(c, key, look, user.id)
+        if (holder is not None and holder != user.id) or held:
             raise taken
         former = [n for n in (row.former_names or []) if n != row.name] + [row.name]
         try:
@@ -280,12 +287,16 @@ class AccountCare:
                 other = other_name_like(c, look, user.id)  # checked again, one at a time
                 if other is not None:
                     raise AccountError(409, Text.of("server.account_name_like", name=clean, other=other))
+                if name_held(c, key, look, user.id):
+                    raise taken
                 done = c.execute(update(USERS).where(USERS.c.id == user.id, USERS.c.name == row.name,
                                                      USERS.c.password_hash.is_not(None))
                                  .values(name=clean, name_key=key, name_skeleton=look, renamed=_now(),
                                          former_names=former)).rowcount
                 if done:
                     _rename_seats(c, user.id, clean)
+                    # the events too: a name they showed is held a while, then anyone's
+                    _rename_events(c, user.id, {row.name, *(row.former_names or [])}, clean)
         except IntegrityError:  # taken meanwhile: the unique name_key
             raise taken from None
         if not done:  # renamed or deleted meanwhile
@@ -304,8 +315,11 @@ class AccountCare:
         place on any board), every session ends, its ratings, rating history, friendships and
         requests, blocks (either way), invitations and open reports it made go, and the
         records and stored seats that named it by any of its names name it by the neutral one —
-        all in one transaction; returns the neutral name.  What stays: the matches with their
-        records and every other person's totals and ratings (docs/accounts.md).  Safe in a worker
+        all in one transaction; returns the neutral name.  Its names stay in ``former_names``,
+        held (:data:`~gongzhu.server.identity.NAME_HELD`).  Refused (409) while the person sits at
+        a table for people that is not over, looked at again here, in the transaction.  What
+        stays: the matches with their records and every other person's totals and ratings
+        (docs/accounts.md).  Safe in a worker
         thread; the caller then tells :attr:`Identity.on_ended` on the event loop, so that the
         person's open table connections close at once."""
         now = _now()
@@ -317,11 +331,18 @@ class AccountCare:
                     if row is None or row.password_hash is None:
                         raise AccountError(409, Text.of("account_care.changed_meanwhile"))
                     names = {row.name, *(row.former_names or [])}
+                    held = [n for n in (row.former_names or []) if n != row.name] + [row.name]
                     c.execute(update(USERS).where(USERS.c.id == user_id).values(
                         name=neutral, name_key=name_key(neutral), name_skeleton=None, password_hash=None, guest=True,
                         lifetime=0, deals=0, matches=0, pigs=0, practice=0, practice_deals=0, last_seen=None,
-                        role=None, renamed=None, former_names=None, deleted=now,
+                        role=None, renamed=None, former_names=held, deleted=now,
                         session_epoch=USERS.c.session_epoch + 1))
+                    # Seated meanwhile (since the route looked): refused.  Read after the row is
+                    # written, so in its lock: a table's seat stored meanwhile is seen here, and
+                    # one stored later finds the row deleted (Store.save_table).
+                    seated = seated_rows(c, user_id, open_tables=True)
+                    if seated:
+                        raise AccountError(409, Text.of("account_care.delete_seated", table=str(seated[0].id)))
                     for statement in (
                         delete(SESSIONS).where(SESSIONS.c.user_id == user_id),
                         delete(RATINGS).where(RATINGS.c.user_id == user_id),

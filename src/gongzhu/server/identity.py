@@ -21,13 +21,12 @@ import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from functools import cache
 from typing import Any
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from itsdangerous import BadData, URLSafeTimedSerializer
-from sqlalchemy import ColumnElement, Connection, Row, and_, delete, exists, insert, or_, select, text, update
+from sqlalchemy import ColumnElement, Connection, Row, and_, delete, exists, insert, null, or_, select, text, update
 from sqlalchemy.exc import IntegrityError
 from starlette.requests import HTTPConnection, cookie_parser
 
@@ -69,6 +68,7 @@ __all__ = [
     "COOKIE_MAX_AGE",
     "GUEST_KEPT",
     "LOCAL_USER",
+    "NAME_HELD",
     "NAME_MAX",
     "NAME_MIN",
     "PASSWORD_MAX",
@@ -81,6 +81,7 @@ __all__ = [
     "check_password",
     "default_hasher",
     "login_key",
+    "name_held",
     "name_key",
     "other_name_like",
 ]
@@ -113,14 +114,18 @@ NAME_PUNCTUATION = "_-·"
 #: :mod:`gongzhu.server.names` keeps both beginnings back from accounts.
 GUEST_PREFIX = "游客"
 GUEST_DIGITS = 4
-#: A deleted account is named this and six random hex digits (gongzhu.server.account_care); the
-#: pages show it as the catalog's ``account_care.deleted_player``, and no account may take such a name.
-DELETED_PREFIX = "deleted-"
 #: A guest with nothing of theirs kept (no deal, no result, no rating, no review, no friend, no
 #: block, report or sanction, no open table) is forgotten this long after it was made and last
 #: seen (:meth:`Identity.forget_idle_guests`): every visit without a cookie makes a guest, and
 #: most never play.
 GUEST_KEPT = timedelta(days=7)
+#: A name given up is held this long (docs/accounts.md): the name an account changed from, from
+#: the change, and every name an account had once it is deleted, from the deletion — besides,
+#: a deleted account's names, as long as a sanction of it is in force.  Nobody else may take a
+#: name held, nor one that looks like it (:func:`name_held`).  No longer than
+#: :data:`gongzhu.server.account_care.RENAME_DAYS`: of a live account, only the name it gave up
+#: last can still be held.
+NAME_HELD = timedelta(days=30)
 
 
 def default_hasher() -> PasswordHasher:
@@ -220,14 +225,6 @@ def _shown(char: str) -> str:
     return char if char.isprintable() and not char.isspace() and not invisible(char) else f"U+{ord(char):04X}"
 
 
-@cache
-def _deleted_looks() -> tuple[str, ...]:
-    """How the beginning of a deleted account's name looks, in its spellings (``deleted-``,
-    ``Deleted-``, ``DELETED-``): a name that looks like one is kept back too."""
-    forms = (DELETED_PREFIX, DELETED_PREFIX.capitalize(), DELETED_PREFIX.upper())
-    return tuple({name_skeleton(form) for form in forms})
-
-
 def check_name(name: str) -> str:
     """The nickname ``name`` as stored (NFKC, outer spaces dropped); :class:`AccountError` (400)
     when it breaks the rules of ``docs/web-protocol.md``, Who you are, Names (the length, the
@@ -250,11 +247,9 @@ def check_name(name: str) -> str:
         raise AccountError(400, Text.of("server.account_name_hidden", char=_shown(typed)))
     if stacked_marks(clean) > MOST_MARKS:
         raise AccountError(400, Text.of("server.account_name_marks", limit=MOST_MARKS))
-    why = reserved(clean)
+    why = reserved(clean)  # (a deleted account's name too)
     if why is not None:
         raise AccountError(400, Text.of(why, name=clean))
-    if name_key(clean).startswith(DELETED_PREFIX) or name_skeleton(clean).startswith(_deleted_looks()):
-        raise AccountError(400, Text.of("account_care.name_deleted", name=clean))
     return clean
 
 
@@ -273,6 +268,41 @@ def other_name_like(c: Connection, look: str, me: str) -> str | None:
     name: str | None = c.scalar(select(USERS.c.name).where(USERS.c.name_skeleton == look, USERS.c.id != me)
                                 .order_by(USERS.c.created, USERS.c.id).limit(1))
     return name
+
+
+def _in_force(now: str) -> ColumnElement[bool]:
+    """The user's row has a sanction in force at ``now`` (not lifted, with no end or a later one:
+    as an operator's card counts it, gongzhu.server.moderation)."""
+    return exists().where(SANCTIONS.c.user_id == USERS.c.id, SANCTIONS.c.lifted.is_(None),
+                          or_(SANCTIONS.c.ends.is_(None), SANCTIONS.c.ends > now))
+
+
+def _holding(now: datetime) -> ColumnElement[bool]:
+    """The rows whose names are held at ``now`` (:data:`NAME_HELD`): an account renamed since
+    :data:`NAME_HELD` before (the name it gave up last), an account deleted since then or with a
+    sanction in force (every name it had: kept in ``former_names`` for this)."""
+    cutoff = (now - NAME_HELD).isoformat(timespec="microseconds")
+    return and_(USERS.c.former_names.is_not(None), or_(
+        and_(USERS.c.deleted.is_(None), USERS.c.renamed >= cutoff),
+        and_(USERS.c.deleted.is_not(None),
+             or_(USERS.c.deleted >= cutoff, _in_force(now.isoformat(timespec="microseconds"))))))
+
+
+def name_held(c: Connection, key: str, look: str, me: str | None = None) -> bool:
+    """Whether a name of the key ``key`` (:func:`name_key`) and the look ``look``
+    (:func:`name_skeleton`) is held by someone but ``me`` (:data:`NAME_HELD`): it is, or looks
+    like, a name held.  Read in ``c``: a change of name or a deletion stores the name it gives up
+    in the transaction that frees it, so a reader finds the name either still the account's or
+    held."""
+    query = select(USERS.c.deleted, USERS.c.former_names).where(_holding(datetime.now(UTC)))
+    if me is not None:
+        query = query.where(USERS.c.id != me)
+    for row in c.execute(query):
+        names = row.former_names or []
+        for name in names if row.deleted is not None else names[-1:]:
+            if name_key(name) == key or name_skeleton(name) == look:
+                return True
+    return False
 
 
 def check_password(password: str) -> None:
@@ -507,8 +537,13 @@ class Identity:
         """Delete the guests with nothing of theirs kept, made and last seen more than
         :data:`GUEST_KEPT` before ``now``, with their sessions (a browser that comes back is a
         new guest); ``batch`` at a time, each in one transaction.  The ids forgotten: the
-        caller closes their connections (:attr:`on_ended`)."""
-        cutoff = ((now or datetime.now(UTC)) - GUEST_KEPT).isoformat(timespec="microseconds")
+        caller closes their connections (:attr:`on_ended`).  First, the deleted accounts whose
+        names are held no more (:data:`NAME_HELD`) forget them."""
+        moment = now or datetime.now(UTC)
+        with self.store.engine.begin() as c:
+            c.execute(update(USERS).where(USERS.c.deleted.is_not(None), USERS.c.former_names.is_not(None),
+                                          ~_holding(moment)).values(former_names=null()))
+        cutoff = (moment - GUEST_KEPT).isoformat(timespec="microseconds")
         idle = _idle_guest(cutoff)
         forgotten: set[str] = set()
         after = ""
@@ -544,7 +579,7 @@ class Identity:
         is raised), so a cookie someone knew before is not the account.  :class:`AccountError`:
         signed in to an account (409), the name's or the password's rules (400), the name taken
         or looking like another person's (409: their names' skeletons are one,
-        :func:`gongzhu.server.names.name_skeleton`)."""
+        :func:`gongzhu.server.names.name_skeleton`), or held (409, as taken: :func:`name_held`)."""
         current = self.user_for(request)
         if current is not None and current.account:
             raise AccountError(409, Text.of("server.account_signed_in", name=current.name))
@@ -556,11 +591,14 @@ class Identity:
             holder = c.scalar(select(USERS.c.id).where(USERS.c.name_key == key))
             alike = c.execute(select(USERS.c.id, USERS.c.name).where(USERS.c.name_skeleton == look)
                               .order_by(USERS.c.created, USERS.c.id)).all()
+            held = name_held(c, key, look, current.id if current is not None else None)
         if holder is not None and (current is None or holder != current.id):
             raise taken
         other = next((row.name for row in alike if current is None or row.id != current.id), None)
         if other is not None:
             raise AccountError(409, Text.of("server.account_name_like", name=clean, other=other))
+        if held:  # given up a moment ago, or an account's deleted (docs/accounts.md)
+            raise taken
         hashed = await asyncio.to_thread(self.hasher.hash, password)
         user, _ = self.ensure(request) if current is None else (current, None)
         try:
@@ -568,6 +606,8 @@ class Identity:
                 other = other_name_like(c, look, user.id)  # checked again, one at a time
                 if other is not None:
                     raise AccountError(409, Text.of("server.account_name_like", name=clean, other=other))
+                if name_held(c, key, look, user.id):
+                    raise taken
                 done = c.execute(
                     update(USERS).where(USERS.c.id == user.id, USERS.c.password_hash.is_(None))
                     .values(name=clean, name_key=key, name_skeleton=look, password_hash=hashed, guest=False,
