@@ -44,6 +44,7 @@ from sqlalchemy import (
     select,
     text,
 )
+from sqlalchemy.engine import Engine
 from starlette.testclient import TestClient
 
 from gongzhu.cli.main import main as gongzhu_main
@@ -370,19 +371,26 @@ def test_command_line_works_on_the_package_environment(capsys: pytest.CaptureFix
         migrations_main([])
 
 
+def _at_revision(db_url: str, revision: str) -> Engine:
+    """A database made at the head and taken down to ``revision``, and an engine on it (the
+    caller disposes of it): rows written there are what an upgrade from ``revision`` finds."""
+    Store(db_url).close()
+    engine = create_engine(db_url)
+    with engine.connect() as c:
+        cfg = mig.config()
+        cfg.attributes["connection"] = c
+        command.downgrade(cfg, revision)
+        c.commit()
+    return engine
+
+
 @pytest.mark.parametrize("db_url", STORES, indirect=True)
 def test_practice_is_split_from_the_lifetime_score(db_url: str) -> None:
     """Migration 0009: the deals a person played alone against computers outside a challenge move
     from their lifetime score and deal count to practice; challenges' boards and tables of people
     stay in the lifetime score."""
-    Store(db_url).close()
-    engine = create_engine(db_url)
+    engine = _at_revision(db_url, "0008")
     try:
-        with engine.connect() as c:
-            cfg = mig.config()
-            cfg.attributes["connection"] = c
-            command.downgrade(cfg, "0008")
-            c.commit()
         with engine.begin() as c:
             c.execute(text(
                 "INSERT INTO users (id, name, name_key, guest, created, lifetime, deals, matches, pigs, session_epoch) "
@@ -416,14 +424,8 @@ def test_the_look_alike_keys_of_accounts_are_worked_out_again(db_url: str) -> No
     """Migration 0021: every account's look-alike key is worked out again by today's rules (an
     ``i`` read as ``l`` in any case, Japanese forms folded), so that a new ``BlLL`` is kept apart
     from an ``Bill`` made before; a deleted account's key, and a guest's absence of one, stay."""
-    Store(db_url).close()
-    engine = create_engine(db_url)
+    engine = _at_revision(db_url, "0020")
     try:
-        with engine.connect() as c:
-            cfg = mig.config()
-            cfg.attributes["connection"] = c
-            command.downgrade(cfg, "0020")
-            c.commit()
         with engine.begin() as c:
             c.execute(text(
                 "INSERT INTO users (id, name, name_key, name_skeleton, guest, created, deleted, lifetime, deals, "
