@@ -645,23 +645,29 @@ def test_a_renamed_account_deleted_leaves_none_of_its_names_in_the_records(app: 
     assert "Ann" not in text and text.count(neutral) == 2
 
 
+def _two_events(organiser: Someone, alice: Someone, cy: Someone, judge: Someone, partner: str) -> tuple[str, str]:
+    """Two events of ``organiser``: one that ``alice`` entered with ``partner``, ``judge`` its
+    referee, and another that she entered with ``cy`` and withdrew from (its log names her)."""
+    made = organiser.http.post("/api/events", json={
+        "name": "Open pairs", "form": "howell", "boards": 1, "entry": "open", "referees": [judge.name],
+        "entrants": [{"players": [alice.name, partner]}]})
+    assert made.status_code == 201, made.text
+    other = organiser.http.post("/api/events", json={"name": "Another", "form": "howell", "boards": 1,
+                                                     "entry": "open"}).json()["id"]
+    befriend(alice, cy)
+    entered = alice.http.post(f"/api/events/{other}/entries", json={"players": [alice.name, cy.name]})
+    assert entered.status_code == 200, entered.text
+    assert alice.http.post(f"/api/events/{other}/withdraw", json={}).status_code == 200
+    return made.json()["id"], other
+
+
 @pytest.mark.parametrize("db_url", STORES, indirect=True)
 def test_a_deleted_account_leaves_its_name_in_no_event(server: LiveServer) -> None:
     """An entrant and a referee of an event delete their accounts: the event names them by their
     neutral names — its entrants, its referees and its log — and whoever takes the name next is
     not taken for them."""
     organiser, alice, _, judge, cy = (account(server, n) for n in ("Olga", "Alice", "Bob", "Judge", "Cy"))
-    made = organiser.http.post("/api/events", json={
-        "name": "Open pairs", "form": "howell", "boards": 1, "entry": "open", "referees": ["Judge"],
-        "entrants": [{"players": ["Alice", "Bob"]}]})
-    assert made.status_code == 201, made.text
-    event_id = made.json()["id"]
-    # another event, which Alice entered with Cy and withdrew from: its log named her
-    other = organiser.http.post("/api/events", json={"name": "Another", "form": "howell", "boards": 1,
-                                                     "entry": "open"}).json()["id"]
-    befriend(alice, cy)
-    assert alice.http.post(f"/api/events/{other}/entries", json={"players": ["Alice", "Cy"]}).status_code == 200
-    assert alice.http.post(f"/api/events/{other}/withdraw", json={}).status_code == 200
+    event_id, other = _two_events(organiser, alice, cy, judge, "Bob")
     names = {}
     for person in (alice, judge):
         r = person.http.post("/api/account/delete", json={"password": PASSWORD, "confirm": person.name})
@@ -687,17 +693,7 @@ def test_a_renamed_person_is_renamed_in_the_events(server: LiveServer) -> None:
     names — its entrants, its referees and its log — and their old names are held, so nobody else
     takes one and is taken for them there."""
     organiser, alice, _, judge, cy = (account(server, n) for n in ("Olga8", "Alice8", "Bob8", "Judge8", "Cy8"))
-    made = organiser.http.post("/api/events", json={
-        "name": "Open pairs", "form": "howell", "boards": 1, "entry": "open", "referees": ["Judge8"],
-        "entrants": [{"players": ["Alice8", "Bob8"]}]})
-    assert made.status_code == 201, made.text
-    event_id = made.json()["id"]
-    # another event, which Alice8 entered with Cy8 and withdrew from: its log names her
-    other = organiser.http.post("/api/events", json={"name": "Another", "form": "howell", "boards": 1,
-                                                     "entry": "open"}).json()["id"]
-    befriend(alice, cy)
-    assert alice.http.post(f"/api/events/{other}/entries", json={"players": ["Alice8", "Cy8"]}).status_code == 200
-    assert alice.http.post(f"/api/events/{other}/withdraw", json={}).status_code == 200
+    event_id, other = _two_events(organiser, alice, cy, judge, "Bob8")
     for person, name in ((alice, "Alicia8"), (judge, "Justice8")):
         r = person.http.post("/api/account/name", json={"name": name, "password": PASSWORD})
         assert r.status_code == 200, r.text
