@@ -12,7 +12,7 @@ lobbies hear of it through the bus.  An event's news (:meth:`Lobby.stage_begun`)
 (its players, organiser and referees: a connection is the person whose session opened it), on
 every server, so that their pages read where they sit now at once; nobody else learns of it.
 
-Imports the store, the bus, the wire and the rules core (and the stand-ins' level, of thinking).
+Imports the store, the bus, the wire and the rules core (and which computer level plays a seat, of thinking).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from gongzhu.rules.match import Match, title_for
 from gongzhu.rules.options import PRESETS, Options
 from gongzhu.server.bus import Bus
 from gongzhu.server.store import MatchInfo, Seating, Store
-from gongzhu.server.thinking import TIMEOUT_LEVEL
+from gongzhu.server.thinking import computer_level
 from gongzhu.server.wire import encode
 
 __all__ = ["Listed", "Lobby", "entry"]
@@ -79,8 +79,8 @@ def entry(info: MatchInfo, people: dict[str, tuple[str, int]], *, spectators: in
         if table is not None:
             level = table.computer_level(Seat(i))
         else:
-            person = seating.dealt_to[i] if info.in_deal else (occupant[0] if occupant is not None else None)
-            level = TIMEOUT_LEVEL if person is not None and not info.solo else seating.levels[s]
+            level = computer_level(Seat(i), seating.levels, seating.seats, seating.dealt_to, in_deal=info.in_deal,
+                                   solo=info.solo)
         if occupant is None:
             seats[s] = {"name": None, "title": None, "computer": level, "auto": False}
         else:

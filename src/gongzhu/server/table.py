@@ -44,7 +44,7 @@ from gongzhu.server.clock import Clock
 from gongzhu.server.metrics import Metrics
 from gongzhu.server.rooms import ChatBudgets, Person, Presence, Ref
 from gongzhu.server.store import Charge, MatchInfo, Rated, Seating, StaleTable, Store
-from gongzhu.server.thinking import TIMEOUT_LEVEL, Pools, Thinking
+from gongzhu.server.thinking import Pools, Thinking, computer_level
 from gongzhu.server.views import Views, personal, public_exposures
 from gongzhu.server.wire import MessageError, Refused, codes, encode, refusal
 
@@ -454,15 +454,9 @@ class Table:
         return invite is not None and self.invite is not None and secrets.compare_digest(invite, self.invite)
 
     def computer_level(self, seat: Seat) -> str:
-        """The level of the computer player that plays ``seat`` when one does: at a table for
-        people, a seat dealt to a person (or, between deals, a person's seat in 托管) is played by
-        the stand-ins' level while nobody plays it themselves — in 托管 or left, never at the level
-        the host set for the seat; any other seat at that level."""
-        if self.in_deal:
-            person = self.dealt_to[seat]
-        else:
-            person = occupant[0] if (occupant := self.seats[seat]) is not None else None
-        return TIMEOUT_LEVEL if person is not None and not self.solo else self.levels[seat.name]
+        """The level of the computer player that plays ``seat`` when one does (the stand-ins' for a
+        person's seat: :func:`~gongzhu.server.thinking.computer_level`)."""
+        return computer_level(seat, self.levels, self.seats, self.dealt_to, in_deal=self.in_deal, solo=self.solo)
 
     def is_computer(self, seat: Seat) -> bool:
         """Whether a computer player plays ``seat`` now (nobody sits there, or 托管)."""

@@ -23,7 +23,7 @@ import os
 import random
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Any, Protocol
 
@@ -43,8 +43,7 @@ from gongzhu.server.metrics import Metrics
 from gongzhu.server.wire import Refused, codes, refusal
 
 __all__ = ["CLAIM_LIMIT", "DECISION_FLOOR", "OVERRUN_WINDOW", "SEARCHING", "SEARCH_FLOOR", "SEARCH_NICENESS",
-           "TIMEOUT_LEVEL",
-           "Pools", "Thinking", "decide_apart"]
+           "TIMEOUT_LEVEL", "Pools", "Thinking", "computer_level", "decide_apart"]
 
 log = logging.getLogger("gongzhu.server")
 
@@ -75,6 +74,17 @@ OVERRUN_WINDOW = 60.0
 DECISION_FLOOR = 0.05
 SEARCH_PROCESSES = 2
 SEARCH_NICENESS = 10
+
+
+def computer_level(seat: Seat, levels: Mapping[str, str], seats: Sequence[tuple[str, str] | None],
+                   dealt_to: Sequence[str | None], *, in_deal: bool, solo: bool) -> str:
+    """The level of the computer player that plays ``seat`` when one does: at a table for
+    people, a seat dealt to a person (or, between deals, a person's seat in 托管) is played by the
+    stand-ins' level (:data:`TIMEOUT_LEVEL`) while nobody plays it themselves — in 托管 or left,
+    never at the level the host set for the seat; any other seat at that level (``levels``)."""
+    occupant = seats[seat]
+    person = dealt_to[seat] if in_deal else (occupant[0] if occupant is not None else None)
+    return TIMEOUT_LEVEL if person is not None and not solo else levels[seat.name]
 
 
 def _lower_priority() -> None:
