@@ -27,7 +27,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy.exc import DBAPIError
 from starlette.applications import Starlette
@@ -240,6 +240,7 @@ SESSION_RECHECK = 5.0
 GUEST_SWEEP, GUEST_SWEEP_FIRST = 3600.0, 60.0
 #: The version a reconnecting page last saw (``?since=``): plain digits.
 _VERSION = re.compile(r"[0-9]{1,15}")
+_T = TypeVar("_T")
 #: The close code of a WebSocket refused because its address holds as many as it may (as HTTP's 429).
 TOO_MANY_SOCKETS = 4429
 
@@ -325,6 +326,12 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
     #: session lasts.
     lobby_watched: dict[Outbox, WebSocket] = {}
 
+    async def off_the_loop(work: Callable[..., _T], *args: Any) -> _T:
+        """``work(*args)`` in a thread, so that a database slow to answer holds no table, page or
+        health check meanwhile — on the loop for a database in memory, which no other process
+        shares and whose one connection a thread must not share (Store.in_memory)."""
+        return work(*args) if store.in_memory else await asyncio.to_thread(work, *args)
+
     def looked_up(lobbies: list[tuple[Outbox, WebSocket]], connections: list[tuple[Connection, WebSocket]],
                   ) -> tuple[dict[Outbox, _Found], dict[Connection, _Found]] | None:
         """The database's side of :func:`recheck` — whose session each connection still is, and
@@ -383,11 +390,8 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         told_of(looked_up(*of_whom(user_id)))
 
     async def recheck_off_the_loop() -> None:
-        """:func:`recheck` of every connection with the database read in a thread: a database
-        slow to answer holds no table, page or health check of this server meanwhile (a database
-        in memory, which no other process shares, is read on the loop)."""
-        found = looked_up(*of_whom(None)) if store.in_memory else await asyncio.to_thread(looked_up, *of_whom(None))
-        told_of(found)
+        """:func:`recheck` of every connection with the database read :func:`off_the_loop`."""
+        told_of(await off_the_loop(looked_up, *of_whom(None)))
 
     identity.on_ended = recheck
     moderation = Moderation(store, identity, tables, now)
@@ -434,8 +438,7 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         await asyncio.sleep(min(seconds, GUEST_SWEEP_FIRST))
         while True:
             try:
-                gone = identity.forget_idle_guests() if store.in_memory \
-                    else await asyncio.to_thread(identity.forget_idle_guests)
+                gone = await off_the_loop(identity.forget_idle_guests)
             except Exception:  # the database away, or a defect: logged, the next round tries again
                 log.exception("forgetting the idle guests failed")
             else:
