@@ -293,8 +293,9 @@ class Thinking:
                 delay = self.pace
             # Not shown sooner for a forced choice than for one thought about (nor than the
             # server's searches took lately, when they overran: Pools.floor).
-            self.pools.thought(level, now(), now() - started)
-            delay = max(delay, self.pools.floor(level, now()))
+            thought = now()
+            self.pools.thought(level, thought, thought - started)
+            delay = max(delay, self.pools.floor(level, thought))
             self.pools.metrics.think_seconds.labels(level, kind).observe(time.perf_counter() - thinking)
             await self.pools.sleep(max(0.0, delay - (now() - started)))
             if t.position != position or t.broken or self.step() != step:
