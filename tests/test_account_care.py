@@ -31,11 +31,12 @@ from starlette.testclient import TestClient
 from gongzhu.server.account_care import AccountCare
 from gongzhu.server.accounts import FREE_FAILURES
 from gongzhu.server.app import create_app
-from gongzhu.server.identity import COOKIE, Identity
+from gongzhu.server.identity import COOKIE, DEVICE_COOKIE, Identity
 from gongzhu.server.moderation import grant
 from gongzhu.server.store import (
     BLOCKS,
     FRIENDS,
+    KNOWN_DEVICES,
     MATCH_PLAYERS,
     RATING_HISTORY,
     RATINGS,
@@ -387,6 +388,7 @@ def test_the_export_holds_the_persons_data_and_nothing_else(app: Any) -> None:
         assert [b["name"] for b in data["blocks"]] == ["Cy"]
         assert [(x["name"], x["reason"]) for x in data["reports"]] == [("Cy", "rude in chat")]
         assert len(data["sessions"]) == 1 and set(data["sessions"][0]) == {"created"}
+        assert len(data["sign_ins"]["browsers"]) == 1 and data["sign_ins"]["failures"] == 0
         # The sanctions given to the person, with their reasons, not who gave them.
         assert data["sanctions"] == [{"kind": "warn", "reason": "mind the chat", "starts": "2026-12-01T00:00:00+00:00",
                                       "ends": None, "lifted": None}]
@@ -395,8 +397,9 @@ def test_the_export_holds_the_persons_data_and_nothing_else(app: Any) -> None:
         assert "argon2" not in text and "password_hash" not in text
         assert ann.cookies[COOKIE] not in text
         with store_of(app).engine.connect() as c:
-            for digest in c.scalars(select(SESSIONS.c.id)):
+            for digest in [*c.scalars(select(SESSIONS.c.id)), *c.scalars(select(KNOWN_DEVICES.c.device))]:
                 assert digest not in text
+        assert ann.cookies[DEVICE_COOKIE] not in text
         # A guest's export holds what a guest has; without a session there is nothing to export.
         guest.get("/api/me")
         g = guest.get("/api/account/export")

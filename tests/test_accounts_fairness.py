@@ -1,6 +1,8 @@
 """Fair to every player (``docs/web-protocol.md``, Who you are and Limits; ``docs/deploy.md``):
 sessions that begin anew at sign-up and end on the server at sign-out; failed sign-ins that slow
-down only the same name from the same address, never a stranger's correct password; client
+down the same name from the same address, never a stranger's correct password, and past more
+failures from everywhere, the account's sign-ins from browsers it does not know, never its
+owner's own browsers; client
 addresses taken from forwarding headers only when the peer is a proxy the operator trusts; slow
 requests closed by the transport, a bounded number of WebSockets per address, and a WebSocket
 message that is not UTF-8 closed with one line in the log.  Every server a test starts listens on
@@ -19,24 +21,27 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 import uvicorn
 from itsdangerous import URLSafeTimedSerializer
-from sqlalchemy import select
+from sqlalchemy import Connection, select
 from starlette.testclient import TestClient
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
-from gongzhu.server.accounts import FREE_FAILURES, Backoff
+from gongzhu.server.accounts import ACCOUNT_FREE_FAILURES, FREE_FAILURES, AccountGuard, Backoff
 from gongzhu.server.app import TOO_MANY_SOCKETS, create_app
-from gongzhu.server.identity import COOKIE, Identity
+from gongzhu.server.identity import COOKIE, DEVICE_COOKIE, KNOWN_DEVICES_MOST, Identity
+from gongzhu.server.moderation import reset_password
 from gongzhu.server.policy import MAX_BODY_BYTES, TrustedProxies, client_address, counted_address
-from gongzhu.server.store import SETTINGS, Store
+from gongzhu.server.store import KNOWN_DEVICES, SETTINGS, USERS, Store
 from gongzhu.server.transport import MOST_HEAD_BYTES, REQUEST_TIMEOUT, server_config
 from helpers.client import LOCAL, refused
+from helpers.database import STORES
 from helpers.servers import ServeProcess
 
 PASSWORD = "correct horse"
@@ -194,6 +199,136 @@ def test_the_owner_signs_in_from_another_address_while_an_attacker_waits(app: An
     with browser(app) as owner:
         r = login(owner, "Alice", PASSWORD)
         assert r.status_code == 200 and r.json()["name"] == "Alice"
+
+
+def strangers_fail(app: Any, name: str, tries: int, first: int = 0) -> list[Any]:
+    """``tries`` wrong passwords for ``name``, each from a browser of its own at an address of its
+    own (as a network of many machines tries), on ``app``."""
+    answers = []
+    for n in range(first, first + tries):
+        with browser(app, f"203.0.{n // 250}.{n % 250 + 1}") as stranger:
+            answers.append(login(stranger, name, f"guess {n}"))
+    return answers
+
+
+def known_devices(store: Store, user_id: str) -> int:
+    with store.engine.connect() as c:
+        return len(c.execute(select(KNOWN_DEVICES).where(KNOWN_DEVICES.c.user_id == user_id)).all())
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_an_account_waits_for_strangers_at_every_address_while_its_owner_signs_in(db_url: str,
+                                                                                 tmp_path: Path) -> None:
+    """Failures from many addresses, each within the address's own free tries, still add up for
+    the account: past :data:`ACCOUNT_FREE_FAILURES`, a browser the account does not know waits —
+    with the right password too — on every server of a shared database, while the browser its
+    owner signed up in signs in, from an address it never used, and so ends the count."""
+    first, second = make_app(db_url, tmp_path), make_app(db_url, tmp_path)
+    with browser(first) as owner:
+        alice = sign_up(owner, "Alice")
+        owner.post("/api/logout")
+        half = ACCOUNT_FREE_FAILURES // 2
+        answers = strangers_fail(first, "Alice", half) + strangers_fail(second, "Alice", half, first=half)
+        assert [r.status_code for r in answers] == [401] * ACCOUNT_FREE_FAILURES
+        for app in (first, second):
+            with browser(app, "198.51.100.50") as stranger:
+                r = login(stranger, "Alice", PASSWORD)
+                body = refused(r, 429, "server.account_sign_in_guarded")
+                assert body["params"] == {"seconds": int(r.headers["retry-after"])}
+        with browser(first, "192.0.2.200") as stranger:  # another name is not held up
+            refused(login(stranger, "Bob", "guessing!"), 401, "server.account_wrong_login")
+        owner_cookies = dict(owner.cookies)
+    # The same browser (its cookies) from an address it never used, on the other server:
+    with TestClient(second, base_url=LOCAL, client=("192.0.2.77", 50000), cookies=owner_cookies) as moved:
+        r = login(moved, "Alice", PASSWORD)
+        assert r.status_code == 200 and r.json()["id"] == alice["id"]
+    r = strangers_fail(first, "Alice", 1, first=500)[0]
+    refused(r, 401, "server.account_wrong_login")  # the owner's sign-in ended the count
+
+
+def test_a_browser_that_signs_in_becomes_known_and_the_count_is_forgotten_after_a_day(app: Any) -> None:
+    store: Store = app.state.store
+    identity: Identity = app.state.identity
+    now = [datetime(2026, 1, 1, tzinfo=UTC)]
+    guard = AccountGuard(identity, free=2, first=1.0, most=4.0, forget=3600.0, clock=lambda: now[0])
+    with browser(app) as c:
+        alice = sign_up(c, "Alice")
+        c.post("/api/logout")
+        device = c.cookies[DEVICE_COOKIE]
+    assert [guard.start("Alice", "stranger-device-token-0000000000") for _ in range(3)] == [0.0, 0.0, 1.0]
+    assert guard.start("alice", device) == 0.0  # the owner's browser never waits and counts nothing
+    waits = []
+    for _ in range(4):
+        waits.append(guard.start("ALICE", "stranger-device-token-0000000000"))
+        now[0] += timedelta(seconds=waits[-1])
+        assert guard.start("Alice", "stranger-device-token-0000000000") == 0.0
+    assert waits == [1.0, 2.0, 4.0, 4.0]
+    assert guard.start("Nobody", "stranger-device-token-0000000000") == 0.0  # no account to guard
+    now[0] += timedelta(seconds=3600)
+    assert guard.start("Alice", "stranger-device-token-0000000000") == 0.0  # an hour here forgets
+    with store.engine.connect() as conn:
+        assert conn.scalar(select(USERS.c.sign_in_failures).where(USERS.c.id == alice["id"])) == 1
+    guard.succeeded(alice["id"])
+    with store.engine.connect() as conn:
+        assert conn.scalar(select(USERS.c.sign_in_failures).where(USERS.c.id == alice["id"])) == 0
+    # At most the last KNOWN_DEVICES_MOST browsers are remembered.
+    for n in range(KNOWN_DEVICES_MOST + 3):
+        identity.remember(alice["id"], f"device-{n:02d}-" + "x" * 22)
+    assert known_devices(store, alice["id"]) == KNOWN_DEVICES_MOST
+
+
+@pytest.mark.postgres
+def test_tries_counted_at_once_on_two_servers_are_counted_once_each(pg_url: str) -> None:
+    """The count is compared and set: a try whose count another server changed after it read it
+    is not let through uncounted (it waits a moment), so tries at once on many servers never get
+    more than the free failures between them."""
+    store = Store(pg_url)
+    try:
+        identity = Identity(store)
+        with store.engine.begin() as c:
+            c.execute(USERS.insert().values(
+                id="alice-id", name="Alice", name_key="alice", password_hash="x", guest=False,
+                created="2026-01-01T00:00:00+00:00", lifetime=0, deals=0, matches=0, pigs=0, session_epoch=1))
+        other = AccountGuard(Identity(store))
+
+        class Meanwhile(Identity):
+            """Another server counts a try of the same account while this one looks."""
+
+            @staticmethod
+            def knows(c: Connection, user_id: str, device: str) -> bool:
+                assert other.start("Alice", "other-device-token-00000000000000") == 0.0
+                return False
+
+        racing = AccountGuard(Meanwhile(store))
+        assert racing.start("Alice", "stranger-device-token-0000000000") == racing.first
+        with store.engine.connect() as c:
+            assert c.scalar(select(USERS.c.sign_in_failures).where(USERS.c.id == "alice-id")) == 1
+        assert AccountGuard(identity).start("Alice", "stranger-device-token-0000000000") == 0.0
+        with store.engine.connect() as c:
+            assert c.scalar(select(USERS.c.sign_in_failures).where(USERS.c.id == "alice-id")) == 2
+    finally:
+        store.engine.dispose()
+
+
+def test_a_new_password_forgets_the_other_browsers_and_a_reset_ends_the_wait(app: Any) -> None:
+    """Changing the password keeps only this browser known (a browser someone else used is a
+    stranger again); an operator's reset forgets them all and ends the count, so that the owner
+    signs in at once from any browser."""
+    store: Store = app.state.store
+    with browser(app) as c:
+        alice = sign_up(c, "Alice")
+        with browser(app, "192.0.2.8") as laptop:
+            assert login(laptop, "Alice", PASSWORD).status_code == 200
+        assert known_devices(store, alice["id"]) == 2
+        r = c.post("/api/account/password", json={"current": PASSWORD, "new": "another horse"})
+        assert r.status_code == 200, r.text
+        assert known_devices(store, alice["id"]) == 1
+    assert [r.status_code for r in strangers_fail(app, "Alice", ACCOUNT_FREE_FAILURES)] == [401] * ACCOUNT_FREE_FAILURES
+    with browser(app, "192.0.2.9") as phone:
+        refused(login(phone, "Alice", "another horse"), 429, "server.account_sign_in_guarded")
+        _, temporary, _ = reset_password(store, "Alice")
+        assert known_devices(store, alice["id"]) == 0
+        assert login(phone, "Alice", temporary).status_code == 200
 
 
 def test_a_rotating_forwarded_address_from_a_peer_not_trusted_is_throttled(app: Any) -> None:

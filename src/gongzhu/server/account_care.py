@@ -63,6 +63,7 @@ from gongzhu.server.store import (
     EVENTS,
     FRIENDS,
     INVITATIONS,
+    KNOWN_DEVICES,
     MATCH_PLAYERS,
     MATCHES,
     METADATA,
@@ -335,8 +336,8 @@ class AccountCare:
                     c.execute(update(USERS).where(USERS.c.id == user_id).values(
                         name=neutral, name_key=name_key(neutral), name_skeleton=None, password_hash=None, guest=True,
                         lifetime=0, deals=0, matches=0, pigs=0, practice=0, practice_deals=0, last_seen=None,
-                        role=None, renamed=None, former_names=held, deleted=now,
-                        session_epoch=USERS.c.session_epoch + 1))
+                        role=None, renamed=None, former_names=held, deleted=now, sign_in_failures=0,
+                        sign_in_failed=None, session_epoch=USERS.c.session_epoch + 1))
                     # Seated meanwhile (since the route looked): refused.  Read after the row is
                     # written, so in its lock: a table's seat stored meanwhile is seen here, and
                     # one stored later finds the row deleted (Store.save_table).
@@ -345,6 +346,7 @@ class AccountCare:
                         raise AccountError(409, Text.of("account_care.delete_seated", table=str(seated[0].id)))
                     for statement in (
                         delete(SESSIONS).where(SESSIONS.c.user_id == user_id),
+                        delete(KNOWN_DEVICES).where(KNOWN_DEVICES.c.user_id == user_id),
                         delete(RATINGS).where(RATINGS.c.user_id == user_id),
                         delete(RATING_HISTORY).where(RATING_HISTORY.c.user_id == user_id),
                         delete(REVIEWS).where(REVIEWS.c.user_id == user_id),
@@ -365,7 +367,8 @@ class AccountCare:
 
     def export(self, user_id: str) -> dict[str, Any]:
         """Everything stored about the person (``GET /api/account/export``; docs/accounts.md):
-        never a password hash, a session's token, or what others keep that the person does not see."""
+        never a password hash, a session's token, a browser's device token or its digest, or what
+        others keep that the person does not see."""
         row = self._row(user_id)
         store = self.store
         with store.engine.connect() as c:
@@ -388,6 +391,8 @@ class AccountCare:
                                  .order_by(REVIEWS.c.played, REVIEWS.c.match_id, REVIEWS.c.deal_index)).all()
             sessions = list(c.scalars(select(SESSIONS.c.created).where(SESSIONS.c.user_id == user_id)
                                       .order_by(SESSIONS.c.created)))
+            browsers = list(c.scalars(select(KNOWN_DEVICES.c.last_seen).where(KNOWN_DEVICES.c.user_id == user_id)
+                                      .order_by(KNOWN_DEVICES.c.last_seen)))
             history = c.execute(select(RATING_HISTORY).where(RATING_HISTORY.c.user_id == user_id)
                                 .order_by(RATING_HISTORY.c.family, RATING_HISTORY.c.games)).all()
             results = c.execute(select(CHALLENGE_RESULTS, CHALLENGES.c.title)
@@ -429,6 +434,10 @@ class AccountCare:
             "rating_history": {family: [_point(h) for h in history if h.family == family]
                                for family in sorted({h.family for h in history})},
             "sessions": [{"created": created} for created in sessions],
+            # The browsers known to the account (when each last signed in, never its cookie) and the
+            # failed sign-ins from others that the account counts (docs/web-protocol.md, Limits).
+            "sign_ins": {"browsers": [{"last_signed_in": seen} for seen in browsers],
+                         "failures": int(row.sign_in_failures), "last_failure": row.sign_in_failed},
             # What the operators decided about the person, with their reasons (not who decided).
             "sanctions": [{"kind": x.kind, "reason": x.reason, "starts": x.starts, "ends": x.ends, "lifted": x.lifted}
                           for x in sanctions],

@@ -14,8 +14,11 @@ Bodies are declared in :mod:`gongzhu.formats.web` (:class:`AccountBody`, :class:
 a malformed one gets ``400 {"error"}`` naming the ``$.path``.  Every refusal a player reads is a
 catalog message, ``{"error": English, "message_zh", "code", "params"}``.  Failed sign-ins slow
 down the next try of the same name from the same client address (:class:`Backoff`): a few are
-free, then each one doubles the wait, up to a cap; nobody else's failures (other names from the
-same address, the same name from other addresses) ever delay a sign-in.  New accounts are
+free, then each one doubles the wait, up to a cap; other names' failures from the same address
+never delay a sign-in.  Besides, each account counts its failed sign-ins from every address and on
+every server, in the database (:class:`AccountGuard`): past a few more, the next try from a
+browser the account does not know waits in the same way, while its owner's browsers (those it was
+signed in from: :meth:`Identity.remember`) sign in.  New accounts are
 limited per address (:class:`Attempts`; only those with a name and a password that keep the
 rules count, since each one hashes the password).  Past either: ``429`` with ``Retry-After``.
 Addresses are :func:`~gongzhu.server.policy.counted_address`'s (an IPv6 client's /64 network).
@@ -28,7 +31,9 @@ import re
 import time
 from collections import deque
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 
+from sqlalchemy import select, update
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -39,11 +44,13 @@ from gongzhu.messages import Text
 from gongzhu.ratings import FAMILIES
 from gongzhu.server.account_care import routes as care_routes
 from gongzhu.server.bodies import BodyError, typed_body
-from gongzhu.server.identity import AccountError, Identity, check_name, check_password, login_key
+from gongzhu.server.identity import AccountError, Identity, check_name, check_password, device_of, login_key
 from gongzhu.server.policy import counted_address
+from gongzhu.server.store import USERS
 from gongzhu.server.wire import personal_answer, plain_error
 
 __all__ = [
+    "ACCOUNT_FREE_FAILURES",
     "FIRST_DELAY",
     "FORGET_AFTER",
     "FREE_FAILURES",
@@ -52,6 +59,7 @@ __all__ = [
     "MOST_DELAY",
     "SIGNUPS_PER_ADDRESS",
     "WINDOW",
+    "AccountGuard",
     "Attempts",
     "Backoff",
     "attempt",
@@ -66,6 +74,9 @@ FREE_FAILURES = 5
 FIRST_DELAY = 1.0
 MOST_DELAY = 15 * 60.0
 FORGET_AFTER = 24 * 3600.0
+#: Failed sign-ins of one account from browsers it does not know, from any address, before the next
+#: such try waits (then as :class:`Backoff`: from FIRST_DELAY, doubled up to MOST_DELAY).
+ACCOUNT_FREE_FAILURES = 20
 #: New accounts one client address may make per :data:`WINDOW` seconds.
 SIGNUPS_PER_ADDRESS = 10
 WINDOW = 60.0
@@ -111,6 +122,14 @@ class Attempts:
                 del self.seen[next(iter(self.seen))]
 
 
+def doubling(failures: int, free: int, first: float, most: float) -> float:
+    """The wait after ``failures`` failures in a row: none for the first ``free``, then ``first``
+    seconds doubled by each further one, up to ``most``."""
+    if failures < free:
+        return 0.0
+    return min(most, first * 2.0 ** min(failures - free, 64))
+
+
 class Backoff:
     """Failed tries per key (a name and a client address): the first ``free`` cost nothing; after
     that each failure doubles the wait before the key may try again, from ``first`` seconds up to
@@ -135,9 +154,7 @@ class Backoff:
 
     def delay(self, failures: int) -> float:
         """The wait after ``failures`` failures in a row."""
-        if failures < self.free:
-            return 0.0
-        return min(self.most, self.first * 2.0 ** min(failures - self.free, 64))
+        return doubling(failures, self.free, self.first, self.most)
 
     def due(self, key: tuple[str, str]) -> float:
         """Seconds until ``key`` may try again (0.0: now)."""
@@ -184,6 +201,60 @@ class Backoff:
             del self.seen[next(iter(self.seen))]
 
 
+class AccountGuard:
+    """Failed sign-ins per account, counted in the database (``users.sign_in_failures`` and
+    ``sign_in_failed``), so from every address and on every server alike: tries from a browser the
+    account knows (:meth:`Identity.knows`: it was signed in from there) count nothing and never
+    wait; past ``free`` failures from the others, the next of those waits as :class:`Backoff`'s
+    do, from ``first`` seconds doubled up to ``most``.  :meth:`start` counts a try as failed from
+    its start (once among tries sent at once, on any server: the count is compared and set); a
+    correct password ends the count (:meth:`succeeded`), and so does ``forget`` seconds without a
+    failure.  An unknown name counts nothing: it has no account to guard."""
+
+    def __init__(self, identity: Identity, free: int = ACCOUNT_FREE_FAILURES, first: float = FIRST_DELAY,
+                 most: float = MOST_DELAY, *, forget: float = FORGET_AFTER,
+                 clock: Callable[[], datetime] = lambda: datetime.now(UTC)) -> None:
+        self.identity = identity
+        self.free = free
+        self.first = first
+        self.most = most
+        self.forget = forget
+        self.clock = clock
+
+    def start(self, name: str, device: str) -> float:
+        """Count a try of the account ``name`` from the browser of ``device`` as failed and return
+        0.0 (nothing counted for a browser it knows, or a name of no account), or return the seconds
+        it must still wait (counting nothing)."""
+        engine = self.identity.store.engine
+        now = self.clock()
+        with engine.begin() as c:
+            row = c.execute(select(USERS.c.id, USERS.c.sign_in_failures, USERS.c.sign_in_failed)
+                            .where(USERS.c.name_key == login_key(name), USERS.c.password_hash.is_not(None))).first()
+            if row is None or self.identity.knows(c, row.id, device):
+                return 0.0
+            failures, stamp = int(row.sign_in_failures), row.sign_in_failed
+            last = datetime.fromisoformat(stamp) if stamp is not None else None
+            if last is None or last <= now - timedelta(seconds=self.forget):
+                failures = 0
+            if last is not None and failures:
+                wait = (last + timedelta(seconds=doubling(failures, self.free, self.first, self.most)) - now)
+                if wait.total_seconds() > 0:
+                    return wait.total_seconds()
+            counted = c.execute(update(USERS).where(
+                USERS.c.id == row.id, USERS.c.sign_in_failures == row.sign_in_failures,
+                USERS.c.sign_in_failed.is_not_distinct_from(stamp),
+            ).values(sign_in_failures=failures + 1, sign_in_failed=now.isoformat(timespec="microseconds"))).rowcount
+        # Another try of the account was counted at that moment (here or on another server): this
+        # one waits a moment rather than pass uncounted.
+        return 0.0 if counted else self.first
+
+    def succeeded(self, user_id: str) -> None:
+        """The account's password was given: its count of failures ends."""
+        with self.identity.store.engine.begin() as c:
+            c.execute(update(USERS).where(USERS.c.id == user_id, USERS.c.sign_in_failures != 0)
+                      .values(sign_in_failures=0, sign_in_failed=None))
+
+
 def attempt(*checks: tuple[Attempts, str]) -> float:
     """Count an attempt on each (limit, key) when every one has room; else count nothing and
     return the seconds until they all have."""
@@ -207,11 +278,16 @@ def routes(identity: Identity) -> list[Route]:
     """The account routes of ``docs/web-protocol.md`` (Who you are), on ``identity``; each
     application makes its own (the attempt limits are per application)."""
     failures = Backoff()
+    guard = AccountGuard(identity)
     signups = Attempts(SIGNUPS_PER_ADDRESS)
 
     async def me(request: Request) -> Response:
         user, cookie = identity.ensure(request)
-        return personal_answer(user.to_json(), cookie)
+        device_cookie = None
+        if user.account and device_of(request) is None:  # signed in before browsers were known
+            device, device_cookie = identity.device(request)
+            identity.remember(user.id, device)
+        return personal_answer(user.to_json(), cookie, device_cookie)
 
     async def register(request: Request) -> Response:
         try:
@@ -230,7 +306,9 @@ def routes(identity: Identity) -> list[Route]:
             user, cookie = await identity.register(request, body.name, body.password)
         except AccountError as e:
             return personal_answer(e.json, status=e.status)
-        return personal_answer(user.to_json(), cookie)
+        device, device_cookie = identity.device(request)
+        identity.remember(user.id, device)
+        return personal_answer(user.to_json(), cookie, device_cookie)
 
     async def login(request: Request) -> Response:
         try:
@@ -239,16 +317,23 @@ def routes(identity: Identity) -> list[Route]:
             return plain_error(e.status, str(e))
         # A name is counted by its key (every spelling of it alike), with the client's address.
         key = (login_key(body.name)[:64], counted_address(request))
-        wait = failures.start(key)
+        wait = failures.due(key)
         if wait:
             return too_many(wait, "server.account_sign_in_wait")
+        device, device_cookie = identity.device(request)
+        wait = guard.start(body.name, device)
+        if wait:
+            return too_many(wait, "server.account_sign_in_guarded")
+        failures.start(key)  # due now: nothing awaited since it was asked
         try:
             user, cookie = await identity.login(request, body.name, body.password)
         except AccountError as e:
             failures.failed(key)
-            return personal_answer(e.json, status=e.status)
+            return personal_answer(e.json, status=e.status, device_cookie=device_cookie)
         failures.succeeded(key)
-        return personal_answer(user.to_json(), cookie)
+        guard.succeeded(user.id)
+        identity.remember(user.id, device)
+        return personal_answer(user.to_json(), cookie, device_cookie)
 
     async def logout(request: Request) -> Response:
         try:

@@ -16,6 +16,7 @@ import asyncio
 import hashlib
 import ipaddress
 import os
+import re
 import secrets
 import unicodedata
 from collections.abc import Callable, Mapping
@@ -49,6 +50,7 @@ from gongzhu.server.store import (
     CHALLENGE_RESULTS,
     FRIENDS,
     INVITATIONS,
+    KNOWN_DEVICES,
     MATCH_PLAYERS,
     MATCHES,
     RATING_HISTORY,
@@ -66,7 +68,9 @@ __all__ = [
     "CHEAP_HASHING_ENV",
     "COOKIE",
     "COOKIE_MAX_AGE",
+    "DEVICE_COOKIE",
     "GUEST_KEPT",
+    "KNOWN_DEVICES_MOST",
     "LOCAL_USER",
     "NAME_HELD",
     "NAME_MAX",
@@ -80,6 +84,7 @@ __all__ = [
     "check_name",
     "check_password",
     "default_hasher",
+    "device_of",
     "login_key",
     "name_held",
     "name_key",
@@ -90,6 +95,14 @@ __all__ = [
 COOKIE = "gongzhu_session"
 #: How long a session lasts without a visit (seconds): 400 days, the most browsers keep a cookie.
 COOKIE_MAX_AGE = 400 * 24 * 3600
+#: The device cookie's name: a random token the browser keeps (as long as the session cookie), signed
+#: in or out, by which an account knows the browsers it was signed in from
+#: (:class:`gongzhu.server.accounts.AccountGuard`).  It is no session and proves nothing alone:
+#: the database keeps only its digest, with the accounts signed in from it.
+DEVICE_COOKIE = "gongzhu_device"
+#: The browsers an account remembers: those it was signed in from last.
+KNOWN_DEVICES_MOST = 20
+_DEVICE_TOKEN = re.compile(r"[A-Za-z0-9_-]{32}")
 #: A session cookie older than this is sent again (its 400 days start anew) when it is used.
 REFRESH_AFTER = 7 * 24 * 3600
 #: The environment variable whose value, when set, signs the cookies instead of the stored key.
@@ -333,12 +346,19 @@ def _cookie(value: str, max_age: int, secure: bool) -> str:
     return f"{COOKIE}={value}; HttpOnly; Max-Age={max_age}; Path=/; SameSite=Lax" + ("; Secure" if secure else "")
 
 
+def device_of(connection: HTTPConnection) -> str | None:
+    """The browser's device token (its :data:`DEVICE_COOKIE`), or None without a well-formed one."""
+    token = connection.cookies.get(DEVICE_COOKIE)
+    return token if token is not None and _DEVICE_TOKEN.fullmatch(token) else None
+
+
 def _secure(connection: HTTPConnection) -> bool:
     return connection.url.scheme in ("https", "wss")
 
 
 def _digest(token: str) -> str:
-    """A session's row id: the SHA-256 of its cookie's token (the database never holds the token)."""
+    """A session's row id, or a known browser's: the SHA-256 of its cookie's token (the database
+    never holds the token)."""
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
@@ -488,6 +508,40 @@ class Identity:
         claimed = self._claim_local() if _loopback(client_address(request)) else None
         user = claimed or self.new_guest()
         return user, self.cookie(user, secure=_secure(request))
+
+    # ------------------------------------------------------------------ the browsers known
+
+    @staticmethod
+    def device(request: HTTPConnection) -> tuple[str, str | None]:
+        """The request's device token and a ``Set-Cookie`` value that gives the browser one (None
+        when it has one already)."""
+        token = device_of(request)
+        if token is not None:
+            return token, None
+        token = secrets.token_urlsafe(24)
+        cookie = (f"{DEVICE_COOKIE}={token}; HttpOnly; Max-Age={COOKIE_MAX_AGE}; Path=/; SameSite=Lax"
+                  + ("; Secure" if _secure(request) else ""))
+        return token, cookie
+
+    @staticmethod
+    def knows(c: Connection, user_id: str, device: str) -> bool:
+        """Whether ``user_id`` was signed in from the browser of the device token ``device``."""
+        return c.scalar(select(KNOWN_DEVICES.c.last_seen).where(
+            KNOWN_DEVICES.c.user_id == user_id, KNOWN_DEVICES.c.device == _digest(device))) is not None
+
+    def remember(self, user_id: str, device: str) -> None:
+        """``user_id`` was signed in from the browser of ``device``: it is known to the account
+        from now on (the :data:`KNOWN_DEVICES_MOST` signed in from last)."""
+        now, digest = _now(), _digest(device)
+        with self.store.engine.begin() as c:
+            if not c.execute(update(KNOWN_DEVICES).where(KNOWN_DEVICES.c.user_id == user_id,
+                                                          KNOWN_DEVICES.c.device == digest)
+                             .values(last_seen=now)).rowcount:
+                c.execute(insert(KNOWN_DEVICES).values(user_id=user_id, device=digest, last_seen=now))
+            kept = select(KNOWN_DEVICES.c.device).where(KNOWN_DEVICES.c.user_id == user_id).order_by(
+                KNOWN_DEVICES.c.last_seen.desc(), KNOWN_DEVICES.c.device).limit(KNOWN_DEVICES_MOST)
+            c.execute(delete(KNOWN_DEVICES).where(KNOWN_DEVICES.c.user_id == user_id,
+                                                  KNOWN_DEVICES.c.device.not_in(kept.scalar_subquery())))
 
     def _claim_local(self) -> User | None:
         engine = self.store.engine
@@ -683,15 +737,20 @@ class Identity:
         if current is None or token is None:
             return None
         user = current[0]
-        return user, self.end_sessions(user.id, keeping=token, **values)
+        return user, self.end_sessions(user.id, keeping=token, keeping_device=device_of(request), **values)
 
-    def end_sessions(self, user_id: str, *, keeping: str | None = None,
+    def end_sessions(self, user_id: str, *, keeping: str | None = None, keeping_device: str | None = None,
                      within: Callable[[Connection], None] | None = None, **values: Any) -> int:
         """End every session of ``user_id`` but the one whose cookie token is ``keeping`` (none
-        kept without it), setting ``values`` on the user's row (a new ``password_hash``) and
-        running ``within`` (an audit entry) in the same transaction; how many sessions ended.  An
-        earlier server's cookie, which no row keeps, ends too: the user's epoch is raised."""
+        kept without it), and forget every browser known to it but ``keeping_device``'s, setting
+        ``values`` on the user's row (a new ``password_hash``) and running ``within`` (an audit
+        entry) in the same transaction; how many sessions ended.  An earlier server's cookie, which
+        no row keeps, ends too: the user's epoch is raised."""
         with self.store.engine.begin() as c:
+            forgetting = KNOWN_DEVICES.c.user_id == user_id
+            if keeping_device is not None:
+                forgetting = forgetting & (KNOWN_DEVICES.c.device != _digest(keeping_device))
+            c.execute(delete(KNOWN_DEVICES).where(forgetting))
             # The epoch raised too: an earlier server's cookie, which no row keeps, ends as well.
             c.execute(update(USERS).where(USERS.c.id == user_id)
                       .values(session_epoch=USERS.c.session_epoch + 1, **values))

@@ -153,9 +153,11 @@ def temporary_password() -> str:
 def reset_password(store: Store, name: str, *, identity: Identity | None = None) -> tuple[str, str, int]:
     """Give the account ``name`` a new random password, for a person who forgot theirs: as when
     they change it themselves (:meth:`Identity.end_sessions`), every session of theirs ends in
-    the transaction that stores its hash, and so is the audit entry written (operator: the
-    command line).  Returns their name, the temporary password (kept nowhere) and how many
-    sessions ended; :class:`ModerationError` for an unknown name (404) or a guest (409)."""
+    the transaction that stores its hash, every browser known to the account is forgotten and
+    its count of failed sign-ins ends (so that its owner signs in at once, from any browser), and
+    the audit entry is written (operator: the command line).  Returns their name, the temporary
+    password (kept nowhere) and how many sessions ended; :class:`ModerationError` for an unknown
+    name (404) or a guest (409)."""
     identity = identity or Identity(store)
     with store.engine.connect() as c:
         row = _account(c, name, "moderation.guest_password")
@@ -166,7 +168,8 @@ def reset_password(store: Store, name: str, *, identity: Identity | None = None)
     def audited(c: Connection) -> None:
         _audit(c, now, None, "reset-password", user=row.id, details={"by": "command line"})
 
-    ended = identity.end_sessions(row.id, within=audited, password_hash=hashed)
+    ended = identity.end_sessions(row.id, within=audited, password_hash=hashed, sign_in_failures=0,
+                                  sign_in_failed=None)
     return row.name, password, ended
 
 

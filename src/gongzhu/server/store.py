@@ -57,8 +57,8 @@ from gongzhu.ratings import Skill, rate_deal
 from gongzhu.server import migrations
 
 __all__ = ["AUDIT_LOG", "BLOCKS", "CHALLENGES", "CHALLENGE_RESULTS", "EVENTS", "EVENT_ID", "EVENT_LOG",
-           "EVENT_TABLES", "FRIENDS", "INVITATIONS", "MATCHES", "MATCH_PLAYERS", "METADATA", "POSTGRES_CONNECT",
-           "POSTGRES_LOCK_TIMEOUT", "POSTGRES_STATEMENT_TIMEOUT",
+           "EVENT_TABLES", "FRIENDS", "INVITATIONS", "KNOWN_DEVICES", "MATCHES", "MATCH_PLAYERS", "METADATA",
+           "POSTGRES_CONNECT", "POSTGRES_LOCK_TIMEOUT", "POSTGRES_STATEMENT_TIMEOUT",
            "RATINGS", "RATING_HISTORY", "REPORTS", "REVIEWS", "REVIEW_COUNTS", "REVIEW_KINDS", "SANCTIONS",
            "SESSIONS", "SETTINGS", "USERS", "Charge", "DeletedSitter", "MatchInfo", "Rated", "Seating",
            "StaleTable", "Store",
@@ -155,6 +155,10 @@ USERS = Table(
     Column("renamed", String(40), nullable=True),
     Column("former_names", JSON, nullable=True),
     Column("deleted", String(40), nullable=True),
+    # Failed sign-ins of the account from browsers it does not know, from every address and server,
+    # and when the last one was counted (gongzhu.server.accounts.AccountGuard).
+    Column("sign_in_failures", Integer, nullable=False, server_default="0"),
+    Column("sign_in_failed", String(40), nullable=True),
 )
 
 SETTINGS = Table(
@@ -168,6 +172,15 @@ SESSIONS = Table(
     Column("id", String(64), primary_key=True),  # SHA-256 of the token in the session's cookie, hex
     Column("user_id", ForeignKey("users.id"), nullable=False, index=True),
     Column("created", String(40), nullable=False),
+)
+
+#: The browsers an account was signed in from (the SHA-256 of their device cookie, hex), each with
+#: when it last signed in: they sign in while strangers' failures make others wait.
+KNOWN_DEVICES = Table(
+    "known_devices", METADATA,
+    Column("user_id", ForeignKey("users.id"), primary_key=True),
+    Column("device", String(64), primary_key=True),
+    Column("last_seen", String(40), nullable=False),
 )
 
 #: Duplicate challenges (gongzhu.server.challenges): the board set (its definition and commitment,

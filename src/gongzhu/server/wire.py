@@ -69,11 +69,14 @@ def plain_error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
-def personal_answer(content: Any, cookie: str | None = None, status: int = 200) -> JSONResponse:
-    """A JSON answer about a person: never cached, with the session cookie when one is given."""
+def personal_answer(content: Any, cookie: str | None = None, device_cookie: str | None = None,
+                    status: int = 200) -> JSONResponse:
+    """A JSON answer about a person: never cached, with the session cookie and the device cookie
+    when they are given."""
     response = JSONResponse(content, status_code=status, headers={"Cache-Control": "no-store"})
-    if cookie is not None:
-        response.headers.append("set-cookie", cookie)
+    for value in (cookie, device_cookie):
+        if value is not None:
+            response.headers.append("set-cookie", value)
     return response
 
 
