@@ -197,6 +197,36 @@ def test_a_guest_is_compared_but_not_ranked(app_client: TestClient) -> None:
     assert rows["Late"]["guest"] is True and rows["Late"]["rank"] is None and rows["Anna"]["rank"] is not None
 
 
+def test_a_browser_enters_a_challenge_as_one_person(app_client: TestClient) -> None:
+    """A guest who played board 1 to see its hands cannot enter again from the same browser as
+    someone else — signed out (a new guest), then signed up — nor can that account enter from
+    another browser once it was signed in from the first; the same person comes back to their
+    entry, and another person in another browser enters."""
+    challenge_id = app_client.get("/api/challenges").json()["today"]["id"]
+    play = f"/api/challenges/{challenge_id}/play"
+    scout = person(app_client, None)
+    play_board(scout, enter(scout, challenge_id), 5)
+    scout.post("/api/logout")
+    scout.get("/api/me")  # a new guest, in the same browser
+    body = refused(scout.post(play), 409, "server.challenge_other_person")
+    assert body["params"] == {"challenge": challenge_id}
+    signed = scout.post("/api/account", json={"name": "Ann", "password": PASSWORD})
+    assert signed.status_code == 200, signed.text
+    refused(scout.post(play), 409, "server.challenge_other_person")
+    app = app_client.app
+    assert isinstance(app, Starlette)
+    with local_client(app) as phone:  # Ann's other browser: her first is the scout's
+        assert phone.post("/api/login", json={"name": "Ann", "password": PASSWORD}).status_code == 200
+        refused(phone.post(play), 409, "server.challenge_other_person")
+    bo = person(app_client, "Bo")
+    entry = enter(bo, challenge_id)
+    bo.post("/api/logout")
+    assert bo.post("/api/login", json={"name": "Bo", "password": PASSWORD}).status_code == 200
+    assert enter(bo, challenge_id) == entry  # the same person, back to their entry
+    exported = bo.get("/api/account/export").json()  # which challenges, from a browser; not which
+    assert [e["challenge"] for e in exported["challenges_entered"]] == [challenge_id]
+
+
 def test_an_entry_cannot_be_deleted_to_play_a_board_again(app_client: TestClient) -> None:
     """An account's entry stays, even before its first board is finished: deleted, it would let
     its person enter again and play board 1 once more knowing where the others' cards lie.  Left

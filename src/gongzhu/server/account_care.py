@@ -57,6 +57,7 @@ from gongzhu.server.names import DELETED_PREFIX, name_skeleton
 from gongzhu.server.policy import counted_address
 from gongzhu.server.store import (
     BLOCKS,
+    CHALLENGE_DEVICES,
     CHALLENGE_RESULTS,
     CHALLENGES,
     EVENT_LOG,
@@ -347,6 +348,7 @@ class AccountCare:
                     for statement in (
                         delete(SESSIONS).where(SESSIONS.c.user_id == user_id),
                         delete(KNOWN_DEVICES).where(KNOWN_DEVICES.c.user_id == user_id),
+                        delete(CHALLENGE_DEVICES).where(CHALLENGE_DEVICES.c.user_id == user_id),
                         delete(RATINGS).where(RATINGS.c.user_id == user_id),
                         delete(RATING_HISTORY).where(RATING_HISTORY.c.user_id == user_id),
                         delete(REVIEWS).where(REVIEWS.c.user_id == user_id),
@@ -393,6 +395,9 @@ class AccountCare:
                                       .order_by(SESSIONS.c.created)))
             browsers = list(c.scalars(select(KNOWN_DEVICES.c.last_seen).where(KNOWN_DEVICES.c.user_id == user_id)
                                       .order_by(KNOWN_DEVICES.c.last_seen)))
+            entered = c.execute(select(CHALLENGE_DEVICES.c.challenge_id, CHALLENGE_DEVICES.c.entered)
+                                .where(CHALLENGE_DEVICES.c.user_id == user_id)
+                                .order_by(CHALLENGE_DEVICES.c.entered)).all()
             history = c.execute(select(RATING_HISTORY).where(RATING_HISTORY.c.user_id == user_id)
                                 .order_by(RATING_HISTORY.c.family, RATING_HISTORY.c.games)).all()
             results = c.execute(select(CHALLENGE_RESULTS, CHALLENGES.c.title)
@@ -438,6 +443,8 @@ class AccountCare:
             # failed sign-ins from others that the account counts (docs/web-protocol.md, Limits).
             "sign_ins": {"browsers": [{"last_signed_in": seen} for seen in browsers],
                          "failures": int(row.sign_in_failures), "last_failure": row.sign_in_failed},
+            # Each challenge entered, and when, from a browser (never which one).
+            "challenges_entered": [{"challenge": e.challenge_id, "entered": e.entered} for e in entered],
             # What the operators decided about the person, with their reasons (not who decided).
             "sanctions": [{"kind": x.kind, "reason": x.reason, "starts": x.starts, "ends": x.ends, "lifted": x.lifted}
                           for x in sanctions],

@@ -11,7 +11,7 @@
   :data:`MADE_AN_HOUR` an hour from one address, and by one person);
 - ``GET /api/challenges/{id}``: the challenge, its standings and the person's progress;
 - ``POST /api/challenges/{id}/play``: enter it (an account once: the same match again after
-  that) and get the table's address;
+  that; not from a browser that entered it as someone else) and get the table's address;
 - ``GET /api/challenges/{id}/boards/{n}``: board n's traveller, once the person finished it.
 
 Every refusal a player reads is a catalog message, ``{"error", "message_zh", "code", "params"}``;
@@ -106,15 +106,18 @@ def routes(challenges: Challenges, tables: Tables, identity: Identity,
         except BodyError as e:
             return plain_error(e.status, str(e))
         user, cookie = identity.ensure(request)
+        device, device_cookie = identity.device(request)
         try:
             challenge = challenges.get(request.path_params["challenge_id"])
             match_id = challenges.entry(challenge.id, user.id)
             if match_id is None:
                 challenges.check_open(challenge)
+                challenges.check_one_person(challenge, user.id, identity.browsers(user.id, device))
                 match_id = tables.create(_entry(challenge), Person(user.id, user.name)).match_id
+                challenges.entered_from(challenge, user.id, identity.browsers(user.id, device)[0])
         except ChallengeRefused as e:
             return refused_answer(e.status, e.text)
-        return personal_answer({"match_id": match_id, "url": f"/table/{match_id}"}, cookie)
+        return personal_answer({"match_id": match_id, "url": f"/table/{match_id}"}, cookie, device_cookie)
 
     async def traveller(request: Request) -> Response:
         number = request.path_params["number"]

@@ -30,7 +30,7 @@ import secrets
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -335,6 +335,17 @@ class Challenges:
     def check_open(self, challenge: Challenge) -> None:
         if challenge.closed(self.now()):
             raise ChallengeRefused(409, "server.challenge_closed", challenge=challenge.id)
+
+    def check_one_person(self, challenge: Challenge, user: str, devices: Sequence[str]) -> None:
+        """Refused (409) when one of the browsers ``devices`` (digests: the one entering, and those
+        the person was signed in from) entered the challenge as someone else: a browser plays a
+        challenge's boards as one person."""
+        if self.store.entered_as_others(challenge.id, devices, user):
+            raise ChallengeRefused(409, "server.challenge_other_person", challenge=challenge.id)
+
+    def entered_from(self, challenge: Challenge, user: str, device: str) -> None:
+        """``user`` entered the challenge from the browser ``device`` (a digest)."""
+        self.store.entered_from(challenge.id, device, user)
 
     def board_finished(self, challenge_id: str, user: str, match_id: str, deal_index: int, result: int) -> None:
         """An entrant finished a board (the match's deal ``deal_index``): their result counts if the

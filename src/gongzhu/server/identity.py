@@ -47,6 +47,7 @@ from gongzhu.server.names import (
 from gongzhu.server.policy import client_address
 from gongzhu.server.store import (
     BLOCKS,
+    CHALLENGE_DEVICES,
     CHALLENGE_RESULTS,
     FRIENDS,
     INVITATIONS,
@@ -209,7 +210,8 @@ def _idle_guest(cutoff: str) -> ColumnElement[bool]:
     with no score, no deal and no row of theirs in any table that names people."""
     me = USERS.c.id
     theirs = (
-        MATCH_PLAYERS.c.user_id == me, CHALLENGE_RESULTS.c.user_id == me, RATINGS.c.user_id == me,
+        MATCH_PLAYERS.c.user_id == me, CHALLENGE_RESULTS.c.user_id == me, CHALLENGE_DEVICES.c.user_id == me,
+        RATINGS.c.user_id == me,
         RATING_HISTORY.c.user_id == me, REVIEWS.c.user_id == me,
         or_(FRIENDS.c.user_id == me, FRIENDS.c.other_id == me), or_(BLOCKS.c.user_id == me, BLOCKS.c.blocked_id == me),
         or_(REPORTS.c.reporter == me, REPORTS.c.reported == me),
@@ -528,6 +530,15 @@ class Identity:
         """Whether ``user_id`` was signed in from the browser of the device token ``device``."""
         return c.scalar(select(KNOWN_DEVICES.c.last_seen).where(
             KNOWN_DEVICES.c.user_id == user_id, KNOWN_DEVICES.c.device == _digest(device))) is not None
+
+    def browsers(self, user_id: str, device: str) -> list[str]:
+        """The digests of the browser of ``device`` and of every browser known to ``user_id``, that
+        one first."""
+        mine = _digest(device)
+        with self.store.engine.connect() as c:
+            known = c.scalars(select(KNOWN_DEVICES.c.device).where(KNOWN_DEVICES.c.user_id == user_id,
+                                                                   KNOWN_DEVICES.c.device != mine))
+            return [mine, *known]
 
     def remember(self, user_id: str, device: str) -> None:
         """``user_id`` was signed in from the browser of ``device``: it is known to the account

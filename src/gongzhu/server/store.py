@@ -50,15 +50,15 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.engine import Connection, Engine, make_url
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.pool import StaticPool
 
 from gongzhu.ratings import Skill, rate_deal
 from gongzhu.server import migrations
 
-__all__ = ["AUDIT_LOG", "BLOCKS", "CHALLENGES", "CHALLENGE_RESULTS", "EVENTS", "EVENT_ID", "EVENT_LOG",
-           "EVENT_TABLES", "FRIENDS", "INVITATIONS", "KNOWN_DEVICES", "MATCHES", "MATCH_PLAYERS", "METADATA",
-           "POSTGRES_CONNECT", "POSTGRES_LOCK_TIMEOUT", "POSTGRES_STATEMENT_TIMEOUT",
+__all__ = ["AUDIT_LOG", "BLOCKS", "CHALLENGES", "CHALLENGE_DEVICES", "CHALLENGE_RESULTS", "EVENTS", "EVENT_ID",
+           "EVENT_LOG", "EVENT_TABLES", "FRIENDS", "INVITATIONS", "KNOWN_DEVICES", "MATCHES", "MATCH_PLAYERS",
+           "METADATA", "POSTGRES_CONNECT", "POSTGRES_LOCK_TIMEOUT", "POSTGRES_STATEMENT_TIMEOUT",
            "RATINGS", "RATING_HISTORY", "REPORTS", "REVIEWS", "REVIEW_COUNTS", "REVIEW_KINDS", "SANCTIONS",
            "SESSIONS", "SETTINGS", "USERS", "Charge", "DeletedSitter", "MatchInfo", "Rated", "Seating",
            "StaleTable", "Store",
@@ -216,6 +216,16 @@ CHALLENGE_RESULTS = Table(
     Column("finished", String(40), nullable=False),
     # the entrant was a guest when they played it: compared, never ranked (revision 0018)
     Column("guest", Boolean, nullable=False, server_default=false()),
+)
+
+#: The browsers each challenge was entered from (the SHA-256 of their device cookie, hex), with who
+#: entered from each: a browser enters a challenge as one person only (gongzhu.server.challenges).
+CHALLENGE_DEVICES = Table(
+    "challenge_devices", METADATA,
+    Column("challenge_id", ForeignKey("challenges.id"), primary_key=True),
+    Column("device", String(64), primary_key=True),
+    Column("user_id", ForeignKey("users.id"), primary_key=True, index=True),
+    Column("entered", String(40), nullable=False),
 )
 
 #: Each person's skill rating in each family of presets they were rated in (gongzhu.ratings).
@@ -1110,6 +1120,26 @@ class Store:
                 MATCHES.c.challenge == challenge_id, MATCHES.c.host == user)
                 .order_by(MATCHES.c.created).limit(1)).first()
             return found
+
+    def entered_as_others(self, challenge_id: str, devices: Sequence[str], user: str) -> bool:
+        """Whether any of the browsers ``devices`` (digests) entered the challenge as someone other
+        than ``user``."""
+        with self.engine.connect() as c:
+            return c.scalar(select(CHALLENGE_DEVICES.c.user_id).where(
+                CHALLENGE_DEVICES.c.challenge_id == challenge_id, CHALLENGE_DEVICES.c.device.in_(list(devices)),
+                CHALLENGE_DEVICES.c.user_id != user).limit(1)) is not None
+
+    def entered_from(self, challenge_id: str, device: str, user: str) -> None:
+        """``user`` entered the challenge from the browser ``device`` (a digest)."""
+        try:
+            with self.engine.begin() as c:
+                if c.scalar(select(CHALLENGE_DEVICES.c.entered).where(
+                        CHALLENGE_DEVICES.c.challenge_id == challenge_id, CHALLENGE_DEVICES.c.device == device,
+                        CHALLENGE_DEVICES.c.user_id == user)) is None:
+                    c.execute(insert(CHALLENGE_DEVICES).values(challenge_id=challenge_id, device=device,
+                                                               user_id=user, entered=_now()))
+        except IntegrityError:  # kept by another request of theirs at that moment
+            pass
 
     def add_result(self, challenge_id: str, board: int, user: str, *, match_id: str, deal_index: int,
                    result: int) -> None:
