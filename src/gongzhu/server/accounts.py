@@ -207,7 +207,8 @@ class AccountGuard:
     account knows (:meth:`Identity.knows`: it was signed in from there) count nothing and never
     wait; past ``free`` failures from the others, the next of those waits as :class:`Backoff`'s
     do, from ``first`` seconds doubled up to ``most``.  :meth:`start` counts a try as failed from
-    its start (once among tries sent at once, on any server: the count is compared and set); a
+    its start (once among tries sent at once, on any server: the count is compared and set, and
+read again when another try changed it meanwhile); a
     correct password ends the count (:meth:`succeeded`), and so does ``forget`` seconds without a
     failure.  An unknown name counts nothing: it has no account to guard."""
 
@@ -226,27 +227,31 @@ class AccountGuard:
         0.0 (nothing counted for a browser it knows, or a name of no account), or return the seconds
         it must still wait (counting nothing)."""
         engine = self.identity.store.engine
-        now = self.clock()
-        with engine.begin() as c:
-            row = c.execute(select(USERS.c.id, USERS.c.sign_in_failures, USERS.c.sign_in_failed)
-                            .where(USERS.c.name_key == login_key(name), USERS.c.password_hash.is_not(None))).first()
-            if row is None or self.identity.knows(c, row.id, device):
-                return 0.0
-            failures, stamp = int(row.sign_in_failures), row.sign_in_failed
-            last = datetime.fromisoformat(stamp) if stamp is not None else None
-            if last is None or last <= now - timedelta(seconds=self.forget):
-                failures = 0
-            if last is not None and failures:
-                wait = (last + timedelta(seconds=doubling(failures, self.free, self.first, self.most)) - now)
-                if wait.total_seconds() > 0:
-                    return wait.total_seconds()
-            counted = c.execute(update(USERS).where(
-                USERS.c.id == row.id, USERS.c.sign_in_failures == row.sign_in_failures,
-                USERS.c.sign_in_failed.is_not_distinct_from(stamp),
-            ).values(sign_in_failures=failures + 1, sign_in_failed=now.isoformat(timespec="microseconds"))).rowcount
-        # Another try of the account was counted at that moment (here or on another server): this
-        # one waits a moment rather than pass uncounted.
-        return 0.0 if counted else self.first
+        for _ in range(3):
+            now = self.clock()
+            with engine.begin() as c:
+                row = c.execute(select(USERS.c.id, USERS.c.sign_in_failures, USERS.c.sign_in_failed).where(
+                    USERS.c.name_key == login_key(name), USERS.c.password_hash.is_not(None))).first()
+                if row is None or self.identity.knows(c, row.id, device):
+                    return 0.0
+                failures, stamp = int(row.sign_in_failures), row.sign_in_failed
+                last = datetime.fromisoformat(stamp) if stamp is not None else None
+                if last is None or last <= now - timedelta(seconds=self.forget):
+                    failures = 0
+                delay = doubling(failures, self.free, self.first, self.most)
+                if last is not None and delay > 0:
+                    wait = (last + timedelta(seconds=delay) - now).total_seconds()
+                    if wait > 0:
+                        return wait
+                counted = update(USERS).where(
+                    USERS.c.id == row.id, USERS.c.sign_in_failures == row.sign_in_failures,
+                    USERS.c.sign_in_failed.is_not_distinct_from(stamp),
+                ).values(sign_in_failures=failures + 1, sign_in_failed=now.isoformat(timespec="microseconds"))
+                if c.execute(counted).rowcount:
+                    return 0.0
+            # Another try of the account was counted since this one read the count (here or on
+            # another server): read it again.
+        return self.first  # tries of the account keep coming at once: this one waits a moment
 
     def succeeded(self, user_id: str) -> None:
         """The account's password was given: its count of failures ends."""
