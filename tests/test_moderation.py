@@ -9,6 +9,7 @@ behind a trusted proxy."""
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,7 @@ from gongzhu.server.store import AUDIT_LOG, USERS, Store
 from helpers.client import LOCAL
 from helpers.clock import SetClock
 from helpers.database import STORES
-from helpers.live import PASSWORD, Live, Someone, account
+from helpers.live import PASSWORD, Live, Someone, account, random_moves
 from helpers.servers import LiveServer
 from test_tables import new_table
 
@@ -217,6 +218,55 @@ def test_a_banned_person_is_closed_out_at_once_and_may_not_sign_in(server: LiveS
     assert sign_in(Someone(server), "Bo").status_code == 200
     assert [(e["action"], e["target"], e["reason"]) for e in audit(op)] == [
         ("lift", "Bo", "appeal heard"), ("ban", "Bo", "cheating with a second account")]
+
+
+def play_a_deal(host: Someone, other: Someone) -> None:
+    """``host``'s one-deal table, ``other`` at North and computers East and West, played to its end
+    by random legal moves."""
+    table_id = new_table(host, options={"match_end": "deals:1"})["table_id"]
+    lives = {"S": host.connect(table_id), "N": other.connect(table_id)}
+    lives["N"].send({"type": "sit", "seat": "N"})
+    lives["S"].until(lambda s: s["table"]["seats"]["N"]["name"] is not None)
+    lives["S"].send({"type": "start"})
+    acted: dict[str, int] = {}
+    rng = random.Random(7)
+    for _ in range(2000):
+        for live in lives.values():
+            live.drain(0.01)
+        if lives["S"].state.get("phase") == "match-over":
+            break
+        random_moves(lives, acted, rng)
+    assert lives["S"].state.get("phase") == "match-over", lives["S"].state.get("phase")
+    for live in lives.values():
+        live.close()
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_a_barred_persons_browser_makes_no_account_and_shows_their_other_accounts(server: LiveServer) -> None:
+    """The browsers an account was signed in from link it to the other accounts signed in there
+    (a second account of the same person, a household's): the operator's card lists them, with the
+    matches they played together and their sanctions; while an account is suspended or banned, a
+    browser it was signed in from makes no new account (another browser does, and so does that
+    one once the sanction is lifted)."""
+    op, bo, cy = operator(server), account(server, "Bo"), account(server, "Cy")
+    play_a_deal(bo, cy)
+    card = op.http.get("/api/admin/people/Bo").json()
+    assert card["linked"] == []  # a table shared, no browser
+    assert bo.http.post("/api/logout", json={}).status_code == 200
+    assert sign_in(bo, "Cy").status_code == 200  # Bo's browser, signed in as Cy
+    card = op.http.get("/api/admin/people/Bo").json()
+    assert card["linked"] == [{"name": "Cy", "browsers": 1, "matches_together": 1, "sanctioned": []}]
+    made = sanction(op, "Bo", "ban", "a second account at his tables")
+    assert op.http.get("/api/admin/people/Cy").json()["linked"] == [
+        {"name": "Bo", "browsers": 1, "matches_together": 1, "sanctioned": ["ban"]}]
+    assert bo.http.post("/api/logout", json={}).status_code == 200  # a guest in Bo's browser
+    body = {"name": "Bo2", "password": PASSWORD}
+    refused(bo.http.post("/api/account", json=body), 403, "server.account_browser_barred")
+    assert sign_in(bo, "Cy").status_code == 200  # the household's other account still signs in there
+    assert account(server, "Dee").name == "Dee"  # another browser makes one
+    assert op.http.post(f"/api/admin/sanctions/{made['id']}/lift", json={}).status_code == 200
+    assert bo.http.post("/api/logout", json={}).status_code == 200
+    assert bo.http.post("/api/account", json=body).status_code == 200
 
 
 def test_a_suspension_ends_on_its_date(server: LiveServer, clock: SetClock) -> None:

@@ -20,7 +20,8 @@ every server, in the database (:class:`AccountGuard`): past a few more, the next
 browser the account does not know waits in the same way, while its owner's browsers (those it was
 signed in from: :meth:`Identity.remember`) sign in.  New accounts are
 limited per address (:class:`Attempts`; only those with a name and a password that keep the
-rules count, since each one hashes the password).  Past either: ``429`` with ``Retry-After``.
+rules count, since each one hashes the password), and none is made from a browser an account
+suspended or banned now was signed in from.  Past either: ``429`` with ``Retry-After``.
 Addresses are :func:`~gongzhu.server.policy.counted_address`'s (an IPv6 client's /64 network).
 """
 
@@ -304,6 +305,10 @@ def routes(identity: Identity) -> list[Route]:
             check_password(body.password)
         except AccountError as e:
             return personal_answer(e.json, status=e.status)
+        device, device_cookie = identity.device(request)
+        if identity.barred_here(device):  # a suspended or banned person's browser: not a new account
+            refusal = AccountError(403, Text.of("server.account_browser_barred"))
+            return personal_answer(refusal.json, status=refusal.status, device_cookie=device_cookie)
         wait = attempt((signups, counted_address(request)))
         if wait:
             return too_many(wait)
@@ -311,7 +316,6 @@ def routes(identity: Identity) -> list[Route]:
             user, cookie = await identity.register(request, body.name, body.password)
         except AccountError as e:
             return personal_answer(e.json, status=e.status)
-        device, device_cookie = identity.device(request)
         identity.remember(user.id, device)
         return personal_answer(user.to_json(), cookie, device_cookie)
 

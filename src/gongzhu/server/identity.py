@@ -540,6 +540,15 @@ class Identity:
                                                                    KNOWN_DEVICES.c.device != mine))
             return [mine, *known]
 
+    def barred_here(self, device: str) -> bool:
+        """Whether an account signed in from the browser of ``device`` is barred now (suspended or
+        banned: :attr:`barred`)."""
+        if self.barred is None:
+            return False
+        with self.store.engine.connect() as c:
+            known = list(c.scalars(select(KNOWN_DEVICES.c.user_id).where(KNOWN_DEVICES.c.device == _digest(device))))
+        return any(self.barred(user_id) is not None for user_id in known)
+
     def remember(self, user_id: str, device: str) -> None:
         """``user_id`` was signed in from the browser of ``device``: it is known to the account
         from now on (the :data:`KNOWN_DEVICES_MOST` signed in from last)."""

@@ -49,7 +49,17 @@ from gongzhu.messages import Text
 from gongzhu.server.bodies import BodyError, json_body
 from gongzhu.server.identity import AccountError, Identity, User, check_password, login_key
 from gongzhu.server.registry import Tables
-from gongzhu.server.store import AUDIT_LOG, MATCH_PLAYERS, MATCHES, REPORTS, SANCTIONS, SESSIONS, USERS, Store
+from gongzhu.server.store import (
+    AUDIT_LOG,
+    KNOWN_DEVICES,
+    MATCH_PLAYERS,
+    MATCHES,
+    REPORTS,
+    SANCTIONS,
+    SESSIONS,
+    USERS,
+    Store,
+)
 from gongzhu.server.wire import personal_answer, plain_error
 
 __all__ = ["AUDIT_DEFAULT", "AUDIT_MAX", "KINDS", "MUTE_CACHE_SECONDS", "OPERATOR", "REASON_MAX", "Moderation",
@@ -74,6 +84,8 @@ AUDIT_DEFAULT, AUDIT_MAX = 100, 1000
 TEMPORARY_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
 #: People found by a name's beginning, at most; matches shown on a person's card.
 FOUND_MAX, MATCHES_SHOWN, NOTICE_DAYS = 20, 20, 30
+#: Accounts listed as linked on a person's card (signed in from a browser they were signed in from).
+LINKED_SHOWN = 50
 _NUMBER = re.compile(r"[0-9]{1,12}")
 _MATCH_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
@@ -324,7 +336,8 @@ class Moderation:
                 "sanctioned": sorted({r.kind for r in active}, key=KINDS.index)}
 
     def card(self, name: str) -> dict[str, Any]:
-        """A person's card: their account, the reports against them, their sanctions, their recent matches."""
+        """A person's card: their account, the reports against them, their sanctions, their recent
+        matches, and the accounts linked to theirs by a browser (:meth:`_linked`)."""
         reporter = USERS.alias("reporter")
         with self.store.engine.connect() as c:
             row = self._person(c, name)
@@ -339,6 +352,7 @@ class Moderation:
                                 .where(MATCH_PLAYERS.c.user_id == row.id)
                                 .order_by(MATCH_PLAYERS.c.last.desc()).limit(MATCHES_SHOWN)).all()
             summary = self._summary(c, row)
+            linked = self._linked(c, row.id)
         return {
             **summary, "lifetime": int(row.lifetime), "deals": int(row.deals), "matches_played": int(row.matches),
             "reports": [self._report(r, r.reporter_name, row.name) for r in reports],
@@ -346,7 +360,26 @@ class Moderation:
             "sanctions": sanctions,
             "matches": [{"id": m.id, "url": f"/table/{m.id}", "created": m.created, "status": m.status,
                          "solo": bool(m.solo), "deals": int(m.deals), "last": m.last} for m in matches],
+            "linked": linked,
         }
+
+    def _linked(self, c: Connection, user_id: str) -> list[dict[str, Any]]:
+        """The accounts signed in from a browser ``user_id`` was signed in from (a second account of
+        the same person, or a household's): each with how many such browsers, how many matches
+        they both played, and its sanctions in force; most matches together first."""
+        mine = select(KNOWN_DEVICES.c.device).where(KNOWN_DEVICES.c.user_id == user_id).scalar_subquery()
+        shared = c.execute(select(KNOWN_DEVICES.c.user_id, func.count().label("browsers"))
+                           .where(KNOWN_DEVICES.c.device.in_(mine), KNOWN_DEVICES.c.user_id != user_id)
+                           .group_by(KNOWN_DEVICES.c.user_id).limit(LINKED_SHOWN)).all()
+        me, them = MATCH_PLAYERS.alias("me"), MATCH_PLAYERS.alias("them")
+        linked = []
+        for other_id, browsers in shared:
+            other = c.execute(select(USERS).where(USERS.c.id == other_id)).one()
+            together = c.scalar(select(func.count()).select_from(me.join(them, me.c.match_id == them.c.match_id))
+                                .where(me.c.user_id == user_id, them.c.user_id == other_id))
+            linked.append({"name": other.name, "browsers": int(browsers), "matches_together": int(together or 0),
+                           "sanctioned": self._summary(c, other)["sanctioned"]})
+        return sorted(linked, key=lambda x: (-x["matches_together"], x["name"]))
 
     def _sanctions(self, c: Connection, where: Any) -> list[dict[str, Any]]:
         by = USERS.alias("by")
