@@ -8,7 +8,9 @@ catalog message."""
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -16,8 +18,11 @@ from typing import Any
 import pytest
 from sqlalchemy import func, insert, select, update
 
-from gongzhu.server.people import INVITATION_MINUTES, INVITATIONS_AT_ONCE
-from gongzhu.server.store import INVITATIONS, REPORTS
+from gongzhu.messages import render
+from gongzhu.server.identity import AccountError
+from gongzhu.server.names import name_key, name_skeleton
+from gongzhu.server.people import INVITATION_MINUTES, INVITATIONS_AT_ONCE, REQUESTS_WAITING, People
+from gongzhu.server.store import FRIENDS, INVITATIONS, REPORTS, USERS, Store
 from helpers.database import STORES
 from helpers.live import Someone, account
 from helpers.servers import LiveServer
@@ -330,3 +335,105 @@ def test_a_block_ends_the_watching_of_whom_it_keeps_apart(server: LiveServer) ->
     assert hosting.until(lambda s: s["table"]["spectators"] == 0)["table"]["seats"]["E"]["connected"]
     for live in (hosting, sitting):
         live.close()
+
+
+def _accounts(store: Store, prefix: str, n: int) -> list[str]:
+    """``n`` accounts named ``prefix`` and a number, written to the store as signing up writes
+    them (a name of their own, a password's hash): their ids."""
+    ids = [f"u-{prefix.lower()}{k:03d}" for k in range(n)]
+    with store.engine.begin() as c:
+        for k, user_id in enumerate(ids):
+            name = f"{prefix}{k:03d}"
+            c.execute(insert(USERS).values(
+                id=user_id, name=name, name_key=name_key(name), name_skeleton=name_skeleton(name),
+                password_hash="$argon2id$stand-in", guest=False, created=datetime.now(UTC).isoformat(), lifetime=0,
+                deals=0, matches=0, pigs=0, session_epoch=0))
+    return ids
+
+
+def _ask(store: Store, askers: list[str], to: str) -> None:
+    """Each of ``askers`` asks ``to`` to be friends, as the friends' route writes a request."""
+    with store.engine.begin() as c:
+        for user_id in askers:
+            c.execute(insert(FRIENDS).values(user_id=user_id, other_id=to, state="asked",
+                                             created=datetime.now(UTC).isoformat()))
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_friend_requests_waiting_for_one_person_are_bounded(server: LiveServer) -> None:
+    """At most REQUESTS_WAITING requests wait for one person's answer: past that a new one is
+    refused with its catalog message (the ones waiting stay), alike for someone the person
+    blocked — the refusal tells them nothing of the block —, whose own request, never shown, is
+    not counted.  Answering some makes room; accepting a request and asking again are never
+    refused; the bound is the person asked's, not the asker's."""
+    ann, bo, cy, dee, eve = (account(server, name) for name in ("Ann", "Bo", "Cy", "Dee", "Eve"))
+    store = server.app.state.store
+    assert ann.http.post("/api/people/Cy/block").json()["blocked"] is True
+    many = _accounts(store, "Fan", REQUESTS_WAITING - 1)
+    _ask(store, many, ann.id)
+    assert bo.http.post("/api/people/Ann/friend").json() == {"name": "Ann", "state": "asked"}
+    asking = people(ann)["asking"]
+    assert len(asking) == REQUESTS_WAITING and "Bo" in asking
+    full = dee.http.post("/api/people/Ann/friend")
+    refused(full, 409, "server.people_requests_waiting")
+    assert full.json()["params"] == {"n": REQUESTS_WAITING}
+    assert render("server.people_requests_waiting", "en", {"n": REQUESTS_WAITING}) in full.json()["error"]
+    blocked = cy.http.post("/api/people/Ann/friend")  # the same answer for the one Ann blocked
+    assert (blocked.status_code, blocked.json()) == (full.status_code, full.json())
+    assert people(dee)["asked"] == [] and people(cy)["asked"] == []
+    assert len(people(ann)["asking"]) == REQUESTS_WAITING  # nothing was dropped to make room
+    # Asking again, and Ann accepting one of them, are never refused; the bound is Ann's alone.
+    assert bo.http.post("/api/people/Ann/friend").json()["state"] == "asked"
+    assert ann.http.post("/api/people/Bo/friend").json() == {"name": "Bo", "state": "friends"}
+    assert bo.http.post("/api/people/Dee/friend").json()["state"] == "asked"
+    # Bo's request answered, there is room for one: Cy's (never shown to Ann) takes none of it.
+    assert cy.http.post("/api/people/Ann/friend").json() == {"name": "Ann", "state": "asked"}
+    assert "Cy" not in people(ann)["asking"] and people(cy)["asked"] == ["Ann"]
+    assert dee.http.post("/api/people/Ann/friend").json() == {"name": "Ann", "state": "asked"}
+    refused(eve.http.post("/api/people/Ann/friend"), 409, "server.people_requests_waiting")
+    # Declining makes room again; blocking a flooder frees their place for good.
+    assert ann.http.delete("/api/people/Fan000/friend").json()["state"] is None
+    assert eve.http.post("/api/people/Ann/friend").json()["state"] == "asked"
+    assert ann.http.post("/api/people/Fan001/block").json()["blocked"] is True
+    assert len(people(ann)["asking"]) == REQUESTS_WAITING - 1
+    with store.engine.begin() as c:  # Fan001 asks again: read as asked, and never counted
+        c.execute(insert(FRIENDS).values(user_id="u-fan001", other_id=ann.id, state="asked",
+                                         created=datetime.now(UTC).isoformat()))
+    assert account(server, "Gus").http.post("/api/people/Ann/friend").json()["state"] == "asked"
+    assert len(people(ann)["asking"]) == REQUESTS_WAITING
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_friend_requests_asked_at_one_moment_on_two_servers_keep_to_the_bound(db_url: str) -> None:
+    """Two servers on one database (each its own store, its own connections): with one place left
+    for one person's requests, twelve people asking at the same moment, half on each server, find
+    one of them asked and eleven refused, and the person has exactly REQUESTS_WAITING waiting;
+    the one asked declined, the same again, a few times over (each time a race of its own)."""
+    stores = [Store(db_url), Store(db_url)]
+    try:
+        (ann,) = _accounts(stores[0], "Ann", 1)
+        _ask(stores[0], _accounts(stores[0], "Fan", REQUESTS_WAITING - 1), ann)
+        servers = [People(store) for store in stores]
+        for race in range(4):
+            askers = _accounts(stores[0], f"Now{race}x", 12)
+            start = threading.Barrier(len(askers))
+
+            def ask(k: int, askers: list[str] = askers, start: threading.Barrier = start) -> str:
+                start.wait()
+                try:
+                    return servers[k % 2].befriend(askers[k], ann)
+                except AccountError as e:
+                    assert e.status == 409 and e.json["code"] == "server.people_requests_waiting", e.json
+                    return "refused"
+
+            with ThreadPoolExecutor(len(askers)) as pool:
+                answers = list(pool.map(ask, range(len(askers))))
+            assert sorted(answers) == ["asked"] + ["refused"] * (len(askers) - 1), (race, answers)
+            with stores[1].engine.connect() as c:
+                waiting = c.execute(select(func.count()).select_from(FRIENDS).where(
+                    FRIENDS.c.other_id == ann, FRIENDS.c.state == "asked")).scalar_one()
+            assert waiting == REQUESTS_WAITING, race
+            servers[race % 2].unfriend(ann, askers[answers.index("asked")])  # declined: one place again
+    finally:
+        for store in stores:
+            store.close()

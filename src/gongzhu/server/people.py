@@ -5,7 +5,9 @@ table, on the store's tables ``friends``, ``blocks``, ``reports`` and ``invitati
   requests they made and received, whom they blocked, and the invitations waiting for them; it
   also marks the caller as there (the lobby asks it every 20 seconds: that is being online).
 - ``POST /api/people/{name}/friend`` asks ``name`` to be friends, or accepts their request;
-  ``DELETE`` cancels a request, declines one, or ends a friendship.
+  ``DELETE`` cancels a request, declines one, or ends a friendship.  At most
+  :data:`REQUESTS_WAITING` requests wait for one person's answer: past that a new one is refused
+  (the asker asks again once some are answered), on every server sharing the database.
 - ``POST /api/people/{name}/block``: the two never share a table again (the table refuses the
   one coming to the other's, gongzhu.server.table), a friendship or request between them ends,
   and the blocked person is not told: their request to the one who blocked them is taken as
@@ -25,12 +27,13 @@ Imports the store, identity, bodies, wire and the registry's tables (for invitat
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import re
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, func, insert, or_, select, update
+from sqlalchemy import delete, exists, func, insert, or_, select, text, update
 from sqlalchemy.exc import IntegrityError
 from starlette.requests import Request
 from starlette.responses import Response
@@ -45,7 +48,7 @@ from gongzhu.server.store import BLOCKS, FRIENDS, INVITATIONS, MATCHES, REPORTS,
 from gongzhu.server.wire import personal_answer, plain_error
 
 __all__ = ["INVITATIONS_AT_ONCE", "INVITATION_MINUTES", "INVITE_AGAIN_SECONDS", "ONLINE_SECONDS", "REPORTS_A_DAY",
-           "REPORTS_OF_ONE", "People", "routes"]
+           "REPORTS_OF_ONE", "REQUESTS_WAITING", "People", "routes"]
 
 #: Someone who asked for their people within this many seconds is online.
 ONLINE_SECONDS = 60
@@ -58,6 +61,11 @@ INVITATIONS_AT_ONCE = 20
 INVITE_AGAIN_SECONDS = 60
 #: How many friends, requests and blocks a person may keep, each.
 MOST = 500
+#: How many friend requests may wait for one person's answer at once (asked of them, not yet
+#: accepted or declined; a request from someone they blocked, which they never see, not counted).
+#: Past that a new request is refused, whoever asks, until they answer some: many accounts
+#: asking one person cannot bury the requests of the people they know, nor push them out.
+REQUESTS_WAITING = 50
 #: How many reports a person may make in a day, and how many of them about one person (the
 #: operator reads each: twenty of one grievance would bury the others).
 REPORTS_A_DAY, REPORTS_OF_ONE = 20, 3
@@ -126,8 +134,33 @@ class People:
                 kept = c.execute(select(FRIENDS.c.other_id).where(FRIENDS.c.user_id == me).limit(MOST)).all()
                 if len(kept) >= MOST:
                     raise AccountError(409, Text.of("server.people_too_many", n=MOST))
+                # Counted with the person asked held, so that requests made at one moment, on one
+                # server or several, are counted one after another and never pass the bound.
+                # Refused alike whether or not they blocked ``me``: the refusal tells ``me``
+                # nothing of a block.
+                if self._waiting(c, other) >= REQUESTS_WAITING:
+                    raise AccountError(409, Text.of("server.people_requests_waiting", n=REQUESTS_WAITING))
                 c.execute(insert(FRIENDS).values(user_id=me, other_id=other, state="asked", created=stamp))
             return "asked"
+
+    @staticmethod
+    def _waiting(c: Any, user: str) -> int:
+        """How many friend requests wait for ``user``'s answer (up to :data:`REQUESTS_WAITING`),
+        read in ``c``'s transaction once it holds the requests to ``user``: on PostgreSQL a
+        transaction's advisory lock keyed by ``user`` (no row lock, which a deal's end, locking
+        its players' rows, could wait on the other way round), on SQLite the file's write lock
+        (one writer at a time), taken by a write of ``user``'s row that changes nothing.  A
+        request from someone ``user`` blocked is not counted: they never see it, and it cannot
+        take the place of another."""
+        if c.dialect.name == "postgresql":
+            key = int.from_bytes(hashlib.blake2b(b"friend requests " + user.encode(), digest_size=8).digest(), "big",
+                                 signed=True)
+            c.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
+        else:
+            c.execute(update(USERS).where(USERS.c.id == user).values(name_skeleton=USERS.c.name_skeleton))
+        hidden = exists().where(BLOCKS.c.user_id == user, BLOCKS.c.blocked_id == FRIENDS.c.user_id)
+        waiting = select(FRIENDS.c.user_id).where(FRIENDS.c.other_id == user, FRIENDS.c.state == "asked", ~hidden)
+        return len(c.execute(waiting.limit(REQUESTS_WAITING)).all())
 
     def unfriend(self, me: str, other: str) -> None:
         """Cancel a request, decline one, or end a friendship (nothing to end: nothing done)."""

@@ -13,7 +13,7 @@
 import { prettyCard } from "./cards.js";
 import { hurry, isOpen, send } from "./connection.js";
 import { refusalNote, toast } from "./dom.js";
-import { personName, refusalText, t } from "./i18n.js";
+import { personName, refusalNodes, t, tNodes } from "./i18n.js";
 import { showReplay } from "./replay.js";
 import {
   clearSelection, declarationSent, declaring, dismissSummary, exposableKinds, hintsOffered, myAuto, mySeat,
@@ -215,8 +215,8 @@ export async function inviteFriend(name) {
       method: "POST", credentials: "same-origin",
       headers: { "Content-Type": "application/json" }, body: JSON.stringify({ name }),
     });
-    if (res.ok) toast(t("people.invited", { name: personName(name) }));
-    else toast(refusalText({ body: await res.json().catch(() => null), status: res.status }), true);
+    if (res.ok) toast(tNodes("people.invited", { name: personName(name) }));  // the name isolated
+    else toast(refusalNodes({ body: await res.json().catch(() => null), status: res.status }), true);
   } catch {
     toast(t("msg.offline"), true);
   }

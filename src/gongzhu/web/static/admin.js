@@ -6,13 +6,15 @@
 // first: Show opens the reported person's card, Mark handled), closing a table (POST
 // /api/admin/tables/{id}/close) and the audit log (GET /api/admin/audit).  Someone who is not an
 // operator is refused by the API: the page then says so and shows nothing else.  Every refusal is
-// the server's catalog message, in the page's language.
+// the server's catalog message, in the page's language.  Every name (and every reason a person
+// typed) shown inside a line of other text is a <bdi> of its own (i18n.js: isolated), so that one
+// in a right-to-left script leaves the dates and marks beside it in their order.
 //
 // May import: dom.js, header.js, i18n.js.
 
 import { $, button, el } from "./dom.js";
 import { drawHeader } from "./header.js";
-import { dateText, refusalText, startPageLanguage, t } from "./i18n.js";
+import { dateText, isolated, refusalText, startPageLanguage, t, tNodes } from "./i18n.js";
 
 const KINDS = ["warn", "mute", "suspend", "ban"];
 const HOUR = 3600 * 1000;
@@ -71,15 +73,33 @@ function kindLabel(kind) {
   return t(`admin.kind.${kind}`);
 }
 
+/** `parts` (text, nodes, or lists of nodes; the empty ones left out) one after another, " · " between. */
+function joined(parts) {
+  const out = [];
+  for (const part of parts.filter((x) => (Array.isArray(x) ? x.length : x))) {
+    if (out.length) out.push(" · ");
+    out.push(...(Array.isArray(part) ? part : [part]));
+  }
+  return out;
+}
+
+/** A span of `parts` (joined). */
+function line(parts) {
+  const e = el("span", "");
+  e.append(...joined(parts));
+  return e;
+}
+
 function sanctionLine(s) {
   const item = el("li", `admin-sanction${s.active ? " active" : ""}`);
   item.dataset.sanction = String(s.id);
   item.dataset.kind = s.kind;
   const ends = s.ends ? t("admin.until", { when: dateText(s.ends) }) : (s.kind === "warn" ? "" : t("admin.forever"));
-  const parts = [kindLabel(s.kind), dateText(s.starts), ends, t("admin.by", { name: s.by }), s.reason];
+  const parts = [kindLabel(s.kind), dateText(s.starts), ends, s.by ? tNodes("admin.by", { name: s.by }) : "",
+    s.reason ? isolated(s.reason) : ""];
   if (s.lifted) parts.push(t("admin.lifted", { when: dateText(s.lifted) }));
   else if (s.active) parts.push(t("admin.active"));
-  item.append(el("span", "", parts.filter(Boolean).join(" · ")));
+  item.append(line(parts));
   if (!s.lifted && s.active) {
     item.append(button("small", t("admin.lift"), () => act(() => api(`/api/admin/sanctions/${s.id}/lift`, {}))));
   }
@@ -121,6 +141,7 @@ function drawCard() {
   if (card === null) return;
   box.dataset.name = card.name;
   const head = el("h3", "", card.name);
+  head.dir = "auto";  // the name its own element
   const facts = [card.guest ? t("admin.guest") : "", card.role === "operator" ? t("admin.operator") : "",
     t("admin.created", { when: dateText(card.created) }),
     card.last_seen ? t("admin.lastSeen", { when: dateText(card.last_seen) }) : "",
@@ -152,8 +173,8 @@ function drawCard() {
 function reportLine(r, withActions) {
   const item = el("li", "admin-report");
   item.dataset.report = String(r.id);
-  item.append(el("span", "", `${t("admin.reportLine", { reporter: r.reporter, reported: r.reported })} · `
-    + `${dateText(r.created)} · ${r.reason}`));
+  item.append(line([tNodes("admin.reportLine", { reporter: r.reporter, reported: r.reported }), dateText(r.created),
+    isolated(r.reason)]));
   if (r.match_url) {
     const a = el("a", "", t("admin.match"));
     a.href = r.match_url;
@@ -173,7 +194,8 @@ function drawFound() {
   list.replaceChildren();
   for (const p of found) {
     const item = el("li");
-    const b = button("small", p.name, () => show(p.name));
+    const b = button("small", "", () => show(p.name));
+    b.append(isolated(p.name));
     b.dataset.person = p.name;
     const marks = [p.guest ? t("admin.guest") : "", ...p.sanctioned.map(kindLabel)].filter(Boolean);
     item.append(b, el("span", "", marks.length ? ` · ${marks.join(" · ")}` : ""));
@@ -193,10 +215,9 @@ function drawAudit() {
   for (const e of entries) {
     const item = el("li", "admin-entry");
     item.dataset.action = e.action;
-    const who = e.operator ?? t("admin.commandLine");
-    const whom = e.target ?? e.table ?? "";
-    item.textContent = [dateText(e.at), who, t(`admin.action.${e.action}`), whom, e.reason ?? ""]
-      .filter(Boolean).join(" · ");
+    const who = e.operator ? isolated(e.operator) : t("admin.commandLine");
+    const whom = e.target ? isolated(e.target) : e.table ?? "";
+    item.append(...joined([dateText(e.at), who, t(`admin.action.${e.action}`), whom, e.reason ? isolated(e.reason) : ""]));
     list.append(item);
   }
   if (!entries.length) list.append(el("li", "", t("admin.noAudit")));

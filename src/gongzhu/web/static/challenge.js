@@ -21,7 +21,7 @@ import { cardFace, installCardDefs, setPointCards, sortCards } from "./cards.js"
 import { $, button, cell, el, span } from "./dom.js";
 import { drawHeader } from "./header.js";
 import {
-  cardName, dateText, levelLabel, personName, presetLabel, refusalText, seatName, signedNumber, startPageLanguage, t,
+  cardName, dateText, levelLabel, nameEl, presetLabel, refusalNodes, seatName, signedNumber, startPageLanguage, t,
 } from "./i18n.js";
 import { showReplay } from "./replay.js";
 
@@ -47,7 +47,7 @@ const refusals = {};
 
 function showRefusal(id, refusal) {
   refusals[id] = refusal;
-  $(id).textContent = refusal ? refusalText(refusal) : "";
+  $(id).replaceChildren(...(refusal ? refusalNodes(refusal) : []));
 }
 
 /** A number as the tables show it: whole, else to one decimal. */
@@ -228,7 +228,8 @@ function renderStandings() {
     tr.dataset.name = s.name;
     tr.dataset.rank = s.rank === null ? "" : String(s.rank);
     tr.classList.toggle("me", Boolean(s.me));
-    const name = span("name", personName(s.name));
+    const name = span("name", "");
+    name.append(nameEl(s.name));  // a <bdi> of its own, before its marks
     if (s.guest) name.append(span("mark guest", t("challenge.guest")));
     tr.append(cell(t("leaderboard.rank"), rankText(s.rank)), cell(t("challenge.col.entrant"), name),
       cell(t("challenge.col.boards"), String(s.boards)), cell(t("challenge.col.percent"), percentText(s.percent)),
@@ -258,7 +259,8 @@ function renderTraveller() {
     row.dataset.entrant = r.name;
     row.dataset.result = String(r.result);
     row.classList.toggle("me", Boolean(r.me));
-    const name = span("name", personName(r.name));
+    const name = span("name", "");
+    name.append(nameEl(r.name));
     if (r.me) name.append(span("mark you", t("challenge.you")));
     if (r.guest) name.append(span("mark guest", t("challenge.guest")));
     const replay = button("", t("history.replay"), () => openRecord(r.record_url, false));

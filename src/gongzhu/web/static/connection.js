@@ -15,7 +15,7 @@
 // May import: state.js, dom.js, i18n.js, socket.js.
 
 import { refusalNote, toast } from "./dom.js";
-import { claimWhat, refusalText, seatList, seatName, t } from "./i18n.js";
+import { claimWhat, refusalNodes, refusalText, seatList, seatName, t } from "./i18n.js";
 import { ReconnectingSocket, socketAddress } from "./socket.js";
 import {
   actionRefused, applyServerState, chatReceived, endLinger, hintAnswered, hintAsked, hintsOffered, lingerAfter,
@@ -118,12 +118,13 @@ function receive(msg, at) {
     // (a page loaded again after spending it learns so here): 声称 hides until the next deal.
     if (["server.claim_undecided", "server.claim_used"].includes(msg.code)) claimSpent(dealKey(page.state));
     // A refusal of the message catalog is rendered in the page's language from its code.
-    const text = refusalText({ body: { code: msg.code, params: msg.params, message_zh: msg.message_zh, error: msg.message ?? "" } });
-    lastError = text;
+    const refusal = { body: { code: msg.code, params: msg.params, message_zh: msg.message_zh, error: msg.message ?? "" } };
+    lastError = refusalText(refusal);
     // The rules core refusing the card or the exposures just chosen: said beside the status line,
-    // where the person looks; anything else (the server's own refusals) in the toast.
-    if (String(msg.code ?? "").startsWith("refusal.")) refusalNote(text);
-    else toast(text, true);
+    // where the person looks; anything else (the server's own refusals) in the toast, a name
+    // among its parameters isolated (server.name_changed: "你的名字已改为 ناصر：…").
+    if (String(msg.code ?? "").startsWith("refusal.")) refusalNote(lastError);
+    else toast(refusalNodes(refusal), true);
   } else if (msg.type === "hint") {
     hintAnswered(msg);
   } else if (msg.type === "chat") {

@@ -85,11 +85,20 @@ export function withRuleLinks(text) {
   return nodes;
 }
 
-/** A short message at the bottom of the page for a few seconds (red when `isError`); the
- * rule-book sections it cites link to the rules page, and it stays while the pointer is on it. */
+/** `content` (text, or nodes: a message with its names isolated, i18n.js's tNodes) as nodes, the
+ * rule-book sections its text cites linked as withRuleLinks links them. */
+export function linkedContent(content) {
+  if (!Array.isArray(content)) return withRuleLinks(String(content ?? ""));
+  return content.flatMap((part) => (part instanceof Node && !(part instanceof Text) ? [part]
+    : withRuleLinks(part instanceof Text ? part.data : String(part))));
+}
+
+/** A short message at the bottom of the page for a few seconds (red when `isError`): `text`, or
+ * nodes (linkedContent); the rule-book sections it cites link to the rules page, and it stays
+ * while the pointer is on it. */
 export function toast(text, isError = false) {
   const box = $("toast");
-  box.replaceChildren(...withRuleLinks(String(text ?? "")));
+  box.replaceChildren(...linkedContent(text));
   box.classList.toggle("is-error", isError);
   box.hidden = false;
   clearTimeout(toastTimer);
@@ -112,7 +121,7 @@ let refusalTimer = null;
 export function refusalNote(text) {
   const box = $("refusal");
   if (!box || document.querySelector("dialog[open]")) return toast(text, true);
-  box.replaceChildren(...withRuleLinks(String(text ?? "")));
+  box.replaceChildren(...linkedContent(text));
   box.hidden = false;
   clearTimeout(refusalTimer);
   refusalTimer = setTimeout(() => { box.hidden = true; }, REFUSAL_MS);

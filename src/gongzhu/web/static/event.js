@@ -29,7 +29,9 @@
 // lobby's socket (/ws/lobby) says a stage the page has not shown has begun ({"type": "event", "id",
 // "stage"}: where its players sit now); an answer to an older read is dropped.  It draws only what
 // the server sends.  Refusals are shown in
-// the page's language from their catalog code.
+// the page's language from their catalog code.  Every name shown inside other text — a player's,
+// an entrant's, a team's — is a <bdi> of its own (i18n.js: isolated, nameList, tNodes), so that
+// one in a right-to-left script leaves the numbers and marks beside it in their order.
 //
 // At /event/new the page is the form that makes an event instead (POST /api/events, by a signed-in
 // organiser): its name, form (team match, Swiss, Mitchell, Howell, individual), preset, boards a
@@ -45,7 +47,8 @@
 import { $, cell, el } from "./dom.js";
 import { drawHeader } from "./header.js";
 import {
-  dateText, getLang, hasText, presetLabel, refusalText, seatName, signedNumber, startPageLanguage, t,
+  dateText, getLang, hasText, isolated, isolatedText, nameList, presetLabel, refusalNodes, seatName, signedNumber,
+  startPageLanguage, t, tNodes,
 } from "./i18n.js";
 import { ReconnectingSocket, socketAddress } from "./socket.js";
 
@@ -92,7 +95,7 @@ const reasons = new Map();
 
 function showRefusal(id, refusal) {
   refusals[id] = refusal;
-  $(id).textContent = refusal ? refusalText(refusal) : "";
+  $(id).replaceChildren(...(refusal ? refusalNodes(refusal) : []));
 }
 
 /** A score: +100, −25.5, 0; "—" for none. */
@@ -109,6 +112,18 @@ const kindOf = (s) => (s.form === "teams" ? (s.swiss ? "swiss" : "match") : s.fo
 
 /** Items joined as the page's language writes a list. */
 const listed = (items) => items.join(getLang() === "zh" ? "、" : ", ");
+
+/** `parts` (text or nodes) as nodes, `sep` between them. */
+function joinedNodes(parts, sep = " · ") {
+  return parts.flatMap((part, i) => (i ? [sep, part] : [part]));
+}
+
+/** An element `tag` (class `cls`) holding `parts` (text or nodes). */
+function holding(tag, cls, parts) {
+  const e = el(tag, cls);
+  e.append(...parts);
+  return e;
+}
 
 /** A round, with its session where a round has several: "第 2 轮 · 第 1 节". */
 function roundText(s, round, session) {
@@ -170,7 +185,7 @@ function statusText(s) {
 
 function drawFacts(s) {
   const kind = kindOf(s);
-  document.title = t("event.pageTitle", { name: s.name });
+  document.title = t("event.pageTitle", { name: isolatedText(s.name) });
   $("event-name").textContent = s.name;
   $("event-status").textContent = statusText(s);
   $("event-provisional").textContent = t(s.provisional ? "event.provisional" : "event.final");
@@ -181,8 +196,8 @@ function drawFacts(s) {
   box.dataset.stage = String(s.stage);
   box.dataset.stageOver = String(s.stage_over);
   $("fact-form").textContent = t(`event.form.${kind}`);
-  $("fact-organiser").textContent = s.organiser ?? "—";
-  $("fact-referees").textContent = s.referees?.length ? listed(s.referees) : "—";
+  $("fact-organiser").replaceChildren(s.organiser ? isolated(s.organiser) : "—");
+  $("fact-referees").replaceChildren(s.referees?.length ? nameList(s.referees) : "—");
   $("fact-entry").textContent = t(`event.entry.${s.entry ?? "list"}`);
   box.dataset.entry = s.entry ?? "list";
   $("fact-preset").textContent = presetLabel(s.preset);
@@ -204,8 +219,8 @@ function drawFacts(s) {
   const withdrawable = s.me.referee && s.stage > 0 && s.status !== "over";
   $("event-entrants").replaceChildren(...s.entrants.map((entrant) => {
     // A pair or a player named by their players is shown by that name alone.
-    const text = entrant.name === entrant.players.join(" & ") ? entrant.name : `${entrant.name}: ${listed(entrant.players)}`;
-    const item = el("li", entrant.name === s.me.entrant ? "mine" : "", text);
+    const item = holding("li", entrant.name === s.me.entrant ? "mine" : "", entrant.name === entrant.players.join(" & ")
+      ? [isolated(entrant.name)] : [isolated(entrant.name), ": ", nameList(entrant.players)]);
     item.dataset.entrant = entrant.name;
     if (entrant.withdrawn) {
       item.dataset.withdrawn = "true";
@@ -216,7 +231,8 @@ function drawFacts(s) {
         t(removable ? "event.desk.remove" : "event.desk.withdraw"));
       remove.type = "button";
       remove.dataset.entrant = entrant.name;
-      remove.setAttribute("aria-label", t(removable ? "event.desk.removeWho" : "event.desk.withdrawWho", { entrant: entrant.name }));
+      remove.setAttribute("aria-label", t(removable ? "event.desk.removeWho" : "event.desk.withdrawWho",
+        { entrant: isolatedText(entrant.name) }));
       item.append(" ", remove);
     }
     return item;
@@ -228,7 +244,7 @@ function drawFacts(s) {
 function drawMe(s) {
   $("me-section").hidden = !s.me.entrant;
   if (!s.me.entrant) return;
-  $("me-entrant").textContent = s.form === "individual" ? "" : t("event.me.entrant", { name: s.me.entrant });
+  $("me-entrant").replaceChildren(...(s.form === "individual" ? [] : tNodes("event.me.entrant", { name: s.me.entrant })));
   const now = s.me.now;
   const go = $("me-go");
   go.hidden = !now?.url;
@@ -253,10 +269,13 @@ function tableItem(s, table) {
   item.dataset.played = String(table.played);
   const head = [t("event.tableN", { n: table.table })];
   if (table.match) head.push(t("event.matchN", { n: table.match }));
-  if (s.form !== "individual") head.push(t("event.nsew", { ns: table.ns, ew: table.ew }));
+  if (s.form !== "individual") {
+    head.push(holding("span", "", tNodes("event.nsew", { ns: isolated(table.ns), ew: isolated(table.ew) })));
+  }
   head.push(t("event.progress", { done: table.played, n: table.boards.length }));
-  item.append(el("div", "event-table-head", head.join(" · ")));
-  item.append(el("div", "event-seats", SEATS.map((seat) => `${t(`who.${seat}`)} ${table.seats[seat]}`).join(" · ")));
+  item.append(holding("div", "event-table-head", joinedNodes(head)));
+  item.append(holding("div", "event-seats",
+    joinedNodes(SEATS.map((seat) => holding("span", "", [`${t(`who.${seat}`)} `, isolated(table.seats[seat])])))));
   item.append(el("div", "event-seats", t("event.boardsList", { boards: table.boards.join(", ") })));
   if (table.stand_ins.length) {
     const line = el("div", "event-stand-in", t("event.standIn", { seats: listed(table.stand_ins.map((x) => t(`who.${x}`))) }));
@@ -292,7 +311,7 @@ function drawTables(s) {
     block.append(list);
     const out = session === 1 ? sitOuts.get(round) : null;
     if (out?.length) {
-      const line = el("p", "event-sit-out", t("event.sitOut", { entrants: listed(out) }));
+      const line = holding("p", "event-sit-out", tNodes("event.sitOut", { entrants: nameList(out) }));
       line.dataset.round = String(round);
       block.append(line);
     }
@@ -317,11 +336,11 @@ function rankingColumns(s) {
 
 function rankingCells(s, row) {
   if (s.form === "teams") {
-    return { rank: { text: String(row.rank), value: row.rank }, entrant: row.entrant, matches: String(row.matches ?? ""),
+    return { rank: { text: String(row.rank), value: row.rank }, entrant: isolated(row.entrant), matches: String(row.matches ?? ""),
       match_points: { text: String(row.match_points), value: row.match_points },
       points: { text: score(row.points), value: row.points }, byes: String(row.byes ?? 0) };
   }
-  return { rank: { text: String(row.rank), value: row.rank }, entrant: row.entrant, boards: String(row.boards),
+  return { rank: { text: String(row.rank), value: row.rank }, entrant: isolated(row.entrant), boards: String(row.boards),
     matchpoints: { text: `${row.matchpoints}/${row.top}`, value: row.matchpoints },
     percent: { text: percent(row.percent), value: row.percent }, steps: { text: score(row.steps), value: row.steps },
     penalty: { text: row.penalty ? score(row.penalty) : "—", value: row.penalty } };
@@ -363,9 +382,9 @@ function drawMatches(s) {
     Object.assign(tr.dataset, { round: String(m.round), match: String(m.match), home: m.home, away: m.away,
       winner: m.winner ?? "" });
     const penalties = m.home_penalty || m.away_penalty ? `${score(m.home_penalty)} : ${score(m.away_penalty)}` : "—";
-    const cells = { round: String(m.round), match: String(m.match), home: m.home, away: m.away,
+    const cells = { round: String(m.round), match: String(m.match), home: isolated(m.home), away: isolated(m.away),
       points: `${score(m.home_points)} : ${score(m.away_points)}`, penalties,
-      total: `${score(m.home_total)} : ${score(m.away_total)}`, winner: m.winner ?? t("event.draw") };
+      total: `${score(m.home_total)} : ${score(m.away_total)}`, winner: m.winner ? isolated(m.winner) : t("event.draw") };
     for (const [key, label] of columns) {
       const td = cell(label, cells[key]);
       td.dataset.key = key;
@@ -402,16 +421,20 @@ function boardCells(s, row, at) {
   const result = at.raw ? null : at.played ? t("event.hiddenUntilAll") : t("event.notPlayed");
   cells.raw = at.raw ? rawText(at.raw) : result;
   if (s.form === "individual") {
-    cells.players = table ? SEATS.map((seat) => `${seatName(seat)} ${table.seats[seat]}`).join(" ") : "";
+    cells.players = table ? holding("span", "", joinedNodes(SEATS.map((seat) => holding("span", "",
+      [`${seatName(seat)} `, isolated(table.seats[seat])])), " ")) : "";
     const line = row.traveller?.rows.find((r) => r.round === at.round && r.table === at.table);
     for (const seat of SEATS) {
       const x = line?.seats[seat];
-      if (x) cells[`seat-${seat}`] = { text: `${x.player} ${score(x.result)} · ${x.matchpoints}/${x.top} · ${percent(x.percent)}`, value: x.matchpoints };
+      if (x) {
+        cells[`seat-${seat}`] = { value: x.matchpoints, text: holding("span", "",
+          [isolated(x.player), ` ${score(x.result)} · ${x.matchpoints}/${x.top} · ${percent(x.percent)}`]) };
+      }
     }
     return cells;
   }
-  cells.ns = at.ns;
-  cells.ew = at.ew;
+  cells.ns = at.ns ? isolated(at.ns) : "";
+  cells.ew = at.ew ? isolated(at.ew) : "";
   cells.ns_result = at.ns_result !== null ? { text: score(at.ns_result), value: at.ns_result } : result;
   const line = row.traveller?.rows.find((r) => r.round === at.round && r.table === at.table);
   if (line) {
@@ -443,7 +466,7 @@ function boardBlock(s, row) {
   if (row.teams?.length) {
     const list = el("ul", "event-team-results");
     list.replaceChildren(...row.teams.map((m) => {
-      const item = el("li", "", t("event.teamLine", {
+      const item = holding("li", "", tNodes("event.teamLine", {  // the teams' names isolated
         round: m.round, match: m.match, home: m.home, away: m.away, home_points: score(m.points[m.home]),
         away_points: score(m.points[m.away]), steps: score(m.steps[m.home]),
       }));
@@ -465,32 +488,43 @@ function drawResults(s) {
 /** An entrant's name from its number (1, 2 …), as a Swiss pairing names them. */
 const entrantName = (s, n) => s.entrants[n - 1]?.name ?? String(n);
 
-function logText(s, entry) {
+/** A line of the referee's log, as nodes: when, who, what (the names in it isolated), why. */
+function logLine(s, entry) {
+  return joinedNodes([dateText(entry.at), entry.by ? isolated(entry.by) : "", logWhat(s, entry),
+    entry.reason ? isolated(entry.reason) : ""].filter((part) => (Array.isArray(part) ? part.length : part))
+    .map((part) => (Array.isArray(part) ? holding("span", "", part) : part)));
+}
+
+/** What a line of the log says, as nodes. */
+function logWhat(s, entry) {
   const d = entry.details ?? {};
   const key = `event.log.${entry.action}`;
   let what;
   if (entry.action === "start") {
     what = t(key, { where: roundText(s, d.round ?? 1, d.session ?? 1) });
   } else if (entry.action === "pairing") {
-    const matches = listed((d.matches ?? []).map(([h, a]) => `${entrantName(s, h)} – ${entrantName(s, a)}`));
-    what = t(d.bye ? "event.log.pairingBye" : key, { round: d.round, matches, bye: d.bye ? entrantName(s, d.bye) : "" });
+    const sep = getLang() === "zh" ? "、" : ", ";
+    const matches = holding("span", "", joinedNodes((d.matches ?? []).map(([h, a]) => holding("span", "",
+      [isolated(entrantName(s, h)), " – ", isolated(entrantName(s, a))])), sep));
+    what = tNodes(d.bye ? "event.log.pairingBye" : key,
+      { round: d.round, matches, bye: d.bye ? isolated(entrantName(s, d.bye)) : "" });
   } else if (entry.action === "stand_in") {
     // the absent at the grace's end; a player who came and left (from a board); one withdrawn
     const which = d.withdrawn ? "event.log.stand_in_withdrawn" : d.board ? "event.log.stand_in_left" : key;
-    what = t(which, { player: d.player, where: roundText(s, d.round ?? 1, d.session ?? 1), table: d.table, seat: d.seat,
+    what = tNodes(which, { player: d.player, where: roundText(s, d.round ?? 1, d.session ?? 1), table: d.table, seat: d.seat,
       board: d.board });
   } else if (entry.action === "penalty") {
-    what = t(key, { entrant: d.entrant, points: score(d.points), round: d.round ?? 1 });
+    what = tNodes(key, { entrant: d.entrant, points: score(d.points), round: d.round ?? 1 });
   } else if (entry.action === "correction") {
     what = t(key, { round: d.round ?? 1, table: d.table, board: d.board, raw: d.raw ? rawText(d.raw) : "" });
   } else if (entry.action === "create") {
     what = t(key, { form: t(`event.form.${kindOf(s)}`), entry: t(`event.entry.${d.entry ?? "list"}`) });
   } else if (entry.action === "entry") {
-    what = t(key, { entrant: d.entrant, players: listed(d.players ?? []) });
+    what = tNodes(key, { entrant: d.entrant, players: nameList(d.players ?? []) });
   } else if (entry.action === "withdraw") {
     // before the start an entry taken back; after it, the desk's withdrawal from the event
-    what = d.stage ? t("event.log.withdrawBegun", { entrant: d.entrant, where: roundText(s, d.round ?? 1, d.session ?? 1) })
-      : t(key, { entrant: d.entrant });
+    what = d.stage ? tNodes("event.log.withdrawBegun", { entrant: d.entrant, where: roundText(s, d.round ?? 1, d.session ?? 1) })
+      : tNodes(key, { entrant: d.entrant });
   } else if (entry.action === "start_refused") {
     what = t(key, { why: codeText(s, d.code) });
   } else if (entry.action === "claim") {
@@ -499,9 +533,9 @@ function logText(s, entry) {
     const claimed = s.log.find((x) => x.n === d.claim && x.action === "claim");
     what = t(key, { claim: claimed ? claimWhere(s, claimed.details) : String(d.claim), verdict: t(`event.ruling.${d.verdict}`) });
   } else {
-    what = hasText(key) ? t(key, d) : entry.action;
+    what = hasText(key) ? tNodes(key, d) : entry.action;
   }
-  return [dateText(entry.at), entry.by ?? "", what, entry.reason ?? ""].filter(Boolean).join(" · ");
+  return what;
 }
 
 /** A refusal's catalog code logged without its parameters (a round that could not begin), with
@@ -568,7 +602,7 @@ function drawDeskClaims(s) {
 function drawLog(s) {
   $("log-section").hidden = s.log.length === 0;
   $("event-log").replaceChildren(...s.log.map((entry) => {
-    const item = el("li", "", logText(s, entry));
+    const item = holding("li", "", logLine(s, entry));
     item.dataset.action = entry.action;
     return item;
   }));
@@ -680,7 +714,7 @@ function drawEntry(s) {
   $("entry-form").hidden = !canEnter;
   const mine = $("entry-mine");
   mine.hidden = !entered;
-  mine.textContent = entered ? t("event.entry.mine", { name: s.me.entrant }) : "";
+  mine.replaceChildren(...(entered ? tNodes("event.entry.mine", { name: s.me.entrant }) : []));
   $("entry-withdraw").hidden = !entered;
   const noun = size === 4 ? "team" : size === 2 ? "pair" : "player";
   $("entry-name-label").textContent = t(`event.new.${noun}Name`);
@@ -967,7 +1001,8 @@ function wire() {
     if (!remove) return;
     // Withdrawing from an event under way cannot be taken back: asked once more.
     const entrant = remove.dataset.entrant;
-    if (remove.classList.contains("withdraw") && !window.confirm(t("event.desk.withdrawConfirm", { entrant }))) return;
+    if (remove.classList.contains("withdraw")
+      && !window.confirm(t("event.desk.withdrawConfirm", { entrant: isolatedText(entrant) }))) return;
     desk("withdraw", { entrant });
   });
   $("desk-invite-copy").addEventListener("click", () => {

@@ -18,8 +18,8 @@ import { installCardDefs, setPointCards } from "./cards.js";
 import { $, cell, link } from "./dom.js";
 import { drawHeader } from "./header.js";
 import {
-  dateText, levelLabel, optionLabel, optionValueLabel, personName, presetLabel, refusalText, seatName, startPageLanguage,
-  t, titleLabel,
+  dateText, levelLabel, nameEl, optionLabel, optionValueLabel, presetLabel, refusalText, seatName, startPageLanguage,
+  t, titleLabel, tNodes,
 } from "./i18n.js";
 import { drawPlayed, loadPlayed } from "./played.js";
 import { showReplay } from "./replay.js";
@@ -44,10 +44,11 @@ function othersAt(m) {
   box.className = "players";
   for (const s of SEATS.filter((seat) => seat !== m.your_seat && m.players?.[seat])) {
     const p = m.players[s];
-    const who = p.name != null ? personName(p.name) : t("seat.computer", { level: levelLabel(p.computer) });
+    // a person's name a <bdi> of its own ("南：ناصر")
+    const who = p.name != null ? nameEl(p.name) : t("seat.computer", { level: levelLabel(p.computer) });
     const item = document.createElement("span");
     item.dataset.seat = s;
-    item.textContent = t("history.player", { seat: seatName(s), who });
+    item.append(...tNodes("history.player", { seat: seatName(s), who }));
     box.append(item);
   }
   return box;

@@ -11,6 +11,13 @@
 // "# deals"; English's "one" is 1 and -1, Chinese has only "other", "# 副").
 // Chinese terms follow docs/rules.md: 猪 pig, 羊 sheep, 变压器 transformer, 亮牌 exposure, 首明,
 // 暗卖, 满红, 满贯, 当猪; seats 北 东 南 西.
+// Names are isolated from the text around them (docs/web-protocol.md, Names): a name may be
+// written in a right-to-left script (ناصر, נועה), whose direction would otherwise carry the
+// numbers and marks beside it along ("ناصر: 12" read backwards).  Shown as an element, a name is a
+// <bdi> of its own (`isolated`, `nameEl`); put into a message of the catalog, `tNodes` makes the
+// parameters that name someone (NAMED: {name}, {host}, {from} …, and any given as a node) such an
+// element; where only text can go (a tooltip, an <option>, the window's title, a confirmation),
+// `isolatedText` wraps it in U+2068 … U+2069 (FIRST STRONG ISOLATE … POP DIRECTIONAL ISOLATE).
 //
 // May import: cards.js, settings.js.
 
@@ -71,6 +78,64 @@ export function t(key, params = {}) {
   });
 }
 
+/** The parameters of the catalog's messages that name someone or something by a name of its own:
+ * a person (name, other, host, from, who, player, reporter, reported) or an entrant of an event
+ * (entrant, home, away).  `tNodes` isolates them. */
+const NAMED = new Set(["name", "other", "host", "from", "who", "player", "reporter", "reported", "entrant", "home", "away"]);
+
+/** `text` (a name: an entrant's, a team's, an event's, as it is) as an element of its own: a
+ * <bdi> (class `cls`), whose direction is its own and leaves the text around it alone. */
+export function isolated(text, cls = "") {
+  const e = document.createElement("bdi");
+  if (cls) e.className = cls;
+  e.textContent = String(text ?? "");
+  return e;
+}
+
+/** A person's name as the page shows it (personName), isolated: a <bdi> of its own. */
+export function nameEl(name, cls = "") {
+  return isolated(personName(name), cls);
+}
+
+/** `text` isolated where only text can go (a tooltip, an <option>, the window's title, a
+ * confirmation): between U+2068 FIRST STRONG ISOLATE and U+2069 POP DIRECTIONAL ISOLATE. */
+export function isolatedText(text) {
+  return `\u2068${text ?? ""}\u2069`;
+}
+
+/** Several names (`names`, each shown by `shown`: as it is unless given personName), each
+ * isolated, one after another as the catalog joins a list ("Ann、ناصر" / "Ann, ناصر"). */
+export function nameList(names, shown = (x) => x) {
+  const out = document.createDocumentFragment();
+  names.forEach((name, i) => {
+    if (i) out.append(TABLES[lang]["sep.list"] ?? ZH["sep.list"]);
+    out.append(isolated(shown(name)));
+  });
+  return out;
+}
+
+/** `t(key, params)` as nodes to append: a parameter given as a node goes in as that node, and one
+ * that names someone (NAMED, untyped) as a <bdi> of its own, so that a name in a right-to-left
+ * script does not reorder the message around it ("ناصر 邀请你到牌桌"). */
+export function tNodes(key, params = {}) {
+  const text = TABLES[lang][key] ?? ZH[key] ?? key;
+  const nodes = [];
+  let at = 0;
+  for (const m of text.matchAll(/\{(\w+)(?::(\w+))?\}/g)) {
+    const [whole, name, type] = m;
+    if (!(name in params)) continue;
+    if (m.index > at) nodes.push(document.createTextNode(text.slice(at, m.index)));
+    const value = params[name];
+    if (value instanceof Node) nodes.push(value);
+    else if (type) nodes.push(document.createTextNode(word(value, type)));
+    else if (NAMED.has(name)) nodes.push(isolated(value));
+    else nodes.push(document.createTextNode(String(value)));
+    at = m.index + whole.length;
+  }
+  if (at < text.length) nodes.push(document.createTextNode(text.slice(at)));
+  return nodes;
+}
+
 /** A date and time in the page's language: `when` an ISO string or seconds (or milliseconds)
  * since the epoch; "" for none, the value as it is for one that is no date. */
 export function dateText(when) {
@@ -85,17 +150,40 @@ export function dateText(when) {
  * English with a capital ("A password has 8 to 128 characters"; the catalog writes it lowercase,
  * to be put after a colon too); a name it begins with stays as it is ("bob is a guest"), and so
  * does an option written as the rule book writes it ("exposure=first_card …"). */
-export function refusalText({ body, status, text, key, params }, { alone = true } = {}) {
+export function refusalText(refusal, { alone = true } = {}) {
+  const { code, params, words } = refusalWords(refusal);
+  const text = code !== undefined ? t(code, params) : words;
+  return capitalised(code, text, alone) ? text[0].toUpperCase() + text.slice(1) : text;
+}
+
+/** `refusalText` as nodes to append: a name among the refusal's parameters (the name typed, the
+ * name it looks like) isolated, as `tNodes` puts it in. */
+export function refusalNodes(refusal, { alone = true } = {}) {
+  const { code, params, words } = refusalWords(refusal);
+  if (code === undefined) return [document.createTextNode(capitalised(code, words, alone) ? words[0].toUpperCase() + words.slice(1) : words)];
+  const nodes = tNodes(code, params);
+  const first = nodes[0];
+  if (capitalised(code, first?.textContent ?? "", alone) && first instanceof Text) {
+    first.data = first.data[0].toUpperCase() + first.data.slice(1);
+  }
+  return nodes;
+}
+
+/** A refusal's catalog code and parameters, or, without a code, its words. */
+function refusalWords({ body, status, text, key, params }) {
   const code = key ?? (text === undefined && body && hasText(body.code) ? body.code : undefined);
-  let words;
-  if (code !== undefined) words = t(code, (key !== undefined ? params : body.params) ?? {});
-  else if (text !== undefined) words = String(text);
-  else if (lang === "zh" && body?.message_zh) words = body.message_zh;
-  else words = body?.error ?? `HTTP ${status}`;
-  // Capitalised where a word of the catalog's own begins it: not a name put in, nor an option's
-  // name as it is written (exposure=first_card, self_catch).
+  if (code !== undefined) return { code, params: (key !== undefined ? params : body.params) ?? {} };
+  if (text !== undefined) return { words: String(text) };
+  if (lang === "zh" && body?.message_zh) return { words: body.message_zh };
+  return { words: body?.error ?? `HTTP ${status}` };
+}
+
+/** Whether a refusal said on its own begins with a capital: in English, where a word of the
+ * catalog's own begins it — not a name put in, nor an option's name as it is written
+ * (exposure=first_card, self_catch). */
+function capitalised(code, words, alone) {
   const template = code !== undefined ? TABLES[lang][code] ?? ZH[code] ?? code : words;
-  return alone && lang === "en" && /^[a-z]+(?![\w=])/.test(template) ? words[0].toUpperCase() + words.slice(1) : words;
+  return alone && lang === "en" && words.length > 0 && /^[a-z]+(?![\w=])/.test(template);
 }
 
 /** A page of its own (history, profile, leaderboard, rules): its language as remembered, and its

@@ -12,7 +12,7 @@
 
 import { $, cell } from "./dom.js";
 import { drawHeader } from "./header.js";
-import { startPageLanguage, t, titleLabel } from "./i18n.js";
+import { isolated, startPageLanguage, t, titleLabel } from "./i18n.js";
 
 /** Rows asked for (the server allows up to 200). */
 const ROWS = 100;
@@ -43,10 +43,12 @@ let failure = false;
 /** Each load's number: an answer to an older one (another tab since) is dropped. */
 let loads = 0;
 
+/** A name as a link to its profile, the name a <bdi> of its own (on a phone its column's label
+ * stands before it on the line). */
 function nameLink(name) {
   const a = document.createElement("a");
   a.href = `/profile?name=${encodeURIComponent(name)}`;
-  a.textContent = name;
+  a.append(isolated(name));
   return a;
 }
 

@@ -30,8 +30,8 @@
 import { $, el, fillSelect, span, toast } from "./dom.js";
 import { drawHeader } from "./header.js";
 import {
-  applyI18n, dateText, getLang, levelLabel, optionLabel, optionValueLabel, personName, presetLabel, refusalText,
-  ratingText, seatName, setLang, speedLabel, t, titleLabel,
+  applyI18n, dateText, getLang, isolated, levelLabel, nameEl, optionLabel, optionValueLabel, personName, presetLabel,
+  refusalNodes, refusalText, ratingText, seatName, setLang, speedLabel, t, titleLabel, tNodes,
 } from "./i18n.js";
 import { buildOptionRows, describeLevels, missingCount, readOverrides } from "./options-form.js";
 import { loadSettings, saveSettings } from "./settings.js";
@@ -185,7 +185,7 @@ const personPath = (name) => `/api/people/${encodeURIComponent(name)}`;
 
 function befriend(name) {
   return peopleAction("POST", `${personPath(name)}/friend`, undefined,
-    (data) => t(data.state === "friends" ? "people.nowFriends" : "people.requestSent", { name: data.name ?? name }));
+    (data) => tNodes(data.state === "friends" ? "people.nowFriends" : "people.requestSent", { name: data.name ?? name }));
 }
 
 function unfriend(name) {
@@ -210,12 +210,13 @@ function askByName(ev) {
 }
 
 function drawPeopleError() {
-  $("people-error").textContent = peopleRefusal ? refusalText(peopleRefusal) : "";
+  $("people-error").replaceChildren(...(peopleRefusal ? refusalNodes(peopleRefusal) : []));
 }
 
-/** A person's name, a link to their public profile. */
+/** A person's name, a link to their public profile (the name a <bdi> of its own). */
 function profileLink(name) {
-  const a = el("a", "name", personName(name));
+  const a = el("a", "name");
+  a.append(nameEl(name));
   a.href = `/profile?name=${encodeURIComponent(name)}`;
   a.dataset.name = name;
   return a;
@@ -256,8 +257,9 @@ function invitationItem(invitation) {
   const item = el("li", "invitation");
   item.dataset.invitation = String(invitation.id);
   item.dataset.from = invitation.from;
-  item.append(span("who", t("people.invitedBy", { name: personName(invitation.from) })),
-    span("when", dateText(invitation.created)));
+  const who = span("who", "");
+  who.append(...tNodes("people.invitedBy", { name: personName(invitation.from) }));
+  item.append(who, span("when", dateText(invitation.created)));
   const join = linkButton(invitation.url, t("people.join"), "primary small");
   join.dataset.action = "join";
   item.append(join, smallButton(t("people.dismiss"), "dismiss", () => dismissInvitation(invitation.id)));
@@ -321,12 +323,15 @@ function eventItem(event) {
   const item = el("li", "lobby-event");
   item.dataset.eventId = event.id;
   const head = el("div", "lobby-event-head");
-  const name = el("a", "lobby-event-name", event.name);
+  const name = el("a", "lobby-event-name");
+  name.append(isolated(event.name));
   name.href = event.url ?? `/event/${encodeURIComponent(event.id)}`;
   head.append(name);
   if (event.organiser) head.append(span("mark lobby-event-organiser", t("lobby.events.organiser")));
   if (event.entrant && event.form !== "individual") {
-    head.append(span("lobby-event-entrant", t("lobby.events.entrant", { name: event.entrant })));
+    const entrant = span("lobby-event-entrant", "");
+    entrant.append(...tNodes("lobby.events.entrant", { name: event.entrant }));
+    head.append(entrant);
   }
   item.append(head);
 
@@ -379,7 +384,7 @@ function drawMe() {
   const link = $("me");
   link.hidden = !me;
   if (!me) return;
-  link.textContent = me.title ? t("header.me", { name: personName(me.name), title: titleLabel(me.title) }) : personName(me.name);
+  link.replaceChildren(...(me.title ? tNodes("header.me", { name: nameEl(me.name), title: titleLabel(me.title) }) : [nameEl(me.name)]));
   link.title = t("header.profile");
 }
 
@@ -428,7 +433,11 @@ function entryItem(entry) {
   head.append(el("strong", "", presetLabel(entry.preset)));
   const playing = entry.status === "playing";
   head.append(span(`status-badge${playing ? " playing" : ""}`, t(`lobby.status.${playing ? "playing" : "waiting"}`)));
-  if (entry.host) head.append(span("host", t("lobby.host", { name: personName(entry.host) })));
+  if (entry.host) {
+    const host = span("host", "");
+    host.append(...tNodes("lobby.host", { name: personName(entry.host) }));
+    head.append(host);
+  }
   head.append(span("timer", entry.turn_seconds ? t("lobby.turn", { n: entry.turn_seconds }) : t("lobby.turnOff")));
   if (entry.expose_seconds) head.append(span("timer", t("lobby.expose", { n: entry.expose_seconds })));
   if (entry.deals_played) head.append(span("deals", t("lobby.deals", { n: entry.deals_played })));
@@ -456,7 +465,7 @@ function entryItem(entry) {
     li.dataset.seat = seat;
     li.append(el("strong", "", seatName(seat)));
     if (info.name) {
-      const who = span("name", personName(info.name));
+      const who = nameEl(info.name, "name");
       who.dataset.name = info.name;
       li.append(who);
       if (info.title) li.append(span("title", titleLabel(info.title)));

@@ -30,7 +30,9 @@
 import { $, cell, el, link } from "./dom.js";
 import { drawHeader } from "./header.js";
 import { drawPlayed, loadPlayed } from "./played.js";
-import { dateText, personName, presetLabel, refusalText, startPageLanguage, t, titleLabel } from "./i18n.js";
+import {
+  dateText, isolatedText, personName, presetLabel, refusalNodes, startPageLanguage, t, titleLabel, tNodes,
+} from "./i18n.js";
 
 const shownName = new URLSearchParams(location.search).get("name");
 /** The families of presets rated apart (gongzhu.ratings), in the order shown. */
@@ -54,7 +56,7 @@ const refusals = {};
 
 function showRefusal(id, refusal) {
   refusals[id] = refusal;
-  $(id).textContent = refusal ? refusalText(refusal) : "";
+  $(id).replaceChildren(...(refusal ? refusalNodes(refusal) : []));  // a name in it isolated
 }
 
 function kindText(p) {
@@ -65,11 +67,11 @@ function kindText(p) {
 function renderFacts() {
   const p = profile;
   const name = personName(p?.name ?? shownName);  // a guest's in the page's language
-  $("heading").textContent = shownName ? t("profile.heading_of", { name }) : t("profile.heading");
-  document.title = shownName ? `${t("profile.title")} · ${name}` : t("profile.title");
+  $("heading").replaceChildren(...(shownName ? tNodes("profile.heading_of", { name }) : [t("profile.heading")]));
+  document.title = shownName ? `${t("profile.title")} · ${isolatedText(name)}` : t("profile.title");
   $("facts").hidden = !p;
   if (!p) return;
-  $("fact-name").textContent = personName(p.name);
+  $("fact-name").textContent = personName(p.name);  // (dir="auto": the name is its own element)
   $("fact-kind").textContent = kindText(p);
   $("fact-lifetime").textContent = String(p.lifetime ?? 0);
   $("fact-title").textContent = titleLabel(p.title);
@@ -158,7 +160,7 @@ function renderForms() {
   $("sign-forms").hidden = !mine || profile.account;
   $("guest-note").hidden = !mine || !profile.guest;
   $("signed-in").hidden = !mine || !profile.account;
-  if (mine && profile.account) $("signed-in-as").textContent = t("profile.signed_in_as", { name: profile.name });
+  if (mine && profile.account) $("signed-in-as").replaceChildren(...tNodes("profile.signed_in_as", { name: profile.name }));
 }
 
 /** Your own account's care: the browsers signed in, what the last action did, and the delete
@@ -169,7 +171,7 @@ function renderAccount() {
   $("account-gone").hidden = !accountGone || mine;
   if (!mine) return;
   $("account-sessions").textContent = sessions === null ? "" : t("account_care.sessions", { count: sessions });
-  $("account-note").textContent = accountNote ? t(accountNote.key, accountNote.params ?? {}) : "";
+  $("account-note").replaceChildren(...(accountNote ? tNodes(accountNote.key, accountNote.params ?? {}) : []));
   const typed = $("account-delete-confirm").value.trim().toLowerCase();
   $("account-delete-go").disabled = typed !== String(profile.name).toLowerCase();
 }
@@ -224,7 +226,7 @@ function renderPeople() {
   box.dataset.friend = r.friend ?? "none";
   box.dataset.blocked = String(r.blocked);
   const name = personName(profile.name);
-  $("friend-state").textContent = r.blocked ? t("people.stateBlocked") : r.friend ? t(STATE_TEXT[r.friend], { name }) : "";
+  $("friend-state").replaceChildren(...(r.blocked ? [t("people.stateBlocked")] : r.friend ? tNodes(STATE_TEXT[r.friend], { name }) : []));
   const ask = $("friend-button");
   ask.hidden = r.blocked || r.friend === "friends" || r.friend === "asked";
   ask.textContent = t(r.friend === "asking" ? "people.accept" : "people.addFriend");

@@ -1,5 +1,5 @@
 // The table's chat panel: the lines said since the page opened the table (the sender's name, a
-// guest's in the page's language, their seat or that they watch, and what they said: typed text,
+// guest's in the page's language, isolated in a <bdi> of its own, their seat or that they watch, and what they said: typed text,
 // always put in as text and never as markup, or a quick phrase of the catalog, `chat.quick.*`, in
 // the page's language),
 // the quick-phrase buttons, the input and the mute switch (remembered in the settings; muted,
@@ -17,7 +17,7 @@
 // May import: state.js, dom.js, i18n.js.
 
 import { $, button, el, span } from "./dom.js";
-import { hasText, personName, seatName, t, ZH } from "./i18n.js";
+import { hasText, isolatedText, nameEl, personName, seatName, t, tNodes, ZH } from "./i18n.js";
 import { canInvite, mutedPeople, page, sociable } from "./state.js";
 
 const QUICK = "chat.quick.";
@@ -135,20 +135,23 @@ function renderMutedPeople(muted) {
   box.hidden = muted || !names.length;
   if (box.hidden) return box.replaceChildren();
   box.replaceChildren(span("label", t("chat.mutedPeople")), ...names.map((name) => {
-    const b = button("unmute", `${personName(name)} ✕`, () => handlers.onMutePerson(name, false));
+    const b = button("unmute", "", () => handlers.onMutePerson(name, false));
+    b.append(nameEl(name), " ✕");
     b.dataset.unmute = name;
-    b.title = t("chat.unmutePerson", { name: personName(name) });
+    b.title = t("chat.unmutePerson", { name: isolatedText(personName(name)) });
     b.setAttribute("aria-label", b.title);
     return b;
   }));
 }
 
-/** One line: "游客4821（东）：加油" ("Guest4821 (East): …" in English); its parts are text nodes only. */
+/** One line: "游客4821（东）：加油" ("Guest4821 (East): …" in English); its parts are text nodes
+ * only, and the name a <bdi> of its own (a right-to-left name leaves "（东）：" where it is). */
 function line(msg) {
   const item = el("li", "chat-line");
-  const who = personName(msg.from?.name ?? "");
   const where = msg.from?.seat ? seatName(msg.from.seat) : t("chat.watcher");
-  item.append(span("who", t("chat.from", { name: who, seat: where })));
+  const who = span("who", "");
+  who.append(...tNodes("chat.from", { name: nameEl(msg.from?.name ?? ""), seat: where }));
+  item.append(who);
   const said = msg.quick && msg.quick.startsWith(QUICK) && hasText(msg.quick) ? t(msg.quick) : msg.text ?? "";
   const text = span("said", said);
   if (msg.quick) text.classList.add("quick");
@@ -158,7 +161,7 @@ function line(msg) {
   if (name && name !== myName()) {
     const mute = button("mute-person", t("chat.mutePerson"), () => handlers.onMutePerson(name, true));
     mute.dataset.mute = name;
-    mute.title = t("chat.mutePersonTitle", { name: personName(name) });
+    mute.title = t("chat.mutePersonTitle", { name: isolatedText(personName(name)) });
     mute.setAttribute("aria-label", mute.title);
     item.append(mute);
   }

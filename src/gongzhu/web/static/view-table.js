@@ -23,7 +23,7 @@
 import { cardBack, cardChip, cardFace, cardMini, prettyCard, sortCards } from "./cards.js";
 import { $, button, el, span, speakerIcon } from "./dom.js";
 import {
-  cardName, goalText, levelLabel, personName, presetLabel, ratingText, seatName, signedNumber, t, titleLabel,
+  cardName, goalText, levelLabel, nameEl, personName, presetLabel, ratingText, seatName, signedNumber, t, titleLabel,
 } from "./i18n.js";
 import {
   animMs, challengeOf, clock, displayedPhase, handCount, isHost, isThinking, motionOn, mySeat, page, pace, personAt, positionOf,
@@ -61,7 +61,7 @@ export function renderHeader() {
   const me = page.me;
   $("me").hidden = !me;
   if (me) {
-    $("me").textContent = personName(me.name);  // the title is on the lifetime line beside it
+    $("me").replaceChildren(nameEl(me.name));  // the title is on the lifetime line beside it
     $("me").title = t("header.profile");
   }
   $("speed").value = speed() ?? "";
@@ -284,7 +284,7 @@ function occupant(seat) {
   }
   const out = [];
   if (info.name) {
-    const who = span("name", personName(info.name));
+    const who = nameEl(info.name, "name");  // a <bdi>: its direction its own, beside the total
     who.dataset.name = info.name;
     out.push(who);
     if (info.title) out.push(span("title", titleLabel(info.title)));

@@ -11,7 +11,7 @@
 // May import: state.js, dom.js, i18n.js.
 
 import { $, button, el, span } from "./dom.js";
-import { levelLabel, personName, seatName, t, titleLabel } from "./i18n.js";
+import { isolatedText, levelLabel, nameEl, personName, seatName, t, tNodes, titleLabel } from "./i18n.js";
 import {
   canInvite, displayedPhase, isHost, mySeat, page, personAt, SEATS, seatInfo, singlePlayer,
 } from "./state.js";
@@ -48,7 +48,7 @@ export function renderWaiting() {
     row.dataset.seat = seat;
     row.append(el("strong", "", seat === me ? t("seat.you", { seat: seatName(seat) }) : seatName(seat)));
     if (info.name) {
-      const who = span("name", personName(info.name));
+      const who = nameEl(info.name, "name");  // a <bdi> of its own
       who.dataset.name = info.name;  // as stored (a guest's 游客4821 in English too)
       row.append(who);
       if (info.title) row.append(span("title", titleLabel(info.title)));
@@ -63,7 +63,7 @@ export function renderWaiting() {
     } else if (host && info.name) {
       const remove = button("remove", t("people.removeSeat"), () => handlers.onRemove(seat));
       remove.dataset.remove = seat;
-      remove.title = t("people.removeSeatTitle", { name: personName(info.name) });
+      remove.title = t("people.removeSeatTitle", { name: isolatedText(personName(info.name)) });
       row.append(remove);
     } else if (!me && !personAt(seat)) {
       const sit = button("sit", t("btn.sit"), () => handlers.onSit(seat));
@@ -72,10 +72,8 @@ export function renderWaiting() {
     }
     list.append(row);
   }
-  let note;
-  if (isHost()) note = t("waiting.hostNote");
-  else note = t("waiting.note", { host: personName(s.table?.host ?? "") });
-  $("waiting-note").textContent = note;
+  if (isHost()) $("waiting-note").textContent = t("waiting.hostNote");
+  else $("waiting-note").replaceChildren(...tNodes("waiting.note", { host: personName(s.table?.host ?? "") }));
   const invite = s.table?.invite;
   $("invite").hidden = !invite;
   if (invite) {
@@ -104,7 +102,8 @@ function renderInviteFriend(waiting) {
   select.replaceChildren(...friends.map((f) => {
     const option = document.createElement("option");
     option.value = f.name;
-    option.textContent = f.online ? t("people.friendOnline", { name: personName(f.name) }) : personName(f.name);
+    // (an <option> holds text only: the name beside "(online)" isolated by its marks)
+    option.textContent = f.online ? t("people.friendOnline", { name: isolatedText(personName(f.name)) }) : personName(f.name);
     option.selected = f.name === chosen;
     return option;
   }));
