@@ -65,11 +65,20 @@ def test_an_operator_bans_a_reported_person_sitting_at_a_table(page_factory: Any
     open_table(bo, url)
     api_post(ann, "/api/people/Bo/report", {"reason": "rude in the chat", "match_id": table_id})
 
-    # The operator finds the report, opens Bo's card from it and bans him with a reason.
+    # Cy's browser signs in as Bo too: the two accounts are linked by a browser.
+    cy = page_factory()
+    account(cy, "Cy")
+    api_post(cy, "/api/logout", {})
+    api_post(cy, "/api/login", {"name": "Bo", "password": PASSWORD})
+
+    # The operator finds the report, opens Bo's card from it — Cy listed as linked — and bans him
+    # with a reason.
     op.goto("/admin")
     wait_for(op, '#admin-body:not([hidden]) #admin-reports li.admin-report:has-text("rude in the chat")')
     op.click('#admin-reports li.admin-report button:has-text("查看")')
     wait_for(op, '#admin-card[data-name="Bo"] #admin-actions')
+    linked = render("admin.linkedBrowsers", "zh", {"n": 1})
+    wait_for(op, f'#admin-linked li[data-person="Cy"]:has-text("{linked}")')
     op.fill("#admin-reason", "cheating")
     op.click('#admin-actions button[data-act="ban"]')
     wait_for(op, '#admin-sanctions li.admin-sanction.active[data-kind="ban"]')
@@ -83,4 +92,8 @@ def test_an_operator_bans_a_reported_person_sitting_at_a_table(page_factory: Any
     refused = bo.request.post("/api/login", data='{"name": "Bo", "password": "' + PASSWORD + '"}',
                               headers={"Content-Type": "application/json"})
     assert refused.status == 403 and refused.json()["code"] == "moderation.banned"
+    # Nor does his browser make a new account while the ban is in force.
+    made = bo.request.post("/api/account", data='{"name": "Bo2", "password": "' + PASSWORD + '"}',
+                           headers={"Content-Type": "application/json"})
+    assert made.status == 403 and made.json()["code"] == "server.account_browser_barred"
     shot(bo, "admin-banned-player")

@@ -1,8 +1,9 @@
 // The operators' page (docs/moderation.md), on the operators' JSON API (/api/admin/...): a search
 // by the beginning of a name (GET /api/admin/people?q=), a person's card (GET
 // /api/admin/people/{name}: account, reports against them, sanctions — each with 解除 / Lift —
-// and recent matches) with the actions warn, mute, suspend and ban (POST .../sanctions: a reason,
-// and an end date for a mute or a suspension), the open reports (GET /api/admin/reports, newest
+// recent matches, and the accounts linked to theirs by a browser, each with Show) with the
+// actions warn, mute, suspend and ban (POST .../sanctions: a reason, and an end date for a mute
+// or a suspension), the open reports (GET /api/admin/reports, newest
 // first: Show opens the reported person's card, Mark handled), closing a table (POST
 // /api/admin/tables/{id}/close) and the audit log (GET /api/admin/audit).  Someone who is not an
 // operator is refused by the API: the page then says so and shows nothing else.  Every refusal is
@@ -167,7 +168,23 @@ function drawCard() {
     matches.append(item);
   }
   if (!card.matches.length) matches.append(el("li", "", t("admin.noMatches")));
-  box.append(matches);
+  box.append(matches, el("h4", "", t("admin.linked")));
+  // The accounts signed in from a browser this person was signed in from: a second account of
+  // theirs, or a household's (docs/moderation.md).
+  const linked = el("ul", "admin-list");
+  linked.id = "admin-linked";
+  for (const x of card.linked ?? []) {
+    const item = el("li");
+    item.dataset.person = x.name;
+    const b = button("small", "", () => show(x.name));
+    b.append(isolated(x.name));
+    const marks = [t("admin.linkedBrowsers", { n: x.browsers }), t("admin.linkedTogether", { n: x.matches_together }),
+      ...x.sanctioned.map(kindLabel)];
+    item.append(b, el("span", "", ` · ${marks.join(" · ")}`));
+    linked.append(item);
+  }
+  if (!(card.linked ?? []).length) linked.append(el("li", "", t("admin.noLinked")));
+  box.append(linked);
 }
 
 function reportLine(r, withActions) {
