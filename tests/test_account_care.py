@@ -28,6 +28,7 @@ from itsdangerous import URLSafeTimedSerializer
 from sqlalchemy import func, insert, select, update
 from starlette.testclient import TestClient
 
+import gongzhu.server.app as app_module
 from gongzhu.server.account_care import AccountCare
 from gongzhu.server.accounts import FREE_FAILURES
 from gongzhu.server.app import create_app
@@ -554,27 +555,42 @@ def test_deleting_is_refused_to_someone_who_sat_down_meanwhile(server: LiveServe
 
 
 @pytest.mark.parametrize("db_url", STORES, indirect=True)
-def test_a_person_whose_account_is_deleted_sits_at_no_table(server: LiveServer, db_url: str) -> None:
+def test_a_person_whose_account_is_deleted_sits_at_no_table(db_url: str, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     """Dave watches Nina's table; his account is deleted through another server, and before this
-    one finds his session ended his page asks for a seat: refused (the table is loaded again from
-    the store, without him), and the deleted account sits at no table."""
-    nina, dave = account(server, "Nina"), account(server, "Dave")
-    table_id = new_table(nina)["table_id"]
-    watching = dave.connect(table_id)
-    watching.until(lambda s: s["phase"] == "waiting")
-    elsewhere = Store(db_url)
-    try:
-        AccountCare(Identity(elsewhere)).delete(dave.id)
-    finally:
-        elsewhere.close()
-    reply = watching.refused({"type": "sit", "seat": "N"})
-    assert reply["code"] in ("server.store_failed", "server.session_ended"), reply
-    store: Store = server.app.state.store
-    assert store.seated_at(dave.id) is None
-    again = nina.connect(table_id)
-    seats = again.until(lambda s: s["phase"] == "waiting")["table"]["seats"]
-    assert seats["N"]["name"] is None and seats["S"]["name"] == "Nina"
-    again.close()
+    one finds his session ended his page asks for a seat: refused in words that say why
+    (``server.account_deleted``), and nothing else happens — the table stays as it was, its
+    version too, and no connection of it is closed or loads it again — and the deleted account
+    sits at no table."""
+    monkeypatch.setattr(app_module, "SESSION_RECHECK", 3600.0)  # (this server does not look meanwhile)
+    with LiveServer(db_url, static_dir=tmp_path / "no-static") as server:
+        nina, dave = account(server, "Nina"), account(server, "Dave")
+        table_id = new_table(nina)["table_id"]
+        hosting, watching = nina.connect(table_id), dave.connect(table_id)
+        before = hosting.until(lambda s: s["table"]["spectators"] == 1)
+        watching.until(lambda s: s["v"] == before["v"])
+        elsewhere = Store(db_url)
+        try:
+            AccountCare(Identity(elsewhere)).delete(dave.id)
+        finally:
+            elsewhere.close()
+        reply = watching.refused({"type": "sit", "seat": "N"})
+        assert reply["code"] == "server.account_deleted", reply
+        store: Store = server.app.state.store
+        assert store.seated_at(dave.id) is None
+        # Nothing changed and nobody reloads: the next change of the table is the next version,
+        # and it reaches both connections, still open.
+        hosting.send({"type": "chat", "text": "still here"})
+        for live in (hosting, watching):
+            said = next(m for m in iter(live.receive, None) if m["type"] == "chat")
+            assert (said["v"], said["text"]) == (before["v"] + 1, "still here")
+        seats = hosting.state["table"]["seats"]
+        assert seats["N"]["name"] is None and seats["S"]["name"] == "Nina"
+        again = nina.connect(table_id)
+        state = again.until(lambda s: s["phase"] == "waiting")
+        assert state["table"]["seats"]["N"]["name"] is None and state["v"] == before["v"] + 1
+        for live in (again, hosting, watching):
+            live.close()
 
 
 @pytest.mark.parametrize("db_url", STORES, indirect=True)

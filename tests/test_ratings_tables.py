@@ -47,6 +47,16 @@ def one_deal(host: Someone, other: Someone, **table: Any) -> tuple[str, dict[str
     return table_id, lives
 
 
+def stand_up(lives: dict[str, Live]) -> None:
+    """The people of :func:`one_deal` stand up (their match goes on: standing up lets them sit at
+    another table under way, docs/web-protocol.md, Tables), and their connections close."""
+    for live in lives.values():
+        live.send({"type": "stand"})
+    lives["S"].until(lambda s: s["table"]["seats"]["S"]["name"] is None and s["table"]["seats"]["E"]["name"] is None)
+    for live in lives.values():
+        live.close()
+
+
 def profile(person: Someone) -> dict[str, Any]:
     r = person.http.get("/api/profile")
     assert r.status_code == 200, r.text
@@ -121,8 +131,7 @@ def test_tables_that_move_no_rating(server: LiveServer) -> None:
         assert lives["S"].state["table"]["rated"] is False, table
         assert seats["S"]["rating"] == 1500 and seats["S"]["provisional"] is True  # an account, unrated
         assert ("rating" in seats["E"]) is (other is bo)  # a guest has no rating
-        for live in lives.values():
-            live.close()
+        stand_up(lives)
     assert profile(anna)["ratings"] == {} and profile(bo)["ratings"] == {}
     # A single-player match against computers moves no rating either.
     r = anna.http.post("/api/matches", json={"levels": {"N": "random", "E": "random", "W": "random"}})
@@ -371,8 +380,7 @@ def test_practice_is_a_deal_dealt_to_fewer_than_two_accounts_or_played_for_a_lar
     for other, table, _ in cases:
         _, lives = one_deal(anna, other, **table)
         told.append(lives["S"].state["deal_result"].get("practice"))
-        for live in lives.values():
-            live.close()
+        stand_up(lives)
     anna_now, bo_now = profile(anna), profile(bo)
     assert (anna_now["deals"], anna_now["practice"]["deals"]) == (1, 2)
     assert (bo_now["deals"], bo_now["practice"]["deals"]) == (1, 1)

@@ -680,3 +680,43 @@ def test_again_seats_only_the_people_there_and_the_start_deals_in_only_who_came(
     seats = page.until(lambda s: s["phase"] != "waiting")["table"]["seats"]
     assert [seats[s]["name"] for s in "NESW"] == [None, None, bob.name, None]
     page.close()
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_who_came_to_a_waiting_table_before_a_restart_is_dealt_in_after_it(db_url: str, tmp_path: Path) -> None:
+    """再来一局 seats Ann and Cy at Bob's next table; Ann's page comes there, Cy's never does, and
+    Dee sits down there herself.  The server restarts (or another takes the table over) and Bob
+    starts it before anyone else's page is back: whoever had come before is dealt in — it is
+    stored with the seats, not only known to the server that ran the table — and Cy is not."""
+    rng = random.Random(5)
+    first = LiveServer(db_url, static_dir=tmp_path / "none")
+    bob, ann, cy, dee = Someone(first), Someone(first), Someone(first), Someone(first)
+    table_id = new_table(bob, options={"match_end": "deals:1"}, levels={"N": "random", "E": "random",
+                                                                          "W": "random"})["table_id"]
+    lives = {"S": bob.connect(table_id), "E": ann.connect(table_id), "W": cy.connect(table_id)}
+    for seat, person in (("E", ann), ("W", cy)):
+        lives[seat].send({"type": "sit", "seat": seat})
+        lives["S"].until(lambda s, seat=seat, person=person: s["table"]["seats"][seat]["name"] == person.name)
+    lives["S"].send({"type": "start"})
+    drive(lives, rng, everyone_done)
+    lives["S"].send({"type": "again"})
+    told = [next(m for m in iter(live.receive, None) if m["type"] == "again") for live in lives.values()]
+    new_id, _, invite = told[0]["url"].removeprefix("/table/").partition("?invite=")
+    came = ann.connect(new_id, invite=invite or None)
+    came.until(lambda s: s["phase"] == "waiting" and s["seat"] == "E")
+    sitting = dee.connect(new_id, invite=invite or None)
+    sitting.send({"type": "sit", "seat": "N"})
+    sitting.until(lambda s: s["table"]["seats"]["N"]["name"] == dee.name)
+    for live in (*lives.values(), came, sitting):
+        live.close()
+    first.stop()
+    with LiveServer(db_url, static_dir=tmp_path / "none") as second:
+        bob.rebind(second)
+        page = bob.connect(new_id)
+        seats = page.until(lambda s: s["phase"] == "waiting")["table"]["seats"]
+        assert [seats[s]["name"] for s in "NESW"] == [dee.name, ann.name, bob.name, cy.name]
+        assert not any(seats[s]["connected"] for s in "NEW")
+        page.send({"type": "start"})
+        seats = page.until(lambda s: s["phase"] != "waiting")["table"]["seats"]
+        assert [seats[s]["name"] for s in "NESW"] == [dee.name, ann.name, bob.name, None]
+        page.close()

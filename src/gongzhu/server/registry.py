@@ -129,7 +129,8 @@ class Tables:
 
     def create(self, new: NewTable, host: Person, others: Sequence[tuple[str, str] | None] = ()) -> MatchInfo:
         """Store a new table with ``host`` at ``new.seat`` (and ``others``, seat by seat, where
-        they are people); a started one deals its first deal when it is opened."""
+        they are people); a started one deals its first deal when it is opened.  At one that waits
+        to be started, everyone seated is awaited until they come (:attr:`Table.awaited`)."""
         match_id = "m-" + secrets.token_hex(6)
         seats: list[tuple[str, str] | None] = list(others) if others else [None] * 4
         seats[new.seat] = (host.id, host.name)
@@ -138,6 +139,7 @@ class Tables:
             invite=secrets.token_urlsafe(12), turn_seconds=new.turn_seconds, expose_seconds=new.expose_seconds,
             status="playing" if new.started else "waiting", version=0, auto=(False,) * 4, timeouts=(0,) * 4,
             deadline=None, dealt_to=tuple(s[0] if s else None for s in seats) if new.started else (None,) * 4,
+            awaited=() if new.started else tuple(s[0] for s in seats if s is not None),
         )
         info = self.store.create_match(match_id=match_id, preset=new.preset, options=new.options.to_dict(),
                                        speed=new.speed, seed=new.seed, seating=seating, seeded=new.seeded,

@@ -60,9 +60,9 @@ __all__ = ["AUDIT_LOG", "BLOCKS", "CHALLENGES", "CHALLENGE_DEVICES", "CHALLENGE_
            "EVENT_LOG", "EVENT_TABLES", "FRIENDS", "INVITATIONS", "KNOWN_DEVICES", "MATCHES", "MATCH_PLAYERS",
            "METADATA", "POSTGRES_CONNECT", "POSTGRES_LOCK_TIMEOUT", "POSTGRES_STATEMENT_TIMEOUT",
            "RATINGS", "RATING_HISTORY", "REPORTS", "REVIEWS", "REVIEW_COUNTS", "REVIEW_KINDS", "SANCTIONS",
-           "SESSIONS", "SETTINGS", "USERS", "Charge", "DeletedSitter", "MatchInfo", "Rated", "Seating",
-           "StaleTable", "Store",
-           "friends_among", "is_event", "seated_rows", "why_kept"]
+           "SESSIONS", "SETTINGS", "USERS", "Charge", "DeletedSitter", "MatchInfo", "Rated", "SeatedElsewhere",
+           "Seating", "StaleTable", "Store",
+           "friends_among", "is_event", "playing_elsewhere", "seated_rows", "why_kept"]
 
 
 #: The tables; every change to them is a revision in :mod:`gongzhu.server.migrations`.
@@ -447,7 +447,9 @@ class Seating:
     are the persons who were dealt the deal in progress (whom its result counts for);
     ``deadline`` the running timer's end (seconds since the epoch, the server's clock);
     ``removed`` the persons the host had leave a seat before the start (they never sit there
-    again)."""
+    again); ``awaited`` the persons seated for them at a table waiting to start (its host when it
+    was made, the people 再来一局 seated) who have not come to it yet: the start deals them not
+    in (kept with their seats, ``"awaited": true``)."""
 
     host: str | None
     seats: tuple[tuple[str, str] | None, ...]
@@ -463,12 +465,14 @@ class Seating:
     deadline: float | None
     dealt_to: tuple[str | None, ...]
     removed: tuple[str, ...] = ()
+    awaited: tuple[str, ...] = ()
 
     def columns(self) -> dict[str, Any]:
         """The row's columns for this seating."""
         return {
             "host": self.host,
-            "seats": [{"user": s[0], "name": s[1]} if s is not None else {"user": None, "name": None}
+            "seats": [({"user": s[0], "name": s[1], "awaited": True} if s[0] in self.awaited
+                       else {"user": s[0], "name": s[1]}) if s is not None else {"user": None, "name": None}
                       for s in self.seats],
             "levels": dict(self.levels), "visibility": self.visibility, "invite": self.invite,
             "turn_seconds": self.turn_seconds, "expose_seconds": self.expose_seconds, "status": self.status,
@@ -562,14 +566,23 @@ def is_event(challenge: str | None) -> bool:
     return challenge is not None and EVENT_ID.fullmatch(challenge) is not None
 
 
-def seated_rows(c: Connection, user_id: str, *, open_tables: bool) -> list[Row[Any, Any]]:
+def seated_rows(c: Connection, user_id: str, *, open_tables: bool) -> list[Row[Any, Any, Any]]:
     """The matches whose stored seats hold ``user_id`` (with ``open_tables``: only tables for
-    people that are not over), read in ``c``: their ``id`` and ``seats``."""
-    query = select(MATCHES.c.id, MATCHES.c.seats).where(
+    people that are not over), read in ``c``: their ``id``, ``seats`` and ``status``."""
+    query = select(MATCHES.c.id, MATCHES.c.seats, MATCHES.c.status).where(
         cast(MATCHES.c.seats, String).contains(f'"{user_id}"', autoescape=True))
     if open_tables:  # (the states named, not "not over": the status's index then finds them)
         query = query.where(MATCHES.c.solo.is_(False), MATCHES.c.status.in_(("waiting", "playing")))
     return [r for r in c.execute(query) if any(s and s.get("user") == user_id for s in r.seats or [])]
+
+
+def playing_elsewhere(c: Connection, user_id: str, match_id: str) -> str | None:
+    """A table for people but ``match_id`` whose match is under way (started, not over) at which
+    ``user_id`` sits, read in ``c`` (None: none) — a single-player match's, a challenge's, is none:
+    nobody else is ever dealt in there (docs/web-protocol.md, Tables: one table at a time)."""
+    found = sorted(r.id for r in seated_rows(c, user_id, open_tables=True)
+                   if r.status == "playing" and r.id != match_id)
+    return str(found[0]) if found else None
 
 
 def friends_among(c: Connection, user: str, others: Sequence[str]) -> set[str]:
@@ -594,6 +607,7 @@ def _seating(m: Any) -> Seating:
         auto=tuple(bool(a) for a in (m["auto"] or [False] * 4)),
         timeouts=tuple(int(t) for t in (m["timeouts"] or [0] * 4)), deadline=m["deadline"],
         dealt_to=tuple(m["dealt_to"] or [None] * 4), removed=tuple(m["removed"] or ()),
+        awaited=tuple(s["user"] for s in raw_seats if s.get("user") and s.get("awaited")),
     )
 
 
@@ -677,7 +691,19 @@ class StaleTable(RuntimeError):
 
 class DeletedSitter(RuntimeError):
     """A table's change was refused: it seats a person whose account was deleted
-    (:meth:`Store.save_table`); the table is reloaded from the store, without them."""
+    (:meth:`Store.save_table`): a connection of theirs, not closed yet, sat down as the account
+    was deleted; nothing was stored."""
+
+
+class SeatedElsewhere(RuntimeError):
+    """A table's change was refused: it deals in (seats at a table under way, or starts one with)
+    a person who sits at another table under way, ``match_id`` (:meth:`Store.save_table`); nothing
+    was stored."""
+
+    def __init__(self, match_id: str, user_id: str) -> None:
+        super().__init__(f"{user_id} sits at table {match_id}, under way")
+        self.match_id = match_id
+        self.user_id = user_id
 
 
 def _fenced(c: Connection, match_id: str, expected: int | None, values: Mapping[str, Any]) -> None:
@@ -882,6 +908,12 @@ class Store:
             rows = seated_rows(c, user_id, open_tables=True)
         return str(rows[0].id) if rows else None
 
+    def playing_at(self, user_id: str, *, besides: str) -> str | None:
+        """A table for people but ``besides`` whose match is under way at which ``user_id`` sits
+        (None: none; see :func:`playing_elsewhere`)."""
+        with self.engine.connect() as c:
+            return playing_elsewhere(c, user_id, besides)
+
     def listed(self) -> list[MatchInfo]:
         """The public tables not over (the lobby), oldest first."""
         with self.engine.connect() as c:
@@ -892,18 +924,36 @@ class Store:
     def save_table(self, match_id: str, seating: Seating, *, expected: int | None = None, **match: Any) -> None:
         """Store a table's seating (and ``speed``/``in_deal`` when given).  A seating that seats
         anew a person whose account is deleted is refused (:class:`DeletedSitter`): a connection
-        of theirs, not closed yet, sat down as the account was deleted (docs/accounts.md)."""
-        people = {s[0] for s in seating.seats if s is not None}
+        of theirs, not closed yet, sat down as the account was deleted (docs/accounts.md).  So is
+        one that deals a person in — seats them anew at a table for people under way, or starts
+        the table they sit at — while they sit at another table under way
+        (:class:`SeatedElsewhere`; docs/web-protocol.md, Tables: one table at a time): checked
+        with their rows locked, so two servers seating one person at two tables at once seat them
+        at one."""
+        seated = {s[0] for s in seating.seats if s is not None}
+        people: set[str] = set()
+        dealt_in: set[str] = set()
         with self.engine.begin() as c:
-            if people:
-                stored = c.scalar(select(MATCHES.c.seats).where(MATCHES.c.id == match_id))
-                people -= {s.get("user") for s in stored or () if s}
+            if seated:
+                stored = c.execute(select(MATCHES.c.seats, MATCHES.c.status, MATCHES.c.solo)
+                                   .where(MATCHES.c.id == match_id)).first()
+                before = stored.seats if stored is not None else None
+                people = seated - {s.get("user") for s in before or () if s}
+                if stored is not None and not stored.solo and seating.status == "playing":
+                    dealt_in = seated if stored.status == "waiting" else people
             _fenced(c, match_id, expected, {**seating.columns(), **match})
-            if people:  # their rows read after the write, locked: a deletion meanwhile waits, or is seen
-                rows = c.execute(select(USERS.c.id, USERS.c.deleted).where(USERS.c.id.in_(sorted(people)))
-                                 .with_for_update(read=True)).all()
-                if any(r.deleted is not None for r in rows):
+            if people or dealt_in:
+                # Their rows read after the write, locked: a deletion meanwhile waits, or is seen;
+                # and a second table dealing one of them in meanwhile (on another server) waits
+                # for this one, then finds them here.
+                rows = c.execute(select(USERS.c.id, USERS.c.deleted).where(USERS.c.id.in_(sorted(people | dealt_in)))
+                                 .with_for_update(read=not dealt_in)).all()
+                if any(r.deleted is not None and r.id in people for r in rows):
                     raise DeletedSitter(f"table {match_id}: a person whose account is deleted sat down")
+                for user in sorted(dealt_in):
+                    elsewhere = playing_elsewhere(c, user, match_id)
+                    if elsewhere is not None:
+                        raise SeatedElsewhere(elsewhere, user)
 
     def set_version(self, match_id: str, version: int, *, expected: int | None = None) -> None:
         """Store a table's event version after a change stored no other way (presence, chat)."""

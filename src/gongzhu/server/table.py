@@ -43,7 +43,7 @@ from gongzhu.server.claiming import Claims, from_play
 from gongzhu.server.clock import Clock
 from gongzhu.server.metrics import Metrics
 from gongzhu.server.rooms import ChatBudgets, Person, Presence, Ref
-from gongzhu.server.store import Charge, MatchInfo, Rated, Seating, StaleTable, Store
+from gongzhu.server.store import Charge, DeletedSitter, MatchInfo, Rated, SeatedElsewhere, Seating, StaleTable, Store
 from gongzhu.server.thinking import Pools, Thinking, computer_level
 from gongzhu.server.views import Views, personal, public_exposures
 from gongzhu.server.wire import MessageError, Refused, codes, encode, refusal
@@ -162,10 +162,11 @@ class Table:
         #: Declarations of the exposure phase not revealed yet (R4: every seat declares unseen).
         self.pending: dict[Seat, list[tuple[Card, str]]] = {}
         self.presences: dict[Ref, Presence] = {}
-        #: The people who came to the table (a connection let in, or a seat taken themselves) since
-        #: it was loaded here: the start deals in nobody seated here who never came (再来一局 seats
-        #: people before their pages arrive; :meth:`start`).
-        self.arrived: set[str] = set()
+        #: The people seated for them while the table waits (its host as it was made, those 再来一局
+        #: seated before their pages arrive) who have not come yet (a connection let in, or a seat
+        #: taken themselves): the start deals none of them in (:meth:`start`).  Stored with the
+        #: seats, so that a table loaded again (a restart, another server) knows who came before.
+        self.awaited: set[str] = set(seating.awaited)
         self.chat_budgets = ChatBudgets()
         self.lifetimes: dict[str, int] = {}
         #: The family of presets the table's deals are rated in, and the ratings there of the
@@ -220,6 +221,7 @@ class Table:
             invite=self.invite, turn_seconds=self.turn_seconds, expose_seconds=self.expose_seconds,
             status=self.status, version=self.version, auto=tuple(self.auto), timeouts=tuple(self.timeouts),
             deadline=self.clock.deadline, dealt_to=tuple(self.dealt_to), removed=tuple(sorted(self.removed)),
+            awaited=tuple(sorted(self.awaited)),
         )
 
     def _restore(self, info: MatchInfo) -> None:
@@ -318,16 +320,32 @@ class Table:
     def _save(self, *, position: bool = True, lobby: bool = True, **match: Any) -> None:
         """Store the seating after a change of the table (not of the game: ``match`` columns
         such as the speed), then publish it."""
-        self.version += 1
-        try:
-            self.hub.store.save_table(self.match_id, self.seating(), expected=self.stored, **match)
-            self.stored = self.version
-        except Exception as e:
-            self._break(e)
-            raise StoreError from None
+        self._store_seating(**match)
         self._changed([], position=position)
         if lobby:
             self.hub.listing_changed(self.match_id)
+
+    def _store_seating(self, undo: Callable[[], None] | None = None, **match: Any) -> None:
+        """Store the seating after a change of the table (see :meth:`_save`).  With ``undo``, a
+        seating the store refuses for whom it seats — an account deleted meanwhile
+        (:class:`DeletedSitter`), someone dealt in at another table under way meanwhile
+        (:class:`SeatedElsewhere`) — raises that refusal once ``undo`` has put the table back as
+        it was: nothing was stored, nothing changed, nobody reloads (else, as any refusal of the
+        store, it drops the table: :meth:`_break`)."""
+        self.version += 1
+        try:
+            self.hub.store.save_table(self.match_id, self.seating(), expected=self.stored, **match)
+        except (DeletedSitter, SeatedElsewhere) as e:
+            if undo is None:
+                self._break(e)
+                raise StoreError from None
+            self.version -= 1
+            undo()
+            raise
+        except Exception as e:
+            self._break(e)
+            raise StoreError from None
+        self.stored = self.version
 
     def _break(self, error: Exception) -> None:
         """The store refused an action: this table's state may be ahead of what was stored, so it
@@ -573,14 +591,42 @@ class Table:
         taking_back = self.in_deal and self.dealt_to[seat] == person.id and self.next_deal(seat)
         if self.seats[seat] is not None and not taking_back:
             raise Refused("server.seat_taken", seat=seat.name)
+        # One table at a time: a seat at a table under way is no second seat of someone who sits
+        # at another one (the store checks it again as it stores the seat: on another server too).
+        elsewhere = self.hub.store.playing_at(person.id, besides=self.match_id) if self._deals_in else None
+        if elsewhere is not None:
+            raise Refused("server.seated_elsewhere", table=elsewhere)
+        before = (self.seats[seat], self.auto[seat], self.timeouts[seat], person.id in self.awaited,
+                  self.clock.deadline)
+
+        def undo() -> None:
+            self.seats[seat], self.auto[seat], self.timeouts[seat], awaited, self.clock.deadline = before
+            if awaited:
+                self.awaited.add(person.id)
+
         self.seats[seat] = (person.id, person.name)
         self.auto[seat] = False
         self.timeouts[seat] = 0
-        self.arrived.add(person.id)
+        self.awaited.discard(person.id)
+        self.clock.arm()
+        try:
+            self._store_seating(undo)
+        except DeletedSitter:  # (the account deleted as its page, not closed yet, asked for the seat)
+            raise Refused("server.account_deleted") from None
+        except SeatedElsewhere as e:  # (seated at a table under way on another server meanwhile)
+            raise Refused("server.seated_elsewhere", table=e.match_id) from None
         self._refresh_people()
         self._shut_out({u for u in self.connected() if u != person.id and self.seat_of(u) is None  # (watching)
                         and u not in self.dealt_to and self.hub.store.blocked_among(u, [person.id])})
-        self._seat_change()
+        self._changed([], position=True)
+        self.hub.listing_changed(self.match_id)
+        self.kick()
+
+    @property
+    def _deals_in(self) -> bool:
+        """Whether a seat taken here now deals its person in: a table for people under way (a
+        single-player match's holds nobody up: nobody else is ever dealt in there)."""
+        return self.status == "playing" and not self.solo
 
     def remove(self, host: Person, seat: Seat) -> None:
         """The host has the person sitting at ``seat`` leave it, before the table starts; they may
@@ -593,6 +639,7 @@ class Table:
         if occupant is None or occupant[0] == host.id:
             raise Refused("server.remove_nobody", seat=seat)
         self.removed.add(occupant[0])
+        self.awaited.discard(occupant[0])
         self.seats[seat] = None
         self.auto[seat] = False
         self.timeouts[seat] = 0
@@ -624,19 +671,58 @@ class Table:
             raise Refused("server.host_only")
         if self.status != "waiting":
             raise Refused("server.already_started")
-        for s in Seat:  # a person seated who never came (再来一局 seated them) is not dealt in
+        # Not dealt in: a person seated who never came (再来一局 seated them, their page went
+        # elsewhere), and one who sits at another table under way (one table at a time) — unless
+        # it is who starts, who is told to stand up there first.
+        left_out = set(self.awaited)
+        for occupant in self.seats:
+            if occupant is not None and occupant[0] not in left_out:
+                elsewhere = self.hub.store.playing_at(occupant[0], besides=self.match_id)
+                if elsewhere is not None and occupant[0] == person.id:
+                    raise Refused("server.seated_elsewhere", table=elsewhere)
+                if elsewhere is not None:
+                    left_out.add(occupant[0])
+        while True:
+            try:
+                self._deal_first(left_out)
+                break
+            except SeatedElsewhere as e:  # (dealt in at a table under way on another server meanwhile)
+                if e.user_id == person.id or e.user_id in left_out:
+                    raise Refused("server.seated_elsewhere", table=e.match_id) from None
+                left_out.add(e.user_id)
+            except DeletedSitter as e:  # (nobody is seated anew by a start: the store is not as read)
+                self._break(e)
+                raise StoreError from None
+        self._changed([], position=True)
+        self.hub.listing_changed(self.match_id)
+        self.kick()
+
+    def _deal_first(self, left_out: Collection[str]) -> None:
+        """Start the match, dealing in everyone seated but ``left_out`` (their seats left free, to
+        their computer players), and store it; a start the store refuses
+        (:meth:`_store_seating`) leaves the table waiting as it was."""
+        before = (list(self.seats), list(self.auto), list(self.timeouts), list(self.dealt_to),
+                  set(self.dealt_accounts), set(self.awaited), self.clock.deadline)
+
+        def undo() -> None:
+            (self.seats, self.auto, self.timeouts, self.dealt_to, self.dealt_accounts, self.awaited,
+             self.clock.deadline) = before
+            self.status = "waiting"
+            self.match.current = None
+
+        for s in Seat:
             occupant = self.seats[s]
-            if occupant is not None and occupant[0] not in self.arrived:
+            if occupant is not None and occupant[0] in left_out:
                 self.seats[s] = None
                 self.auto[s] = False
                 self.timeouts[s] = 0
+        self.awaited = set()
         self.status = "playing"
         self._deal_in()
         self.match.new_deal()
         self._seq = 0
         self.clock.arm()
-        self._save(in_deal=True)
-        self.kick()
+        self._store_seating(undo, in_deal=True)
 
     def _deal_in(self) -> None:
         """A deal is dealt to the people sitting now: who of them are accounts is fixed with it."""
@@ -723,11 +809,12 @@ class Table:
         if self.event_seating is not None and self.hub.events is not None and self.seat_of(person.id) is not None:
             self.hub.events.arrived(self.match_id, person.id)
         first = person.id not in self.connected()
+        came = person.id in self.awaited  # (seated for them: stored with the seats that they came)
+        self.awaited.discard(person.id)
         self.presences[presence.ref] = presence
-        self.arrived.add(person.id)
         self.hub.send(presence.ref, None, admit=True)
-        if first:
-            self._presence()  # the seats' connected flags and the spectators change
+        if first or came:
+            self._presence(seating=came)  # the seats' connected flags and the spectators change
         else:  # another tab of someone already here: nothing changes but this connection's view
             if not self._still_mine():  # (a copy another server took over sends nothing)
                 return False
@@ -789,23 +876,28 @@ class Table:
         elif presence.person.id not in self.connected():
             self._presence()
 
-    def _presence(self) -> None:
-        """Someone came or went: the seats' ``connected`` and the spectator count change."""
-        self.republish()
+    def _presence(self, *, seating: bool = False) -> None:
+        """Someone came or went: the seats' ``connected`` and the spectator count change (with
+        ``seating``, someone awaited came: stored with the seats, :meth:`_bump`)."""
+        self.republish(seating=seating)
         self.hub.listing_changed(self.match_id)
 
-    def republish(self) -> None:
+    def republish(self, *, seating: bool = False) -> None:
         """Publish the table again as a change that is not a change of the game (presence, a
         lifetime score, or for rooms that may have missed one)."""
-        self._bump()
+        self._bump(seating=seating)
         self._changed([], position=False)
 
-    def _bump(self) -> None:
+    def _bump(self, *, seating: bool = False) -> None:
         """A change that is not stored otherwise (presence, chat, a lifetime score): its version
-        is, so that a reloaded table never numbers two changes alike."""
+        is, so that a reloaded table never numbers two changes alike — with ``seating``, the
+        seating too (who of the people awaited came: :attr:`awaited`)."""
         self.version += 1
         try:
-            self.hub.store.set_version(self.match_id, self.version, expected=self.stored)
+            if seating:
+                self.hub.store.save_table(self.match_id, self.seating(), expected=self.stored)
+            else:
+                self.hub.store.set_version(self.match_id, self.version, expected=self.stored)
             self.stored = self.version
         except StaleTable as e:  # another server runs the table now: this one lets it go (and
             self._break(e)  # publishes nothing more: _changed, event)
