@@ -79,3 +79,23 @@ def test_a_claimed_score_out_of_range_is_said_in_the_pages_language(page_factory
     assert page.locator("#toast").text_content() == (words[0].upper() + words[1:] if lang == "en" else words)
     page.wait_for_function("() => document.getElementById('toast').hidden")
     assert page.locator("#claim:visible").count() == 1  # not spent: South may still claim this deal
+
+
+def test_a_refusal_naming_the_table_a_person_sits_at_links_to_it(page_factory: Any) -> None:
+    """Refused a seat while dealt in at another table under way (one table at a time), the page
+    links to that table, where the person stands up; a {table} of another kind stays words."""
+    page = page_factory()
+    page.goto("/lobby")
+    drawn = page.evaluate("""async () => {
+      const i18n = await import("/static/i18n.js");
+      const box = document.createElement("p");
+      box.append(...i18n.refusalNodes({ body: { code: "server.seated_elsewhere", params: { table: "t-42" } } }));
+      const other = document.createElement("p");
+      other.append(...i18n.refusalNodes({ body: { code: "server.unknown_table", params: { table: "t-43" } } }));
+      const a = box.querySelector("a");
+      return [box.textContent, a && a.getAttribute("href"), other.querySelector("a") === null];
+    }""")
+    text, href, plain = drawn
+    assert text == render("server.seated_elsewhere", "zh", {"table": "t-42"})
+    assert href == "/table/t-42" and plain
+

@@ -157,16 +157,30 @@ export function refusalText(refusal, { alone = true } = {}) {
 }
 
 /** `refusalText` as nodes to append: a name among the refusal's parameters (the name typed, the
- * name it looks like) isolated, as `tNodes` puts it in. */
+ * name it looks like) isolated, as `tNodes` puts it in, and the table a person sits at elsewhere
+ * a link to it (TABLE_LINKED). */
 export function refusalNodes(refusal, { alone = true } = {}) {
   const { code, params, words } = refusalWords(refusal);
   if (code === undefined) return [document.createTextNode(capitalised(code, words, alone) ? words[0].toUpperCase() + words.slice(1) : words)];
-  const nodes = tNodes(code, params);
+  const linked = TABLE_LINKED.has(code) && typeof params.table === "string" ? { ...params, table: tableLink(params.table) } : params;
+  const nodes = tNodes(code, linked);
   const first = nodes[0];
   if (capitalised(code, first?.textContent ?? "", alone) && first instanceof Text) {
     first.data = first.data[0].toUpperCase() + first.data.slice(1);
   }
   return nodes;
+}
+
+/** The refusals whose {table} is the id of a table the person sits at (another table under way, a
+ * table not over): drawn as a link to it, where they stand up. */
+const TABLE_LINKED = new Set(["server.seated_elsewhere", "account_care.delete_seated", "account_care.rename_seated"]);
+
+/** A link to the table page of the table `id`, the id its words. */
+function tableLink(id) {
+  const a = document.createElement("a");
+  a.href = `/table/${encodeURIComponent(id)}`;
+  a.textContent = id;
+  return a;
 }
 
 /** A refusal's catalog code and parameters, or, without a code, its words. */
