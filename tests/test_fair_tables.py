@@ -34,7 +34,8 @@ from websockets.exceptions import ConnectionClosed
 
 from gongzhu.records import check_file
 from helpers.client import Message, random_exposures
-from helpers.live import Live, Someone
+from helpers.database import STORES
+from helpers.live import PASSWORD, Live, Someone, account
 from helpers.servers import LiveServer
 from helpers.volume import scaled
 from test_tables import CARD, NOT_CARDS, new_table
@@ -499,6 +500,51 @@ def test_chat_refuses_marks_stacked_over_other_lines(server: LiveServer, text: s
     else:
         refusal = live.refused({"type": "chat", "text": text})
         assert refusal["code"] == "server.chat_marks"
+
+
+#: Client addresses on the internet (a rated table tells people apart by theirs; loopback and
+#: private networks tell nobody apart): a household's, and three others, one of them an IPv6
+#: address in the same /64 as a fourth.
+HOME, AWAY, ABROAD = "93.184.216.34", "151.101.1.69", "2a03:2880:f12f:83::1"
+ABROAD_NEIGHBOUR = "2a03:2880:f12f:83:face:b00c::25de"
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_a_rated_table_seats_one_player_per_network_and_per_browser(db_url: str, tmp_path: Path) -> None:
+    """Two accounts from one network (a person's second, or their household's) are not seated
+    at one rated table, where they could see each other's cards, nor are two accounts once
+    signed in from a same browser; each sits at a table that rates nothing, and people of other
+    networks and browsers sit at the rated one."""
+    with LiveServer(db_url, static_dir=tmp_path / "no-static", trusted_proxies=["127.0.0.1"]) as server:
+        ann = account(server, "Ann", HOME)
+        rated = new_table(ann, turn_seconds=30, expose_seconds=30)["table_id"]  # public, timed: rated
+        lives = {"Ann": ann.connect(rated)}
+        bob = account(server, "Bob", HOME)  # Ann's household
+        lives["Bob"] = bob.connect(rated)
+        assert lives["Bob"].refused({"type": "sit", "seat": "N"})["code"] == "server.linked_at_table"
+        cy = account(server, "Cy", ABROAD)
+        lives["Cy"] = cy.connect(rated)
+        lives["Cy"].send({"type": "sit", "seat": "E"})
+        lives["Ann"].until(lambda s: s["table"]["seats"]["E"]["name"] == "Cy")
+        neighbour = account(server, "Dee", ABROAD_NEIGHBOUR)  # Cy's /64
+        lives["Dee"] = neighbour.connect(rated)
+        assert lives["Dee"].refused({"type": "sit", "seat": "W"})["code"] == "server.linked_at_table"
+        # Eve's browser is signed in as Cy once: Eve, from a network of her own, is linked to Cy.
+        eve = account(server, "Eve", AWAY)
+        assert eve.http.post("/api/login", json={"name": "Cy", "password": PASSWORD}).status_code == 200
+        eve_again = Someone(server, AWAY)
+        assert eve_again.http.post("/api/login", json={"name": "Eve", "password": PASSWORD}).status_code == 200
+        lives["Eve"] = eve_again.connect(rated)
+        assert lives["Eve"].refused({"type": "sit", "seat": "W"})["code"] == "server.linked_at_table"
+        # A table that rates nothing (no turn timer) seats Ann's household together.
+        friendly = new_table(ann)["table_id"]
+        at_home = {"Ann": ann.connect(friendly), "Bob": bob.connect(friendly)}
+        at_home["Bob"].send({"type": "sit", "seat": "N"})
+        at_home["Ann"].until(lambda s: s["table"]["seats"]["N"]["name"] == "Bob")
+        for live in [*lives.values(), *at_home.values()]:
+            live.close()
+        exported = ann.http.get("/api/account/export").text  # when her pages came from a network, not which
+        assert len(json.loads(exported)["sign_ins"]["networks"]) == 1 and HOME not in exported
 
 
 def test_a_single_player_match_on_a_chosen_seed_seats_nobody_else(server: LiveServer) -> None:

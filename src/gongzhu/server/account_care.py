@@ -74,6 +74,7 @@ from gongzhu.server.store import (
     REVIEWS,
     SANCTIONS,
     SESSIONS,
+    USER_NETWORKS,
     USERS,
     seated_rows,
 )
@@ -348,6 +349,7 @@ class AccountCare:
                     for statement in (
                         delete(SESSIONS).where(SESSIONS.c.user_id == user_id),
                         delete(KNOWN_DEVICES).where(KNOWN_DEVICES.c.user_id == user_id),
+                        delete(USER_NETWORKS).where(USER_NETWORKS.c.user_id == user_id),
                         delete(CHALLENGE_DEVICES).where(CHALLENGE_DEVICES.c.user_id == user_id),
                         delete(RATINGS).where(RATINGS.c.user_id == user_id),
                         delete(RATING_HISTORY).where(RATING_HISTORY.c.user_id == user_id),
@@ -395,6 +397,8 @@ class AccountCare:
                                       .order_by(SESSIONS.c.created)))
             browsers = list(c.scalars(select(KNOWN_DEVICES.c.last_seen).where(KNOWN_DEVICES.c.user_id == user_id)
                                       .order_by(KNOWN_DEVICES.c.last_seen)))
+            networks = list(c.scalars(select(USER_NETWORKS.c.last_seen).where(USER_NETWORKS.c.user_id == user_id)
+                                      .order_by(USER_NETWORKS.c.last_seen)))
             entered = c.execute(select(CHALLENGE_DEVICES.c.challenge_id, CHALLENGE_DEVICES.c.entered)
                                 .where(CHALLENGE_DEVICES.c.user_id == user_id)
                                 .order_by(CHALLENGE_DEVICES.c.entered)).all()
@@ -442,7 +446,9 @@ class AccountCare:
             # The browsers known to the account (when each last signed in, never its cookie) and the
             # failed sign-ins from others that the account counts (docs/web-protocol.md, Limits).
             "sign_ins": {"browsers": [{"last_signed_in": seen} for seen in browsers],
-                         "failures": int(row.sign_in_failures), "last_failure": row.sign_in_failed},
+                         "failures": int(row.sign_in_failures), "last_failure": row.sign_in_failed,
+                         # the networks table pages came from in the last day (when; never the address)
+                         "networks": [{"last_seen": seen} for seen in networks]},
             # Each challenge entered, and when, from a browser (never which one).
             "challenges_entered": [{"challenge": e.challenge_id, "entered": e.entered} for e in entered],
             # What the operators decided about the person, with their reasons (not who decided).

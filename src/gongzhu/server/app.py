@@ -583,6 +583,7 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         who, cookie = person(request)
         if body.ranked and not store.accounts([who.id]):
             return with_cookie(refused_answer(403, Text.of("server.ranked_account_needed")), cookie)
+        identity.came_from(who.id, request)  # (seated before their table page comes: its network)
         table_id = tables.play_now(who, preset=body.preset, ranked=body.ranked)
         return with_cookie(JSONResponse({"table_id": table_id, "url": f"/table/{table_id}"}), cookie)
 
@@ -838,6 +839,10 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         if room is None:
             await refuse(websocket, refusal(Text.of("server.unknown_table", table=show(match_id))), 4404)
             return
+        try:  # the network the page came from (a rated table seats one player per network)
+            identity.came_from(user.id, websocket)
+        except DBAPIError as e:  # (kept at the next page: nothing here depends on it)
+            log.warning("the database cannot be reached: %s", e.__class__.__name__)
         # The warnings not told yet, once the connection below is open (gongzhu.server.moderation).
         asyncio.get_running_loop().call_soon(moderation.tell_unseen, user.id)
         await _serve(websocket, tables, room, Person(user.id, user.name), since,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import hmac
 import ipaddress
 import os
 import re
@@ -44,7 +45,7 @@ from gongzhu.server.names import (
     reserved,
     stacked_marks,
 )
-from gongzhu.server.policy import client_address
+from gongzhu.server.policy import client_address, counted_address
 from gongzhu.server.store import (
     BLOCKS,
     CHALLENGE_DEVICES,
@@ -54,6 +55,7 @@ from gongzhu.server.store import (
     KNOWN_DEVICES,
     MATCH_PLAYERS,
     MATCHES,
+    NETWORK_KEPT,
     RATING_HISTORY,
     RATINGS,
     REPORTS,
@@ -61,6 +63,7 @@ from gongzhu.server.store import (
     SANCTIONS,
     SESSIONS,
     SETTINGS,
+    USER_NETWORKS,
     USERS,
     Store,
 )
@@ -384,6 +387,7 @@ class Identity:
         self.store = store
         self.hasher = hasher or default_hasher()
         self._serializer: URLSafeTimedSerializer | None = None
+        self._network_key: bytes | None = None
         self._stand_in: str | None = None
         #: Told the user id whenever sessions of that user end (sign-out, sign-up, signing in over
         #: a session): the application closes its connections that no longer have one.
@@ -540,6 +544,38 @@ class Identity:
                                                                    KNOWN_DEVICES.c.device != mine))
             return [mine, *known]
 
+    def network_of(self, connection: HTTPConnection) -> str | None:
+        """A keyed digest of the client's network (:func:`~gongzhu.server.policy.counted_address`:
+        an IPv4 address, an IPv6 /64), or None for one not on the internet — loopback, a private
+        network, a proxy not trusted that all clients would share: nothing to tell people apart
+        by.  Keyed by the signing key, so that the database holds no address."""
+        counted = counted_address(connection)
+        try:
+            network = ipaddress.ip_network(counted, strict=False)
+        except ValueError:
+            return None
+        if not network.network_address.is_global:
+            return None
+        if self._network_key is None:
+            self._network_key = (os.environ.get(SECRET_ENV) or self._stored_key()).encode()
+        return hmac.new(self._network_key, str(network).encode(), hashlib.sha256).hexdigest()
+
+    def came_from(self, user_id: str, connection: HTTPConnection) -> None:
+        """``user_id``'s table page came from the client's network (:meth:`network_of`): kept for
+        :data:`NETWORK_KEPT` from now."""
+        network = self.network_of(connection)
+        if network is None:
+            return
+        now = _now()
+        try:
+            with self.store.engine.begin() as c:
+                if not c.execute(update(USER_NETWORKS).where(USER_NETWORKS.c.user_id == user_id,
+                                                              USER_NETWORKS.c.network == network)
+                                 .values(last_seen=now)).rowcount:
+                    c.execute(insert(USER_NETWORKS).values(user_id=user_id, network=network, last_seen=now))
+        except IntegrityError:  # kept by another page of theirs at that moment
+            pass
+
     def barred_here(self, device: str) -> bool:
         """Whether an account signed in from the browser of ``device`` is barred now (suspended or
         banned: :attr:`barred`)."""
@@ -612,11 +648,14 @@ class Identity:
         :data:`GUEST_KEPT` before ``now``, with their sessions (a browser that comes back is a
         new guest); ``batch`` at a time, each in one transaction.  The ids forgotten: the
         caller closes their connections (:attr:`on_ended`).  First, the deleted accounts whose
-        names are held no more (:data:`NAME_HELD`) forget them."""
+        names are held no more (:data:`NAME_HELD`) forget them, and the networks kept longer than
+        :data:`NETWORK_KEPT` are forgotten."""
         moment = now or datetime.now(UTC)
         with self.store.engine.begin() as c:
             c.execute(update(USERS).where(USERS.c.deleted.is_not(None), USERS.c.former_names.is_not(None),
                                           ~_holding(moment)).values(former_names=null()))
+            c.execute(delete(USER_NETWORKS).where(
+                USER_NETWORKS.c.last_seen < (moment - NETWORK_KEPT).isoformat(timespec="microseconds")))
         cutoff = (moment - GUEST_KEPT).isoformat(timespec="microseconds")
         idle = _idle_guest(cutoff)
         forgotten: set[str] = set()
@@ -637,6 +676,7 @@ class Identity:
                     with self.store.engine.begin() as c:
                         still = select(USERS.c.id).where(USERS.c.id.in_(found), idle)
                         c.execute(delete(SESSIONS).where(SESSIONS.c.user_id.in_(still)))
+                        c.execute(delete(USER_NETWORKS).where(USER_NETWORKS.c.user_id.in_(still)))
                         forgotten.update(c.scalars(delete(USERS).where(USERS.c.id.in_(found), idle)
                                                    .returning(USERS.c.id)))
                 except IntegrityError:  # one of them kept something at that moment: next time

@@ -19,7 +19,7 @@ import re
 import time
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import (
@@ -58,10 +58,10 @@ from gongzhu.server import migrations
 
 __all__ = ["AUDIT_LOG", "BLOCKS", "CHALLENGES", "CHALLENGE_DEVICES", "CHALLENGE_RESULTS", "EVENTS", "EVENT_ID",
            "EVENT_LOG", "EVENT_TABLES", "FRIENDS", "INVITATIONS", "KNOWN_DEVICES", "MATCHES", "MATCH_PLAYERS",
-           "METADATA", "POSTGRES_CONNECT", "POSTGRES_LOCK_TIMEOUT", "POSTGRES_STATEMENT_TIMEOUT",
+           "METADATA", "NETWORK_KEPT", "POSTGRES_CONNECT", "POSTGRES_LOCK_TIMEOUT", "POSTGRES_STATEMENT_TIMEOUT",
            "RATINGS", "RATING_HISTORY", "REPORTS", "REVIEWS", "REVIEW_COUNTS", "REVIEW_KINDS", "SANCTIONS",
-           "SESSIONS", "SETTINGS", "USERS", "Charge", "DeletedSitter", "MatchInfo", "Rated", "SeatedElsewhere",
-           "Seating", "StaleTable", "Store",
+           "SESSIONS", "SETTINGS", "USERS", "USER_NETWORKS", "Charge", "DeletedSitter", "MatchInfo", "Rated",
+           "SeatedElsewhere", "Seating", "StaleTable", "Store",
            "friends_among", "is_event", "playing_elsewhere", "seated_rows", "why_kept"]
 
 
@@ -180,6 +180,19 @@ KNOWN_DEVICES = Table(
     "known_devices", METADATA,
     Column("user_id", ForeignKey("users.id"), primary_key=True),
     Column("device", String(64), primary_key=True),
+    Column("last_seen", String(40), nullable=False),
+)
+
+#: How long the network a person's table page came from is kept (``user_networks``), and within
+#: what time two people's pages from one network link them at a rated table (:meth:`Store.linked`).
+NETWORK_KEPT = timedelta(days=1)
+#: The networks each person's table pages came from (a keyed digest of the client's network: an
+#: IPv4 address, an IPv6 /64; only addresses on the internet), with when last: kept a day
+#: (NETWORK_KEPT), so that a rated table seats one player per network.
+USER_NETWORKS = Table(
+    "user_networks", METADATA,
+    Column("user_id", ForeignKey("users.id"), primary_key=True),
+    Column("network", String(64), primary_key=True, index=True),
     Column("last_seen", String(40), nullable=False),
 )
 
@@ -1170,6 +1183,26 @@ class Store:
                 MATCHES.c.challenge == challenge_id, MATCHES.c.host == user)
                 .order_by(MATCHES.c.created).limit(1)).first()
             return found
+
+    def linked(self, user: str, others: Collection[str]) -> bool:
+        """Whether ``user`` and one of ``others`` were signed in from a same browser
+        (``known_devices``), or had table pages come from a same network within
+        :data:`NETWORK_KEPT` (``user_networks``) — a second account of one person, or two people
+        of one household, who could see each other's cards."""
+        if not others:
+            return False
+        wanted = list(others)
+        since = (datetime.now(UTC) - NETWORK_KEPT).isoformat(timespec="microseconds")
+        with self.engine.connect() as c:
+            mine = select(KNOWN_DEVICES.c.device).where(KNOWN_DEVICES.c.user_id == user).scalar_subquery()
+            if c.scalar(select(KNOWN_DEVICES.c.user_id).where(
+                    KNOWN_DEVICES.c.user_id.in_(wanted), KNOWN_DEVICES.c.device.in_(mine)).limit(1)) is not None:
+                return True
+            near = select(USER_NETWORKS.c.network).where(USER_NETWORKS.c.user_id == user,
+                                                         USER_NETWORKS.c.last_seen >= since).scalar_subquery()
+            return c.scalar(select(USER_NETWORKS.c.user_id).where(
+                USER_NETWORKS.c.user_id.in_(wanted), USER_NETWORKS.c.network.in_(near),
+                USER_NETWORKS.c.last_seen >= since).limit(1)) is not None
 
     def entered_as_others(self, challenge_id: str, devices: Sequence[str], user: str) -> bool:
         """Whether any of the browsers ``devices`` (digests) entered the challenge as someone other

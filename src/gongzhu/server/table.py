@@ -591,6 +591,13 @@ class Table:
         taking_back = self.in_deal and self.dealt_to[seat] == person.id and self.next_deal(seat)
         if self.seats[seat] is not None and not taking_back:
             raise Refused("server.seat_taken", seat=seat.name)
+        # A rated table seats one player per browser and per network: not a second account of
+        # someone there, nor someone of their household, who could see each other's cards.
+        if self._rates_deals and not taking_back:
+            others = {o[0] for o in self.seats if o is not None} | {u for u in self.dealt_to if u is not None}
+            others.discard(person.id)
+            if self.hub.store.linked(person.id, others):
+                raise Refused("server.linked_at_table")
         # One table at a time: a seat at a table under way is no second seat of someone who sits
         # at another one (the store checks it again as it stores the seat: on another server too).
         elsewhere = self.hub.store.playing_at(person.id, besides=self.match_id) if self._deals_in else None
