@@ -211,9 +211,11 @@ def strangers_fail(app: Any, name: str, tries: int, first: int = 0) -> list[Any]
     return answers
 
 
-def known_devices(store: Store, user_id: str) -> int:
+def known_devices(store: Store, user_id: str, *, trusted: bool = False) -> int:
+    """How many browsers ``user_id`` knows (with ``trusted``: of those, how many it trusts)."""
     with store.engine.connect() as c:
-        return len(c.execute(select(KNOWN_DEVICES).where(KNOWN_DEVICES.c.user_id == user_id)).all())
+        rows = c.execute(select(KNOWN_DEVICES.c.trusted).where(KNOWN_DEVICES.c.user_id == user_id)).all()
+        return sum(1 for (trust,) in rows if trust or not trusted)
 
 
 @pytest.mark.parametrize("db_url", STORES, indirect=True)
@@ -310,24 +312,26 @@ def test_tries_counted_at_once_on_two_servers_are_counted_once_each(pg_url: str)
         store.engine.dispose()
 
 
-def test_a_new_password_forgets_the_other_browsers_and_a_reset_ends_the_wait(app: Any) -> None:
-    """Changing the password keeps only this browser known (a browser someone else used is a
-    stranger again); an operator's reset forgets them all and ends the count, so that the owner
-    signs in at once from any browser."""
+def test_a_new_password_trusts_no_other_browser_and_a_reset_ends_the_wait(app: Any) -> None:
+    """Changing the password trusts only this browser (a browser someone else used waits as a
+    stranger's), though every browser stays known (its links to other accounts stay); an
+    operator's reset trusts none and ends the count, so that the owner signs in at once from any
+    browser."""
     store: Store = app.state.store
     with browser(app) as c:
         alice = sign_up(c, "Alice")
         with browser(app, "192.0.2.8") as laptop:
             assert login(laptop, "Alice", PASSWORD).status_code == 200
-        assert known_devices(store, alice["id"]) == 2
+            assert login(laptop, "Alice", PASSWORD).status_code == 200  # known already: once
+        assert known_devices(store, alice["id"], trusted=True) == 2
         r = c.post("/api/account/password", json={"current": PASSWORD, "new": "another horse"})
         assert r.status_code == 200, r.text
-        assert known_devices(store, alice["id"]) == 1
+        assert (known_devices(store, alice["id"], trusted=True), known_devices(store, alice["id"])) == (1, 2)
     assert [r.status_code for r in strangers_fail(app, "Alice", ACCOUNT_FREE_FAILURES)] == [401] * ACCOUNT_FREE_FAILURES
     with browser(app, "192.0.2.9") as phone:
         refused(login(phone, "Alice", "another horse"), 429, "server.account_sign_in_guarded")
         _, temporary, _ = reset_password(store, "Alice")
-        assert known_devices(store, alice["id"]) == 0
+        assert (known_devices(store, alice["id"], trusted=True), known_devices(store, alice["id"])) == (0, 2)
         assert login(phone, "Alice", temporary).status_code == 200
 
 

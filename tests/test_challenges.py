@@ -12,10 +12,12 @@ import random
 import re
 from collections import Counter
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import select
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
@@ -28,6 +30,7 @@ from gongzhu.rules.deal import Deal
 from gongzhu.rules.options import resolve_options
 from gongzhu.server.app import create_app
 from gongzhu.server.challenge_api import MADE_AN_HOUR
+from gongzhu.server.store import CHALLENGE_DEVICES
 from helpers.client import Browser, act, local_client, refused
 from helpers.clock import SetClock
 
@@ -218,6 +221,9 @@ def test_a_browser_enters_a_challenge_as_one_person(app_client: TestClient) -> N
     with local_client(app) as phone:  # Ann's other browser: her first is the scout's
         assert phone.post("/api/login", json={"name": "Ann", "password": PASSWORD}).status_code == 200
         refused(phone.post(play), 409, "server.challenge_other_person")
+        # Signing the scout's browser out from here trusts it no more, but Ann still knows it.
+        assert phone.post("/api/account/sessions/end-others").status_code == 200
+        refused(phone.post(play), 409, "server.challenge_other_person")
     bo = person(app_client, "Bo")
     entry = enter(bo, challenge_id)
     bo.post("/api/logout")
@@ -225,6 +231,13 @@ def test_a_browser_enters_a_challenge_as_one_person(app_client: TestClient) -> N
     assert enter(bo, challenge_id) == entry  # the same person, back to their entry
     exported = bo.get("/api/account/export").json()  # which challenges, from a browser; not which
     assert [e["challenge"] for e in exported["challenges_entered"]] == [challenge_id]
+    # Once the challenge has closed, which browsers entered it is forgotten by the daily sweep.
+    store, identity = app.state.store, app.state.identity
+    with store.engine.connect() as c:
+        assert len(c.execute(select(CHALLENGE_DEVICES)).all()) == 2
+    identity.forget_idle_guests(datetime(2026, 12, 2, 0, 0, 1, tzinfo=UTC))
+    with store.engine.connect() as c:
+        assert c.execute(select(CHALLENGE_DEVICES)).all() == []
 
 
 def test_an_entry_cannot_be_deleted_to_play_a_board_again(app_client: TestClient) -> None:

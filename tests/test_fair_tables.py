@@ -513,8 +513,9 @@ ABROAD_NEIGHBOUR = "2a03:2880:f12f:83:face:b00c::25de"
 def test_a_rated_table_seats_one_player_per_network_and_per_browser(db_url: str, tmp_path: Path) -> None:
     """Two accounts from one network (a person's second, or their household's) are not seated
     at one rated table, where they could see each other's cards, nor are two accounts once
-    signed in from a same browser; each sits at a table that rates nothing, and people of other
-    networks and browsers sit at the rated one."""
+    signed in from a same browser; each sits at a table that rates nothing — one without a
+    timer, or one a guest sits at — and people of other networks and browsers sit at the rated
+    one."""
     with LiveServer(db_url, static_dir=tmp_path / "no-static", trusted_proxies=["127.0.0.1"]) as server:
         ann = account(server, "Ann", HOME)
         rated = new_table(ann, turn_seconds=30, expose_seconds=30)["table_id"]  # public, timed: rated
@@ -536,6 +537,11 @@ def test_a_rated_table_seats_one_player_per_network_and_per_browser(db_url: str,
         assert eve_again.http.post("/api/login", json={"name": "Eve", "password": PASSWORD}).status_code == 200
         lives["Eve"] = eve_again.connect(rated)
         assert lives["Eve"].refused({"type": "sit", "seat": "W"})["code"] == "server.linked_at_table"
+        # A guest of Ann's household sits: with a guest at it, the table rates nothing.
+        guest = Someone(server, HOME)
+        lives["guest"] = guest.connect(rated)
+        lives["guest"].send({"type": "sit", "seat": "W"})
+        lives["Ann"].until(lambda s: s["table"]["seats"]["W"]["name"] is not None and not s["table"]["rated"])
         # A table that rates nothing (no turn timer) seats Ann's household together.
         friendly = new_table(ann)["table_id"]
         at_home = {"Ann": ann.connect(friendly), "Bob": bob.connect(friendly)}

@@ -68,6 +68,7 @@ from gongzhu.server.store import (
     MATCH_PLAYERS,
     MATCHES,
     METADATA,
+    NETWORK_KEPT,
     RATING_HISTORY,
     RATINGS,
     REPORTS,
@@ -350,7 +351,6 @@ class AccountCare:
                         delete(SESSIONS).where(SESSIONS.c.user_id == user_id),
                         delete(KNOWN_DEVICES).where(KNOWN_DEVICES.c.user_id == user_id),
                         delete(USER_NETWORKS).where(USER_NETWORKS.c.user_id == user_id),
-                        delete(CHALLENGE_DEVICES).where(CHALLENGE_DEVICES.c.user_id == user_id),
                         delete(RATINGS).where(RATINGS.c.user_id == user_id),
                         delete(RATING_HISTORY).where(RATING_HISTORY.c.user_id == user_id),
                         delete(REVIEWS).where(REVIEWS.c.user_id == user_id),
@@ -397,7 +397,9 @@ class AccountCare:
                                       .order_by(SESSIONS.c.created)))
             browsers = list(c.scalars(select(KNOWN_DEVICES.c.last_seen).where(KNOWN_DEVICES.c.user_id == user_id)
                                       .order_by(KNOWN_DEVICES.c.last_seen)))
-            networks = list(c.scalars(select(USER_NETWORKS.c.last_seen).where(USER_NETWORKS.c.user_id == user_id)
+            day = (datetime.now(UTC) - NETWORK_KEPT).isoformat(timespec="microseconds")
+            networks = list(c.scalars(select(USER_NETWORKS.c.last_seen).where(USER_NETWORKS.c.user_id == user_id,
+                                                                              USER_NETWORKS.c.last_seen >= day)
                                       .order_by(USER_NETWORKS.c.last_seen)))
             entered = c.execute(select(CHALLENGE_DEVICES.c.challenge_id, CHALLENGE_DEVICES.c.entered)
                                 .where(CHALLENGE_DEVICES.c.user_id == user_id)

@@ -45,7 +45,7 @@ from gongzhu.messages import Text
 from gongzhu.ratings import FAMILIES
 from gongzhu.server.account_care import routes as care_routes
 from gongzhu.server.bodies import BodyError, typed_body
-from gongzhu.server.identity import AccountError, Identity, check_name, check_password, device_of, login_key
+from gongzhu.server.identity import AccountError, Identity, check_name, check_password, login_key
 from gongzhu.server.policy import counted_address
 from gongzhu.server.store import USERS
 from gongzhu.server.wire import personal_answer, plain_error
@@ -290,9 +290,10 @@ def routes(identity: Identity) -> list[Route]:
     async def me(request: Request) -> Response:
         user, cookie = identity.ensure(request)
         device_cookie = None
-        if user.account and device_of(request) is None:  # signed in before browsers were known
+        if user.account:  # a browser holding a session of the account is one it knows
             device, device_cookie = identity.device(request)
-            identity.remember(user.id, device)
+            if device_cookie is not None or not identity.knows_now(user.id, device):
+                identity.remember(user.id, device)
         return personal_answer(user.to_json(), cookie, device_cookie)
 
     async def register(request: Request) -> Response:
@@ -305,13 +306,13 @@ def routes(identity: Identity) -> list[Route]:
             check_password(body.password)
         except AccountError as e:
             return personal_answer(e.json, status=e.status)
+        wait = attempt((signups, counted_address(request)))
+        if wait:
+            return too_many(wait)
         device, device_cookie = identity.device(request)
         if identity.barred_here(device):  # a suspended or banned person's browser: not a new account
             refusal = AccountError(403, Text.of("server.account_browser_barred"))
             return personal_answer(refusal.json, status=refusal.status, device_cookie=device_cookie)
-        wait = attempt((signups, counted_address(request)))
-        if wait:
-            return too_many(wait)
         try:
             user, cookie = await identity.register(request, body.name, body.password)
         except AccountError as e:

@@ -50,6 +50,7 @@ from gongzhu.server.store import (
     BLOCKS,
     CHALLENGE_DEVICES,
     CHALLENGE_RESULTS,
+    CHALLENGES,
     FRIENDS,
     INVITATIONS,
     KNOWN_DEVICES,
@@ -105,7 +106,7 @@ COOKIE_MAX_AGE = 400 * 24 * 3600
 #: the database keeps only its digest, with the accounts signed in from it.
 DEVICE_COOKIE = "gongzhu_device"
 #: The browsers an account remembers: those it was signed in from last.
-KNOWN_DEVICES_MOST = 20
+KNOWN_DEVICES_MOST = 50
 _DEVICE_TOKEN = re.compile(r"[A-Za-z0-9_-]{32}")
 #: A session cookie older than this is sent again (its 400 days start anew) when it is used.
 REFRESH_AFTER = 7 * 24 * 3600
@@ -531,9 +532,12 @@ class Identity:
 
     @staticmethod
     def knows(c: Connection, user_id: str, device: str) -> bool:
-        """Whether ``user_id`` was signed in from the browser of the device token ``device``."""
+        """Whether ``user_id`` was signed in from the browser of the device token ``device``, and
+        trusts it still (not signed out since by its owner's ending the other sessions or a new
+        password)."""
         return c.scalar(select(KNOWN_DEVICES.c.last_seen).where(
-            KNOWN_DEVICES.c.user_id == user_id, KNOWN_DEVICES.c.device == _digest(device))) is not None
+            KNOWN_DEVICES.c.user_id == user_id, KNOWN_DEVICES.c.device == _digest(device),
+            KNOWN_DEVICES.c.trusted.is_(True))) is not None
 
     def browsers(self, user_id: str, device: str) -> list[str]:
         """The digests of the browser of ``device`` and of every browser known to ``user_id``, that
@@ -585,19 +589,28 @@ class Identity:
             known = list(c.scalars(select(KNOWN_DEVICES.c.user_id).where(KNOWN_DEVICES.c.device == _digest(device))))
         return any(self.barred(user_id) is not None for user_id in known)
 
+    def knows_now(self, user_id: str, device: str) -> bool:
+        """:meth:`knows`, in a connection of its own."""
+        with self.store.engine.connect() as c:
+            return self.knows(c, user_id, device)
+
     def remember(self, user_id: str, device: str) -> None:
-        """``user_id`` was signed in from the browser of ``device``: it is known to the account
-        from now on (the :data:`KNOWN_DEVICES_MOST` signed in from last)."""
+        """``user_id`` was signed in from the browser of ``device``: it is known to the account,
+        and trusted, from now on (the :data:`KNOWN_DEVICES_MOST` signed in from last)."""
         now, digest = _now(), _digest(device)
-        with self.store.engine.begin() as c:
-            if not c.execute(update(KNOWN_DEVICES).where(KNOWN_DEVICES.c.user_id == user_id,
-                                                          KNOWN_DEVICES.c.device == digest)
-                             .values(last_seen=now)).rowcount:
-                c.execute(insert(KNOWN_DEVICES).values(user_id=user_id, device=digest, last_seen=now))
-            kept = select(KNOWN_DEVICES.c.device).where(KNOWN_DEVICES.c.user_id == user_id).order_by(
-                KNOWN_DEVICES.c.last_seen.desc(), KNOWN_DEVICES.c.device).limit(KNOWN_DEVICES_MOST)
-            c.execute(delete(KNOWN_DEVICES).where(KNOWN_DEVICES.c.user_id == user_id,
-                                                  KNOWN_DEVICES.c.device.not_in(kept.scalar_subquery())))
+        try:
+            with self.store.engine.begin() as c:
+                if not c.execute(update(KNOWN_DEVICES).where(KNOWN_DEVICES.c.user_id == user_id,
+                                                              KNOWN_DEVICES.c.device == digest)
+                                 .values(last_seen=now, trusted=True)).rowcount:
+                    c.execute(insert(KNOWN_DEVICES).values(user_id=user_id, device=digest, last_seen=now,
+                                                           trusted=True))
+                kept = select(KNOWN_DEVICES.c.device).where(KNOWN_DEVICES.c.user_id == user_id).order_by(
+                    KNOWN_DEVICES.c.last_seen.desc(), KNOWN_DEVICES.c.device).limit(KNOWN_DEVICES_MOST)
+                c.execute(delete(KNOWN_DEVICES).where(KNOWN_DEVICES.c.user_id == user_id,
+                                                      KNOWN_DEVICES.c.device.not_in(kept.scalar_subquery())))
+        except IntegrityError:  # remembered by another request from the browser at that moment
+            pass
 
     def _claim_local(self) -> User | None:
         engine = self.store.engine
@@ -648,14 +661,18 @@ class Identity:
         :data:`GUEST_KEPT` before ``now``, with their sessions (a browser that comes back is a
         new guest); ``batch`` at a time, each in one transaction.  The ids forgotten: the
         caller closes their connections (:attr:`on_ended`).  First, the deleted accounts whose
-        names are held no more (:data:`NAME_HELD`) forget them, and the networks kept longer than
-        :data:`NETWORK_KEPT` are forgotten."""
+        names are held no more (:data:`NAME_HELD`) forget them, the networks kept longer than
+        :data:`NETWORK_KEPT` are forgotten, and so are the browsers that entered a challenge
+        closed."""
         moment = now or datetime.now(UTC)
         with self.store.engine.begin() as c:
             c.execute(update(USERS).where(USERS.c.deleted.is_not(None), USERS.c.former_names.is_not(None),
                                           ~_holding(moment)).values(former_names=null()))
             c.execute(delete(USER_NETWORKS).where(
                 USER_NETWORKS.c.last_seen < (moment - NETWORK_KEPT).isoformat(timespec="microseconds")))
+            # A challenge closed takes no entry more: which browsers entered it is forgotten.
+            closed = select(CHALLENGES.c.id).where(CHALLENGES.c.closes <= moment.isoformat()).scalar_subquery()
+            c.execute(delete(CHALLENGE_DEVICES).where(CHALLENGE_DEVICES.c.challenge_id.in_(closed)))
         cutoff = (moment - GUEST_KEPT).isoformat(timespec="microseconds")
         idle = _idle_guest(cutoff)
         forgotten: set[str] = set()
@@ -802,15 +819,16 @@ class Identity:
     def end_sessions(self, user_id: str, *, keeping: str | None = None, keeping_device: str | None = None,
                      within: Callable[[Connection], None] | None = None, **values: Any) -> int:
         """End every session of ``user_id`` but the one whose cookie token is ``keeping`` (none
-        kept without it), and forget every browser known to it but ``keeping_device``'s, setting
+        kept without it), and trust no browser known to it but ``keeping_device``'s (known still:
+        the links to other accounts stay), setting
         ``values`` on the user's row (a new ``password_hash``) and running ``within`` (an audit
         entry) in the same transaction; how many sessions ended.  An earlier server's cookie, which
         no row keeps, ends too: the user's epoch is raised."""
         with self.store.engine.begin() as c:
-            forgetting = KNOWN_DEVICES.c.user_id == user_id
+            others = KNOWN_DEVICES.c.user_id == user_id
             if keeping_device is not None:
-                forgetting = forgetting & (KNOWN_DEVICES.c.device != _digest(keeping_device))
-            c.execute(delete(KNOWN_DEVICES).where(forgetting))
+                others = others & (KNOWN_DEVICES.c.device != _digest(keeping_device))
+            c.execute(update(KNOWN_DEVICES).where(others).values(trusted=False))
             # The epoch raised too: an earlier server's cookie, which no row keeps, ends as well.
             c.execute(update(USERS).where(USERS.c.id == user_id)
                       .values(session_epoch=USERS.c.session_epoch + 1, **values))

@@ -165,7 +165,7 @@ def temporary_password() -> str:
 def reset_password(store: Store, name: str, *, identity: Identity | None = None) -> tuple[str, str, int]:
     """Give the account ``name`` a new random password, for a person who forgot theirs: as when
     they change it themselves (:meth:`Identity.end_sessions`), every session of theirs ends in
-    the transaction that stores its hash, every browser known to the account is forgotten and
+    the transaction that stores its hash, no browser known to the account is trusted any more and
     its count of failed sign-ins ends (so that its owner signs in at once, from any browser), and
     the audit entry is written (operator: the command line).  Returns their name, the temporary
     password (kept nowhere) and how many sessions ended; :class:`ModerationError` for an unknown
@@ -370,7 +370,7 @@ class Moderation:
         mine = select(KNOWN_DEVICES.c.device).where(KNOWN_DEVICES.c.user_id == user_id).scalar_subquery()
         shared = c.execute(select(KNOWN_DEVICES.c.user_id, func.count().label("browsers"))
                            .where(KNOWN_DEVICES.c.device.in_(mine), KNOWN_DEVICES.c.user_id != user_id)
-                           .group_by(KNOWN_DEVICES.c.user_id).limit(LINKED_SHOWN)).all()
+                           .group_by(KNOWN_DEVICES.c.user_id)).all()
         me, them = MATCH_PLAYERS.alias("me"), MATCH_PLAYERS.alias("them")
         linked = []
         for other_id, browsers in shared:
@@ -379,7 +379,7 @@ class Moderation:
                                 .where(me.c.user_id == user_id, them.c.user_id == other_id))
             linked.append({"name": other.name, "browsers": int(browsers), "matches_together": int(together or 0),
                            "sanctioned": self._summary(c, other)["sanctioned"]})
-        return sorted(linked, key=lambda x: (-x["matches_together"], x["name"]))
+        return sorted(linked, key=lambda x: (-x["matches_together"], x["name"]))[:LINKED_SHOWN]
 
     def _sanctions(self, c: Connection, where: Any) -> list[dict[str, Any]]:
         by = USERS.alias("by")

@@ -47,6 +47,7 @@ from sqlalchemy import (
     insert,
     or_,
     select,
+    true,
     update,
 )
 from sqlalchemy.engine import Connection, Engine, make_url
@@ -175,12 +176,16 @@ SESSIONS = Table(
 )
 
 #: The browsers an account was signed in from (the SHA-256 of their device cookie, hex), each with
-#: when it last signed in: they sign in while strangers' failures make others wait.
+#: when it last signed in, and whether it is trusted still: a trusted one signs in while strangers'
+#: failures make others wait (gongzhu.server.accounts.AccountGuard); one signed out by the
+#: account's owner (ending the other sessions, a new password) is not, but stays known — a link to
+#: the other accounts signed in there (a challenge, a rated table, the operators' card).
 KNOWN_DEVICES = Table(
     "known_devices", METADATA,
     Column("user_id", ForeignKey("users.id"), primary_key=True),
-    Column("device", String(64), primary_key=True),
+    Column("device", String(64), primary_key=True, index=True),
     Column("last_seen", String(40), nullable=False),
+    Column("trusted", Boolean, nullable=False, server_default=true()),
 )
 
 #: How long the network a person's table page came from is kept (``user_networks``), and within

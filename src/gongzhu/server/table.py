@@ -592,11 +592,13 @@ class Table:
         if self.seats[seat] is not None and not taking_back:
             raise Refused("server.seat_taken", seat=seat.name)
         # A rated table seats one player per browser and per network: not a second account of
-        # someone there, nor someone of their household, who could see each other's cards.
+        # someone there, nor someone of their household, who could see each other's cards.  (Where
+        # a guest sits, or sits down, nothing is rated: no link is looked for.)
         if self._rates_deals and not taking_back:
             others = {o[0] for o in self.seats if o is not None} | {u for u in self.dealt_to if u is not None}
             others.discard(person.id)
-            if self.hub.store.linked(person.id, others):
+            store, everyone = self.hub.store, {person.id, *others}
+            if others and store.accounts(list(everyone)) == everyone and store.linked(person.id, others):
                 raise Refused("server.linked_at_table")
         # One table at a time: a seat at a table under way is no second seat of someone who sits
         # at another one (the store checks it again as it stores the seat: on another server too).
