@@ -47,6 +47,22 @@ def under_way(host: Someone, levels: dict[str, str] | None = None) -> tuple[str,
     return table_id, hosting
 
 
+def at_bobs_watching_cys(ann: Someone, bob: Someone,
+                         cy: Someone) -> tuple[tuple[str, Live, Live], tuple[str, Live, Live, Message]]:
+    """Ann sits at East of Bob's table under way, and watches Cy's, under way too: Bob's table,
+    Bob's connection and Ann's there; Cy's table, Cy's connection, Ann's there, and the state both
+    saw last."""
+    bobs, bob_hosting = under_way(bob, levels={"N": "random", "W": "random"})
+    playing = ann.connect(bobs)
+    playing.send({"type": "sit", "seat": "E"})
+    bob_hosting.until(lambda s: s["table"]["seats"]["E"]["name"] == ann.name)
+    cys, cy_hosting = under_way(cy)
+    watching = ann.connect(cys)
+    before = cy_hosting.until(lambda s: s["table"]["spectators"] == 1)
+    watching.until(lambda s: s["v"] == before["v"])
+    return (bobs, bob_hosting, playing), (cys, cy_hosting, watching, before)
+
+
 def seats(state: Message) -> list[str | None]:
     return [state["table"]["seats"][s]["name"] for s in "NESW"]
 
@@ -57,14 +73,7 @@ def test_a_person_under_way_at_one_table_sits_at_no_other_until_they_stand_up(se
     naming Bob's table, and nothing changes there; a table that waits seats her (it deals her in
     only at its start).  Once she stands up at Bob's, Cy's seats her."""
     ann, bob, cy, dan = Someone(server), Someone(server), Someone(server), Someone(server)
-    bobs, hosting = under_way(bob, levels={"N": "random", "W": "random"})
-    playing = ann.connect(bobs)
-    playing.send({"type": "sit", "seat": "E"})
-    hosting.until(lambda s: s["table"]["seats"]["E"]["name"] == ann.name)
-    cys, cy_hosting = under_way(cy)
-    watching = ann.connect(cys)
-    before = cy_hosting.until(lambda s: s["table"]["spectators"] == 1)
-    watching.until(lambda s: s["v"] == before["v"])
+    (bobs, hosting, playing), (cys, cy_hosting, watching, before) = at_bobs_watching_cys(ann, bob, cy)
     refusal = watching.refused({"type": "sit", "seat": "N"})
     assert refusal["code"] == "server.seated_elsewhere" and refusal["params"] == {"table": bobs}
     assert bobs in refusal["message"] and bobs in refusal["message_zh"]
@@ -173,14 +182,7 @@ def test_a_seat_taken_elsewhere_meanwhile_is_refused_cleanly(server: LiveServer,
     dan_hosting, dan_waiting = dan.connect(dans), ann.connect(dans)
     dan_waiting.send({"type": "sit", "seat": "E"})
     dan_hosting.until(lambda s: s["table"]["seats"]["E"]["name"] == ann.name)
-    bobs, bob_hosting = under_way(bob, levels={"N": "random", "W": "random"})
-    playing = ann.connect(bobs)
-    playing.send({"type": "sit", "seat": "E"})
-    bob_hosting.until(lambda s: s["table"]["seats"]["E"]["name"] == ann.name)
-    cys, cy_hosting = under_way(cy)
-    watching = ann.connect(cys)
-    before = cy_hosting.until(lambda s: s["table"]["spectators"] == 1)
-    watching.until(lambda s: s["v"] == before["v"])
+    (bobs, bob_hosting, playing), (cys, cy_hosting, watching, before) = at_bobs_watching_cys(ann, bob, cy)
     monkeypatch.setattr(Store, "playing_at", lambda self, user_id, *, besides: None)  # the look came first
     refusal = watching.refused({"type": "sit", "seat": "N"})
     assert refusal["code"] == "server.seated_elsewhere" and refusal["params"] == {"table": bobs}

@@ -651,13 +651,11 @@ def test_again_makes_the_next_table_with_the_same_people(server: LiveServer) -> 
     assert state["table"]["visibility"] == "private" and invite
 
 
-def test_again_seats_only_the_people_there_and_the_start_deals_in_only_who_came(server: LiveServer) -> None:
-    """再来一局 seats at the next table only the people at the finished table when it is asked
-    (Cy had closed her page: her seat is free), and the start deals in nobody seated there who
-    never came to it (Ann went elsewhere: her seat is left to its computer player), so nobody's
-    deals are played, or counted, without them."""
-    rng = random.Random(11)
-    bob, ann, cy = Someone(server), Someone(server), Someone(server)
+def played_then_again(bob: Someone, ann: Someone, cy: Someone, rng: random.Random, *,
+                      leaving: str | None = None) -> tuple[dict[str, Live], list[Message]]:
+    """Bob's one-deal table with Ann at East and Cy at West, played to its end; the person at
+    ``leaving`` (a seat) closes their page, and Bob asks for 再来一局: the connections still open,
+    by seat, and what each was told of the next table."""
     table_id = new_table(bob, options={"match_end": "deals:1"}, levels={"N": "random", "E": "random",
                                                                           "W": "random"})["table_id"]
     lives = {"S": bob.connect(table_id), "E": ann.connect(table_id), "W": cy.connect(table_id)}
@@ -666,10 +664,21 @@ def test_again_seats_only_the_people_there_and_the_start_deals_in_only_who_came(
         lives["S"].until(lambda s, seat=seat, person=person: s["table"]["seats"][seat]["name"] == person.name)
     lives["S"].send({"type": "start"})
     drive(lives, rng, everyone_done)
-    lives.pop("W").close()
-    lives["S"].until(lambda s: not s["table"]["seats"]["W"]["connected"])
+    if leaving is not None:
+        lives.pop(leaving).close()
+        lives["S"].until(lambda s: not s["table"]["seats"][leaving]["connected"])
     lives["S"].send({"type": "again"})
     told = [next(m for m in iter(live.receive, None) if m["type"] == "again") for live in lives.values()]
+    return lives, told
+
+
+def test_again_seats_only_the_people_there_and_the_start_deals_in_only_who_came(server: LiveServer) -> None:
+    """再来一局 seats at the next table only the people at the finished table when it is asked
+    (Cy had closed her page: her seat is free), and the start deals in nobody seated there who
+    never came to it (Ann went elsewhere: her seat is left to its computer player), so nobody's
+    deals are played, or counted, without them."""
+    bob, ann, cy = Someone(server), Someone(server), Someone(server)
+    lives, told = played_then_again(bob, ann, cy, random.Random(11), leaving="W")
     lives["E"].close()  # Ann does not follow
     new_id = told[0]["url"].removeprefix("/table/")
     page = bob.connect(new_id)
@@ -688,19 +697,9 @@ def test_who_came_to_a_waiting_table_before_a_restart_is_dealt_in_after_it(db_ur
     Dee sits down there herself.  The server restarts (or another takes the table over) and Bob
     starts it before anyone else's page is back: whoever had come before is dealt in — it is
     stored with the seats, not only known to the server that ran the table — and Cy is not."""
-    rng = random.Random(5)
     first = LiveServer(db_url, static_dir=tmp_path / "none")
     bob, ann, cy, dee = Someone(first), Someone(first), Someone(first), Someone(first)
-    table_id = new_table(bob, options={"match_end": "deals:1"}, levels={"N": "random", "E": "random",
-                                                                          "W": "random"})["table_id"]
-    lives = {"S": bob.connect(table_id), "E": ann.connect(table_id), "W": cy.connect(table_id)}
-    for seat, person in (("E", ann), ("W", cy)):
-        lives[seat].send({"type": "sit", "seat": seat})
-        lives["S"].until(lambda s, seat=seat, person=person: s["table"]["seats"][seat]["name"] == person.name)
-    lives["S"].send({"type": "start"})
-    drive(lives, rng, everyone_done)
-    lives["S"].send({"type": "again"})
-    told = [next(m for m in iter(live.receive, None) if m["type"] == "again") for live in lives.values()]
+    lives, told = played_then_again(bob, ann, cy, random.Random(5))
     new_id, _, invite = told[0]["url"].removeprefix("/table/").partition("?invite=")
     came = ann.connect(new_id, invite=invite or None)
     came.until(lambda s: s["phase"] == "waiting" and s["seat"] == "E")
