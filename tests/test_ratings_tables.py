@@ -93,6 +93,32 @@ def test_a_deal_between_two_accounts_moves_both_ratings(server: LiveServer) -> N
         live.close()
 
 
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_two_accounts_of_one_browser_are_one_person_to_ratings_and_the_lifetime_score(server: LiveServer) -> None:
+    """Anna and Bo sit at a table whose settings rate its deals, then a browser signs in as each
+    of them (one person's two accounts, or a household's): the deal dealt to them both is rated for
+    neither, and is practice for both, as a deal dealt to one person is."""
+    anna, bo = account(server, "Anna"), account(server, "Bo")
+    table_id = new_table(anna, levels={"N": "random", "W": "random"}, turn_seconds=30,
+                         options={"match_end": "deals:4"})["table_id"]
+    lives = {"S": anna.connect(table_id), "E": bo.connect(table_id)}
+    lives["E"].send({"type": "sit", "seat": "E"})
+    lives["S"].until(lambda s: s["table"]["seats"]["E"]["name"] == "Bo" and s["table"]["rated"])
+    shared = Someone(server)
+    for name in ("Anna", "Bo"):
+        assert shared.http.post("/api/login", json={"name": name, "password": PASSWORD}).status_code == 200
+    lives["S"].send({"type": "start"})
+    assert lives["S"].until(lambda s: s["phase"] != "waiting")["table"]["rated"] is False
+    drive(lives, random.Random(4), lambda states: all(s.get("phase") == "deal-over" for s in states.values()))
+    assert lives["S"].state["deal_result"]["practice"] is True
+    for person in (anna, bo):
+        mine = profile(person)
+        assert mine["ratings"] == {} and mine["lifetime"] == 0 and mine["deals"] == 0
+        assert mine["practice"]["deals"] == 1
+    for live in lives.values():
+        live.close()
+
+
 def test_whom_a_deal_was_dealt_to_decides_that_it_is_rated(server: LiveServer) -> None:
     """A deal is rated among the accounts it was dealt to: one of them standing up and a guest
     sitting down at the seat before its end (the guest plays from the next deal) unrates nothing."""

@@ -1190,24 +1190,43 @@ class Store:
             return found
 
     def linked(self, user: str, others: Collection[str]) -> bool:
-        """Whether ``user`` and one of ``others`` were signed in from a same browser
-        (``known_devices``), or had table pages come from a same network within
-        :data:`NETWORK_KEPT` (``user_networks``) — a second account of one person, or two people
-        of one household, who could see each other's cards."""
+        """Whether ``user`` is linked to one of ``others`` (:meth:`linked_to`)."""
+        return bool(self.linked_to(user, others))
+
+    def linked_to(self, user: str, others: Collection[str]) -> set[str]:
+        """Those of ``others`` that ``user`` is linked to: signed in, either of them, from a
+        browser the other was signed in from (``known_devices``), or with table pages from a same
+        network within :data:`NETWORK_KEPT` (``user_networks``) — a second account of one person,
+        or two people of one household, who could see each other's cards."""
         if not others:
-            return False
+            return set()
         wanted = list(others)
         since = (datetime.now(UTC) - NETWORK_KEPT).isoformat(timespec="microseconds")
         with self.engine.connect() as c:
             mine = select(KNOWN_DEVICES.c.device).where(KNOWN_DEVICES.c.user_id == user).scalar_subquery()
-            if c.scalar(select(KNOWN_DEVICES.c.user_id).where(
-                    KNOWN_DEVICES.c.user_id.in_(wanted), KNOWN_DEVICES.c.device.in_(mine)).limit(1)) is not None:
-                return True
+            found = set(c.scalars(select(KNOWN_DEVICES.c.user_id).where(
+                KNOWN_DEVICES.c.user_id.in_(wanted), KNOWN_DEVICES.c.device.in_(mine))))
             near = select(USER_NETWORKS.c.network).where(USER_NETWORKS.c.user_id == user,
                                                          USER_NETWORKS.c.last_seen >= since).scalar_subquery()
-            return c.scalar(select(USER_NETWORKS.c.user_id).where(
+            found |= set(c.scalars(select(USER_NETWORKS.c.user_id).where(
                 USER_NETWORKS.c.user_id.in_(wanted), USER_NETWORKS.c.network.in_(near),
-                USER_NETWORKS.c.last_seen >= since).limit(1)) is not None
+                USER_NETWORKS.c.last_seen >= since)))
+        return found
+
+    def people_apart(self, users: Sequence[str]) -> int:
+        """How many people ``users`` are, those linked to one another (:meth:`linked_to`, and so
+        on along the links) counted as one."""
+        group = {u: u for u in users}
+
+        def root(u: str) -> str:
+            while group[u] != u:
+                u = group[u]
+            return u
+
+        for i, user in enumerate(users):
+            for other in self.linked_to(user, users[i + 1:]):
+                group[root(other)] = root(user)
+        return len({root(u) for u in users})
 
     def entered_as_others(self, challenge_id: str, devices: Sequence[str], user: str) -> bool:
         """Whether any of the browsers ``devices`` (digests) entered the challenge as someone other

@@ -179,6 +179,10 @@ class Table:
         #: an account deleted or a guest's sign-up before its end changes neither.  A table loaded
         #: again reads them from the store, an account deleted since counting as the one it was.
         self.dealt_accounts: set[str] = set()
+        #: How many people those accounts are, those linked (a browser or a network shared:
+        #: :meth:`Store.linked_to`) counted as one: a deal is rated, and counts for the lifetime
+        #: score, only among accounts that are people apart (docs/ratings.md).
+        self.dealt_people = 0
         #: Whom the host had leave a seat before the start: they do not sit here again (stored
         #: with the seating: a table loaded again, after a restart or on another server, keeps it).
         self.removed: set[str] = set(seating.removed)
@@ -232,6 +236,7 @@ class Table:
             self.match.current = replay(json.loads(line))
             self.match.finish_deal()
         self.dealt_accounts = store.accounts([u for u in self.dealt_to if u is not None], deleted=True)
+        self.dealt_people = store.people_apart(sorted(self.dealt_accounts))
         if info.in_deal and self.status == "playing":
             deal = self.match.new_deal()
             for action in store.actions(self.match_id, deal.deal_index):
@@ -385,6 +390,8 @@ class Table:
         if over:
             self.status = "over"
         self.clock.arm()  # between deals: the next deal's timer, if the table has one
+        # (linked meanwhile — a guest who signed up, a second account in a browser — counts too)
+        self.dealt_people = self.hub.store.people_apart(sorted(self.dealt_accounts))
         rated = self._rated(deal)
         self.hub.lifetimes_changed(self, self.hub.store.finish_deal(
             self.match_id, deal.deal_index, record_line=dump_record(record),
@@ -523,15 +530,17 @@ class Table:
         was dealt to, two at least.)"""
         if not self._rates_deals or not all(o[0] in self.accounts for o in self.seats if o is not None):
             return False
-        return not self.in_deal or all(u in self.dealt_accounts for u in self.dealt_to if u is not None)
+        return not self.in_deal or (all(u in self.dealt_accounts for u in self.dealt_to if u is not None)
+                                    and self.dealt_people == len(self.dealt_accounts))
 
     @property
     def practice(self) -> bool:
         """Whether the deal in progress (or the last one) is practice, apart from the lifetime score
-        (docs/ratings.md, Practice apart): dealt to fewer than two accounts — one person alone
-        against computers, as a single-player match is, or with guests (throwaway names: a second
-        browser's) — or played under a lifetime factor larger than any preset's."""
-        return len(self.dealt_accounts) < 2 or lifetime_factor(self.options) > PRESET_FACTOR
+        (docs/ratings.md, Practice apart): dealt to fewer than two accounts that are people apart
+        (:attr:`dealt_people`) — one person alone against computers, as a single-player match is,
+        or with guests (throwaway names: a second browser's), or with accounts linked to theirs —
+        or played under a lifetime factor larger than any preset's."""
+        return self.dealt_people < 2 or lifetime_factor(self.options) > PRESET_FACTOR
 
     def _rated(self, deal: Deal) -> Rated | None:
         """The finished ``deal`` as it moves ratings: its people, each alone or, under partnership
@@ -544,6 +553,8 @@ class Table:
         # (who were accounts when it was dealt: a guest's sign-up since rates nothing, and an
         # account deleted since unrates nothing — the store writes nothing of it, rates the rest)
         if set(people.values()) - self.dealt_accounts:
+            return None
+        if self.dealt_people < len(self.dealt_accounts):  # two of them linked: one person, or a household
             return None
         result = deal.score.result
         if self.options.partnership:
@@ -711,11 +722,11 @@ class Table:
         their computer players), and store it; a start the store refuses
         (:meth:`_store_seating`) leaves the table waiting as it was."""
         before = (list(self.seats), list(self.auto), list(self.timeouts), list(self.dealt_to),
-                  set(self.dealt_accounts), set(self.awaited), self.clock.deadline)
+                  set(self.dealt_accounts), self.dealt_people, set(self.awaited), self.clock.deadline)
 
         def undo() -> None:
-            (self.seats, self.auto, self.timeouts, self.dealt_to, self.dealt_accounts, self.awaited,
-             self.clock.deadline) = before
+            (self.seats, self.auto, self.timeouts, self.dealt_to, self.dealt_accounts, self.dealt_people,
+             self.awaited, self.clock.deadline) = before
             self.status = "waiting"
             self.match.current = None
 
@@ -737,6 +748,7 @@ class Table:
         """A deal is dealt to the people sitting now: who of them are accounts is fixed with it."""
         self.dealt_to = [s[0] if s is not None else None for s in self.seats]
         self.dealt_accounts = self.hub.store.accounts([u for u in self.dealt_to if u is not None])
+        self.dealt_people = self.hub.store.people_apart(sorted(self.dealt_accounts))
         self.accounts |= self.dealt_accounts
 
     def set_auto(self, person: Person, on: bool) -> None:
