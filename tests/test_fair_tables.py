@@ -23,16 +23,19 @@ import random
 import time
 from collections import Counter
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, rule, run_state_machine_as_test
+from sqlalchemy import delete, insert
 from websockets.exceptions import ConnectionClosed
 
 from gongzhu.records import check_file
+from gongzhu.server.store import KNOWN_DEVICES, NETWORK_KEPT, USER_NETWORKS, USERS, Store
 from helpers.client import Message, random_exposures
 from helpers.database import STORES
 from helpers.live import PASSWORD, Live, Someone, account
@@ -551,6 +554,54 @@ def test_a_rated_table_seats_one_player_per_network_and_per_browser(db_url: str,
             live.close()
         exported = ann.http.get("/api/account/export").text  # when her pages came from a network, not which
         assert len(json.loads(exported)["sign_ins"]["networks"]) == 1 and HOME not in exported
+
+
+PEOPLE = ["u-a", "u-b", "u-c", "u-d"]
+
+
+@pytest.fixture(scope="module")
+def linking_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
+    """A store with four accounts, for :func:`test_people_apart_follow_every_link`."""
+    store = Store(f"sqlite:///{tmp_path_factory.mktemp('links') / 'gz.db'}")
+    with store.engine.begin() as c:
+        for user in PEOPLE:
+            c.execute(insert(USERS).values(id=user, name=user, name_key=user, password_hash="x", guest=False,
+                                           created="2026-01-01T00:00:00+00:00", lifetime=0, deals=0, matches=0,
+                                           pigs=0, session_epoch=1))
+    yield store
+    store.close()
+
+
+@settings(max_examples=scaled(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(browsers=st.lists(st.tuples(st.sampled_from(PEOPLE), st.integers(0, 4)), max_size=8),
+       networks=st.lists(st.tuples(st.sampled_from(PEOPLE), st.integers(0, 4), st.booleans()), max_size=8))
+def test_people_apart_follow_every_link(linking_store: Store, browsers: list[tuple[str, int]],
+                                        networks: list[tuple[str, int, bool]]) -> None:
+    """However the four accounts share browsers and networks (a network's only while it is kept),
+    the store counts as one person every group joined by links, along chains of them too — as a
+    plain union of the pairs that share something says."""
+    store, now = linking_store, datetime.now(UTC)
+    with store.engine.begin() as c:
+        c.execute(delete(KNOWN_DEVICES))
+        c.execute(delete(USER_NETWORKS))
+        for user, browser in set(browsers):
+            c.execute(insert(KNOWN_DEVICES).values(user_id=user, device=f"browser-{browser}",
+                                                   last_seen=now.isoformat()))
+        kept: dict[tuple[str, int], bool] = {}
+        for user, network, fresh in networks:
+            kept.setdefault((user, network), fresh)
+        for (user, network), fresh in kept.items():
+            seen = now if fresh else now - NETWORK_KEPT - timedelta(minutes=1)
+            c.execute(insert(USER_NETWORKS).values(user_id=user, network=f"net-{network}",
+                                                   last_seen=seen.isoformat(timespec="microseconds")))
+    shared = [{u for u, b in set(browsers) if b == n} for n in range(5)]
+    shared += [{u for (u, k), fresh in kept.items() if k == n and fresh} for n in range(5)]
+    groups = [{u} for u in PEOPLE]
+    for together in shared:
+        joined = [g for g in groups if g & together]
+        groups = [g for g in groups if not g & together] + ([set().union(*joined)] if joined else [])
+    assert store.people_apart(PEOPLE) == len(groups)
+    assert store.linked("u-a", PEOPLE[1:]) == any(len(g) > 1 and "u-a" in g for g in groups)
 
 
 def test_a_single_player_match_on_a_chosen_seed_seats_nobody_else(server: LiveServer) -> None:

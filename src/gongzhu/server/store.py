@@ -1215,7 +1215,16 @@ class Store:
 
     def people_apart(self, users: Sequence[str]) -> int:
         """How many people ``users`` are, those linked to one another (:meth:`linked_to`, and so
-        on along the links) counted as one."""
+        on along the links) counted as one: two reads, whatever their number."""
+        if len(users) < 2:
+            return len(set(users))
+        since = (datetime.now(UTC) - NETWORK_KEPT).isoformat(timespec="microseconds")
+        with self.engine.connect() as c:
+            marks = [(user, device) for user, device in c.execute(select(
+                KNOWN_DEVICES.c.user_id, KNOWN_DEVICES.c.device).where(KNOWN_DEVICES.c.user_id.in_(list(users))))]
+            marks += [(user, "n:" + network) for user, network in c.execute(select(
+                USER_NETWORKS.c.user_id, USER_NETWORKS.c.network).where(
+                USER_NETWORKS.c.user_id.in_(list(users)), USER_NETWORKS.c.last_seen >= since))]
         group = {u: u for u in users}
 
         def root(u: str) -> str:
@@ -1223,9 +1232,12 @@ class Store:
                 u = group[u]
             return u
 
-        for i, user in enumerate(users):
-            for other in self.linked_to(user, users[i + 1:]):
-                group[root(other)] = root(user)
+        first: dict[str, str] = {}  # each browser or network: the first of them seen with it
+        for user, mark in marks:
+            if mark in first:
+                group[root(user)] = root(first[mark])
+            else:
+                first[mark] = user
         return len({root(u) for u in users})
 
     def entered_as_others(self, challenge_id: str, devices: Sequence[str], user: str) -> bool:
