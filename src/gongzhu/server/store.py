@@ -1194,37 +1194,20 @@ class Store:
         return bool(self.linked_to(user, others))
 
     def linked_to(self, user: str, others: Collection[str]) -> set[str]:
-        """Those of ``others`` that ``user`` is linked to: signed in, either of them, from a
-        browser the other was signed in from (``known_devices``), or with table pages from a same
-        network within :data:`NETWORK_KEPT` (``user_networks``) — a second account of one person,
-        or two people of one household, who could see each other's cards."""
+        """Those of ``others`` that ``user`` is linked to: sharing a mark with them
+        (:meth:`_marks`) — a second account of one person, or two people of one household, who
+        could see each other's cards."""
         if not others:
             return set()
-        wanted = list(others)
-        since = (datetime.now(UTC) - NETWORK_KEPT).isoformat(timespec="microseconds")
-        with self.engine.connect() as c:
-            mine = select(KNOWN_DEVICES.c.device).where(KNOWN_DEVICES.c.user_id == user).scalar_subquery()
-            found = set(c.scalars(select(KNOWN_DEVICES.c.user_id).where(
-                KNOWN_DEVICES.c.user_id.in_(wanted), KNOWN_DEVICES.c.device.in_(mine))))
-            near = select(USER_NETWORKS.c.network).where(USER_NETWORKS.c.user_id == user,
-                                                         USER_NETWORKS.c.last_seen >= since).scalar_subquery()
-            found |= set(c.scalars(select(USER_NETWORKS.c.user_id).where(
-                USER_NETWORKS.c.user_id.in_(wanted), USER_NETWORKS.c.network.in_(near),
-                USER_NETWORKS.c.last_seen >= since)))
-        return found
+        marks = self._marks([user, *others])
+        mine = marks.get(user, set())
+        return {other for other in others if other != user and marks.get(other, set()) & mine}
 
     def people_apart(self, users: Sequence[str]) -> int:
         """How many people ``users`` are, those linked to one another (:meth:`linked_to`, and so
         on along the links) counted as one: two reads, whatever their number."""
         if len(users) < 2:
             return len(set(users))
-        since = (datetime.now(UTC) - NETWORK_KEPT).isoformat(timespec="microseconds")
-        with self.engine.connect() as c:
-            marks = [(user, device) for user, device in c.execute(select(
-                KNOWN_DEVICES.c.user_id, KNOWN_DEVICES.c.device).where(KNOWN_DEVICES.c.user_id.in_(list(users))))]
-            marks += [(user, "n:" + network) for user, network in c.execute(select(
-                USER_NETWORKS.c.user_id, USER_NETWORKS.c.network).where(
-                USER_NETWORKS.c.user_id.in_(list(users)), USER_NETWORKS.c.last_seen >= since))]
         group = {u: u for u in users}
 
         def root(u: str) -> str:
@@ -1233,12 +1216,29 @@ class Store:
             return u
 
         first: dict[str, str] = {}  # each browser or network: the first of them seen with it
-        for user, mark in marks:
-            if mark in first:
-                group[root(user)] = root(first[mark])
-            else:
-                first[mark] = user
+        for user, marks in self._marks(users).items():
+            for mark in marks:
+                if mark in first:
+                    group[root(user)] = root(first[mark])
+                else:
+                    first[mark] = user
         return len({root(u) for u in users})
+
+    def _marks(self, users: Sequence[str]) -> dict[str, set[str]]:
+        """What links each of ``users`` to others, in two reads: the browsers they were signed in
+        from (``known_devices``) and the networks their table pages came from within
+        :data:`NETWORK_KEPT` (``user_networks``, marked apart from browsers)."""
+        wanted = sorted(set(users))
+        since = (datetime.now(UTC) - NETWORK_KEPT).isoformat(timespec="microseconds")
+        marks: dict[str, set[str]] = {}
+        with self.engine.connect() as c:
+            for user, device in c.execute(select(KNOWN_DEVICES.c.user_id, KNOWN_DEVICES.c.device)
+                                          .where(KNOWN_DEVICES.c.user_id.in_(wanted))):
+                marks.setdefault(user, set()).add(device)
+            for user, network in c.execute(select(USER_NETWORKS.c.user_id, USER_NETWORKS.c.network).where(
+                    USER_NETWORKS.c.user_id.in_(wanted), USER_NETWORKS.c.last_seen >= since)):
+                marks.setdefault(user, set()).add("n:" + network)
+        return marks
 
     def entered_as_others(self, challenge_id: str, devices: Sequence[str], user: str) -> bool:
         """Whether any of the browsers ``devices`` (digests) entered the challenge as someone other
