@@ -20,11 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
-import statistics
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -38,7 +34,7 @@ from sqlalchemy import insert, update
 from gongzhu.server.accounts import AccountGuard
 from gongzhu.server.identity import KNOWN_DEVICES_MOST, Identity
 from gongzhu.server.store import KNOWN_DEVICES, USER_NETWORKS, USERS, Store
-from store import postgres, seating
+from store import database_options, machine, on_each_store, over_rounds, print_results, seating, spread
 
 PEOPLE = ["u-n", "u-e", "u-s", "u-w"]
 
@@ -112,12 +108,10 @@ def measure(url: str, count: int, rounds: int) -> dict[str, dict[str, float]]:
         for _ in range(rounds):
             for kind, call in kinds.items():
                 deal += 1
-                times = sorted(timed(call, count))
-                found[kind].append((statistics.median(times), times[int(0.9 * len(times))]))
+                found[kind].append(spread(timed(call, count)))
             with store.engine.begin() as c:  # (the count back to nothing between rounds)
                 c.execute(update(USERS).values(sign_in_failures=0, sign_in_failed=None))
-        return {kind: {"median_us": statistics.median(r[0] for r in runs),
-                       "p90_us": statistics.median(r[1] for r in runs)} for kind, runs in found.items()}
+        return {kind: over_rounds(runs) for kind, runs in found.items()}
     finally:
         store.close()
 
@@ -126,24 +120,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--calls", type=int, default=500, help="calls of each kind in each round")
     parser.add_argument("--rounds", type=int, default=5, help="rounds, the kinds taking turns")
-    parser.add_argument("--pg", default=os.environ.get("GONGZHU_TEST_PG",
-                                                       "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"),
-                        help="a PostgreSQL server (the URL of a database on it); a database is made and dropped")
-    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    database_options(parser)
     args = parser.parse_args()
-    results: dict[str, Any] = {"machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.python_version()}",
-                               "calls": args.calls, "rounds": args.rounds}
-    with postgres(args.pg) as url:
-        results["postgresql"] = measure(url, args.calls, args.rounds)
-    with tempfile.TemporaryDirectory() as folder:
-        results["sqlite"] = measure(f"sqlite:///{Path(folder) / 'bench.db'}", args.calls, args.rounds)
+    results: dict[str, Any] = {"machine": machine(), "calls": args.calls, "rounds": args.rounds}
+    results |= on_each_store(args.pg, lambda url, _backend: measure(url, args.calls, args.rounds))
     if args.json:
         print(json.dumps(results, indent=2))
         return 0
-    print(f"{results['machine']}; {args.calls} calls x {args.rounds} rounds a kind")
-    for backend in ("postgresql", "sqlite"):
-        for kind, r in results[backend].items():
-            print(f"  {backend:<10} {kind:<38} median {r['median_us']:7.0f} µs   p90 {r['p90_us']:7.0f} µs")
+    print_results(results, f"{args.calls} calls x {args.rounds} rounds a kind", 38)
     return 0
 
 

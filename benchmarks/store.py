@@ -11,7 +11,9 @@ the same store, the same writes, its pool's check on and off, rounds alternating
 see the same machine.  SQLite (a file, no pool check: nothing to drop) is the reference.  Makes
 a PostgreSQL database of its own on ``--pg`` (a server URL; the database is made and dropped)
 and a SQLite file in a temporary folder.  Reports the median and the 90th percentile of one
-write in microseconds, each mode's median over its rounds.
+write in microseconds, each mode's median over its rounds.  Its database and reporting pieces
+(``postgres``, ``on_each_store``, ``spread``, ``over_rounds``, ``print_results``) serve the other
+benchmarks of the store too (``benchmarks/links.py``).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -58,6 +60,47 @@ def postgres(server: str) -> Iterator[str]:
         admin.dispose()
 
 
+def database_options(parser: argparse.ArgumentParser) -> None:
+    """The options every benchmark of the store takes: ``--pg`` and ``--json``."""
+    parser.add_argument("--pg", default=os.environ.get("GONGZHU_TEST_PG",
+                                                       "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"),
+                        help="a PostgreSQL server (the URL of a database on it); a database is made and dropped")
+    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+
+
+def machine() -> str:
+    return f"{platform.machine()}, {os.cpu_count()} cores, {platform.python_version()}"
+
+
+def on_each_store(pg: str, measure: Callable[[str, str], dict[str, dict[str, float]]]) -> dict[str, Any]:
+    """``measure(url, backend)`` on a PostgreSQL database of its own on ``pg`` (made and dropped),
+    then on a SQLite file in a temporary folder: the results by backend."""
+    results: dict[str, Any] = {}
+    with postgres(pg) as url:
+        results["postgresql"] = measure(url, "postgresql")
+    with tempfile.TemporaryDirectory() as folder:
+        results["sqlite"] = measure(f"sqlite:///{Path(folder) / 'bench.db'}", "sqlite")
+    return results
+
+
+def spread(times: list[float]) -> tuple[float, float]:
+    """The median and the 90th percentile of one round's times."""
+    ordered = sorted(times)
+    return statistics.median(ordered), ordered[int(0.9 * len(ordered))]
+
+
+def over_rounds(runs: list[tuple[float, float]]) -> dict[str, float]:
+    """Each round's median and 90th percentile (:func:`spread`), their medians over the rounds."""
+    return {"median_us": statistics.median(r[0] for r in runs), "p90_us": statistics.median(r[1] for r in runs)}
+
+
+def print_results(results: dict[str, Any], heading: str, width: int) -> None:
+    print(f"{results['machine']}; {heading}")
+    for backend in ("postgresql", "sqlite"):
+        for kind, r in results[backend].items():
+            print(f"  {backend:<10} {kind:<{width}} median {r['median_us']:7.0f} µs   p90 {r['p90_us']:7.0f} µs")
+
+
 def writes(store: Store, match_id: str, deal: int, count: int, version: int) -> tuple[list[float], int]:
     """``count`` plays stored as a table stores them; each one's time (µs) and the last version."""
     times = []
@@ -83,11 +126,8 @@ def measure(url: str, count: int, rounds: int, modes: list[bool]) -> dict[str, d
                 store.engine.pool._pre_ping = mode  # the same pool, its check on or off
                 deal += 1
                 times, version = writes(store, "m-bench", deal, count, version)
-                times.sort()
-                found[mode].append((statistics.median(times), times[int(0.9 * len(times))]))
-        return {("pre_ping" if mode else "no_pre_ping"): {
-            "median_us": statistics.median(r[0] for r in runs), "p90_us": statistics.median(r[1] for r in runs)}
-            for mode, runs in found.items()}
+                found[mode].append(spread(times))
+        return {("pre_ping" if mode else "no_pre_ping"): over_rounds(runs) for mode, runs in found.items()}
     finally:
         store.close()
 
@@ -96,24 +136,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--writes", type=int, default=2000, help="plays stored in each round of each mode")
     parser.add_argument("--rounds", type=int, default=5, help="rounds, the modes alternating")
-    parser.add_argument("--pg", default=os.environ.get("GONGZHU_TEST_PG",
-                                                       "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"),
-                        help="a PostgreSQL server (the URL of a database on it); a database is made and dropped")
-    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    database_options(parser)
     args = parser.parse_args()
-    results: dict[str, Any] = {"machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.python_version()}",
-                               "writes": args.writes, "rounds": args.rounds}
-    with postgres(args.pg) as url:
-        results["postgresql"] = measure(url, args.writes, args.rounds, [True, False])
-    with tempfile.TemporaryDirectory() as folder:
-        results["sqlite"] = measure(f"sqlite:///{Path(folder) / 'bench.db'}", args.writes, args.rounds, [False])
+    results: dict[str, Any] = {"machine": machine(), "writes": args.writes, "rounds": args.rounds}
+    modes = {"postgresql": [True, False], "sqlite": [False]}  # (its pool's check on and off; SQLite: none)
+    results |= on_each_store(args.pg, lambda url, backend: measure(url, args.writes, args.rounds, modes[backend]))
     if args.json:
         print(json.dumps(results, indent=2))
         return 0
-    print(f"{results['machine']}; {args.writes} writes x {args.rounds} rounds a mode")
-    for backend in ("postgresql", "sqlite"):
-        for mode, r in results[backend].items():
-            print(f"  {backend:<10} {mode:<12} median {r['median_us']:7.0f} µs   p90 {r['p90_us']:7.0f} µs")
+    print_results(results, f"{args.writes} writes x {args.rounds} rounds a mode", 12)
     return 0
 
 
