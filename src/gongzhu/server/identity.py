@@ -28,7 +28,7 @@ from typing import Any
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from itsdangerous import BadData, URLSafeTimedSerializer
-from sqlalchemy import ColumnElement, Connection, Row, and_, delete, exists, insert, null, or_, select, text, update
+from sqlalchemy import ColumnElement, Connection, Row, and_, delete, exists, insert, null, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from starlette.requests import HTTPConnection, cookie_parser
 
@@ -67,6 +67,7 @@ from gongzhu.server.store import (
     USER_NETWORKS,
     USERS,
     Store,
+    hold,
 )
 
 __all__ = [
@@ -276,14 +277,9 @@ def other_name_like(c: Connection, look: str, me: str) -> str | None:
     """The name of another person whose name looks like ``look`` (:func:`name_skeleton`), read in
     ``c``'s transaction once it holds that look: two people giving names that look alike at one
     moment (signing up or renaming, on one server or several) are then checked one after the
-    other, and the second sees the first's name.  PostgreSQL: a transaction's advisory lock keyed
-    by the look; SQLite: the file's write lock (one writer at a time), taken by a write of ``me``'s
-    row that changes nothing."""
-    if c.dialect.name == "postgresql":
-        key = int.from_bytes(hashlib.blake2b(b"name " + look.encode(), digest_size=8).digest(), "big", signed=True)
-        c.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
-    else:
-        c.execute(update(USERS).where(USERS.c.id == me).values(name_skeleton=USERS.c.name_skeleton))
+    other, and the second sees the first's name (:func:`~gongzhu.server.store.hold`, by the look;
+    on SQLite a write of ``me``'s row that changes nothing)."""
+    hold(c, "name " + look, me)
     name: str | None = c.scalar(select(USERS.c.name).where(USERS.c.name_skeleton == look, USERS.c.id != me)
                                 .order_by(USERS.c.created, USERS.c.id).limit(1))
     return name

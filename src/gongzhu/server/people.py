@@ -27,13 +27,12 @@ Imports the store, identity, bodies, wire and the registry's tables (for invitat
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import re
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, exists, func, insert, or_, select, text, update
+from sqlalchemy import delete, exists, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from starlette.requests import Request
 from starlette.responses import Response
@@ -44,7 +43,7 @@ from gongzhu.jsontext import show
 from gongzhu.messages import Text
 from gongzhu.server.bodies import BodyError, typed_body
 from gongzhu.server.identity import AccountError, Identity, User, login_key
-from gongzhu.server.store import BLOCKS, FRIENDS, INVITATIONS, MATCHES, REPORTS, USERS, Store, friends_among
+from gongzhu.server.store import BLOCKS, FRIENDS, INVITATIONS, MATCHES, REPORTS, USERS, Store, friends_among, hold
 from gongzhu.server.wire import personal_answer, plain_error
 
 __all__ = ["INVITATIONS_AT_ONCE", "INVITATION_MINUTES", "INVITE_AGAIN_SECONDS", "ONLINE_SECONDS", "REPORTS_A_DAY",
@@ -146,18 +145,10 @@ class People:
     @staticmethod
     def _waiting(c: Any, user: str) -> int:
         """How many friend requests wait for ``user``'s answer (up to :data:`REQUESTS_WAITING`),
-        read in ``c``'s transaction once it holds the requests to ``user``: on PostgreSQL a
-        transaction's advisory lock keyed by ``user`` (no row lock, which a deal's end, locking
-        its players' rows, could wait on the other way round), on SQLite the file's write lock
-        (one writer at a time), taken by a write of ``user``'s row that changes nothing.  A
+        read in ``c``'s transaction once it holds the requests to ``user`` (:func:`hold`).  A
         request from someone ``user`` blocked is not counted: they never see it, and it cannot
         take the place of another."""
-        if c.dialect.name == "postgresql":
-            key = int.from_bytes(hashlib.blake2b(b"friend requests " + user.encode(), digest_size=8).digest(), "big",
-                                 signed=True)
-            c.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
-        else:
-            c.execute(update(USERS).where(USERS.c.id == user).values(name_skeleton=USERS.c.name_skeleton))
+        hold(c, "friend requests " + user, user)
         hidden = exists().where(BLOCKS.c.user_id == user, BLOCKS.c.blocked_id == FRIENDS.c.user_id)
         waiting = select(FRIENDS.c.user_id).where(FRIENDS.c.other_id == user, FRIENDS.c.state == "asked", ~hidden)
         return len(c.execute(waiting.limit(REQUESTS_WAITING)).all())

@@ -13,6 +13,7 @@ little that is ever deleted: ``docs/web-protocol.md``, Persistence.  Imports SQL
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import re
@@ -47,6 +48,7 @@ from sqlalchemy import (
     insert,
     or_,
     select,
+    text,
     true,
     update,
 )
@@ -63,7 +65,7 @@ __all__ = ["AUDIT_LOG", "BLOCKS", "CHALLENGES", "CHALLENGE_DEVICES", "CHALLENGE_
            "RATINGS", "RATING_HISTORY", "REPORTS", "REVIEWS", "REVIEW_COUNTS", "REVIEW_KINDS", "SANCTIONS",
            "SESSIONS", "SETTINGS", "USERS", "USER_NETWORKS", "Charge", "DeletedSitter", "MatchInfo", "Rated",
            "SeatedElsewhere", "Seating", "StaleTable", "Store",
-           "friends_among", "is_event", "playing_elsewhere", "seated_rows", "why_kept"]
+           "friends_among", "hold", "is_event", "playing_elsewhere", "seated_rows", "why_kept"]
 
 
 #: The tables; every change to them is a revision in :mod:`gongzhu.server.migrations`.
@@ -582,6 +584,20 @@ EVENT_ID = re.compile(r"e-[0-9a-f]{12}")
 def is_event(challenge: str | None) -> bool:
     """Whether a match's ``challenge`` column names an event (its table), not a challenge."""
     return challenge is not None and EVENT_ID.fullmatch(challenge) is not None
+
+
+def hold(c: Connection, what: str, writer: str) -> None:
+    """Hold ``what`` (a name of something to read and then write, one transaction at a time) until
+    ``c``'s transaction ends, so that transactions holding the same ``what`` — on one server or on
+    several — run one after another.  PostgreSQL: a transaction's advisory lock keyed by ``what``
+    (no row lock, which a deal's end, locking its players' rows, could wait on the other way
+    round); SQLite: the file's write lock (one writer at a time), taken by a write of the user
+    ``writer``'s row that changes nothing."""
+    if c.dialect.name == "postgresql":
+        key = int.from_bytes(hashlib.blake2b(what.encode(), digest_size=8).digest(), "big", signed=True)
+        c.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
+    else:
+        c.execute(update(USERS).where(USERS.c.id == writer).values(name_skeleton=USERS.c.name_skeleton))
 
 
 def seated_rows(c: Connection, user_id: str, *, open_tables: bool) -> list[Row[Any, Any, Any]]:
