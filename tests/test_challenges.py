@@ -24,13 +24,14 @@ from starlette.testclient import TestClient
 from gongzhu.players.expert import _first_leader
 from gongzhu.players.observation import observe
 from gongzhu.players.sampling import World
+from gongzhu.ratings import rate_deal
 from gongzhu.rules.boards import make_board_set, verify_board_set
 from gongzhu.rules.cards import ALL_CARDS, Seat
 from gongzhu.rules.deal import Deal
 from gongzhu.rules.options import resolve_options
 from gongzhu.server.app import create_app
 from gongzhu.server.challenge_api import MADE_AN_HOUR
-from gongzhu.server.store import CHALLENGE_DEVICES
+from gongzhu.server.store import CHALLENGE_DEVICES, USERS
 from helpers.client import Browser, act, local_client, refused
 from helpers.clock import SetClock
 
@@ -288,6 +289,80 @@ def test_a_closed_challenge_publishes_its_seed_and_counts_nothing_more(app_clien
         assert browser.messages[-1]["code"] == "server.challenge_closed"
     # Everyone sees the travellers of a closed challenge.
     assert late.get(f"/api/challenges/{today['id']}/boards/1").status_code == 200
+
+
+def leave_board(c: TestClient, match_id: str, seed: int, tricks: int) -> dict[str, Any]:
+    """South plays ``tricks`` tricks of the board in progress and leaves it; the last state."""
+    rng = random.Random(seed)
+    with c.websocket_connect(f"/ws/{match_id}") as ws:
+        browser = Browser(ws)
+        state = browser.settle()
+        while state.get("tricks_played", 0) < tricks:
+            act(browser, rng)
+            state = browser.settle()
+        return state
+
+
+def test_a_board_left_unfinished_counts_as_a_last_place_once_closed(app_client: TestClient, clock: SetClock) -> None:
+    """R8.1: once the challenge has closed, every entrant who finished a board is held to all of
+    them: Cy, who finished board 1 and left board 2 half played, scores 0% and the scale's bottom
+    on board 2, as everyone does on the boards 3 to 8 nobody reached — before the close, over
+    the boards each played, her one board could have ranked her first.  Dee, a guest who entered
+    and signed up before finishing board 1, stays a guest of the challenge.  On the daily
+    challenge's close the board Cy left moves ratings with her last."""
+    challenge_id = app_client.get("/api/challenges").json()["today"]["id"]
+    a, b, cy = person(app_client, "Anna"), person(app_client, "Bo"), person(app_client, "Cy")
+    dee = person(app_client, None)
+    for c, seed in ((a, 1), (b, 2), (cy, 3)):
+        match_id = enter(c, challenge_id)
+        play_board(c, match_id, seed)
+        with c.websocket_connect(f"/ws/{match_id}") as ws:  # board 2 dealt
+            browser = Browser(ws)
+            browser.settle()
+            browser.send({"type": "next"})
+            assert browser.settle()["phase"] in ("expose", "play")
+        if c is cy:
+            leave_board(cy, match_id, seed, 2)
+        else:
+            play_board(c, match_id, seed)
+    match_dee = enter(dee, challenge_id)
+    leave_board(dee, match_dee, 4, 1)
+    signed = dee.post("/api/account", json={"name": "Dee", "password": PASSWORD})
+    assert signed.status_code == 200, signed.text
+    play_board(dee, match_dee, 4)
+    travellers = {n: {r["name"]: r for r in a.get(f"/api/challenges/{challenge_id}/boards/{n}").json()["results"]}
+                  for n in (1, 2)}
+    boards = {n: {name: r["percent"] for name, r in rows.items()} for n, rows in travellers.items()}
+    steps = {n: {name: r["steps"] for name, r in rows.items()} for n, rows in travellers.items()}
+    assert set(boards[1]) == {"Anna", "Bo", "Cy", "Dee"} and set(boards[2]) == {"Anna", "Bo"}
+    clock.t += 86_400
+    rows = {s["name"]: s for s in a.get(f"/api/challenges/{challenge_id}").json()["standings"]}
+    assert set(rows) == {"Anna", "Bo", "Cy", "Dee"}
+    assert rows["Dee"]["guest"] is True and rows["Dee"]["rank"] is None and rows["Dee"]["unfinished"] == 7
+    assert (rows["Cy"]["boards"], rows["Cy"]["unfinished"]) == (1, 7)
+    assert {(rows[n]["boards"], rows[n]["unfinished"]) for n in ("Anna", "Bo")} == {(2, 6)}
+    for name in ("Anna", "Bo", "Cy"):  # board 2 is 0% and −24 steps for Cy, as the boards 3 to 8 for all
+        assert rows[name]["percent"] == pytest.approx((boards[1][name] + boards[2].get(name, 0)) / 8, abs=0.01)
+        assert rows[name]["steps"] == steps[1][name] + steps[2].get(name, -24) - 24 * 6
+    ranked = sorted((rows[n] for n in ("Anna", "Bo", "Cy")), key=lambda r: r["rank"])
+    assert [(r["percent"], r["steps"]) for r in ranked] == sorted(((r["percent"], r["steps"]) for r in ranked),
+                                                                 reverse=True)
+    # The ratings at the daily challenge's close: board 2 orders Anna and Bo by their results and Cy
+    # below them (she was dealt it); Dee is a guest's entry, rated nowhere.
+    challenges = a.app.state.challenges  # type: ignore[attr-defined]
+    assert challenges.rate_closed() == [challenge_id]
+    store = a.app.state.store  # type: ignore[attr-defined]
+    with store.engine.connect() as conn:
+        ids = {name: uid for name, uid in conn.execute(select(USERS.c.name, USERS.c.id)
+                                                        .where(USERS.c.name.in_(["Anna", "Bo", "Cy", "Dee"])))}
+    history = {name: [s.games for _, s in store.rating_history(uid).get("one_deck", [])] for name, uid in ids.items()}
+    assert history == {"Anna": [1, 2], "Bo": [1, 2], "Cy": [1, 2], "Dee": []}
+    result = {n: {name: r["result"] for name, r in rows.items()} for n, rows in travellers.items()}
+    last = min(result[2].values()) - 1  # below both results of board 2
+    want = rate_deal({}, [([name], result[1][name]) for name in ("Anna", "Bo", "Cy")])
+    want = rate_deal(want, [([name], result[2].get(name, last)) for name in ("Anna", "Bo", "Cy")])
+    got = store.ratings([ids[n] for n in ("Anna", "Bo", "Cy")], "one_deck")
+    assert {name: got[ids[name]]["one_deck"] for name in ("Anna", "Bo", "Cy")} == want
 
 
 def test_a_private_challenge_on_demand(app_client: TestClient) -> None:

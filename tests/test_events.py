@@ -141,6 +141,52 @@ def test_entrants_level_in_matchpoints_share_a_rank_whatever_the_rounding() -> N
     assert shown(Fraction(1, 6) * 100) == 16.67 and shown(Fraction(-1, 8)) == -0.13
 
 
+def test_a_board_left_unfinished_is_a_last_place_worked_example() -> None:
+    """R8.1: B tops board 1 (+50 against −20 and 0: 100%, +2 steps over the datum 0) and leaves
+    board 2, on which A (+100) beats C (−100).  Ranked over the boards played alone, B's one
+    board would put it first with 100%.  Held to board 2 it scores 0 of its top (2) and the
+    scale's bottom there, −24 steps: 50% and −22, level with A's 50% (0% and 100%) on the
+    percentage and behind it on the scale (−1 + 4 = +3).  A and C score as if B had never been
+    on board 2."""
+    boards = {1: {"A": -20, "B": 50, "C": 0}, 2: {"A": 100, "C": -100}}
+    loose = {s.entrant: s for s in standings(boards)}
+    assert (loose["B"].rank, loose["B"].percent) == (1, 100.0)
+    rows = {s.entrant: s for s in standings(boards, unfinished={2: ["B"]})}
+    assert [(rows[e].rank, rows[e].percent, rows[e].steps, rows[e].boards, rows[e].unfinished)
+            for e in "ABC"] == [(1, 50.0, 3, 2, 0), (2, 50.0, -22, 1, 1), (3, 25.0, -4, 2, 0)]
+    assert (rows["B"].matchpoints, rows["B"].top) == (4, 4 + 2)
+    for e in "AC":
+        assert (rows[e].exact, rows[e].steps, rows[e].top) == (loose[e].exact, loose[e].steps, loose[e].top)
+    # A board nobody finished still holds those who left it: B alone there scores 0%, not nothing.
+    alone = {s.entrant: s for s in standings({1: {"B": 50}}, unfinished={2: ["B"]})}
+    assert (alone["B"].percent, alone["B"].unfinished) == (25.0, 1)
+
+
+_RESULTS = st.dictionaries(st.sampled_from("ABCDE"), st.integers(-300, 300), min_size=1, max_size=5)
+
+
+@given(st.dictionaries(st.integers(1, 3), _RESULTS, min_size=1, max_size=3), st.data())
+def test_leaving_a_board_never_does_better_than_finishing_it(boards: dict[int, dict[str, int]],
+                                                             data: st.DataObject) -> None:
+    """Whatever the results, an entrant who leaves a board (held to it unfinished) scores no more
+    than with any result finished there, on the percentage and on the scale, and everyone else
+    scores exactly as without that entrant's result on the board; guests alike."""
+    number = data.draw(st.sampled_from(sorted(boards)))
+    who = data.draw(st.sampled_from(sorted(boards[number])))
+    guests = data.draw(st.sets(st.sampled_from("ABCDE")))
+    left = {n: {e: r for e, r in results.items() if (n, e) != (number, who)} for n, results in boards.items()}
+    finished = {s.entrant: s for s in standings(boards, guests)}
+    held = {s.entrant: s for s in standings(left, guests, unfinished={number: [who]})}
+    without = {s.entrant: s for s in standings(left, guests)}
+    assert held[who].exact <= finished[who].exact and held[who].steps <= finished[who].steps
+    assert held[who].unfinished == 1 and held[who].boards == finished[who].boards - 1
+    for entrant, row in without.items():
+        if entrant != who:
+            mine = held[entrant]
+            assert (mine.exact, mine.steps, mine.matchpoints, mine.top) == (row.exact, row.steps, row.matchpoints,
+                                                                            row.top)
+
+
 @pytest.mark.parametrize(("form", "points", "fits"), [
     ("howell", -5, True), ("howell", -0.25, True), ("howell", -0.1, True), ("howell", -1e-9, False),
     ("howell", -0.005, False), ("howell", 0, False), ("howell", -10001, False), ("howell", True, False),

@@ -56,7 +56,7 @@ from gongzhu.server import migrations as mig
 from gongzhu.server.identity import LOCAL_USER, User
 from gongzhu.server.migrations.__main__ import main as migrations_main
 from gongzhu.server.names import name_skeleton
-from gongzhu.server.store import METADATA, USERS, Store
+from gongzhu.server.store import CHALLENGE_ENTRIES, METADATA, USERS, Store
 from helpers.client import Browser, act, local_client, new_match, seating, user_of
 from helpers.database import STORES, revisions_of
 
@@ -444,3 +444,50 @@ def test_the_look_alike_keys_of_accounts_are_worked_out_again(db_url: str) -> No
         store.close()
     assert looks == {"u-a": name_skeleton("BlLL"), "u-b": name_skeleton("剑客"), "u-c": "kept", "u-d": None}
     assert looks["u-a"] != "bill"
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_the_entries_of_challenges_are_taken_from_their_matches(db_url: str) -> None:
+    """Migration 0026: each challenge's entrants are its matches' hosts, each with their first
+    match; an entry is a guest's where its person is a guest now or finished a board as one (an
+    account that signed up after playing as a guest stays a guest of that challenge); an event's
+    table, whose ``challenge`` names no challenge, is nobody's entry."""
+    engine = _at_revision(db_url, "0025")
+    try:
+        with engine.begin() as c:
+            c.execute(text(
+                "INSERT INTO users (id, name, name_key, guest, created, lifetime, deals, matches, pigs, session_epoch) "
+                "VALUES ('u-a', 'Ann', 'ann', false, '2026', 0, 0, 0, 0, 0), "
+                "('u-b', 'Bob', 'bob', false, '2026', 0, 0, 0, 0, 0), "
+                "('u-g', '游客7', '游客7', true, '2026', 0, 0, 0, 0, 0)"))
+            c.execute(text(
+                "INSERT INTO challenges (id, kind, title, created, closes, host, preset, options, level, seed, "
+                "definition, commitment, par, rated) VALUES ('daily-2026-12-01', 'daily', '2026-12-01', "
+                "'2026-12-01T00:00:00+00:00', '2026-12-02T00:00:00+00:00', NULL, 'online', '{}', 'expert', 's', "
+                "'{}', 'c', NULL, false)"))
+            matches = (("m-a1", "u-a", "daily-2026-12-01", "2026-12-01T01"),
+                       ("m-a2", "u-a", "daily-2026-12-01", "2026-12-01T02"),
+                       ("m-b", "u-b", "daily-2026-12-01", "2026-12-01T03"),
+                       ("m-g", "u-g", "daily-2026-12-01", "2026-12-01T04"),
+                       ("m-e", "u-a", "e-1a2b3c4d5e6f", "2026-12-01T05"))
+            for match_id, host, challenge, created in matches:
+                c.execute(text(
+                    "INSERT INTO matches (id, created, preset, options, levels, speed, seed, totals, deals, in_deal, "
+                    "over, winners, pigs, host, solo, seeded, challenge) VALUES (:id, :created, 'online', '{}', '{}', "
+                    "'normal', 1, '[0,0,0,0]', 0, false, false, '[]', '[]', :host, true, false, :challenge)"),
+                    {"id": match_id, "host": host, "challenge": challenge, "created": created})
+            c.execute(text(
+                "INSERT INTO challenge_results (challenge_id, board, user_id, match_id, deal_index, result, finished, "
+                "guest) VALUES ('daily-2026-12-01', 1, 'u-b', 'm-b', 0, -100, '2026-12-01T03', true)"))
+    finally:
+        engine.dispose()
+    store = Store(db_url)  # upgrades to the head
+    try:
+        with store.engine.connect() as c:
+            rows = {r.user_id: (r.challenge_id, r.match_id, r.guest, r.entered)
+                    for r in c.execute(select(CHALLENGE_ENTRIES))}
+    finally:
+        store.close()
+    assert rows == {"u-a": ("daily-2026-12-01", "m-a1", False, "2026-12-01T01"),
+                    "u-b": ("daily-2026-12-01", "m-b", True, "2026-12-01T03"),
+                    "u-g": ("daily-2026-12-01", "m-g", True, "2026-12-01T04")}

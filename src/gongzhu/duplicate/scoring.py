@@ -112,8 +112,9 @@ def score_board(field: Mapping[str, int], others: Mapping[str, int] | None = Non
 class Standing:
     """One entrant's place in an event: ``rank`` (None for one outside the field, a guest),
     ``boards`` played, the mean of their boards' matchpoint percentages (``exact``, and
-    ``percent`` to two decimals), their matchpoints and the top they were out of, and their
-    scale's total."""
+    ``percent`` to two decimals), their matchpoints and the top they were out of, their
+    scale's total, and how many boards they did not finish that count as a last place
+    (``unfinished``, besides ``boards``)."""
 
     entrant: str
     rank: int | None
@@ -123,33 +124,54 @@ class Standing:
     top: int
     steps: int
     exact: Fraction
+    unfinished: int = 0
 
 
-def standings(boards: Mapping[int, Mapping[str, int]], guests: Iterable[str] = ()) -> list[Standing]:
+def standings(boards: Mapping[int, Mapping[str, int]], guests: Iterable[str] = (),
+              unfinished: Mapping[int, Iterable[str]] | None = None) -> list[Standing]:
     """The event's standings from each board's results (board number → entrant → result).
-    Ranked by the mean matchpoint percentage over the boards each played (exactly, not as
-    rounded), then by the scale's total; entrants level on both share a rank.  ``guests`` are
-    compared but not ranked (listed after the ranked entrants)."""
+    Ranked by the mean matchpoint percentage over the boards each played and those held
+    ``unfinished`` (exactly, not as rounded), then by the scale's total; entrants level on both
+    share a rank.  ``guests`` are compared but not ranked (listed after the ranked entrants).
+
+    ``unfinished`` (board number → entrants) names, on each board, the entrants who did not
+    finish it and are held to it all the same (a closed challenge's entrant who left the board,
+    or never reached it): each is scored a last place there — no matchpoint out of the board's
+    top, and the scale's bottom (−24 steps) — and nobody else's score changes.  No result
+    finished scores less (a lone one has 50%), so leaving a board never does better than
+    finishing it, however badly."""
     outside = set(guests)
-    scored = []
-    for results in boards.values():
+    scored: list[dict[str, BoardScore]] = []
+    # Each entrant's boards, their percentages summed exactly in whole units of 100 / unit (every
+    # top divides ``unit``; a lone result, top 0, counts 50%: half of it), matchpoints, tops,
+    # steps and boards left unfinished.
+    sums: dict[str, list[int]] = {}
+    last: list[tuple[str, int, int]] = []  # (entrant, top, steps) of each unfinished board
+    held = unfinished or {}
+    for number in {*boards, *held}:
+        results = boards.get(number, {})
         field = {who: r for who, r in results.items() if who not in outside}
         rest = {who: r for who, r in results.items() if who in outside}
         scored.append(score_board(field, rest))
-    # Each board's percentage 100 · mp / top, summed exactly in whole units of 100 / unit: every
-    # top divides ``unit`` (a lone result, top 0, counts 50%: half of it)
+        last.extend((who, max(2 * len(field) - (0 if who in outside else 2), 0), -len(SCALE_STEPS))
+                    for who in held.get(number, ()) if who not in results)
     unit = lcm(2, *{s.top for board in scored for s in board.values() if s.top})
-    sums: dict[str, list[int]] = {}
     for board in scored:
         for who, score in board.items():
-            s = sums.setdefault(who, [0, 0, 0, 0, 0])
+            s = sums.setdefault(who, [0, 0, 0, 0, 0, 0])
             s[0] += 1
             s[1] += score.matchpoints * (unit // score.top) if score.top else unit // 2
             s[2] += score.matchpoints
             s[3] += score.top
             s[4] += score.steps
-    rows = [Standing(who, None, n, _hundredths(100 * units, n * unit), mp, top, steps, Fraction(100 * units, n * unit))
-            for who, (n, units, mp, top, steps) in sums.items()]
+    for who, top, steps in last:
+        s = sums.setdefault(who, [0, 0, 0, 0, 0, 0])
+        s[3] += top
+        s[4] += steps
+        s[5] += 1
+    rows = [Standing(who, None, n, _hundredths(100 * units, (n + left) * unit), mp, top, steps,
+                     Fraction(100 * units, (n + left) * unit), left)
+            for who, (n, units, mp, top, steps, left) in sums.items()]
 
     def order(r: Standing) -> tuple[Fraction, int, str]:
         return -r.exact, -r.steps, r.entrant
@@ -160,6 +182,6 @@ def standings(boards: Mapping[int, Mapping[str, int]], guests: Iterable[str] = (
         level = out and (out[-1].exact, out[-1].steps) == (row.exact, row.steps)
         rank = out[-1].rank if level else i + 1
         out.append(Standing(row.entrant, rank, row.boards, row.percent, row.matchpoints, row.top, row.steps,
-                            row.exact))
+                            row.exact, row.unfinished))
     out.extend(sorted((r for r in rows if r.entrant in outside), key=order))
     return out

@@ -57,7 +57,7 @@ from gongzhu.server.names import DELETED_PREFIX, name_skeleton
 from gongzhu.server.policy import counted_address
 from gongzhu.server.store import (
     BLOCKS,
-    CHALLENGE_DEVICES,
+    CHALLENGE_ENTRIES,
     CHALLENGE_RESULTS,
     CHALLENGES,
     EVENT_LOG,
@@ -401,9 +401,8 @@ class AccountCare:
             networks = list(c.scalars(select(USER_NETWORKS.c.last_seen).where(USER_NETWORKS.c.user_id == user_id,
                                                                               USER_NETWORKS.c.last_seen >= day)
                                       .order_by(USER_NETWORKS.c.last_seen)))
-            entered = c.execute(select(CHALLENGE_DEVICES.c.challenge_id, CHALLENGE_DEVICES.c.entered)
-                                .where(CHALLENGE_DEVICES.c.user_id == user_id)
-                                .order_by(CHALLENGE_DEVICES.c.entered)).all()
+            entered = c.execute(select(CHALLENGE_ENTRIES).where(CHALLENGE_ENTRIES.c.user_id == user_id)
+                                .order_by(CHALLENGE_ENTRIES.c.entered)).all()
             history = c.execute(select(RATING_HISTORY).where(RATING_HISTORY.c.user_id == user_id)
                                 .order_by(RATING_HISTORY.c.family, RATING_HISTORY.c.games)).all()
             results = c.execute(select(CHALLENGE_RESULTS, CHALLENGES.c.title)
@@ -451,8 +450,9 @@ class AccountCare:
                          "failures": int(row.sign_in_failures), "last_failure": row.sign_in_failed,
                          # the networks table pages came from in the last day (when; never the address)
                          "networks": [{"last_seen": seen} for seen in networks]},
-            # Each challenge entered, and when, from a browser (never which one).
-            "challenges_entered": [{"challenge": e.challenge_id, "entered": e.entered} for e in entered],
+            # Each challenge entered: when, and whether as a guest (never from which browser).
+            "challenges_entered": [{"challenge": e.challenge_id, "entered": e.entered, "guest": e.guest}
+                                   for e in entered],
             # What the operators decided about the person, with their reasons (not who decided).
             "sanctions": [{"kind": x.kind, "reason": x.reason, "starts": x.starts, "ends": x.ends, "lifted": x.lifted}
                           for x in sanctions],

@@ -130,6 +130,20 @@ def _challenge(row: Mapping[str, Any]) -> Challenge:
     )
 
 
+def _rated_sides(number: int, results: Mapping[str, int],
+                 people: Mapping[str, Mapping[str, Any]]) -> tuple[tuple[tuple[str, ...], int], ...]:
+    """The sides of board ``number`` rated at a challenge's close: every account that finished it,
+    with its result, and after them every account dealt it that did not finish it (it left the
+    board, or finished it after the close), level in last place — else leaving a board going
+    badly would spare its rating."""
+    sides = [((user,), result) for user, result in results.items() if not people[user]["guest"]]
+    if not sides:
+        return ()
+    last = min(result for _, result in sides) - 1  # below every result: only the order is rated
+    return (*sides, *(((user,), last) for user, p in people.items()
+                      if not p["guest"] and user not in results and number <= p["dealt"]))
+
+
 def _iso(t: datetime) -> str:
     return t.astimezone(UTC).isoformat(timespec="seconds")
 
@@ -156,7 +170,7 @@ class Challenges:
         self.par = par
         self._boards: dict[str, tuple[Board, ...]] = {}
         #: Each challenge's results and standings, with the count of results they were made from.
-        self._ranking: dict[str, tuple[int, dict[int, dict[str, int]], dict[str, dict[str, Any]],
+        self._ranking: dict[str, tuple[tuple[int, bool], dict[int, dict[str, int]], dict[str, dict[str, Any]],
                                        list[dict[str, Any]]]] = {}
         #: The standings over some of an open challenge's boards (those a viewer finished), by the
         #: challenge, its count of results and those boards.
@@ -265,8 +279,9 @@ class Challenges:
     def rate_closed(self) -> list[str]:
         """Move ratings by the boards of every daily challenge closed and not rated yet: on each
         board, everyone with a name of their own who played it, ordered by their result there —
-        the cards dealt cancel out — as one rated deal (docs/ratings.md).  Private challenges are
-        not rated (their entrants choose each other).  Returns the challenges rated now."""
+        the cards dealt cancel out — as one rated deal, those who were dealt it and did not finish
+        it last (docs/ratings.md).  Private challenges are not rated (their entrants choose each
+        other).  Returns the challenges rated now."""
         rated = []
         for challenge_id in self.store.challenges_to_rate(_iso(datetime.fromtimestamp(self.now(), UTC))):
             try:
@@ -275,8 +290,7 @@ class Challenges:
                 continue
             boards, people = self._results(challenge)
             family = family_of(Options.from_dict(challenge.options))
-            sides = {number: Rated(family, tuple(((user,), result) for user, result in results.items()
-                                                 if not people[user]["guest"]))
+            sides = {number: Rated(family, _rated_sides(number, results, people))
                      for number, results in boards.items()}
             if self.store.rate_challenge(challenge_id, {n: r for n, r in sides.items() if len(r.sides) >= 2}):
                 rated.append(challenge_id)
@@ -343,8 +357,10 @@ class Challenges:
         if self.store.entered_as_others(challenge.id, devices, user):
             raise ChallengeRefused(409, "server.challenge_other_person", challenge=challenge.id)
 
-    def entered_from(self, challenge: Challenge, user: str, device: str) -> None:
-        """``user`` entered the challenge from the browser ``device`` (a digest)."""
+    def entered(self, challenge: Challenge, user: str, match_id: str, device: str) -> None:
+        """``user`` entered the challenge from the browser ``device`` (a digest), to play it in
+        the match ``match_id``: as a guest if they are one now, for good."""
+        self.store.add_entry(challenge.id, user, match_id)
         self.store.entered_from(challenge.id, device, user)
 
     def board_finished(self, challenge_id: str, user: str, match_id: str, deal_index: int, result: int) -> None:
@@ -362,15 +378,20 @@ class Challenges:
     # ------------------------------------------------------------------ comparing them
 
     def _results(self, challenge: Challenge, board: int | None = None) -> _Results:
-        """The results by board (board → user → result) and who each entrant is; of one board
-        with ``board``."""
+        """The results by board (board → user → result; of one board with ``board``) and who each
+        entrant is: everyone who entered, or finished a board, with how many of its boards they
+        were dealt."""
         boards: dict[int, dict[str, int]] = {}
         people: dict[str, dict[str, Any]] = {}
+        for user, name, guest, match_id, dealt in self.store.entries(challenge.id):
+            # An entry begun as a guest stays a guest's, even once its person has signed up.
+            people[user] = {"name": name, "guest": guest, "match": match_id, "boards": {}, "dealt": dealt}
         for number, user, result, match_id, deal_index, name, guest in self.store.results(challenge.id, board=board):
             boards.setdefault(int(number), {})[user] = int(result)
             entrant = people.get(user)
             if entrant is None:
-                entrant = people[user] = {"name": name, "guest": bool(guest), "match": match_id, "boards": {}}
+                entrant = people[user] = {"name": name, "guest": bool(guest), "match": match_id, "boards": {},
+                                          "dealt": 0}
             # A board played as a guest makes the entrant a guest of the challenge: compared, not
             # ranked nor rated, even once they have signed up.
             entrant["guest"] = entrant["guest"] or bool(guest)
@@ -383,16 +404,19 @@ class Challenges:
         _, boards, people, table = self._ranking_of(challenge)
         return boards, people, table
 
-    def _ranking_of(self, challenge: Challenge) -> tuple[int, dict[int, dict[str, int]], dict[str, dict[str, Any]],
-                                                         list[dict[str, Any]]]:
-        """The count of results they were read at, the results and the standings, kept until
-        the challenge has another result (a page asked for every few seconds by every entrant
-        reads them again only then)."""
+    def _ranking_of(self, challenge: Challenge) -> tuple[tuple[int, bool], dict[int, dict[str, int]],
+                                                         dict[str, dict[str, Any]], list[dict[str, Any]]]:
+        """The count of results they were read at and whether closed then, the results and the standings, kept until
+        the challenge has another result or closes (a page asked for every few seconds by every
+        entrant reads them again only then).  Once closed, the standings hold every entrant who
+        finished a board to every board: one they did not finish is a last place."""
         count = self.store.result_count(challenge.id)
+        closed = challenge.closed(self.now())
         kept = self._ranking.get(challenge.id)
-        if kept is None or kept[0] != count:
+        if kept is None or kept[0] != (count, closed):
             boards, people = results = self._results(challenge)
-            kept = self._ranking[challenge.id] = (count, boards, people, self._standings(results))
+            kept = self._ranking[challenge.id] = ((count, closed), boards, people,
+                                                  self._standings(results, challenge.count if closed else 0))
             while len(self._ranking) > RANKINGS_KEPT:
                 del self._ranking[next(iter(self._ranking))]
         return kept
@@ -402,10 +426,11 @@ class Challenges:
         finished board among those, ranked by their mean matchpoint percentage on them, then the
         拱猪 scale; guests compared, not ranked.  While the challenge is open it counts only the
         boards ``user`` finished (a ranking over a board tells how its entrants did on it: the
-        same rule as its traveller's), once closed every board."""
-        count, boards, people, table = self._ranking_of(challenge)
+        same rule as its traveller's); once closed every board, each entrant held to all of them
+        (one they did not finish is a last place: :meth:`_standings`)."""
+        (count, closed), boards, people, table = self._ranking_of(challenge)
         every = list(range(1, challenge.count + 1))
-        if challenge.closed(self.now()):
+        if closed:
             return table, every
         mine = sorted(people.get(user, {}).get("boards", {})) if user is not None else []
         if mine == every:
@@ -420,13 +445,19 @@ class Challenges:
         return kept, mine
 
     @staticmethod
-    def _standings(results: _Results) -> list[dict[str, Any]]:
+    def _standings(results: _Results, held: int = 0) -> list[dict[str, Any]]:
+        """The standings of ``results``; with ``held``, everyone who finished a board is held to
+        boards 1 to ``held``, each of them they did not finish counting as a last place (a closed
+        challenge: else leaving a board that went badly, or playing only the first, would rank
+        above playing them all)."""
         boards, people = results
         guests = [u for u, p in people.items() if p["guest"]]
+        unfinished = {n: [u for u, p in people.items() if p["boards"] and n not in p["boards"]]
+                      for n in range(1, held + 1)}
         return [{"user": s.entrant, "name": people[s.entrant]["name"], "guest": people[s.entrant]["guest"],
-                 "rank": s.rank, "boards": s.boards, "percent": s.percent, "matchpoints": s.matchpoints,
-                 "top": s.top, "steps": s.steps}
-                for s in standings(boards, guests)]
+                 "rank": s.rank, "boards": s.boards, "unfinished": s.unfinished, "percent": s.percent,
+                 "matchpoints": s.matchpoints, "top": s.top, "steps": s.steps}
+                for s in standings(boards, guests, unfinished)]
 
     def finished_boards(self, challenge: Challenge, user: str | None) -> set[int]:
         """The boards of the challenge ``user`` finished."""
@@ -463,7 +494,8 @@ class Challenges:
                   "boards": {str(n): s for n, s in scores.items()}}
         return {**c.public(now), "standings": [{k: v for k, v in s.items() if k != "user"} | {"me": s["user"] == user}
                                                for s in table],
-                "standings_boards": counted, "entrants": len(people), "board_list": shown, "me": me}
+                "standings_boards": counted, "entrants": sum(1 for p in people.values() if p["boards"]),
+                "board_list": shown, "me": me}
 
     @staticmethod
     def _score_of(results: Mapping[str, int], people: Mapping[str, Mapping[str, Any]],
@@ -555,7 +587,7 @@ class Challenges:
             out.append({"id": c.id, "title": c.title, "kind": c.kind, "created": c.created, "boards": c.count,
                         "finished": count, "rank": row["rank"] if row else None,
                         "percent": row["percent"] if row else None, "url": f"/challenge/{c.id}",
-                        "entrants": sum(1 for p in people.values() if not p["guest"])})
+                        "entrants": sum(1 for p in people.values() if not p["guest"] and p["boards"])})
         out.sort(key=lambda r: str(r["created"]), reverse=True)
         return out
 

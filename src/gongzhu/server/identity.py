@@ -49,6 +49,7 @@ from gongzhu.server.policy import client_address, counted_address
 from gongzhu.server.store import (
     BLOCKS,
     CHALLENGE_DEVICES,
+    CHALLENGE_ENTRIES,
     CHALLENGE_RESULTS,
     CHALLENGES,
     FRIENDS,
@@ -216,6 +217,7 @@ def _idle_guest(cutoff: str) -> ColumnElement[bool]:
     me = USERS.c.id
     theirs = (
         MATCH_PLAYERS.c.user_id == me, CHALLENGE_RESULTS.c.user_id == me, CHALLENGE_DEVICES.c.user_id == me,
+        CHALLENGE_ENTRIES.c.user_id == me,
         RATINGS.c.user_id == me,
         RATING_HISTORY.c.user_id == me, REVIEWS.c.user_id == me,
         or_(FRIENDS.c.user_id == me, FRIENDS.c.other_id == me), or_(BLOCKS.c.user_id == me, BLOCKS.c.blocked_id == me),

@@ -13,6 +13,7 @@ little that is ever deleted: ``docs/web-protocol.md``, Persistence.  Imports SQL
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
 import json
@@ -59,8 +60,9 @@ from sqlalchemy.pool import StaticPool
 from gongzhu.ratings import Skill, rate_deal
 from gongzhu.server import migrations
 
-__all__ = ["AUDIT_LOG", "BLOCKS", "CHALLENGES", "CHALLENGE_DEVICES", "CHALLENGE_RESULTS", "EVENTS", "EVENT_ID",
-           "EVENT_LOG", "EVENT_TABLES", "FRIENDS", "INVITATIONS", "KNOWN_DEVICES", "MATCHES", "MATCH_PLAYERS",
+__all__ = ["AUDIT_LOG", "BLOCKS", "CHALLENGES", "CHALLENGE_DEVICES", "CHALLENGE_ENTRIES", "CHALLENGE_RESULTS",
+           "EVENTS", "EVENT_ID", "EVENT_LOG", "EVENT_TABLES", "FRIENDS", "INVITATIONS", "KNOWN_DEVICES", "MATCHES",
+           "MATCH_PLAYERS",
            "METADATA", "NETWORK_KEPT", "POSTGRES_CONNECT", "POSTGRES_LOCK_TIMEOUT", "POSTGRES_STATEMENT_TIMEOUT",
            "RATINGS", "RATING_HISTORY", "REPORTS", "REVIEWS", "REVIEW_COUNTS", "REVIEW_KINDS", "SANCTIONS",
            "SESSIONS", "SETTINGS", "USERS", "USER_NETWORKS", "Charge", "DeletedSitter", "MatchInfo", "Rated",
@@ -236,6 +238,19 @@ CHALLENGE_RESULTS = Table(
     Column("finished", String(40), nullable=False),
     # the entrant was a guest when they played it: compared, never ranked (revision 0018)
     Column("guest", Boolean, nullable=False, server_default=false()),
+)
+
+#: Who entered each challenge, with their match and whether they entered it as a guest (an entry
+#: begun as a guest stays a guest's: compared, never ranked nor rated).  Once the challenge has
+#: closed every entrant is ranked over every board, a board they did not finish counting as a last
+#: place (gongzhu.server.challenges; revision 0026).
+CHALLENGE_ENTRIES = Table(
+    "challenge_entries", METADATA,
+    Column("challenge_id", ForeignKey("challenges.id"), primary_key=True),
+    Column("user_id", ForeignKey("users.id"), primary_key=True, index=True),
+    Column("match_id", String(64), nullable=False),
+    Column("guest", Boolean, nullable=False),
+    Column("entered", String(40), nullable=False),
 )
 
 #: The browsers each challenge was entered from (the SHA-256 of their device cookie, hex), with who
@@ -1275,6 +1290,28 @@ class Store:
                                                                user_id=user, entered=_now()))
         except IntegrityError:  # kept by another request of theirs at that moment
             pass
+
+    def add_entry(self, challenge_id: str, user: str, match_id: str) -> None:
+        """``user`` entered the challenge, playing it in the match ``match_id``: a guest's entry if
+        they are a guest now (the first entry only; entering again comes back to it)."""
+        with contextlib.suppress(IntegrityError), self.engine.begin() as c:  # (kept by another request of theirs)
+            e = CHALLENGE_ENTRIES.c
+            if c.scalar(select(e.match_id).where(e.challenge_id == challenge_id, e.user_id == user)) is None:
+                guest = c.scalar(select(USERS.c.guest).where(USERS.c.id == user))
+                c.execute(insert(CHALLENGE_ENTRIES).values(challenge_id=challenge_id, user_id=user, match_id=match_id,
+                                                           guest=bool(guest), entered=_now()))
+
+    def entries(self, challenge_id: str) -> list[tuple[str, str, bool, str, int]]:
+        """Every entrant of a challenge, as (user id, name, guest, match id, boards dealt): whether
+        they entered it as a guest, and how many of its boards their match dealt them (finished,
+        or in progress)."""
+        e = CHALLENGE_ENTRIES.c
+        query = (select(e.user_id, USERS.c.name, e.guest, e.match_id, MATCHES.c.deals, MATCHES.c.in_deal)
+                 .join(USERS, USERS.c.id == e.user_id).join(MATCHES, MATCHES.c.id == e.match_id, isouter=True)
+                 .where(e.challenge_id == challenge_id).order_by(e.entered, e.user_id))
+        with self.engine.connect() as c:
+            return [(user, name, bool(guest), match_id, int(deals or 0) + (1 if in_deal else 0))
+                    for user, name, guest, match_id, deals, in_deal in c.execute(query)]
 
     def add_result(self, challenge_id: str, board: int, user: str, *, match_id: str, deal_index: int,
                    result: int) -> None:

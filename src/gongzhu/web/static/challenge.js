@@ -10,7 +10,8 @@
 // every entrant's result, matchpoints, percentage and 猪分 (the person's row marked), a replay of
 // each one's play and the 复盘 of the person's own (the replay with the review of South,
 // replay.js).  The address's #board-N opens board N's traveller (the table page links there when
-// a board ends).  The standings (rank, name, boards, percentage, matchpoints of the top, 猪分) are
+// a board ends).  The standings (rank, name, boards — and, once closed, those held unfinished —,
+// percentage, matchpoints of the top, 猪分) are
 // read again every 5 s while the page is visible, and so is the open traveller when more have
 // played its board: nothing reloads.  The page draws only what the server sends: nothing of a
 // board before it is opened.  Refusals are shown in the page's language from their catalog code.
@@ -232,7 +233,9 @@ function renderStandings() {
     name.append(nameEl(s.name));  // a <bdi> of its own, before its marks
     if (s.guest) name.append(span("mark guest", t("challenge.guest")));
     tr.append(cell(t("leaderboard.rank"), rankText(s.rank)), cell(t("challenge.col.entrant"), name),
-      cell(t("challenge.col.boards"), String(s.boards)), cell(t("challenge.col.percent"), percentText(s.percent)),
+      cell(t("challenge.col.boards"), s.unfinished
+        ? t("challenge.boardsUnfinished", { boards: s.boards, unfinished: s.unfinished }) : String(s.boards)),
+      cell(t("challenge.col.percent"), percentText(s.percent)),
       cell(t("challenge.col.matchpoints"), matchpointsText(s.matchpoints, s.top)),
       cell(t("challenge.col.steps"), stepsText(s.steps)));
     rows.append(tr);
