@@ -12,6 +12,9 @@ score is played to its end by the server, in one published change, its record sa
 from __future__ import annotations
 
 import random
+import time
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from starlette.testclient import TestClient
@@ -163,3 +166,62 @@ def test_a_spent_claim_stays_spent_when_the_table_is_loaded_again(client: TestCl
             assert browser.messages[-1]["code"] == "server.claim_used"
         act(browser, rng)  # play goes on as before
         browser.settle()
+
+
+class AfterAPlay(ThreadPoolExecutor):
+    """The hint pool, each search on it started only once the table has moved on: a play made
+    while a claim's search ran, as a second tab of the claimer can make at will."""
+
+    def __init__(self, table: Table) -> None:
+        super().__init__(1)
+        self.table = table
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        position = self.table.position
+
+        def later() -> Any:
+            deadline = time.monotonic() + 10
+            while self.table.position == position and time.monotonic() < deadline:
+                time.sleep(0.01)
+            return fn(*args, **kwargs)
+
+        return super().submit(later)
+
+
+def test_a_claim_overtaken_by_a_play_is_spent_all_the_same(client: TestClient) -> None:
+    """R5.4: South claims from one tab and plays from another while the search runs: the claim is
+    answered ``server.claim_overtaken`` — after the search, whose time tells what it found — and
+    is spent for the deal as any claim asked is, so the two tabs cannot time the open-card search
+    at every turn."""
+    match_id = new_match(client, levels=RANDOM, seed=12)
+    rng = random.Random(12)
+    with client.websocket_connect(f"/ws/{match_id}") as one, client.websocket_connect(f"/ws/{match_id}") as two:
+        claimer, player = Browser(one), Browser(two)
+        state = player.settle()
+        claimer.settle()
+        table = table_of(client, match_id)
+        while not (state["phase"] == "play" and deal_of(table).tricks and deal_of(table).turn == Seat.S):
+            act(player, rng)
+            state = player.settle()
+        pools = client.app.state.tables.pools  # type: ignore[attr-defined]
+        kept, pools.hints = pools.hints, AfterAPlay(table)
+        try:
+            claimer.send({"type": "claim", "kind": "no_points"})
+            player.send({"type": "play", "cards": state["legal"][0]})
+            assert answer_to(claimer)["code"] == "server.claim_overtaken"
+        finally:
+            pools.hints.shutdown()
+            pools.hints = kept
+        for kind in ("no_points", "all_tricks"):
+            claimer.send({"type": "claim", "kind": kind})
+            assert answer_to(claimer)["code"] == "server.claim_used"
+
+
+def answer_to(browser: Browser) -> dict[str, Any]:
+    """The error answering the message just sent (the states published meanwhile read past); a
+    claim that holds, ending the deal instead, fails."""
+    while True:
+        message = browser.receive()
+        if message["type"] == "error":
+            return message
+        assert message["type"] != "claim", message

@@ -5,8 +5,9 @@ A claim is checked by :func:`gongzhu.search.claims.check_claim` on a thread of t
 off the event loop.  One that holds whatever the others play ends the deal along the search's
 line; one they can break is refused, saying by which trick they can — not how: the line that
 breaks it holds the other hands' cards, which nobody at the table may see.  The search sees every
-hand, so each answer tells the claimer something of them: a seat claims once a deal (a refused
-claim, or one withdrawn, spends it).  One the search cannot decide
+hand, so each answer tells the claimer something of them: a seat claims once a deal (a claim is
+spent as it is asked, whatever comes of it: refused, withdrawn, or overtaken by a play made while
+the search ran, whose answer tells by its time what the search found).  One the search cannot decide
 within its bound is refused as undecided — except under the tournament preset with people among
 the claimer's opponents, where, as at a tournament table, **they** accept or contest it:
 
@@ -190,20 +191,21 @@ class Claims:
         if self.spent.get(seat) is deal or seat in self.checking:
             raise Refused("server.claim_used")
         said = {"type": "claim", "seat": seat.name, "kind": kind, "value": value}
+        # Spent as it is asked, whatever comes of it: each answer of the search — an undecided
+        # one, and one overtaken by a play, by how long it took — tells of the others' hands.
+        self.spend(seat, deal)
         self.checking.add(seat)
         try:
             verdict = await self._search(deal, claim, agreed=False)
             if verdict.holds is None:
                 voters = self.voters(seat)
-                if not voters:  # what the search found tells of the hands too: spent
-                    self.spend(seat, deal)
+                if not voters:
                     raise Refused("server.claim_undecided")
                 await self._put(deal, claim, said, voters)
                 return
         finally:
             self.checking.discard(seat)
         if not verdict.holds:
-            self.spend(seat, deal)
             t.event({**said, "accepted": False})
             raise Refused("server.claim_refused", trick=_breaks_by(deal, verdict.refutation))
         t.event({**said, "accepted": True})
@@ -225,7 +227,6 @@ class Claims:
         """Put a claim the search could not decide to ``voters``, once a line that keeps it is found."""
         t = self.table
         agreed = await self._search(deal, claim, agreed=True)
-        self.spend(claim.seat, deal)  # whatever came of it (a vote lost with its table too)
         if agreed.holds is None:
             raise Refused("server.claim_undecided")
         if not agreed.holds:

@@ -114,9 +114,11 @@ function receive(msg, at) {
   if (typeof msg.v === "number" && (lastV === null || msg.v > lastV)) lastV = msg.v;
   if (msg.type === "error") {
     actionRefused();
-    // A claim left undecided spends it as a refused one does, and a second one says it was spent
+    // A claim left undecided or overtaken spends it as a refused one does, and a second one says it was spent
     // (a page loaded again after spending it learns so here): 声称 hides until the next deal.
-    if (["server.claim_undecided", "server.claim_used"].includes(msg.code)) claimSpent(dealKey(page.state));
+    if (["server.claim_undecided", "server.claim_used", "server.claim_overtaken"].includes(msg.code)) {
+      claimSpent(dealKey(page.state));
+    }
     // A refusal of the message catalog is rendered in the page's language from its code.
     const refusal = { body: { code: msg.code, params: msg.params, message_zh: msg.message_zh, error: msg.message ?? "" } };
     lastError = refusalText(refusal);
