@@ -601,6 +601,7 @@ def test_people_apart_follow_every_link(linking_store: Store, browsers: list[tup
         joined = [g for g in groups if g & together]
         groups = [g for g in groups if not g & together] + ([set().union(*joined)] if joined else [])
     assert store.people_apart(PEOPLE) == len(groups)
+    assert sorted(map(sorted, store.people_of(PEOPLE))) == sorted(map(sorted, groups))
     assert store.linked("u-a", PEOPLE[1:]) == any(len(g) > 1 and "u-a" in g for g in groups)
 
 

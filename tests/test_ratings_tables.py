@@ -7,6 +7,7 @@ single-player match move none.  The rating leaderboard lists settled ratings onl
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -55,6 +56,15 @@ def stand_up(lives: dict[str, Live]) -> None:
     lives["S"].until(lambda s: s["table"]["seats"]["S"]["name"] is None and s["table"]["seats"]["E"]["name"] is None)
     for live in lives.values():
         live.close()
+
+
+def let_go(server: LiveServer, table_id: str) -> None:
+    """Wait until the server has let the table go (its last connection closed): the next
+    connection loads it again from the store."""
+    tables, since = server.app.state.tables, time.monotonic()
+    while tables._tables.get(table_id) is not None:
+        assert time.monotonic() - since < 10
+        time.sleep(0.02)
 
 
 def profile(person: Someone) -> dict[str, Any]:
@@ -368,6 +378,50 @@ def test_an_account_deleted_mid_deal_unrates_nobody_else(server: LiveServer) -> 
         live.close()
 
 
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_accounts_linked_during_a_deal_are_rated_below_the_others(server: LiveServer) -> None:
+    """Anna and Bo, people apart when a rated deal is dealt to them and Cy, are linked half way
+    (a browser signs in as both) and everyone's page goes and comes back: the deal is still rated
+    and counts toward the lifetime score, as dealt, with Anna and Bo below Cy, in the order of
+    their results.  Linking two accounts during a deal that is going badly spares neither of
+    them anything."""
+    anna, bo, cy = account(server, "Anna"), account(server, "Bo"), account(server, "Cy")
+    table_id = new_table(anna, turn_seconds=30, levels={s: "random" for s in "NESW"})["table_id"]
+    south, east, west = anna.connect(table_id), bo.connect(table_id), cy.connect(table_id)
+    east.send({"type": "sit", "seat": "E"})
+    west.send({"type": "sit", "seat": "W"})
+    south.until(lambda s: s["table"]["seats"]["E"]["name"] == "Bo" and s["table"]["seats"]["W"]["name"] == "Cy")
+    south.send({"type": "start"})
+    lives = {"S": south, "E": east, "W": west}
+    drive(lives, random.Random(9), lambda states: states["S"].get("tricks_played", 0) >= 6)
+    shared = Someone(server)
+    for name in ("Anna", "Bo"):
+        assert shared.http.post("/api/login", json={"name": name, "password": PASSWORD}).status_code == 200
+    # Everyone's page goes and comes back: the table, let go and loaded again from the store,
+    # still rates the deal as it was dealt.
+    for live in lives.values():
+        live.close()
+    let_go(server, table_id)
+    lives = {"S": anna.connect(table_id), "E": bo.connect(table_id), "W": cy.connect(table_id)}
+    south = lives["S"]
+    assert south.until(lambda s: s["phase"] in ("expose", "play"))["table"]["rated"] is True
+    drive(lives, random.Random(10), lambda states: all(s.get("phase") in ("deal-over", "match-over")
+                                                       for s in states.values()))
+    state = south.state
+    assert state["deal_result"]["practice"] is False
+    result = state["deal_result"]["result"]
+    below = max(result[s] for s in "SEW") - min(result[s] for s in "SEW") + 1
+    want = rate_deal({}, [(["anna"], result["S"] - below), (["bo"], result["E"] - below), (["cy"], result["W"])])
+    for person, seat, key in ((anna, "S", "anna"), (bo, "E", "bo"), (cy, "W", "cy")):
+        mine = profile(person)
+        assert mine["ratings"] == {"one_deck": want[key].view()}
+        assert (mine["deals"], mine["practice"]["deals"]) == (1, 0)
+        assert mine["lifetime"] == state["deal_result"]["final"][seat]
+    assert want["cy"].mu > max(want["anna"].mu, want["bo"].mu)
+    for live in lives.values():
+        live.close()
+
+
 def test_a_guest_who_signs_up_mid_deal_does_not_make_it_rated(server: LiveServer) -> None:
     """A deal dealt to a guest is not rated — not even when the guest makes an account before its
     end, having seen how it goes."""
@@ -385,6 +439,12 @@ def test_a_guest_who_signs_up_mid_deal_does_not_make_it_rated(server: LiveServer
     east.close()
     lives["E"] = east = guest.connect(table_id)  # (the page comes back with the account's session)
     assert east.until(lambda s: s["you"]["seat"] == "E")["table"]["rated"] is False
+    # Both pages go and come back: the table loaded again from the store knows whom it dealt to.
+    for live in lives.values():
+        live.close()
+    let_go(server, table_id)
+    lives = {"S": anna.connect(table_id), "E": guest.connect(table_id)}
+    assert lives["S"].until(lambda s: s["phase"] in ("expose", "play"))["table"]["rated"] is False
     drive(lives, random.Random(8), lambda states: all(s.get("phase") in ("deal-over", "match-over")
                                                       for s in states.values()))
     assert profile(anna)["ratings"] == {} and profile(guest)["ratings"] == {}

@@ -101,6 +101,10 @@ MATCHES = Table(
     Column("timeouts", JSON, nullable=True),
     Column("deadline", Float, nullable=True),
     Column("dealt_to", JSON, nullable=True),
+    # Who of them were accounts when the deal in progress was dealt, and how many people apart
+    # (revision 0027): a table loaded again rates the deal as it was dealt, whatever changed since.
+    Column("dealt_accounts", JSON, nullable=True),
+    Column("dealt_people", Integer, nullable=True),
     # Whom the host had leave a seat before the start: they never sit there again (revision 0020).
     Column("removed", JSON, nullable=True),
     # One person against three computer players (POST /api/matches), not a table for people.
@@ -484,7 +488,9 @@ class Seating:
     ``removed`` the persons the host had leave a seat before the start (they never sit there
     again); ``awaited`` the persons seated for them at a table waiting to start (its host when it
     was made, the people 再来一局 seated) who have not come to it yet: the start deals them not
-    in (kept with their seats, ``"awaited": true``)."""
+    in (kept with their seats, ``"awaited": true``); ``dealt_accounts`` and ``dealt_people``
+    who of ``dealt_to`` were accounts when the deal was dealt, and how many people apart they
+    were then (None: not known, a deal dealt before they were kept)."""
 
     host: str | None
     seats: tuple[tuple[str, str] | None, ...]
@@ -501,6 +507,8 @@ class Seating:
     dealt_to: tuple[str | None, ...]
     removed: tuple[str, ...] = ()
     awaited: tuple[str, ...] = ()
+    dealt_accounts: tuple[str, ...] | None = None
+    dealt_people: int | None = None
 
     def columns(self) -> dict[str, Any]:
         """The row's columns for this seating."""
@@ -513,6 +521,8 @@ class Seating:
             "turn_seconds": self.turn_seconds, "expose_seconds": self.expose_seconds, "status": self.status,
             "version": self.version, "auto": list(self.auto), "timeouts": list(self.timeouts),
             "deadline": self.deadline, "dealt_to": list(self.dealt_to), "removed": list(self.removed),
+            "dealt_accounts": list(self.dealt_accounts) if self.dealt_accounts is not None else None,
+            "dealt_people": self.dealt_people,
         }
 
 
@@ -657,6 +667,8 @@ def _seating(m: Any) -> Seating:
         timeouts=tuple(int(t) for t in (m["timeouts"] or [0] * 4)), deadline=m["deadline"],
         dealt_to=tuple(m["dealt_to"] or [None] * 4), removed=tuple(m["removed"] or ()),
         awaited=tuple(s["user"] for s in raw_seats if s.get("user") and s.get("awaited")),
+        dealt_accounts=tuple(m["dealt_accounts"]) if m["dealt_accounts"] is not None else None,
+        dealt_people=m["dealt_people"],
     )
 
 
@@ -1237,8 +1249,13 @@ class Store:
     def people_apart(self, users: Sequence[str]) -> int:
         """How many people ``users`` are, those linked to one another (:meth:`linked_to`, and so
         on along the links) counted as one: two reads, whatever their number."""
+        return len(self.people_of(users))
+
+    def people_of(self, users: Sequence[str]) -> list[set[str]]:
+        """``users`` grouped into people: those linked to one another (:meth:`linked_to`, and so
+        on along the links) in one group, each other alone (:meth:`people_apart` counts them)."""
         if len(users) < 2:
-            return len(set(users))
+            return [{u} for u in set(users)]
         group = {u: u for u in users}
 
         def root(u: str) -> str:
@@ -1253,7 +1270,10 @@ class Store:
                     group[root(user)] = root(first[mark])
                 else:
                     first[mark] = user
-        return len({root(u) for u in users})
+        people: dict[str, set[str]] = {}
+        for u in users:
+            people.setdefault(root(u), set()).add(u)
+        return list(people.values())
 
     def _marks(self, users: Sequence[str]) -> dict[str, set[str]]:
         """What links each of ``users`` to others, in two reads: the browsers they were signed in

@@ -225,7 +225,8 @@ class Table:
             invite=self.invite, turn_seconds=self.turn_seconds, expose_seconds=self.expose_seconds,
             status=self.status, version=self.version, auto=tuple(self.auto), timeouts=tuple(self.timeouts),
             deadline=self.clock.deadline, dealt_to=tuple(self.dealt_to), removed=tuple(sorted(self.removed)),
-            awaited=tuple(sorted(self.awaited)),
+            awaited=tuple(sorted(self.awaited)), dealt_accounts=tuple(sorted(self.dealt_accounts)),
+            dealt_people=self.dealt_people,
         )
 
     def _restore(self, info: MatchInfo) -> None:
@@ -235,8 +236,14 @@ class Table:
         for line in store.records(self.match_id):
             self.match.current = replay(json.loads(line))
             self.match.finish_deal()
-        self.dealt_accounts = store.accounts([u for u in self.dealt_to if u is not None], deleted=True)
-        self.dealt_people = store.people_apart(sorted(self.dealt_accounts))
+        kept = info.seating
+        if kept.dealt_accounts is not None and kept.dealt_people is not None:
+            # As the deal was dealt: a guest's sign-up, or a link made since, changes nothing of
+            # whether it is rated or practice (its people gone and back, a restart, a hand-over).
+            self.dealt_accounts, self.dealt_people = set(kept.dealt_accounts), kept.dealt_people
+        else:  # (a deal dealt before these were kept)
+            self.dealt_accounts = store.accounts([u for u in self.dealt_to if u is not None], deleted=True)
+            self.dealt_people = store.people_apart(sorted(self.dealt_accounts))
         if info.in_deal and self.status == "playing":
             deal = self.match.new_deal()
             for action in store.actions(self.match_id, deal.deal_index):
@@ -390,9 +397,7 @@ class Table:
         if over:
             self.status = "over"
         self.clock.arm()  # between deals: the next deal's timer, if the table has one
-        # (linked meanwhile — a guest who signed up, a second account in a browser — counts too)
-        self.dealt_people = self.hub.store.people_apart(sorted(self.dealt_accounts))
-        rated = self._rated(deal)
+        rated = self._rated(deal, self._linked_since_dealt())
         self.hub.lifetimes_changed(self, self.hub.store.finish_deal(
             self.match_id, deal.deal_index, record_line=dump_record(record),
             south_final=deal.score.final[PERSON], totals=list(self.match.totals), over=over,
@@ -542,9 +547,20 @@ class Table:
         or played under a lifetime factor larger than any preset's."""
         return self.dealt_people < 2 or lifetime_factor(self.options) > PRESET_FACTOR
 
-    def _rated(self, deal: Deal) -> Rated | None:
+    def _linked_since_dealt(self) -> set[str]:
+        """The accounts dealt the deal that were people apart when it was dealt and are linked to
+        one another now (a browser signed in to both, a table page from the other's network)."""
+        if self.dealt_people < len(self.dealt_accounts):  # linked when dealt: the deal is rated for nobody
+            return set()
+        return {u for people in self.hub.store.people_of(sorted(self.dealt_accounts)) if len(people) > 1
+                for u in people}
+
+    def _rated(self, deal: Deal, linked: Collection[str] = ()) -> Rated | None:
         """The finished ``deal`` as it moves ratings: its people, each alone or, under partnership
-        scoring, with their partner, ordered by their R7 results; None when it moves none."""
+        scoring, with their partner, ordered by their R7 results; None when it moves none.  A side
+        holding one of ``linked`` (accounts linked to one another since the deal was dealt) is
+        placed below every side holding none, those sides in the order of their results: linking
+        two accounts during a deal can cost them, never spare them a loss (docs/ratings.md)."""
         people = {s: u for s in Seat if (u := self.dealt_to[s]) is not None}
         # (whom the deal was dealt to, not who sits now: sitting down as a guest at the end
         # unrates nothing)
@@ -563,6 +579,10 @@ class Table:
             sides = [side for side in sides if side[0]]
         else:
             sides = [((user,), result[s]) for s, user in people.items()]
+        if linked and len(sides) >= 2:
+            # Below every other side, in their order: ratings read only the order of the results.
+            below = max(r for _, r in sides) - min(r for _, r in sides) + 1
+            sides = [(members, r - below if set(members) & set(linked) else r) for members, r in sides]
         return Rated(self.family, tuple(sides)) if len(sides) >= 2 else None
 
     def _seat_change(self) -> None:
