@@ -14,7 +14,7 @@ import pytest
 
 from helpers.clock import SetClock
 from helpers.database import STORES
-from helpers.live import Someone, account, befriend
+from helpers.live import PASSWORD, Someone, account, befriend
 from helpers.servers import LiveServer
 from test_events_server import refused
 
@@ -227,3 +227,31 @@ def test_each_board_of_a_partnership_event_has_its_par_once_every_table_has_play
         assert again == stored  # the same experts on the same cards, worked out here
         for live in (*tables[1].values(), *tables[2].values()):
             live.close()
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_accounts_signed_in_from_one_browser_are_one_entrant(server: LiveServer) -> None:
+    """Two accounts once signed in from a same browser (one person's two, or a household's) would
+    play the same boards at two tables, each knowing the other's cards: they may be partners of
+    one entrant, but not players of two, whether the organiser lists them or they enter.  Players
+    of one network are not refused: a club night's share one."""
+    referee = account(server, "Desk", "10.7.0.1")
+    ann, bob, cy, dee = (account(server, n, "10.7.1.1") for n in ("Ann", "Bob", "Cy", "Dee"))  # one club's network
+    assert bob.http.post("/api/login", json={"name": "Ann", "password": PASSWORD}).status_code == 200
+    assert bob.http.post("/api/login", json={"name": "Bob", "password": PASSWORD}).status_code == 200
+    listed = {"name": "Club night", "form": "howell", "boards": 1}
+    for name in ("Eve", "Fay", "Gus", "Hal"):
+        account(server, name, "10.7.1.1")
+    others = [{"players": ["Eve", "Fay"]}, {"players": ["Gus", "Hal"]}]
+    two = [{"players": ["Ann", "Cy"]}, {"players": ["Bob", "Dee"]}, *others]
+    refused(referee.http.post("/api/events", json={**listed, "entrants": two}), 409, "event.linked_entrants")
+    one = [{"players": ["Ann", "Bob"]}, {"players": ["Cy", "Dee"]}, *others]
+    assert referee.http.post("/api/events", json={**listed, "entrants": one}).status_code == 201
+    befriend(ann, cy)
+    befriend(bob, dee)
+    made = referee.http.post("/api/events", json={"name": "Open pairs", "form": "howell", "boards": 1,
+                                                  "entry": "open"})
+    entries = f"/api/events/{made.json()['id']}/entries"
+    assert ann.http.post(entries, json={"players": ["Ann", "Cy"]}).status_code == 200
+    refused(bob.http.post(entries, json={"players": ["Bob", "Dee"]}), 409, "event.linked_entrants")
+    assert [e["name"] for e in referee.http.get(entries.removesuffix("/entries")).json()["entrants"]] == ["Ann & Cy"]

@@ -404,9 +404,10 @@ def test_the_desk_withdraws_a_team_mid_match_and_a_computer_plays_its_seats_at_o
 
 
 def test_a_player_who_leaves_a_board_to_the_computer_is_noted_at_the_desk(server: LiveServer) -> None:
-    """Everyone comes; at table 2 Red3 (E) hands their seat to the computer (托管) and leaves.
-    When the board ends, the referee's log notes the stand-in once, with the board, as the
-    board's record says a computer finished it for Red3; nobody else is noted."""
+    """Everyone comes; at table 2 Red3 (E) hands their seat to the computer (托管) and leaves; at
+    table 1 Sky1 (E) stands up, and may sit in no other seat.  When the board ends, the referee's
+    log notes each stand-in once, with the board, as the board's records say a computer finished
+    it for them; nobody else is noted."""
     rng = random.Random(11)
     referee = account(server, "Desk")
     red = [account(server, f"Rose{i}") for i in range(1, 5)]
@@ -431,13 +432,26 @@ def test_a_player_who_leaves_a_board_to_the_computer_is_noted_at_the_desk(server
     leaver.send({"type": "auto"})
     leaver.until(lambda s: s["table"]["seats"]["E"]["auto"])
     leaver.close()
+    # At table 1, Sky1 (E, 蓝) may not take Rose1's seat (N, 红) — nor any but their own — and
+    # standing up leaves their seat to the computer, noted at the desk as 托管 is.
+    at_one["E"].until(lambda s: s["phase"] != "waiting")
+    at_one["E"].send({"type": "stand"})
+    at_one["N"].until(lambda s: s["table"]["seats"]["E"]["name"] is None)
+    for seat in ("N", "W"):
+        at_one["E"].send({"type": "sit", "seat": seat})
+        refusal = at_one["E"].receive()
+        while refusal["type"] != "error":  # (the computer may play the seat meanwhile)
+            refusal = at_one["E"].receive()
+        assert refusal["code"] == "event.not_your_seat" and refusal["params"] == {"seat": seat, "yours": "E"}
+    at_one.pop("E").close()
     drive(at_one, rng, finished(1))
     drive(at_two, rng, finished(1))
     event = referee.http.get(f"/api/events/{event_id}").json()
     stand_ins = [e["details"] for e in event["log"] if e["action"] == "stand_in"]
-    assert [(d["table"], d["seat"], d["player"], d["board"]) for d in stand_ins] == [(2, "E", "Rose3", 1)]
-    assert [t["stand_ins"] for t in event["tables"]] == [[], ["E"]]
+    assert sorted((d["table"], d["seat"], d["player"], d["board"]) for d in stand_ins) == [
+        (1, "E", "Sky1", 1), (2, "E", "Rose3", 1)]
+    assert [t["stand_ins"] for t in event["tables"]] == [["E"], ["E"]]
     records = [json.loads(line) for line in referee.http.get(f"/api/events/{event_id}/records.jsonl").text.splitlines()]
     autos = sorted((r["seating"]["entrants"]["N"], seat) for r in records
                    for seat, p in r["players"].items() if p.get("auto"))
-    assert autos == [("蓝", "E")]
+    assert autos == [("红", "E"), ("蓝", "E")]

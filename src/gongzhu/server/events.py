@@ -424,9 +424,10 @@ class Events:
             made = self._movements[key] = movement_of(event.spec())
         return made
 
-    def table_boards(self, match_id: str) -> tuple[tuple[Board, ...], dict[str, Any]] | None:
-        """The boards an event's match plays and the ``seating`` its records hold; None for a
-        match of no event (:class:`~gongzhu.server.table.EventTables`)."""
+    def table_boards(self, match_id: str) -> tuple[tuple[Board, ...], dict[str, Any], tuple[str, ...]] | None:
+        """The boards an event's match plays, the ``seating`` its records hold and the player the
+        movement seats in each seat (user ids, N E S W); None for a match of no event
+        (:class:`~gongzhu.server.table.EventTables`)."""
         with self.store.engine.connect() as c:
             row = c.execute(select(EVENT_TABLES).where(EVENT_TABLES.c.match_id == match_id)).first()
         if row is None:
@@ -436,7 +437,8 @@ class Events:
         #                                       server): its grace and the stages are watched here too
         sitting = next(s for s in self.sittings(event, int(row.stage)) if s.table == int(row.table_no))
         boards = self.boards_of(event)
-        return tuple(boards[n - 1] for n in sitting.boards), event.seating(sitting)
+        return (tuple(boards[n - 1] for n in sitting.boards), event.seating(sitting),
+                tuple(event.occupant(sitting, i)[0] for i in range(4)))
 
     def arrived(self, match_id: str, user: str) -> None:
         """``user`` came to an event's table: kept, so that the grace passes them by even after
@@ -588,6 +590,16 @@ class Events:
             raise EventRefused(400, "event.same_entrant_names", name=name)
         return {"name": name, "players": players}
 
+    def _apart(self, entrants: Sequence[Mapping[str, Any]]) -> None:
+        """Refused (409) when players of two entrants share a browser (one was signed in where the
+        other was): one person's two accounts, or a household's, would play the same boards at two
+        tables, each knowing the other's cards.  Networks are not looked at: a club night's players
+        share one."""
+        owner = {str(p[0]): i for i, e in enumerate(entrants) for p in e["players"]}
+        for people in self.store.people_of(sorted(owner), networks=False):
+            if len({owner[u] for u in people}) > 1:
+                raise EventRefused(409, "event.linked_entrants")
+
     def _entrants(self, form: str, raw: object, least: int) -> list[dict[str, Any]]:
         """The entrants of a ``POST /api/events`` body: ``least`` to the form's most."""
         if not isinstance(raw, list) or not least <= len(raw) <= MOST_ENTRANTS[form]:
@@ -596,6 +608,7 @@ class Events:
         out: list[dict[str, Any]] = []
         for e in raw:
             out.append(self._entrant(form, e, out))
+        self._apart(out)
         return out
 
     @staticmethod
@@ -757,6 +770,7 @@ class Events:
             entrant = self._entrant(event.form, raw, taken)
             if all(p[0] != user.id for p in entrant["players"]):
                 raise EventRefused(400, "event.enter_yourself")
+            self._apart([*taken, entrant])
             judge = next((p[1] for p in entrant["players"] if any(r[0] == p[0] for r in event.referees)), None)
             if judge is not None:
                 raise EventRefused(400, "event.referee_plays", name=judge)
@@ -1144,7 +1158,9 @@ class Events:
         d = entry["details"]
         played = self._played(event)
         if not self._complete_boards(event, played).get(int(d["board"])):
-            raise EventRefused(409, "event.board_not_finished", board=d["board"])
+            # Not shown at the desk yet (it would tell the other tables something of the board):
+            # answered as no claim at all, so that asking for numbers finds nothing out.
+            raise EventRefused(400, "event.unknown_claim")
         sitting = next(s for s in played.sittings[int(d["stage"])] if s.table == int(d["table"]))
         record = self._records(played)[(int(d["stage"]), int(d["table"]))][sitting.boards.index(int(d["board"]))]
         key = (event.id, number)

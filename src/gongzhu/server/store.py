@@ -1251,9 +1251,10 @@ class Store:
         on along the links) counted as one: two reads, whatever their number."""
         return len(self.people_of(users))
 
-    def people_of(self, users: Sequence[str]) -> list[set[str]]:
+    def people_of(self, users: Sequence[str], *, networks: bool = True) -> list[set[str]]:
         """``users`` grouped into people: those linked to one another (:meth:`linked_to`, and so
-        on along the links) in one group, each other alone (:meth:`people_apart` counts them)."""
+        on along the links) in one group, each other alone (:meth:`people_apart` counts them);
+        without ``networks``, by the browsers they share alone."""
         if len(users) < 2:
             return [{u} for u in set(users)]
         group = {u: u for u in users}
@@ -1264,7 +1265,7 @@ class Store:
             return u
 
         first: dict[str, str] = {}  # each browser or network: the first of them seen with it
-        for user, marks in self._marks(users).items():
+        for user, marks in self._marks(users, networks=networks).items():
             for mark in marks:
                 if mark in first:
                     group[root(user)] = root(first[mark])
@@ -1275,10 +1276,10 @@ class Store:
             people.setdefault(root(u), set()).add(u)
         return list(people.values())
 
-    def _marks(self, users: Sequence[str]) -> dict[str, set[str]]:
+    def _marks(self, users: Sequence[str], *, networks: bool = True) -> dict[str, set[str]]:
         """What links each of ``users`` to others, in two reads: the browsers they were signed in
-        from (``known_devices``) and the networks their table pages came from within
-        :data:`NETWORK_KEPT` (``user_networks``, marked apart from browsers)."""
+        from (``known_devices``) and (with ``networks``) the networks their table pages came from
+        within :data:`NETWORK_KEPT` (``user_networks``, marked apart from browsers)."""
         wanted = sorted(set(users))
         since = (datetime.now(UTC) - NETWORK_KEPT).isoformat(timespec="microseconds")
         marks: dict[str, set[str]] = {}
@@ -1286,6 +1287,8 @@ class Store:
             for user, device in c.execute(select(KNOWN_DEVICES.c.user_id, KNOWN_DEVICES.c.device)
                                           .where(KNOWN_DEVICES.c.user_id.in_(wanted))):
                 marks.setdefault(user, set()).add(device)
+            if not networks:
+                return marks
             for user, network in c.execute(select(USER_NETWORKS.c.user_id, USER_NETWORKS.c.network).where(
                     USER_NETWORKS.c.user_id.in_(wanted), USER_NETWORKS.c.last_seen >= since)):
                 marks.setdefault(user, set()).add("n:" + network)

@@ -73,8 +73,9 @@ class StoreError(RuntimeError):
 class EventTables(Protocol):
     """What a table of a live event asks of the events (:mod:`gongzhu.server.events`)."""
 
-    def table_boards(self, match_id: str) -> tuple[tuple[Board, ...], dict[str, Any]] | None:
-        """The boards the match plays and the ``seating`` its records hold (None: no event's)."""
+    def table_boards(self, match_id: str) -> tuple[tuple[Board, ...], dict[str, Any], tuple[str, ...]] | None:
+        """The boards the match plays, the ``seating`` its records hold and the player the
+        movement seats in each seat (None: no event's)."""
 
     def arrived(self, match_id: str, user: str) -> None:
         """A player of the event's table came to it (kept across restarts, for the grace)."""
@@ -139,6 +140,9 @@ class Table:
         #: At a table of a live event (its ``challenge`` names the event, gongzhu.server.events):
         #: the ``seating`` each record holds (docs/tournaments.md); only its own people enter it.
         self.event_seating: dict[str, Any] | None = None
+        #: At an event's table, the player the movement seats in each seat (N E S W): nobody sits
+        #: anywhere else there (an opponent playing a team's hand, say).
+        self.event_players: tuple[str, ...] | None = None
         self.accounts_only = info.accounts_only
         self.match = Match(self.options, seed=info.seed, match_id=info.match_id, boards=self._boards())
         seating = info.seating
@@ -211,7 +215,7 @@ class Table:
             return None
         found = self.hub.events.table_boards(self.match_id) if self.hub.events is not None else None
         if found is not None:
-            boards, self.event_seating = found
+            boards, self.event_seating, self.event_players = found
             return boards
         if self.hub.challenges is None:
             raise StoreError()  # a challenge's match on a server without challenges: not to be opened
@@ -426,8 +430,9 @@ class Table:
         out: dict[str, Any] = {}
         for s in Seat:
             user = self.dealt_to[s]
-            if user is not None and user in people:
-                out[s.name] = {"name": people[user][0], "computer": None, "auto": self.auto[s]}
+            if user is not None and user in people:  # (a computer played for them: 托管, or they left the seat)
+                out[s.name] = {"name": people[user][0], "computer": None,
+                               "auto": self.auto[s] or self.holder(s) != user}
             else:
                 out[s.name] = {"name": None, "computer": self.levels[s.name], "auto": False}
         return out
@@ -616,6 +621,9 @@ class Table:
         mine = self.seat_of(person.id)
         if mine is not None:
             raise Refused("server.already_seated", seat=mine.name)
+        if self.event_players is not None and self.event_players[seat] != person.id:
+            theirs = next((s.name for s in Seat if self.event_players[s] == person.id), None)
+            raise Refused("event.not_your_seat", seat=seat.name, yours=theirs or "—")
         # During a deal the seat is taken back by the person it was dealt to — from someone who sat
         # down there meanwhile too, who sits nowhere then; anyone else sits from the next deal on
         # (holder): a computer player goes on playing the seat's hand.
