@@ -441,6 +441,24 @@ def test_a_public_table_never_takes_a_chosen_seed(server: LiveServer) -> None:
     assert host.http.get("/api/tables").json() == []
 
 
+@pytest.mark.parametrize("exposure", ["hidden", "sell_x4_x2"])
+def test_a_table_for_people_does_not_combine_hidden_exposures_with_the_forced_fourth(server: LiveServer,
+                                                                                     exposure: str) -> None:
+    """R4.4: under 逼明, once three of the four cards are exposed the fourth is shown — and with one
+    of the three exposed hidden (暗卖), everyone would read which card that was, and who holds
+    it.  A table for people with hidden exposures refuses 逼明 (the online preset's default), and
+    takes them with it turned off; a single-player match, where nobody else is told, takes both."""
+    host = Someone(server)
+    response = host.http.post("/api/tables", json={"options": {"exposure": exposure}})
+    assert response.status_code == 400 and response.json()["code"] == "server.hidden_with_auto_fourth"
+    assert response.json()["message_zh"] and host.http.get("/api/tables").json() == []
+    made = host.http.post("/api/tables", json={"options": {"exposure": exposure, "auto_expose_fourth": False}})
+    assert made.status_code == 201, made.text
+    alone = host.http.post("/api/matches", json={"options": {"exposure": exposure},
+                                                 "levels": dict.fromkeys("NEW", "random")})
+    assert alone.status_code == 201, alone.text
+
+
 def test_a_set_deal_is_shown_to_everyone_and_counts_for_nobody(server: LiveServer) -> None:
     """A private table with a chosen seed: the host could know every hand, so everyone at the table
     is told the deal was set in advance, and its deals count toward no lifetime score."""

@@ -209,6 +209,11 @@ def parse_new_table(body: Any) -> NewTable:
         # Whoever chose the seed knows every hand: nobody else at a public table would.
         raise Refused("server.seed_public")
     preset, options = _options(new.preset, new.options)
+    if options.auto_fourth_applies and "hidden" in options.declarable_kinds:
+        # 逼明 shows the fourth card once three are exposed, hidden ones (暗卖) too: everyone would
+        # then know which card was exposed hidden, and by whom (R4.4).  Alone at a table, nobody
+        # else plays to be told; at a table for people, one of the two is turned off.
+        raise Refused("server.hidden_with_auto_fourth")
     levels = _levels(new.levels, ("N", "E", "S", "W"), lambda key: f"{show(key)} is not a seat: N, E, S or W")
     return NewTable(preset, options, levels, new.speed or DEFAULT_SPEED, _seed(new.seed), visibility=new.visibility,
                     turn_seconds=new.turn_seconds, expose_seconds=new.expose_seconds, seat=Seat.parse(new.seat),
