@@ -9,10 +9,12 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from openskill.models import PlackettLuce
 from sqlalchemy import insert, select
 
-from gongzhu.ratings import DEFAULT, PROVISIONAL_DEVIATION, Skill, family_of, rate_deal
+from gongzhu.ratings import DEFAULT, PROVISIONAL_DEVIATION, Skill, family_of, placed_last, rate_deal
 from gongzhu.rules.options import PRESETS
 from gongzhu.server.challenges import Challenges
 from gongzhu.server.store import CHALLENGES, USERS, Store
@@ -128,3 +130,20 @@ def test_a_closed_daily_challenge_moves_ratings_board_by_board(db_url: str) -> N
             assert c.execute(select(CHALLENGES.c.rated).where(CHALLENGES.c.id == private.id)).scalar() is False
     finally:
         store.close()
+
+
+@given(st.lists(st.integers(-2000, 2000), min_size=1, max_size=6), st.data())
+def test_sides_placed_last_are_below_the_others_in_their_order(results: list[int], data: st.DataObject) -> None:
+    """The sides holding someone placed last rank below every other side, each group keeping the
+    order of its results (ties kept), whatever the results."""
+    sides = tuple(((f"p{i}",), r) for i, r in enumerate(results))
+    last = data.draw(st.sets(st.sampled_from([f"p{i}" for i in range(len(results))])))
+    moved = placed_last(sides, last)
+    assert [m for m, _ in moved] == [m for m, _ in sides]
+    low = [r for (m, r) in moved if m[0] in last]
+    high = [r for (m, r) in moved if m[0] not in last]
+    assert not low or not high or max(low) < min(high)
+    for placed in (True, False):
+        before = [r for m, r in sides if (m[0] in last) == placed]
+        after = [r for m, r in moved if (m[0] in last) == placed]
+        assert len({a - b for a, b in zip(before, after, strict=True)}) <= 1  # moved together: in order

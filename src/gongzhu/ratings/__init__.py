@@ -3,7 +3,8 @@
 each player alone, or partnerships as teams — per family of presets (one deck, two decks,
 partners), shown on a 1500 scale with its uncertainty.
 
-- :mod:`gongzhu.ratings.skill`  a person's rating, its families, and rating one deal.
+- :mod:`gongzhu.ratings.skill`  a person's rating, its families, and rating one deal (some of its
+  sides placed last).
 
 May import ``gongzhu.rules`` (options: which family a deal belongs to); nothing of the server.
 """
@@ -14,7 +15,8 @@ from gongzhu.ratings.skill import (
     PROVISIONAL_DEVIATION,
     Skill,
     family_of,
+    placed_last,
     rate_deal,
 )
 
-__all__ = ["DEFAULT", "FAMILIES", "PROVISIONAL_DEVIATION", "Skill", "family_of", "rate_deal"]
+__all__ = ["DEFAULT", "FAMILIES", "PROVISIONAL_DEVIATION", "Skill", "family_of", "placed_last", "rate_deal"]

@@ -17,14 +17,14 @@ May import the rules core (options).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from openskill.models import PlackettLuce
 
 from gongzhu.rules.options import Options
 
-__all__ = ["DEFAULT", "FAMILIES", "PROVISIONAL_DEVIATION", "SCALE", "Skill", "family_of", "rate_deal"]
+__all__ = ["DEFAULT", "FAMILIES", "PROVISIONAL_DEVIATION", "SCALE", "Skill", "family_of", "placed_last", "rate_deal"]
 
 #: The families of presets a person is rated in, apart.
 FAMILIES = ("one_deck", "two_decks", "partners")
@@ -82,6 +82,17 @@ def family_of(options: Options) -> str:
     if options.partnership:
         return "partners"
     return "two_decks" if options.decks == 2 else "one_deck"
+
+
+def placed_last(sides: Sequence[tuple[tuple[str, ...], int]],
+                last: Collection[str]) -> tuple[tuple[tuple[str, ...], int], ...]:
+    """``sides`` with every side holding one of ``last`` placed below every other side, those
+    placed last in the order of their results (level where level): :func:`rate_deal` reads only
+    the order of the results, so theirs are moved down by the spread of all of them."""
+    if not sides:
+        return ()
+    below = max(r for _, r in sides) - min(r for _, r in sides) + 1
+    return tuple((members, r - below if set(members) & set(last) else r) for members, r in sides)
 
 
 def rate_deal(skills: Mapping[str, Skill], sides: Sequence[tuple[Sequence[str], int]]) -> dict[str, Skill]:

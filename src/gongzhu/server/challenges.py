@@ -38,7 +38,7 @@ from typing import Any
 from gongzhu.duplicate.scoring import score_board, standings
 from gongzhu.jsontext import show
 from gongzhu.messages import Text
-from gongzhu.ratings import family_of
+from gongzhu.ratings import family_of, placed_last
 from gongzhu.rules.boards import Board, make_board_set, verify_board_set
 from gongzhu.rules.cards import Seat
 from gongzhu.rules.options import PRESETS, Options, resolve_options
@@ -139,9 +139,8 @@ def _rated_sides(number: int, results: Mapping[str, int],
     sides = [((user,), result) for user, result in results.items() if not people[user]["guest"]]
     if not sides:
         return ()
-    last = min(result for _, result in sides) - 1  # below every result: only the order is rated
-    return (*sides, *(((user,), last) for user, p in people.items()
-                      if not p["guest"] and user not in results and number <= p["dealt"]))
+    left = [user for user, p in people.items() if not p["guest"] and user not in results and number <= p["dealt"]]
+    return placed_last([*sides, *(((user,), 0) for user in left)], left)
 
 
 def _iso(t: datetime) -> str:
@@ -406,9 +405,9 @@ class Challenges:
 
     def _ranking_of(self, challenge: Challenge) -> tuple[tuple[int, bool], dict[int, dict[str, int]],
                                                          dict[str, dict[str, Any]], list[dict[str, Any]]]:
-        """The count of results they were read at and whether closed then, the results and the standings, kept until
-        the challenge has another result or closes (a page asked for every few seconds by every
-        entrant reads them again only then).  Once closed, the standings hold every entrant who
+        """The count of results they were read at and whether closed then, the results and the
+        standings, kept until the challenge has another result or closes (a page asked for every
+        few seconds by every entrant reads them again only then).  Once closed, the standings hold every entrant who
         finished a board to every board: one they did not finish is a last place."""
         count = self.store.result_count(challenge.id)
         closed = challenge.closed(self.now())

@@ -25,7 +25,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Protocol
 
 from gongzhu.messages import Text
-from gongzhu.ratings import Skill, family_of
+from gongzhu.ratings import Skill, family_of, placed_last
 from gongzhu.records.format import deal_to_record, dump_record
 from gongzhu.records.replay import replay
 from gongzhu.rules.boards import Board
@@ -584,11 +584,7 @@ class Table:
             sides = [side for side in sides if side[0]]
         else:
             sides = [((user,), result[s]) for s, user in people.items()]
-        if linked and len(sides) >= 2:
-            # Below every other side, in their order: ratings read only the order of the results.
-            below = max(r for _, r in sides) - min(r for _, r in sides) + 1
-            sides = [(members, r - below if set(members) & set(linked) else r) for members, r in sides]
-        return Rated(self.family, tuple(sides)) if len(sides) >= 2 else None
+        return Rated(self.family, placed_last(sides, linked)) if len(sides) >= 2 else None
 
     def _seat_change(self) -> None:
         """Store and publish a change of who sits where or who plays for them, and wake the
