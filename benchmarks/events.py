@@ -56,6 +56,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import json
 import os
 import platform
@@ -215,6 +216,14 @@ class Person:
         made = await self.http.post("/api/account", json={"name": self.name, "password": PASSWORD})
         if made.status_code != 200:
             raise RuntimeError(f"POST /api/account ({self.name}) answered {made.status_code}: {made.text[:200]}")
+
+    async def befriend(self, other: Person) -> None:
+        """Ask ``other`` to be friends, and ``other`` accepts (an organiser lists friends only)."""
+        for one, two, state in ((self, other, "asked"), (other, self, "friends")):
+            answer = await one.http.post(f"/api/people/{two.name}/friend")
+            if answer.status_code != 200 or answer.json().get("state") != state:
+                raise RuntimeError(f"POST /api/people/{two.name}/friend answered {answer.status_code}: "
+                                   f"{answer.text[:200]}")
 
     def cookie(self) -> str:
         return "; ".join(f"{k}={v}" for k, v in self.http.cookies.items())
@@ -494,6 +503,7 @@ async def run_event(run: Run, db: str) -> dict[str, Any]:
         await _gather_bounded([p.make_account for p in [organiser, *people]], 8)
         accounts_s = time.perf_counter() - began
         _say(f"  {len(people) + 1} accounts in {accounts_s:.1f} s")
+        await _gather_bounded([functools.partial(organiser.befriend, p) for p in people], 8)
         starts_at = time.time() + args.lead
         body = {"name": "Benchmark Mitchell", "form": "mitchell", "preset": args.preset, "boards": args.boards,
                 "rounds": args.rounds, "turn_seconds": args.turn_seconds, "grace_seconds": args.grace_seconds,

@@ -664,12 +664,14 @@ def test_a_renamed_account_deleted_leaves_none_of_its_names_in_the_records(app: 
     assert "Ann" not in text and text.count(neutral) == 2
 
 
-def _two_events(organiser: Someone, alice: Someone, cy: Someone, judge: Someone, partner: str) -> tuple[str, str]:
-    """Two events of ``organiser``: one that ``alice`` entered with ``partner``, ``judge`` its
-    referee, and another that she entered with ``cy`` and withdrew from (its log names her)."""
+def _two_events(organiser: Someone, alice: Someone, cy: Someone, judge: Someone, partner: Someone) -> tuple[str, str]:
+    """Two events of ``organiser``: one that lists ``alice`` with ``partner`` (the organiser's
+    friends), ``judge`` its referee, and another that she entered with ``cy`` and withdrew from
+    (its log names her)."""
+    befriend(organiser, alice, partner, judge)
     made = organiser.http.post("/api/events", json={
         "name": "Open pairs", "form": "howell", "boards": 1, "entry": "open", "referees": [judge.name],
-        "entrants": [{"players": [alice.name, partner]}]})
+        "entrants": [{"players": [alice.name, partner.name]}]})
     assert made.status_code == 201, made.text
     other = organiser.http.post("/api/events", json={"name": "Another", "form": "howell", "boards": 1,
                                                      "entry": "open"}).json()["id"]
@@ -685,8 +687,8 @@ def test_a_deleted_account_leaves_its_name_in_no_event(server: LiveServer) -> No
     """An entrant and a referee of an event delete their accounts: the event names them by their
     neutral names — its entrants, its referees and its log — and whoever takes the name next is
     not taken for them."""
-    organiser, alice, _, judge, cy = (account(server, n) for n in ("Olga", "Alice", "Bob", "Judge", "Cy"))
-    event_id, other = _two_events(organiser, alice, cy, judge, "Bob")
+    organiser, alice, bob, judge, cy = (account(server, n) for n in ("Olga", "Alice", "Bob", "Judge", "Cy"))
+    event_id, other = _two_events(organiser, alice, cy, judge, bob)
     names = {}
     for person in (alice, judge):
         r = person.http.post("/api/account/delete", json={"password": PASSWORD, "confirm": person.name})
@@ -711,8 +713,8 @@ def test_a_renamed_person_is_renamed_in_the_events(server: LiveServer) -> None:
     """An entrant and a referee of an event change their names: the event names them by their new
     names — its entrants, its referees and its log — and their old names are held, so nobody else
     takes one and is taken for them there."""
-    organiser, alice, _, judge, cy = (account(server, n) for n in ("Olga8", "Alice8", "Bob8", "Judge8", "Cy8"))
-    event_id, other = _two_events(organiser, alice, cy, judge, "Bob8")
+    organiser, alice, bob, judge, cy = (account(server, n) for n in ("Olga8", "Alice8", "Bob8", "Judge8", "Cy8"))
+    event_id, other = _two_events(organiser, alice, cy, judge, bob)
     for person, name in ((alice, "Alicia8"), (judge, "Justice8")):
         r = person.http.post("/api/account/name", json={"name": name, "password": PASSWORD})
         assert r.status_code == 200, r.text

@@ -107,6 +107,9 @@ def test_a_team_match_made_started_played_by_eight_and_published_in_browsers(pag
     people: dict[str, Page] = {name: page_factory() for name in SEATED}
     for name, page in people.items():
         api_post(page, "/api/account", {"name": name, "password": PASSWORD})
+        api_post(page, "/api/people/Referee/friend", {})  # an organiser lists friends only
+    for name in people:
+        assert api_post(referee, f"/api/people/{name}/friend", {})["state"] == "friends"
 
     # The form refuses an unknown player, in the page's language from the catalog code.
     referee.goto("/event/new")

@@ -99,6 +99,7 @@ def test_an_open_howell_entered_from_its_page_and_started_by_its_referee(page_fa
               for i, name in enumerate(("Olga", "Ref", "Ann", "Bob", "Cat", "Dan", "Eve", "Fay"), 10)}
     for one, other in (("Ann", "Bob"), ("Cat", "Dan"), ("Eve", "Fay")):
         befriend(people[one], people[other])  # partners are friends
+    befriend(people["Olga"], people["Ref"])  # so are the referees an organiser names
     organiser = signed_in(page_factory, people["Olga"])
     referee = signed_in(page_factory, people["Ref"])
     ann = signed_in(page_factory, people["Ann"])
@@ -225,6 +226,11 @@ def test_an_event_by_invitation_is_entered_from_its_link(page_factory: Any, live
     # One row filled (Kim's pair, named here), the others left empty: no entrants.
     organiser.fill("#entrant-1-1", "Kim")
     organiser.fill("#entrant-1-2", "Hal")
+    organiser.click("#new-submit")  # an organiser lists friends only: refused, in the page's language
+    wait_for(organiser, f'#new-error:has-text("{render("event.player_not_friend", "zh", {"name": "Kim"})}")')
+    for name in ("Kim", "Hal"):
+        assert api_post(organiser, f"/api/people/{name}/friend", {})["state"] == "asked"
+        assert people[name].http.post("/api/people/Ida/friend").json()["state"] == "friends"
     organiser.click("#new-submit")
     organiser.wait_for_url("**/event/e-*")
     event_id = organiser.url.rsplit("/", 1)[1]

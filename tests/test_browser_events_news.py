@@ -25,7 +25,7 @@ import pytest
 
 from helpers.browser import api_post, wait_for
 from helpers.clock import SetClock
-from helpers.live import PASSWORD, Someone, account
+from helpers.live import PASSWORD, Someone, account, befriend
 from helpers.servers import LiveServer
 from test_events_server import drive, finished
 
@@ -85,6 +85,7 @@ def test_an_event_page_and_the_lobby_read_the_event_at_its_news(page_factory: An
     referee = account(live, "Referee", "10.9.0.1")
     red = [account(live, f"Red{i}", f"10.9.1.{i}") for i in range(1, 5)]
     blue = [account(live, f"Blue{i}", f"10.9.2.{i}") for i in range(1, 5)]
+    befriend(referee, *red, *blue)
     teams = [{"name": "红", "players": [p.name for p in red]}, {"name": "蓝", "players": [p.name for p in blue]}]
     made = referee.http.post("/api/events", json={"name": "News night", "preset": "partners", "boards": 1,
                                                   "sessions": 2, "turn_seconds": 120, "grace_seconds": 600,

@@ -242,6 +242,8 @@ def test_a_mitchell_of_five_pairs_made_and_played_to_the_end(page_factory: Any, 
     people: dict[str, Someone] = {}
     for i, name in enumerate(n for pair in PAIRS for n in pair):
         people[name] = account(live, name, f"10.7.{i // 4}.{i + 10}")
+        assert people[name].http.post("/api/people/Organiser/friend").json()["state"] == "asked"
+        assert api_post(organiser, f"/api/people/{name}/friend", {})["state"] == "friends"  # lists friends only
     pages: dict[str, Page] = {}
     for name in IN_BROWSERS:
         people[name].http.close()

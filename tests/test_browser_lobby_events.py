@@ -26,7 +26,7 @@ import pytest
 from gongzhu.messages import render
 from helpers.browser import in_phase, wait_for
 from helpers.clock import SetClock
-from helpers.live import Someone, account
+from helpers.live import Someone, account, befriend
 from helpers.servers import LiveServer
 from test_browser_tables import shot
 
@@ -61,6 +61,7 @@ def server(live: LiveServer) -> str:
 def people(live: LiveServer) -> Iterator[dict[str, Someone]]:
     """The organiser and the eight players, each an account made from an address of its own."""
     made = {name: account(live, name, f"10.0.0.{n}") for n, name in enumerate(("Organiser", *RED, *BLUE), 1)}
+    befriend(made["Organiser"], *(made[name] for name in (*RED, *BLUE)))  # an organiser lists friends only
     yield made
     for person in made.values():
         person.http.close()

@@ -68,14 +68,19 @@ def failing_at_the_second_table(store: Any, monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def as_referee(client: TestClient) -> None:
-    """Accounts for the referee and both teams; the client is left signed in as the referee."""
+    """Accounts for the referee and both teams, each player the referee's friend (an organiser
+    lists friends only); the client is left signed in as the referee."""
     for name in ["Referee", *RED, *BLUE]:
         client.cookies.clear()
         made = client.post("/api/account", json={"name": name, "password": PASSWORD})
         assert made.status_code == 200, made.text
+        if name != "Referee":
+            assert client.post("/api/people/Referee/friend").json()["state"] == "asked"
     client.cookies.clear()
     signed = client.post("/api/login", json={"name": "Referee", "password": PASSWORD})
     assert signed.status_code == 200, signed.text
+    for name in [*RED, *BLUE]:
+        assert client.post(f"/api/people/{name}/friend").json()["state"] == "friends"
 
 
 def matches_of(client: TestClient, event_id: str) -> list[str]:

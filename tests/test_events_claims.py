@@ -22,7 +22,7 @@ from gongzhu.rules.deal import Deal, Phase
 from gongzhu.search.claims import check_claim, finish_by_claim
 from gongzhu.server.events import RULING_LIMIT
 from helpers.clock import SetClock
-from helpers.live import Live, Someone, account
+from helpers.live import Live, Someone, account, befriend
 from helpers.servers import LiveServer
 from test_claims_vote import CLAIM, LIMIT, claims, play_until_south_may_put
 from test_events_server import drive, finished, refused
@@ -91,6 +91,7 @@ def claims_night(server: LiveServer, clock: SetClock, names: tuple[str, str, str
     referee = account(server, judge, f"{net}.0.1")
     red = [account(server, f"{reds}{i}", f"{net}.1.{i}") for i in range(1, 5)]
     blue = [account(server, f"{blues}{i}", f"{net}.2.{i}") for i in range(1, 5)]
+    befriend(referee, *red, *blue)
     teams = [{"name": "红", "players": [p.name for p in red]}, {"name": "蓝", "players": [p.name for p in blue]}]
     made = referee.http.post("/api/events", json={"name": "Claims night", "form": "teams", "preset": "tournament",
                                                   "boards": boards, "turn_seconds": 300, "grace_seconds": 60,

@@ -31,7 +31,7 @@ import pytest
 
 from helpers.clock import SetClock
 from helpers.database import REDIS
-from helpers.live import Live, Someone, account
+from helpers.live import Live, Someone, account, befriend
 from helpers.servers import LiveServer
 from test_events_server import board_row, drive, finished, ns_result, tally
 
@@ -97,6 +97,7 @@ def people(on: LiveServer) -> tuple[Someone, list[Someone], list[Someone]]:
     referee = account(on, "Referee", f"{NET}.1")
     red = [account(on, f"Red{i}", f"{NET}.{1 + i}") for i in range(1, 5)]
     blue = [account(on, f"Blue{i}", f"{NET}.{5 + i}") for i in range(1, 5)]
+    befriend(referee, *red, *blue)
     return referee, red, blue
 
 

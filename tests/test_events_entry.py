@@ -130,8 +130,8 @@ def test_an_event_by_invitation_begins_by_itself_once_its_entries_can_be_seated(
     assert p[0].http.get(f"/api/events/{event_id}").json()["invite_url"] is None  # the organiser's alone
     entries = f"/api/events/{event_id}/entries"
     refused(p[0].http.post(entries, json={"players": ["Q0", "Q1"]}), 403, "event.bad_invite")
-    refused(p[0].http.post(entries, json={"players": ["Q0", "Q1"], "invite": token[:-1] + "x"}), 403,
-            "event.bad_invite")
+    forged = token[:-1] + ("y" if token[-1] == "x" else "x")  # one character other than the token's
+    refused(p[0].http.post(entries, json={"players": ["Q0", "Q1"], "invite": forged}), 403, "event.bad_invite")
     body: dict[str, Any] = {"players": ["Q0", "Q1"], "invite": token, "name": "东风"}
     assert p[0].http.post(entries, json=body).status_code == 200
 
@@ -162,6 +162,12 @@ def test_referees_the_organiser_names_sit_at_the_desk(server: LiveServer) -> Non
     refused(organiser.http.post("/api/events", json={**body, "referees": ["Nobody"]}), 404, "event.unknown_player")
     refused(organiser.http.post("/api/events", json={**body, "entrants": [{"players": ["Organiser", "R0"]}]}), 400,
             "event.organiser_plays")
+    # whoever an organiser names, to play or to referee, has accepted them as a friend
+    refused(organiser.http.post("/api/events", json=body), 403, "event.player_not_friend")
+    befriend(organiser, *p)
+    assert refused(organiser.http.post("/api/events", json={**body, "referees": ["Judge"]}), 403,
+                   "event.player_not_friend")["params"] == {"name": "Judge"}
+    befriend(organiser, judge)
     made = organiser.http.post("/api/events", json={**body, "referees": ["Judge"]})
     assert made.status_code == 201, made.text
     event_id = made.json()["id"]
@@ -199,6 +205,7 @@ def test_each_board_of_a_partnership_event_has_its_par_once_every_table_has_play
                     trusted_proxies=["127.0.0.1"], par_replays=1, review_workers=0) as server:
         referee = account(server, "Referee", "10.7.0.1")
         red, blue = people(server, "Red", 4), people(server, "Blue", 4)
+        befriend(referee, *red, *blue)
         made = referee.http.post("/api/events", json={
             "name": "Par night", "form": "teams", "boards": 1, "grace_seconds": 600,
             "entrants": [{"name": "红", "players": [p.name for p in red]},
@@ -240,13 +247,29 @@ def test_accounts_signed_in_from_one_browser_are_one_entrant(server: LiveServer)
     assert bob.http.post("/api/login", json={"name": "Ann", "password": PASSWORD}).status_code == 200
     assert bob.http.post("/api/login", json={"name": "Bob", "password": PASSWORD}).status_code == 200
     listed = {"name": "Club night", "form": "howell", "boards": 1}
-    for name in ("Eve", "Fay", "Gus", "Hal"):
-        account(server, name, "10.7.1.1")
+    eve, fay, gus, hal = (account(server, name, "10.7.1.1") for name in ("Eve", "Fay", "Gus", "Hal"))
     others = [{"players": ["Eve", "Fay"]}, {"players": ["Gus", "Hal"]}]
     two = [{"players": ["Ann", "Cy"]}, {"players": ["Bob", "Dee"]}, *others]
+    # to whom they are not friends, nothing tells that two accounts share a browser
+    refused(referee.http.post("/api/events", json={**listed, "entrants": two}), 403, "event.player_not_friend")
+    befriend(referee, ann, bob, cy, dee, eve, fay, gus, hal)
     refused(referee.http.post("/api/events", json={**listed, "entrants": two}), 409, "event.linked_entrants")
     one = [{"players": ["Ann", "Bob"]}, {"players": ["Cy", "Dee"]}, *others]
-    assert referee.http.post("/api/events", json={**listed, "entrants": one}).status_code == 201
+    club = referee.http.post("/api/events", json={**listed, "entrants": one})
+    assert club.status_code == 201, club.text
+
+    # Cy signs in from Eve's browser once listed: when the event begins, the desk is told, and
+    # nobody else (it tells of browsers), once
+    assert eve.http.post("/api/login", json={"name": "Cy", "password": PASSWORD}).status_code == 200
+    club_url = f"/api/events/{club.json()['id']}"
+    assert referee.http.post(f"{club_url}/start").status_code == 200
+    linked = [e["details"] for e in referee.http.get(club_url).json()["log"] if e["action"] == "linked"]
+    assert linked == [{"entrants": ["Cy & Dee", "Eve & Fay"]}]
+    for person in (ann, cy, gus, Someone(server, "10.7.9.9")):
+        assert all(e["action"] != "linked" for e in person.http.get(club_url).json()["log"])
+    events = server.app.state.tables.events
+    events._note_links(events.get(club.json()["id"]))  # as the next stage begins: not told again
+    assert [e["action"] for e in referee.http.get(club_url).json()["log"]].count("linked") == 1
     befriend(ann, cy)
     befriend(bob, dee)
     made = referee.http.post("/api/events", json={"name": "Open pairs", "form": "howell", "boards": 1,

@@ -34,7 +34,7 @@ from gongzhu.rules.boards import verify_board_set
 from gongzhu.rules.cards import Seat
 from helpers.clock import SetClock
 from helpers.database import STORES
-from helpers.live import Live, Someone, account, random_moves
+from helpers.live import Live, Someone, account, befriend, random_moves
 from helpers.servers import LiveServer
 from test_events_server import assert_own_hand_only, refused
 
@@ -278,8 +278,9 @@ def night(server: LiveServer, entrants: list[tuple[str, list[str]]]) -> Night:
     """The organiser, a stranger and every player, each an account from an address of their own."""
     names = [p for _, players in entrants for p in players]
     people = {name: account(server, name, f"10.1.0.{i + 3}") for i, name in enumerate(names)}
-    return Night(server, account(server, "Referee", "10.1.0.1"), account(server, "Stranger", "10.1.0.2"),
-                 entrants, people)
+    organiser = account(server, "Referee", "10.1.0.1")
+    befriend(organiser, *people.values())  # an organiser lists friends only
+    return Night(server, organiser, account(server, "Stranger", "10.1.0.2"), entrants, people)
 
 
 def create(n: Night, form: str, preset: str, rounds: int, *, named: bool = True,

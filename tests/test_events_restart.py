@@ -26,7 +26,7 @@ import pytest
 from gongzhu.server.events import GRACE_RECHECK
 from helpers.clock import SetClock
 from helpers.database import STORES
-from helpers.live import Live, Someone, account
+from helpers.live import Live, Someone, account, befriend
 from helpers.servers import LiveServer
 from test_events_server import board_row, drive, finished, tally
 
@@ -77,6 +77,7 @@ def started_match(server: LiveServer, name: str, *, boards: int) -> tuple[Someon
     referee = account(server, "Referee")
     red = [account(server, f"Red{i}") for i in range(1, 5)]
     blue = [account(server, f"Blue{i}") for i in range(1, 5)]
+    befriend(referee, *red, *blue)
     teams = [{"name": "红", "players": [p.name for p in red]}, {"name": "蓝", "players": [p.name for p in blue]}]
     made = referee.http.post("/api/events", json={"name": name, "preset": "partners", "boards": boards,
                                                   "sessions": 1, "turn_seconds": 120, "grace_seconds": 60,
@@ -236,7 +237,9 @@ def mitchell_people(server: LiveServer) -> tuple[Someone, dict[str, Someone]]:
     """The director (the organiser) and the ten players of :data:`PAIRS`, by name."""
     director = account(server, "Director", f"{NET}.1")
     names = [name for pair in PAIRS for name in pair]
-    return director, {name: account(server, name, f"{NET}.{i + 2}") for i, name in enumerate(names)}
+    players = {name: account(server, name, f"{NET}.{i + 2}") for i, name in enumerate(names)}
+    befriend(director, *players.values())
+    return director, players
 
 
 def made_mitchell(director: Someone, name: str, **more: Any) -> str:

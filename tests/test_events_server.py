@@ -23,7 +23,7 @@ from gongzhu.rules.cards import Seat
 from helpers.client import random_move
 from helpers.clock import SetClock
 from helpers.database import STORES
-from helpers.live import Live, Someone, account
+from helpers.live import Live, Someone, account, befriend
 from helpers.servers import LiveServer
 from test_tables import CARD, cards_in
 
@@ -143,6 +143,13 @@ def test_a_team_match_played_by_six_people_and_two_stand_ins(server: LiveServer,
 
     # bad input: a precise refusal, and nothing made
     refused(guest.http.post("/api/events", json=body), 403, "event.accounts_only")
+    # an organiser lists friends only: nobody is put at an event's tables by a stranger
+    assert refused(referee.http.post("/api/events", json=body), 403, "event.player_not_friend")["params"] == {
+        "name": "Red1"}
+    befriend(referee, *red, *blue[:3])
+    assert refused(referee.http.post("/api/events", json=body), 403, "event.player_not_friend")["params"] == {
+        "name": "Blue4"}
+    befriend(referee, blue[3])
     for change, status, code in (
             ({"boards": 17}, 400, "event.bad_boards"), ({"boards": True}, 400, "event.bad_boards"),
             ({"sessions": 0}, 400, "event.bad_sessions"), ({"preset": "online"}, 400, "event.bad_preset"),
@@ -346,6 +353,7 @@ def test_the_desk_withdraws_a_team_mid_match_and_a_computer_plays_its_seats_at_o
     referee = account(server, "Desk")
     red = [account(server, f"Rose{i}") for i in range(1, 5)]
     blue = [account(server, f"Sky{i}") for i in range(1, 5)]
+    befriend(referee, *red, *blue)
     teams = [{"name": "红", "players": [p.name for p in red]}, {"name": "蓝", "players": [p.name for p in blue]}]
     made = referee.http.post("/api/events", json={"name": "Early train", "form": "teams", "preset": "partners",
                                                   "boards": 1, "sessions": 2, "turn_seconds": 120,
@@ -412,6 +420,7 @@ def test_a_player_who_leaves_a_board_to_the_computer_is_noted_at_the_desk(server
     referee = account(server, "Desk")
     red = [account(server, f"Rose{i}") for i in range(1, 5)]
     blue = [account(server, f"Sky{i}") for i in range(1, 5)]
+    befriend(referee, *red, *blue)
     teams = [{"name": "红", "players": [p.name for p in red]}, {"name": "蓝", "players": [p.name for p in blue]}]
     made = referee.http.post("/api/events", json={"name": "Left early", "form": "teams", "preset": "partners",
                                                   "boards": 1, "sessions": 1, "turn_seconds": 120,

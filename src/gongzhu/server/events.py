@@ -608,7 +608,6 @@ class Events:
         out: list[dict[str, Any]] = []
         for e in raw:
             out.append(self._entrant(form, e, out))
-        self._apart(out)
         return out
 
     @staticmethod
@@ -690,6 +689,8 @@ class Events:
                 raise EventRefused(400, "event.referee_plays", name=shown)
             if user != organiser.id and all(r[0] != user for r in referees):
                 referees.append([user, shown])
+        self._friends_named(organiser, [p for e in entrants for p in e["players"]] + referees)
+        self._apart(entrants)  # (after: it tells of browsers shared, which only friends may learn)
         asked = body.get("rounds")
         if asked is not None and (type(asked) is not int or not 1 <= asked <= 64):
             raise EventRefused(400, "event.bad_rounds", max=64)
@@ -720,6 +721,18 @@ class Events:
             self._watch(event_id, GRACE_RECHECK)
         self._start_par(event)
         return event
+
+    def _friends_named(self, organiser: User, named: Sequence[Sequence[str]]) -> None:
+        """Refused (403, ``event.player_not_friend``) unless everyone ``named`` (``[id, name]``:
+        the players an organiser lists, the referees they name) has accepted ``organiser`` as a
+        friend: nobody is put in an event, at its tables or its desk, by someone whose friend
+        request they did not accept, nor by someone they blocked (a block ends a friendship, and
+        the refusal is the same as for anyone else not a friend, so it tells of no block)."""
+        with self.store.engine.connect() as c:
+            friends = friends_among(c, organiser.id, [p[0] for p in named])
+        stranger = next((p[1] for p in named if p[0] not in friends), None)
+        if stranger is not None:
+            raise EventRefused(403, "event.player_not_friend", name=stranger)
 
     def _start_par(self, event: Event) -> None:
         """Compute each board's par in a thread of its own: the N–S partnership result four experts
@@ -770,19 +783,20 @@ class Events:
             entrant = self._entrant(event.form, raw, taken)
             if all(p[0] != user.id for p in entrant["players"]):
                 raise EventRefused(400, "event.enter_yourself")
-            self._apart([*taken, entrant])
             judge = next((p[1] for p in entrant["players"] if any(r[0] == p[0] for r in event.referees)), None)
             if judge is not None:
                 raise EventRefused(400, "event.referee_plays", name=judge)
             if any(p[0] == event.organiser for p in entrant["players"]):
                 raise EventRefused(400, "event.organiser_plays")
             # Partners are the caller's friends: nobody is entered by someone they did not accept
-            # as a friend (a block ends a friendship: nor by someone they blocked).
+            # as a friend (a block ends a friendship: nor by someone they blocked).  Asked before
+            # the browsers are: whether a partner shares one with an entrant is for friends to learn.
             others = [p for p in entrant["players"] if p[0] != user.id]
             friends = friends_among(c, user.id, [p[0] for p in others])
             stranger = next((p[1] for p in others if p[0] not in friends), None)
             if stranger is not None:
                 raise EventRefused(403, "event.partner_not_friend", name=stranger)
+            self._apart([*taken, entrant])
             c.execute(update(EVENTS).where(EVENTS.c.id == event.id).values(entrants=[*taken, entrant]))
         self._write(event, user.id, "entry",
                     {"entrant": entrant["name"], "players": [p[1] for p in entrant["players"]]})
@@ -940,9 +954,26 @@ class Events:
             self._write(event, actor, "start", {"stage": stage, "round": round_, "session": session}, connection=c)
         if pairing is not None:
             self._pairings[(event.id, round_)] = pairing
+        try:
+            self._note_links(event)
+        except Exception:  # logged: the stage has begun all the same, and the next one notes them
+            log.exception("%s: the links between entrants could not be looked for", event.id)
         self.tables.lobby.stage_begun(event.id, stage, _people(event))  # their pages read where they sit now
         self._watch(event.id, float(event.grace_seconds) if event.grace_seconds else GRACE_RECHECK)
         return True
+
+    def _note_links(self, event: Event) -> None:
+        """Tell the desk, in its log, of entrants still in the event whose players have been signed
+        in from one browser since they were listed or entered (refused then: :meth:`_apart`) — one
+        person may be playing for both.  Each such group once; the desk alone sees it (it tells of
+        browsers), and the desk rules (withdraws one, or lets both play)."""
+        playing = [e for e in event.entrants if not e.get("withdrawn")]
+        owner = {str(p[0]): e["name"] for e in playing for p in e["players"]}
+        groups = [sorted({owner[u] for u in people}) for people in self.store.people_of(sorted(owner), networks=False)]
+        noted = {tuple(e["details"]["entrants"]) for e in self._log(event) if e["action"] == "linked"}
+        for names in groups:
+            if len(names) > 1 and tuple(names) not in noted:
+                self._write(event, None, "linked", {"entrants": names})
 
     async def resume(self) -> None:
         """At a server's start: watch every event not over (a start time to keep, a stage under
@@ -1414,7 +1445,8 @@ class Events:
         their numbers (a ruling names its claim by it); to everyone else they are numbered as
         shown, so that no gap tells of a claim not shown yet."""
         log = [e for e in log_entries
-               if e["action"] != "claim" or complete_boards.get(int(e["details"]["board"]))]
+               if (e["action"] != "claim" or complete_boards.get(int(e["details"]["board"])))
+               and (e["action"] != "linked" or desk)]
         claims = [{"n": e["n"], **e["details"],
                    "ruling": next((r["details"]["verdict"] for r in log_entries
                                    if r["action"] == "ruling" and r["details"]["claim"] == e["n"]),

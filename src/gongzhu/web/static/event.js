@@ -525,6 +525,8 @@ function logWhat(s, entry) {
     // before the start an entry taken back; after it, the desk's withdrawal from the event
     what = d.stage ? tNodes("event.log.withdrawBegun", { entrant: d.entrant, where: roundText(s, d.round ?? 1, d.session ?? 1) })
       : tNodes(key, { entrant: d.entrant });
+  } else if (entry.action === "linked") {
+    what = tNodes(key, { entrants: nameList(d.entrants ?? []) });
   } else if (entry.action === "start_refused") {
     what = t(key, { why: codeText(s, d.code) });
   } else if (entry.action === "claim") {
