@@ -41,7 +41,7 @@ from helpers.database import STORES
 from helpers.live import PASSWORD, Live, Someone, account
 from helpers.servers import LiveServer
 from helpers.volume import scaled
-from test_tables import CARD, NOT_CARDS, new_table
+from test_tables import CARD, NOT_CARDS, drive, new_table
 
 SEATS = "NESW"
 
@@ -447,16 +447,23 @@ def test_a_table_for_people_does_not_combine_hidden_exposures_with_the_forced_fo
     """R4.4: under 逼明, once three of the four cards are exposed the fourth is shown — and with one
     of the three exposed hidden (暗卖), everyone would read which card that was, and who holds
     it.  A table for people with hidden exposures refuses 逼明 (the online preset's default), and
-    takes them with it turned off; a single-player match, where nobody else is told, takes both."""
+    takes them with it turned off; a single-player match, where nobody else is told, takes both —
+    but its 再来一局, which makes a table for people, does not."""
     host = Someone(server)
     response = host.http.post("/api/tables", json={"options": {"exposure": exposure}})
     assert response.status_code == 400 and response.json()["code"] == "server.hidden_with_auto_fourth"
     assert response.json()["message_zh"] and host.http.get("/api/tables").json() == []
     made = host.http.post("/api/tables", json={"options": {"exposure": exposure, "auto_expose_fourth": False}})
     assert made.status_code == 201, made.text
-    alone = host.http.post("/api/matches", json={"options": {"exposure": exposure},
+    alone = host.http.post("/api/matches", json={"options": {"exposure": exposure, "match_end": "deals:1"},
                                                  "levels": dict.fromkeys("NEW", "random")})
     assert alone.status_code == 201, alone.text
+    # 再来一局 there would make a table for people of the same options: refused, nothing made
+    live = host.connect(alone.json()["match_id"])
+    drive({"S": live}, random.Random(3), lambda states: states["S"].get("phase") == "match-over")
+    assert live.refused({"type": "again"})["code"] == "server.hidden_with_auto_fourth"
+    assert host.http.get("/api/tables").json() == []
+    live.close()
 
 
 def test_a_set_deal_is_shown_to_everyone_and_counts_for_nobody(server: LiveServer) -> None:
@@ -623,8 +630,9 @@ def test_people_apart_follow_every_link(linking_store: Store, browsers: list[tup
     assert store.linked("u-a", PEOPLE[1:]) == any(len(g) > 1 and "u-a" in g for g in groups)
 
 
-def test_a_single_player_match_on_a_chosen_seed_seats_nobody_else(server: LiveServer) -> None:
-    """Its player may know every hand: a friend with the invite may watch, never sit down."""
+def test_a_single_player_match_seats_nobody_else(server: LiveServer) -> None:
+    """On a chosen seed its player may know every hand: a friend with the invite may watch, never
+    sit down; nor at one on drawn cards."""
     player, friend = Someone(server), Someone(server)
     response = player.http.post("/api/matches", json={"seed": 11, "levels": dict.fromkeys("NEW", "random")})
     assert response.status_code == 201, response.text
@@ -638,7 +646,18 @@ def test_a_single_player_match_on_a_chosen_seed_seats_nobody_else(server: LiveSe
     for seat in "NEW":
         assert watching.refused({"type": "sit", "seat": seat})["code"] == "server.seeded_alone"
     drawn = player.http.post("/api/matches", json={"levels": dict.fromkeys("NEW", "random")}).json()["match_id"]
-    assert player.connect(drawn).until(lambda s: s["phase"] != "waiting")["table"]["seeded"] is False
+    mine = player.connect(drawn)
+    state = mine.until(lambda s: s["phase"] != "waiting")
+    assert state["table"]["seeded"] is False
+    # Nor does one on drawn cards: its hands are played at the levels its player chose (a person
+    # sitting there in 托管 would be played by 新手, for a lifetime score), and nobody is dealt in
+    # there (one table at a time does not count it).
+    other = account(server, "Other")
+    watching = other.connect(drawn, invite=state["table"]["invite"])
+    watching.until(lambda s: s["phase"] != "waiting")
+    for seat in "NEW":
+        assert watching.refused({"type": "sit", "seat": seat})["code"] == "server.solo_alone"
+    assert all(s["name"] is None for seat, s in mine.state["table"]["seats"].items() if seat != "S")
 
 
 # ---------------------------------------------------------------------- sessions and open tables

@@ -32,10 +32,10 @@ def server(db_url: str, tmp_path: Path) -> Iterator[LiveServer]:
         yield s
 
 
-def one_deal(host: Someone, other: Someone, **table: Any) -> tuple[str, dict[str, Live]]:
-    """``host`` at South and ``other`` at East of a new table (computers at N and W) play its
-    first deal to its end."""
-    table_id = new_table(host, levels={"N": "random", "W": "random"}, **table)["table_id"]
+def one_deal(host: Someone, other: Someone, level: str = "intermediate", **table: Any) -> tuple[str, dict[str, Live]]:
+    """``host`` at South and ``other`` at East of a new table (computers of ``level`` at N and W)
+    play its first deal to its end."""
+    table_id = new_table(host, levels={"N": level, "W": level}, **table)["table_id"]
     south = host.connect(table_id, invite=table.get("invite"))
     info = south.until(lambda s: s["phase"] == "waiting")["table"]
     east = other.connect(table_id, invite=info.get("invite"))
@@ -328,7 +328,7 @@ def test_a_private_table_is_not_rated(server: LiveServer) -> None:
     deals move no rating, and its state says so from the start; they still count toward the
     lifetime score (two accounts were dealt them)."""
     anna, bo = account(server, "Anna"), account(server, "Bo")
-    created = new_table(anna, visibility="private", turn_seconds=30, levels={"N": "random", "W": "random"})
+    created = new_table(anna, visibility="private", turn_seconds=30)
     south = anna.connect(created["table_id"], invite=created["invite"])
     assert south.until(lambda s: s["phase"] == "waiting")["table"]["rated"] is False
     east = bo.connect(created["table_id"], invite=created["invite"])
@@ -386,7 +386,7 @@ def test_accounts_linked_during_a_deal_are_rated_below_the_others(server: LiveSe
     their results.  Linking two accounts during a deal that is going badly spares neither of
     them anything."""
     anna, bo, cy = account(server, "Anna"), account(server, "Bo"), account(server, "Cy")
-    table_id = new_table(anna, turn_seconds=30, levels={s: "random" for s in "NESW"})["table_id"]
+    table_id = new_table(anna, turn_seconds=30)["table_id"]  # (新手 computers would make it practice)
     south, east, west = anna.connect(table_id), bo.connect(table_id), cy.connect(table_id)
     east.send({"type": "sit", "seat": "E"})
     west.send({"type": "sit", "seat": "W"})
@@ -455,20 +455,47 @@ def test_a_guest_who_signs_up_mid_deal_does_not_make_it_rated(server: LiveServer
 def test_practice_is_a_deal_dealt_to_fewer_than_two_accounts_or_played_for_a_larger_factor(
         server: LiveServer) -> None:
     """A person's table with a guest (a second browser, say) is practice, and so is a deal played
-    under a one-deck factor larger than the presets' (12): neither adds to the lifetime score, the
-    deal's summary says so; two accounts at the presets' factor play for the lifetime score."""
+    under options that score otherwise than its preset (a one-deck factor of 100, 全亮), one
+    dealt to a computer weaker than the stand-ins (新手, 入门: one person's two accounts on two
+    networks would pile up a score against them), and one dealt to two accounts and a guest (who
+    might lose on purpose): none adds to the lifetime score, the deal's summary says so; two
+    accounts under their preset's scoring (how the match ends, the direction may change) with
+    中级 computers or stronger play for the lifetime score."""
     anna, bo, guest = account(server, "Anna"), account(server, "Bo"), Someone(server)
     cases: list[tuple[Someone, dict[str, Any], bool]] = [
         (guest, {"visibility": "private"}, True),
         (bo, {"options": {"one_deck_factor": 100}}, True),
-        (bo, {}, False)]
-    told = []
+        (bo, {"level": "random"}, True),
+        (bo, {"level": "beginner", "visibility": "private"}, True),
+        (bo, {"options": {"exposure": "all"}}, True),  # 全亮: every exposure doubles, a host's choice
+        (bo, {}, False),
+        (bo, {"visibility": "private"}, False),
+        (bo, {"options": {"match_end": "deals:3", "direction": "cw"}}, False)]  # the same scoring
+    told, finals = [], []
     for other, table, _ in cases:
         _, lives = one_deal(anna, other, **table)
         told.append(lives["S"].state["deal_result"].get("practice"))
+        finals.append(lives["S"].state["deal_result"]["final"]["S"])
         stand_up(lives)
     anna_now, bo_now = profile(anna), profile(bo)
-    assert (anna_now["deals"], anna_now["practice"]["deals"]) == (1, 2)
-    assert (bo_now["deals"], bo_now["practice"]["deals"]) == (1, 1)
+    assert (anna_now["deals"], anna_now["practice"]["deals"]) == (3, 5)
+    assert (bo_now["deals"], bo_now["practice"]["deals"]) == (3, 4)
+    assert anna_now["lifetime"] == sum(finals[5:]) and anna_now["practice"]["score"] == sum(finals[:5])
     assert guest.http.get("/api/me").json()["practice"]["deals"] == 1
     assert told == [practice for _, _, practice in cases]  # the deal's summary says which
+
+    # Anna and Bo with a guest at West: practice for all three
+    table_id = new_table(anna)["table_id"]
+    lives = {"S": anna.connect(table_id), "E": bo.connect(table_id), "W": guest.connect(table_id)}
+    for seat in "EW":
+        lives[seat].send({"type": "sit", "seat": seat})
+    lives["S"].until(lambda s: s["table"]["seats"]["W"]["name"] == guest.name and s["table"]["seats"]["E"]["name"])
+    lives["S"].send({"type": "start"})
+    drive(lives, random.Random(4), lambda states: all(s.get("phase") in ("deal-over", "match-over")
+                                                      for s in states.values()))
+    assert lives["S"].state["deal_result"]["practice"] is True
+    assert (profile(anna)["deals"], profile(anna)["practice"]["deals"]) == (3, 6)
+    assert profile(anna)["lifetime"] == sum(finals[5:])
+    assert guest.http.get("/api/me").json()["practice"]["deals"] == 2
+    for live in lives.values():
+        live.close()

@@ -140,7 +140,7 @@ def test_whole_match_three_people_a_computer_and_a_spectator(server: LiveServer,
     host, east, west = (account(server, name) for name in ("Ann", "Bea", "Cal"))
     watcher = Someone(server)
     table = new_table(host, preset=preset, options={"match_end": "deals:2"},
-                      levels={"N": "random", "E": "beginner", "S": "random", "W": "random"}, seat="S")
+                      levels={"N": "intermediate", "E": "beginner", "S": "random", "W": "random"}, seat="S")
     table_id = table["table_id"]
     lives = {"S": host.connect(table_id), "E": east.connect(table_id), "W": west.connect(table_id)}
     spectator = watcher.connect(table_id)
@@ -148,7 +148,7 @@ def test_whole_match_three_people_a_computer_and_a_spectator(server: LiveServer,
     lives["W"].send({"type": "sit", "seat": "W"})
     lives["S"].until(lambda s: s["table"]["seats"]["E"]["name"] == east.name
                      and s["table"]["seats"]["W"]["name"] == west.name)
-    assert lives["S"].state["table"]["seats"]["N"] == {"name": None, "title": None, "computer": "random",
+    assert lives["S"].state["table"]["seats"]["N"] == {"name": None, "title": None, "computer": "intermediate",
                                                        "auto": False, "connected": False, "timeouts": 0}
     assert lives["E"].refused({"type": "start"})["code"] == "server.host_only"
     lives["S"].send({"type": "start"})
@@ -184,9 +184,10 @@ def test_whole_match_three_people_a_computer_and_a_spectator(server: LiveServer,
     assert all(m["type"] != "hint" for m in spectator.messages)
     # who played: the record names the people and the computer
     for record in records.values():
-        assert record["players"]["N"] == {"name": None, "computer": "random", "auto": False}
+        assert record["players"]["N"] == {"name": None, "computer": "intermediate", "auto": False}
         assert record["players"]["E"]["name"] == east.name and record["players"]["E"]["computer"] is None
-    # each person's lifetime is the sum of their seat's finals
+    # each person's lifetime is the sum of their seat's finals (the computer dealt a hand: 中级, as
+    # strong as a stand-in; a weaker one would make the deals practice)
     for person, seat in ((host, "S"), (east, "E"), (west, "W")):
         me = person.http.get("/api/me").json()
         assert me["lifetime"] == sum(r["final"][seat] for r in records.values())
@@ -199,7 +200,7 @@ def test_whole_match_on_each_store(server: LiveServer) -> None:
     """Two people (accounts), two computers, the default preset, to the end of a two-deal match."""
     rng = random.Random(7)
     host, other = account(server, "Ann"), account(server, "Bea")
-    table_id = new_table(host, options={"match_end": "deals:2"}, levels={"N": "random", "W": "random"})["table_id"]
+    table_id = new_table(host, options={"match_end": "deals:2"})["table_id"]  # computers of the stand-ins' level
     lives = {"S": host.connect(table_id), "N": other.connect(table_id)}
     lives["N"].send({"type": "sit", "seat": "N"})
     lives["S"].until(lambda s: s["table"]["seats"]["N"]["name"] == other.name)
@@ -594,8 +595,7 @@ def test_a_lifetime_score_shows_alike_at_every_table(server: LiveServer) -> None
     assert elsewhere.receive()["state"]["seat"] is None
     final = 0
     for _ in range(20):  # a deal may score nothing for the person; play another until one does
-        table_id = new_table(host, options={"match_end": "deals:1"},
-                             levels={"N": "random", "W": "random"})["table_id"]
+        table_id = new_table(host, options={"match_end": "deals:1"})["table_id"]  # (新手 computers: practice)
         hosting, playing = host.connect(table_id), person.connect(table_id)
         playing.send({"type": "sit", "seat": "E"})
         hosting.until(lambda s: s["table"]["seats"]["E"]["name"] == person.name)

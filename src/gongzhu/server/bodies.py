@@ -44,6 +44,7 @@ __all__ = [
     "SPEEDS",
     "BodyError",
     "NewTable",
+    "check_for_people",
     "json_body",
     "parse_new_match",
     "parse_new_table",
@@ -200,6 +201,16 @@ def parse_new_match(body: Any) -> NewTable:
     return NewTable(preset, options, levels, new.speed or DEFAULT_SPEED, _seed(new.seed), seeded=new.seed is not None)
 
 
+def check_for_people(options: Options) -> None:
+    """:class:`Refused` where ``options`` would tell the people at a table what they may not know:
+    逼明 shows the fourth card once three are exposed, hidden ones (暗卖) too, and everyone would
+    then know which card was exposed hidden, and by whom (R4.4).  Alone at a table, nobody else
+    plays to be told; at a table for people — made, or made by 再来一局 from a single-player
+    match — one of the two is turned off."""
+    if options.auto_fourth_applies and "hidden" in options.declarable_kinds:
+        raise Refused("server.hidden_with_auto_fourth")
+
+
 def parse_new_table(body: Any) -> NewTable:
     """Check a new-table body (:class:`gongzhu.formats.web.NewTableBody`): a table that waits for
     people until its host starts it.  A chosen seed is :class:`Refused` at a public table (its host
@@ -209,11 +220,7 @@ def parse_new_table(body: Any) -> NewTable:
         # Whoever chose the seed knows every hand: nobody else at a public table would.
         raise Refused("server.seed_public")
     preset, options = _options(new.preset, new.options)
-    if options.auto_fourth_applies and "hidden" in options.declarable_kinds:
-        # 逼明 shows the fourth card once three are exposed, hidden ones (暗卖) too: everyone would
-        # then know which card was exposed hidden, and by whom (R4.4).  Alone at a table, nobody
-        # else plays to be told; at a table for people, one of the two is turned off.
-        raise Refused("server.hidden_with_auto_fourth")
+    check_for_people(options)
     levels = _levels(new.levels, ("N", "E", "S", "W"), lambda key: f"{show(key)} is not a seat: N, E, S or W")
     return NewTable(preset, options, levels, new.speed or DEFAULT_SPEED, _seed(new.seed), visibility=new.visibility,
                     turn_seconds=new.turn_seconds, expose_seconds=new.expose_seconds, seat=Seat.parse(new.seat),

@@ -25,6 +25,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Protocol
 
 from gongzhu.messages import Text
+from gongzhu.players.registry import LEVELS
 from gongzhu.ratings import Skill, family_of, placed_last
 from gongzhu.records.format import deal_to_record, dump_record
 from gongzhu.records.replay import replay
@@ -36,8 +37,7 @@ from gongzhu.rules.errors import GongzhuError
 from gongzhu.rules.match import Match, title_for
 from gongzhu.rules.model import CardPlay, Play
 from gongzhu.rules.options import PRESETS, Options
-from gongzhu.rules.scoring import lifetime_factor
-from gongzhu.server.bodies import PERSON, NewTable
+from gongzhu.server.bodies import DEFAULT_LEVEL, PERSON, NewTable, check_for_people
 from gongzhu.server.challenges import Challenges
 from gongzhu.server.claiming import Claims, from_play
 from gongzhu.server.clock import Clock
@@ -54,9 +54,17 @@ log = logging.getLogger("gongzhu.server")
 
 #: How many timeouts in a row put a seat into 托管.
 TIMEOUTS_TO_AUTO = 2
-#: The largest lifetime factor of a preset (R7.2's one-deck factor, 12): a deal played under a
-#: larger one is practice, apart from the lifetime score (docs/ratings.md).
-PRESET_FACTOR = max(lifetime_factor(options) for options in PRESETS.values())
+#: The options a host may change from their preset's and still play for the lifetime score: how
+#: the match ends, which way the play goes, the first lead, discarding an exposed card before its
+#: suit is led — none of them changes what a deal scores.  Any other (the factor, the exposures,
+#: the forced fourth, the hearts' values, self-catching, the scoring …) makes a deal practice,
+#: apart from the lifetime score (docs/ratings.md): else a host could multiply it.
+NEUTRAL_OPTIONS = frozenset({"match_end", "match_limit", "direction", "first_lead", "exposed_discard_before_suit_led"})
+#: The computer levels weaker than the one that stands in for people (``intermediate``): a deal
+#: that one of them is dealt is practice, apart from the lifetime score (docs/ratings.md) — else
+#: a person's two accounts, people apart by every link, would pile up a score against them (as
+#: against a guest, a deal dealt to one being practice too).
+PRACTICE_LEVELS = frozenset(tuple(LEVELS)[:tuple(LEVELS).index(DEFAULT_LEVEL)])
 #: How long a table loaded anew waits for the connections let in before to be introduced to it
 #: again before it is let go when the first of them is refused (:meth:`Table.join`), in seconds.
 INTRODUCED_WITHIN = 5.0
@@ -548,9 +556,16 @@ class Table:
         """Whether the deal in progress (or the last one) is practice, apart from the lifetime score
         (docs/ratings.md, Practice apart): dealt to fewer than two accounts that are people apart
         (:attr:`dealt_people`) — one person alone against computers, as a single-player match is,
-        or with guests (throwaway names: a second browser's), or with accounts linked to theirs —
-        or played under a lifetime factor larger than any preset's."""
-        return self.dealt_people < 2 or lifetime_factor(self.options) > PRESET_FACTOR
+        or with accounts linked to theirs —, or to a guest (a throwaway name: one's own second
+        browser, losing on purpose), or to a computer weaker than the stand-ins
+        (:data:`PRACTICE_LEVELS`), or played under options that score otherwise than its preset's
+        (:data:`NEUTRAL_OPTIONS` apart)."""
+        guest = any(u is not None and u not in self.dealt_accounts for u in self.dealt_to)
+        weak = any(self.dealt_to[s] is None and self.levels[s.name] in PRACTICE_LEVELS for s in Seat)
+        preset = PRESETS.get(self.preset)
+        mine, theirs = self.options.to_dict(), preset.to_dict() if preset is not None else {}
+        scored_otherwise = any(mine[k] != theirs.get(k) for k in mine if k not in NEUTRAL_OPTIONS)
+        return self.dealt_people < 2 or guest or weak or scored_otherwise
 
     def _linked_since_dealt(self) -> set[str]:
         """The accounts dealt the deal that were people apart when it was dealt and are linked to
@@ -611,9 +626,11 @@ class Table:
             raise Refused("server.table_closed")
         if self.accounts_only and not self.hub.store.accounts([person.id]):
             raise Refused("server.accounts_only")
-        if self.seeded and self.solo and person.id != self.host:
-            # a single-player match on a seed its player chose: nobody else plays its known hands
-            raise Refused("server.seeded_alone")
+        if self.solo and person.id != self.host:
+            # a single-player match is its player's alone: nobody else plays its hands (on a seed
+            # its player chose, known ones; else at the levels that player chose, weak ones too,
+            # as practice there is not)
+            raise Refused("server.seeded_alone" if self.seeded else "server.solo_alone")
         mine = self.seat_of(person.id)
         if mine is not None:
             raise Refused("server.already_seated", seat=mine.name)
@@ -1122,6 +1139,7 @@ class Table:
             raise Refused("server.not_over")
         if self.challenge is not None:
             raise Refused("server.challenge_once")  # a challenge's boards are played once
+        check_for_people(self.options)  # (the next table is for people, a single-player match's too)
         present = self.connected()
         if self.again is None:
             if not self._still_mine():  # (else the new table is the other server's to make)

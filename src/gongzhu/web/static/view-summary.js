@@ -116,9 +116,9 @@ export function renderSummary() {
         .join(t("list.separator")),
     })
     : "";
-  // A deal dealt to fewer than two accounts (alone against computers, or with guests) or played
-  // for a larger factor than the presets' is practice, apart from the lifetime score: the server
-  // says so (deal_result.practice). A challenge's or an event's boards count in its standings
+  // A deal dealt to fewer than two accounts people apart, or to a guest or a computer below 中级,
+  // or scored otherwise than its preset, is practice, apart from the lifetime score: the server
+  // says so (deal_result.practice, docs/ratings.md). A challenge's or an event's boards count in its standings
   // only, and a chosen seed at a table of people nowhere.
   const note = challengeOf() ? "summary.competitionNote"
     : r.practice ? "summary.practiceNote"
