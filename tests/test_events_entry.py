@@ -278,3 +278,23 @@ def test_accounts_signed_in_from_one_browser_are_one_entrant(server: LiveServer)
     assert ann.http.post(entries, json={"players": ["Ann", "Cy"]}).status_code == 200
     refused(bob.http.post(entries, json={"players": ["Bob", "Dee"]}), 409, "event.linked_entrants")
     assert [e["name"] for e in referee.http.get(entries.removesuffix("/entries")).json()["entrants"]] == ["Ann & Cy"]
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_entrants_linked_after_entering_keep_out_nobody_and_are_told_to_the_desk(server: LiveServer) -> None:
+    """Two entrants of an open event are linked after they entered (one signs in on the other's
+    browser).  A third pair, linked to nobody, still enters — the refusal would tell strangers
+    of the two's browsers, and let one person's two accounts close the entries — and the desk
+    hears of the two when the event begins."""
+    referee = account(server, "Desk", "10.7.0.1")
+    p = people(server, "L", 6)
+    made = referee.http.post("/api/events", json={"name": "Open", "form": "howell", "boards": 1, "entry": "open"})
+    event = f"/api/events/{made.json()['id']}"
+    for i in (0, 2):
+        assert p[i].http.post(f"{event}/entries", json={"players": [p[i].name, p[i + 1].name]}).status_code == 200
+    assert p[0].http.post("/api/login", json={"name": "L2", "password": PASSWORD}).status_code == 200
+    entered = p[4].http.post(f"{event}/entries", json={"players": ["L4", "L5"]})
+    assert entered.status_code == 200, entered.text
+    assert referee.http.post(f"{event}/start").status_code == 200
+    log = referee.http.get(event).json()["log"]
+    assert [e["details"] for e in log if e["action"] == "linked"] == [{"entrants": ["L0 & L1", "L2 & L3"]}]

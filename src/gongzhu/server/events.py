@@ -590,14 +590,17 @@ class Events:
             raise EventRefused(400, "event.same_entrant_names", name=name)
         return {"name": name, "players": players}
 
-    def _apart(self, entrants: Sequence[Mapping[str, Any]]) -> None:
-        """Refused (409) when players of two entrants share a browser (one was signed in where the
-        other was): one person's two accounts, or a household's, would play the same boards at two
-        tables, each knowing the other's cards.  Networks are not looked at: a club night's players
-        share one."""
+    def _apart(self, entrants: Sequence[Mapping[str, Any]], new: int = 0) -> None:
+        """Refused (409) when a player of one of ``entrants[new:]`` (all of them, by default)
+        shares a browser with a player of another entrant (one was signed in where the other was):
+        one person's two accounts, or a household's, would play the same boards at two tables, each
+        knowing the other's cards.  Links among the entrants before ``new`` are not looked at: the
+        desk hears of those (:meth:`_note_links`), and one entering is told nothing of them, nor
+        kept out by them.  Networks are not looked at: a club night's players share one."""
         owner = {str(p[0]): i for i, e in enumerate(entrants) for p in e["players"]}
         for people in self.store.people_of(sorted(owner), networks=False):
-            if len({owner[u] for u in people}) > 1:
+            sides = {owner[u] for u in people}
+            if len(sides) > 1 and max(sides) >= new:
                 raise EventRefused(409, "event.linked_entrants")
 
     def _entrants(self, form: str, raw: object, least: int) -> list[dict[str, Any]]:
@@ -796,7 +799,7 @@ class Events:
             stranger = next((p[1] for p in others if p[0] not in friends), None)
             if stranger is not None:
                 raise EventRefused(403, "event.partner_not_friend", name=stranger)
-            self._apart([*taken, entrant])
+            self._apart([*taken, entrant], new=len(taken))
             c.execute(update(EVENTS).where(EVENTS.c.id == event.id).values(entrants=[*taken, entrant]))
         self._write(event, user.id, "entry",
                     {"entrant": entrant["name"], "players": [p[1] for p in entrant["players"]]})

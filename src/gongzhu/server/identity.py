@@ -594,7 +594,9 @@ class Identity:
 
     def remember(self, user_id: str, device: str) -> None:
         """``user_id`` was signed in from the browser of ``device``: it is known to the account,
-        and trusted, from now on (the :data:`KNOWN_DEVICES_MOST` signed in from last)."""
+        and trusted, from now on (the :data:`KNOWN_DEVICES_MOST` signed in from last, and every
+        browser another account was signed in from too: those link the two accounts — one
+        person's, or one household's — and new browsers must not push them out)."""
         now, digest = _now(), _digest(device)
         try:
             with self.store.engine.begin() as c:
@@ -605,7 +607,9 @@ class Identity:
                                                            trusted=True))
                 kept = select(KNOWN_DEVICES.c.device).where(KNOWN_DEVICES.c.user_id == user_id).order_by(
                     KNOWN_DEVICES.c.last_seen.desc(), KNOWN_DEVICES.c.device).limit(KNOWN_DEVICES_MOST)
-                c.execute(delete(KNOWN_DEVICES).where(KNOWN_DEVICES.c.user_id == user_id,
+                other = KNOWN_DEVICES.alias("other")
+                shared = exists().where(other.c.device == KNOWN_DEVICES.c.device, other.c.user_id != user_id)
+                c.execute(delete(KNOWN_DEVICES).where(KNOWN_DEVICES.c.user_id == user_id, ~shared,
                                                       KNOWN_DEVICES.c.device.not_in(kept.scalar_subquery())))
         except IntegrityError:  # remembered by another request from the browser at that moment
             pass
