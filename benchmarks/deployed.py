@@ -375,6 +375,7 @@ def _up(args: argparse.Namespace, folder: Path) -> tuple[containers.ComposeSet, 
         args.builder_stages = sorted(containers.untagged_images() - untagged)
     compose = containers.ComposeSet(app, images, replicas=args.replicas)
     compose.env["GONGZHU_WEBSOCKETS_PER_ADDRESS"] = "0"  # every person comes from this one address
+    compose.env["GONGZHU_GUESTS_PER_ADDRESS"] = "0"  # (and is a guest of their own)
     compose.up()
     os.environ["SSL_CERT_FILE"] = str(compose.root_certificate(folder / "root.crt"))
     return compose, app, built

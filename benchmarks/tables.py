@@ -739,9 +739,10 @@ class Server:
     def __init__(self, folder: str, db: str | None = None, redis: str | None = None, name: str = "") -> None:
         shared = ["--redis", redis] if redis else []
         try:
-            # Every person of the load comes from this one address: no bound on its WebSockets.
-            self.process = ServeProcess(folder, *shared, "--websockets-per-address", "0", db=db,
-                                        name=f"serve{name}", answering=False)
+            # Every person of the load comes from this one address: no bound on its WebSockets
+            # nor on the guests it makes.
+            self.process = ServeProcess(folder, *shared, "--websockets-per-address", "0", "--guests-per-address", "0",
+                                        db=db, name=f"serve{name}", answering=False)
         except ServeFailed as e:
             raise SystemExit(str(e)) from None
         self.url = self.process.url

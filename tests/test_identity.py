@@ -20,15 +20,15 @@ import pytest
 from alembic import command
 from argon2 import PasswordHasher, Type
 from itsdangerous import TimestampSigner, URLSafeTimedSerializer
-from sqlalchemy import create_engine, delete, insert, select, text, update
+from sqlalchemy import create_engine, delete, func, insert, select, text, update
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
-from gongzhu.messages import catalog
+from gongzhu.messages import catalog, render
 from gongzhu.rules.match import title_for
 from gongzhu.server import app as app_module
 from gongzhu.server import migrations
-from gongzhu.server.accounts import FREE_FAILURES, LEADERBOARD_MAX, SIGNUPS_PER_ADDRESS, Attempts
+from gongzhu.server.accounts import FREE_FAILURES, LEADERBOARD_MAX, SIGNUPS_PER_ADDRESS
 from gongzhu.server.app import create_app
 from gongzhu.server.identity import (
     CHEAP_HASHING_ENV,
@@ -44,6 +44,7 @@ from gongzhu.server.identity import (
     default_hasher,
     name_key,
 )
+from gongzhu.server.policy import Attempts
 from gongzhu.server.store import MATCH_PLAYERS, MATCHES, RATINGS, REPORTS, SESSIONS, SETTINGS, USERS, Store
 from helpers.client import LOCAL, local_client, new_match, play_deal
 from helpers.database import STORES
@@ -765,3 +766,50 @@ def test_new_accounts_are_limited_per_address(app: Any) -> None:
         assert c.get("/api/me").json()["guest"] is True
     with browser(app, host="10.0.0.8") as c:  # another address is heard
         register(c, "one_more")
+
+
+def test_the_guests_one_address_makes_are_bounded(tmp_path: Path) -> None:
+    """Every request without a session makes a guest: one client address (an IPv6 client's /64)
+    makes at most ``guests_per_address`` of them in an hour (here 3).  The next request of the API
+    that would make one is refused with 429, ``Retry-After`` and the catalog's words, and makes
+    nothing; a page is served without one (its person may sign in or up there, and signing up
+    makes the account, counted by new accounts' own bound).  A browser that has its session goes
+    on, and another address is counted apart."""
+    import httpx
+
+    from helpers.live import Someone
+    from helpers.servers import LiveServer
+
+    with LiveServer(f"sqlite:///{tmp_path / 'guests.db'}", trusted_proxies=["127.0.0.1"],
+                    guests_per_address=3) as server:
+        store = server.app.state.store
+
+        def guests() -> int:
+            with store.engine.connect() as c:
+                return int(c.scalar(select(func.count()).select_from(USERS).where(USERS.c.guest.is_(True))))
+
+        first, *_ = [Someone(server, "203.0.113.7") for _ in range(3)]
+        for path in ("/", "/lobby"):
+            page = httpx.get(server.base + path, headers={"X-Forwarded-For": "203.0.113.7"})
+            assert page.status_code == 200 and "set-cookie" not in page.headers
+        assert guests() == 3
+        for path in ("/api/me", "/api/profile"):
+            refused = httpx.get(server.base + path, headers={"X-Forwarded-For": "203.0.113.7"})
+            assert refused.status_code == 429, (path, refused.text)
+            body = refused.json()
+            assert body["code"] == "server.too_many_guests" and "set-cookie" not in refused.headers
+            wait = int(refused.headers["retry-after"])
+            assert 3500 <= wait <= 3600 and body["params"] == {"seconds": wait}  # the oldest's hour
+            assert body["error"] == render("server.too_many_guests", "en", body["params"])
+            assert body["message_zh"] == render("server.too_many_guests", "zh", body["params"])
+        assert guests() == 3
+        assert first.http.get("/api/me").json()["id"] == first.id  # a session goes on
+        signing_up = httpx.post(server.base + "/api/account", json={"name": "Newcomer", "password": "a long one 123"},
+                                headers={"X-Forwarded-For": "203.0.113.7"})
+        assert signing_up.status_code == 200, signing_up.text
+        Someone(server, "198.51.100.9")  # another address
+        for host in (1, 2, 3):
+            Someone(server, f"2001:db8:0:7::{host}")
+        other_host = httpx.get(server.base + "/api/me", headers={"X-Forwarded-For": "2001:db8:0:7::ffff"})
+        assert other_host.status_code == 429  # one /64: one subscriber's
+        assert guests() == 7

@@ -40,6 +40,14 @@ def test_every_serve_option_has_its_variable() -> None:
     assert serve.environment_variable(next(a for a in _serve_parser()._actions if "-h" in a.option_strings)) is None
 
 
+def test_the_defaults_the_command_states_are_the_servers() -> None:
+    """``gongzhu serve`` states its bounds without importing the server: they are the server's."""
+    from gongzhu.server.identity import GUESTS_PER_ADDRESS
+    from gongzhu.server.policy import WEBSOCKETS_PER_ADDRESS
+
+    assert (serve.GUESTS_PER_ADDRESS, serve.WEBSOCKETS_PER_ADDRESS) == (GUESTS_PER_ADDRESS, WEBSOCKETS_PER_ADDRESS)
+
+
 def test_help_says_the_variables_exist() -> None:
     text = _serve_parser().format_help()
     assert "environment variable" in text and "GONGZHU_ALLOWED_ORIGIN" in text
@@ -88,6 +96,7 @@ def test_the_command_line_wins_and_lists_split(monkeypatch: pytest.MonkeyPatch) 
     ("GONGZHU_REVIEW_WORKERS", "65", "not a number of worker processes"),
     ("GONGZHU_TRUSTED_PROXY", "10.0.0.0/8, proxy.example", "GONGZHU_TRUSTED_PROXY='proxy.example'"),
     ("GONGZHU_WEBSOCKETS_PER_ADDRESS", "-1", "GONGZHU_WEBSOCKETS_PER_ADDRESS='-1'"),
+    ("GONGZHU_GUESTS_PER_ADDRESS", "many", "GONGZHU_GUESTS_PER_ADDRESS='many'"),
     ("GONGZHU_FORWARDED_HEADER", "x-real-ip", "x-forwarded-for or forwarded"),
 ])
 def test_a_bad_value_names_its_variable(variable: str, value: str, says: str, monkeypatch: pytest.MonkeyPatch,

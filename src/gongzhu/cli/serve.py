@@ -24,6 +24,9 @@ REVIEW_WORKERS = 2
 #: WebSockets one client address may hold open unless ``--websockets-per-address`` says otherwise
 #: (gongzhu.server.policy.WEBSOCKETS_PER_ADDRESS, not imported before serving either).
 WEBSOCKETS_PER_ADDRESS = 32
+#: Guests one client address may make in an hour unless ``--guests-per-address`` says otherwise
+#: (gongzhu.server.identity.GUESTS_PER_ADDRESS, not imported before serving either).
+GUESTS_PER_ADDRESS = 300
 #: The kinds of forwarding headers ``--forwarded-header`` names, the first the default
 #: (gongzhu.server.policy.FORWARDED_HEADERS and FORWARDED_HEADER, not imported before serving).
 FORWARDED_HEADERS = ("x-forwarded-for", "forwarded")
@@ -75,6 +78,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--websockets-per-address", type=_sockets, default=WEBSOCKETS_PER_ADDRESS, metavar="N",
                    help=f"WebSockets one client address may hold open at once (default {WEBSOCKETS_PER_ADDRESS}; "
                         "0: no bound)")
+    p.add_argument("--guests-per-address", type=_guests, default=GUESTS_PER_ADDRESS, metavar="N",
+                   help=f"guests (visitors without a session) one client address may make in an hour (default "
+                        f"{GUESTS_PER_ADDRESS}; 0: no bound; docs/operations.md)")
     p.add_argument("--metrics-allow", action="append", default=[], type=_network, metavar="ADDR_OR_CIDR",
                    help="a client address or network that may read GET /metrics, e.g. 10.0.0.0/8 (repeatable; "
                         "default 127.0.0.1 and ::1: this machine; behind a --trusted-proxy, the client it "
@@ -231,6 +237,13 @@ def _sockets(text: str) -> int:
     return int(text)
 
 
+def _guests(text: str) -> int:
+    """``--guests-per-address``: a whole number from 0 (no bound) to 1,000,000."""
+    if not (text.isascii() and text.isdigit()) or int(text) > 1_000_000:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of guests an hour from 0 (no bound) to 1000000")
+    return int(text)
+
+
 def _sqlite_folder(url: str) -> None:
     """Create the folder of a SQLite file URL, as for the default database."""
     prefix = "sqlite:///"
@@ -287,6 +300,7 @@ def run(args: argparse.Namespace) -> int:
                          trusted_proxies=getattr(args, "trusted_proxy", []),
                          forwarded_header=getattr(args, "forwarded_header", FORWARDED_HEADERS[0]),
                          websockets_per_address=getattr(args, "websockets_per_address", WEBSOCKETS_PER_ADDRESS),
+                         guests_per_address=getattr(args, "guests_per_address", GUESTS_PER_ADDRESS),
                          metrics_allow=getattr(args, "metrics_allow", None) or ("127.0.0.1", "::1"))
     except Exception as e:
         _said(args, f"gongzhu serve: cannot open the database {shown_url(db_url)}: {e}")

@@ -19,7 +19,7 @@ never delay a sign-in.  Besides, each account counts its failed sign-ins from ev
 every server, in the database (:class:`AccountGuard`): past a few more, the next try from a
 browser the account does not know waits in the same way, while its owner's browsers (those it was
 signed in from: :meth:`Identity.remember`) sign in.  New accounts are
-limited per address (:class:`Attempts`; only those with a name and a password that keep the
+limited per address (:class:`~gongzhu.server.policy.Attempts`; only those with a name and a password that keep the
 rules count, since each one hashes the password), and none is made from a browser an account
 suspended or banned now was signed in from.  Past either: ``429`` with ``Retry-After``.
 Addresses are :func:`~gongzhu.server.policy.counted_address`'s (an IPv6 client's /64 network).
@@ -30,7 +30,6 @@ from __future__ import annotations
 import math
 import re
 import time
-from collections import deque
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
@@ -46,7 +45,7 @@ from gongzhu.ratings import FAMILIES
 from gongzhu.server.account_care import routes as care_routes
 from gongzhu.server.bodies import BodyError, typed_body
 from gongzhu.server.identity import AccountError, Identity, check_name, check_password, login_key
-from gongzhu.server.policy import counted_address
+from gongzhu.server.policy import Attempts, counted_address
 from gongzhu.server.store import USERS
 from gongzhu.server.wire import personal_answer, plain_error
 
@@ -61,7 +60,6 @@ __all__ = [
     "SIGNUPS_PER_ADDRESS",
     "WINDOW",
     "AccountGuard",
-    "Attempts",
     "Backoff",
     "attempt",
     "routes",
@@ -87,40 +85,6 @@ LEADERBOARD_MAX = 200
 #: Matches listed by ``GET /api/profile`` and ``GET /api/users/{name}``, newest first.
 PROFILE_MATCHES = 200
 
-
-
-class Attempts:
-    """At most ``limit`` attempts per key in any ``window`` seconds (a sliding window):
-    :meth:`due` says how long until a key has room, :meth:`add` counts an attempt.  Keys idle for
-    a window are forgotten; past ``most_keys`` the oldest keys are dropped, so memory stays
-    bounded."""
-
-    def __init__(self, limit: int, window: float = WINDOW, *, most_keys: int = 10_000,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self.limit = limit
-        self.window = window
-        self.most_keys = most_keys
-        self.clock = clock
-        self.seen: dict[str, deque[float]] = {}
-
-    def due(self, key: str) -> float:
-        """Seconds until ``key`` may make another attempt (0.0: now)."""
-        now = self.clock()
-        times = self.seen.get(key)
-        if times is None:
-            return 0.0
-        while times and times[0] <= now - self.window:
-            times.popleft()
-        return times[0] + self.window - now if len(times) >= self.limit else 0.0
-
-    def add(self, key: str) -> None:
-        now = self.clock()
-        self.seen.setdefault(key, deque()).append(now)
-        if len(self.seen) > self.most_keys:
-            for idle in [k for k, times in self.seen.items() if not times or times[-1] <= now - self.window]:
-                del self.seen[idle]
-            while len(self.seen) > self.most_keys:
-                del self.seen[next(iter(self.seen))]
 
 
 def doubling(failures: int, free: int, first: float, most: float) -> float:
@@ -285,7 +249,7 @@ def routes(identity: Identity) -> list[Route]:
     application makes its own (the attempt limits are per application)."""
     failures = Backoff()
     guard = AccountGuard(identity)
-    signups = Attempts(SIGNUPS_PER_ADDRESS)
+    signups = Attempts(SIGNUPS_PER_ADDRESS, WINDOW)
 
     async def me(request: Request) -> Response:
         user, cookie = identity.ensure(request)

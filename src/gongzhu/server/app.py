@@ -58,6 +58,7 @@ from gongzhu.rules.options import (
 )
 from gongzhu.rules.scoring import POINT_CARDS
 from gongzhu.server.accounts import routes as account_routes
+from gongzhu.server.accounts import too_many
 from gongzhu.server.accuracy import routes as accuracy_routes
 from gongzhu.server.bodies import (
     DEFAULT_LEVEL,
@@ -76,7 +77,7 @@ from gongzhu.server.challenge_api import routes as challenge_routes
 from gongzhu.server.challenges import LEVEL, PAR_REPLAYS, Challenges
 from gongzhu.server.cluster import Cluster
 from gongzhu.server.events import routes as event_routes
-from gongzhu.server.identity import Identity, User
+from gongzhu.server.identity import GUESTS_PER_ADDRESS, GuestsRefused, Identity, User
 from gongzhu.server.logs import RequestIds
 from gongzhu.server.metrics import Metrics
 from gongzhu.server.moderation import Moderation
@@ -251,6 +252,12 @@ async def _http_error(_request: Request, exc: Exception) -> Response:
     return JSONResponse({"error": exc.detail}, status_code=exc.status_code, headers=exc.headers)
 
 
+async def _no_guest(_request: Request, exc: Exception) -> Response:
+    """A request that would make one guest too many for its address (429, ``Retry-After``)."""
+    assert isinstance(exc, GuestsRefused)
+    return too_many(exc.wait, "server.too_many_guests")
+
+
 async def _internal_error(_request: Request | None, exc: Exception) -> Response:
     if isinstance(exc, DBAPIError):  # the database is away (restarting): try again later
         log.warning("the database cannot be reached: %s", exc.__class__.__name__)
@@ -281,7 +288,7 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
                review_workers: int = WORKERS, review_budget: Budget | None = None,
                trusted_proxies: Sequence[str] = (), forwarded_header: str = FORWARDED_HEADER,
                websockets_per_address: int = WEBSOCKETS_PER_ADDRESS, par_replays: int = PAR_REPLAYS,
-               challenge_level: str = LEVEL,
+               guests_per_address: int = GUESTS_PER_ADDRESS, challenge_level: str = LEVEL,
                now: Callable[[], float] = time.time, metrics_allow: Sequence[str] = METRICS_ALLOW) -> Starlette:
     """The application on the database ``db_url`` (any SQLAlchemy URL).  ``static_dir`` replaces
     the page files' folder; ``pace`` (seconds per computer play) overrides every table's speed
@@ -296,15 +303,16 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
     forwarding headers give a client's address (:func:`~gongzhu.server.policy.client_address`),
     ``forwarded_header`` the one kind of those headers they write and the server reads
     (``x-forwarded-for`` or ``forwarded``, :class:`~gongzhu.server.policy.TrustedProxies`),
-    and ``websockets_per_address`` how many WebSockets one client address may hold open at once
-    (0: no bound).  ``par_replays`` are the expert replays of each board that give a challenge's
-    par (0: none), ``challenge_level`` the computer players of the challenges, ``now`` the
-    challenges' clock.  ``metrics_allow`` are the client addresses and networks that may read
-    ``GET /metrics`` (:mod:`gongzhu.server.operations`; this machine by default)."""
+    ``websockets_per_address`` how many WebSockets one client address may hold open at once
+    and ``guests_per_address`` how many guests it may make in an hour (0: no bound, either).
+    ``par_replays`` are the expert replays of each board that give a challenge's par (0: none),
+    ``challenge_level`` the computer players of the challenges, ``now`` the challenges' clock.
+    ``metrics_allow`` are the client addresses and networks that may read ``GET /metrics``
+    (:mod:`gongzhu.server.operations`; this machine by default)."""
     metrics = Metrics()
     store = Store(db_url)
     metrics.watch_store(store.engine)
-    identity = Identity(store)
+    identity = Identity(store, guests_per_address=guests_per_address)
     tables = Tables(store, pace=pace, hint_think=hint_think, metrics=metrics)
     reviews = Reviews(workers=review_workers, budget=review_budget)
     watch(metrics, tables, reviews)
@@ -503,7 +511,10 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         """A page, with the browser's session made first: the requests its scripts send at once,
         side by side, then share that one session (each would otherwise make a guest of its own,
         and the last answer would decide who the browser is)."""
-        _, cookie = identity.ensure(request)
+        try:
+            _, cookie = identity.ensure(request)
+        except GuestsRefused:  # its address made guests enough: the page, without one (its person
+            cookie = None      # may sign in or up there; playing as a guest waits)
         return with_cookie(_page(path, name), cookie)
 
     def page_route(path: str, file: str, name: str) -> Route:
@@ -925,7 +936,7 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
                     Middleware(SitePolicy, allowed_hosts=list(allowed_hosts),
                                allowed_origins=list(allowed_origins), trusted_proxies=list(trusted_proxies),
                                forwarded_header=forwarded_header)],
-        exception_handlers={HTTPException: _http_error, Exception: _internal_error},
+        exception_handlers={HTTPException: _http_error, GuestsRefused: _no_guest, Exception: _internal_error},
     )
     app.state.tables = tables
     app.state.store = store

@@ -31,11 +31,11 @@ from starlette.routing import Route
 
 from gongzhu.formats.web import EnterChallengeBody, NewChallengeBody
 from gongzhu.rules.options import Options
-from gongzhu.server.accounts import Attempts, attempt, too_many
+from gongzhu.server.accounts import attempt, too_many
 from gongzhu.server.bodies import PERSON, BodyError, NewTable, typed_body
 from gongzhu.server.challenges import SEAT, Challenge, ChallengeRefused, Challenges
 from gongzhu.server.identity import Identity
-from gongzhu.server.policy import counted_address
+from gongzhu.server.policy import Attempts, counted_address
 from gongzhu.server.registry import Tables
 from gongzhu.server.rooms import Person
 from gongzhu.server.wire import personal_answer, plain_error, refused_answer

@@ -16,6 +16,7 @@ import asyncio
 import hashlib
 import hmac
 import ipaddress
+import math
 import os
 import re
 import secrets
@@ -45,7 +46,7 @@ from gongzhu.server.names import (
     reserved,
     stacked_marks,
 )
-from gongzhu.server.policy import client_address, counted_address
+from gongzhu.server.policy import Attempts, client_address, counted_address
 from gongzhu.server.store import (
     BLOCKS,
     CHALLENGE_DEVICES,
@@ -76,7 +77,9 @@ __all__ = [
     "COOKIE",
     "COOKIE_MAX_AGE",
     "DEVICE_COOKIE",
+    "GUESTS_PER_ADDRESS",
     "GUEST_KEPT",
+    "GUEST_WINDOW",
     "KNOWN_DEVICES_MOST",
     "LOCAL_USER",
     "NAME_HELD",
@@ -86,6 +89,7 @@ __all__ = [
     "PASSWORD_MIN",
     "SECRET_ENV",
     "AccountError",
+    "GuestsRefused",
     "Identity",
     "User",
     "check_name",
@@ -139,6 +143,13 @@ GUEST_DIGITS = 4
 #: seen (:meth:`Identity.forget_idle_guests`): every visit without a cookie makes a guest, and
 #: most never play.
 GUEST_KEPT = timedelta(days=7)
+#: Guests one client address may make in :data:`GUEST_WINDOW` seconds, on one server process
+#: (``gongzhu serve --guests-per-address``; 0: no bound): a request that would make one more is
+#: refused (429, ``server.too_many_guests``) until the oldest is an hour old.  A household or a
+#: club behind one router makes a few; a script sending request after request without a cookie
+#: would otherwise fill the database with guests for a week.
+GUESTS_PER_ADDRESS = 300
+GUEST_WINDOW = 3600.0
 #: A name given up is held this long (docs/accounts.md): the name an account changed from, from
 #: the change, and every name an account had once it is deleted, from the deletion — besides,
 #: a deleted account's names, as long as a sanction of it is in force.  Nobody else may take a
@@ -168,6 +179,15 @@ class AccountError(Exception):
     def json(self) -> dict[str, object]:
         """``{"error": English, "message_zh", "code", "params"}``, as the routes answer it."""
         return {"error": self.text.render("en"), "message_zh": self.text.render("zh"), **self.text.json}
+
+
+class GuestsRefused(AccountError):
+    """No new guest for this address now (:data:`GUESTS_PER_ADDRESS`): ``wait`` seconds until one
+    may be made."""
+
+    def __init__(self, wait: float) -> None:
+        self.wait = max(1, math.ceil(wait))
+        super().__init__(429, Text.of("server.too_many_guests", seconds=self.wait))
 
 
 @dataclass(frozen=True, slots=True)
@@ -382,9 +402,12 @@ class Identity:
     ``docs/web-protocol.md``, Who you are).  ``hasher`` replaces :func:`default_hasher`'s argon2id
     parameters."""
 
-    def __init__(self, store: Store, *, hasher: PasswordHasher | None = None) -> None:
+    def __init__(self, store: Store, *, hasher: PasswordHasher | None = None,
+                 guests_per_address: int = GUESTS_PER_ADDRESS) -> None:
         self.store = store
         self.hasher = hasher or default_hasher()
+        #: The guests made from each address in the last :data:`GUEST_WINDOW` (None: no bound).
+        self.new_guests = Attempts(guests_per_address, GUEST_WINDOW) if guests_per_address else None
         self._serializer: URLSafeTimedSerializer | None = None
         self._network_key: bytes | None = None
         self._stand_in: str | None = None
@@ -498,9 +521,11 @@ class Identity:
         """A ``Set-Cookie`` value that removes the session cookie."""
         return _cookie("", 0, secure)
 
-    def ensure(self, request: HTTPConnection) -> tuple[User, str | None]:
+    def ensure(self, request: HTTPConnection, *, counted: bool = True) -> tuple[User, str | None]:
         """The request's user, made when it has no session: the user ``local`` for the first
-        browser on the server's own machine while it is unclaimed, else a new guest.  Returns the
+        browser on the server's own machine while it is unclaimed, else a new guest (refused,
+        :class:`GuestsRefused`, past :data:`GUESTS_PER_ADDRESS`, unless not ``counted``: a guest
+        made to become an account at once, which new accounts' own bound counts).  Returns the
         user and a ``Set-Cookie`` value to send (None when the cookie is current)."""
         current = self._current(request)
         if current is not None:
@@ -511,6 +536,12 @@ class Identity:
                 return user, self._signed(user.id, session.epoch, session.token, _secure(request))
             return user, None
         claimed = self._claim_local() if _loopback(client_address(request)) else None
+        if claimed is None and counted and self.new_guests is not None:
+            address = counted_address(request)
+            wait = self.new_guests.due(address)
+            if wait > 0:
+                raise GuestsRefused(wait)
+            self.new_guests.add(address)
         user = claimed or self.new_guest()
         return user, self.cookie(user, secure=_secure(request))
 
@@ -733,7 +764,7 @@ class Identity:
         if held:  # given up a moment ago, or an account's deleted (docs/accounts.md)
             raise taken
         hashed = await asyncio.to_thread(self.hasher.hash, password)
-        user, _ = self.ensure(request) if current is None else (current, None)
+        user, _ = self.ensure(request, counted=False) if current is None else (current, None)
         try:
             with self.store.engine.begin() as c:
                 other = other_name_like(c, look, user.id)  # checked again, one at a time

@@ -6,17 +6,21 @@ past :data:`MAX_HEADER_BYTES` (431), and adds the security headers to every answ
 check, :data:`HEALTH_PATHS`, is answered to any host); a body may hold :data:`MAX_BODY_BYTES` and a
 WebSocket message :data:`MAX_MESSAGE_BYTES`.
 :class:`RateLimiter` is the per-connection message budget of the WebSocket, :class:`SocketSlots`
-the open WebSockets of each address, and :func:`client_address` the address a client is counted
-by, read from forwarding headers only when the peer is a proxy the operator trusts, and only from
-the one kind of header those proxies write (:class:`TrustedProxies`).  Each rule and its reason:
-``docs/web-protocol.md``, Limits and the origin policy.  Imports nothing from ``gongzhu``.
+the open WebSockets of each address, :class:`Attempts` a count of what one key (an address, a
+person) did in a sliding window (new accounts, new guests, challenges made), and
+:func:`client_address` the address a client is counted by, read from forwarding headers only
+when the peer is a proxy the operator trusts, and only from the one kind of header those proxies
+write (:class:`TrustedProxies`).  Each rule and its reason: ``docs/web-protocol.md``, Limits and
+the origin policy.  Imports nothing from ``gongzhu``.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import logging
-from collections.abc import Iterable, Sequence
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
 from urllib.parse import urlsplit
 
 from starlette.requests import HTTPConnection
@@ -36,6 +40,7 @@ __all__ = [
     "OUTBOX_LIMIT",
     "SECURITY_HEADERS",
     "WEBSOCKETS_PER_ADDRESS",
+    "Attempts",
     "RateLimiter",
     "SitePolicy",
     "SocketSlots",
@@ -466,6 +471,40 @@ class SitePolicy:
 def _shown(header: str) -> str:
     """A header's name as people write it: ``X-Forwarded-For``, ``Forwarded``."""
     return "-".join(word.capitalize() for word in header.split("-"))
+
+
+class Attempts:
+    """At most ``limit`` attempts per key in any ``window`` seconds (a sliding window):
+    :meth:`due` says how long until a key has room, :meth:`add` counts an attempt.  Keys idle for
+    a window are forgotten; past ``most_keys`` the oldest keys are dropped, so memory stays
+    bounded."""
+
+    def __init__(self, limit: int, window: float, *, most_keys: int = 10_000,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.limit = limit
+        self.window = window
+        self.most_keys = most_keys
+        self.clock = clock
+        self.seen: dict[str, deque[float]] = {}
+
+    def due(self, key: str) -> float:
+        """Seconds until ``key`` may make another attempt (0.0: now)."""
+        now = self.clock()
+        times = self.seen.get(key)
+        if times is None:
+            return 0.0
+        while times and times[0] <= now - self.window:
+            times.popleft()
+        return times[0] + self.window - now if len(times) >= self.limit else 0.0
+
+    def add(self, key: str) -> None:
+        now = self.clock()
+        self.seen.setdefault(key, deque()).append(now)
+        if len(self.seen) > self.most_keys:
+            for idle in [k for k, times in self.seen.items() if not times or times[-1] <= now - self.window]:
+                del self.seen[idle]
+            while len(self.seen) > self.most_keys:
+                del self.seen[next(iter(self.seen))]
 
 
 class RateLimiter:
