@@ -770,13 +770,15 @@ def test_new_accounts_are_limited_per_address(app: Any) -> None:
 
 def test_the_guests_one_address_makes_are_bounded(tmp_path: Path) -> None:
     """Every request without a session makes a guest: one client address (an IPv6 client's /64)
-    makes at most ``guests_per_address`` of them in an hour (here 3).  The next request of the API
+    makes at most ``guests_per_address`` of them in an hour (here 3), and an IPv6 /48 eight times
+    as many.  The next request of the API
     that would make one is refused with 429, ``Retry-After`` and the catalog's words, and makes
     nothing; a page is served without one (its person may sign in or up there, and signing up
     makes the account, counted by new accounts' own bound).  A browser that has its session goes
     on, and another address is counted apart."""
     import httpx
 
+    from gongzhu.server.identity import GUESTS_A_SITE
     from helpers.live import Someone
     from helpers.servers import LiveServer
 
@@ -813,3 +815,11 @@ def test_the_guests_one_address_makes_are_bounded(tmp_path: Path) -> None:
         other_host = httpx.get(server.base + "/api/me", headers={"X-Forwarded-For": "2001:db8:0:7::ffff"})
         assert other_host.status_code == 429  # one /64: one subscriber's
         assert guests() == 7
+        # a /48 holds 65,536 /64s: it makes GUESTS_A_SITE times as many as one of them, no more
+        for subnet in range(8, 8 + GUESTS_A_SITE - 1):
+            for host in (1, 2, 3):
+                Someone(server, f"2001:db8:0:{subnet:x}::{host}")
+        wide = httpx.get(server.base + "/api/me", headers={"X-Forwarded-For": "2001:db8:0:ff::1"})
+        assert wide.status_code == 429 and wide.json()["code"] == "server.too_many_guests"
+        Someone(server, "2001:db9::1")  # another /48
+        assert guests() == 7 + 3 * (GUESTS_A_SITE - 1) + 1

@@ -77,6 +77,7 @@ __all__ = [
     "COOKIE",
     "COOKIE_MAX_AGE",
     "DEVICE_COOKIE",
+    "GUESTS_A_SITE",
     "GUESTS_PER_ADDRESS",
     "GUEST_KEPT",
     "GUEST_WINDOW",
@@ -150,6 +151,10 @@ GUEST_KEPT = timedelta(days=7)
 #: would otherwise fill the database with guests for a week.
 GUESTS_PER_ADDRESS = 300
 GUEST_WINDOW = 3600.0
+#: An IPv6 client counts by its /64, what one subscriber is given; but one given a /56 or a /48
+#: holds hundreds or thousands of /64s.  The /48 about it makes at most this many times as many
+#: guests as one address.
+GUESTS_A_SITE = 8
 #: A name given up is held this long (docs/accounts.md): the name an account changed from, from
 #: the change, and every name an account had once it is deleted, from the deletion — besides,
 #: a deleted account's names, as long as a sanction of it is in force.  Nobody else may take a
@@ -365,6 +370,15 @@ def _loopback(host: str | None) -> bool:
     return address.is_loopback
 
 
+def _site(address: str) -> str | None:
+    """The IPv6 /48 about a counted address (an IPv6 client's /64); None for any other."""
+    try:
+        network = ipaddress.ip_network(address, strict=False)
+    except ValueError:
+        return None
+    return str(network.supernet(new_prefix=48)) if network.version == 6 and network.prefixlen >= 48 else None
+
+
 def _cookie(value: str, max_age: int, secure: bool) -> str:
     """A ``Set-Cookie`` value for the session cookie."""
     return f"{COOKIE}={value}; HttpOnly; Max-Age={max_age}; Path=/; SameSite=Lax" + ("; Secure" if secure else "")
@@ -406,8 +420,10 @@ class Identity:
                  guests_per_address: int = GUESTS_PER_ADDRESS) -> None:
         self.store = store
         self.hasher = hasher or default_hasher()
-        #: The guests made from each address in the last :data:`GUEST_WINDOW` (None: no bound).
+        #: The guests made from each address in the last :data:`GUEST_WINDOW`, and from each IPv6
+        #: /48 (:data:`GUESTS_A_SITE` times as many); None: no bound.
         self.new_guests = Attempts(guests_per_address, GUEST_WINDOW) if guests_per_address else None
+        self.new_guests_a_site = Attempts(GUESTS_A_SITE * guests_per_address, GUEST_WINDOW)
         self._serializer: URLSafeTimedSerializer | None = None
         self._network_key: bytes | None = None
         self._stand_in: str | None = None
@@ -538,10 +554,15 @@ class Identity:
         claimed = self._claim_local() if _loopback(client_address(request)) else None
         if claimed is None and counted and self.new_guests is not None:
             address = counted_address(request)
-            wait = self.new_guests.due(address)
+            counts = [(self.new_guests, address)]
+            site = _site(address)
+            if site is not None:
+                counts.append((self.new_guests_a_site, site))
+            wait = max(count.due(key) for count, key in counts)
             if wait > 0:
                 raise GuestsRefused(wait)
-            self.new_guests.add(address)
+            for count, key in counts:
+                count.add(key)
         user = claimed or self.new_guest()
         return user, self.cookie(user, secure=_secure(request))
 
