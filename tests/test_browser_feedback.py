@@ -163,20 +163,23 @@ def test_the_exposure_button_says_what_it_does(page_factory: Any) -> None:
 @browser
 def test_a_single_player_table_is_not_private_and_has_no_host(page_factory: Any) -> None:
     """Alone against the computers, the header does not call the table private and no seat is
-    the host; a table made for people still says both."""
+    the host; a table made for people still says both, and that a guest's deals are practice."""
     page = page_factory(1280, 800)
     open_setup(page)
     start_match(page, declare=False)
     wait_for(page, "#seat-S .name")
     info = page.text_content("#table-info") or ""
     assert ZH["table.private"] not in info and ZH["table.public"] not in info, info
+    assert ZH["table.practice"] not in info  # (a single-player match is practice, and says so apart)
     assert page.locator(".mark.host").count() == 0
-    # A private table of the lobby, its host waiting for friends.
+    # A private table of the lobby, its host waiting for friends: a guest, so its deals would be
+    # practice, and the header says so beforehand (docs/ratings.md).
     made = api_post(page, "/api/tables", {"visibility": "private"})
     page.goto(made["url"])
     wait_for(page, in_phase("waiting"))
     wait_for(page, "#table-info:not(:empty)")
     assert ZH["table.private"] in (page.text_content("#table-info") or "")
+    assert ZH["table.practice"] in (page.text_content("#table-info") or "")
     assert page.locator("#waiting-seats .mark.host").count() == 1
 
 

@@ -471,11 +471,12 @@ def test_practice_is_a_deal_dealt_to_fewer_than_two_accounts_or_played_for_a_lar
         (bo, {}, False),
         (bo, {"visibility": "private"}, False),
         (bo, {"options": {"match_end": "deals:3", "direction": "cw"}}, False)]  # the same scoring
-    told, finals = [], []
+    told, finals, headers = [], [], []
     for other, table, _ in cases:
         _, lives = one_deal(anna, other, **table)
         told.append(lives["S"].state["deal_result"].get("practice"))
         finals.append(lives["S"].state["deal_result"]["final"]["S"])
+        headers.append(lives["S"].state["table"]["practice"])  # (the next deal's, as things stand)
         stand_up(lives)
     anna_now, bo_now = profile(anna), profile(bo)
     assert (anna_now["deals"], anna_now["practice"]["deals"]) == (3, 5)
@@ -483,6 +484,7 @@ def test_practice_is_a_deal_dealt_to_fewer_than_two_accounts_or_played_for_a_lar
     assert anna_now["lifetime"] == sum(finals[5:]) and anna_now["practice"]["score"] == sum(finals[:5])
     assert guest.http.get("/api/me").json()["practice"]["deals"] == 1
     assert told == [practice for _, _, practice in cases]  # the deal's summary says which
+    assert headers == told  # and the table's header, beforehand
 
     # Anna and Bo with a guest at West: practice for all three
     table_id = new_table(anna)["table_id"]
@@ -493,7 +495,7 @@ def test_practice_is_a_deal_dealt_to_fewer_than_two_accounts_or_played_for_a_lar
     lives["S"].send({"type": "start"})
     drive(lives, random.Random(4), lambda states: all(s.get("phase") in ("deal-over", "match-over")
                                                       for s in states.values()))
-    assert lives["S"].state["deal_result"]["practice"] is True
+    assert lives["S"].state["deal_result"]["practice"] is True and lives["S"].state["table"]["practice"] is True
     assert (profile(anna)["deals"], profile(anna)["practice"]["deals"]) == (3, 6)
     assert profile(anna)["lifetime"] == sum(finals[5:])
     assert guest.http.get("/api/me").json()["practice"]["deals"] == 2

@@ -562,10 +562,30 @@ class Table:
         (:data:`NEUTRAL_OPTIONS` apart)."""
         guest = any(u is not None and u not in self.dealt_accounts for u in self.dealt_to)
         weak = any(self.dealt_to[s] is None and self.levels[s.name] in PRACTICE_LEVELS for s in Seat)
+        return self.dealt_people < 2 or guest or weak or self._scored_otherwise
+
+    @property
+    def _scored_otherwise(self) -> bool:
+        """Whether the table's options score a deal otherwise than its preset's do
+        (:data:`NEUTRAL_OPTIONS` apart): every deal of it is practice."""
         preset = PRESETS.get(self.preset)
         mine, theirs = self.options.to_dict(), preset.to_dict() if preset is not None else {}
-        scored_otherwise = any(mine[k] != theirs.get(k) for k in mine if k not in NEUTRAL_OPTIONS)
-        return self.dealt_people < 2 or guest or weak or scored_otherwise
+        return any(mine[k] != theirs.get(k) for k in mine if k not in NEUTRAL_OPTIONS)
+
+    @property
+    def practice_ahead(self) -> bool:
+        """What a table for people tells its people, in its header: that the deal in progress is
+        practice (:attr:`practice`) or, between deals, that the next one will be as things stand —
+        its options score otherwise than its preset's, a guest sits at it, or a seat nobody sits at
+        is a weak computer's (unless people take those seats).  False at a single-player match, a
+        challenge's or an event's, and a table whose deals were set in advance: each says
+        otherwise what counts."""
+        if self.solo or self.challenge is not None or self.seeded:
+            return False
+        if self.in_deal:
+            return self.practice
+        return (self._scored_otherwise or any(o is not None and o[0] not in self.accounts for o in self.seats)
+                or any(self.seats[s] is None and self.levels[s.name] in PRACTICE_LEVELS for s in Seat))
 
     def _linked_since_dealt(self) -> set[str]:
         """The accounts dealt the deal that were people apart when it was dealt and are linked to

@@ -62,6 +62,9 @@ class TableState(Protocol):
     def practice(self) -> bool: ...
 
     @property
+    def practice_ahead(self) -> bool: ...
+
+    @property
     def deal(self) -> Deal | None: ...
 
     @property
@@ -151,7 +154,8 @@ def table_view(t: TableState) -> dict[str, Any]:
     return {"id": t.match_id, "status": t.status, "visibility": t.visibility, "host": t.host_name, "invite": None,
             "commitment": t.match.commitment if committed else None,
             "seed": str(t.match.seed) if fair and played_out else None,
-            "seeded": t.seeded, "rated": t.rated, "turn_seconds": t.turn_seconds, "expose_seconds": t.expose_seconds,
+            "seeded": t.seeded, "rated": t.rated, "practice": t.practice_ahead, "turn_seconds": t.turn_seconds,
+            "expose_seconds": t.expose_seconds,
             "accounts_only": t.accounts_only,
             "seats": seats, "spectators": len(spectators),
             "challenge": None if t.challenge is None else {

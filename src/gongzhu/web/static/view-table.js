@@ -102,6 +102,8 @@ function tableInfo() {
   if (table.seeded) parts.push(t("table.seeded"));
   // Its deals move the ratings of the people at it (docs/ratings.md).
   if (table.rated) parts.push(t("table.rated"));
+  // Its deals (this one, or the next as things stand) are practice, not for the lifetime score.
+  if (table.practice) parts.push(t("table.practice"));
   if (table.spectators) parts.push(t("table.spectators", { n: table.spectators }));
   if (!mySeat()) parts.push(t("table.watching"));
   return parts.join(" · ");
