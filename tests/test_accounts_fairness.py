@@ -278,7 +278,7 @@ def test_a_browser_that_signs_in_becomes_known_and_the_count_is_forgotten_after_
         identity.remember(alice["id"], f"device-{n:02d}-" + "x" * 22)
     assert known_devices(store, alice["id"]) == KNOWN_DEVICES_MOST
     # ... but never one another account was signed in from too: new browsers, however many, do
-    # not undo the link between the two accounts
+    # not undo the link between the two accounts (it is only no longer trusted, as an old one)
     with browser(app) as c:
         bob = sign_up(c, "Bob")
     for person in (bob, alice):
@@ -286,6 +286,7 @@ def test_a_browser_that_signs_in_becomes_known_and_the_count_is_forgotten_after_
     for n in range(KNOWN_DEVICES_MOST + 3):
         identity.remember(alice["id"], f"later-{n:02d}-" + "x" * 22)
     assert known_devices(store, alice["id"]) == KNOWN_DEVICES_MOST + 1
+    assert known_devices(store, alice["id"], trusted=True) == KNOWN_DEVICES_MOST  # (known, no longer trusted)
     assert store.people_of([alice["id"], bob["id"]], networks=False) == [{alice["id"], bob["id"]}]
 
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from gongzhu.messages import catalog
+from gongzhu.messages import catalog, render
 from gongzhu.players.registry import LEVELS
 from gongzhu.records.replay import replay
 from gongzhu.rules import Seat
@@ -468,3 +468,25 @@ def test_guest_names_are_kept_back_in_both_forms() -> None:
         "初级",
     ):
         assert reserved(name) == RESERVED, name
+
+
+@browser
+def test_a_visitor_whose_address_made_guests_enough_is_told_why_and_may_sign_in(browser: Any, tmp_path: Path) -> None:
+    """Past the guests one address makes in an hour (here one), a new browser there gets the page
+    without a session; the page says why, in its language, and signing in works there."""
+    from helpers.live import PASSWORD, account
+    from helpers.servers import LiveServer
+
+    with LiveServer(f"sqlite:///{tmp_path / 'guests.db'}", guests_per_address=1, trusted_proxies=["127.0.0.1"]) as live:
+        address = "203.0.113.9"  # (forwarded by the trusted proxy: not the server's own machine)
+        account(live, "Ann", address)  # a guest first, this address's one, then an account
+        context = browser.new_context(base_url=live.base, extra_http_headers={"X-Forwarded-For": address})
+        page = context.new_page()
+        page.goto("/lobby")
+        wait_for(page, "#toast.is-error:not([hidden])")
+        said = render("server.too_many_guests", "zh", {"seconds": 0}).split("0")[0]
+        assert said in (page.text_content("#toast") or "")
+        assert not [c for c in context.cookies() if c["name"] == "gongzhu_session"]
+        api_post(page, "/api/login", {"name": "Ann", "password": PASSWORD})
+        assert api_get(page, "/api/me")["name"] == "Ann"
+        context.close()

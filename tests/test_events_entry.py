@@ -270,6 +270,14 @@ def test_accounts_signed_in_from_one_browser_are_one_entrant(server: LiveServer)
     events = server.app.state.tables.events
     events._note_links(events.get(club.json()["id"]))  # as the next stage begins: not told again
     assert [e["action"] for e in referee.http.get(club_url).json()["log"]].count("linked") == 1
+    # Hal signs in on that browser too: the group grows, and is told; once the desk withdraws
+    # Cy & Dee, what is left of it was told already
+    assert eve.http.post("/api/login", json={"name": "Hal", "password": PASSWORD}).status_code == 200
+    events._note_links(events.get(club.json()["id"]))
+    assert referee.http.post(f"{club_url}/withdraw", json={"entrant": "Cy & Dee"}).status_code == 200
+    events._note_links(events.get(club.json()["id"]))
+    linked = [e["details"] for e in referee.http.get(club_url).json()["log"] if e["action"] == "linked"]
+    assert linked == [{"entrants": ["Cy & Dee", "Eve & Fay"]}, {"entrants": ["Cy & Dee", "Eve & Fay", "Gus & Hal"]}]
     befriend(ann, cy)
     befriend(bob, dee)
     made = referee.http.post("/api/events", json={"name": "Open pairs", "form": "howell", "boards": 1,

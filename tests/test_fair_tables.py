@@ -493,9 +493,11 @@ def test_a_set_deal_is_shown_to_everyone_and_counts_for_nobody(server: LiveServe
     assert over["verified"] == 1
     records = records_of(host, table["table_id"])
     assert len(records) == 1
+    # nor toward practice (it counts for nobody): the summary says it was set in advance, not practice
+    assert lives["N"].state["deal_result"]["practice"] is False and lives["N"].state["table"]["practice"] is False
     for person in (host, guest):
         me = person.http.get("/api/me").json()
-        assert (me["lifetime"], me["deals"], me["matches"]) == (0, 0, 0)
+        assert (me["lifetime"], me["deals"], me["matches"], me["practice"]["deals"]) == (0, 0, 0, 0)
         # the history keeps the match, marked as set in advance
         listed = {m["match_id"]: m for m in person.http.get("/api/matches").json()}
         assert listed[table["table_id"]]["seeded"] is True

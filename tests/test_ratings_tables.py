@@ -455,11 +455,11 @@ def test_a_guest_who_signs_up_mid_deal_does_not_make_it_rated(server: LiveServer
 def test_practice_is_a_deal_dealt_to_fewer_than_two_accounts_or_played_for_a_larger_factor(
         server: LiveServer) -> None:
     """A person's table with a guest (a second browser, say) is practice, and so is a deal played
-    under options that score otherwise than its preset (a one-deck factor of 100, 全亮), one
+    under options that score otherwise than any preset (a one-deck factor of 100, 全亮), one
     dealt to a computer weaker than the stand-ins (新手, 入门: one person's two accounts on two
     networks would pile up a score against them), and one dealt to two accounts and a guest (who
     might lose on purpose): none adds to the lifetime score, the deal's summary says so; two
-    accounts under their preset's scoring (how the match ends, the direction may change) with
+    accounts under a preset's scoring (how the match ends, the direction may change) with
     中级 computers or stronger play for the lifetime score."""
     anna, bo, guest = account(server, "Anna"), account(server, "Bo"), Someone(server)
     cases: list[tuple[Someone, dict[str, Any], bool]] = [
@@ -470,7 +470,8 @@ def test_practice_is_a_deal_dealt_to_fewer_than_two_accounts_or_played_for_a_lar
         (bo, {"options": {"exposure": "all"}}, True),  # 全亮: every exposure doubles, a host's choice
         (bo, {}, False),
         (bo, {"visibility": "private"}, False),
-        (bo, {"options": {"match_end": "deals:3", "direction": "cw"}}, False)]  # the same scoring
+        (bo, {"options": {"match_end": "deals:3", "direction": "cw"}}, False),  # the same scoring
+        (bo, {"options": {"scoring": "partners"}}, False)]  # online so changed: the partners preset
     told, finals, headers = [], [], []
     for other, table, _ in cases:
         _, lives = one_deal(anna, other, **table)
@@ -479,8 +480,8 @@ def test_practice_is_a_deal_dealt_to_fewer_than_two_accounts_or_played_for_a_lar
         headers.append(lives["S"].state["table"]["practice"])  # (the next deal's, as things stand)
         stand_up(lives)
     anna_now, bo_now = profile(anna), profile(bo)
-    assert (anna_now["deals"], anna_now["practice"]["deals"]) == (3, 5)
-    assert (bo_now["deals"], bo_now["practice"]["deals"]) == (3, 4)
+    assert (anna_now["deals"], anna_now["practice"]["deals"]) == (4, 5)
+    assert (bo_now["deals"], bo_now["practice"]["deals"]) == (4, 4)
     assert anna_now["lifetime"] == sum(finals[5:]) and anna_now["practice"]["score"] == sum(finals[:5])
     assert guest.http.get("/api/me").json()["practice"]["deals"] == 1
     assert told == [practice for _, _, practice in cases]  # the deal's summary says which
@@ -496,7 +497,7 @@ def test_practice_is_a_deal_dealt_to_fewer_than_two_accounts_or_played_for_a_lar
     drive(lives, random.Random(4), lambda states: all(s.get("phase") in ("deal-over", "match-over")
                                                       for s in states.values()))
     assert lives["S"].state["deal_result"]["practice"] is True and lives["S"].state["table"]["practice"] is True
-    assert (profile(anna)["deals"], profile(anna)["practice"]["deals"]) == (3, 6)
+    assert (profile(anna)["deals"], profile(anna)["practice"]["deals"]) == (4, 6)
     assert profile(anna)["lifetime"] == sum(finals[5:])
     assert guest.http.get("/api/me").json()["practice"]["deals"] == 2
     for live in lives.values():

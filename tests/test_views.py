@@ -49,6 +49,8 @@ class State:
     accounts: set[str] = field(default_factory=set)
     rated: bool = False
     practice: bool = True
+    practice_ahead: bool = False
+    ranked: bool = True
     accounts_only: bool = False
 
     @property

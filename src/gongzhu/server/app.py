@@ -774,7 +774,10 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
                 user = identity.user_for(request)
                 job = reviews.start(info.match_id, k, seat, finished_record(info, k),
                                     asker=Asker(user.id if user is not None else None, counted_address(request)))
-                _who, cookie = person(request)  # a POST makes its caller a person, as every other does
+                try:
+                    _who, cookie = person(request)  # a POST makes its caller a person, as every other does
+                except GuestsRefused:  # (its address made guests enough: the review is under way all the same)
+                    cookie = None
             else:
                 cookie = None
         except ReviewRefused as e:

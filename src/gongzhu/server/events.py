@@ -968,14 +968,15 @@ class Events:
     def _note_links(self, event: Event) -> None:
         """Tell the desk, in its log, of entrants still in the event whose players have been signed
         in from one browser since they were listed or entered (refused then: :meth:`_apart`) — one
-        person may be playing for both.  Each such group once; the desk alone sees it (it tells of
-        browsers), and the desk rules (withdraws one, or lets both play)."""
+        person may be playing for both.  Each such group once (not again once one of it is
+        withdrawn); the desk alone sees it (it tells of browsers), and the desk rules (withdraws
+        one, or lets both play)."""
         playing = [e for e in event.entrants if not e.get("withdrawn")]
         owner = {str(p[0]): e["name"] for e in playing for p in e["players"]}
         groups = [sorted({owner[u] for u in people}) for people in self.store.people_of(sorted(owner), networks=False)]
-        noted = {tuple(e["details"]["entrants"]) for e in self._log(event) if e["action"] == "linked"}
-        for names in groups:
-            if len(names) > 1 and tuple(names) not in noted:
+        noted = [set(e["details"]["entrants"]) for e in self._log(event) if e["action"] == "linked"]
+        for names in groups:  # (a group told already, or within one told — one withdrawn since — is not)
+            if len(names) > 1 and not any(set(names) <= told for told in noted):
                 self._write(event, None, "linked", {"entrants": names})
 
     async def resume(self) -> None:

@@ -646,9 +646,10 @@ class Identity:
 
     def remember(self, user_id: str, device: str) -> None:
         """``user_id`` was signed in from the browser of ``device``: it is known to the account,
-        and trusted, from now on (the :data:`KNOWN_DEVICES_MOST` signed in from last, and every
-        browser another account was signed in from too: those link the two accounts — one
-        person's, or one household's — and new browsers must not push them out)."""
+        and trusted, from now on (the :data:`KNOWN_DEVICES_MOST` signed in from last; every
+        browser another account was signed in from too stays known, no longer trusted once
+        older than those: it links the two accounts — one person's, or one household's — and new
+        browsers must not undo the link)."""
         now, digest = _now(), _digest(device)
         try:
             with self.store.engine.begin() as c:
@@ -661,8 +662,10 @@ class Identity:
                     KNOWN_DEVICES.c.last_seen.desc(), KNOWN_DEVICES.c.device).limit(KNOWN_DEVICES_MOST)
                 other = KNOWN_DEVICES.alias("other")
                 shared = exists().where(other.c.device == KNOWN_DEVICES.c.device, other.c.user_id != user_id)
-                c.execute(delete(KNOWN_DEVICES).where(KNOWN_DEVICES.c.user_id == user_id, ~shared,
-                                                      KNOWN_DEVICES.c.device.not_in(kept.scalar_subquery())))
+                older = KNOWN_DEVICES.c.device.not_in(kept.scalar_subquery())
+                c.execute(delete(KNOWN_DEVICES).where(KNOWN_DEVICES.c.user_id == user_id, ~shared, older))
+                c.execute(update(KNOWN_DEVICES).where(KNOWN_DEVICES.c.user_id == user_id, older,
+                                                      KNOWN_DEVICES.c.trusted.is_(True)).values(trusted=False))
         except IntegrityError:  # remembered by another request from the browser at that moment
             pass
 

@@ -54,7 +54,7 @@ log = logging.getLogger("gongzhu.server")
 
 #: How many timeouts in a row put a seat into 托管.
 TIMEOUTS_TO_AUTO = 2
-#: The options a host may change from their preset's and still play for the lifetime score: how
+#: The options a host may change from a preset's and still play for the lifetime score: how
 #: the match ends, which way the play goes, the first lead, discarding an exposed card before its
 #: suit is led — none of them changes what a deal scores.  Any other (the factor, the exposures,
 #: the forced fourth, the hearts' values, self-catching, the scoring …) makes a deal practice,
@@ -415,7 +415,7 @@ class Table:
             south_final=deal.score.final[PERSON], totals=list(self.match.totals), over=over,
             winners=[s.name for s in outcome.winners] if outcome else [],
             pigs=[s.name for s in outcome.pigs] if outcome else [], charges=charges, seating=self.seating(),
-            expected=self.stored, ranked=self._ranked, rated=rated,
+            expected=self.stored, ranked=self.ranked, rated=rated,
             practice=self.practice, deals=len(self.match.deals),
         ))
         self.stored = self.version
@@ -525,7 +525,7 @@ class Table:
         self.skills.update({u: by[self.family] for u, by in self.hub.store.ratings(ids, self.family).items()})
 
     @property
-    def _ranked(self) -> bool:
+    def ranked(self) -> bool:
         """Whether the table's deals count toward the lifetime score (or practice), deals, matches
         and pigs of the people dealt them: not where the host chose the seed, nor an event's or a
         challenge's (those counters are public and move as each deal finishes, so they would tell
@@ -558,7 +558,7 @@ class Table:
         (:attr:`dealt_people`) — one person alone against computers, as a single-player match is,
         or with accounts linked to theirs —, or to a guest (a throwaway name: one's own second
         browser, losing on purpose), or to a computer weaker than the stand-ins
-        (:data:`PRACTICE_LEVELS`), or played under options that score otherwise than its preset's
+        (:data:`PRACTICE_LEVELS`), or played under options that score otherwise than any preset's
         (:data:`NEUTRAL_OPTIONS` apart)."""
         guest = any(u is not None and u not in self.dealt_accounts for u in self.dealt_to)
         weak = any(self.dealt_to[s] is None and self.levels[s.name] in PRACTICE_LEVELS for s in Seat)
@@ -566,17 +566,18 @@ class Table:
 
     @property
     def _scored_otherwise(self) -> bool:
-        """Whether the table's options score a deal otherwise than its preset's do
-        (:data:`NEUTRAL_OPTIONS` apart): every deal of it is practice."""
-        preset = PRESETS.get(self.preset)
-        mine, theirs = self.options.to_dict(), preset.to_dict() if preset is not None else {}
-        return any(mine[k] != theirs.get(k) for k in mine if k not in NEUTRAL_OPTIONS)
+        """Whether the table's options score a deal otherwise than every preset's do
+        (:data:`NEUTRAL_OPTIONS` apart; ``online`` made to score by partnerships scores as
+        ``partners`` does): every deal of it is practice."""
+        mine = self.options.to_dict()
+        return not any(all(mine[k] == theirs.get(k) for k in mine if k not in NEUTRAL_OPTIONS)
+                       for theirs in (preset.to_dict() for preset in PRESETS.values()))
 
     @property
     def practice_ahead(self) -> bool:
         """What a table for people tells its people, in its header: that the deal in progress is
         practice (:attr:`practice`) or, between deals, that the next one will be as things stand —
-        its options score otherwise than its preset's, a guest sits at it, or a seat nobody sits at
+        its options score otherwise than any preset's, a guest sits at it, or a seat nobody sits at
         is a weak computer's (unless people take those seats).  False at a single-player match, a
         challenge's or an event's, and a table whose deals were set in advance: each says
         otherwise what counts."""

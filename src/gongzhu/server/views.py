@@ -65,6 +65,9 @@ class TableState(Protocol):
     def practice_ahead(self) -> bool: ...
 
     @property
+    def ranked(self) -> bool: ...
+
+    @property
     def deal(self) -> Deal | None: ...
 
     @property
@@ -226,7 +229,8 @@ def deal_shared_view(t: TableState, deal: Deal, cards_played: list[tuple[Seat, C
         "captured": {s.name: taken[s] for s in Seat},
         "points": _points(deal, cards_played),
         "cards_left": cards_left,
-        "deal_result": deal_result(t.match_id, deal, practice=t.practice) if over else None,
+        # (practice where it was added up as practice: a deal set in advance counts toward neither)
+        "deal_result": deal_result(t.match_id, deal, practice=t.practice and t.ranked) if over else None,
     }
 
 

@@ -36,7 +36,7 @@ from gongzhu.messages import Text
 from gongzhu.rules.cards import Seat
 from gongzhu.server.bodies import BodyError, json_body
 from gongzhu.server.challenges import Challenges
-from gongzhu.server.identity import Identity
+from gongzhu.server.identity import GuestsRefused, Identity
 from gongzhu.server.policy import MAX_BODY_BYTES, counted_address
 from gongzhu.server.reviews import in_daemon_thread
 from gongzhu.server.store import MatchInfo, Store
@@ -242,7 +242,10 @@ class WhatIfRoute:
                     raise WhatIfRefused(500, Text.of("whatif.failed")) from None
         except WhatIfRefused as e:
             return _refused(e)
-        _, cookie = self.identity.ensure(request)  # an answered POST makes its caller a person, as every other does
+        try:
+            _, cookie = self.identity.ensure(request)  # an answered POST makes its caller a person, as every other does
+        except GuestsRefused:  # (its address made guests enough: answered all the same, as a page is)
+            cookie = None
         return personal_answer(answer, cookie)
 
 

@@ -29,7 +29,7 @@ import {
 import { installCardDefs } from "./cards.js";
 import { connect, requestHint } from "./connection.js";
 import { $, fillSelect, toast } from "./dom.js";
-import { applyI18n, getLang, setLang, speedLabel, t } from "./i18n.js";
+import { applyI18n, getLang, refusalText, setLang, speedLabel, t } from "./i18n.js";
 import { focusHand, focusHandOnDeal, onKey } from "./keys.js";
 import { watchNextTable } from "./next-table.js";
 import { changeLanguage, startRendering } from "./render.js";
@@ -200,6 +200,8 @@ async function loadMe() {
   try {
     const res = await fetch("/api/me");
     if (res.ok) setMe(await res.json());
+    // No guest for this browser now (its address made many): say why; signing in still works.
+    else if (res.status === 429) toast(refusalText({ body: await res.json(), status: 429 }), true);
   } catch {
     // Not reachable: the table's connection retries on its own.
   }

@@ -78,6 +78,8 @@ async function loadMe() {
   try {
     const res = await fetch("/api/me");
     if (res.ok) me = await res.json();
+    // No guest for this browser now (its address made many): say why; signing in still works.
+    else if (res.status === 429) toast(refusal(await res.json(), ""), true);
   } catch {
     // Not reachable: the socket below retries on its own.
   }
