@@ -648,9 +648,9 @@ class Table:
         if self.accounts_only and not self.hub.store.accounts([person.id]):
             raise Refused("server.accounts_only")
         if self.solo and person.id != self.host:
-            # a single-player match is its player's alone: nobody else plays its hands (on a seed
-            # its player chose, known ones; else at the levels that player chose, weak ones too,
-            # as practice there is not)
+            # a single-player match is its player's alone: nobody else is dealt its hands (on a
+            # seed its player chose, that player knows them; and a seat in 托管 there is played at
+            # the levels that player chose, 新手 too, not by the stand-ins)
             raise Refused("server.seeded_alone" if self.seeded else "server.solo_alone")
         mine = self.seat_of(person.id)
         if mine is not None:
