@@ -437,3 +437,58 @@ def test_friend_requests_asked_at_one_moment_on_two_servers_keep_to_the_bound(db
     finally:
         for store in stores:
             store.close()
+
+
+def test_people_apart_by_a_block_do_not_hear_each_other_watching_one_table(server: LiveServer) -> None:
+    """Ann blocked Bad; both watch Host's table, which neither sits at nor hosts, so nothing shuts
+    either out.  Neither hears the other's chat — live, or replayed to a page that comes back —
+    while Host and Cy hear both."""
+    host, ann, bad, cy = (account(server, n) for n in ("Host", "Ann", "Bad", "Cy"))
+    assert ann.http.post("/api/people/Bad/block").json()["blocked"]
+    table_id = new_table(host)["table_id"]
+    hosting = host.connect(table_id)
+    hosting.until(lambda s: s["phase"] == "waiting")
+    lives = {"ann": ann.connect(table_id), "bad": bad.connect(table_id), "cy": cy.connect(table_id)}
+    hosting.until(lambda s: s["table"]["spectators"] == 3)
+    lives["bad"].send({"type": "chat", "text": "you cannot block me"})
+    lives["ann"].send({"type": "chat", "text": "hello all"})
+    lives["cy"].send({"type": "chat", "text": "hi"})
+
+    def heard(live: Any) -> list[str]:
+        said: list[str] = []
+        while "hi" not in said:  # (Cy spoke last: everyone hears Cy)
+            message = live.receive()
+            if message["type"] == "chat":
+                said.append(message["text"])
+        return said
+
+    assert heard(hosting) == ["you cannot block me", "hello all", "hi"]
+    assert heard(lives["cy"]) == ["you cannot block me", "hello all", "hi"]
+    assert heard(lives["ann"]) == ["hello all", "hi"]
+    assert heard(lives["bad"]) == ["you cannot block me", "hi"]
+    lives["ann"].close()
+    again = ann.connect(table_id)  # a page opened anew: the chat kept is replayed, Bad's left out
+    assert heard(again) == ["hello all", "hi"]
+    for live in (hosting, again, lives["bad"], lives["cy"]):
+        live.close()
+
+
+def test_someone_who_changes_their_name_is_blocked_and_reported_by_the_name_they_were_seen_by(
+        server: LiveServer) -> None:
+    """Bad says something to Ann and changes their name at once: Ann blocks and reports the name
+    she saw, which Bad holds for a while (docs/accounts.md), and the answers name them by it — not
+    by the new name.  A name nobody holds is still unknown."""
+    from helpers.live import PASSWORD
+
+    ann, bad = account(server, "Ann"), account(server, "Bad")
+    renamed = bad.http.post("/api/account/name", json={"name": "Rob", "password": PASSWORD})
+    assert renamed.status_code == 200, renamed.text
+    blocked = ann.http.post("/api/people/bad/block")
+    assert blocked.status_code == 200, blocked.text
+    assert blocked.json() == {"name": "Bad", "blocked": True}
+    assert people(ann)["blocked"] == ["Rob"]  # (her own list names them as they are)
+    reported = ann.http.post("/api/people/Bad/report", json={"reason": "abuse in chat"})
+    assert reported.status_code == 201 and reported.json()["name"] == "Bad", reported.text
+    assert ann.http.delete("/api/people/Bad/block").json() == {"name": "Bad", "blocked": False}
+    refused(ann.http.post("/api/people/Nobody/block"), 404, "server.account_unknown")
+    refused(ann.http.post("/api/people/Bad/friend"), 404, "server.account_unknown")  # (nor is the new one told)

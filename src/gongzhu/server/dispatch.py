@@ -161,5 +161,8 @@ def _chat(table: Table, connection: Presence, message: ChatMessage) -> None:
     if not table.chat_budgets.allow(connection.person.id, time.monotonic()):
         raise Refused("server.chat_too_fast")
     seat = table.seat_of(connection.person.id)
+    # Nobody hears a person they blocked, or who blocked them: watchers of one table are kept
+    # apart by nothing else (docs/people.md); the line is kept from them when replayed too.
     table.event({"type": "chat", "from": {"name": connection.person.name,
-                                          "seat": seat.name if seat is not None else None}, **body})
+                                          "seat": seat.name if seat is not None else None}, **body},
+                not_to=table.hub.store.blocks_of(connection.person.id))

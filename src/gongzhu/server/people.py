@@ -42,7 +42,7 @@ from gongzhu.formats.web import InviteBody, ReportBody
 from gongzhu.jsontext import show
 from gongzhu.messages import Text
 from gongzhu.server.bodies import BodyError, typed_body
-from gongzhu.server.identity import AccountError, Identity, User, login_key
+from gongzhu.server.identity import NAME_HELD, AccountError, Identity, User, login_key
 from gongzhu.server.store import BLOCKS, FRIENDS, INVITATIONS, MATCHES, REPORTS, USERS, Store, friends_among, hold
 from gongzhu.server.wire import personal_answer, plain_error
 
@@ -83,12 +83,25 @@ class People:
         self.store = store
         self.now = now
 
-    def account(self, name: str) -> tuple[str, str]:
-        """The id and name of the account named ``name``; refused when there is none."""
+    def account(self, name: str, *, former: bool = False) -> tuple[str, str]:
+        """The id and name of the account named ``name``; refused when there is none.  With
+        ``former``, also the account that gave ``name`` up last and holds it still
+        (:data:`~gongzhu.server.identity.NAME_HELD`): someone who said something under a name
+        and changed it at once is blocked and reported by the name they were seen by — the
+        answer names them by it, not by their new one."""
+        key = login_key(name)
         with self.store.engine.connect() as c:
             row = c.execute(select(USERS.c.id, USERS.c.name).where(
-                USERS.c.name_key == login_key(name), USERS.c.guest.is_(False),
+                USERS.c.name_key == key, USERS.c.guest.is_(False),
                 USERS.c.password_hash.is_not(None))).first()
+            if row is None and former:
+                cutoff = (datetime.now(UTC) - NAME_HELD).isoformat(timespec="microseconds")
+                renamed = c.execute(select(USERS.c.id, USERS.c.former_names).where(
+                    USERS.c.deleted.is_(None), USERS.c.former_names.is_not(None), USERS.c.renamed >= cutoff,
+                    USERS.c.password_hash.is_not(None))).all()
+                found = next((r for r in renamed if r.former_names and login_key(r.former_names[-1]) == key), None)
+                if found is not None:
+                    return str(found.id), str(found.former_names[-1])
         if row is None:
             raise AccountError(404, Text.of("server.account_unknown", name=show(name)))
         return row.id, row.name
@@ -339,7 +352,7 @@ def routes(people: People, identity: Identity, table_url: Callable[[str, str], s
     async def block(request: Request) -> Response:
         try:
             me = account_of(request)
-            other, name = people.account(request.path_params["name"])
+            other, name = people.account(request.path_params["name"], former=True)
             if request.method == "DELETE":
                 people.unblock(me.id, other)
                 return personal_answer({"name": name, "blocked": False})
@@ -356,7 +369,7 @@ def routes(people: People, identity: Identity, table_url: Callable[[str, str], s
             return plain_error(e.status, str(e))
         try:
             me = account_of(request)
-            other, name = people.account(request.path_params["name"])
+            other, name = people.account(request.path_params["name"], former=True)
             people.report(me.id, other, body.reason, body.match_id)
         except AccountError as e:
             return refused(e)

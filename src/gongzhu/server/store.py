@@ -644,6 +644,11 @@ def playing_elsewhere(c: Connection, user_id: str, match_id: str) -> str | None:
     return str(found[0]) if found else None
 
 
+#: The most block relations of one person :meth:`Store.blocks_of` reads: a person blocks at most
+#: 500 (gongzhu.server.people.MOST), and few are blocked by more.
+BLOCKS_READ = 2000
+
+
 def friends_among(c: Connection, user: str, others: Sequence[str]) -> set[str]:
     """Which of ``others`` are ``user``'s friends (a request accepted: a row each way), read in
     ``c``'s transaction."""
@@ -1402,6 +1407,14 @@ class Store:
         with self.engine.connect() as c:
             rows = c.execute(select(USERS.c.id, USERS.c.name, USERS.c.lifetime).where(USERS.c.id.in_(ids)))
             return {r.id: (r.name, int(r.lifetime)) for r in rows}
+
+    def blocks_of(self, user: str) -> set[str]:
+        """Everyone ``user`` blocked, and everyone who blocked ``user`` (at most :data:`BLOCKS_READ`
+        of them)."""
+        with self.engine.connect() as c:
+            rows = c.execute(select(BLOCKS.c.user_id, BLOCKS.c.blocked_id).where(
+                (BLOCKS.c.user_id == user) | (BLOCKS.c.blocked_id == user)).limit(BLOCKS_READ)).all()
+        return {other for row in rows for other in row if other != user}
 
     def blocked_among(self, user: str, others: Sequence[str]) -> bool:
         """Whether ``user`` blocked any of ``others``, or any of them blocked ``user``."""
