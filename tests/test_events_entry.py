@@ -306,3 +306,26 @@ def test_entrants_linked_after_entering_keep_out_nobody_and_are_told_to_the_desk
     assert referee.http.post(f"{event}/start").status_code == 200
     log = referee.http.get(event).json()["log"]
     assert [e["details"] for e in log if e["action"] == "linked"] == [{"entrants": ["L0 & L1", "L2 & L3"]}]
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_no_event_or_entrant_passes_for_someone_it_is_not(server: LiveServer) -> None:
+    """An entrant's own name is not another account's, nor like one (it would take that person's
+    name from them: they could not enter under it); it may be its own player's.  Neither an
+    event's name nor an entrant's passes for the game's staff, a guest or a deleted player."""
+    referee = account(server, "Desk", "10.7.0.1")
+    ann, bob, cy = (account(server, n, f"10.7.5.{i}") for i, n in enumerate(("Ann", "Bob", "Cy"), 1))
+    refused(referee.http.post("/api/events", json={"name": "拱猪官方锦标赛 · 系统通知", "form": "individual",
+                                                   "entry": "open"}), 400, "event.name_kept")
+    made = referee.http.post("/api/events", json={"name": "Open night", "form": "individual", "entry": "open"})
+    entries = f"/api/events/{made.json()['id']}/entries"
+    for name in ("Ann", "ANN", "Ａｎｎ", "Cy"):
+        taken = bob.http.post(entries, json={"name": name, "players": ["Bob"]})
+        assert refused(taken, 400, "event.entrant_name_taken")["params"] == {"name": name}
+    for name in ("系统管理员", "游客1234", "Guest 12"):
+        refused(bob.http.post(entries, json={"name": name, "players": ["Bob"]}), 400, "event.name_kept")
+    assert bob.http.post(entries, json={"name": "Bobby", "players": ["Bob"]}).status_code == 200
+    assert ann.http.post(entries, json={"name": "Ann", "players": ["Ann"]}).status_code == 200  # her own
+    assert cy.http.post(entries, json={"players": ["Cy"]}).status_code == 200
+    names = [e["name"] for e in referee.http.get(entries.removesuffix("/entries")).json()["entrants"]]
+    assert names == ["Bobby", "Ann", "Cy"]

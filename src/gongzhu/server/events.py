@@ -55,7 +55,7 @@ import logging
 import secrets
 import threading
 import unicodedata
-from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -101,7 +101,7 @@ from gongzhu.search.claims import check_claim, finish_by_claim
 from gongzhu.server.bodies import DEFAULT_LEVEL, DEFAULT_SPEED, BodyError, json_body
 from gongzhu.server.challenges import ParComputer
 from gongzhu.server.identity import Identity, User, login_key
-from gongzhu.server.names import MOST_MARKS, stacked_marks
+from gongzhu.server.names import MOST_MARKS, SCRIPTS, name_key, name_skeleton, reserved, stacked_marks
 from gongzhu.server.registry import Tables
 from gongzhu.server.rooms import Person
 from gongzhu.server.store import (
@@ -584,11 +584,30 @@ class Events:
             name = _text(raw.get("name"), 40)
             if name is None:
                 raise EventRefused(400, "event.bad_entrant_name")
+            self._no_pretence(name, {p[0] for p in players})
         else:
             name = " & ".join(p[1] for p in players)
         if any(_same_name(o["name"], name) for o in taken):
             raise EventRefused(400, "event.same_entrant_names", name=name)
         return {"name": name, "players": players}
+
+    def _no_pretence(self, name: str, players: Collection[str] | None = None) -> None:
+        """Refused (400) when ``name`` — an event's, or (with its ``players``) an entrant's own —
+        would pass for someone it is not: the game's staff, a guest, a computer player or a
+        deleted player (``event.name_kept``, as an account's name would be: letters of scripts
+        that do not go together are let be, an event's name being no one's), or an account that
+        is not among the entrant's players (``event.entrant_name_taken``: else an entrant could
+        take another person's name, and keep them from entering under it)."""
+        why = reserved(name)
+        if why is not None and why != SCRIPTS:
+            raise EventRefused(400, "event.name_kept", name=name)
+        if players is None:
+            return
+        with self.store.engine.connect() as c:
+            owners = set(c.scalars(select(USERS.c.id).where(
+                (USERS.c.name_key == name_key(name)) | (USERS.c.name_skeleton == name_skeleton(name)))))
+        if owners - set(players):
+            raise EventRefused(400, "event.entrant_name_taken", name=name)
 
     def _apart(self, entrants: Sequence[Mapping[str, Any]], new: int = 0) -> None:
         """Refused (409) when a player of one of ``entrants[new:]`` (all of them, by default)
@@ -654,6 +673,7 @@ class Events:
         name = _text(body.get("name"), 64)
         if name is None:
             raise EventRefused(400, "event.bad_name")
+        self._no_pretence(name)
         form = body.get("form", "teams")
         if form not in FORMS:
             raise EventRefused(400, "event.bad_form", form=str(form)[:40], forms=", ".join(FORMS))
