@@ -616,11 +616,15 @@ class Events:
         knowing the other's cards.  Links among the entrants before ``new`` are not looked at: the
         desk hears of those (:meth:`_note_links`), and one entering is told nothing of them, nor
         kept out by them.  Networks are not looked at: a club night's players share one."""
+        if any(max(group) >= new for group in self._linked(entrants)):
+            raise EventRefused(409, "event.linked_entrants")
+
+    def _linked(self, entrants: Sequence[Mapping[str, Any]]) -> list[set[int]]:
+        """The groups (of two or more) of ``entrants``, by index, whose players were signed in
+        from one browser, one to another (networks aside)."""
         owner = {str(p[0]): i for i, e in enumerate(entrants) for p in e["players"]}
-        for people in self.store.people_of(sorted(owner), networks=False):
-            sides = {owner[u] for u in people}
-            if len(sides) > 1 and max(sides) >= new:
-                raise EventRefused(409, "event.linked_entrants")
+        groups = ({owner[u] for u in people} for people in self.store.people_of(sorted(owner), networks=False))
+        return [group for group in groups if len(group) > 1]
 
     def _entrants(self, form: str, raw: object, least: int) -> list[dict[str, Any]]:
         """The entrants of a ``POST /api/events`` body: ``least`` to the form's most."""
@@ -752,8 +756,7 @@ class Events:
         request they did not accept, nor by someone they blocked (a block ends a friendship, and
         the refusal is the same as for anyone else not a friend, so it tells of no block)."""
         with self.store.engine.connect() as c:
-            friends = friends_among(c, organiser.id, [p[0] for p in named])
-        stranger = next((p[1] for p in named if p[0] not in friends), None)
+            stranger = _stranger(c, organiser.id, named)
         if stranger is not None:
             raise EventRefused(403, "event.player_not_friend", name=stranger)
 
@@ -814,9 +817,7 @@ class Events:
             # Partners are the caller's friends: nobody is entered by someone they did not accept
             # as a friend (a block ends a friendship: nor by someone they blocked).  Asked before
             # the browsers are: whether a partner shares one with an entrant is for friends to learn.
-            others = [p for p in entrant["players"] if p[0] != user.id]
-            friends = friends_among(c, user.id, [p[0] for p in others])
-            stranger = next((p[1] for p in others if p[0] not in friends), None)
+            stranger = _stranger(c, user.id, [p for p in entrant["players"] if p[0] != user.id])
             if stranger is not None:
                 raise EventRefused(403, "event.partner_not_friend", name=stranger)
             self._apart([*taken, entrant], new=len(taken))
@@ -992,11 +993,10 @@ class Events:
         withdrawn); the desk alone sees it (it tells of browsers), and the desk rules (withdraws
         one, or lets both play)."""
         playing = [e for e in event.entrants if not e.get("withdrawn")]
-        owner = {str(p[0]): e["name"] for e in playing for p in e["players"]}
-        groups = [sorted({owner[u] for u in people}) for people in self.store.people_of(sorted(owner), networks=False)]
         noted = [set(e["details"]["entrants"]) for e in self._log(event) if e["action"] == "linked"]
-        for names in groups:  # (a group told already, or within one told — one withdrawn since — is not)
-            if len(names) > 1 and not any(set(names) <= told for told in noted):
+        for group in self._linked(playing):  # (a group told already, or within one told — one withdrawn since — is not)
+            names = sorted(playing[i]["name"] for i in group)
+            if not any(set(names) <= told for told in noted):
                 self._write(event, None, "linked", {"entrants": names})
 
     async def resume(self) -> None:
@@ -1502,6 +1502,13 @@ class Events:
 
 #: The positions a referee's ruling may search (the table's own bound is far smaller).
 RULING_LIMIT = 2_000_000
+
+
+def _stranger(c: Connection, user: str, named: Sequence[Sequence[str]]) -> str | None:
+    """The name of the first of ``named`` (``[id, name]``) who is not ``user``'s friend (read in
+    ``c``'s transaction), or None."""
+    friends = friends_among(c, user, [p[0] for p in named])
+    return next((p[1] for p in named if p[0] not in friends), None)
 
 
 def _search_claim(record: Mapping[str, Any], claimed: Mapping[str, Any]) -> tuple[str, tuple[
