@@ -295,9 +295,9 @@ def test_a_name_is_not_changed_at_a_table_that_is_not_over(server: LiveServer) -
 
 @pytest.mark.parametrize("db_url", STORES, indirect=True)
 def test_a_deleted_account_leaves_its_name_at_no_open_table(server: LiveServer) -> None:
-    """Nina hosts a public table, stands up, chats and deletes her account while Dave watches:
-    the table, still open, shows its host by the neutral name to whoever comes, and a page that
-    comes back is not sent her chat line again."""
+    """Nina hosts a public table, stands up, chats, renames herself Nora, chats again and deletes
+    her account while Dave watches: the table, still open, shows its host by the neutral name to
+    whoever comes, and a page that comes back is sent neither chat line again, under either name."""
     nina, dave = account(server, "Nina"), account(server, "Dave")
     table_id = new_table(nina)["table_id"]
     host = nina.connect(table_id)
@@ -310,7 +310,15 @@ def test_a_deleted_account_leaves_its_name_at_no_open_table(server: LiveServer) 
     heard = seen.receive(10)
     while "nina@example.com" not in json.dumps(heard):
         heard = seen.receive(10)
-    r = nina.http.post("/api/account/delete", json={"password": PASSWORD, "confirm": "Nina"})
+    r = nina.http.post("/api/account/name", json={"name": "Nora", "password": PASSWORD})
+    assert r.status_code == 200, r.text
+    host.close()
+    host = nina.connect(table_id)
+    host.until(lambda s: s["phase"] == "waiting")
+    host.send({"type": "chat", "text": "or call 555-0100"})
+    while "555-0100" not in json.dumps(heard):
+        heard = seen.receive(10)
+    r = nina.http.post("/api/account/delete", json={"password": PASSWORD, "confirm": "Nora"})
     assert r.status_code == 200, r.text
     neutral = r.json()["name"]
     newcomer = Someone(server).connect(table_id)
@@ -318,8 +326,9 @@ def test_a_deleted_account_leaves_its_name_at_no_open_table(server: LiveServer) 
     back = dave.connect(table_id, since=1)
     back.until(lambda s: s["phase"] == "waiting")
     back.drain(0.5)
-    assert "Nina" not in json.dumps(back.messages) and "nina@example.com" not in json.dumps(back.messages)
-    assert "Nina" not in json.dumps(newcomer.messages)
+    replayed = json.dumps(back.messages)
+    assert not any(said in replayed for said in ("Nina", "Nora", "nina@example.com", "555-0100")), replayed
+    assert "Nina" not in json.dumps(newcomer.messages) and "Nora" not in json.dumps(newcomer.messages)
     for live in (newcomer, back, seen):  # (Dave's first page stayed all along: the table stayed loaded)
         live.close()
 

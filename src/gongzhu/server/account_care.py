@@ -369,6 +369,10 @@ class AccountCare:
             return neutral
         raise RuntimeError("no free neutral name after 20 tries")
 
+    def names_had(self, user_id: str) -> list[str]:
+        """Every name a deleted account had (its ``former_names``: the last one too)."""
+        return list(self._row(user_id).former_names or [])
+
     def export(self, user_id: str) -> dict[str, Any]:
         """Everything stored about the person (``GET /api/account/export``; docs/accounts.md):
         never a password hash, a session's token, a browser's device token or its digest, or what
@@ -610,12 +614,13 @@ def routes(identity: Identity, failures: Tries) -> list[Route]:
         try:
             # Off the event loop: every record of every match the person played is rewritten.
             neutral = await asyncio.to_thread(care.delete, user.id)
+            names = await asyncio.to_thread(care.names_had, user.id)
         except AccountError as e:
             return _refused(e)
         if identity.on_ended is not None:  # its table connections close at once (on the event loop)
             identity.on_ended(user.id)
-        if identity.on_deleted is not None:  # and the open tables show its former name no more
-            identity.on_deleted(user.id, user.name, neutral)
+        if identity.on_deleted is not None:  # and the open tables show none of its names any more
+            identity.on_deleted(user.id, names, neutral)
         secure = request.url.scheme in ("https", "wss")
         return personal_answer({"deleted": True, "name": neutral}, identity.cleared_cookie(secure=secure))
 

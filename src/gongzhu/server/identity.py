@@ -21,7 +21,7 @@ import os
 import re
 import secrets
 import unicodedata
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -430,9 +430,9 @@ class Identity:
         #: Told the user id whenever sessions of that user end (sign-out, sign-up, signing in over
         #: a session): the application closes its connections that no longer have one.
         self.on_ended: Callable[[str], None] | None = None
-        #: Told of an account deleted (its id, its name until then, its neutral name), on the event
-        #: loop: the application's open tables forget the name.
-        self.on_deleted: Callable[[str, str, str], None] | None = None
+        #: Told of an account deleted (its id, every name it had, its neutral name), on the event
+        #: loop: the application's open tables forget those names.
+        self.on_deleted: Callable[[str, Sequence[str], str], None] | None = None
         #: Why a user may not sign in now (a suspension or a ban, gongzhu.server.moderation), or
         #: None; set by the application.
         self.barred: Callable[[str], Text | None] | None = None

@@ -274,18 +274,19 @@ class Tables:
             return
         table.close_down(Text(str(said[0]), dict(said[1])))
 
-    def forget(self, user_id: str, name: str, neutral: str, *, share: bool = True) -> None:
+    def forget(self, user_id: str, names: Sequence[str], neutral: str, *, share: bool = True) -> None:
         """A person deleted their account: the tables run here that they host show the neutral
-        name, and no room here sends the chat lines said under their name to a page that comes
-        back — on every server (``share``: the others are told through the bus)."""
+        name, and no room here sends the chat lines said under any of their ``names`` (the one
+        they had last and those they gave up) to a page that comes back — on every server
+        (``share``: the others are told through the bus)."""
         for table in list(self._tables.values()):
             if table.host == user_id and table.host_name != neutral:
                 table.host_name = neutral
                 table.republish()
         for room in self.rooms.values():
-            room.forget_chat(name)
+            room.forget_chat(set(names))
         if share and self.bus.shared:
-            self.bus.to_lobby({"op": "forget", "user": user_id, "name": name, "as": neutral})
+            self.bus.to_lobby({"op": "forget", "user": user_id, "names": list(names), "as": neutral})
 
     def blocked(self, user: str, other: str, *, share: bool = True) -> None:
         """``user`` blocked ``other``: at each table run here, whichever of the two it is closed
@@ -308,7 +309,7 @@ class Tables:
             self.blocked(str(user), str(other), share=False)
             return
         if payload.get("op") == "forget":
-            self.forget(str(payload["user"]), str(payload["name"]), str(payload["as"]), share=False)
+            self.forget(str(payload["user"]), [str(n) for n in payload["names"]], str(payload["as"]), share=False)
             return
         self.lobby.remote(payload)
 

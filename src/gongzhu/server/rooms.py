@@ -17,7 +17,7 @@ import asyncio
 import itertools
 import json
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Set
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -189,12 +189,12 @@ class Room:
         self.seen = 0  # the newest version the room has had
         self.caught_up = 0.0  # when the room last asked the owner for what it missed (event-loop time)
 
-    def forget_chat(self, name: str) -> None:
-        """Drop the chat lines said under ``name`` from what the room keeps to send a page that
-        comes back (a deleted account's: its former name is shown to nobody again)."""
+    def forget_chat(self, names: Set[str]) -> None:
+        """Drop the chat lines said under any of ``names`` from what the room keeps to send a page
+        that comes back (a deleted account's: none of its names is shown to anybody again)."""
         def said(text: str) -> bool:
             line = _chat_line(text)
-            return line is not None and (line.get("from") or {}).get("name") == name
+            return line is not None and (line.get("from") or {}).get("name") in names
 
         for i, (version, texts) in enumerate(self.history):
             kept = [t for t in texts if not said(t)]
