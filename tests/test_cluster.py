@@ -884,6 +884,28 @@ def test_a_warning_and_a_mute_reach_pages_on_another_server_at_once(operator_and
     assert first_error(page)["code"] == "moderation.muted"
 
 
+def test_a_mute_holds_the_browser_at_a_table_another_server_runs(operator_and_player: OperatorAndPlayer) -> None:
+    """Pat, muted, signs out and opens her table, which server B runs, as a guest through server A:
+    what A forwards names the accounts of her browser, and B refuses the guest's chat."""
+    o = operator_and_player
+    ends = "2099-01-01T00:00:00+00:00"
+    r = o.op.http.post("/api/admin/people/Pat/sanctions", json={"kind": "mute", "reason": "rude", "ends": ends})
+    assert r.status_code == 201, r.text
+    keeping = Someone(o.b).connect(o.table_id)  # (someone at the table on B keeps it loaded there)
+    keeping.until(lambda s: s["phase"] == "waiting")
+    assert o.pat.http.post("/api/logout").status_code == 200
+    o.pat.rebind(o.a)
+    assert o.pat.http.get("/api/me").json()["guest"] is True  # a guest now, in the same browser
+    assert o.b.app.state.tables.loaded(o.table_id) is not None and o.a.app.state.tables.loaded(o.table_id) is None
+    guest = o.pat.connect(o.table_id)
+    guest.until(lambda s: s["phase"] == "waiting")
+    guest.send({"type": "chat", "text": "not me"})
+    told = first_error(guest)
+    assert (told["code"], told["params"]) == ("moderation.muted_browser", {"until": "2099-01-01 00:00 UTC"}), told
+    guest.close()
+    keeping.close()
+
+
 def test_an_operator_closes_a_table_another_server_runs(operator_and_player: OperatorAndPlayer) -> None:
     """Behind a balancer an operator cannot pick a server: closing a table that server B runs,
     through server A, has B close it — its page told why and closed — and the store says over."""

@@ -300,6 +300,33 @@ def test_a_mute_refuses_chat_until_its_end(server: LiveServer, clock: SetClock) 
     live.close()
 
 
+def test_a_mute_holds_the_browser_as_a_guest_and_as_a_new_account(server: LiveServer, clock: SetClock) -> None:
+    """Bo, muted, signs out and chats as a guest, then signs up anew: refused both times from that
+    browser, without whose mute or why; Cy, in a browser of her own, chats as ever; after its end
+    the browser chats again."""
+    op, bo, cy = operator(server), account(server, "Bo"), account(server, "Cy")
+    sanction(op, "Bo", "mute", "insults", "2027-01-16T00:00:00Z")
+    assert bo.http.post("/api/logout").status_code == 200
+    assert bo.http.get("/api/me").json()["guest"] is True  # a guest now, in the same browser
+    live = at_a_table(bo)
+    reply = live.refused({"type": "chat", "text": "it was not me"})
+    assert reply["code"] == "moderation.muted_browser", reply
+    assert reply["params"] == {"until": "2027-01-16 00:00 UTC"}  # neither Bo's name nor the reason
+    assert "insults" not in str(reply) and "Bo" not in str(reply)
+    live.close()
+    assert bo.http.post("/api/account", json={"name": "Bob2", "password": PASSWORD}).status_code == 200
+    live = at_a_table(bo)
+    assert live.refused({"type": "chat", "quick": "chat.quick.hello"})["code"] == "moderation.muted_browser"
+    watching = at_a_table(cy)
+    watching.send({"type": "chat", "text": "hello"})
+    assert watching.receive()["type"] == "chat"  # another browser: nothing holds it
+    watching.close()
+    clock.t += DAY
+    live.send({"type": "chat", "text": "hello again"})
+    assert live.receive()["type"] == "chat"
+    live.close()
+
+
 def test_a_warning_is_told_at_once_or_at_the_next_table(server: LiveServer) -> None:
     op, bo, cy = operator(server), account(server, "Bo"), account(server, "Cy")
     live = at_a_table(bo)

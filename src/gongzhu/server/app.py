@@ -77,7 +77,7 @@ from gongzhu.server.challenge_api import routes as challenge_routes
 from gongzhu.server.challenges import LEVEL, PAR_REPLAYS, Challenges
 from gongzhu.server.cluster import Cluster
 from gongzhu.server.events import routes as event_routes
-from gongzhu.server.identity import GUESTS_PER_ADDRESS, GuestsRefused, Identity, User
+from gongzhu.server.identity import GUESTS_PER_ADDRESS, GuestsRefused, Identity, User, device_of
 from gongzhu.server.logs import RequestIds
 from gongzhu.server.metrics import Metrics
 from gongzhu.server.moderation import Moderation
@@ -853,13 +853,18 @@ def create_app(db_url: str, *, static_dir: Path | None = None, pace: float | Non
         if room is None:
             await refuse(websocket, refusal(Text.of("server.unknown_table", table=show(match_id))), 4404)
             return
+        same_browser: tuple[str, ...] = ()
         try:  # the network the page came from (a rated table seats one player per network)
             identity.came_from(user.id, websocket)
+            # the other accounts of its browser: a mute of one holds chat here too
+            device = device_of(websocket)
+            if device is not None:
+                same_browser = tuple(u for u in identity.accounts_of_browser(device) if u != user.id)
         except DBAPIError as e:  # (kept at the next page: nothing here depends on it)
             log.warning("the database cannot be reached: %s", e.__class__.__name__)
         # The warnings not told yet, once the connection below is open (gongzhu.server.moderation).
         asyncio.get_running_loop().call_soon(moderation.tell_unseen, user.id)
-        await _serve(websocket, tables, room, Person(user.id, user.name), since,
+        await _serve(websocket, tables, room, Person(user.id, user.name, same_browser), since,
                      websocket.query_params.get("invite"), watched)
 
     async def lobby_socket(websocket: WebSocket) -> None:

@@ -155,9 +155,16 @@ def _chat(table: Table, connection: Presence, message: ChatMessage) -> None:
         body = {"text": text}
     else:
         raise MessageError("a chat message has a \"text\" or a \"quick\" phrase")
-    muted = table.hub.muted(connection.person.id)  # (a cached check: gongzhu.server.moderation)
+    person = connection.person
+    muted = table.hub.muted(person.id)  # (a cached check: gongzhu.server.moderation)
     if muted is not None:
         raise Refused(muted.key, **muted.params)
+    # A mute holds the browser too: a guest or another account there says nothing meanwhile
+    # (whose mute, and why, is not told: the browser may be a household's).
+    for other in person.same_browser:
+        muted = table.hub.muted(other)
+        if muted is not None:
+            raise Refused("moderation.muted_browser", until=muted.params["until"])
     if not table.chat_budgets.allow(connection.person.id, time.monotonic()):
         raise Refused("server.chat_too_fast")
     seat = table.seat_of(connection.person.id)

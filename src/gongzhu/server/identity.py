@@ -630,14 +630,16 @@ class Identity:
         except IntegrityError:  # kept by another page of theirs at that moment
             pass
 
+    def accounts_of_browser(self, device: str) -> list[str]:
+        """The accounts signed in from the browser of ``device`` (known to them, trusted or not)."""
+        with self.store.engine.connect() as c:
+            return list(c.scalars(select(KNOWN_DEVICES.c.user_id).where(KNOWN_DEVICES.c.device == _digest(device))))
+
     def barred_here(self, device: str) -> bool:
         """Whether an account signed in from the browser of ``device`` is barred now (suspended or
         banned: :attr:`barred`)."""
-        if self.barred is None:
-            return False
-        with self.store.engine.connect() as c:
-            known = list(c.scalars(select(KNOWN_DEVICES.c.user_id).where(KNOWN_DEVICES.c.device == _digest(device))))
-        return any(self.barred(user_id) is not None for user_id in known)
+        barred = self.barred
+        return barred is not None and any(barred(u) is not None for u in self.accounts_of_browser(device))
 
     def knows_now(self, user_id: str, device: str) -> bool:
         """:meth:`knows`, in a connection of its own."""

@@ -17,7 +17,7 @@ import asyncio
 import itertools
 import json
 from collections import deque
-from collections.abc import Callable, Mapping, Set
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,10 +49,22 @@ def _chat_line(text: str) -> dict[str, Any] | None:
 
 @dataclass(frozen=True, slots=True)
 class Person:
-    """Someone using the server: a user id and the name the table shows."""
+    """Someone using the server: a user id and the name the table shows — and, on a table
+    connection, the other accounts signed in from its browser (a mute of one of them holds its
+    chat: gongzhu.server.dispatch), which no comparison of two persons looks at."""
 
     id: str
     name: str
+    same_browser: tuple[str, ...] = field(default=(), compare=False)
+
+    def to_json(self) -> list[Any]:
+        """The person as a forwarded message names it (:meth:`of`)."""
+        return [self.id, self.name, list(self.same_browser)]
+
+    @classmethod
+    def of(cls, value: Sequence[Any]) -> Person:
+        """The person a forwarded message names (:meth:`to_json`)."""
+        return cls(str(value[0]), str(value[1]), tuple(str(u) for u in value[2]) if len(value) > 2 else ())
 
 
 class Outbox:
