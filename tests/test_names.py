@@ -127,18 +127,21 @@ def test_names_kept_back_through_their_look_alikes() -> None:
             "Сomputer",  # a Cyrillic С
             "Computer9", "Expert", "Expert2", "EXPERT_3", "髙手", "高手1", "隨機", "初級", "中級", "神經網絡",
             "Learned", "Intermediate-2", "AI", "AI1", "ai_7", "Аі",  # Cyrillic А and і
-            "Bot", "Bot3",
+            "Bot", "Bot3", "逰客", "㳺客1234",  # rare forms of 游
+            "人机", "人机3", "人机大师",
         ],
         "server.account_name_local": ["本机玩家", "本機玩家", "local", "LOCAL7", "lоcal"],  # a Cyrillic о
         "server.account_name_staff": ["admin", "Admin1", "Аdmin", "ADMlN", "administrator", "moderator",
-                                      "system", "System_1", "sуstem", "系统", "系統", "管理員", "管理员2"],
+                                      "system", "System_1", "sуstem", "系统", "系統", "管理員", "管理员2",
+                                      "Mod", "MOD", "mods", "Mod7", "管理", "版主", "版主1", "小版主"],
     }
     for code, names in kept.items():
         for name in names:
             error = refusal_of(name)
             assert error.text.key == code, (name, error.text.key)
             assert error.text.json["params"] == {"name": unicodedata.normalize("NFKC", name)}, name
-    for name in ["Alice", "Al", "A1", "Computing", "Botany", "Systematic", "张三", "高山", "Zoë", "7", "Ada_1"]:
+    for name in ["Alice", "Al", "A1", "Computing", "Botany", "Systematic", "张三", "高山", "Zoë", "7", "Ada_1",
+                 "modest", "Modric", "时间管理大师", "游泳", "人生"]:
         assert check_name(name) == name and reserved(name) is None, name
 
 
@@ -147,12 +150,15 @@ def test_names_that_look_like_a_deleted_players_or_stack_marks() -> None:
     its look-alikes too; a name may carry at most three combining marks on one character, as a
     chat line may (Vietnamese and Thai stack two or three; more draw over the lines around it)."""
     for name in ["deleted-0157d1", "Deleted-ab12cd", "d\u0435leted-0157d1", "deIeted-a1b2c3", "DELETED-9",
-                 "ｄｅｌｅｔｅｄ-1"]:
+                 "ｄｅｌｅｔｅｄ-1",
+                 # how the pages show a deleted account's name, in either language, and its like
+                 "已删除的玩家", "已刪除的玩家", "已删除玩家", "已注销的玩家", "deleted_player", "DeletedPlayer",
+                 "Deleted-Player", "deletedplayer2"]:
         assert refusal_of(name).text.key == "account_care.name_deleted", name
     stacked = "Z" + "\u0336\u0334\u0335\u0337" * 3 + "al"
     error = refusal_of(stacked)
     assert (error.text.key, error.text.json["params"]) == ("server.account_name_marks", {"limit": 3})
-    for name in ["Nguyễn", "Trần_Thị", "Deleted", "deletedx", "Ze\u0301\u0302\u0303x"]:
+    for name in ["Nguyễn", "Trần_Thị", "Deleted", "deletedx", "Ze\u0301\u0302\u0303x", "玩家", "已删除"]:
         assert check_name(name) == unicodedata.normalize("NFKC", name), name
 
 

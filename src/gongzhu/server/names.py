@@ -32,9 +32,10 @@ __all__ = ["DELETED_PREFIX", "MOST_MARKS", "VARIANTS", "common_password", "invis
 
 #: Variant forms of Chinese characters that OpenCC's ``jp2t`` and ``t2s`` tables leave as they
 #: are, each with the simplified character a reader takes it for (Unihan's kZVariant /
-#: kSemanticVariant; Japanese forms, and the old forms ``jp2t`` gives that ``t2s`` keeps).
+#: kSemanticVariant; Japanese forms, and the old forms ``jp2t`` gives that ``t2s`` keeps; the
+#: rare forms of ``游`` — of ``游客``, a guest's name).
 VARIANTS = {"髙": "高", "脳": "脑", "靑": "青", "姫": "姬", "戸": "户", "囯": "国", "衞": "卫", "伝": "传",
-            "擧": "举", "澁": "涩", "鄕": "乡", "鑛": "矿", "鬭": "斗"}
+            "擧": "举", "澁": "涩", "鄕": "乡", "鑛": "矿", "鬭": "斗", "逰": "游", "㳺": "游"}
 
 #: Letters whose look UTS #39's data leaves apart from the letter a reader takes them for: the
 #: small capitals (``ᴀʟɪᴄᴇ``, found by their Unicode names: :func:`_folds`) and these.
@@ -44,8 +45,8 @@ _FOLDS = {"ĸ": "k", "ƅ": "b", "ʍ": "m", "ɶ": "œ"}
 _TRAILING = "_-·"
 
 #: Whole names kept back (and the same followed by digits), by the refusal's catalog key.
-_STAFF = ("admin", "administrator", "moderator", "operator", "system", "staff", "support", "gm", "系统",
-          "管理员", "站长", "官方", "客服", "运营", "系统消息", "系统通知")
+_STAFF = ("admin", "administrator", "moderator", "mod", "mods", "operator", "system", "staff", "support", "gm",
+          "系统", "管理", "管理员", "站长", "官方", "客服", "运营", "版主", "系统消息", "系统通知")
 #: The staff's words kept back as a word of a longer name too (:func:`_words`): a word beginning
 #: with the first (``admin_team``, ``Moderators``, ``AdminBob``), a word that is one of the second
 #: or its plural (``TechSupport``, ``staff-Tom``, ``Systems``; not ``Staffordshire``,
@@ -53,13 +54,13 @@ _STAFF = ("admin", "administrator", "moderator", "operator", "system", "staff", 
 #: (``系统通知``, ``拱猪官方``, ``在线客服``).  The shortest words (``GM``) only as the whole name.
 _STAFF_BEGINNINGS = ("admin", "moderator", "operator")
 _STAFF_WORDS = ("system", "staff", "support")
-_STAFF_HAN = ("系统", "管理员", "站长", "官方", "客服", "运营")
+_STAFF_HAN = ("系统", "管理员", "站长", "官方", "客服", "运营", "版主")
 _LOCAL = ("本机玩家", "local")
 #: Beginnings kept back for guests and computer players.  A guest is stored as ``游客`` and digits
 #: (:data:`gongzhu.server.identity.GUEST_PREFIX`) and shown on an English page as ``Guest`` and the
 #: same digits (the catalog's ``name.guest``): both beginnings are kept back, so no account looks
 #: like a guest in either language.
-_PREFIXES = ("游客", "guest", "电脑", "computer", "机器人", "robot")
+_PREFIXES = ("游客", "guest", "电脑", "computer", "机器人", "robot", "人机")
 #: The computer players' level names the pages showed before the present ones (the catalog's
 #: ``level.<name>``, which are kept back too): still kept back, so that no account takes the name a
 #: computer player had.
@@ -77,6 +78,10 @@ DELETED = "account_care.name_deleted"  # a deleted account's (DELETED_PREFIX)
 #: A deleted account is named this and six random hex digits (gongzhu.server.account_care); the
 #: pages show it as the catalog's ``account_care.deleted_player``, and no account may take such a name.
 DELETED_PREFIX = "deleted-"
+#: Besides the catalog's ``account_care.deleted_player`` in each language, kept back as a whole
+#: name (as a deleted account's name beginning with :data:`DELETED_PREFIX` is), these ways of
+#: writing it; its words may be joined by ``_ - ·`` or nothing as well as by spaces.
+_DELETED_NAMES = ("已删除玩家", "已注销的玩家", "已注销玩家")
 #: The mixes of scripts a name may hold: UTS #39's restriction levels up to "highly restrictive"
 #: (one script; or Latin with Han and Hiragana / Katakana, Bopomofo or Hangul).
 _RESTRICTED = ("ascii", "single-script", "highly-restrictive")
@@ -203,7 +208,9 @@ def _kept() -> tuple[dict[str, tuple[frozenset[str], frozenset[str]]], tuple[str
     for lang in ("zh", "en"):
         table = catalog(lang)
         computers.update(table[f"level.{level}"] for level in LEVELS if f"level.{level}" in table)
-    words = {RESERVED: computers, LOCAL: set(_LOCAL), STAFF: set(_STAFF)}
+    deleted = set(_DELETED_NAMES) | {catalog(lang)["account_care.deleted_player"] for lang in ("zh", "en")}
+    deleted |= {name.replace(" ", joint) for name in deleted for joint in ("", *_TRAILING)}
+    words = {RESERVED: computers, LOCAL: set(_LOCAL), STAFF: set(_STAFF), DELETED: deleted}
     kept = {why: (frozenset(name_key(w) for w in found),
                   frozenset(_look(f) for w in found for f in _forms(w)))
             for why, found in words.items()}
