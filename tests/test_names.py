@@ -319,10 +319,14 @@ def test_names_holding_a_staff_word_are_refused_and_names_that_only_share_letter
     for name in ["operator", "Operator·", "Operator2", "站长", "官方", "客服", "运营", "系统消息", "系统通知",
                  "系統通知", "GM", "gm_7", "staff", "support", "Moderators", "admin_team", "AdminTeam", "TechSupport",
                  "staff-Tom", "Systems", "SUPPORT_1", "ADMINISTRATORS", "GMAdmin", "拱猪官方", "在线客服",
-                 "超级管理员", "运营小王", "官方Tom"]:
+                 "超级管理员", "运营小王", "官方Tom",
+                 # split by digits or _ - · anywhere, and more staff words
+                 "官·方", "客·服", "管理·员", "系·统", "Ad·min", "系_统消息", "管理1员", "Ro_ot",
+                 "Official", "GongzhuOfficial", "Root", "SysOp", "WebMaster", "管理者", "超管"]:
         assert refusal_of(name).text.key == "server.account_name_staff", name
+    assert refusal_of("游·客4821").text.key == "server.account_name_reserved"
     for name in ["Gmail", "GM_Tom", "Tom_Stafford", "Staffordshire", "Systematic", "Supporter", "Moderato",
-                 "Operetta", "幸运星", "客人", "官员"]:
+                 "Operetta", "幸运星", "客人", "官员", "Mod_est", "Officially", "Li_Mod", "R2D2", "Jo-Anne", "张_三"]:
         assert check_name(name) == name and reserved(name) is None, name
 
 

@@ -46,15 +46,16 @@ _TRAILING = "_-·"
 
 #: Whole names kept back (and the same followed by digits), by the refusal's catalog key.
 _STAFF = ("admin", "administrator", "moderator", "mod", "mods", "operator", "system", "staff", "support", "gm",
-          "系统", "管理", "管理员", "站长", "官方", "客服", "运营", "版主", "系统消息", "系统通知")
+          "root", "sysop", "webmaster", "系统", "管理", "管理员", "站长", "官方", "客服", "运营", "版主", "系统消息",
+          "系统通知")
 #: The staff's words kept back as a word of a longer name too (:func:`_words`): a word beginning
 #: with the first (``admin_team``, ``Moderators``, ``AdminBob``), a word that is one of the second
 #: or its plural (``TechSupport``, ``staff-Tom``, ``Systems``; not ``Staffordshire``,
 #: ``Systematic``, ``Supporter``), and the Chinese words anywhere in a run of Chinese characters
 #: (``系统通知``, ``拱猪官方``, ``在线客服``).  The shortest words (``GM``) only as the whole name.
 _STAFF_BEGINNINGS = ("admin", "moderator", "operator")
-_STAFF_WORDS = ("system", "staff", "support")
-_STAFF_HAN = ("系统", "管理员", "站长", "官方", "客服", "运营", "版主")
+_STAFF_WORDS = ("system", "staff", "support", "official")
+_STAFF_HAN = ("系统", "管理员", "管理者", "超管", "站长", "官方", "客服", "运营", "版主")
 _LOCAL = ("本机玩家", "local")
 #: Beginnings kept back for guests and computer players.  A guest is stored as ``游客`` and digits
 #: (:data:`gongzhu.server.identity.GUEST_PREFIX`) and shown on an English page as ``Guest`` and the
@@ -192,6 +193,12 @@ def _stem(name: str) -> str:
     return name[:end]
 
 
+def _joined(name: str) -> str:
+    """``name`` without the digits and ``_ - ·`` it holds anywhere: ``官·方``, ``Ad_min`` and
+    ``管理1员`` read as the words they split."""
+    return "".join(c for c in name if c not in _TRAILING and unicodedata.category(c) != "Nd")
+
+
 def _forms(word: str) -> set[str]:
     """The spellings of a kept-back word whose skeletons are kept back too: as written, in small
     letters, with a capital, and in capitals but for two-letter words (``AI`` in capitals is the
@@ -294,14 +301,14 @@ def reserved(name: str) -> str | None:
     kept-back words are compared by their looks as written (:func:`_forms`), not by the key of
     :func:`name_skeleton`: ``Al``, whose key is ``AI``'s, stays free."""
     kept, prefix_keys, prefix_looks = _kept()
-    for form in {name, _stem(name)} - {""}:
+    for form in {name, _stem(name), _joined(name)} - {""}:
         key, look = name_key(form), _look(form)
         for why, (keys, looks) in kept.items():
             if key in keys or look in looks:
                 return why
         if key.startswith(prefix_keys) or look.startswith(prefix_looks):
             return RESERVED
-    if _staff(name):
+    if _staff(name) or _staff(_joined(name)):
         return STAFF
     if name_key(name).startswith(DELETED_PREFIX) or name_skeleton(name).startswith(_deleted_looks()):
         return DELETED
