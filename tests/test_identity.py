@@ -823,3 +823,22 @@ def test_the_guests_one_address_makes_are_bounded(tmp_path: Path) -> None:
         assert wide.status_code == 429 and wide.json()["code"] == "server.too_many_guests"
         Someone(server, "2001:db9::1")  # another /48
         assert guests() == 7 + 3 * (GUESTS_A_SITE - 1) + 1
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_u0000_in_a_body_or_a_path_is_refused_as_bad_input_not_as_the_database_away(db_url: str,
+                                                                                   client: TestClient) -> None:
+    """PostgreSQL keeps no U+0000 in text: a body holding it is refused with the path of the
+    string, and a path holding it (a person's name) as a value that cannot be kept — neither
+    as the database being away, and the server goes on."""
+    register(client, "Alice")
+    r = client.post("/api/login", json={"name": "Al\u0000ice", "password": PASSWORD})
+    assert r.status_code == 400 and "$.name" in r.text and "U+0000" in r.text, r.text
+    r = client.post("/api/people/Bob/report", json={"reason": "rude\u0000", "match_id": None})
+    assert r.status_code == 400 and "$.reason" in r.text, r.text
+    r = client.get("/api/users/Al%00ice")
+    if db_url.startswith("postgresql"):
+        refusal(r, 400, "server.value_not_kept")
+    else:  # (SQLite keeps it: nobody of that name)
+        assert r.status_code == 404, r.text
+    assert client.get("/api/users/Alice").status_code == 200

@@ -29,7 +29,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DataError, DBAPIError
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
@@ -259,6 +259,9 @@ async def _no_guest(_request: Request, exc: Exception) -> Response:
 
 
 async def _internal_error(_request: Request | None, exc: Exception) -> Response:
+    if isinstance(exc, DataError):  # a value of the request's that the database cannot keep (U+0000 in a path)
+        log.warning("a value the database cannot keep: %s", exc.__class__.__name__)
+        return refused_answer(400, Text.of("server.value_not_kept"))
     if isinstance(exc, DBAPIError):  # the database is away (restarting): try again later
         log.warning("the database cannot be reached: %s", exc.__class__.__name__)
         return refused_answer(503, Text.of("server.store_unavailable"))

@@ -3,7 +3,8 @@ Limits and the origin policy), typed by the declarations of :mod:`gongzhu.format
 
 A body is read no further than :data:`~gongzhu.server.policy.MAX_BODY_BYTES` (a declared
 ``Content-Length`` over it is refused before reading); a body that is not empty must be declared
-``Content-Type: application/json``; an empty body is ``{}``.  Every refusal is a
+``Content-Type: application/json``; an empty body is ``{}``; no string in it may hold U+0000
+(which no database keeps in text: refused here, not as a database error).  Every refusal is a
 :class:`BodyError` with its HTTP status and a plain English reason.
 
 :func:`parse_new_match` and :func:`parse_new_table` check the bodies that make a table
@@ -83,9 +84,30 @@ async def json_body(request: Request) -> Any:
         raise BodyError(415, "send the body as JSON, with Content-Type: application/json")
     try:
         text = decode_utf8(bytes(body))
-        return loads_strict(text) if text.strip() else {}
+        data = loads_strict(text) if text.strip() else {}
     except JSONTextError as e:
         raise BodyError(400, f"the body is not JSON: {e}") from None
+    where = _nul_at(data, "$")
+    if where is not None:
+        raise BodyError(400, f"{where}: a string holds U+0000, which no text may hold")
+    return data
+
+
+def _nul_at(value: Any, path: str) -> str | None:
+    """The path of the first string (a value or a key) in ``value`` that holds U+0000, or None."""
+    if isinstance(value, str):
+        return path if "\0" in value else None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found = f"{path} (a key)" if "\0" in key else _nul_at(item, f"{path}.{key}")
+            if found is not None:
+                return found
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            found = _nul_at(item, f"{path}[{i}]")
+            if found is not None:
+                return found
+    return None
 
 
 async def typed_body(request: Request, kind: type[T]) -> T:
