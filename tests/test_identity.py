@@ -45,7 +45,17 @@ from gongzhu.server.identity import (
     name_key,
 )
 from gongzhu.server.policy import Attempts
-from gongzhu.server.store import MATCH_PLAYERS, MATCHES, RATINGS, REPORTS, SESSIONS, SETTINGS, USERS, Store
+from gongzhu.server.store import (
+    KNOWN_DEVICES,
+    MATCH_PLAYERS,
+    MATCHES,
+    RATINGS,
+    REPORTS,
+    SESSIONS,
+    SETTINGS,
+    USERS,
+    Store,
+)
 from helpers.client import LOCAL, local_client, new_match, play_deal
 from helpers.database import STORES
 
@@ -326,13 +336,59 @@ def test_sign_in_and_out(app: Any, client: TestClient) -> None:
     # Another browser signs in too; signing out everywhere ends both sessions.
     with browser(app) as other:
         assert other.post("/api/login", json={"name": "alice", "password": PASSWORD}).json()["id"] == alice["id"]
+        with store_of(app).engine.connect() as c:
+            assert c.scalar(select(func.count()).select_from(KNOWN_DEVICES)
+                            .where(KNOWN_DEVICES.c.user_id == alice["id"], KNOWN_DEVICES.c.trusted.is_(True))) == 2
         r = client.post("/api/logout", json={"everywhere": True})
         assert r.status_code == 200
         elsewhere = other.get("/api/me").json()
         assert elsewhere["guest"] is True and elsewhere["id"] != alice["id"]
+        with store_of(app).engine.connect() as c:  # (a browser a thief held is trusted no more)
+            assert c.scalar(select(func.count()).select_from(KNOWN_DEVICES)
+                            .where(KNOWN_DEVICES.c.user_id == alice["id"], KNOWN_DEVICES.c.trusted.is_(True))) == 0
     # ... and signing in again works, with the new epoch.
     assert client.post("/api/login", json={"name": "Alice", "password": PASSWORD}).status_code == 200
     assert client.get("/api/me").json()["id"] == alice["id"]
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+@pytest.mark.parametrize("meanwhile", ["password changed", "signed out everywhere", "deleted"])
+def test_a_sign_in_checking_the_password_as_it_changes_makes_no_session(app: Any, client: TestClient,
+                                                                          meanwhile: str) -> None:
+    """Someone signs in with Alice's password while she changes it (an operator's reset does the
+    same), signs out everywhere or deletes her account: the change comes while the password is
+    being checked, and the sign-in, which found it right, is refused all the same — no session
+    of hers outlives the change."""
+    from gongzhu.server.account_care import AccountCare
+
+    alice = register(client, "Alice")
+    identity: Identity = app.state.identity
+    store = store_of(app)
+    checking = identity._verify
+
+    def change_while_checking(stored: str, password: str) -> bool:
+        right = checking(stored, password)
+        if meanwhile == "password changed":
+            identity.end_sessions(alice["id"], password_hash=identity.hasher.hash("a brand new one"))
+        elif meanwhile == "signed out everywhere":
+            with store.engine.begin() as c:
+                c.execute(update(USERS).where(USERS.c.id == alice["id"])
+                          .values(session_epoch=USERS.c.session_epoch + 1))
+                c.execute(delete(SESSIONS).where(SESSIONS.c.user_id == alice["id"]))
+        else:
+            AccountCare(identity).delete(alice["id"])
+        return right
+
+    identity._verify = change_while_checking  # type: ignore[method-assign]
+    with browser(app) as thief:
+        r = thief.post("/api/login", json={"name": "Alice", "password": PASSWORD})
+        refusal(r, 401, "server.account_wrong_login")
+        assert thief.get("/api/me").json()["id"] != alice["id"]
+    with store.engine.connect() as c:
+        assert c.scalar(select(func.count()).select_from(SESSIONS).where(SESSIONS.c.user_id == alice["id"])) == 0
+    identity._verify = checking  # type: ignore[method-assign]
+    if meanwhile == "signed out everywhere":  # (the password is the same: signing in again works)
+        assert client.post("/api/login", json={"name": "Alice", "password": PASSWORD}).json()["id"] == alice["id"]
 
 
 @pytest.mark.parametrize("db_url", STORES, indirect=True)

@@ -29,7 +29,7 @@ from typing import Any
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from itsdangerous import BadData, URLSafeTimedSerializer
-from sqlalchemy import ColumnElement, Connection, Row, and_, delete, exists, insert, null, or_, select, update
+from sqlalchemy import ColumnElement, Connection, Row, and_, delete, exists, insert, literal, null, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from starlette.requests import HTTPConnection, cookie_parser
 
@@ -518,13 +518,26 @@ class Identity:
 
     # ------------------------------------------------------------------ making a session
 
-    def cookie(self, user: User, *, secure: bool) -> str:
+    def cookie(self, user: User, *, secure: bool, checked: tuple[str, int] | None = None) -> str:
         """A ``Set-Cookie`` value that signs ``user`` in: a new session (at the user's current
-        epoch)."""
+        epoch).  With ``checked`` (the password hash a sign-in checked the password against, and
+        the user's epoch read with it), only while both are still the row's, in one statement
+        after the row's lock: a password changed or reset, sessions ended or the account deleted
+        while the password was being checked refuse it (401 ``server.account_wrong_login``), and
+        no session outlives them."""
         token = secrets.token_urlsafe(24)
+        row = {"id": _digest(token), "user_id": user.id, "created": _now()}
         with self.store.engine.begin() as c:
-            epoch = c.scalar(select(USERS.c.session_epoch).where(USERS.c.id == user.id))
-            c.execute(insert(SESSIONS).values(id=_digest(token), user_id=user.id, created=_now()))
+            epoch = c.scalar(select(USERS.c.session_epoch).where(USERS.c.id == user.id).with_for_update())
+            if checked is None:
+                c.execute(insert(SESSIONS).values(**row))
+            else:
+                still = select(*(literal(v).label(k) for k, v in row.items())).where(exists().where(
+                    USERS.c.id == user.id, USERS.c.password_hash == checked[0], USERS.c.session_epoch == checked[1],
+                    USERS.c.deleted.is_(None)))
+                made = c.execute(insert(SESSIONS).from_select(list(row), still).returning(SESSIONS.c.id)).first()
+                if made is None:
+                    raise AccountError(401, Text.of("server.account_wrong_login"))
         return self._signed(user.id, int(epoch or 0), token, secure)
 
     def _signed(self, user_id: str, epoch: int, token: str, secure: bool) -> str:
@@ -835,16 +848,19 @@ class Identity:
         if not await asyncio.to_thread(self._verify, stored, password):
             raise AccountError(401, Text.of("server.account_wrong_login"))
         user = _user(row)
+        holding = stored
         if self.hasher.check_needs_rehash(stored):
             hashed = await asyncio.to_thread(self.hasher.hash, password)
             with self.store.engine.begin() as c:
-                c.execute(update(USERS).where(USERS.c.id == user.id, USERS.c.password_hash == stored)
-                          .values(password_hash=hashed))
+                if c.execute(update(USERS).where(USERS.c.id == user.id, USERS.c.password_hash == stored)
+                             .values(password_hash=hashed)).rowcount:
+                    holding = hashed
         why = self.barred(user.id) if self.barred is not None else None
         if why is not None:
             raise AccountError(403, why)
         self._end(request, everywhere=False, legacy=False)
-        cookie = self.cookie(user, secure=_secure(request))
+        # (the password checked is still the account's: not changed, reset or deleted meanwhile)
+        cookie = self.cookie(user, secure=_secure(request), checked=(holding, int(row._mapping["session_epoch"])))
         # A suspension or ban that another server made between the check above and the new
         # session ended every session before this one existed: asked again now, it ends this too.
         why = self.barred(user.id) if self.barred is not None else None
@@ -923,6 +939,8 @@ class Identity:
                 c.execute(delete(SESSIONS).where(SESSIONS.c.user_id == user.id))
             else:
                 c.execute(delete(SESSIONS).where(SESSIONS.c.id == _digest(session.token)))
+            if everywhere:  # (as when sessions end otherwise: a browser held by a thief meanwhile goes too)
+                c.execute(update(KNOWN_DEVICES).where(KNOWN_DEVICES.c.user_id == user.id).values(trusted=False))
         self._ended(user.id)
 
     # ------------------------------------------------------------------ profiles and the leaderboard
