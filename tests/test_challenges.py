@@ -241,6 +241,32 @@ def test_a_browser_enters_a_challenge_as_one_person(app_client: TestClient) -> N
         assert c.execute(select(CHALLENGE_DEVICES)).all() == []
 
 
+def test_a_second_account_cannot_enter_from_a_browser_of_an_account_that_entered(app_client: TestClient) -> None:
+    """Mo, signed in from two browsers, plays board 1 from the first. In the second, signed out,
+    a new account is refused; so it is in a third browser Mo signs in from after entering, and in
+    the second still once Mo's account is deleted."""
+    challenge_id = app_client.get("/api/challenges").json()["today"]["id"]
+    play = f"/api/challenges/{challenge_id}/play"
+    app = app_client.app
+    assert isinstance(app, Starlette)
+    mo = person(app_client, "Mo")
+    with local_client(app) as second, local_client(app) as third:
+        assert second.post("/api/login", json={"name": "Mo", "password": PASSWORD}).status_code == 200
+        play_board(mo, enter(mo, challenge_id), 7)
+        assert second.post("/api/logout").status_code == 200
+        assert second.post("/api/account", json={"name": "Sy", "password": PASSWORD}).status_code == 200
+        refused(second.post(play), 409, "server.challenge_other_person")
+        assert third.post("/api/login", json={"name": "Mo", "password": PASSWORD}).status_code == 200
+        assert third.post("/api/logout").status_code == 200
+        third.get("/api/me")  # a guest now
+        refused(third.post(play), 409, "server.challenge_other_person")
+        gone = mo.post("/api/account/delete", json={"password": PASSWORD, "confirm": "Mo"})
+        assert gone.status_code == 200, gone.text
+        refused(second.post(play), 409, "server.challenge_other_person")
+    other = person(app_client, "Tia")  # someone else, in a browser of her own, enters
+    enter(other, challenge_id)
+
+
 def test_an_entry_cannot_be_deleted_to_play_a_board_again(app_client: TestClient) -> None:
     """An account's entry stays, even before its first board is finished: deleted, it would let
     its person enter again and play board 1 once more knowing where the others' cards lie.  Left

@@ -115,7 +115,7 @@ def routes(challenges: Challenges, tables: Tables, identity: Identity,
                 browsers = identity.browsers(user.id, device)  # this one first
                 challenges.check_one_person(challenge, user.id, browsers)
                 match_id = tables.create(_entry(challenge), Person(user.id, user.name)).match_id
-                challenges.entered(challenge, user.id, match_id, browsers[0])
+                challenges.entered(challenge, user.id, match_id, browsers)
         except ChallengeRefused as e:
             return refused_answer(e.status, e.text)
         return personal_answer({"match_id": match_id, "url": f"/table/{match_id}"}, cookie, device_cookie)

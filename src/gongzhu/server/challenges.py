@@ -351,16 +351,18 @@ class Challenges:
 
     def check_one_person(self, challenge: Challenge, user: str, devices: Sequence[str]) -> None:
         """Refused (409) when one of the browsers ``devices`` (digests: the one entering, and those
-        the person was signed in from) entered the challenge as someone else: a browser plays a
-        challenge's boards as one person."""
+        the person was signed in from) entered the challenge as someone else, or is one that an
+        account which entered it was signed in from: a browser plays a challenge's boards as one
+        person."""
         if self.store.entered_as_others(challenge.id, devices, user):
             raise ChallengeRefused(409, "server.challenge_other_person", challenge=challenge.id)
 
-    def entered(self, challenge: Challenge, user: str, match_id: str, device: str) -> None:
-        """``user`` entered the challenge from the browser ``device`` (a digest), to play it in
-        the match ``match_id``: as a guest if they are one now, for good."""
+    def entered(self, challenge: Challenge, user: str, match_id: str, devices: Sequence[str]) -> None:
+        """``user`` entered the challenge from the first browser of ``devices`` (digests; the
+        others the account was signed in from), to play it in the match ``match_id``: as a guest
+        if they are one now, for good."""
         self.store.add_entry(challenge.id, user, match_id)
-        self.store.entered_from(challenge.id, device, user)
+        self.store.entered_from(challenge.id, devices, user)
 
     def board_finished(self, challenge_id: str, user: str, match_id: str, deal_index: int, result: int) -> None:
         """An entrant finished a board (the match's deal ``deal_index``): their result counts if the

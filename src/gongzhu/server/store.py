@@ -1301,23 +1301,33 @@ class Store:
 
     def entered_as_others(self, challenge_id: str, devices: Sequence[str], user: str) -> bool:
         """Whether any of the browsers ``devices`` (digests) entered the challenge as someone other
-        than ``user``."""
+        than ``user``, or is a browser an account that entered it as someone other was signed in
+        from (before its entry or since)."""
+        wanted = list(devices)
         with self.engine.connect() as c:
-            return c.scalar(select(CHALLENGE_DEVICES.c.user_id).where(
-                CHALLENGE_DEVICES.c.challenge_id == challenge_id, CHALLENGE_DEVICES.c.device.in_(list(devices)),
-                CHALLENGE_DEVICES.c.user_id != user).limit(1)) is not None
+            if c.scalar(select(CHALLENGE_DEVICES.c.user_id).where(
+                    CHALLENGE_DEVICES.c.challenge_id == challenge_id, CHALLENGE_DEVICES.c.device.in_(wanted),
+                    CHALLENGE_DEVICES.c.user_id != user).limit(1)) is not None:
+                return True
+            others = select(CHALLENGE_ENTRIES.c.user_id).where(CHALLENGE_ENTRIES.c.challenge_id == challenge_id,
+                                                               CHALLENGE_ENTRIES.c.user_id != user)
+            return c.scalar(select(KNOWN_DEVICES.c.user_id).where(
+                KNOWN_DEVICES.c.device.in_(wanted), KNOWN_DEVICES.c.user_id.in_(others)).limit(1)) is not None
 
-    def entered_from(self, challenge_id: str, device: str, user: str) -> None:
-        """``user`` entered the challenge from the browser ``device`` (a digest)."""
-        try:
-            with self.engine.begin() as c:
-                if c.scalar(select(CHALLENGE_DEVICES.c.entered).where(
-                        CHALLENGE_DEVICES.c.challenge_id == challenge_id, CHALLENGE_DEVICES.c.device == device,
-                        CHALLENGE_DEVICES.c.user_id == user)) is None:
-                    c.execute(insert(CHALLENGE_DEVICES).values(challenge_id=challenge_id, device=device,
-                                                               user_id=user, entered=_now()))
-        except IntegrityError:  # kept by another request of theirs at that moment
-            pass
+    def entered_from(self, challenge_id: str, devices: Sequence[str], user: str) -> None:
+        """``user`` entered the challenge from the first of the browsers ``devices`` (digests),
+        the others those the account was signed in from: each is kept as one that entered it as
+        ``user`` (deleting the account later does not free them)."""
+        for device in dict.fromkeys(devices):
+            try:
+                with self.engine.begin() as c:
+                    if c.scalar(select(CHALLENGE_DEVICES.c.entered).where(
+                            CHALLENGE_DEVICES.c.challenge_id == challenge_id, CHALLENGE_DEVICES.c.device == device,
+                            CHALLENGE_DEVICES.c.user_id == user)) is None:
+                        c.execute(insert(CHALLENGE_DEVICES).values(challenge_id=challenge_id, device=device,
+                                                                   user_id=user, entered=_now()))
+            except IntegrityError:  # kept by another request of theirs at that moment
+                pass
 
     def add_entry(self, challenge_id: str, user: str, match_id: str) -> None:
         """``user`` entered the challenge, playing it in the match ``match_id``: a guest's entry if
