@@ -131,6 +131,8 @@ def test_entrants_play_the_same_boards_and_see_a_board_only_once_finished(app_cl
     with b.websocket_connect(f"/ws/{match_a}") as ws:
         closed = ws.receive_json()
         assert closed["type"] == "error" and not CARD_CODE.search(json.dumps(closed)), closed
+    # B, who finished no board, reads nothing of A's match, not even while it has no board over.
+    refused(b.get(f"/api/matches/{match_a}"), 403, "server.challenge_board_hidden")
     final_a, _ = play_board(a, match_a, 1)
     assert final_a["phase"] == "deal-over"
     # B has not finished board 1: its traveller, A's record and A's match are hidden from B.

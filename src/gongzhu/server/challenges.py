@@ -562,8 +562,8 @@ class Challenges:
         if c.closed(self.now()):
             return True
         mine = self.finished_boards(c, user)
-        if deal_index is None:
-            return all(n in mine for n in range(1, info.deals + 1))
+        if deal_index is None:  # (and someone who finished none reads no entrant's match, not even one just begun)
+            return bool(mine) and all(n in mine for n in range(1, info.deals + 1))
         return deal_index + 1 in mine
 
     @staticmethod
