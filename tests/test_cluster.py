@@ -884,6 +884,33 @@ def test_a_warning_and_a_mute_reach_pages_on_another_server_at_once(operator_and
     assert first_error(page)["code"] == "moderation.muted"
 
 
+def test_a_message_on_the_bus_that_a_server_cannot_read_is_dropped_alone(operator_and_player: OperatorAndPlayer,
+                                                                           redis_url: str) -> None:
+    """Anything that can publish (a server of another version) sends server B messages it cannot
+    read — not JSON, a shape it does not know: each is dropped, B does not take Redis for away
+    (no resubscribing, no introducing every connection again), and the warning the operator gives
+    through server A next reaches Pat's page on B."""
+    import redis
+
+    from gongzhu.server.cluster import node_channel
+
+    o = operator_and_player
+    bus = o.b.app.state.tables.bus
+    recovered = bus._failed_at
+    client = redis.Redis.from_url(redis_url)
+    try:
+        for garbage in (b"not json", b"[1, 2]", b'{"op": "msg"}', b'{"op": "send", "cid": "x"}', b'{"op": "hello"}'):
+            assert client.publish(node_channel(bus.node, bus.site), garbage) == 1
+        assert client.publish(bus.lobby, b'{"op": "moderated"}') >= 1
+    finally:
+        client.close()
+    r = o.op.http.post("/api/admin/people/Pat/sanctions", json={"kind": "warn", "reason": "mind it", "ends": None})
+    assert r.status_code == 201, r.text
+    told = first_error(o.page)
+    assert (told["code"], told["params"]) == ("moderation.warned", {"reason": "mind it"}), told
+    assert bus.up and bus._failed_at == recovered
+
+
 def test_a_mute_holds_the_browser_at_a_table_another_server_runs(operator_and_player: OperatorAndPlayer) -> None:
     """Pat, muted, signs out and opens her table, which server B runs, as a guest through server A:
     what A forwards names the accounts of her browser, and B refuses the guest's chat."""

@@ -261,9 +261,7 @@ class Cluster:
                     self._subscribed -= dropping
                 message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=0.05)
                 if message is not None and message.get("type") == "message":
-                    channel = message["channel"]
-                    channel = channel.decode() if isinstance(channel, bytes) else channel
-                    self._received(channel, json.loads(message["data"]))
+                    self._take(message)
             except asyncio.CancelledError:
                 if pubsub is not None:
                     await _close_quietly(pubsub)
@@ -277,6 +275,18 @@ class Cluster:
                     await _close_quietly(pubsub)
                 pubsub = None
                 await asyncio.sleep(0.25)
+
+    def _take(self, message: dict[str, Any]) -> None:
+        """One message the bus brought, handled; one this server cannot read (not JSON, or not of
+        the shape it knows: a server of another version, or anything else that can publish) is
+        logged and dropped — it is not Redis being away, and the messages after it go on."""
+        channel = message["channel"]
+        channel = channel.decode() if isinstance(channel, bytes) else channel
+        try:
+            self._received(channel, json.loads(message["data"]))
+        except Exception as e:  # (an error of this message's alone)
+            log.warning("cluster: a message on %s could not be handled (%s: %s); dropped", channel,
+                        e.__class__.__name__, e)
 
     async def _recovered(self, *, first: bool) -> None:
         """Redis answers (again): claim the tables this process runs again, and introduce every
