@@ -41,7 +41,7 @@ from gongzhu.server.policy import (
     server_hosts,
 )
 from gongzhu.server.registry import Tables
-from gongzhu.server.rooms import Outbox
+from gongzhu.server.rooms import Outbox, Person
 from gongzhu.server.store import Store
 from gongzhu.server.wire import encode
 from helpers.client import (
@@ -589,3 +589,15 @@ def test_a_quick_hint_does_not_wait_for_the_hint_pool(client: TestClient) -> Non
         search = browser.receive()
         assert search["type"] == "hint" and search["source"] == "search"
         assert sorted(h["cards"] for h in search["hints"]) == sorted(state["legal"])
+
+
+def test_a_forwarded_person_reads_the_same_in_the_shape_earlier_servers_read() -> None:
+    """A person forwarded to the table's owner keeps ``person`` the two items every version reads,
+    the other accounts of the browser beside it; a message of an earlier server, without them,
+    reads as a person of no other account."""
+    person = Person("u-1", "Ann", ("u-2", "u-3"))
+    sent = person.to_json()
+    assert sent["person"] == ["u-1", "Ann"]
+    again = Person.of(json.loads(json.dumps(sent)))
+    assert again == person and again.same_browser == ("u-2", "u-3")
+    assert Person.of({"person": ["u-1", "Ann"]}).same_browser == ()

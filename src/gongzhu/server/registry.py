@@ -373,7 +373,7 @@ class Tables:
         # (a hello nobody got is sent again: :meth:`knock_again`)
         self.bus.to_node(owner, {
             "op": "hello", "t": table_id, "ref": list(connection.ref),
-            "person": connection.person.to_json(), "invite": invite, "admitted": admitted})
+            **connection.person.to_json(), "invite": invite, "admitted": admitted})
 
     async def knock_again(self, after: float) -> None:
         """Introduce again the connections here that the table's owner has not let in for
@@ -416,7 +416,7 @@ class Tables:
             if table is None and owner is not None and owner != self.node:
                 # (who sent it, so that an owner that does not know the connection yet introduces it)
                 self.bus.to_node(owner, {"op": "msg", "t": table_id, "ref": list(connection.ref), "text": text,
-                                         "again": again, "person": connection.person.to_json(),
+                                         "again": again, **connection.person.to_json(),
                                          "invite": connection.invite, "admitted": connection.admitted,
                                          "rid": context().get("request_id")},
                                  failed=functools.partial(self._unavailable, connection.ref))
@@ -486,7 +486,7 @@ class Tables:
         if table is None:  # not (or no longer) this server's: the connection's server asks again
             self.send(ref, encode(refusal(Text.of("server.cluster_unavailable"))))
             return
-        person = Person.of(payload["person"])
+        person = Person.of(payload)
         table.join(Presence(ref, person), payload.get("invite"), admitted=bool(payload.get("admitted")))
 
     def remote_message(self, payload: Mapping[str, Any]) -> None:
@@ -507,7 +507,7 @@ class Tables:
             # since, or its server was thought gone for a while): introduced as its server would
             # introduce it again, from what its message says of it — checked again as a new
             # connection is (Table.join): one refused is told so and closed, and its message dropped
-            table.join(Presence(ref, Person.of(payload["person"])), payload.get("invite"), admitted=True)
+            table.join(Presence(ref, Person.of(payload)), payload.get("invite"), admitted=True)
             presence = table.presences.get(ref)
             if presence is None:
                 return

@@ -17,7 +17,7 @@ import asyncio
 import itertools
 import json
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence, Set
+from collections.abc import Callable, Mapping, Set
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,14 +57,17 @@ class Person:
     name: str
     same_browser: tuple[str, ...] = field(default=(), compare=False)
 
-    def to_json(self) -> list[Any]:
-        """The person as a forwarded message names it (:meth:`of`)."""
-        return [self.id, self.name, list(self.same_browser)]
+    def to_json(self) -> dict[str, Any]:
+        """The person as a forwarded message names it (:meth:`of`): ``person``, the id and the
+        name, as every version of the server has read it, and ``same_browser`` beside it (a
+        server of an earlier version, serving beside this one during an upgrade, passes it by)."""
+        return {"person": [self.id, self.name], "same_browser": list(self.same_browser)}
 
     @classmethod
-    def of(cls, value: Sequence[Any]) -> Person:
-        """The person a forwarded message names (:meth:`to_json`)."""
-        return cls(str(value[0]), str(value[1]), tuple(str(u) for u in value[2]) if len(value) > 2 else ())
+    def of(cls, payload: Mapping[str, Any]) -> Person:
+        """The person a forwarded message names (:meth:`to_json`; ``same_browser`` may be missing)."""
+        user, name = payload["person"]
+        return cls(str(user), str(name), tuple(str(u) for u in payload.get("same_browser") or ()))
 
 
 class Outbox:
