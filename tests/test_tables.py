@@ -25,7 +25,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 
 from gongzhu.records import check_file
-from gongzhu.server.rooms import CHAT_BUDGETS_KEPT, ChatBudgets
+from gongzhu.server.rooms import CHAT_BLOCKS_SECONDS, CHAT_BUDGETS_KEPT, ChatBlocks, ChatBudgets
 from helpers.client import Message
 from helpers.database import STORES
 from helpers.live import Live, Someone, account, random_moves
@@ -562,6 +562,32 @@ def test_chat_budgets_count_by_person_and_forget_the_full_ones() -> None:
     assert budgets.allow("u-new", 10.0)  # u-a's and u-b's budgets were full again: forgotten
     assert len(budgets) == CHAT_BUDGETS_KEPT - 1
     assert budgets.allow("u-0", 10.0) and budgets.allow("u-0", 10.0) and not budgets.allow("u-0", 10.0)
+
+
+def test_chat_reads_a_persons_blocks_once_a_while_and_again_after_a_block() -> None:
+    """A table reads whom a person's chat goes to none of once every CHAT_BLOCKS_SECONDS, not at
+    every line; a block made between two people has both read again at once; at most
+    CHAT_BUDGETS_KEPT people are kept, the old ones forgotten first."""
+    blocks = {"u-a": {"u-b"}}
+    reads: list[str] = []
+
+    def read(person: str) -> set[str]:
+        reads.append(person)
+        return set(blocks.get(person, ()))
+
+    kept = ChatBlocks()
+    assert kept.of("u-a", 0.0, read) == {"u-b"} and kept.of("u-a", 1.0, read) == {"u-b"}
+    assert reads == ["u-a"]
+    blocks["u-a"] = {"u-b", "u-c"}
+    assert kept.of("u-a", 2.0, read) == {"u-b"}  # (not read again yet)
+    kept.forget(["u-c", "u-a"])  # a block made between u-a and u-c
+    assert kept.of("u-a", 3.0, read) == {"u-b", "u-c"} and reads == ["u-a", "u-a"]
+    blocks["u-a"] = set()  # lifted: known once the reading is old
+    assert kept.of("u-a", 3.0 + CHAT_BLOCKS_SECONDS - 0.5, read) == {"u-b", "u-c"}
+    assert kept.of("u-a", 3.0 + CHAT_BLOCKS_SECONDS, read) == set()
+    for n in range(3 * CHAT_BUDGETS_KEPT):  # (many people at one moment, then as time goes)
+        kept.of(f"u-{n}", 100.0 + (n // CHAT_BUDGETS_KEPT) * CHAT_BLOCKS_SECONDS, read)
+        assert len(kept._read) <= CHAT_BUDGETS_KEPT
 
 
 def test_with_a_turn_timer_the_next_deal_has_a_clock(server: LiveServer) -> None:

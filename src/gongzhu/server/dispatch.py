@@ -165,11 +165,12 @@ def _chat(table: Table, connection: Presence, message: ChatMessage) -> None:
         muted = table.hub.muted(other)
         if muted is not None:
             raise Refused("moderation.muted_browser", until=muted.params["until"])
-    if not table.chat_budgets.allow(connection.person.id, time.monotonic()):
+    now = time.monotonic()
+    if not table.chat_budgets.allow(person.id, now):
         raise Refused("server.chat_too_fast")
-    seat = table.seat_of(connection.person.id)
+    seat = table.seat_of(person.id)
     # Nobody hears a person they blocked, or who blocked them: watchers of one table are kept
     # apart by nothing else (docs/people.md); the line is kept from them when replayed too.
-    table.event({"type": "chat", "from": {"name": connection.person.name,
+    table.event({"type": "chat", "from": {"name": person.name,
                                           "seat": seat.name if seat is not None else None}, **body},
-                not_to=table.hub.store.blocks_of(connection.person.id))
+                not_to=table.chat_blocks.of(person.id, now, table.hub.store.blocks_of))

@@ -17,7 +17,7 @@ import asyncio
 import itertools
 import json
 from collections import deque
-from collections.abc import Callable, Mapping, Set
+from collections.abc import Callable, Iterable, Mapping, Set
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,8 +28,8 @@ from gongzhu.server.policy import OUTBOX_LIMIT, RateLimiter
 from gongzhu.server.views import personal
 from gongzhu.server.wire import encode, refusal
 
-__all__ = ["CHAT_BURST", "CHAT_RATE", "HISTORY", "ChatBudgets", "Connection", "Outbox", "Person", "Presence", "Ref",
-           "Room", "Switchboard"]
+__all__ = ["CHAT_BLOCKS_SECONDS", "CHAT_BURST", "CHAT_RATE", "HISTORY", "ChatBlocks", "ChatBudgets", "Connection",
+           "Outbox", "Person", "Presence", "Ref", "Room", "Switchboard"]
 
 #: How many changes' messages a room keeps for connections that come back.
 HISTORY = 200
@@ -38,6 +38,10 @@ CHAT_RATE = 1.0
 CHAT_BURST = 3
 #: Past this many people's chat budgets, a table forgets those that have filled up again.
 CHAT_BUDGETS_KEPT = 64
+#: How long a table trusts what it read of a person's blocks for chat (seconds).  A block made is
+#: told to every table at once (Table.blocked), which reads it again: this only delays the end of
+#: a block lifted, keeping lines apart a little longer, never delivering one too soon.
+CHAT_BLOCKS_SECONDS = 30.0
 
 def _chat_line(text: str) -> dict[str, Any] | None:
     """The chat line a public message of the room is, if it is one."""
@@ -148,6 +152,33 @@ class ChatBudgets:
                 self._budgets = {k: b for k, b in self._budgets.items() if b.last is not None and b.last > full}
             budget = self._budgets[person_id] = RateLimiter(rate=CHAT_RATE, burst=CHAT_BURST)
         return budget.allow(now)
+
+
+class ChatBlocks:
+    """Whom each person who chats at a table is kept apart from (everyone in a block with them,
+    either way), read from the store at most every :data:`CHAT_BLOCKS_SECONDS` per person rather
+    than at every line, for :data:`CHAT_BUDGETS_KEPT` people at most."""
+
+    def __init__(self) -> None:
+        self._read: dict[str, tuple[float, frozenset[str]]] = {}
+
+    def of(self, person_id: str, now: float, read: Callable[[str], Set[str]]) -> frozenset[str]:
+        """The people ``person_id``'s chat line goes to none of, ``read`` again when it is old."""
+        kept = self._read.get(person_id)
+        if kept is not None and now - kept[0] < CHAT_BLOCKS_SECONDS:
+            return kept[1]
+        if len(self._read) >= CHAT_BUDGETS_KEPT:  # the old ones go; all, if none is old (read again)
+            self._read = {k: v for k, v in self._read.items() if now - v[0] < CHAT_BLOCKS_SECONDS}
+            if len(self._read) >= CHAT_BUDGETS_KEPT:
+                self._read.clear()
+        found = frozenset(read(person_id))
+        self._read[person_id] = (now, found)
+        return found
+
+    def forget(self, people: Iterable[str]) -> None:
+        """A block was made between ``people``: what was read of theirs is read again."""
+        for person in people:
+            self._read.pop(person, None)
 
 
 class Switchboard:

@@ -42,7 +42,7 @@ from gongzhu.server.challenges import Challenges
 from gongzhu.server.claiming import Claims, from_play
 from gongzhu.server.clock import Clock
 from gongzhu.server.metrics import Metrics
-from gongzhu.server.rooms import ChatBudgets, Person, Presence, Ref
+from gongzhu.server.rooms import ChatBlocks, ChatBudgets, Person, Presence, Ref
 from gongzhu.server.store import Charge, DeletedSitter, MatchInfo, Rated, SeatedElsewhere, Seating, StaleTable, Store
 from gongzhu.server.thinking import Pools, Thinking, computer_level
 from gongzhu.server.views import Views, personal, public_exposures
@@ -180,6 +180,7 @@ class Table:
         #: seats, so that a table loaded again (a restart, another server) knows who came before.
         self.awaited: set[str] = set(seating.awaited)
         self.chat_budgets = ChatBudgets()
+        self.chat_blocks = ChatBlocks()
         self.lifetimes: dict[str, int] = {}
         #: The family of presets the table's deals are rated in, and the ratings there of the
         #: people who sit at it; which of them have an account (only accounts are rated).
@@ -937,7 +938,8 @@ class Table:
 
     def blocked(self, users: Collection[str]) -> None:
         """A block was made between ``users``: whoever of them the table is closed to now leaves
-        it (:meth:`_shut_out`), and the others see them go."""
+        it (:meth:`_shut_out`), and the others see them go; their chat reads their blocks again."""
+        self.chat_blocks.forget(users)
         if self.broken or not self._shut_out({u for u in users if u in self.connected()
                                               and self.closed_to(Person(u, ""))}):
             return
