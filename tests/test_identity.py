@@ -530,6 +530,35 @@ def test_a_password_hashed_with_old_parameters_is_hashed_again(tmp_path: Path, m
         store.close()
 
 
+def test_two_sign_ins_hashing_an_old_password_again_at_once_both_sign_in(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under new hasher parameters, a sign-in hashes the password again; another sign-in of the
+    same person stores its own new hash meanwhile: the first finds the hash changed, checks the
+    password against it, and signs in all the same."""
+    monkeypatch.delenv(CHEAP_HASHING_ENV, raising=False)
+    url = f"sqlite:///{tmp_path / 'g.db'}"
+    cheap = PasswordHasher(time_cost=1, memory_cost=8 * 1024, parallelism=1)
+    app = create_app(url, pace=0, static_dir=tmp_path / "none")
+    app.state.identity.hasher = cheap  # the accounts of an earlier server
+    with local_client(app) as c:
+        user_id = register(c, "Alice")["id"]
+    app = create_app(url, pace=0, static_dir=tmp_path / "none")
+    identity: Identity = app.state.identity
+
+    class AnotherSignInMeanwhile(PasswordHasher):
+        def hash(self, password: str | bytes, *, salt: bytes | None = None) -> str:
+            with store_of(app).engine.begin() as conn:  # (its hash of the same password, stored first)
+                conn.execute(update(USERS).where(USERS.c.id == user_id)
+                             .values(password_hash=super().hash(password)))
+            return super().hash(password, salt=salt)
+
+    identity.hasher = AnotherSignInMeanwhile()  # today's parameters
+    with local_client(app) as c:
+        r = c.post("/api/login", json={"name": "Alice", "password": PASSWORD})
+        assert r.status_code == 200, r.text
+        assert c.get("/api/me").json()["id"] == user_id
+
+
 # ---------------------------------------------------------------------- cookies that are no session
 
 

@@ -855,6 +855,10 @@ class Identity:
                 if c.execute(update(USERS).where(USERS.c.id == user.id, USERS.c.password_hash == stored)
                              .values(password_hash=hashed)).rowcount:
                     holding = hashed
+                else:  # hashed again meanwhile by another sign-in of theirs (or changed: checked below)
+                    holding = c.scalar(select(USERS.c.password_hash).where(USERS.c.id == user.id)) or stored
+            if holding not in (stored, hashed) and not await asyncio.to_thread(self._verify, holding, password):
+                raise AccountError(401, Text.of("server.account_wrong_login"))
         why = self.barred(user.id) if self.barred is not None else None
         if why is not None:
             raise AccountError(403, why)
