@@ -31,6 +31,9 @@ def server(db_url: str, tmp_path: Path) -> Iterator[LiveServer]:
     with LiveServer(db_url, static_dir=tmp_path / "no-static") as s:
         yield s
 
+#: Every seat's computer the quick 新手 (rated: one level for every computer seat).
+ALL_RANDOM = {"N": "random", "E": "random", "S": "random", "W": "random"}
+
 
 def one_deal(host: Someone, other: Someone, level: str = "intermediate", **table: Any) -> tuple[str, dict[str, Live]]:
     """``host`` at South and ``other`` at East of a new table (computers of ``level`` at N and W)
@@ -109,8 +112,7 @@ def test_two_accounts_of_one_browser_are_one_person_to_ratings_and_the_lifetime_
     of them (one person's two accounts, or a household's): the deal dealt to them both is rated for
     neither, and is practice for both, as a deal dealt to one person is."""
     anna, bo = account(server, "Anna"), account(server, "Bo")
-    table_id = new_table(anna, levels={"N": "random", "W": "random"}, turn_seconds=30,
-                         options={"match_end": "deals:4"})["table_id"]
+    table_id = new_table(anna, levels=ALL_RANDOM, turn_seconds=30, options={"match_end": "deals:4"})["table_id"]
     lives = {"S": anna.connect(table_id), "E": bo.connect(table_id)}
     lives["E"].send({"type": "sit", "seat": "E"})
     lives["S"].until(lambda s: s["table"]["seats"]["E"]["name"] == "Bo" and s["table"]["rated"])
@@ -134,7 +136,7 @@ def test_whom_a_deal_was_dealt_to_decides_that_it_is_rated(server: LiveServer) -
     sitting down at the seat before its end (the guest plays from the next deal) unrates nothing."""
     anna, bo, guest = account(server, "Anna"), account(server, "Bo"), Someone(server)
     # (a quick computer player for East's seat once Bo has left it)
-    table_id = new_table(anna, levels={"N": "random", "E": "random", "W": "random"}, turn_seconds=30)["table_id"]
+    table_id = new_table(anna, levels=ALL_RANDOM, turn_seconds=30)["table_id"]
     south, east = anna.connect(table_id), bo.connect(table_id)
     east.send({"type": "sit", "seat": "E"})
     south.until(lambda s: s["table"]["seats"]["E"]["name"] == "Bo")
@@ -273,7 +275,7 @@ def test_play_now_with_a_preset_takes_only_a_table_of_it(server: LiveServer) -> 
     """"Play now" for a preset: a waiting table of another preset is not taken; a new table is
     made of the preset asked for; a preset the server does not know is refused."""
     host, seeker = Someone(server), Someone(server)
-    other = new_table(host, preset="partners")["table_id"]
+    other = new_table(host, preset="partners", turn_seconds=30, expose_seconds=20)["table_id"]
     hosting = host.connect(other)
     hosting.until(lambda s: s["phase"] == "waiting")
     made = seeker.http.post("/api/tables/play-now", json={"preset": "tournament"}).json()["table_id"]
@@ -281,6 +283,33 @@ def test_play_now_with_a_preset_takes_only_a_table_of_it(server: LiveServer) -> 
     assert server.app.state.store.match(made).preset == "tournament"
     assert seeker.http.post("/api/tables/play-now", json={"preset": "whist"}).status_code == 400
     assert Someone(server).http.post("/api/tables/play-now", json={"preset": "partners"}).json()["table_id"] == other
+    hosting.close()
+
+
+def test_play_now_seats_no_stranger_at_a_table_its_host_rigged(server: LiveServer) -> None:
+    """A host gives their own partner an expert and a rival's a 新手 (or changes the options, or
+    shortens the clock): that table is not rated, and "Play now" seats nobody at it — the stranger
+    gets a table of Play now's own; a table that plays as Play now's own is taken."""
+    host = account(server, "Hal")
+    rigged = {
+        "levels": {"N": "intermediate", "E": "intermediate", "S": "expert", "W": "random"},
+        "options": {"match_limit": 500},
+        "turn_seconds": 5,
+    }
+    for n, (what, value) in enumerate(rigged.items()):
+        body = {"preset": "partners", "seat": "N", "turn_seconds": 30, "expose_seconds": 20, what: value}
+        table_id = new_table(host, **body)["table_id"]
+        hosting = host.connect(table_id)
+        state = hosting.until(lambda s: s["phase"] == "waiting")
+        assert state["table"]["rated"] is (what != "levels"), what  # (a changed limit or clock rates still)
+        seeker = account(server, f"Sid{n}")  # (someone seated nowhere yet)
+        taken = seeker.http.post("/api/tables/play-now", json={"preset": "partners"}).json()["table_id"]
+        assert taken != table_id, what
+        hosting.close()
+    fair = new_table(host, preset="partners", seat="N", turn_seconds=30, expose_seconds=20)["table_id"]
+    hosting = host.connect(fair)
+    assert hosting.until(lambda s: s["phase"] == "waiting")["table"]["rated"] is True
+    assert account(server, "Tom").http.post("/api/tables/play-now", json={"preset": "partners"}).json()["table_id"] == fair
     hosting.close()
 
 

@@ -463,14 +463,15 @@ def test_lobby_lists_public_tables_live(server: LiveServer) -> None:
         assert entry["table"]["changed"] == {"match_limit": 800} and entry["table"]["status"] == "waiting"
         assert entry["table"]["seats"]["S"]["name"] == host.name
         new_table(host, visibility="private")  # not listed
-        joined = other.http.post("/api/tables/play-now", json={})
-        assert joined.json()["table_id"] == table_id
+        joining = other.connect(table_id)
+        joining.send({"type": "sit", "seat": "E"})
         while True:
             entry = json.loads(lobby.recv(timeout=5))
             if entry["type"] == "table" and any(s["name"] == other.name for s in entry["table"]["seats"].values()):
                 break
         listed = host.http.get("/api/tables").json()
         assert [t["id"] for t in listed] == [table_id]
+        joining.close()
 
 
 def test_chat_is_text_rate_limited_and_reaches_the_table(server: LiveServer) -> None:

@@ -249,10 +249,26 @@ def parse_new_table(body: Any) -> NewTable:
                     started=False, seeded=new.seed is not None)
 
 
+#: The turn timer and the exposure window of a table 快速开始 makes (seconds).
+QUICK_TURN_SECONDS = 30
+QUICK_EXPOSE_SECONDS = 20
+
+
 def quick_public_table(preset: str = "online", *, accounts_only: bool = False) -> NewTable:
     """The public table 快速开始 makes when no table waits for players: the ``preset`` (online
-    unless the person chose one), a 30-second turn timer and a 20-second exposure window, every
-    seat's computer player the default; ``accounts_only`` for a ranked one."""
+    unless the person chose one) as it is, a 30-second turn timer and a 20-second exposure window,
+    every seat's computer player the default; ``accounts_only`` for a ranked one."""
     return NewTable(preset, resolve_options(preset, {}), {s.name: DEFAULT_LEVEL for s in Seat},
-                    DEFAULT_SPEED, secrets.randbits(64), visibility="public", turn_seconds=30,
-                    expose_seconds=20, started=False, accounts_only=accounts_only)
+                    DEFAULT_SPEED, secrets.randbits(64), visibility="public", turn_seconds=QUICK_TURN_SECONDS,
+                    expose_seconds=QUICK_EXPOSE_SECONDS, started=False, accounts_only=accounts_only)
+
+
+def plays_as_quick(preset: str, options: Options, levels: Mapping[str, str], turn_seconds: int | None,
+                   expose_seconds: int | None) -> bool:
+    """Whether a table is one 快速开始 may seat a stranger at: it plays as a table it makes itself
+    would (:func:`quick_public_table`) — its preset's options unchanged, the default computer in
+    every seat, and as much time to play and to expose — whatever its host chose otherwise."""
+    return (options.to_dict() == resolve_options(preset, {}).to_dict()
+            and all(levels.get(s.name) == DEFAULT_LEVEL for s in Seat)
+            and turn_seconds is not None and turn_seconds >= QUICK_TURN_SECONDS
+            and (expose_seconds is None or expose_seconds >= QUICK_EXPOSE_SECONDS))

@@ -30,7 +30,7 @@ from typing import Any
 from gongzhu.messages import Text
 from gongzhu.ratings import DEFAULT
 from gongzhu.rules.cards import Seat
-from gongzhu.server.bodies import NewTable, quick_public_table
+from gongzhu.server.bodies import NewTable, plays_as_quick, quick_public_table
 from gongzhu.server.bus import Bus, ClusterUnavailable, LocalBus
 from gongzhu.server.challenges import Challenges
 from gongzhu.server.clock import report_failure
@@ -189,9 +189,11 @@ class Tables:
         start it that :func:`~gongzhu.server.matchmaking.choose` chooses (the people nearest their rating,
         :meth:`match_gap`), or a new public table with them at South, which starts by itself
         after :data:`~gongzhu.server.matchmaking.QUICK_START_SECONDS`.  A table whose last seat
-        this fills starts at once.  With ``preset``, only a table of that preset (and a new table
-        of it); ``ranked`` (an account's), only a table where only accounts sit (and a new one
-        so), whose deals are rated; without it, never such a table."""
+        this fills starts at once.  Only a table that plays as Play now's own would
+        (:func:`~gongzhu.server.bodies.plays_as_quick`: a host's computers, options or timers of
+        their choosing seat no stranger).  With ``preset``, only a table of that preset (and a new
+        table of it); ``ranked`` (an account's), only a table where only accounts sit (and a new
+        one so), whose deals are rated; without it, never such a table."""
         now = now or datetime.now(UTC)
         sitting = self.store.seated_at(person.id)
         if sitting is not None:
@@ -211,7 +213,9 @@ class Tables:
                 return table.match_id
             host_here = table.host in table.connected()
             if (table.status == "waiting" and host_here and any(o is None for o in table.seats)
-                    and person.id not in table.removed and not table.closed_to(person)):
+                    and person.id not in table.removed and not table.closed_to(person)
+                    and plays_as_quick(table.preset, table.options, table.levels, table.turn_seconds,
+                                       table.expose_seconds)):
                 waiting = Waiting(self.match_gap(table, person), (now - _when(info.created)).total_seconds(),
                                   info.created)
                 candidates.append((waiting, table))
