@@ -933,6 +933,39 @@ def test_a_mute_holds_the_browser_at_a_table_another_server_runs(operator_and_pl
     keeping.close()
 
 
+def test_an_account_deleted_through_another_server_leaves_no_chat_line_there(
+        operator_and_player: OperatorAndPlayer) -> None:
+    """Pat stands up at her table, which server B runs, chats, and renames herself Pam; she
+    deletes her account through server A: B, told through Redis, sends her line under none of her
+    names to a page that comes back."""
+    from helpers.live import PASSWORD, Someone
+
+    o = operator_and_player
+    o.page.send({"type": "stand"})
+    o.page.until(lambda s: s["you"]["seat"] is None)
+    o.page.send({"type": "chat", "text": "call me on 555-0199"})
+    heard = o.page.receive(10)
+    while "555-0199" not in json.dumps(heard):
+        heard = o.page.receive(10)
+    watcher = Someone(o.b).connect(o.table_id)  # (keeps the table loaded on B)
+    watcher.until(lambda s: s["phase"] == "waiting")
+    assert o.pat.http.post("/api/account/name", json={"name": "Pam", "password": PASSWORD}).status_code == 200
+    o.pat.rebind(o.a)
+    r = o.pat.http.post("/api/account/delete", json={"password": PASSWORD, "confirm": "Pam"})
+    assert r.status_code == 200, r.text
+    deadline = time.monotonic() + 10
+    while True:  # (told through Redis: at once, or nearly)
+        back = Someone(o.b).connect(o.table_id, since=1)
+        back.until(lambda s: s["phase"] == "waiting")
+        back.drain(0.3)
+        replayed = json.dumps(back.messages)
+        back.close()
+        if "555-0199" not in replayed or time.monotonic() > deadline:
+            break
+    assert "555-0199" not in replayed and '"Pat"' not in replayed, replayed
+    watcher.close()
+
+
 def test_an_operator_closes_a_table_another_server_runs(operator_and_player: OperatorAndPlayer) -> None:
     """Behind a balancer an operator cannot pick a server: closing a table that server B runs,
     through server A, has B close it — its page told why and closed — and the store says over."""

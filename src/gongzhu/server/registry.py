@@ -290,7 +290,9 @@ class Tables:
         for room in self.rooms.values():
             room.forget_chat(set(names))
         if share and self.bus.shared:
-            self.bus.to_lobby({"op": "forget", "user": user_id, "names": list(names), "as": neutral})
+            # (``name``, the last one, as servers of an earlier version read it during an upgrade)
+            self.bus.to_lobby({"op": "forget", "user": user_id, "name": names[-1] if names else "",
+                               "names": list(names), "as": neutral})
 
     def blocked(self, user: str, other: str, *, share: bool = True) -> None:
         """``user`` blocked ``other``: at each table run here, whichever of the two it is closed
@@ -313,7 +315,8 @@ class Tables:
             self.blocked(str(user), str(other), share=False)
             return
         if payload.get("op") == "forget":
-            self.forget(str(payload["user"]), [str(n) for n in payload["names"]], str(payload["as"]), share=False)
+            names = payload.get("names") or [payload["name"]]  # (an earlier version's names the last one)
+            self.forget(str(payload["user"]), [str(n) for n in names], str(payload["as"]), share=False)
             return
         self.lobby.remote(payload)
 
