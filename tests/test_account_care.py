@@ -617,7 +617,8 @@ def test_a_deal_finished_after_its_player_deleted_the_account_charges_them_nothi
             c.execute(update(USERS).where(USERS.c.id.in_([carol.id, dan.id])).values(guest=False, password_hash="-"))
         store.create_match(match_id="m-left", preset="online", options={}, speed="normal", seed=7,
                            seating=seating((carol.id, carol.name)))
-        neutral = AccountCare(identity).delete(carol.id)
+        neutral, names = AccountCare(identity).delete(carol.id)
+        assert names == [carol.name]
         charges = [Charge(carol.id, -300, True, result=-300, seat="S"), Charge(dan.id, 200, result=200, seat="N")]
         rated = Rated("online", (((carol.id,), -300), ((dan.id,), 200)))
         store.finish_deal("m-left", 0, record_line="{}", south_final=-300, totals=[200, 0, -300, 0], over=False,

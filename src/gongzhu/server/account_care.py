@@ -27,7 +27,7 @@ import math
 import secrets
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import Connection, Row, String, cast, delete, func, or_, select, update
@@ -81,7 +81,7 @@ from gongzhu.server.store import (
 )
 from gongzhu.server.wire import personal_answer, plain_error
 
-__all__ = ["EXPORT_FORMAT", "RENAME_DAYS", "AccountCare", "Tries", "routes"]
+__all__ = ["EXPORT_FORMAT", "RENAME_DAYS", "AccountCare", "Deleted", "Tries", "routes"]
 
 #: An account changes its name at most once in this many days (the name it gave up is held as
 #: long, :data:`~gongzhu.server.identity.NAME_HELD`).
@@ -214,6 +214,13 @@ def _rename_records(c: Connection, user_id: str, names: set[str], neutral: str) 
     return changed
 
 
+class Deleted(NamedTuple):
+    """A deleted account's neutral name, and every name it had (the last one last)."""
+
+    name: str
+    names: list[str]
+
+
 class AccountCare:
     """The changes a person makes to their own account, on an :class:`Identity` and its store."""
 
@@ -313,13 +320,14 @@ class AccountCare:
         """A table for people, not over, at which ``user_id`` sits (None: none)."""
         return self.store.seated_at(user_id)
 
-    def delete(self, user_id: str) -> str:
+    def delete(self, user_id: str) -> Deleted:
         """Delete the account: its row is kept, anonymised (a neutral name, ``deleted-`` and
         :data:`DELETED_DIGITS` hex digits, that is a guest's: no password, no lifetime, no
         place on any board), every session ends, its ratings, rating history, friendships and
         requests, blocks (either way), invitations and open reports it made go, and the
         records and stored seats that named it by any of its names name it by the neutral one —
-        all in one transaction; returns the neutral name.  Its names stay in ``former_names``,
+        all in one transaction; returns the neutral name and every name it had (the last one
+        last, for the open tables to forget: :attr:`Identity.on_deleted`).  Its names stay in ``former_names``,
         held (:data:`~gongzhu.server.identity.NAME_HELD`).  Refused (409) while the person sits at
         a table for people that is not over, looked at again here, in the transaction.  What
         stays: the matches with their records and every other person's totals and ratings
@@ -366,12 +374,8 @@ class AccountCare:
                     _rename_events(c, user_id, names, neutral)
             except IntegrityError:  # the neutral name is another's: another one
                 continue
-            return neutral
+            return Deleted(neutral, held)
         raise RuntimeError("no free neutral name after 20 tries")
-
-    def names_had(self, user_id: str) -> list[str]:
-        """Every name a deleted account had (its ``former_names``: the last one too)."""
-        return list(self._row(user_id).former_names or [])
 
     def export(self, user_id: str) -> dict[str, Any]:
         """Everything stored about the person (``GET /api/account/export``; docs/accounts.md):
@@ -613,8 +617,7 @@ def routes(identity: Identity, failures: Tries) -> list[Route]:
             return _refused(AccountError(409, Text.of("account_care.delete_seated", table=table)))
         try:
             # Off the event loop: every record of every match the person played is rewritten.
-            neutral = await asyncio.to_thread(care.delete, user.id)
-            names = await asyncio.to_thread(care.names_had, user.id)
+            neutral, names = await asyncio.to_thread(care.delete, user.id)
         except AccountError as e:
             return _refused(e)
         if identity.on_ended is not None:  # its table connections close at once (on the event loop)
