@@ -51,6 +51,7 @@ from gongzhu.server.store import (
     MATCHES,
     RATINGS,
     REPORTS,
+    SANCTIONS,
     SESSIONS,
     SETTINGS,
     USERS,
@@ -352,13 +353,14 @@ def test_sign_in_and_out(app: Any, client: TestClient) -> None:
 
 
 @pytest.mark.parametrize("db_url", STORES, indirect=True)
-@pytest.mark.parametrize("meanwhile", ["password changed", "signed out everywhere", "deleted"])
+@pytest.mark.parametrize("meanwhile", ["password changed", "signed out everywhere", "deleted", "banned"])
 def test_a_sign_in_checking_the_password_as_it_changes_makes_no_session(app: Any, client: TestClient,
                                                                           meanwhile: str) -> None:
     """Someone signs in with Alice's password while she changes it (an operator's reset does the
-    same), signs out everywhere or deletes her account: the change comes while the password is
-    being checked, and the sign-in, which found it right, is refused all the same — no session
-    of hers outlives the change."""
+    same), signs out everywhere or deletes her account, or an operator bans her: the change comes
+    while the password is being checked, and the sign-in, which found it right, is refused all the
+    same (a ban with its reason) — no session of hers outlives the change, and the browser keeps
+    the session it had."""
     from gongzhu.server.account_care import AccountCare
 
     alice = register(client, "Alice")
@@ -370,6 +372,14 @@ def test_a_sign_in_checking_the_password_as_it_changes_makes_no_session(app: Any
         right = checking(stored, password)
         if meanwhile == "password changed":
             identity.end_sessions(alice["id"], password_hash=identity.hasher.hash("a brand new one"))
+        elif meanwhile == "banned":  # (as an operator's ban does: the sanction, every session ended)
+            stamp = datetime.now(UTC).isoformat(timespec="microseconds")
+            with store.engine.begin() as c:
+                c.execute(insert(SANCTIONS).values(user_id=alice["id"], kind="ban", reason="cheating", starts=stamp,
+                                                   ends=None, operator=alice["id"]))
+                c.execute(update(USERS).where(USERS.c.id == alice["id"])
+                          .values(session_epoch=USERS.c.session_epoch + 1))
+                c.execute(delete(SESSIONS).where(SESSIONS.c.user_id == alice["id"]))
         elif meanwhile == "signed out everywhere":
             with store.engine.begin() as c:
                 c.execute(update(USERS).where(USERS.c.id == alice["id"])
@@ -381,9 +391,13 @@ def test_a_sign_in_checking_the_password_as_it_changes_makes_no_session(app: Any
 
     identity._verify = change_while_checking  # type: ignore[method-assign]
     with browser(app) as thief:
+        before = thief.get("/api/me").json()["id"]  # (a guest)
         r = thief.post("/api/login", json={"name": "Alice", "password": PASSWORD})
-        refusal(r, 401, "server.account_wrong_login")
-        assert thief.get("/api/me").json()["id"] != alice["id"]
+        if meanwhile == "banned":
+            assert refusal(r, 403, "moderation.banned")["params"] == {"reason": "cheating"}
+        else:
+            refusal(r, 401, "server.account_wrong_login")
+        assert thief.get("/api/me").json()["id"] == before
     with store.engine.connect() as c:
         assert c.scalar(select(func.count()).select_from(SESSIONS).where(SESSIONS.c.user_id == alice["id"])) == 0
     identity._verify = checking  # type: ignore[method-assign]

@@ -862,9 +862,15 @@ class Identity:
         why = self.barred(user.id) if self.barred is not None else None
         if why is not None:
             raise AccountError(403, why)
+        try:  # (the password checked is still the account's: not changed, reset or deleted meanwhile)
+            cookie = self.cookie(user, secure=_secure(request), checked=(holding, int(row._mapping["session_epoch"])))
+        except AccountError:  # (a suspension or a ban made meanwhile raised the epoch: said as such)
+            why = self.barred(user.id) if self.barred is not None else None
+            if why is not None:
+                raise AccountError(403, why) from None
+            raise
+        # The browser's session until now ends once the new one is made (a sign-in refused leaves it).
         self._end(request, everywhere=False, legacy=False)
-        # (the password checked is still the account's: not changed, reset or deleted meanwhile)
-        cookie = self.cookie(user, secure=_secure(request), checked=(holding, int(row._mapping["session_epoch"])))
         # A suspension or ban that another server made between the check above and the new
         # session ended every session before this one existed: asked again now, it ends this too.
         why = self.barred(user.id) if self.barred is not None else None
