@@ -309,7 +309,8 @@ def test_play_now_seats_no_stranger_at_a_table_its_host_rigged(server: LiveServe
     fair = new_table(host, preset="partners", seat="N", turn_seconds=30, expose_seconds=20)["table_id"]
     hosting = host.connect(fair)
     assert hosting.until(lambda s: s["phase"] == "waiting")["table"]["rated"] is True
-    assert account(server, "Tom").http.post("/api/tables/play-now", json={"preset": "partners"}).json()["table_id"] == fair
+    taken = account(server, "Tom").http.post("/api/tables/play-now", json={"preset": "partners"})
+    assert taken.json()["table_id"] == fair
     hosting.close()
 
 

@@ -537,9 +537,10 @@ class Table:
     def _rates_deals(self) -> bool:
         """Whether the table's settings let its deals move ratings: a public table for people (at
         a private one the people are chosen by invitation: one's own second account, say), not a
-        challenge's, its deals not set in advance, with a turn timer, and one level for every
-        computer seat (a host who gave their own partner an expert and a rival's a 新手 would
-        choose the result of a partnership, and at any table whom the weak computer feeds)."""
+        challenge's, its deals not set in advance, with a turn timer, and one computer level for
+        every seat, those people hold too (a seat a person leaves is played at its level; a host
+        who gave their own partner an expert and a rival's a 新手 would choose the result of a
+        partnership, and at any table whom the weak computer feeds)."""
         return (not self.solo and self.challenge is None and not self.seeded and self.turn_seconds is not None
                 and self.visibility == "public" and len(set(self.levels.values())) == 1)
 
