@@ -23,6 +23,7 @@ from helpers.client import Message
 from helpers.database import STORES
 from helpers.live import PASSWORD, Live, Someone, account
 from helpers.servers import LiveServer
+from test_fair_tables import ABROAD, AWAY, HOME
 from test_tables import drive, new_table
 
 
@@ -408,48 +409,79 @@ def test_an_account_deleted_mid_deal_unrates_nobody_else(server: LiveServer) -> 
         live.close()
 
 
-@pytest.mark.parametrize("db_url", STORES, indirect=True)
-def test_accounts_linked_during_a_deal_are_rated_below_the_others(server: LiveServer) -> None:
-    """Anna and Bo, people apart when a rated deal is dealt to them and Cy, are linked half way
-    (a browser signs in as both) and everyone's page goes and comes back: the deal is still rated
-    and counts toward the lifetime score, as dealt, with Anna and Bo below Cy, in the order of
-    their results.  Linking two accounts during a deal that is going badly spares neither of
-    them anything."""
-    anna, bo, cy = account(server, "Anna"), account(server, "Bo"), account(server, "Cy")
-    table_id = new_table(anna, turn_seconds=30)["table_id"]  # (新手 computers would make it practice)
-    south, east, west = anna.connect(table_id), bo.connect(table_id), cy.connect(table_id)
-    east.send({"type": "sit", "seat": "E"})
-    west.send({"type": "sit", "seat": "W"})
+def deal_three(server: LiveServer, seed: int) -> tuple[str, dict[str, Someone], dict[str, Live]]:
+    """Anna (South, the host), Bo (East) and Cy (West), accounts of their own networks when
+    ``server`` tells them apart, at a rated table, six tricks into its first deal."""
+    people = {"S": account(server, "Anna", HOME), "E": account(server, "Bo", AWAY), "W": account(server, "Cy", ABROAD)}
+    table_id = new_table(people["S"], turn_seconds=30)["table_id"]  # (新手 computers would make it practice)
+    lives = {seat: person.connect(table_id) for seat, person in people.items()}
+    lives["E"].send({"type": "sit", "seat": "E"})
+    lives["W"].send({"type": "sit", "seat": "W"})
+    south = lives["S"]
     south.until(lambda s: s["table"]["seats"]["E"]["name"] == "Bo" and s["table"]["seats"]["W"]["name"] == "Cy")
+    assert south.state["table"]["rated"] is True
     south.send({"type": "start"})
-    lives = {"S": south, "E": east, "W": west}
-    drive(lives, random.Random(9), lambda states: states["S"].get("tricks_played", 0) >= 6)
-    shared = Someone(server)
-    for name in ("Anna", "Bo"):
-        assert shared.http.post("/api/login", json={"name": name, "password": PASSWORD}).status_code == 200
-    # Everyone's page goes and comes back: the table, let go and loaded again from the store,
-    # still rates the deal as it was dealt.
+    drive(lives, random.Random(seed), lambda states: states["S"].get("tricks_played", 0) >= 6)
+    return table_id, people, lives
+
+
+def rated_with_last(server: LiveServer, table_id: str, people: dict[str, Someone], lives: dict[str, Live],
+                    last: str, seed: int) -> None:
+    """Everyone's page goes and comes back (the table, let go and loaded again from the store,
+    rates the deal as it was dealt), the deal is played out, and it is rated with the seats of
+    ``last`` placed below the others, in the order of their results; it counts toward the
+    lifetime score as dealt."""
     for live in lives.values():
         live.close()
     let_go(server, table_id)
-    lives = {"S": anna.connect(table_id), "E": bo.connect(table_id), "W": cy.connect(table_id)}
+    lives = {seat: person.connect(table_id) for seat, person in people.items()}
     south = lives["S"]
     assert south.until(lambda s: s["phase"] in ("expose", "play"))["table"]["rated"] is True
-    drive(lives, random.Random(10), lambda states: all(s.get("phase") in ("deal-over", "match-over")
-                                                       for s in states.values()))
+    drive(lives, random.Random(seed + 1), lambda states: all(s.get("phase") in ("deal-over", "match-over")
+                                                             for s in states.values()))
     state = south.state
     assert state["deal_result"]["practice"] is False
     result = state["deal_result"]["result"]
     below = max(result[s] for s in "SEW") - min(result[s] for s in "SEW") + 1
-    want = rate_deal({}, [(["anna"], result["S"] - below), (["bo"], result["E"] - below), (["cy"], result["W"])])
-    for person, seat, key in ((anna, "S", "anna"), (bo, "E", "bo"), (cy, "W", "cy")):
+    want = rate_deal({}, [([seat], result[seat] - (below if seat in last else 0)) for seat in "SEW"])
+    for seat, person in people.items():
         mine = profile(person)
-        assert mine["ratings"] == {"one_deck": want[key].view()}
+        assert mine["ratings"] == {"one_deck": want[seat].view()}, seat
         assert (mine["deals"], mine["practice"]["deals"]) == (1, 0)
         assert mine["lifetime"] == state["deal_result"]["final"][seat]
-    assert want["cy"].mu > max(want["anna"].mu, want["bo"].mu)
+    assert min(want[seat].mu for seat in "SEW" if seat not in last) > max(want[seat].mu for seat in last)
     for live in lives.values():
         live.close()
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_an_account_linking_itself_during_a_deal_is_rated_below_the_others(db_url: str, tmp_path: Path) -> None:
+    """Anna, Bo and Cy are people apart when a rated deal is dealt to them.  Half way, a browser
+    Anna was signed in from signs in as Bo: Bo made the link, and is placed below Anna and Cy, who
+    are rated as they played.  Linking two accounts during a deal that is going badly spares
+    neither of them anything."""
+    with LiveServer(db_url, static_dir=tmp_path / "no-static", trusted_proxies=["127.0.0.1"]) as server:
+        table_id, people, lives = deal_three(server, 9)
+        assert people["S"].http.post("/api/login", json={"name": "Bo", "password": PASSWORD}).status_code == 200
+        people["S"].http.post("/api/logout")
+        assert people["S"].http.post("/api/login", json={"name": "Anna", "password": PASSWORD}).status_code == 200
+        rated_with_last(server, table_id, people, lives, "E", 9)
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_a_link_forced_on_a_rival_during_a_deal_costs_only_its_maker(db_url: str, tmp_path: Path) -> None:
+    """Half way through a rated deal, Cy opens a table page from Anna's network (a café's, an
+    office's, a carrier's shared address — anyone's to reach): Cy made the link, and is placed
+    below Anna and Bo, who are rated as they played; Anna, whose page came from that network
+    first, loses nothing by it."""
+    with LiveServer(db_url, static_dir=tmp_path / "no-static", trusted_proxies=["127.0.0.1"]) as server:
+        table_id, people, lives = deal_three(server, 11)
+        from_home = Someone(server, HOME)
+        assert from_home.http.post("/api/login", json={"name": "Cy", "password": PASSWORD}).status_code == 200
+        page = from_home.connect(table_id)
+        page.until(lambda s: s["phase"] in ("expose", "play"))
+        page.close()
+        rated_with_last(server, table_id, people, lives, "W", 11)
 
 
 def test_a_guest_who_signs_up_mid_deal_does_not_make_it_rated(server: LiveServer) -> None:

@@ -194,6 +194,8 @@ KNOWN_DEVICES = Table(
     Column("device", String(64), primary_key=True, index=True),
     Column("last_seen", String(40), nullable=False),
     Column("trusted", Boolean, nullable=False, server_default=true()),
+    # Since when it links the account: its first sign-in there (revision 0028; null: before).
+    Column("since", String(40), nullable=True),
 )
 
 #: How long the network a person's table page came from is kept (``user_networks``), and within
@@ -207,6 +209,9 @@ USER_NETWORKS = Table(
     Column("user_id", ForeignKey("users.id"), primary_key=True),
     Column("network", String(64), primary_key=True, index=True),
     Column("last_seen", String(40), nullable=False),
+    # Since when it links the account: the first page from it after NETWORK_KEPT away (revision
+    # 0028; null: before).
+    Column("since", String(40), nullable=True),
 )
 
 #: Duplicate challenges (gongzhu.server.challenges): the board set (its definition and commitment,
@@ -1248,8 +1253,8 @@ class Store:
         if not others:
             return set()
         marks = self._marks([user, *others])
-        mine = marks.get(user, set())
-        return {other for other in others if other != user and marks.get(other, set()) & mine}
+        mine = marks.get(user, {}).keys()
+        return {other for other in others if other != user and marks.get(other, {}).keys() & mine}
 
     def people_apart(self, users: Sequence[str]) -> int:
         """How many people ``users`` are, those linked to one another (:meth:`linked_to`, and so
@@ -1281,22 +1286,37 @@ class Store:
             people.setdefault(root(u), set()).add(u)
         return list(people.values())
 
-    def _marks(self, users: Sequence[str], *, networks: bool = True) -> dict[str, set[str]]:
-        """What links each of ``users`` to others, in two reads: the browsers they were signed in
-        from (``known_devices``) and (with ``networks``) the networks their table pages came from
+    def link_makers(self, users: Sequence[str]) -> set[str]:
+        """Of ``users``, those who made a link to another of them: whose mark shared with another
+        (:meth:`_marks`) came after that one's — a browser first signed in from later, a network
+        a table page came from later (after :data:`NETWORK_KEPT` away).  Of marks that came at
+        one moment, or before that was kept, none is later: nobody made the link."""
+        holders: dict[str, dict[str, str]] = {}
+        for user, marks in self._marks(users).items():
+            for mark, since in marks.items():
+                holders.setdefault(mark, {})[user] = since
+        return {user for held in holders.values() if len(held) > 1
+                for user, since in held.items() if since > min(held.values())}
+
+    def _marks(self, users: Sequence[str], *, networks: bool = True) -> dict[str, dict[str, str]]:
+        """What links each of ``users`` to others, in two reads, each mark with since when it
+        links them ("": from before that was kept): the browsers they were signed in from
+        (``known_devices``) and (with ``networks``) the networks their table pages came from
         within :data:`NETWORK_KEPT` (``user_networks``, marked apart from browsers)."""
         wanted = sorted(set(users))
-        since = (datetime.now(UTC) - NETWORK_KEPT).isoformat(timespec="microseconds")
-        marks: dict[str, set[str]] = {}
+        kept = (datetime.now(UTC) - NETWORK_KEPT).isoformat(timespec="microseconds")
+        marks: dict[str, dict[str, str]] = {}
         with self.engine.connect() as c:
-            for user, device in c.execute(select(KNOWN_DEVICES.c.user_id, KNOWN_DEVICES.c.device)
-                                          .where(KNOWN_DEVICES.c.user_id.in_(wanted))):
-                marks.setdefault(user, set()).add(device)
+            for user, device, since in c.execute(
+                    select(KNOWN_DEVICES.c.user_id, KNOWN_DEVICES.c.device, KNOWN_DEVICES.c.since)
+                    .where(KNOWN_DEVICES.c.user_id.in_(wanted))):
+                marks.setdefault(user, {})[device] = since or ""
             if not networks:
                 return marks
-            for user, network in c.execute(select(USER_NETWORKS.c.user_id, USER_NETWORKS.c.network).where(
-                    USER_NETWORKS.c.user_id.in_(wanted), USER_NETWORKS.c.last_seen >= since)):
-                marks.setdefault(user, set()).add("n:" + network)
+            for user, network, since in c.execute(
+                    select(USER_NETWORKS.c.user_id, USER_NETWORKS.c.network, USER_NETWORKS.c.since)
+                    .where(USER_NETWORKS.c.user_id.in_(wanted), USER_NETWORKS.c.last_seen >= kept)):
+                marks.setdefault(user, {})["n:" + network] = since or ""
         return marks
 
     def entered_as_others(self, challenge_id: str, devices: Sequence[str], user: str) -> bool:

@@ -593,19 +593,25 @@ class Table:
                 or any(self.seats[s] is None and self.levels[s.name] in PRACTICE_LEVELS for s in Seat))
 
     def _linked_since_dealt(self) -> set[str]:
-        """The accounts dealt the deal that were people apart when it was dealt and are linked to
-        one another now (a browser signed in to both, a table page from the other's network)."""
+        """Of the accounts dealt the deal that were people apart when it was dealt and are linked
+        to one another now (a browser signed in to both, a table page from the other's network),
+        those who made the link — whose mark came after the other's (:meth:`Store.link_makers`):
+        a rival's network is anyone's to open a page from; every one of them where that cannot
+        be told."""
         if self.dealt_people < len(self.dealt_accounts):  # linked when dealt: the deal is rated for nobody
             return set()
-        return {u for people in self.hub.store.people_of(sorted(self.dealt_accounts)) if len(people) > 1
-                for u in people}
+        store = self.hub.store
+        linked = [people for people in store.people_of(sorted(self.dealt_accounts)) if len(people) > 1]
+        makers = store.link_makers(sorted(set().union(*linked))) if linked else set()
+        return {u for people in linked for u in (people & makers or people)}
 
     def _rated(self, deal: Deal, linked: Collection[str] = ()) -> Rated | None:
         """The finished ``deal`` as it moves ratings: its people, each alone or, under partnership
         scoring, with their partner, ordered by their R7 results; None when it moves none.  A side
-        holding one of ``linked`` (accounts linked to one another since the deal was dealt) is
-        placed below every side holding none, those sides in the order of their results: linking
-        two accounts during a deal can cost them, never spare them a loss (docs/ratings.md)."""
+        holding one of ``linked`` (accounts that linked themselves to another since the deal was
+        dealt) is placed below every side holding none, those sides in the order of their
+        results: linking two accounts during a deal can cost them, never spare them a loss
+        (docs/ratings.md)."""
         people = {s: u for s in Seat if (u := self.dealt_to[s]) is not None}
         # (whom the deal was dealt to, not who sits now: sitting down as a guest at the end
         # unrates nothing)
