@@ -619,10 +619,10 @@ def test_a_deal_finished_after_its_player_deleted_the_account_charges_them_nothi
                            seating=seating((carol.id, carol.name)))
         neutral, names = AccountCare(identity).delete(carol.id)
         assert names == [carol.name]
-        charges = [Charge(carol.id, -300, True, result=-300, seat="S"), Charge(dan.id, 200, result=200, seat="N")]
+        charges = [Charge(carol.id, -300, result=-300, seat="S"), Charge(dan.id, 200, result=200, seat="N")]
         rated = Rated("online", (((carol.id,), -300), ((dan.id,), 200)))
-        store.finish_deal("m-left", 0, record_line="{}", south_final=-300, totals=[200, 0, -300, 0], over=False,
-                          winners=[], pigs=["S"], charges=charges, rated=rated)
+        store.finish_deal("m-left", 0, record_line="{}", south_final=-300, totals=[200, 0, -300, 0], over=True,
+                          winners=["N"], pigs=["S"], charges=charges, rated=rated)
         with store.engine.connect() as c:
             row = c.execute(select(USERS).where(USERS.c.id == carol.id)).one()
             assert (row.name, row.lifetime, row.deals, row.matches, row.pigs) == (neutral, 0, 0, 0, 0)
@@ -630,7 +630,7 @@ def test_a_deal_finished_after_its_player_deleted_the_account_charges_them_nothi
             assert c.scalar(select(func.count()).select_from(RATING_HISTORY)
                             .where(RATING_HISTORY.c.user_id == carol.id)) == 0
             kept = c.execute(select(MATCH_PLAYERS).where(MATCH_PLAYERS.c.user_id == carol.id)).one()
-            assert (kept.deals, kept.total) == (1, -300)  # the match's history keeps her seat's part
+            assert (kept.deals, kept.total, kept.pig) == (1, -300, True)  # the match's history keeps her seat's part
             dan_row = c.execute(select(USERS).where(USERS.c.id == dan.id)).one()
             assert (dan_row.lifetime, dan_row.deals, dan_row.matches) == (200, 1, 1)
             assert c.scalar(select(func.count()).select_from(RATINGS).where(RATINGS.c.user_id == dan.id)) == 1

@@ -35,8 +35,9 @@ from sqlalchemy import delete, insert, select, update
 from websockets.exceptions import ConnectionClosed
 
 from gongzhu.records import check_file
-from gongzhu.server.store import KNOWN_DEVICES, NETWORK_KEPT, USER_NETWORKS, USERS, Store
-from helpers.client import Message, random_exposures
+from gongzhu.server.identity import Identity
+from gongzhu.server.store import KNOWN_DEVICES, MATCH_PLAYERS, NETWORK_KEPT, USER_NETWORKS, USERS, Charge, Store
+from helpers.client import Message, random_exposures, seating
 from helpers.database import STORES
 from helpers.live import PASSWORD, Live, Someone, account
 from helpers.servers import LiveServer
@@ -683,6 +684,59 @@ def test_a_network_links_anew_after_a_day_away(db_url: str, tmp_path: Path) -> N
         with store.engine.begin() as c:
             c.execute(update(USER_NETWORKS).where(USER_NETWORKS.c.user_id == user).values(last_seen=away))
         assert page_and_since() > first
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_the_pig_is_whoever_played_its_seat_most(db_url: str) -> None:
+    """Ann plays East three deals and moves to North for the last; Bo is dealt East then, and
+    East ends the match as the pig: it is Ann's (three deals of it), not Bo's (one) — moving away,
+    or standing up and leaving the seat to a computer, before the last deal hands nobody one's
+    pig.  Two who played a pig's seat equally often are each charged; a part kept before seats
+    were counted counts all its deals at its last seat; a match whose last deal is not ranked
+    counts in nobody's pig count, and each part of it keeps its pig."""
+    store = Store(db_url)
+    try:
+        identity = Identity(store)
+        ann, bo, cy, dee = (identity.new_guest().id for _ in range(4))
+
+        def play(match_id: str, deals: list[dict[str, str]], pigs: list[str], *, ranked: bool = True) -> None:
+            store.create_match(match_id=match_id, preset="online", options={}, speed="normal", seed=7,
+                               seating=seating((ann, "Ann")))
+            for i, seats in enumerate(deals):
+                over = i == len(deals) - 1
+                store.finish_deal(match_id, i, record_line="{}", south_final=0, totals=[0, 0, 0, 0], over=over,
+                                  winners=[], pigs=pigs if over else [], ranked=ranked or not over,
+                                  charges=[Charge(user, -10, result=-10, seat=seat) for seat, user in seats.items()])
+
+        def pigs() -> dict[str, int]:
+            with store.engine.connect() as c:
+                return dict(c.execute(select(USERS.c.id, USERS.c.pigs).where(USERS.c.id.in_([ann, bo, cy, dee]))).all())
+
+        def parts(match_id: str) -> dict[str, bool]:
+            with store.engine.connect() as c:
+                return dict(c.execute(select(MATCH_PLAYERS.c.user_id, MATCH_PLAYERS.c.pig)
+                                      .where(MATCH_PLAYERS.c.match_id == match_id)).all())
+
+        play("m-moved", [{"E": ann}] * 3 + [{"N": ann, "E": bo}], ["E"])
+        assert pigs() == {ann: 1, bo: 0, cy: 0, dee: 0}
+        assert parts("m-moved") == {ann: True, bo: False}
+        play("m-left", [{"S": cy, "W": dee}] * 2 + [{"W": dee}], ["S"])  # Cy stands up: a computer plays S
+        assert pigs() == {ann: 1, bo: 0, cy: 1, dee: 0}
+        play("m-even", [{"S": cy}, {"S": dee}, {"S": cy}, {"S": dee}], ["S"])
+        assert pigs() == {ann: 1, bo: 0, cy: 2, dee: 1}
+        play("m-friendly", [{"W": bo}] * 2, ["W"], ranked=False)
+        assert pigs() == {ann: 1, bo: 0, cy: 2, dee: 1} and parts("m-friendly") == {bo: True}
+        store.create_match(match_id="m-older", preset="online", options={}, speed="normal", seed=7,
+                           seating=seating((ann, "Ann")))
+        with store.engine.begin() as c:  # parts kept before seats were counted
+            c.execute(insert(MATCH_PLAYERS).values(
+                [{"match_id": "m-older", "user_id": user, "deals": deals, "total": -10 * deals, "pig": False,
+                  "last": "x", "seat": seat} for user, deals, seat in ((bo, 5, "N"), (dee, 2, "E"))]))
+        store.finish_deal("m-older", 7, record_line="{}", south_final=0, totals=[0, 0, 0, 0], over=True, winners=[],
+                          pigs=["N"], charges=[Charge(dee, -10, result=-10, seat="N")])
+        assert parts("m-older") == {bo: True, dee: False}  # Bo's five at N, Dee's one
+    finally:
+        store.close()
 
 
 def test_a_single_player_match_seats_nobody_else(server: LiveServer) -> None:

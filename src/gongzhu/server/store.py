@@ -380,6 +380,9 @@ MATCH_PLAYERS = Table(
     Column("pig", Boolean, nullable=False),
     Column("last", String(40), nullable=False),
     Column("seat", String(1), nullable=True),  # N, E, S or W: where the person played their last deal
+    # How many deals they were dealt at each seat, {"E": 9, "N": 1} (revision 0029; null: before,
+    # all of them at ``seat``): the pig of the match is the person who played its seat most.
+    Column("seat_deals", JSON, nullable=True),
 )
 
 #: The kinds of a reviewed decision (docs/review.md, Across many deals): a lead (the first play of a
@@ -566,7 +569,6 @@ class Charge:
 
     user: str
     final: int
-    pig: bool = False  # the match ended with this person as a pig
     result: int = field(kw_only=True)
     seat: str | None = field(default=None, kw_only=True)
 
@@ -578,6 +580,14 @@ class Rated:
 
     family: str
     sides: tuple[tuple[tuple[str, ...], int], ...]
+
+
+def _seat_deals(played: Any) -> dict[str, int]:
+    """How many deals of a match a person's part (``match_players``: ``deals``, ``seat``,
+    ``seat_deals``) was dealt at each seat; a part kept before that was kept, all at its seat."""
+    if played.seat_deals is not None:
+        return {str(seat): int(n) for seat, n in dict(played.seat_deals).items()}
+    return {played.seat: int(played.deals)} if played.seat is not None else {}
 
 
 def why_kept(info: MatchInfo, user: str) -> str | None:
@@ -1061,9 +1071,10 @@ class Store:
         and add each charged person's result to their total of the match (their history) and,
         when the deal is ``ranked``, their final to their lifetime score and deals — to their
         practice score and deals instead for a ``practice`` deal (alone against computers, not a
-        challenge's) — and their matches and pig count; a ``rated`` deal moves its people's
-        ratings — all in one transaction.  Returns the charged persons' new lifetime scores (none
-        when not ranked: a table whose deal was set in advance; nor for practice)."""
+        challenge's) — and their matches; a match ``over`` counts its ``pigs`` (seats) for the
+        people who played those seats most (:meth:`_charge_pigs`); a ``rated`` deal moves its
+        people's ratings — all in one transaction.  Returns the charged persons' new lifetime
+        scores (none when not ranked: a table whose deal was set in advance; nor for practice)."""
         now = _now()
         lifetimes: dict[str, int] = {}
         with self.engine.begin() as c:
@@ -1086,19 +1097,22 @@ class Store:
                                             .with_for_update()) if r.deleted is not None} if people else set()
             for charge in charges:
                 key = (MATCH_PLAYERS.c.match_id == match_id) & (MATCH_PLAYERS.c.user_id == charge.user)
-                played = c.execute(select(MATCH_PLAYERS.c.deals).where(key)).first()
+                played = c.execute(select(MATCH_PLAYERS.c.deals, MATCH_PLAYERS.c.seat, MATCH_PLAYERS.c.seat_deals)
+                                   .where(key)).first()
+                at = _seat_deals(played) if played is not None else {}
+                if charge.seat is not None:
+                    at[charge.seat] = at.get(charge.seat, 0) + 1
                 if played is None:
                     c.execute(insert(MATCH_PLAYERS).values(match_id=match_id, user_id=charge.user, deals=1,
-                                                           total=charge.result, pig=charge.pig, last=now,
-                                                           seat=charge.seat))
+                                                           total=charge.result, pig=False, last=now,
+                                                           seat=charge.seat, seat_deals=at))
                 else:
                     c.execute(update(MATCH_PLAYERS).where(key).values(
                         deals=MATCH_PLAYERS.c.deals + 1, total=MATCH_PLAYERS.c.total + charge.result,
-                        pig=charge.pig, last=now, seat=charge.seat))
+                        last=now, seat=charge.seat, seat_deals=at))
                 if not ranked or charge.user in gone:
                     continue
-                counts = {"matches": USERS.c.matches + (1 if played is None else 0),
-                          "pigs": USERS.c.pigs + (1 if charge.pig else 0)}
+                counts = {"matches": USERS.c.matches + (1 if played is None else 0)}
                 if practice:
                     c.execute(update(USERS).where(USERS.c.id == charge.user).values(
                         practice=USERS.c.practice + charge.final, practice_deals=USERS.c.practice_deals + 1,
@@ -1109,9 +1123,33 @@ class Store:
                 lifetime = c.scalar(select(USERS.c.lifetime).where(USERS.c.id == charge.user))
                 if lifetime is not None:
                     lifetimes[charge.user] = int(lifetime)
+            if over and pigs:
+                self._charge_pigs(c, match_id, pigs, ranked=ranked)
             if rated is not None:
                 self._rate(c, rated, match_id, deal_index, now, gone)
         return lifetimes
+
+    @staticmethod
+    def _charge_pigs(c: Connection, match_id: str, pigs: Sequence[str], *, ranked: bool) -> None:
+        """The match over ended with the seats ``pigs`` as its pigs: each is charged to the person
+        who was dealt the most of its deals at that seat (each of them on a tie) — not to whoever
+        was dealt the last one, which standing up or moving to another seat before it would hand
+        to a stand-in or a computer — in their part of the match and, ``ranked``, their pig count
+        (an account deleted since keeps none)."""
+        played = {r.user_id: _seat_deals(r) for r in c.execute(
+            select(MATCH_PLAYERS.c.user_id, MATCH_PLAYERS.c.deals, MATCH_PLAYERS.c.seat, MATCH_PLAYERS.c.seat_deals)
+            .where(MATCH_PLAYERS.c.match_id == match_id))}
+        charged: set[str] = set()
+        for seat in pigs:
+            most = max((at.get(seat, 0) for at in played.values()), default=0)
+            charged |= {user for user, at in played.items() if most and at.get(seat, 0) == most}
+        if not charged:
+            return
+        c.execute(update(MATCH_PLAYERS).where(MATCH_PLAYERS.c.match_id == match_id,
+                                              MATCH_PLAYERS.c.user_id.in_(sorted(charged))).values(pig=True))
+        if ranked:
+            c.execute(update(USERS).where(USERS.c.id.in_(sorted(charged)), USERS.c.deleted.is_(None))
+                      .values(pigs=USERS.c.pigs + 1))
 
     # ------------------------------------------------------------------ ratings
 

@@ -404,8 +404,7 @@ class Table:
         self.match.finish_deal()
         over = self.match.is_over
         outcome = self.match.outcome() if over else None
-        pigs = set(outcome.pigs) if outcome else set()
-        charges = [Charge(user, deal.score.final[s], s in pigs, result=deal.score.result[s], seat=s.name)
+        charges = [Charge(user, deal.score.final[s], result=deal.score.result[s], seat=s.name)
                    for s in Seat if (user := self.dealt_to[s]) is not None]
         if over:
             self.status = "over"

@@ -1,0 +1,31 @@
+"""Each person's part of a match keeps how many of its deals they were dealt at each seat
+(``match_players.seat_deals``, ``{"E": 9, "N": 1}``): the pig of a match is the person who
+played the pig's seat most, not whoever was dealt its final deal — standing up, or moving to
+another seat, before the last deal no longer hands one's pig to a stand-in or a computer
+(docs/web-protocol.md, Scores).  Rows kept before have none (null): all their deals count at
+the seat of their last deal.
+
+Revision ID: 0029
+Revises: 0028
+Create Date: 2026-12-07
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+revision: str = "0029"
+down_revision: str | None = "0028"
+branch_labels: str | None = None
+depends_on: str | None = None
+
+
+def upgrade() -> None:
+    with op.batch_alter_table("match_players") as batch:
+        batch.add_column(sa.Column("seat_deals", sa.JSON, nullable=True))
+
+
+def downgrade() -> None:
+    with op.batch_alter_table("match_players") as batch:
+        batch.drop_column("seat_deals")
