@@ -35,7 +35,7 @@ from websockets.sync.client import connect
 
 from gongzhu.server.accounts import ACCOUNT_FREE_FAILURES, FREE_FAILURES, AccountGuard, Backoff
 from gongzhu.server.app import TOO_MANY_SOCKETS, create_app
-from gongzhu.server.identity import COOKIE, DEVICE_COOKIE, KNOWN_DEVICES_MOST, Identity
+from gongzhu.server.identity import COOKIE, DEVICE_COOKIE, KNOWN_DEVICES_MOST, SECURE_PREFIX, Identity
 from gongzhu.server.moderation import reset_password
 from gongzhu.server.policy import MAX_BODY_BYTES, TrustedProxies, client_address, counted_address
 from gongzhu.server.store import KNOWN_DEVICES, SETTINGS, USERS, Store
@@ -388,6 +388,39 @@ def test_a_trusted_proxy_says_the_scheme(db_url: str, tmp_path: Path) -> None:
         assert "; Secure" in cookie and "HttpOnly" in cookie and "SameSite=Lax" in cookie
     with browser(trusting, "192.0.2.50") as c:
         assert "Secure" not in c.get("/api/me", headers={"x-forwarded-proto": "https"}).headers["set-cookie"]
+
+
+def test_over_https_the_cookies_are_the_hosts_own(app: Any) -> None:
+    """Over https the session and device cookies are named ``__Host-…`` — a browser takes those
+    only from an https page of the very host, ``Secure``, ``Path=/`` and no ``Domain`` — and only
+    those are read there: cookies of the plain names, which a sibling subdomain, another port or
+    a plain-http page could plant, neither sign anyone in nor are taken as the browser's."""
+
+    def over_https() -> TestClient:
+        return TestClient(app, base_url=LOCAL.replace("http:", "https:"), client=("198.51.100.7", 50000))
+
+    with over_https() as c:
+        c.get("/api/me")
+        answer = c.post("/api/account", json={"name": "Alice", "password": PASSWORD})
+        assert answer.status_code == 200, answer.text
+        alice = answer.json()["id"]
+        for set_cookie in answer.headers.get_list("set-cookie"):
+            assert set_cookie.startswith(SECURE_PREFIX), set_cookie
+            assert "; Secure" in set_cookie and "; Path=/" in set_cookie and "Domain" not in set_cookie
+        session, device = c.cookies[SECURE_PREFIX + COOKIE], c.cookies[SECURE_PREFIX + DEVICE_COOKIE]
+        assert COOKIE not in c.cookies and DEVICE_COOKIE not in c.cookies
+        assert c.get("/api/me").json()["id"] == alice
+    identity: Identity = app.state.identity
+    with over_https() as planted:
+        planted.cookies.set(COOKIE, session)  # the plain names, planted
+        planted.cookies.set(DEVICE_COOKIE, device)
+        me = planted.get("/api/me").json()
+        assert me["id"] != alice and me["guest"] is True
+        assert login(planted, "Alice", PASSWORD).status_code == 200
+        own = planted.cookies[SECURE_PREFIX + DEVICE_COOKIE]
+    assert own != device and identity.knows_now(alice, own) and identity.knows_now(alice, device)
+    with browser(app) as c:  # over http, the plain names as ever
+        assert c.get("/api/me").headers["set-cookie"].startswith(COOKIE + "=")
 
 
 @pytest.mark.parametrize(("header", "secure", "plain"), [

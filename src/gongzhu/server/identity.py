@@ -103,6 +103,7 @@ __all__ = [
     "PASSWORD_MAX",
     "PASSWORD_MIN",
     "SECRET_ENV",
+    "SECURE_PREFIX",
     "AccountError",
     "GuestsRefused",
     "Identity",
@@ -117,14 +118,20 @@ __all__ = [
     "other_name_like",
 ]
 
-#: The session cookie's name.
+#: The session cookie's name over http; over https it is :data:`SECURE_PREFIX` and this.
 COOKIE = "gongzhu_session"
+#: What the cookies' names begin with over https (and are read by there, the plain names not):
+#: a browser takes such a cookie only from an https page of the very host, with ``Secure`` and
+#: ``Path=/`` and no ``Domain`` — a sibling subdomain, another port's page or a plain-http page
+#: (a network in the middle) cannot plant one.
+SECURE_PREFIX = "__Host-"
 #: How long a session lasts without a visit (seconds): 400 days, the most browsers keep a cookie.
 COOKIE_MAX_AGE = 400 * 24 * 3600
 #: The device cookie's name: a random token the browser keeps (as long as the session cookie), signed
 #: in or out, by which an account knows the browsers it was signed in from
 #: (:class:`gongzhu.server.accounts.AccountGuard`).  It is no session and proves nothing alone:
-#: the database keeps only its digest, with the accounts signed in from it.
+#: the database keeps only its digest, with the accounts signed in from it.  Over https it is
+#: :data:`SECURE_PREFIX` and this.
 DEVICE_COOKIE = "gongzhu_device"
 #: The browsers an account remembers: those it was signed in from last.
 KNOWN_DEVICES_MOST = 50
@@ -393,19 +400,26 @@ def _site(address: str) -> str | None:
     return str(network.supernet(new_prefix=48)) if network.version == 6 and network.prefixlen >= 48 else None
 
 
-def _cookie(value: str, max_age: int, secure: bool) -> str:
-    """A ``Set-Cookie`` value for the session cookie."""
-    return f"{COOKIE}={value}; HttpOnly; Max-Age={max_age}; Path=/; SameSite=Lax" + ("; Secure" if secure else "")
+def _cookie(name: str, value: str, max_age: int, secure: bool) -> str:
+    """A ``Set-Cookie`` value for the cookie ``name`` (:data:`COOKIE`, :data:`DEVICE_COOKIE`),
+    named with :data:`SECURE_PREFIX` over https."""
+    attributes = f"HttpOnly; Max-Age={max_age}; Path=/; SameSite=Lax" + ("; Secure" if secure else "")
+    return f"{_named(name, secure)}={value}; {attributes}"
+
+
+def _named(name: str, secure: bool) -> str:
+    return SECURE_PREFIX + name if secure else name
 
 
 def device_of(connection: HTTPConnection) -> str | None:
     """The browser's device token (its :data:`DEVICE_COOKIE`), or None without a well-formed one."""
-    token = connection.cookies.get(DEVICE_COOKIE)
+    token = connection.cookies.get(_named(DEVICE_COOKIE, _secure(connection)))
     return token if token is not None and _DEVICE_TOKEN.fullmatch(token) else None
 
 
-def _secure(connection: HTTPConnection) -> bool:
-    return connection.url.scheme in ("https", "wss")
+def _secure(connection: HTTPConnection | Mapping[str, Any]) -> bool:
+    scheme = connection.url.scheme if isinstance(connection, HTTPConnection) else connection.get("scheme")
+    return scheme in ("https", "wss")
 
 
 def _digest(token: str) -> str:
@@ -495,10 +509,10 @@ class Identity:
     @staticmethod
     def _token(source: HTTPConnection | Mapping[str, Any]) -> str | None:
         if isinstance(source, HTTPConnection):
-            return source.cookies.get(COOKIE)
+            return source.cookies.get(_named(COOKIE, _secure(source)))
         if "type" in source and "headers" in source:  # an ASGI scope
             header = "; ".join(value.decode("latin-1") for name, value in source["headers"] if name == b"cookie")
-            return cookie_parser(header).get(COOKIE)
+            return cookie_parser(header).get(_named(COOKIE, _secure(source)))
         token = source.get(COOKIE)
         return token if isinstance(token, str) else None
 
@@ -557,12 +571,12 @@ class Identity:
     def _signed(self, user_id: str, epoch: int, token: str, secure: bool) -> str:
         value = self._signer().dumps([user_id, epoch, token])
         assert isinstance(value, str)
-        return _cookie(value, COOKIE_MAX_AGE, secure)
+        return _cookie(COOKIE, value, COOKIE_MAX_AGE, secure)
 
     @staticmethod
     def cleared_cookie(*, secure: bool) -> str:
         """A ``Set-Cookie`` value that removes the session cookie."""
-        return _cookie("", 0, secure)
+        return _cookie(COOKIE, "", 0, secure)
 
     def ensure(self, request: HTTPConnection, *, counted: bool = True) -> tuple[User, str | None]:
         """The request's user, made when it has no session: the user ``local`` for the first
@@ -603,9 +617,7 @@ class Identity:
         if token is not None:
             return token, None
         token = secrets.token_urlsafe(24)
-        cookie = (f"{DEVICE_COOKIE}={token}; HttpOnly; Max-Age={COOKIE_MAX_AGE}; Path=/; SameSite=Lax"
-                  + ("; Secure" if _secure(request) else ""))
-        return token, cookie
+        return token, _cookie(DEVICE_COOKIE, token, COOKIE_MAX_AGE, _secure(request))
 
     @staticmethod
     def knows(c: Connection, user_id: str, device: str) -> bool:
