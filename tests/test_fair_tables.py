@@ -584,6 +584,42 @@ def test_a_rated_table_seats_one_player_per_network_and_per_browser(db_url: str,
         assert len(json.loads(exported)["sign_ins"]["networks"]) == 1 and HOME not in exported
 
 
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_linked_accounts_at_a_table_with_others_play_practice(db_url: str, tmp_path: Path) -> None:
+    """Ann and Bo, of one household's network, sit with Cy at a table that rates nothing (no turn
+    timer): they would see two hands against Cy, so its deals are practice for all three — the
+    header says so before the start, and the deal's summary after — and Cy's lifetime score is
+    not theirs to take.  Ann and Dee, of networks apart, play for the lifetime score there."""
+    with LiveServer(db_url, static_dir=tmp_path / "no-static", trusted_proxies=["127.0.0.1"]) as server:
+        ann, bo = account(server, "Ann", HOME), account(server, "Bo", HOME)
+        cy, dee = account(server, "Cy", ABROAD), account(server, "Dee", AWAY)
+        for people, practice in (((ann, bo, cy), True), ((ann, dee, cy), False)):
+            table_id = new_table(people[0], levels=dict.fromkeys(SEATS, "intermediate"))["table_id"]
+            lives = {"S": people[0].connect(table_id)}
+            lives["S"].until(lambda s: s["phase"] == "waiting")
+            for seat, person in zip("EW", people[1:], strict=True):
+                lives[seat] = person.connect(table_id)
+                lives[seat].send({"type": "sit", "seat": seat})
+            state = lives["S"].until(lambda s: all(s["table"]["seats"][x]["name"] is not None for x in "SEW"))
+            assert state["table"]["rated"] is False and state["table"]["practice"] is practice
+            before = {p.name: p.http.get("/api/me").json() for p in people}
+            lives["S"].send({"type": "start"})
+            drive(lives, random.Random(4), lambda states: all(s.get("phase") in ("deal-over", "match-over")
+                                                              for s in states.values()))
+            result = lives["S"].state["deal_result"]
+            assert result["practice"] is practice
+            for seat, person in zip("SEW", people, strict=True):
+                me, was = person.http.get("/api/me").json(), before[person.name]
+                assert (me["practice"]["deals"] - was["practice"]["deals"], me["deals"] - was["deals"]) == (
+                    (1, 0) if practice else (0, 1)), person.name
+                assert me["lifetime"] - was["lifetime"] == (0 if practice else result["final"][seat])
+            for live in lives.values():  # (standing up, they may sit at another table under way)
+                live.send({"type": "stand"})
+            lives["S"].until(lambda s: all(s["table"]["seats"][x]["name"] is None for x in "SEW"))
+            for live in lives.values():
+                live.close()
+
+
 PEOPLE = ["u-a", "u-b", "u-c", "u-d"]
 
 

@@ -196,6 +196,9 @@ class Table:
         #: :meth:`Store.linked_to`) counted as one: a deal is rated, and counts for the lifetime
         #: score, only among accounts that are people apart (docs/ratings.md).
         self.dealt_people = 0
+        #: The accounts sitting when their links were read last, and whether two were linked
+        #: (:meth:`_seated_linked`: the header's practice between deals).
+        self._seated_links: tuple[frozenset[str], bool] | None = None
         #: Whom the host had leave a seat before the start: they do not sit here again (stored
         #: with the seating: a table loaded again, after a restart or on another server, keeps it).
         self.removed: set[str] = set(seating.removed)
@@ -558,14 +561,16 @@ class Table:
     def practice(self) -> bool:
         """Whether the deal in progress (or the last one) is practice, apart from the lifetime score
         (docs/ratings.md, Practice apart): dealt to fewer than two accounts that are people apart
-        (:attr:`dealt_people`) — one person alone against computers, as a single-player match is,
-        or with accounts linked to theirs —, or to a guest (a throwaway name: one's own second
-        browser, losing on purpose), or to a computer weaker than the stand-ins
-        (:data:`PRACTICE_LEVELS`), or played under options that score otherwise than any preset's
-        (:data:`NEUTRAL_OPTIONS` apart)."""
+        (:attr:`dealt_people`) — one person alone against computers, as a single-player match is
+        —, or to two accounts linked to one another (one person's two, or a household, seeing two
+        hands against the others), or to a guest (a throwaway name: one's own second browser,
+        losing on purpose), or to a computer weaker than the stand-ins (:data:`PRACTICE_LEVELS`),
+        or played under options that score otherwise than any preset's (:data:`NEUTRAL_OPTIONS`
+        apart)."""
         guest = any(u is not None and u not in self.dealt_accounts for u in self.dealt_to)
         weak = any(self.dealt_to[s] is None and self.levels[s.name] in PRACTICE_LEVELS for s in Seat)
-        return self.dealt_people < 2 or guest or weak or self._scored_otherwise
+        linked = self.dealt_people < len(self.dealt_accounts)
+        return self.dealt_people < 2 or linked or guest or weak or self._scored_otherwise
 
     @property
     def _scored_otherwise(self) -> bool:
@@ -580,16 +585,27 @@ class Table:
     def practice_ahead(self) -> bool:
         """What a table for people tells its people, in its header: that the deal in progress is
         practice (:attr:`practice`) or, between deals, that the next one will be as things stand —
-        its options score otherwise than any preset's, a guest sits at it, or a seat nobody sits at
-        is a weak computer's (unless people take those seats).  False at a single-player match, a
-        challenge's or an event's, and a table whose deals were set in advance: each says
-        otherwise what counts."""
+        its options score otherwise than any preset's, a guest sits at it, two accounts linked to
+        one another sit at it, or a seat nobody sits at is a weak computer's (unless people take
+        those seats).  False at a single-player match, a challenge's or an event's, and a table
+        whose deals were set in advance: each says otherwise what counts."""
         if self.solo or self.challenge is not None or self.seeded:
             return False
         if self.in_deal:
             return self.practice
         return (self._scored_otherwise or any(o is not None and o[0] not in self.accounts for o in self.seats)
-                or any(self.seats[s] is None and self.levels[s.name] in PRACTICE_LEVELS for s in Seat))
+                or any(self.seats[s] is None and self.levels[s.name] in PRACTICE_LEVELS for s in Seat)
+                or self._seated_linked())
+
+    def _seated_linked(self) -> bool:
+        """Whether two of the accounts sitting at the table are linked to one another (a browser
+        or a network shared: :meth:`Store.people_apart`), read again once who sits changes."""
+        seated = frozenset(o[0] for o in self.seats if o is not None and o[0] in self.accounts)
+        if len(seated) < 2:
+            return False
+        if self._seated_links is None or self._seated_links[0] != seated:
+            self._seated_links = (seated, self.hub.store.people_apart(sorted(seated)) < len(seated))
+        return self._seated_links[1]
 
     def _linked_since_dealt(self) -> set[str]:
         """Of the accounts dealt the deal that were people apart when it was dealt and are linked

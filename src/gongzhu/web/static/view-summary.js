@@ -116,10 +116,10 @@ export function renderSummary() {
         .join(t("list.separator")),
     })
     : "";
-  // A deal dealt to fewer than two accounts people apart, or to a guest or a computer below 中级,
-  // or scored otherwise than any preset, is practice, apart from the lifetime score: the server
-  // says so (deal_result.practice, docs/ratings.md). A challenge's or an event's boards count in its standings
-  // only, and a chosen seed at a table of people nowhere.
+  // A deal dealt to fewer than two accounts people apart, or to two linked accounts, or to a guest
+  // or a computer below 中级, or scored otherwise than any preset, is practice, apart from the
+  // lifetime score: the server says so (deal_result.practice, docs/ratings.md). A challenge's or
+  // an event's boards count in its standings only, and a chosen seed at a table of people nowhere.
   const note = challengeOf() ? "summary.competitionNote"
     : r.practice ? "summary.practiceNote"
       : page.state?.table?.seeded ? "summary.seededNote" : "summary.lifetimeNote";
