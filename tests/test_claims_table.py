@@ -151,10 +151,13 @@ def test_a_spent_claim_stays_spent_when_the_table_is_loaded_again(client: TestCl
             state = browser.settle()
         assert check_claim(deal, Claim(Seat.S, ClaimKind.NO_POINTS), limit=limit).holds is None
         position = deal.position()
+        version = table_of(client, match_id).version
         browser.refused(claim)
         assert browser.messages[-1]["code"] == "server.claim_undecided"
         browser.refused(claim)
         assert browser.messages[-1]["code"] == "server.claim_used"
+        # Nobody else was told of the claim, and no gap in the versions tells of it.
+        assert table_of(client, match_id).version == version
     assert tables._tables.get(match_id) is None  # let go with its last connection
     with client.websocket_connect(f"/ws/{match_id}") as ws:
         browser = Browser(ws)

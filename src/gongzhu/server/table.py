@@ -289,13 +289,13 @@ class Table:
 
     def claim_spent(self, seat: Seat) -> None:
         """Store with the deal in progress that ``seat`` spent its claim (an action of its own,
-        read again by :meth:`_restore`): a table loaded again does not give it a second one."""
+        read again by :meth:`_restore`): a table loaded again does not give it a second one.  It
+        is no change the others see, and raises no version: a gap in the versions they get would
+        tell them that someone asked a claim nobody was told of (one undecided, or overtaken)."""
         deal = self.current()
-        self.version += 1
-        try:  # fenced as every change: a server that no longer runs the table stores nothing
+        try:  # fenced as every change, at the version it is at: a server that no longer runs the table stores nothing
             self.hub.store.add_action(self.match_id, deal.deal_index, self._seq, {"seat": seat.name, "type": "claim"},
                                       self.seating(), expected=self.stored)
-            self.stored = self.version
             self._seq += 1
         except Exception as e:
             self._break(e)
