@@ -361,3 +361,52 @@ def test_only_a_guest_is_told_to_sign_in_to_organise(page_factory: Any, live: Li
         note = organiser.locator("#new-section > p.help").first.text_content() or ""
         assert note == render("event.new.note", lang, {}), note
         assert organiser.locator("#new-sign-in").is_hidden()
+
+
+def test_a_listed_player_withdraws_by_click_before_the_start(page_factory: Any, live: LiveServer) -> None:
+    """A listed event's player is shown their place in it before it begins, and may leave it: the
+    page asks once more (declined: nothing changes), then 退赛 — the entrant is shown withdrawn,
+    the panel goes, and the log says a computer plays its seats.  The desk is offered to
+    withdraw the other listed entrants, not to remove them; in English as in Chinese, at 360 px."""
+    people = {name: account(live, name, f"10.9.4.{i}")
+              for i, name in enumerate(("Lin", "Gus", "Hal", "Ida", "Jon", "Kim", "Lee"), 10)}
+    befriend(people["Lin"], *(people[n] for n in ("Gus", "Hal", "Ida", "Jon", "Kim", "Lee")))
+    made = people["Lin"].http.post("/api/events", json={
+        "name": "Listed Howell", "form": "howell", "boards": 1,
+        "entrants": [{"players": ["Gus", "Hal"]}, {"players": ["Ida", "Jon"]}, {"players": ["Kim", "Lee"]}]})
+    assert made.status_code == 201, made.text
+    event_id = made.json()["id"]
+    gus = signed_in(page_factory, people["Gus"])
+    gus.set_viewport_size(PHONE)
+    gus.goto(f"/event/{event_id}")
+    wait_for(gus, '#entry-section:not([hidden])[data-listed="true"]')
+    assert gus.locator("#entry-heading").text_content() == render("event.entry.listedHeading", "zh", {})
+    assert gus.locator("#entry-mine").text_content() == render("event.entry.listedMine", "zh", {"name": "Gus & Hal"})
+    assert gus.locator("#entry-form").is_hidden() and gus.locator("#entry-note").text_content() == ""
+    fits_a_phone(gus, "a listed player's place")
+    gus.click("#lang")
+    wait_for(gus, f'#entry-withdraw:has-text("{render("event.entry.withdrawListed", "en", {})}")')
+    assert gus.locator("#entry-heading").text_content() == render("event.entry.listedHeading", "en", {})
+    asked: list[str] = []
+
+    def answer(accept: bool) -> Any:
+        def reply(dialog: Any) -> None:
+            asked.append(dialog.message)
+            dialog.accept() if accept else dialog.dismiss()
+        return reply
+
+    gus.once("dialog", answer(False))
+    gus.click("#entry-withdraw")
+    assert asked == [render("event.entry.withdrawListedConfirm", "en", {"name": "\u2068Gus & Hal\u2069"})]
+    assert not api_get(gus, f"/api/events/{event_id}")["entrants"][0]["withdrawn"]
+    gus.once("dialog", answer(True))
+    gus.click("#entry-withdraw")
+    wait_for(gus, '#event-entrants li[data-entrant="Gus & Hal"][data-withdrawn="true"]')
+    wait_for(gus, "#entry-section[hidden]")
+    assert render("event.log.withdrawListed", "en", {"entrant": "Gus & Hal"}) in log_text(gus, "withdraw")
+    desk = signed_in(page_factory, people["Lin"])
+    desk.goto(f"/event/{event_id}")
+    wait_for(desk, "#desk:not([hidden])")
+    offered = desk.locator("#event-entrants button.event-remove.withdraw")
+    assert [offered.nth(i).get_attribute("data-entrant") for i in range(offered.count())] == ["Ida & Jon", "Kim & Lee"]
+    assert render("event.log.withdrawListed", "zh", {"entrant": "Gus & Hal"}) in log_text(desk, "withdraw")

@@ -184,8 +184,12 @@ def test_referees_the_organiser_names_sit_at_the_desk(server: LiveServer) -> Non
                                                       "entrants": [{"players": [p[i].name, p[i + 1].name]}
                                                                    for i in (0, 2, 4)]})
     assert listed.status_code == 201, listed.text
-    refused(organiser.http.post(f"/api/events/{listed.json()['id']}/withdraw", json={"entrant": "R0 & R1"}), 403,
-            "event.entry_listed")  # a listed event was seated, and its boards made, when it was made
+    refused(p[0].http.post(f"/api/events/{listed.json()['id']}/entries", json={"players": [p[0].name, p[1].name]}),
+            403, "event.entry_listed")  # a listed event was seated, and its boards made, when it was made
+    gone = organiser.http.post(f"/api/events/{listed.json()['id']}/withdraw", json={"entrant": "R0 & R1"})
+    assert gone.status_code == 200, gone.text  # withdrawn, not removed: a computer plays its seats
+    assert [(e["name"], e["withdrawn"]) for e in gone.json()["entrants"]] == [
+        ("R0 & R1", True), ("R2 & R3", False), ("R4 & R5", False)]
     started = judge.http.post(f"/api/events/{event_id}/start")  # the referee begins it
     assert started.status_code == 200, started.text
     entry = started.json()["log"][-1]

@@ -411,6 +411,50 @@ def test_the_desk_withdraws_a_team_mid_match_and_a_computer_plays_its_seats_at_o
             live.close()
 
 
+def test_a_listed_player_withdraws_before_the_start_and_a_computer_plays_the_seats(server: LiveServer) -> None:
+    """Nobody is listed in an event they cannot leave: before a listed team match begins, Rose1
+    withdraws 红 (once; a player of no entrant, or one naming another's, is refused).  红 stays in
+    the match, made with it: when it begins nobody waits for 红's players, a computer plays their
+    seats at once, and the results count both teams."""
+    rng = random.Random(6)
+    referee, stranger = account(server, "Desk"), account(server, "Nobody")
+    red = [account(server, f"Rose{i}") for i in range(1, 5)]
+    blue = [account(server, f"Sky{i}") for i in range(1, 5)]
+    befriend(referee, *red, *blue)
+    teams = [{"name": "红", "players": [p.name for p in red]}, {"name": "蓝", "players": [p.name for p in blue]}]
+    made = referee.http.post("/api/events", json={"name": "Late train", "form": "teams", "preset": "partners",
+                                                  "boards": 1, "turn_seconds": 120, "grace_seconds": 300,
+                                                  "entrants": teams})
+    assert made.status_code == 201, made.text
+    event_id = made.json()["id"]
+    withdraw = f"/api/events/{event_id}/withdraw"
+    refused(stranger.http.post(withdraw, json={}), 409, "event.not_entered")
+    refused(blue[0].http.post(withdraw, json={"entrant": "红"}), 403, "event.organiser_only")
+    summary = red[0].http.post(withdraw, json={})
+    assert summary.status_code == 200, summary.text
+    assert [(e["name"], e["withdrawn"]) for e in summary.json()["entrants"]] == [("红", True), ("蓝", False)]
+    entry = summary.json()["log"][-1]
+    assert (entry["action"], entry["by"], entry["details"]) == ("withdraw", "Rose1", {"entrant": "红", "listed": True})
+    refused(red[1].http.post(withdraw, json={}), 409, "event.withdrawn_already")
+    refused(referee.http.post(withdraw, json={"entrant": "红"}), 409, "event.withdrawn_already")
+
+    assert referee.http.post(f"/api/events/{event_id}/start").status_code == 200
+    tables: dict[str, dict[str, Live]] = {}
+    for person in blue:
+        me = person.http.get(f"/api/events/{event_id}").json()["me"]["now"]
+        table = me["url"].removeprefix("/table/")
+        tables.setdefault(table, {})[me["seat"]] = person.connect(table)
+    for lives in tables.values():  # the clock stands still: 红's seats are not waited for
+        drive(lives, rng, finished(1))
+    event = referee.http.get(f"/api/events/{event_id}").json()
+    standing_in = [d for d in (e["details"] for e in event["log"] if e["action"] == "stand_in") if d.get("withdrawn")]
+    assert sorted(d["player"] for d in standing_in) == sorted(p.name for p in red)
+    assert event["status"] == "over" and {row["entrant"] for row in event["rankings"][0]["rows"]} == {"红", "蓝"}
+    for lives in tables.values():
+        for live in lives.values():
+            live.close()
+
+
 def test_a_player_who_leaves_a_board_to_the_computer_is_noted_at_the_desk(server: LiveServer) -> None:
     """Everyone comes; at table 2 Red3 (E) hands their seat to the computer (托管) and leaves; at
     table 1 Sky1 (E) stands up, and may sit in no other seat.  When the board ends, the referee's

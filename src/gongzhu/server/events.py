@@ -839,8 +839,8 @@ class Events:
 
     def withdraw(self, event_id: str, user: User | None, body: object) -> dict[str, Any]:
         """Before the event begins, a player withdraws their entrant (``{}``), or the organiser
-        one they name (``{"entrant"}``).  Once it has begun, the desk withdraws one it names
-        (:meth:`_withdraw_begun`)."""
+        one they name (``{"entrant"}``) — from a listed event as :meth:`_withdraw_listed` says.
+        Once it has begun, the desk withdraws one it names (:meth:`_withdraw_begun`)."""
         event = self.get(event_id)
         if user is None:
             raise EventRefused(403, "event.accounts_only")
@@ -849,7 +849,7 @@ class Events:
         if event.stage > 0:
             return self._withdraw_begun(event, user, body)
         if event.entry == "list":  # seated, and its boards made, when it was made
-            raise EventRefused(403, "event.entry_listed")
+            return self._withdraw_listed(event, user, body)
         with self.store.engine.begin() as c:
             taken = self._entrants_while_open(c, event)
             named = body.get("entrant")
@@ -867,6 +867,40 @@ class Events:
             c.execute(update(EVENTS).where(EVENTS.c.id == event.id).values(entrants=left))
         self._write(event, user.id, "withdraw", {"entrant": gone["name"]})
         return self.summary(event_id, user.id)
+
+    def _withdraw_listed(self, event: Event, user: User, body: Mapping[str, Any]) -> dict[str, Any]:
+        """Before a listed event begins, a player withdraws their entrant (``{}``), or the desk
+        one it names (``{"entrant"}``): nobody is listed in an event they cannot leave.  Its
+        tables and boards were made with it, so it stays in the movement — the others still meet
+        its seats, and its results count — and a computer plays its seats from the first round
+        on, without waiting for its players' grace, as for an entrant the desk withdraws under
+        way (:meth:`_withdraw_begun`); a player who comes all the same may take their seat back
+        (取消托管)."""
+        named = body.get("entrant")
+        if named is not None:
+            self._organiser(event, user)
+        with self.store.engine.begin() as c:
+            row = c.execute(select(EVENTS.c.stage, EVENTS.c.entrants).where(EVENTS.c.id == event.id)
+                            .with_for_update()).first()
+            assert row is not None
+            if int(row.stage) > 0:  # begun meanwhile: the desk withdraws whoever must leave
+                raise EventRefused(409, "event.entry_closed")
+            entrants = [dict(e) for e in row.entrants]
+            if named is not None:
+                gone = next((e for e in entrants if e["name"] == named), None)
+                if gone is None:
+                    raise EventRefused(400, "event.unknown_entrant", entrant=str(named)[:40],
+                                       entrants=", ".join(e["name"] for e in entrants))
+            else:
+                gone = next((e for e in entrants if any(p[0] == user.id for p in e["players"])), None)
+                if gone is None:
+                    raise EventRefused(409, "event.not_entered")
+            if gone.get("withdrawn"):
+                raise EventRefused(409, "event.withdrawn_already", entrant=gone["name"])
+            gone["withdrawn"] = 1  # (from the first stage on)
+            c.execute(update(EVENTS).where(EVENTS.c.id == event.id).values(entrants=entrants))
+            self._write(event, user.id, "withdraw", {"entrant": gone["name"], "listed": True}, connection=c)
+        return self.summary(event.id, user.id)
 
     def _withdraw_begun(self, event: Event, user: User, body: Mapping[str, Any]) -> dict[str, Any]:
         """The desk withdraws an entrant from an event under way (``{"entrant"}``): it stays in

@@ -214,9 +214,10 @@ function drawFacts(s) {
   $("fact-seed").textContent = s.seed ?? t("event.seedHidden");
   $("entrants-heading").textContent = t(`event.entrants.${KINDS[kind].players === 4 ? "teams" : KINDS[kind].players === 2 ? "pairs" : "players"}`);
   // The referees remove an entrant while the players still enter (before the event begins), and
-  // withdraw one from the event under way (a computer plays their seats from then on).
+  // withdraw one from the event under way, or from a listed one before it (a computer plays their
+  // seats from then on).
   const removable = s.me.referee && s.stage === 0 && s.entry !== "list" && !s.published;
-  const withdrawable = s.me.referee && s.stage > 0 && s.status !== "over";
+  const withdrawable = s.me.referee && (s.stage > 0 || (s.entry === "list" && !s.published)) && s.status !== "over";
   $("event-entrants").replaceChildren(...s.entrants.map((entrant) => {
     // A pair or a player named by their players is shown by that name alone.
     const item = holding("li", entrant.name === s.me.entrant ? "mine" : "", entrant.name === entrant.players.join(" & ")
@@ -522,9 +523,10 @@ function logWhat(s, entry) {
   } else if (entry.action === "entry") {
     what = tNodes(key, { entrant: d.entrant, players: nameList(d.players ?? []) });
   } else if (entry.action === "withdraw") {
-    // before the start an entry taken back; after it, the desk's withdrawal from the event
+    // before the start an entry taken back (a listed one: withdrawn, a computer plays its seats);
+    // after it, the desk's withdrawal from the event
     what = d.stage ? tNodes("event.log.withdrawBegun", { entrant: d.entrant, where: roundText(s, d.round ?? 1, d.session ?? 1) })
-      : tNodes(key, { entrant: d.entrant });
+      : tNodes(d.listed ? "event.log.withdrawListed" : key, { entrant: d.entrant });
   } else if (entry.action === "linked") {
     what = tNodes(key, { entrants: nameList(d.entrants ?? []) });
   } else if (entry.action === "start_refused") {
@@ -694,15 +696,32 @@ function entryPlayers(s) {
 }
 
 /** Before the event begins, where its players enter it: the form that enters, or the person's entry
- * and the button that withdraws it. */
+ * and the button that withdraws it — in a listed event, the place the organiser gave them, which
+ * they may leave (a computer then plays their seats). */
 function drawEntry(s) {
   const section = $("entry-section");
-  const open = s.stage === 0 && s.entry !== "list" && !s.published;
+  const entered = Boolean(s.me.entrant);
+  const byList = s.entry === "list";
+  const left = entered && Boolean(s.entrants.find((e) => e.name === s.me.entrant)?.withdrawn);
+  const open = s.stage === 0 && !s.published && (!byList || (entered && !left));
   section.hidden = !open;
   if (!open) return;
+  section.dataset.listed = String(byList);
+  for (const [id, key] of [["entry-heading", byList ? "event.entry.listedHeading" : "event.entry.heading"],
+    ["entry-withdraw", byList ? "event.entry.withdrawListed" : "event.entry.withdraw"]]) {
+    $(id).dataset.i18n = key;
+    $(id).textContent = t(key);
+  }
+  if (byList) {
+    $("entry-note").textContent = "";
+    $("entry-form").hidden = true;
+    $("entry-mine").hidden = false;
+    $("entry-mine").replaceChildren(...tNodes("event.entry.listedMine", { name: s.me.entrant }));
+    $("entry-withdraw").hidden = false;
+    return;
+  }
   const kind = kindOf(s);
   const size = KINDS[kind].players;
-  const entered = Boolean(s.me.entrant);
   const account = Boolean(me && !me.guest);
   const invited = s.entry !== "invite" || Boolean(inviteToken);
   const canEnter = !entered && account && invited;
@@ -997,7 +1016,12 @@ function wire() {
       $("entry-submit").disabled = false;
     }
   });
-  $("entry-withdraw").addEventListener("click", () => desk("withdraw", {}, "entry-error"));
+  $("entry-withdraw").addEventListener("click", () => {
+    // Leaving a listed event cannot be taken back: asked once more.
+    if (summary?.entry === "list"
+      && !window.confirm(t("event.entry.withdrawListedConfirm", { name: isolatedText(summary.me.entrant ?? "") }))) return;
+    desk("withdraw", {}, "entry-error");
+  });
   $("event-entrants").addEventListener("click", (e) => {
     const remove = e.target.closest?.("button.event-remove");
     if (!remove) return;
