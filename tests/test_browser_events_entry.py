@@ -369,24 +369,24 @@ def test_a_listed_player_withdraws_by_click_before_the_start(page_factory: Any, 
     the panel goes, and the log says a computer plays its seats.  The desk is offered to
     withdraw the other listed entrants, not to remove them; in English as in Chinese, at 360 px."""
     people = {name: account(live, name, f"10.9.4.{i}")
-              for i, name in enumerate(("Lin", "Gus", "Hal", "Ida", "Jon", "Kim", "Lee"), 10)}
-    befriend(people["Lin"], *(people[n] for n in ("Gus", "Hal", "Ida", "Jon", "Kim", "Lee")))
-    made = people["Lin"].http.post("/api/events", json={
+              for i, name in enumerate(("Wen", "Uma", "Vic", "Xia", "Yan", "Zoe", "Quin"), 10)}
+    befriend(people["Wen"], *(people[n] for n in ("Uma", "Vic", "Xia", "Yan", "Zoe", "Quin")))
+    made = people["Wen"].http.post("/api/events", json={
         "name": "Listed Howell", "form": "howell", "boards": 1,
-        "entrants": [{"players": ["Gus", "Hal"]}, {"players": ["Ida", "Jon"]}, {"players": ["Kim", "Lee"]}]})
+        "entrants": [{"players": ["Uma", "Vic"]}, {"players": ["Xia", "Yan"]}, {"players": ["Zoe", "Quin"]}]})
     assert made.status_code == 201, made.text
     event_id = made.json()["id"]
-    gus = signed_in(page_factory, people["Gus"])
-    gus.set_viewport_size(PHONE)
-    gus.goto(f"/event/{event_id}")
-    wait_for(gus, '#entry-section:not([hidden])[data-listed="true"]')
-    assert gus.locator("#entry-heading").text_content() == render("event.entry.listedHeading", "zh", {})
-    assert gus.locator("#entry-mine").text_content() == render("event.entry.listedMine", "zh", {"name": "Gus & Hal"})
-    assert gus.locator("#entry-form").is_hidden() and gus.locator("#entry-note").text_content() == ""
-    fits_a_phone(gus, "a listed player's place")
-    gus.click("#lang")
-    wait_for(gus, f'#entry-withdraw:has-text("{render("event.entry.withdrawListed", "en", {})}")')
-    assert gus.locator("#entry-heading").text_content() == render("event.entry.listedHeading", "en", {})
+    uma = signed_in(page_factory, people["Uma"])
+    uma.set_viewport_size(PHONE)
+    uma.goto(f"/event/{event_id}")
+    wait_for(uma, '#entry-section:not([hidden])[data-listed="true"]')
+    assert uma.locator("#entry-heading").text_content() == render("event.entry.listedHeading", "zh", {})
+    assert uma.locator("#entry-mine").text_content() == render("event.entry.listedMine", "zh", {"name": "Uma & Vic"})
+    assert uma.locator("#entry-form").is_hidden() and uma.locator("#entry-note").text_content() == ""
+    fits_a_phone(uma, "a listed player's place")
+    uma.click("#lang")
+    wait_for(uma, f'#entry-withdraw:has-text("{render("event.entry.withdrawListed", "en", {})}")')
+    assert uma.locator("#entry-heading").text_content() == render("event.entry.listedHeading", "en", {})
     asked: list[str] = []
 
     def answer(accept: bool) -> Any:
@@ -395,18 +395,18 @@ def test_a_listed_player_withdraws_by_click_before_the_start(page_factory: Any, 
             dialog.accept() if accept else dialog.dismiss()
         return reply
 
-    gus.once("dialog", answer(False))
-    gus.click("#entry-withdraw")
-    assert asked == [render("event.entry.withdrawListedConfirm", "en", {"name": "\u2068Gus & Hal\u2069"})]
-    assert not api_get(gus, f"/api/events/{event_id}")["entrants"][0]["withdrawn"]
-    gus.once("dialog", answer(True))
-    gus.click("#entry-withdraw")
-    wait_for(gus, '#event-entrants li[data-entrant="Gus & Hal"][data-withdrawn="true"]')
-    wait_for(gus, "#entry-section[hidden]")
-    assert render("event.log.withdrawListed", "en", {"entrant": "Gus & Hal"}) in log_text(gus, "withdraw")
-    desk = signed_in(page_factory, people["Lin"])
+    uma.once("dialog", answer(False))
+    uma.click("#entry-withdraw")
+    assert asked == [render("event.entry.withdrawListedConfirm", "en", {"name": "\u2068Uma & Vic\u2069"})]
+    assert not api_get(uma, f"/api/events/{event_id}")["entrants"][0]["withdrawn"]
+    uma.once("dialog", answer(True))
+    uma.click("#entry-withdraw")
+    wait_for(uma, '#event-entrants li[data-entrant="Uma & Vic"][data-withdrawn="true"]')
+    wait_for(uma, "#entry-section[hidden]")
+    assert render("event.log.withdrawListed", "en", {"entrant": "Uma & Vic"}) in log_text(uma, "withdraw")
+    desk = signed_in(page_factory, people["Wen"])
     desk.goto(f"/event/{event_id}")
     wait_for(desk, "#desk:not([hidden])")
     offered = desk.locator("#event-entrants button.event-remove.withdraw")
-    assert [offered.nth(i).get_attribute("data-entrant") for i in range(offered.count())] == ["Ida & Jon", "Kim & Lee"]
-    assert render("event.log.withdrawListed", "zh", {"entrant": "Gus & Hal"}) in log_text(desk, "withdraw")
+    assert [offered.nth(i).get_attribute("data-entrant") for i in range(offered.count())] == ["Xia & Yan", "Zoe & Quin"]
+    assert render("event.log.withdrawListed", "zh", {"entrant": "Uma & Vic"}) in log_text(desk, "withdraw")
