@@ -29,21 +29,7 @@ from typing import Any
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from itsdangerous import BadData, URLSafeTimedSerializer
-from sqlalchemy import (
-    ColumnElement,
-    Connection,
-    Row,
-    and_,
-    case,
-    delete,
-    exists,
-    insert,
-    literal,
-    null,
-    or_,
-    select,
-    update,
-)
+from sqlalchemy import ColumnElement, Connection, Row, and_, delete, exists, insert, literal, null, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from starlette.requests import HTTPConnection, cookie_parser
 
@@ -655,22 +641,17 @@ class Identity:
 
     def came_from(self, user_id: str, connection: HTTPConnection) -> None:
         """``user_id``'s table page came from the client's network (:meth:`network_of`): kept for
-        :data:`NETWORK_KEPT` from now, linking the account since now if it was not kept (a page
-        from it after a day away, a row not forgotten yet, links it anew)."""
+        :data:`NETWORK_KEPT` from now."""
         network = self.network_of(connection)
         if network is None:
             return
-        moment = datetime.now(UTC)
-        now = moment.isoformat(timespec="microseconds")
-        away = (moment - NETWORK_KEPT).isoformat(timespec="microseconds")
-        row = USER_NETWORKS.c
+        now = _now()
         try:
             with self.store.engine.begin() as c:
-                if not c.execute(update(USER_NETWORKS).where(row.user_id == user_id, row.network == network)
-                                 .values(last_seen=now, since=case((row.last_seen < away, now), else_=row.since))
-                                 ).rowcount:
-                    c.execute(insert(USER_NETWORKS).values(user_id=user_id, network=network, last_seen=now,
-                                                           since=now))
+                if not c.execute(update(USER_NETWORKS).where(USER_NETWORKS.c.user_id == user_id,
+                                                              USER_NETWORKS.c.network == network)
+                                 .values(last_seen=now)).rowcount:
+                    c.execute(insert(USER_NETWORKS).values(user_id=user_id, network=network, last_seen=now))
         except IntegrityError:  # kept by another page of theirs at that moment
             pass
 

@@ -209,9 +209,6 @@ USER_NETWORKS = Table(
     Column("user_id", ForeignKey("users.id"), primary_key=True),
     Column("network", String(64), primary_key=True, index=True),
     Column("last_seen", String(40), nullable=False),
-    # Since when it links the account: the first page from it after NETWORK_KEPT away (revision
-    # 0028; null: before).
-    Column("since", String(40), nullable=True),
 )
 
 #: Duplicate challenges (gongzhu.server.challenges): the board set (its definition and commitment,
@@ -1325,22 +1322,22 @@ class Store:
         return list(people.values())
 
     def link_makers(self, users: Sequence[str]) -> set[str]:
-        """Of ``users``, those who made a link to another of them: whose mark shared with another
-        (:meth:`_marks`) came after that one's — a browser first signed in from later, a network
-        a table page came from later (after :data:`NETWORK_KEPT` away).  Of marks that came at
-        one moment, or before that was kept, none is later: nobody made the link."""
+        """Of ``users``, those who made a link by a browser to another of them: signed in from a
+        browser another of them was signed in from before (:meth:`_marks`, without networks —
+        a network is anyone's to reach, whoever came to it first).  Of sign-ins of one moment,
+        or from before that was kept, none is later: nobody made the link."""
         holders: dict[str, dict[str, str]] = {}
-        for user, marks in self._marks(users).items():
+        for user, marks in self._marks(users, networks=False).items():
             for mark, since in marks.items():
                 holders.setdefault(mark, {})[user] = since
         return {user for held in holders.values() if len(held) > 1
                 for user, since in held.items() if since > min(held.values())}
 
     def _marks(self, users: Sequence[str], *, networks: bool = True) -> dict[str, dict[str, str]]:
-        """What links each of ``users`` to others, in two reads, each mark with since when it
-        links them ("": from before that was kept): the browsers they were signed in from
-        (``known_devices``) and (with ``networks``) the networks their table pages came from
-        within :data:`NETWORK_KEPT` (``user_networks``, marked apart from browsers)."""
+        """What links each of ``users`` to others, in two reads: the browsers they were signed in
+        from (``known_devices``), each with since when it links them ("": from before that was
+        kept), and (with ``networks``) the networks their table pages came from within
+        :data:`NETWORK_KEPT` (``user_networks``, marked apart from browsers; since: "")."""
         wanted = sorted(set(users))
         kept = (datetime.now(UTC) - NETWORK_KEPT).isoformat(timespec="microseconds")
         marks: dict[str, dict[str, str]] = {}
@@ -1351,10 +1348,9 @@ class Store:
                 marks.setdefault(user, {})[device] = since or ""
             if not networks:
                 return marks
-            for user, network, since in c.execute(
-                    select(USER_NETWORKS.c.user_id, USER_NETWORKS.c.network, USER_NETWORKS.c.since)
-                    .where(USER_NETWORKS.c.user_id.in_(wanted), USER_NETWORKS.c.last_seen >= kept)):
-                marks.setdefault(user, {})["n:" + network] = since or ""
+            for user, network in c.execute(select(USER_NETWORKS.c.user_id, USER_NETWORKS.c.network).where(
+                    USER_NETWORKS.c.user_id.in_(wanted), USER_NETWORKS.c.last_seen >= kept)):
+                marks.setdefault(user, {})["n:" + network] = ""
         return marks
 
     def entered_as_others(self, challenge_id: str, devices: Sequence[str], user: str) -> bool:

@@ -609,23 +609,24 @@ class Table:
 
     def _linked_since_dealt(self) -> set[str]:
         """Of the accounts dealt the deal that were people apart when it was dealt and are linked
-        to one another now (a browser signed in to both, a table page from the other's network),
-        those who made the link — whose mark came after the other's (:meth:`Store.link_makers`):
-        a rival's network is anyone's to open a page from; every one of them where that cannot
-        be told."""
+        by a browser now (signed in to both), those who made the link — signed in there after
+        the other (:meth:`Store.link_makers`) —, every one of them where that cannot be told.  A
+        link by a network alone moves nobody: a network is anyone's to reach (a café's, a
+        carrier's shared address), and whose page came from it first or last tells nobody apart
+        — the deal is rated as it was played, as it was dealt."""
         if self.dealt_people < len(self.dealt_accounts):  # linked when dealt: the deal is rated for nobody
             return set()
         store = self.hub.store
-        linked = [people for people in store.people_of(sorted(self.dealt_accounts)) if len(people) > 1]
+        linked = [people for people in store.people_of(sorted(self.dealt_accounts), networks=False) if len(people) > 1]
         makers = store.link_makers(sorted(set().union(*linked))) if linked else set()
         return {u for people in linked for u in (people & makers or people)}
 
     def _rated(self, deal: Deal, linked: Collection[str] = ()) -> Rated | None:
         """The finished ``deal`` as it moves ratings: its people, each alone or, under partnership
         scoring, with their partner, ordered by their R7 results; None when it moves none.  A side
-        holding one of ``linked`` (accounts that linked themselves to another since the deal was
-        dealt) is placed below every side holding none, those sides in the order of their
-        results: linking two accounts during a deal can cost them, never spare them a loss
+        holding one of ``linked`` (accounts that linked themselves by a browser to another since
+        the deal was dealt) is placed below every side holding none, those sides in the order of
+        their results: linking two accounts during a deal can cost them, never spare them a loss
         (docs/ratings.md)."""
         people = {s: u for s in Seat if (u := self.dealt_to[s]) is not None}
         # (whom the deal was dealt to, not who sits now: sitting down as a guest at the end
