@@ -693,26 +693,36 @@ def test_who_made_a_link_is_who_signed_in_there_later(linking_store: Store) -> N
 
 
 @pytest.mark.parametrize("db_url", STORES, indirect=True)
-def test_the_pig_is_whoever_played_its_seat_most(db_url: str) -> None:
-    """Ann plays East three deals and moves to North for the last; Bo is dealt East then, and
-    East ends the match as the pig: it is Ann's (three deals of it), not Bo's (one) — moving away,
-    or standing up and leaving the seat to a computer, before the last deal hands nobody one's
-    pig.  Two who played a pig's seat equally often are each charged; a part kept before seats
-    were counted counts all its deals at its last seat; a match whose last deal is not ranked
-    counts in nobody's pig count, and each part of it keeps its pig."""
+def test_the_pig_is_whoever_brought_its_seat_lowest(db_url: str) -> None:
+    """The pig of a match is charged to whoever brought the pig's seat lowest, not to whoever was
+    dealt its last deal: Ann sinks East and moves to North for the last deal, Bo taking East — it
+    is Ann's; Cy sinks South in one deal and stands up, Dee mends it in two — Cy's, though Dee
+    played it more; Bo plays West once and a 新手 computer sinks it for the rest — nobody's (a
+    stranger is not made the pig of a seat a weak computer lost); two who sank a seat equally
+    are each charged; a part kept before seats were counted counts all its deals and total at
+    its last seat; a match whose last deal is not ranked counts in nobody's pig count, and its
+    parts keep their pig."""
     store = Store(db_url)
     try:
         identity = Identity(store)
         ann, bo, cy, dee = (identity.new_guest().id for _ in range(4))
+        Deal = dict[str, tuple[str | None, int]]  # each seat: who was dealt it (None: a computer), its result
 
-        def play(match_id: str, deals: list[dict[str, str]], pigs: list[str], *, ranked: bool = True) -> None:
-            store.create_match(match_id=match_id, preset="online", options={}, speed="normal", seed=7,
-                               seating=seating((ann, "Ann")))
-            for i, seats in enumerate(deals):
-                over = i == len(deals) - 1
-                store.finish_deal(match_id, i, record_line="{}", south_final=0, totals=[0, 0, 0, 0], over=over,
+        def play(match_id: str, deals: list[Deal], pigs: list[str], *, ranked: bool = True,
+                 first: int = 0, totals: list[int] | None = None) -> None:
+            if not first:
+                store.create_match(match_id=match_id, preset="online", options={}, speed="normal", seed=7,
+                                   seating=seating((ann, "Ann")))
+            totals = list(totals or [0, 0, 0, 0])
+            for i, seats in enumerate(deals, first):
+                over = i == first + len(deals) - 1
+                for seat, (_, result) in seats.items():
+                    totals[SEATS.index(seat)] += result
+                assert min(totals) == min(totals[SEATS.index(p)] for p in pigs) or not over
+                store.finish_deal(match_id, i, record_line="{}", south_final=0, totals=list(totals), over=over,
                                   winners=[], pigs=pigs if over else [], ranked=ranked or not over,
-                                  charges=[Charge(user, -10, result=-10, seat=seat) for seat, user in seats.items()])
+                                  charges=[Charge(user, result, result=result, seat=seat)
+                                           for seat, (user, result) in seats.items() if user is not None])
 
         def pigs() -> dict[str, int]:
             with store.engine.connect() as c:
@@ -723,24 +733,25 @@ def test_the_pig_is_whoever_played_its_seat_most(db_url: str) -> None:
                 return dict(c.execute(select(MATCH_PLAYERS.c.user_id, MATCH_PLAYERS.c.pig)
                                       .where(MATCH_PLAYERS.c.match_id == match_id)).all())
 
-        play("m-moved", [{"E": ann}] * 3 + [{"N": ann, "E": bo}], ["E"])
-        assert pigs() == {ann: 1, bo: 0, cy: 0, dee: 0}
-        assert parts("m-moved") == {ann: True, bo: False}
-        play("m-left", [{"S": cy, "W": dee}] * 2 + [{"W": dee}], ["S"])  # Cy stands up: a computer plays S
-        assert pigs() == {ann: 1, bo: 0, cy: 1, dee: 0}
-        play("m-even", [{"S": cy}, {"S": dee}, {"S": cy}, {"S": dee}], ["S"])
+        play("m-moved", [{"E": (ann, -300), "N": (None, 300)}] * 3
+             + [{"N": (ann, 50), "E": (bo, 100), "S": (None, -150)}], ["E"])
+        assert pigs() == {ann: 1, bo: 0, cy: 0, dee: 0} and parts("m-moved") == {ann: True, bo: False}
+        play("m-ruined", [{"S": (cy, -833), "N": (None, 833)}] + [{"S": (dee, 83), "N": (None, -83)}] * 2, ["S"])
+        assert pigs() == {ann: 1, bo: 0, cy: 1, dee: 0} and parts("m-ruined") == {cy: True, dee: False}
+        play("m-computer", [{"W": (bo, 50), "N": (None, -50)}] + [{"W": (None, -300), "N": (None, 300)}] * 3, ["W"])
+        assert pigs() == {ann: 1, bo: 0, cy: 1, dee: 0} and parts("m-computer") == {bo: False}
+        play("m-even", [{"S": (cy, -100), "N": (None, 100)}, {"S": (dee, -100), "N": (None, 100)}], ["S"])
         assert pigs() == {ann: 1, bo: 0, cy: 2, dee: 1}
-        play("m-friendly", [{"W": bo}] * 2, ["W"], ranked=False)
+        play("m-friendly", [{"W": (bo, -60), "E": (None, 60)}] * 2, ["W"], ranked=False)
         assert pigs() == {ann: 1, bo: 0, cy: 2, dee: 1} and parts("m-friendly") == {bo: True}
         store.create_match(match_id="m-older", preset="online", options={}, speed="normal", seed=7,
                            seating=seating((ann, "Ann")))
         with store.engine.begin() as c:  # parts kept before seats were counted
             c.execute(insert(MATCH_PLAYERS).values(
-                [{"match_id": "m-older", "user_id": user, "deals": deals, "total": -10 * deals, "pig": False,
-                  "last": "x", "seat": seat} for user, deals, seat in ((bo, 5, "N"), (dee, 2, "E"))]))
-        store.finish_deal("m-older", 7, record_line="{}", south_final=0, totals=[0, 0, 0, 0], over=True, winners=[],
-                          pigs=["N"], charges=[Charge(dee, -10, result=-10, seat="N")])
-        assert parts("m-older") == {bo: True, dee: False}  # Bo's five at N, Dee's one
+                [{"match_id": "m-older", "user_id": user, "deals": deals, "total": total, "pig": False,
+                  "last": "x", "seat": seat} for user, deals, total, seat in ((bo, 5, -50, "N"), (dee, 2, 40, "E"))]))
+        play("m-older", [{"N": (dee, 10), "E": (None, -10)}], ["N"], first=7, totals=[-50, 40, 10, 0])
+        assert parts("m-older") == {bo: True, dee: False}  # Bo's five at N: −50, Dee's one there: +10
     finally:
         store.close()
 

@@ -58,6 +58,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.pool import StaticPool
 
 from gongzhu.ratings import Skill, rate_deal
+from gongzhu.rules.cards import Seat
 from gongzhu.server import migrations
 
 __all__ = ["AUDIT_LOG", "BLOCKS", "CHALLENGES", "CHALLENGE_DEVICES", "CHALLENGE_ENTRIES", "CHALLENGE_RESULTS",
@@ -377,8 +378,8 @@ MATCH_PLAYERS = Table(
     Column("pig", Boolean, nullable=False),
     Column("last", String(40), nullable=False),
     Column("seat", String(1), nullable=True),  # N, E, S or W: where the person played their last deal
-    # How many deals they were dealt at each seat, {"E": 9, "N": 1} (revision 0029; null: before,
-    # all of them at ``seat``): the pig of the match is the person who played its seat most.
+    # Their deals and total at each seat, {"E": [9, -833], "N": [1, 50]} (revision 0029; null:
+    # before, all of them at ``seat``): the pig of the match is whoever brought its seat lowest.
     Column("seat_deals", JSON, nullable=True),
 )
 
@@ -579,12 +580,17 @@ class Rated:
     sides: tuple[tuple[tuple[str, ...], int], ...]
 
 
-def _seat_deals(played: Any) -> dict[str, int]:
-    """How many deals of a match a person's part (``match_players``: ``deals``, ``seat``,
-    ``seat_deals``) was dealt at each seat; a part kept before that was kept, all at its seat."""
+def _seat_deals(played: Any) -> dict[str, tuple[int, int]]:
+    """A person's part of a match (``match_players``: ``deals``, ``total``, ``seat``,
+    ``seat_deals``): the deals they were dealt at each seat and their total there; a part kept
+    before that was kept, all at its seat."""
     if played.seat_deals is not None:
-        return {str(seat): int(n) for seat, n in dict(played.seat_deals).items()}
-    return {played.seat: int(played.deals)} if played.seat is not None else {}
+        return {str(seat): (int(n), int(t)) for seat, (n, t) in dict(played.seat_deals).items()}
+    return {played.seat: (int(played.deals), int(played.total))} if played.seat is not None else {}
+
+
+def _seat_json(at: Mapping[str, tuple[int, int]]) -> dict[str, list[int]]:
+    return {seat: [n, t] for seat, (n, t) in sorted(at.items())}
 
 
 def why_kept(info: MatchInfo, user: str) -> str | None:
@@ -1094,19 +1100,20 @@ class Store:
                                             .with_for_update()) if r.deleted is not None} if people else set()
             for charge in charges:
                 key = (MATCH_PLAYERS.c.match_id == match_id) & (MATCH_PLAYERS.c.user_id == charge.user)
-                played = c.execute(select(MATCH_PLAYERS.c.deals, MATCH_PLAYERS.c.seat, MATCH_PLAYERS.c.seat_deals)
-                                   .where(key)).first()
+                played = c.execute(select(MATCH_PLAYERS.c.deals, MATCH_PLAYERS.c.total, MATCH_PLAYERS.c.seat,
+                                          MATCH_PLAYERS.c.seat_deals).where(key)).first()
                 at = _seat_deals(played) if played is not None else {}
                 if charge.seat is not None:
-                    at[charge.seat] = at.get(charge.seat, 0) + 1
+                    deals_there, total_there = at.get(charge.seat, (0, 0))
+                    at[charge.seat] = (deals_there + 1, total_there + charge.result)
                 if played is None:
                     c.execute(insert(MATCH_PLAYERS).values(match_id=match_id, user_id=charge.user, deals=1,
                                                            total=charge.result, pig=False, last=now,
-                                                           seat=charge.seat, seat_deals=at))
+                                                           seat=charge.seat, seat_deals=_seat_json(at)))
                 else:
                     c.execute(update(MATCH_PLAYERS).where(key).values(
                         deals=MATCH_PLAYERS.c.deals + 1, total=MATCH_PLAYERS.c.total + charge.result,
-                        last=now, seat=charge.seat, seat_deals=at))
+                        last=now, seat=charge.seat, seat_deals=_seat_json(at)))
                 if not ranked or charge.user in gone:
                     continue
                 counts = {"matches": USERS.c.matches + (1 if played is None else 0)}
@@ -1121,25 +1128,32 @@ class Store:
                 if lifetime is not None:
                     lifetimes[charge.user] = int(lifetime)
             if over and pigs:
-                self._charge_pigs(c, match_id, pigs, ranked=ranked)
+                self._charge_pigs(c, match_id, pigs, totals, finished, ranked=ranked)
             if rated is not None:
                 self._rate(c, rated, match_id, deal_index, now, gone)
         return lifetimes
 
     @staticmethod
-    def _charge_pigs(c: Connection, match_id: str, pigs: Sequence[str], *, ranked: bool) -> None:
-        """The match over ended with the seats ``pigs`` as its pigs: each is charged to the person
-        who was dealt the most of its deals at that seat (each of them on a tie) — not to whoever
-        was dealt the last one, which standing up or moving to another seat before it would hand
-        to a stand-in or a computer — in their part of the match and, ``ranked``, their pig count
-        (an account deleted since keeps none)."""
+    def _charge_pigs(c: Connection, match_id: str, pigs: Sequence[str], totals: Sequence[int], deals: int, *,
+                     ranked: bool) -> None:
+        """The match over ended with the seats ``pigs`` as its pigs (``totals`` the seats' totals
+        after ``deals`` deals): each is charged to whoever brought that seat lowest — the person
+        whose results there add up to the least of all who played it, the computer that played
+        it when nobody sat there counting as one of them (itself charged to nobody; each of them
+        on a tie) — not to whoever was dealt the last deal, which standing up or moving to
+        another seat before it would hand to a stand-in or a computer; nor to someone who
+        played it once, the computer the rest.  In their part of the match and, ``ranked``,
+        their pig count (an account deleted since keeps none)."""
         played = {r.user_id: _seat_deals(r) for r in c.execute(
-            select(MATCH_PLAYERS.c.user_id, MATCH_PLAYERS.c.deals, MATCH_PLAYERS.c.seat, MATCH_PLAYERS.c.seat_deals)
-            .where(MATCH_PLAYERS.c.match_id == match_id))}
+            select(MATCH_PLAYERS.c.user_id, MATCH_PLAYERS.c.deals, MATCH_PLAYERS.c.total, MATCH_PLAYERS.c.seat,
+                   MATCH_PLAYERS.c.seat_deals).where(MATCH_PLAYERS.c.match_id == match_id))}
         charged: set[str] = set()
         for seat in pigs:
-            most = max((at.get(seat, 0) for at in played.values()), default=0)
-            charged |= {user for user, at in played.items() if most and at.get(seat, 0) == most}
+            people = {user: at[seat] for user, at in played.items() if at.get(seat, (0, 0))[0] > 0}
+            computer = (deals - sum(n for n, _ in people.values()),
+                        totals[Seat[seat]] - sum(t for _, t in people.values()))
+            lowest = min([t for _, t in people.values()] + ([computer[1]] if computer[0] > 0 else []), default=None)
+            charged |= {user for user, (_, total) in people.items() if total == lowest}
         if not charged:
             return
         c.execute(update(MATCH_PLAYERS).where(MATCH_PLAYERS.c.match_id == match_id,
@@ -1147,8 +1161,6 @@ class Store:
         if ranked:
             c.execute(update(USERS).where(USERS.c.id.in_(sorted(charged)), USERS.c.deleted.is_(None))
                       .values(pigs=USERS.c.pigs + 1))
-
-    # ------------------------------------------------------------------ ratings
 
     @staticmethod
     def _rate(c: Connection, rated: Rated, match_id: str, deal_index: int, now: str,
