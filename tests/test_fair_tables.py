@@ -594,7 +594,8 @@ def test_linked_accounts_at_a_table_with_others_play_practice(db_url: str, tmp_p
         ann, bo = account(server, "Ann", HOME), account(server, "Bo", HOME)
         cy, dee = account(server, "Cy", ABROAD), account(server, "Dee", AWAY)
         for people, practice in (((ann, bo, cy), True), ((ann, dee, cy), False)):
-            table_id = new_table(people[0], levels=dict.fromkeys(SEATS, "intermediate"))["table_id"]
+            table_id = new_table(people[0], levels=dict.fromkeys(SEATS, "intermediate"),
+                                 options={"match_end": "deals:4"})["table_id"]
             lives = {"S": people[0].connect(table_id)}
             lives["S"].until(lambda s: s["phase"] == "waiting")
             for seat, person in zip("EW", people[1:], strict=True):
@@ -613,6 +614,18 @@ def test_linked_accounts_at_a_table_with_others_play_practice(db_url: str, tmp_p
                 assert (me["practice"]["deals"] - was["practice"]["deals"], me["deals"] - was["deals"]) == (
                     (1, 0) if practice else (0, 1)), person.name
                 assert me["lifetime"] - was["lifetime"] == (0 if practice else result["final"][seat])
+            if not practice:
+                # Between deals Ann and Dee become linked (a browser signs in as both): the next
+                # deal is practice, and the header says so after it, read anew as it was dealt.
+                shared = Someone(server, AWAY)
+                for name in ("Dee", "Ann"):
+                    assert shared.http.post("/api/login", json={"name": name, "password": PASSWORD}).status_code == 200
+                lives["S"].send({"type": "next"})
+                drive(lives, random.Random(5), lambda states: all(
+                    s.get("phase") in ("deal-over", "match-over") and s.get("deal_index") == 1
+                    for s in states.values()))
+                state = lives["S"].state
+                assert (state["deal_result"]["practice"], state["table"]["practice"]) == (True, True)
             for live in lives.values():  # (standing up, they may sit at another table under way)
                 live.send({"type": "stand"})
             lives["S"].until(lambda s: all(s["table"]["seats"][x]["name"] is None for x in "SEW"))

@@ -430,7 +430,7 @@ def rated_with_last(server: LiveServer, table_id: str, people: dict[str, Someone
     """Everyone's page goes and comes back (the table, let go and loaded again from the store,
     rates the deal as it was dealt), the deal is played out, and it is rated with the seats of
     ``last`` placed below the others, in the order of their results (none: as it was played); it
-    counts toward the lifetime score as dealt."""
+    counts toward the lifetime score as dealt, and the table says the next deal is not rated."""
     for live in lives.values():
         live.close()
     let_go(server, table_id)
@@ -441,6 +441,8 @@ def rated_with_last(server: LiveServer, table_id: str, people: dict[str, Someone
                                                              for s in states.values()))
     state = south.state
     assert state["deal_result"]["practice"] is False
+    # The two linked now, the table says the next deal is rated for nobody, and practice.
+    assert (state["table"]["rated"], state["table"]["practice"]) == (False, True)
     result = state["deal_result"]["result"]
     below = max(result[s] for s in "SEW") - min(result[s] for s in "SEW") + 1
     want = rate_deal({}, [([seat], result[seat] - (below if seat in last else 0)) for seat in "SEW"])

@@ -21,6 +21,7 @@ import contextlib
 import json
 import logging
 import secrets
+import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Protocol
 
@@ -65,6 +66,10 @@ NEUTRAL_OPTIONS = frozenset({"match_end", "match_limit", "direction", "first_lea
 #: a person's two accounts, people apart by every link, would pile up a score against them (as
 #: against a guest, a deal dealt to one being practice too).
 PRACTICE_LEVELS = frozenset(tuple(LEVELS)[:tuple(LEVELS).index(DEFAULT_LEVEL)])
+#: How old a reading of whether two accounts sitting at a table are linked may be, in seconds, as
+#: the table says between deals whether the next one is rated and practice (a link made meanwhile
+#: shows that long after; the deal itself reads them as it is dealt).
+SEATED_LINKS_SECONDS = 30.0
 #: How long a table loaded anew waits for the connections let in before to be introduced to it
 #: again before it is let go when the first of them is refused (:meth:`Table.join`), in seconds.
 INTRODUCED_WITHIN = 5.0
@@ -196,9 +201,9 @@ class Table:
         #: :meth:`Store.linked_to`) counted as one: a deal is rated, and counts for the lifetime
         #: score, only among accounts that are people apart (docs/ratings.md).
         self.dealt_people = 0
-        #: The accounts sitting when their links were read last, and whether two were linked
-        #: (:meth:`_seated_linked`: the header's practice between deals).
-        self._seated_links: tuple[frozenset[str], bool] | None = None
+        #: The accounts sitting when their links were read last, whether two were linked, and
+        #: when (:meth:`_seated_linked`: the header's practice, and rated, between deals).
+        self._seated_links: tuple[frozenset[str], bool, float] | None = None
         #: Whom the host had leave a seat before the start: they do not sit here again (stored
         #: with the seating: a table loaded again, after a restart or on another server, keeps it).
         self.removed: set[str] = set(seating.removed)
@@ -554,8 +559,10 @@ class Table:
         was dealt to, two at least.)"""
         if not self._rates_deals or not all(o[0] in self.accounts for o in self.seats if o is not None):
             return False
-        return not self.in_deal or (all(u in self.dealt_accounts for u in self.dealt_to if u is not None)
-                                    and self.dealt_people == len(self.dealt_accounts))
+        if not self.in_deal:  # (two linked since they sat down: the next deal is rated for nobody)
+            return not self._seated_linked()
+        return (all(u in self.dealt_accounts for u in self.dealt_to if u is not None)
+                and self.dealt_people == len(self.dealt_accounts))
 
     @property
     def practice(self) -> bool:
@@ -599,13 +606,16 @@ class Table:
 
     def _seated_linked(self) -> bool:
         """Whether two of the accounts sitting at the table are linked to one another (a browser
-        or a network shared: :meth:`Store.people_apart`), read again once who sits changes."""
+        or a network shared: :meth:`Store.people_apart`), read again once who sits changes, a
+        deal is dealt, or the last reading is :data:`SEATED_LINKS_SECONDS` old (a link made, or
+        a network forgotten, meanwhile)."""
         seated = frozenset(o[0] for o in self.seats if o is not None and o[0] in self.accounts)
         if len(seated) < 2:
             return False
-        if self._seated_links is None or self._seated_links[0] != seated:
-            self._seated_links = (seated, self.hub.store.people_apart(sorted(seated)) < len(seated))
-        return self._seated_links[1]
+        now, kept = time.monotonic(), self._seated_links
+        if kept is None or kept[0] != seated or now - kept[2] >= SEATED_LINKS_SECONDS:
+            kept = self._seated_links = (seated, self.hub.store.people_apart(sorted(seated)) < len(seated), now)
+        return kept[1]
 
     def _linked_since_dealt(self) -> set[str]:
         """Of the accounts dealt the deal that were people apart when it was dealt and are linked
@@ -838,6 +848,7 @@ class Table:
         self.dealt_accounts = self.hub.store.accounts([u for u in self.dealt_to if u is not None])
         self.dealt_people = self.hub.store.people_apart(sorted(self.dealt_accounts))
         self.accounts |= self.dealt_accounts
+        self._seated_links = None  # (read again between deals: links made meanwhile)
 
     def set_auto(self, person: Person, on: bool) -> None:
         seat = self.seated(person)
