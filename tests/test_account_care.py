@@ -393,12 +393,15 @@ def test_the_export_holds_the_persons_data_and_nothing_else(app: Any) -> None:
         assert [m["id"] for m in data["matches"]] == [first, second]
         lines = [json.loads(line) for line in ann.get("/api/me/records.jsonl").text.splitlines()]
         assert [rec for m in data["matches"] for rec in m["records"]] == lines and len(lines) == 2
-        assert data["matches"][0]["played"]["deals"] == 1 and data["matches"][0]["played"]["seat"] == "S"
+        played = data["matches"][0]["played"]
+        assert (played["deals"], played["seat"], played["seats"]) == (1, "S", {"S": [1, played["total"]]})
         assert data["friends"] == [{"name": "Bo", "state": "asked", "since": data["friends"][0]["since"]}]
         assert [b["name"] for b in data["blocks"]] == ["Cy"]
         assert [(x["name"], x["reason"]) for x in data["reports"]] == [("Cy", "rude in chat")]
         assert len(data["sessions"]) == 1 and set(data["sessions"][0]) == {"created"}
         assert len(data["sign_ins"]["browsers"]) == 1 and data["sign_ins"]["failures"] == 0
+        browser = data["sign_ins"]["browsers"][0]
+        assert browser["first_signed_in"] <= browser["last_signed_in"]
         # The sanctions given to the person, with their reasons, not who gave them.
         assert data["sanctions"] == [{"kind": "warn", "reason": "mind the chat", "starts": "2026-12-01T00:00:00+00:00",
                                       "ends": None, "lifted": None}]

@@ -403,8 +403,8 @@ class AccountCare:
                                  .order_by(REVIEWS.c.played, REVIEWS.c.match_id, REVIEWS.c.deal_index)).all()
             sessions = list(c.scalars(select(SESSIONS.c.created).where(SESSIONS.c.user_id == user_id)
                                       .order_by(SESSIONS.c.created)))
-            browsers = list(c.scalars(select(KNOWN_DEVICES.c.last_seen).where(KNOWN_DEVICES.c.user_id == user_id)
-                                      .order_by(KNOWN_DEVICES.c.last_seen)))
+            browsers = c.execute(select(KNOWN_DEVICES.c.last_seen, KNOWN_DEVICES.c.since)
+                                 .where(KNOWN_DEVICES.c.user_id == user_id).order_by(KNOWN_DEVICES.c.last_seen)).all()
             day = (datetime.now(UTC) - NETWORK_KEPT).isoformat(timespec="microseconds")
             networks = list(c.scalars(select(USER_NETWORKS.c.last_seen).where(USER_NETWORKS.c.user_id == user_id,
                                                                               USER_NETWORKS.c.last_seen >= day)
@@ -434,7 +434,8 @@ class AccountCare:
                 "id": info.match_id, "created": info.created, "preset": info.preset, "options": info.options,
                 "solo": info.solo, "over": info.over, "deals": info.deals, "host": info.seating.host == user_id,
                 "played": None if mine is None else {"deals": int(mine.deals), "total": int(mine.total),
-                                                     "pig": bool(mine.pig), "seat": mine.seat, "last": mine.last},
+                                                     "pig": bool(mine.pig), "seat": mine.seat, "last": mine.last,
+                                                     "seats": mine.seat_deals},
                 "records": [json.loads(line) for line in store.records(info.match_id)],
             })
         lifetime = int(row.lifetime)
@@ -454,7 +455,7 @@ class AccountCare:
             "sessions": [{"created": created} for created in sessions],
             # The browsers known to the account (when each last signed in, never its cookie) and the
             # failed sign-ins from others that the account counts (docs/web-protocol.md, Limits).
-            "sign_ins": {"browsers": [{"last_signed_in": seen} for seen in browsers],
+            "sign_ins": {"browsers": [{"last_signed_in": seen, "first_signed_in": since} for seen, since in browsers],
                          "failures": int(row.sign_in_failures), "last_failure": row.sign_in_failed,
                          # the networks table pages came from in the last day (when; never the address)
                          "networks": [{"last_seen": seen} for seen in networks]},
