@@ -171,6 +171,42 @@ def test_a_spent_claim_stays_spent_when_the_table_is_loaded_again(client: TestCl
         browser.settle()
 
 
+def test_a_claim_after_a_version_stored_late_keeps_the_table(client: TestClient) -> None:
+    """A change whose version the store could not take a moment (a presence change: published all
+    the same) leaves the table a version ahead of what it stored; a claim spent next stores the
+    table at its version, and knows it did: the next play is taken, and the table is not let go
+    as if another server ran it."""
+    client.app.state.tables.pools.claim_limit = 1  # type: ignore[attr-defined]
+    match_id = new_match(client, levels=RANDOM, seed=11)
+    rng = random.Random(11)
+    with client.websocket_connect(f"/ws/{match_id}") as ws:
+        browser = Browser(ws)
+        state = browser.settle()
+        while not (state["phase"] == "play" and deal_of(table_of(client, match_id)).tricks
+                   and deal_of(table_of(client, match_id)).turn == Seat.S):
+            act(browser, rng)
+            state = browser.settle()
+        table = table_of(client, match_id)
+        store = table.hub.store
+        kept = store.set_version
+
+        def away(*_: Any, **__: Any) -> None:
+            raise OSError("the store is away a moment")
+
+        store.set_version = away  # type: ignore[method-assign]
+        try:
+            table.republish()
+        finally:
+            store.set_version = kept  # type: ignore[method-assign]
+        browser.settle()
+        assert table.stored == table.version - 1
+        browser.refused({"type": "claim", "kind": "no_points"})
+        assert table.stored == table.version
+        act(browser, rng)
+        browser.settle()
+        assert not table.broken and table_of(client, match_id) is table
+
+
 class AfterAPlay(ThreadPoolExecutor):
     """The hint pool, each search on it started only once the table has moved on: a play made
     while a claim's search ran, as a second tab of the claimer can make at will."""

@@ -301,6 +301,7 @@ class Table:
         try:  # fenced as every change, at the version it is at: a server that no longer runs the table stores nothing
             self.hub.store.add_action(self.match_id, deal.deal_index, self._seq, {"seat": seat.name, "type": "claim"},
                                       self.seating(), expected=self.stored)
+            self.stored = self.version  # (one a version stored late, _bump, is stored now)
             self._seq += 1
         except Exception as e:
             self._break(e)
