@@ -712,7 +712,7 @@ def test_the_pig_is_whoever_brought_its_seat_lowest(db_url: str) -> None:
     is Ann's; Cy sinks South in one deal and stands up, Dee mends it in two — Cy's, though Dee
     played it more; Bo plays West once and a 新手 computer sinks it for the rest — nobody's (a
     stranger is not made the pig of a seat a weak computer lost); two who sank a seat equally
-    are each charged; a part kept before seats were counted counts all its deals and total at
+    are each charged; under 双猪 the top seat's pig is whoever brought it highest; a part kept before seats were counted counts all its deals and total at
     its last seat; a match whose last deal is not ranked counts in nobody's pig count, and its
     parts keep their pig."""
     store = Store(db_url)
@@ -757,6 +757,10 @@ def test_the_pig_is_whoever_brought_its_seat_lowest(db_url: str) -> None:
         assert pigs() == {ann: 1, bo: 0, cy: 2, dee: 1}
         play("m-friendly", [{"W": (bo, -60), "E": (None, 60)}] * 2, ["W"], ranked=False)
         assert pigs() == {ann: 1, bo: 0, cy: 2, dee: 1} and parts("m-friendly") == {bo: True}
+        # 双猪 (double_pig): the highest total is a pig too — whoever brought that seat highest.
+        play("m-double", [{"E": (ann, 50), "S": (None, -50)}] * 2 + [{"E": (bo, 350), "S": (cy, -350)}] * 2,
+             ["S", "E"])
+        assert pigs() == {ann: 1, bo: 1, cy: 3, dee: 1} and parts("m-double") == {ann: False, bo: True, cy: True}
         store.create_match(match_id="m-older", preset="online", options={}, speed="normal", seed=7,
                            seating=seating((ann, "Ann")))
         with store.engine.begin() as c:  # parts kept before seats were counted

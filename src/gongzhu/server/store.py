@@ -1142,8 +1142,9 @@ class Store:
         it when nobody sat there counting as one of them (itself charged to nobody; each of them
         on a tie) — not to whoever was dealt the last deal, which standing up or moving to
         another seat before it would hand to a stand-in or a computer; nor to someone who
-        played it once, the computer the rest.  In their part of the match and, ``ranked``,
-        their pig count (an account deleted since keeps none)."""
+        played it once, the computer the rest.  A pig for the highest total (R8, ``double_pig``) is
+        whoever brought its seat highest.  In their part of the match and, ``ranked``, their pig
+        count (an account deleted since keeps none)."""
         played = {r.user_id: _seat_deals(r) for r in c.execute(
             select(MATCH_PLAYERS.c.user_id, MATCH_PLAYERS.c.deals, MATCH_PLAYERS.c.total, MATCH_PLAYERS.c.seat,
                    MATCH_PLAYERS.c.seat_deals).where(MATCH_PLAYERS.c.match_id == match_id))}
@@ -1152,8 +1153,10 @@ class Store:
             people = {user: at[seat] for user, at in played.items() if at.get(seat, (0, 0))[0] > 0}
             computer = (deals - sum(n for n, _ in people.values()),
                         totals[Seat[seat]] - sum(t for _, t in people.values()))
-            lowest = min([t for _, t in people.values()] + ([computer[1]] if computer[0] > 0 else []), default=None)
-            charged |= {user for user, (_, total) in people.items() if total == lowest}
+            sums = [t for _, t in people.values()] + ([computer[1]] if computer[0] > 0 else [])
+            highest = totals[Seat[seat]] == max(totals) != min(totals)  # a double pig's top seat
+            mark = (max if highest else min)(sums, default=None)
+            charged |= {user for user, (_, total) in people.items() if total == mark}
         if not charged:
             return
         c.execute(update(MATCH_PLAYERS).where(MATCH_PLAYERS.c.match_id == match_id,
