@@ -707,14 +707,14 @@ def test_who_made_a_link_is_who_signed_in_there_later(linking_store: Store) -> N
 
 @pytest.mark.parametrize("db_url", STORES, indirect=True)
 def test_the_pig_is_whoever_brought_its_seat_lowest(db_url: str) -> None:
-    """The pig of a match is charged to whoever brought the pig's seat lowest, not to whoever was
-    dealt its last deal: Ann sinks East and moves to North for the last deal, Bo taking East — it
-    is Ann's; Cy sinks South in one deal and stands up, Dee mends it in two — Cy's, though Dee
-    played it more; Bo plays West once and a 新手 computer sinks it for the rest — nobody's (a
-    stranger is not made the pig of a seat a weak computer lost); two who sank a seat equally
-    are each charged; under 双猪 the top seat's pig is whoever brought it highest; a part kept before seats were counted counts all its deals and total at
-    its last seat; a match whose last deal is not ranked counts in nobody's pig count, and its
-    parts keep their pig."""
+    """The pig of a match is charged to whoever brought the pig's seat lowest, not to whoever was dealt
+    its last deal: Ann sinks East and moves to North for the last deal, Bo taking East — it is
+    Ann's; Cy sinks South in one deal and stands up, Dee mends it in two — Cy's, though Dee played
+    it more; Bo plays West once and a 新手 computer sinks it for the rest — nobody's (a stranger is
+    not made the pig of a seat a weak computer lost); two who sank a seat equally are each
+    charged; under 双猪 the top seat's pig is whoever brought it highest; a part kept before seats
+    were counted counts all its deals and total at its last seat; a match whose last deal is not
+    ranked counts in nobody's pig count, and its parts keep their pig."""
     store = Store(db_url)
     try:
         identity = Identity(store)

@@ -1,10 +1,10 @@
 """Each person's part of a match keeps, for each seat, how many of its deals they were dealt there
-and their total there (``match_players.seat_deals``, ``{"E": [9, -833], "N": [1, 50]}``): the
-pig of a match is whoever brought the pig's seat lowest (highest, for 双猪's top seat) — a
-person, or the computer that played it when nobody sat there — not whoever was dealt its final deal: standing up, or moving to
-another seat, before the last deal no longer hands one's pig to a stand-in or a computer
-(docs/web-protocol.md, Scores).  Rows kept before have none (null): all their deals and their
-total count at the seat of their last deal.
+and their total there (``match_players.seat_deals``, ``{"E": [9, -833], "N": [1, 50]}``): the pig
+of a match is whoever brought the pig's seat lowest (highest, for 双猪's top seat) — a person, or
+the computer that played it when nobody sat there — not whoever was dealt its final deal: standing
+up, or moving to another seat, before the last deal no longer hands one's pig to a stand-in or a
+computer (docs/web-protocol.md, Scores). Rows kept before have none (null): all their deals and
+their total count at the seat of their last deal.
 
 Revision ID: 0029
 Revises: 0028
