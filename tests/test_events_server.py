@@ -344,22 +344,28 @@ def test_a_team_match_played_by_six_people_and_two_stand_ins(server: LiveServer,
         live.close()
 
 
+def red_and_blue(server: LiveServer, name: str, **options: Any) -> tuple[Someone, list[Someone], list[Someone], str]:
+    """A listed team match of one board a session, 红 against 蓝, made by the referee Desk (their
+    friend): the referee, 红's and 蓝's players, and the event's id."""
+    referee = account(server, "Desk")
+    red = [account(server, f"Rose{i}") for i in range(1, 5)]
+    blue = [account(server, f"Sky{i}") for i in range(1, 5)]
+    befriend(referee, *red, *blue)
+    teams = [{"name": "红", "players": [p.name for p in red]}, {"name": "蓝", "players": [p.name for p in blue]}]
+    made = referee.http.post("/api/events", json={"name": name, "form": "teams", "preset": "partners", "boards": 1,
+                                                  "turn_seconds": 120, "grace_seconds": 300, "entrants": teams,
+                                                  **options})
+    assert made.status_code == 201, made.text
+    return referee, red, blue, made.json()["id"]
+
+
 def test_the_desk_withdraws_a_team_mid_match_and_a_computer_plays_its_seats_at_once(server: LiveServer) -> None:
     """A team match of two sessions: everyone plays the first; then the referee withdraws 红.
     In the second session nobody waits for 红's players: a computer plays their four seats at
     once, well within the grace, and the log says why; 蓝 plays its board out and the results
     count both teams as ever."""
     rng = random.Random(5)
-    referee = account(server, "Desk")
-    red = [account(server, f"Rose{i}") for i in range(1, 5)]
-    blue = [account(server, f"Sky{i}") for i in range(1, 5)]
-    befriend(referee, *red, *blue)
-    teams = [{"name": "红", "players": [p.name for p in red]}, {"name": "蓝", "players": [p.name for p in blue]}]
-    made = referee.http.post("/api/events", json={"name": "Early train", "form": "teams", "preset": "partners",
-                                                  "boards": 1, "sessions": 2, "turn_seconds": 120,
-                                                  "grace_seconds": 300, "entrants": teams})
-    assert made.status_code == 201, made.text
-    event_id = made.json()["id"]
+    referee, red, blue, event_id = red_and_blue(server, "Early train", sessions=2)
     withdraw = f"/api/events/{event_id}/withdraw"
     assert referee.http.post(f"/api/events/{event_id}/start").status_code == 200
 
@@ -417,16 +423,8 @@ def test_a_listed_player_withdraws_before_the_start_and_a_computer_plays_the_sea
     the match, made with it: when it begins nobody waits for 红's players, a computer plays their
     seats at once, and the results count both teams."""
     rng = random.Random(6)
-    referee, stranger = account(server, "Desk"), account(server, "Nobody")
-    red = [account(server, f"Rose{i}") for i in range(1, 5)]
-    blue = [account(server, f"Sky{i}") for i in range(1, 5)]
-    befriend(referee, *red, *blue)
-    teams = [{"name": "红", "players": [p.name for p in red]}, {"name": "蓝", "players": [p.name for p in blue]}]
-    made = referee.http.post("/api/events", json={"name": "Late train", "form": "teams", "preset": "partners",
-                                                  "boards": 1, "turn_seconds": 120, "grace_seconds": 300,
-                                                  "entrants": teams})
-    assert made.status_code == 201, made.text
-    event_id = made.json()["id"]
+    stranger = account(server, "Nobody")
+    referee, red, blue, event_id = red_and_blue(server, "Late train")
     withdraw = f"/api/events/{event_id}/withdraw"
     refused(stranger.http.post(withdraw, json={}), 409, "event.not_entered")
     refused(blue[0].http.post(withdraw, json={"entrant": "红"}), 403, "event.organiser_only")

@@ -855,18 +855,26 @@ class Events:
             named = body.get("entrant")
             if named is not None:
                 self._organiser(event, user)
-                gone = next((e for e in taken if e["name"] == named), None)
-                if gone is None:
-                    raise EventRefused(400, "event.unknown_entrant", entrant=str(named)[:40],
-                                       entrants=", ".join(e["name"] for e in taken))
-            else:
-                gone = next((e for e in taken if any(p[0] == user.id for p in e["players"])), None)
-                if gone is None:
-                    raise EventRefused(409, "event.not_entered")
+            gone = self._leaving(taken, user, named)
             left = [e for e in taken if e is not gone]
             c.execute(update(EVENTS).where(EVENTS.c.id == event.id).values(entrants=left))
         self._write(event, user.id, "withdraw", {"entrant": gone["name"]})
         return self.summary(event_id, user.id)
+
+    @staticmethod
+    def _leaving(entrants: Sequence[dict[str, Any]], user: User, named: object) -> dict[str, Any]:
+        """The entrant a withdrawal takes out of ``entrants``: the one ``named`` (the desk's), else
+        the caller's own."""
+        if named is not None:
+            gone = next((e for e in entrants if e["name"] == named), None)
+            if gone is None:
+                raise EventRefused(400, "event.unknown_entrant", entrant=str(named)[:40],
+                                   entrants=", ".join(e["name"] for e in entrants))
+            return gone
+        mine = next((e for e in entrants if any(p[0] == user.id for p in e["players"])), None)
+        if mine is None:
+            raise EventRefused(409, "event.not_entered")
+        return mine
 
     def _withdraw_listed(self, event: Event, user: User, body: Mapping[str, Any]) -> dict[str, Any]:
         """Before a listed event begins, a player withdraws their entrant (``{}``), or the desk
@@ -886,15 +894,7 @@ class Events:
             if int(row.stage) > 0:  # begun meanwhile: the desk withdraws whoever must leave
                 raise EventRefused(409, "event.entry_closed")
             entrants = [dict(e) for e in row.entrants]
-            if named is not None:
-                gone = next((e for e in entrants if e["name"] == named), None)
-                if gone is None:
-                    raise EventRefused(400, "event.unknown_entrant", entrant=str(named)[:40],
-                                       entrants=", ".join(e["name"] for e in entrants))
-            else:
-                gone = next((e for e in entrants if any(p[0] == user.id for p in e["players"])), None)
-                if gone is None:
-                    raise EventRefused(409, "event.not_entered")
+            gone = self._leaving(entrants, user, named)
             if gone.get("withdrawn"):
                 raise EventRefused(409, "event.withdrawn_already", entrant=gone["name"])
             gone["withdrawn"] = 1  # (from the first stage on)
