@@ -1074,8 +1074,8 @@ class Store:
         and add each charged person's result to their total of the match (their history) and,
         when the deal is ``ranked``, their final to their lifetime score and deals — to their
         practice score and deals instead for a ``practice`` deal (alone against computers, not a
-        challenge's) — and their matches; a match ``over`` counts its ``pigs`` (seats) for the
-        people who played those seats most (:meth:`_charge_pigs`); a ``rated`` deal moves its
+        challenge's) — and their matches; a match ``over`` counts its ``pigs`` (seats) for
+        whoever brought those seats lowest (:meth:`_charge_pigs`); a ``rated`` deal moves its
         people's ratings — all in one transaction.  Returns the charged persons' new lifetime
         scores (none when not ranked: a table whose deal was set in advance; nor for practice)."""
         now = _now()
@@ -1164,6 +1164,8 @@ class Store:
         if ranked:
             c.execute(update(USERS).where(USERS.c.id.in_(sorted(charged)), USERS.c.deleted.is_(None))
                       .values(pigs=USERS.c.pigs + 1))
+
+    # ------------------------------------------------------------------ ratings
 
     @staticmethod
     def _rate(c: Connection, rated: Rated, match_id: str, deal_index: int, now: str,
