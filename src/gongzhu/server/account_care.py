@@ -453,7 +453,7 @@ class AccountCare:
             "rating_history": {family: [_point(h) for h in history if h.family == family]
                                for family in sorted({h.family for h in history})},
             "sessions": [{"created": created} for created in sessions],
-            # The browsers known to the account (when each last signed in, never its cookie) and the
+            # The browsers known to the account (when each first and last signed in, never its cookie) and the
             # failed sign-ins from others that the account counts (docs/web-protocol.md, Limits).
             "sign_ins": {"browsers": [{"last_signed_in": seen, "first_signed_in": since} for seen, since in browsers],
                          "failures": int(row.sign_in_failures), "last_failure": row.sign_in_failed,

@@ -1,13 +1,13 @@
 """Who you are on the server: :class:`Identity` makes guests (``游客`` and digits), turns them into
 accounts with a nickname and a password that keep the rules, and keeps their sessions, each a row
-of ``sessions`` and the cookie ``gongzhu_session`` signed with ``itsdangerous`` (by the stored
-``session_key`` or ``GONGZHU_SECRET_KEY``); the first local browser continues as the single-player
-server's person, ``local``; guests with nothing of theirs kept are forgotten a week on
-(:meth:`Identity.forget_idle_guests`).  Passwords are argon2id hashes made in a worker thread
-(:func:`default_hasher`); :data:`CHEAP_HASHING_ENV` lowers their cost for test suites only.  The
-rules, the cookie and how sessions end: ``docs/web-protocol.md``, Who you are.  Imports
-:mod:`gongzhu.messages`, :mod:`gongzhu.rules.match` (the titles) and, of the server, the names,
-the policy and the store; ``argon2-cffi``, ``itsdangerous``, SQLAlchemy and Starlette.
+of ``sessions`` and the cookie ``gongzhu_session`` (``__Host-gongzhu_session`` over https) signed
+with ``itsdangerous`` (by the stored ``session_key`` or ``GONGZHU_SECRET_KEY``); the first local
+browser continues as the single-player server's person, ``local``; guests with nothing of theirs
+kept are forgotten a week on (:meth:`Identity.forget_idle_guests`).  Passwords are argon2id hashes
+made in a worker thread (:func:`default_hasher`); :data:`CHEAP_HASHING_ENV` lowers their cost for
+test suites only.  The rules, the cookie and how sessions end: ``docs/web-protocol.md``, Who you
+are.  Imports :mod:`gongzhu.messages`, :mod:`gongzhu.rules.match` (the titles) and, of the server,
+the names, the policy and the store; ``argon2-cffi``, ``itsdangerous``, SQLAlchemy and Starlette.
 """
 
 from __future__ import annotations
@@ -1026,7 +1026,7 @@ class Identity:
     def profile(self, user_id: str, limit: int = 200) -> dict[str, Any] | None:
         """``GET /api/profile``: the user as :meth:`User.to_json` says, whether it is an account,
         and its ``limit`` newest matches (``matches_list``: id, created, preset, deals it played,
-        its total, whether it ended as a pig, whether the match is over)."""
+        its total, whether the match's pig was charged to it, whether the match is over)."""
         user = self.user(user_id)
         if user is None:
             return None

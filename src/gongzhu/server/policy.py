@@ -279,7 +279,7 @@ def _forwarded_scheme(scope: Scope, proxies: TrustedProxies) -> None:
     """A request or WebSocket that a trusted proxy passes on takes the scheme the proxy says it
     came by, in the kind of header the proxies write (``X-Forwarded-Proto`` with
     ``x-forwarded-for``, ``Forwarded``'s ``proto=`` with ``forwarded``; the nearest proxy's): over
-    https behind a proxy that ends TLS, the session cookie is ``Secure`` and the page's own origin
+    https behind a proxy that ends TLS, the cookies are ``Secure`` and named ``__Host-…``, and the page's own origin
     is https.  The other kind is a client's own and changes nothing."""
     peer = scope.get("client")
     if not proxies.trusts(_ip(str(peer[0]) if peer else "")):

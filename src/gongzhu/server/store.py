@@ -1070,14 +1070,15 @@ class Store:
                     charges: Sequence[Charge] = (), seating: Seating | None = None,
                     expected: int | None = None, ranked: bool = True, rated: Rated | None = None,
                     practice: bool = False, deals: int | None = None) -> dict[str, int]:
-        """Store a finished deal's R11 record and the match's new totals, drop the deal's actions,
-        and add each charged person's result to their total of the match (their history) and,
-        when the deal is ``ranked``, their final to their lifetime score and deals — to their
-        practice score and deals instead for a ``practice`` deal (alone against computers, not a
-        challenge's) — and their matches; a match ``over`` counts its ``pigs`` (seats) for
-        whoever brought those seats lowest (:meth:`_charge_pigs`); a ``rated`` deal moves its
-        people's ratings — all in one transaction.  Returns the charged persons' new lifetime
-        scores (none when not ranked: a table whose deal was set in advance; nor for practice)."""
+        """Store a finished deal's R11 record and the match's new totals, drop the deal's actions, and
+        add each charged person's result to their total of the match (their history) and, when
+        the deal is ``ranked``, their final to their lifetime score and deals — to their
+        practice score and deals instead for a ``practice`` deal (docs/ratings.md, Practice
+        apart) — and their matches; a match ``over`` counts its ``pigs`` (seats) for whoever
+        brought those seats lowest, 双猪's top seat highest (:meth:`_charge_pigs`); a ``rated``
+        deal moves its people's ratings — all in one transaction.  Returns the charged persons'
+        new lifetime scores (none when not ranked: a table whose deal was set in advance; nor
+        for practice)."""
         now = _now()
         lifetimes: dict[str, int] = {}
         with self.engine.begin() as c:

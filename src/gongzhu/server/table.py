@@ -170,7 +170,8 @@ class Table:
         self.auto = list(seating.auto)
         self.timeouts = list(seating.timeouts)
         self.dealt_to: list[str | None] = list(seating.dealt_to)
-        #: The event version (every change raises it) and the position (every change of the game).
+        #: The event version (every change but a spent claim raises it) and the position (every change
+        #: of the game).
         self.version = seating.version
         #: The version the store holds: every write is made from it (``Store``'s fencing).
         self.stored = seating.version
@@ -637,8 +638,8 @@ class Table:
         scoring, with their partner, ordered by their R7 results; None when it moves none.  A side
         holding one of ``linked`` (accounts that linked themselves by a browser to another since
         the deal was dealt) is placed below every side holding none, those sides in the order of
-        their results: linking two accounts during a deal can cost them, never spare them a loss
-        (docs/ratings.md)."""
+        their results: linking two accounts during a deal can cost the account that made the link
+        (every account of it where that cannot be told), never spare anyone (docs/ratings.md)."""
         people = {s: u for s in Seat if (u := self.dealt_to[s]) is not None}
         # (whom the deal was dealt to, not who sits now: sitting down as a guest at the end
         # unrates nothing)

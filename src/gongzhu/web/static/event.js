@@ -14,9 +14,10 @@
 // the boards every table has played.  Before the event begins, where its entry is open (any
 // account) or by invitation (the token read from the page's address, ?invite=…), a signed-in
 // person enters it (POST .../entries: the entrant's name and its players' account names, their
-// own fixed among them) or withdraws (POST .../withdraw).  The organiser and the referees they
-// named get the referee's desk: the invitation link to copy, an entrant removed before the event
-// begins or withdrawn from it under way, after a confirmation (POST .../withdraw naming it: a
+// own fixed among them) or withdraws (POST .../withdraw); a listed event's player withdraws their
+// entrant (退赛, after a confirmation: a computer plays its seats).  The organiser and the
+// referees they named get the referee's desk: the invitation link to copy, an entrant removed
+// before the event begins (withdrawn, from a listed event) or withdrawn from it under way, after a confirmation (POST .../withdraw naming it: a
 // computer plays its seats from then on), start the next round or session (POST .../start), a ruling
 // from the solver on each contested claim with its reason (POST .../rulings: searched in the
 // background, "searching" until a later reading shows the verdict), a penalty naming an entrant

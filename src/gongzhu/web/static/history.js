@@ -126,7 +126,7 @@ function renderAbandoned(left) {
 function render() {
   $("profile").textContent = profile
     ? t("history.profile", { score: profile.lifetime ?? 0, title: titleLabel(profile.title),
-      // Every deal played, practice against computers too (its score is apart, on the profile).
+      // Every deal played, practice too (its score is apart, on the profile).
       matches: profile.matches ?? 0, deals: (profile.deals ?? 0) + (profile.practice?.deals ?? 0) })
     : "";
   if (refusal) $("history-error").textContent = refusalText(refusal);

@@ -78,7 +78,8 @@ function renderFacts() {
   $("fact-matches").textContent = String(p.matches ?? 0);
   $("fact-deals").textContent = String(p.deals ?? 0);
   $("fact-pigs").textContent = String(p.pigs ?? 0);
-  // Practice against computers: apart from the lifetime score and its title (docs/ratings.md).
+  // Practice (against computers, with a guest or linked accounts, changed scoring): apart from the
+  // lifetime score and its title (docs/ratings.md, Practice apart).
   $("fact-practice").textContent = t("profile.practice", { score: p.practice?.score ?? 0, deals: p.practice?.deals ?? 0 });
 }
 
