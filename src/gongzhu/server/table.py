@@ -564,7 +564,7 @@ class Table:
         if not self.in_deal:  # (two linked since they sat down: the next deal is rated for nobody)
             return not self._seated_linked()
         return (all(u in self.dealt_accounts for u in self.dealt_to if u is not None)
-                and self.dealt_people == len(self.dealt_accounts))
+                and not self._linked_when_dealt)
 
     @property
     def practice(self) -> bool:
@@ -578,8 +578,14 @@ class Table:
         apart)."""
         guest = any(u is not None and u not in self.dealt_accounts for u in self.dealt_to)
         weak = any(self.dealt_to[s] is None and self.levels[s.name] in PRACTICE_LEVELS for s in Seat)
-        linked = self.dealt_people < len(self.dealt_accounts)
-        return self.dealt_people < 2 or linked or guest or weak or self._scored_otherwise
+        return self.dealt_people < 2 or self._linked_when_dealt or guest or weak or self._scored_otherwise
+
+    @property
+    def _linked_when_dealt(self) -> bool:
+        """Whether two of the accounts the deal was dealt to were linked to one another then
+        (fewer people apart than accounts, :attr:`dealt_people`): it is rated for nobody, and
+        practice."""
+        return self.dealt_people < len(self.dealt_accounts)
 
     @property
     def _scored_otherwise(self) -> bool:
@@ -626,7 +632,7 @@ class Table:
         link by a network alone moves nobody: a network is anyone's to reach (a café's, a
         carrier's shared address), and whose page came from it first or last tells nobody apart
         — the deal is rated as it was played, as it was dealt."""
-        if self.dealt_people < len(self.dealt_accounts):  # linked when dealt: the deal is rated for nobody
+        if self._linked_when_dealt:  # the deal is rated for nobody
             return set()
         store = self.hub.store
         linked = [people for people in store.people_of(sorted(self.dealt_accounts), networks=False) if len(people) > 1]
@@ -649,7 +655,7 @@ class Table:
         # account deleted since unrates nothing — the store writes nothing of it, rates the rest)
         if set(people.values()) - self.dealt_accounts:
             return None
-        if self.dealt_people < len(self.dealt_accounts):  # two of them linked: one person, or a household
+        if self._linked_when_dealt:  # one person, or a household
             return None
         result = deal.score.result
         if self.options.partnership:
