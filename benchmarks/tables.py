@@ -40,7 +40,7 @@ The scenarios, each on a server of its own:
 - *interference*: ``--beside`` tables of people as in *concurrent*, and a measuring window
   without, then with ``--experts`` tables of three ``expert`` computer players and one scripted
   person who plays at once (speed ``instant``: the computers think one after the other without a
-  pause), then without again: the latency at the people's tables with and without the
+  pause), opened once each of them has played its first card, then without again: the latency at the people's tables with and without the
   computers thinking beside them.
 
 With ``--processes N`` the scenarios run on N ``gongzhu serve --redis`` processes sharing one new
@@ -89,6 +89,9 @@ from helpers.servers import ServeFailed, ServeProcess
 SEATS = ("S", "N", "E", "W")  # the host sits at S
 #: How long one step of a table's set-up (a request, a connection, the seats taken) may take.
 SETUP_TIMEOUT = 60.0
+#: How long the *interference* scenario waits for its expert tables' first card before its
+#: window with them opens anyway.
+EXPERTS_BEGIN_WITHIN = 60.0
 #: How long after a window plays sent in it may still complete.
 GRACE = 3.0
 SCENARIOS = ("concurrent", "saturation", "interference", "failover")
@@ -897,6 +900,12 @@ async def interference(load: Load, args: argparse.Namespace) -> dict[str, Any]:
     experts = [ExpertTable(load, args.seed * 1000 + i) for i in range(args.experts)]
     for table in experts:
         table.task = asyncio.create_task(table.run())
+    # The window opens once every expert table is playing cards: making a match and the
+    # exposures take seconds on a loaded machine, and a window spent there measures nothing.
+    deadline = time.perf_counter() + EXPERTS_BEGIN_WITHIN
+    while (any(t.plays == 0 and t.task is not None and not t.task.done() for t in experts)
+           and time.perf_counter() < deadline):
+        await asyncio.sleep(0.05)
     plays0 = sum(t.plays for t in experts)
     started = time.perf_counter()
     with_experts = await load.window(min(args.warmup, 5.0), args.window)

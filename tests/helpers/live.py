@@ -118,7 +118,11 @@ class Live:
 
     def refused(self, message: Message | str) -> Message:
         """Send a message that must be refused (on a table where nothing else happens meanwhile);
-        return the error.  Nothing else may come in answer."""
+        return the error.  Nothing else may come in answer.  A connection that has not had its
+        first state yet waits for it: the server sends it as the connection is let in, and on a
+        loaded machine that can come after the message is sent."""
+        if not self.state:
+            self.until(lambda _: True)
         self.drain(0.05)
         self.send(message)
         reply = self.receive()
