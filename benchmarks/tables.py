@@ -40,8 +40,8 @@ The scenarios, each on a server of its own:
 - *interference*: ``--beside`` tables of people as in *concurrent*, and a measuring window
   without, then with ``--experts`` tables of three ``expert`` computer players and one scripted
   person who plays at once (speed ``instant``: the computers think one after the other without a
-  pause), opened once each of them has played its first card, then without again: the latency at the people's tables with and without the
-  computers thinking beside them.
+  pause), opened once each of them has played its first card, then without again: the latency at
+  the people's tables with and without the computers thinking beside them.
 
 With ``--processes N`` the scenarios run on N ``gongzhu serve --redis`` processes sharing one new
 PostgreSQL database (made on ``--pg``, dropped afterwards) and the Redis at ``--redis``; the
