@@ -544,3 +544,34 @@ def test_the_lobbys_table_card_tells_its_sit_buttons_apart(page_factory: Any) ->
     assert take.lower() not in sit_here.lower() and sit_here.lower() not in take.lower(), (take, sit_here)
     assert seats.first.get_attribute("data-sit") == "E"
     assert primary.get_attribute("href") == seats.first.get_attribute("href")
+
+
+def test_the_summary_says_what_the_lifetime_score_did_not_count(page_factory: Any) -> None:
+    """Two accounts new here play a deal with two 中级 computers: the deal counts, but each one's
+    final is shared out to the other, new here too, and counts nothing yet (docs/ratings.md, Won
+    from one person): each one's summary says how much was not counted — unless it is nothing."""
+    from helpers.live import PASSWORD
+
+    host, other = page_factory(), page_factory()
+    for page, name in ((host, "Meiling"), (other, "Guowei")):
+        page.goto("/lobby")
+        api_post(page, "/api/account", {"name": name, "password": PASSWORD})
+    middling = dict.fromkeys(SEATS, "intermediate")
+    table_id, url = new_table(host, seat="S", levels=middling, options={"match_end": "deals:1"})
+    open_table(host, url)
+    other.goto("/lobby")
+    other.click(f'[data-table-id="{table_id}"] a[data-sit="N"]')
+    wait_for(other, '#waiting-seats li.mine[data-seat="N"]')
+    wait_for(host, f'#seat-N .name[data-name="{name_of(other)}"]')
+    host.click("#table-start")
+    people = [host, other]
+    play_until(people, lambda: all(phase(p) in OVER for p in people))
+    record = api_get(host, f"/api/matches/{table_id}/deals/0")
+    assert record["players"]["S"]["name"] == "Meiling" and record["players"]["N"]["name"] == "Guowei"
+    for page, seat in ((host, "S"), (other, "N")):
+        wait_for(page, "#summary-lifetime")
+        note = page.locator("#summary-lifetime").text_content() or ""
+        final = record["final"][seat]
+        assert "× 12" in note and (f"有 {final} 分未计入" in note) == (final != 0), (seat, final, note)
+        assert ("未计入" in note) == (final != 0), note
+        assert api_get(page, "/api/me")["lifetime"] == 0

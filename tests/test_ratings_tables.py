@@ -21,7 +21,7 @@ from gongzhu.server.matchmaking import Waiting, choose, gap
 from gongzhu.server.store import RATINGS
 from helpers.client import Message
 from helpers.database import STORES
-from helpers.live import PASSWORD, Live, Someone, account
+from helpers.live import PASSWORD, Live, Someone, account, counted_deal
 from helpers.servers import LiveServer
 from test_fair_tables import ABROAD, AWAY, HOME
 from test_tables import drive, new_table
@@ -430,7 +430,8 @@ def rated_with_last(server: LiveServer, table_id: str, people: dict[str, Someone
     """Everyone's page goes and comes back (the table, let go and loaded again from the store,
     rates the deal as it was dealt), the deal is played out, and it is rated with the seats of
     ``last`` placed below the others, in the order of their results (none: as it was played); it
-    counts toward the lifetime score as dealt, and the table says the next deal is not rated."""
+    counts toward the lifetime score as dealt (where the others, accounts new here, make what it
+    counts nothing yet), and the table says the next deal is not rated."""
     for live in lives.values():
         live.close()
     let_go(server, table_id)
@@ -450,7 +451,7 @@ def rated_with_last(server: LiveServer, table_id: str, people: dict[str, Someone
         mine = profile(person)
         assert mine["ratings"] == {"one_deck": want[seat].view()}, seat
         assert (mine["deals"], mine["practice"]["deals"]) == (1, 0)
-        assert mine["lifetime"] == state["deal_result"]["final"][seat]
+        assert mine["lifetime"] == counted_deal(lives[seat].state, seat)
     if last:
         assert min(want[seat].mu for seat in "SEW" if seat not in last) > max(want[seat].mu for seat in last)
     for live in lives.values():
@@ -539,10 +540,12 @@ def test_practice_is_a_deal_dealt_to_fewer_than_two_accounts_or_played_for_a_lar
         (bo, {"options": {"match_end": "deals:3", "direction": "cw"}}, False),  # the same scoring
         (bo, {"options": {"scoring": "partners"}}, False)]  # online so changed: the partners preset
     told, finals, headers = [], [], []
-    for other, table, _ in cases:
+    for other, table, practice in cases:
         _, lives = one_deal(anna, other, **table)
         told.append(lives["S"].state["deal_result"].get("practice"))
-        finals.append(lives["S"].state["deal_result"]["final"]["S"])
+        # (of a deal for the lifetime score, nothing of Anna's final shared out to Bo, new here, counts)
+        finals.append(lives["S"].state["deal_result"]["final"]["S"] if practice
+                      else counted_deal(lives["S"].state, "S"))
         headers.append(lives["S"].state["table"]["practice"])  # (the next deal's, as things stand)
         stand_up(lives)
     anna_now, bo_now = profile(anna), profile(bo)

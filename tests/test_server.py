@@ -205,7 +205,7 @@ def test_whole_match_over_websocket(client: TestClient, preset: str, overrides: 
     top, bottom = max(totals), min(totals)
     assert final["match_result"]["winners"] == [s.name for s in Seat if totals[s] == top]
     assert set(final["match_result"]["pigs"]) >= {s.name for s in Seat if totals[s] == bottom}
-    assert final["lifetime"] == {"score": 0, "title": title_for(0)}
+    assert final["lifetime"] == {"score": 0, "title": title_for(0), "withheld": 0}
     summary = client.get(f"/api/matches/{match_id}").json()
     assert summary["over"] and summary["deals"] == len(deals)
     assert summary["totals"] == final["totals"] and summary["winners"] == final["match_result"]["winners"]
@@ -814,7 +814,7 @@ def test_two_tables_and_the_lifetime_title(client: TestClient) -> None:
     sa = drive(client, a, lambda s: s["phase"] == "deal-over", rng)
     sb = drive(client, b, lambda s: s["phase"] == "deal-over", rng)
     lifetime = sa["deal_result"]["final"]["S"] + sb["deal_result"]["final"]["S"]
-    assert sb["lifetime"] == {"score": 0, "title": title_for(0)}
+    assert sb["lifetime"] == {"score": 0, "title": title_for(0), "withheld": 0}
     me = user_of(client)
     assert (me.practice, me.practice_deals, me.lifetime, me.deals, me.matches) == (lifetime, 2, 0, 0, 2)
 

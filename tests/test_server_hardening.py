@@ -42,7 +42,7 @@ from gongzhu.server.policy import (
 )
 from gongzhu.server.registry import Tables
 from gongzhu.server.rooms import Outbox, Person
-from gongzhu.server.store import Store
+from gongzhu.server.store import Counted, Store
 from gongzhu.server.wire import encode
 from helpers.client import (
     LOCAL,
@@ -80,7 +80,7 @@ def test_a_store_failure_at_the_end_of_a_deal_acknowledges_nothing(client: TestC
     real_finish = store.finish_deal
     failures = {"left": 1}
 
-    def failing_finish(*args: Any, **kwargs: Any) -> dict[str, int]:
+    def failing_finish(*args: Any, **kwargs: Any) -> Counted:
         if failures["left"]:
             failures["left"] -= 1
             raise RuntimeError("disk full")

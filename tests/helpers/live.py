@@ -73,6 +73,42 @@ def befriend(one: Someone, *others: Someone) -> None:
         assert one.http.post(f"/api/people/{other.name}/friend").json()["state"] == "asked"
         assert other.http.post(f"/api/people/{one.name}/friend").json()["state"] == "friends"
 
+
+def settle(store: Any, *users: str) -> None:
+    """The accounts ``users`` of ``store`` have played fifty deals counted toward the lifetime score
+    and came over a week ago: settled here (docs/ratings.md, Won from one person)."""
+    from datetime import UTC, datetime, timedelta
+
+    from sqlalchemy import update
+
+    from gongzhu.server.store import SETTLED_AGE, SETTLED_DEALS, USERS
+
+    long_ago = (datetime.now(UTC) - SETTLED_AGE - timedelta(hours=1)).isoformat(timespec="microseconds")
+    with store.engine.begin() as c:
+        c.execute(update(USERS).where(USERS.c.id.in_(users)).values(deals=SETTLED_DEALS, created=long_ago))
+
+
+def counted_shares(finals: list[int]) -> int:
+    """What the lifetime score counts of these finals, one a deal, each shared whole to one settled
+    account: a loss whole, a win while the net counted stays within 10,000."""
+    from gongzhu.server.store import WON_FROM_ONE
+
+    net = 0
+    for final in finals:
+        net += min(final, max(0, WON_FROM_ONE - net)) if final > 0 else final
+    return net
+
+
+def counted_deal(state: Message, seat: str) -> int:
+    """What the lifetime score of the person at ``seat`` counts of the deal just finished in
+    ``state`` (their table's state) when every other person dealt it is an account new here
+    (docs/ratings.md, Won from one person): nothing — their page says the whole final was not
+    counted."""
+    final: int = state["deal_result"]["final"][seat]
+    assert state["lifetime"]["withheld"] == final, (state["lifetime"], final)
+    return 0
+
+
 class Live:
     """One table connection of a live server: every message it received, the last state."""
 

@@ -65,6 +65,7 @@ from gongzhu.server.store import (
     FRIENDS,
     INVITATIONS,
     KNOWN_DEVICES,
+    LIFETIME_WON,
     MATCH_PLAYERS,
     MATCHES,
     METADATA,
@@ -361,6 +362,8 @@ class AccountCare:
                         delete(USER_NETWORKS).where(USER_NETWORKS.c.user_id == user_id),
                         delete(RATINGS).where(RATINGS.c.user_id == user_id),
                         delete(RATING_HISTORY).where(RATING_HISTORY.c.user_id == user_id),
+                        delete(LIFETIME_WON).where(or_(LIFETIME_WON.c.user_id == user_id,
+                                                       LIFETIME_WON.c.other_id == user_id)),
                         delete(REVIEWS).where(REVIEWS.c.user_id == user_id),
                         delete(FRIENDS).where(or_(FRIENDS.c.user_id == user_id, FRIENDS.c.other_id == user_id)),
                         delete(BLOCKS).where(or_(BLOCKS.c.user_id == user_id, BLOCKS.c.blocked_id == user_id)),
@@ -418,9 +421,11 @@ class AccountCare:
                                 .where(CHALLENGE_RESULTS.c.user_id == user_id)
                                 .order_by(CHALLENGE_RESULTS.c.finished)).all()
             played = {r.match_id: r for r in c.execute(select(MATCH_PLAYERS).where(MATCH_PLAYERS.c.user_id == user_id))}
+            counted = c.execute(select(LIFETIME_WON).where(LIFETIME_WON.c.user_id == user_id)
+                                .order_by(LIFETIME_WON.c.day, LIFETIME_WON.c.other_id)).all()
             who = names([f.other_id for f in friends] + [f.user_id for f in friends] + [b.blocked_id for b in blocks]
                         + [r.reported for r in reports] + [i.to_user for i in invitations]
-                        + [i.from_user for i in invitations])
+                        + [i.from_user for i in invitations] + [w.other_id for w in counted])
         friendship = []
         for f in friends:
             if f.user_id == user_id:
@@ -473,6 +478,9 @@ class AccountCare:
                              "url": i.url, "created": i.created, "dismissed": i.dismissed}
                             for i in invitations],
             "matches": matches,
+            # What the lifetime score counted with each other person, net, a day, in the last seven days
+            # (docs/ratings.md, Won from one person).
+            "lifetime_counted": [{"with": who.get(w.other_id), "day": w.day, "net": int(w.won)} for w in counted],
             # The reviews kept for the person's accuracy (docs/review.md, Across many deals), whole.
             "reviews": [{"match_id": r.match_id, "deal": int(r.deal_index), "seat": r.seat, "played": r.played,
                          "reviewed": r.reviewed, "review": json.loads(r.review)} for r in reviewed],

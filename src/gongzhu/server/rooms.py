@@ -303,7 +303,8 @@ class Room:
         waiting = next((s for s, u in zip(Seat, later, strict=True) if u == person.id), None)
         state = personal(view, person.id, person.name, host=person.id == change["host"], seat=seat,
                          auto=seat is not None and bool(change["auto"][seat]), waiting=waiting,
-                         lifetime=change["lifetimes"].get(person.id, 0))
+                         lifetime=change["lifetimes"].get(person.id, 0),
+                         withheld=change.get("withheld", {}).get(person.id, 0))
         return encode({"type": "state", "v": change["v"], "state": state})
 
     def deliver(self, change: Mapping[str, Any]) -> None:

@@ -62,11 +62,12 @@ from gongzhu.rules.cards import Seat
 from gongzhu.server import migrations
 
 __all__ = ["AUDIT_LOG", "BLOCKS", "CHALLENGES", "CHALLENGE_DEVICES", "CHALLENGE_ENTRIES", "CHALLENGE_RESULTS",
-           "EVENTS", "EVENT_ID", "EVENT_LOG", "EVENT_TABLES", "FRIENDS", "INVITATIONS", "KNOWN_DEVICES", "MATCHES",
-           "MATCH_PLAYERS",
+           "EVENTS", "EVENT_ID", "EVENT_LOG", "EVENT_TABLES", "FRIENDS", "INVITATIONS", "KNOWN_DEVICES",
+           "LIFETIME_WON", "MATCHES", "MATCH_PLAYERS",
            "METADATA", "NETWORK_KEPT", "POSTGRES_CONNECT", "POSTGRES_LOCK_TIMEOUT", "POSTGRES_STATEMENT_TIMEOUT",
            "RATINGS", "RATING_HISTORY", "REPORTS", "REVIEWS", "REVIEW_COUNTS", "REVIEW_KINDS", "SANCTIONS",
-           "SESSIONS", "SETTINGS", "USERS", "USER_NETWORKS", "Charge", "DeletedSitter", "MatchInfo", "Rated",
+           "SESSIONS", "SETTINGS", "SETTLED_AGE", "SETTLED_DEALS", "USERS", "USER_NETWORKS", "WON_FROM_ONE",
+           "WON_WITHIN", "Charge", "Counted", "DeletedSitter", "MatchInfo", "Rated",
            "SeatedElsewhere", "Seating", "StaleTable", "Store",
            "friends_among", "hold", "is_event", "playing_elsewhere", "seated_rows", "why_kept"]
 
@@ -210,6 +211,26 @@ USER_NETWORKS = Table(
     Column("user_id", ForeignKey("users.id"), primary_key=True),
     Column("network", String(64), primary_key=True, index=True),
     Column("last_seen", String(40), nullable=False),
+)
+
+#: What the lifetime score counts of a deal at a table with people (docs/ratings.md, Won from one
+#: person): a final is shared out equally among the other people dealt the deal; a share of an
+#: account not settled here — fewer than :data:`SETTLED_DEALS` deals counted, or first come less
+#: than :data:`SETTLED_AGE` ago — does not count, and a share of a settled one counts but for a
+#: win beyond :data:`WON_FROM_ONE` won from that account, net, within :data:`WON_WITHIN`.
+SETTLED_DEALS = 50
+SETTLED_AGE = timedelta(days=7)
+WON_FROM_ONE = 10_000
+WON_WITHIN = timedelta(days=7)
+#: The shares each person's lifetime score counted with each other person, net, a day (UTC,
+#: ``YYYY-MM-DD``): read back over :data:`WON_WITHIN`, and days older than that deleted as any
+#: deal ends.
+LIFETIME_WON = Table(
+    "lifetime_won", METADATA,
+    Column("user_id", ForeignKey("users.id"), primary_key=True),
+    Column("other_id", ForeignKey("users.id"), primary_key=True, index=True),
+    Column("day", String(10), primary_key=True, index=True),
+    Column("won", BigInteger, nullable=False),
 )
 
 #: Duplicate challenges (gongzhu.server.challenges): the board set (its definition and commitment,
@@ -563,12 +584,24 @@ class MatchInfo:
 class Charge:
     """A finished deal's result for the person it counts for: ``final`` (with the one-deck
     factor) for the lifetime score, ``result`` (without it) for their total of the match, the
-    unit of the match's totals (R8); ``seat``, where they played it."""
+    unit of the match's totals (R8); ``seat``, where they played it; ``others``, the other people
+    dealt the deal, among whom the lifetime score shares ``final`` out (:meth:`Store._withheld`)."""
 
     user: str
     final: int
     result: int = field(kw_only=True)
     seat: str | None = field(default=None, kw_only=True)
+    others: tuple[str, ...] = field(default=(), kw_only=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Counted:
+    """What a finished deal did to its people's lifetime scores (:meth:`Store.finish_deal`): each
+    charged person's new ``lifetimes``, and what was ``withheld`` of their final (docs/ratings.md,
+    Won from one person), for those it withheld anything of."""
+
+    lifetimes: dict[str, int]
+    withheld: dict[str, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -1069,7 +1102,7 @@ class Store:
                     totals: list[int], over: bool, winners: list[str], pigs: list[str],
                     charges: Sequence[Charge] = (), seating: Seating | None = None,
                     expected: int | None = None, ranked: bool = True, rated: Rated | None = None,
-                    practice: bool = False, deals: int | None = None) -> dict[str, int]:
+                    practice: bool = False, deals: int | None = None) -> Counted:
         """Store a finished deal's R11 record and the match's new totals, drop the deal's actions, and
         add each charged person's result to their total of the match (their history) and, when
         the deal is ``ranked``, their final to their lifetime score and deals — to their
@@ -1078,9 +1111,10 @@ class Store:
         brought those seats lowest, 双猪's top seat highest (:meth:`_charge_pigs`); a ``rated``
         deal moves its people's ratings — all in one transaction.  Returns the charged persons'
         new lifetime scores (none when not ranked: a table whose deal was set in advance; nor
-        for practice)."""
+        for practice), and what of their finals they did not count (:meth:`_withheld`)."""
         now = _now()
         lifetimes: dict[str, int] = {}
+        withheld: dict[str, int] = {}
         with self.engine.begin() as c:
             c.execute(insert(_DEALS).values(match_id=match_id, deal_index=deal_index, record=record_line,
                                             south_final=south_final))
@@ -1099,6 +1133,12 @@ class Store:
                             | ({p for members, _ in rated.sides for p in members} if rated is not None else set()))
             gone = {r.id for r in c.execute(select(USERS.c.id, USERS.c.deleted).where(USERS.c.id.in_(people))
                                             .with_for_update()) if r.deleted is not None} if people else set()
+            # (read before any of the deal's counts move: who is settled does not hang on the order)
+            sharing = {p for ch in charges for p in ch.others}
+            settled = self._settled(c, sharing, now) if ranked and not practice else set()
+            if ranked and not practice:
+                oldest = (datetime.fromisoformat(now) - WON_WITHIN).date().isoformat()
+                c.execute(delete(LIFETIME_WON).where(LIFETIME_WON.c.day <= oldest))
             for charge in charges:
                 key = (MATCH_PLAYERS.c.match_id == match_id) & (MATCH_PLAYERS.c.user_id == charge.user)
                 played = c.execute(select(MATCH_PLAYERS.c.deals, MATCH_PLAYERS.c.total, MATCH_PLAYERS.c.seat,
@@ -1123,8 +1163,11 @@ class Store:
                         practice=USERS.c.practice + charge.final, practice_deals=USERS.c.practice_deals + 1,
                         **counts))
                     continue
+                kept_back = self._withheld(c, charge, settled, now)
+                if kept_back:
+                    withheld[charge.user] = kept_back
                 c.execute(update(USERS).where(USERS.c.id == charge.user).values(
-                    lifetime=USERS.c.lifetime + charge.final, deals=USERS.c.deals + 1, **counts))
+                    lifetime=USERS.c.lifetime + charge.final - kept_back, deals=USERS.c.deals + 1, **counts))
                 lifetime = c.scalar(select(USERS.c.lifetime).where(USERS.c.id == charge.user))
                 if lifetime is not None:
                     lifetimes[charge.user] = int(lifetime)
@@ -1132,7 +1175,52 @@ class Store:
                 self._charge_pigs(c, match_id, pigs, totals, finished, ranked=ranked)
             if rated is not None:
                 self._rate(c, rated, match_id, deal_index, now, gone)
-        return lifetimes
+        return Counted(lifetimes, withheld)
+
+    @staticmethod
+    def _settled(c: Connection, users: set[str], now: str) -> set[str]:
+        """Those of ``users`` settled here, whose shares of others' finals count toward the lifetime
+        score (:meth:`_withheld`): accounts with :data:`SETTLED_DEALS` deals counted there, that
+        first came :data:`SETTLED_AGE` before ``now`` (as a guest or an account), not deleted."""
+        if not users:
+            return set()
+        came = (datetime.fromisoformat(now) - SETTLED_AGE).isoformat(timespec="microseconds")
+        return set(c.scalars(select(USERS.c.id).where(
+            USERS.c.id.in_(sorted(users)), USERS.c.guest.is_(False), USERS.c.deleted.is_(None),
+            USERS.c.deals >= SETTLED_DEALS, USERS.c.created <= came)))
+
+    @staticmethod
+    def _withheld(c: Connection, charge: Charge, settled: set[str], now: str) -> int:
+        """How much of ``charge.final`` its lifetime score does not count (a loss not counted is
+        negative).  The final is shared out equally among ``charge.others`` (the remainder of the
+        division a point each to the first of them); the share of one not ``settled`` does not
+        count, win or loss; the share of a settled one does, but for a win beyond what keeps the
+        net of the shares counted with them within :data:`WON_WITHIN` at most
+        :data:`WON_FROM_ONE` (kept in ``lifetime_won``, a row a day)."""
+        others = sorted(set(charge.others) - {charge.user})
+        if not others:
+            return 0
+        base, extra = divmod(abs(charge.final), len(others))
+        sign = 1 if charge.final >= 0 else -1
+        shares = {other: sign * (base + (1 if i < extra else 0)) for i, other in enumerate(others)}
+        w = LIFETIME_WON.c
+        today = now[:10]
+        before = {r.other_id: int(r.won) for r in c.execute(
+            select(w.other_id, func.sum(w.won).label("won"))
+            .where(w.user_id == charge.user, w.other_id.in_(others)).group_by(w.other_id))}
+        withheld = 0
+        for other, share in shares.items():
+            if other not in settled:
+                withheld += share
+                continue
+            counts = min(share, max(0, WON_FROM_ONE - before.get(other, 0))) if share > 0 else share
+            withheld += share - counts
+            if not counts:
+                continue
+            key = (w.user_id == charge.user) & (w.other_id == other) & (w.day == today)
+            if c.execute(update(LIFETIME_WON).where(key).values(won=w.won + counts)).rowcount == 0:
+                c.execute(insert(LIFETIME_WON).values(user_id=charge.user, other_id=other, day=today, won=counts))
+        return withheld
 
     @staticmethod
     def _charge_pigs(c: Connection, match_id: str, pigs: Sequence[str], totals: Sequence[int], deals: int, *,

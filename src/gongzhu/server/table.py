@@ -188,6 +188,9 @@ class Table:
         self.chat_budgets = ChatBudgets()
         self.chat_blocks = ChatBlocks()
         self.lifetimes: dict[str, int] = {}
+        # what the lifetime score did not count of each person's final of the deal last finished
+        # here (docs/ratings.md, Won from one person), until the next is dealt
+        self.withheld: dict[str, int] = {}
         #: The family of presets the table's deals are rated in, and the ratings there of the
         #: people who sit at it; which of them have an account (only accounts are rated).
         self.family = family_of(self.options)
@@ -414,20 +417,24 @@ class Table:
         self.match.finish_deal()
         over = self.match.is_over
         outcome = self.match.outcome() if over else None
-        charges = [Charge(user, deal.score.final[s], result=deal.score.result[s], seat=s.name)
+        dealt = [u for u in self.dealt_to if u is not None]
+        charges = [Charge(user, deal.score.final[s], result=deal.score.result[s], seat=s.name,
+                          others=tuple(u for u in dealt if u != user))
                    for s in Seat if (user := self.dealt_to[s]) is not None]
         if over:
             self.status = "over"
         self.clock.arm()  # between deals: the next deal's timer, if the table has one
         rated = self._rated(deal, self._linked_since_dealt())
-        self.hub.lifetimes_changed(self, self.hub.store.finish_deal(
+        counted = self.hub.store.finish_deal(
             self.match_id, deal.deal_index, record_line=dump_record(record),
             south_final=deal.score.final[PERSON], totals=list(self.match.totals), over=over,
             winners=[s.name for s in outcome.winners] if outcome else [],
             pigs=[s.name for s in outcome.pigs] if outcome else [], charges=charges, seating=self.seating(),
             expected=self.stored, ranked=self.ranked, rated=rated,
             practice=self.practice, deals=len(self.match.deals),
-        ))
+        )
+        self.withheld = counted.withheld
+        self.hub.lifetimes_changed(self, counted.lifetimes)
         self.stored = self.version
         if rated is not None:
             self._learn_ratings([p for members, _ in rated.sides for p in members])
@@ -857,6 +864,7 @@ class Table:
         self.dealt_people = self.hub.store.people_apart(sorted(self.dealt_accounts))
         self.accounts |= self.dealt_accounts
         self._seated_links = None  # (read again between deals: links made meanwhile)
+        self.withheld = {}
 
     def set_auto(self, person: Person, on: bool) -> None:
         seat = self.seated(person)
@@ -899,14 +907,14 @@ class Table:
         if connection is None:
             state = dict(self.views.seat(seat))
             state["you"] = None
-            state["lifetime"] = {"score": 0, "title": title_for(0)}
+            state["lifetime"] = {"score": 0, "title": title_for(0), "withheld": 0}
             return state
         person = connection.person
         seat = self.holds(person.id)
         sits = self.seat_of(person.id)
         return personal(self.views.seat(seat), person.id, person.name, host=person.id == self.host, seat=seat,
                         auto=seat is not None and self.auto[seat], waiting=sits if sits != seat else None,
-                        lifetime=self.lifetimes.get(person.id, 0))
+                        lifetime=self.lifetimes.get(person.id, 0), withheld=self.withheld.get(person.id, 0))
 
     def state_message(self, connection: Presence | None = None) -> dict[str, Any]:
         return {"type": "state", "v": self.version, "state": self.view(connection)}
@@ -1074,6 +1082,7 @@ class Table:
             "next_deal": [o[0] if o is not None and self.next_deal(s) else None
                           for s, o in zip(Seat, self.seats, strict=True)],
             "auto": list(self.auto), "lifetimes": {u: self.lifetimes.get(u, 0) for u in present},
+            "withheld": {u: self.withheld[u] for u in present if self.withheld.get(u)},
         })
         self.clock.schedule()
 

@@ -103,12 +103,13 @@ def public_exposures(deal: Deal) -> list[dict[str, str]]:
 
 
 def personal(view: Mapping[str, Any], user: str, name: str, *, host: bool, seat: Seat | None, auto: bool,
-             waiting: Seat | None, lifetime: int) -> dict[str, Any]:
-    """A seat's view as one person is shown it: who they are (``you``) and their lifetime score."""
+             waiting: Seat | None, lifetime: int, withheld: int = 0) -> dict[str, Any]:
+    """A seat's view as one person is shown it: who they are (``you``) and their lifetime score,
+    with what it did not count of their last deal here (``withheld``)."""
     state = dict(view)
     state["you"] = {"id": user, "name": name, "host": host, "seat": seat.name if seat is not None else None,
                     "auto": auto, "next_deal_seat": waiting.name if waiting is not None else None}
-    state["lifetime"] = {"score": lifetime, "title": title_for(lifetime)}
+    state["lifetime"] = {"score": lifetime, "title": title_for(lifetime), "withheld": withheld}
     return state
 
 

@@ -33,7 +33,7 @@ __all__ = ["FIRST", "HEAD", "SchemaError", "config", "not_at_head", "revisions",
 #: The first revision: the schema as it was before it was versioned.
 FIRST = "0001"
 #: The newest revision in ``versions/`` (a test checks it against Alembic's own view).
-HEAD = "0029"
+HEAD = "0030"
 
 #: Where the environment lives (Alembic's ``script_location``).
 LOCATION = Path(__file__).parent

@@ -123,7 +123,12 @@ export function renderSummary() {
   const note = challengeOf() ? "summary.competitionNote"
     : r.practice ? "summary.practiceNote"
       : page.state?.table?.seeded ? "summary.seededNote" : "summary.lifetimeNote";
-  $("summary-lifetime").textContent = t(note, { factor: r.lifetime_factor ?? 1 });
+  // What the lifetime score did not count of this person's final (a loss not counted: below 0):
+  // the share of an account new here, or a win beyond the week's bound with one account
+  // (state.lifetime.withheld, docs/ratings.md, Won from one person).
+  const withheld = note === "summary.lifetimeNote" ? s.lifetime?.withheld ?? 0 : 0;
+  $("summary-lifetime").textContent = t(note, { factor: r.lifetime_factor ?? 1 })
+    + (withheld !== 0 ? ` ${t("summary.withheldNote", { withheld })}` : "");
   $("summary-goal").textContent = goalText(s.goal);
   const events = $("summary-events");
   events.replaceChildren();

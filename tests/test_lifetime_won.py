@@ -1,0 +1,233 @@
+"""What the lifetime score counts of a deal at a table with people (docs/ratings.md, Won from one
+person): each final shared out equally among the other people dealt it; the share of an account
+not settled here counts nothing, and the share of a settled one counts but for a win beyond
+10,000 net with that account within seven days."""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from sqlalchemy import insert, select, update
+
+from gongzhu.server.identity import Identity
+from gongzhu.server.store import (
+    LIFETIME_WON,
+    SETTLED_AGE,
+    SETTLED_DEALS,
+    USERS,
+    WON_FROM_ONE,
+    WON_WITHIN,
+    Charge,
+    Store,
+)
+from helpers.database import STORES
+from helpers.live import counted_shares, settle
+
+
+def people(store: Store, n: int, *, settled: bool) -> list[str]:
+    """``n`` new accounts, settled (:func:`settle`) or just made."""
+    identity = Identity(store)
+    made = [identity.new_guest().id for _ in range(n)]
+    with store.engine.begin() as c:
+        c.execute(update(USERS).where(USERS.c.id.in_(made)).values(guest=False, password_hash="-"))
+    if settled:
+        settle(store, *made)
+    return made
+
+
+def lifetimes(store: Store, *users: str) -> list[int]:
+    with store.engine.connect() as c:
+        kept = {r.id: int(r.lifetime) for r in c.execute(select(USERS.c.id, USERS.c.lifetime)
+                                                          .where(USERS.c.id.in_(users)))}
+    return [kept[u] for u in users]
+
+
+class Deals:
+    """Deals of one match finished straight into the store, each with its people's finals."""
+
+    def __init__(self, store: Store, match_id: str, host: str) -> None:
+        from helpers.client import seating
+
+        self.store, self.match_id, self.next = store, match_id, 0
+        store.create_match(match_id=match_id, preset="online", options={}, speed="normal", seed=7,
+                           seating=seating((host, "H")))
+
+    def finish(self, finals: dict[str, int]) -> dict[str, int]:
+        """A deal at which each of ``finals``'s people scored their final (the computers, the
+        rest); what it withheld of each."""
+        dealt = tuple(finals)
+        charges = [Charge(user, final, result=final // 12, seat="NESW"[i], others=dealt)
+                   for i, (user, final) in enumerate(finals.items())]
+        counted = self.store.finish_deal(self.match_id, self.next, record_line="{}", south_final=0,
+                                         totals=[0, 0, 0, 0], over=False, winners=[], pigs=[], charges=charges)
+        self.next += 1
+        return counted.withheld
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_a_new_account_gives_nothing_and_takes_from_a_settled_one_what_it_wins(db_url: str) -> None:
+    """A throwaway account loses a deal on purpose to another: the other's lifetime score counts
+    nothing of it — the share of an account new here, win or loss — while the deal counts for
+    both; the throwaway's own final, shared to the settled account, counts, a loss whole."""
+    store = Store(db_url)
+    try:
+        [fed] = people(store, 1, settled=True)
+        [throwaway] = people(store, 1, settled=False)
+        deals = Deals(store, "m-fed", fed)
+        assert deals.finish({fed: 16_752, throwaway: -16_752}) == {fed: 16_752}
+        assert lifetimes(store, fed, throwaway) == [0, -16_752]
+        assert deals.finish({fed: -600, throwaway: 600}) == {fed: -600}  # a loss to it does not count either
+        assert lifetimes(store, fed, throwaway) == [0, -16_152]
+        with store.engine.begin() as c:  # fifty deals, but made an hour ago: still new
+            c.execute(update(USERS).where(USERS.c.id == throwaway).values(deals=SETTLED_DEALS))
+        deals.finish({fed: 1_000, throwaway: -1_000})
+        assert lifetimes(store, fed, throwaway) == [0, -17_152]
+        with store.engine.connect() as c:
+            counts = dict(c.execute(select(USERS.c.id, USERS.c.deals).where(USERS.c.id.in_([fed, throwaway]))).all())
+        assert counts == {fed: SETTLED_DEALS + 3, throwaway: SETTLED_DEALS + 1}
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_a_final_is_shared_out_among_the_other_people_and_each_share_bounded(db_url: str) -> None:
+    """With three people dealt, each one's final is shared out in halves to the two others (an odd
+    point to the first of them): a half shared to a new account counts nothing, a half shared to a
+    settled one counts."""
+    store = Store(db_url)
+    try:
+        ann, bo = people(store, 2, settled=True)
+        [cy] = people(store, 1, settled=False)
+        deals = Deals(store, "m-three", ann)
+        first = min(bo, cy)  # (the others in the order of their ids: the first gets the odd point)
+        withheld = deals.finish({ann: 1_201, bo: -1_000, cy: -201})
+        assert withheld[ann] == (601 if first == cy else 600)
+        assert withheld[bo] == -500  # Bo's half shared to Cy
+        assert cy not in withheld  # Cy's halves shared to Ann and Bo, both settled
+        assert lifetimes(store, ann, bo, cy) == [1_201 - withheld[ann], -500, -201]
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_what_is_won_from_one_settled_account_counts_up_to_10000_net_a_week(db_url: str) -> None:
+    """From a settled account a person's wins count while the net counted with it within seven
+    days stays within 10,000: a deal that crosses the bound counts what is left of it, the next
+    nothing; a loss to it counts and makes room again; a third person's win from the same loser
+    counts on its own bound; days more than a week old are forgotten (and deleted as a deal ends)."""
+    store = Store(db_url)
+    try:
+        winner, loser, third = people(store, 3, settled=True)
+        deals = Deals(store, "m-week", winner)
+        deals.finish({winner: 6_000, loser: -6_000})
+        assert deals.finish({winner: 6_000, loser: -6_000}) == {winner: 2_000}
+        assert lifetimes(store, winner, loser) == [WON_FROM_ONE, -12_000]
+        assert deals.finish({winner: 6_000, loser: -6_000}) == {winner: 6_000}
+        deals.finish({winner: -2_500, loser: 2_500})  # the other way round: counted, and room again
+        assert lifetimes(store, winner, loser) == [WON_FROM_ONE - 2_500, -15_500]
+        assert deals.finish({winner: 3_000, loser: -3_000}) == {winner: 500}
+        assert lifetimes(store, winner) == [WON_FROM_ONE]
+        Deals(store, "m-third", third).finish({third: 6_000, loser: -6_000})
+        assert lifetimes(store, third) == [6_000]
+        eight_days_ago = (datetime.now(UTC) - WON_WITHIN - timedelta(days=1)).date().isoformat()
+        with store.engine.begin() as c:  # the week's wins, made eight days ago instead
+            rows = c.execute(select(LIFETIME_WON).where(LIFETIME_WON.c.user_id == winner)).all()
+            c.execute(LIFETIME_WON.delete().where(LIFETIME_WON.c.user_id == winner))
+            c.execute(insert(LIFETIME_WON), [{**r._mapping, "day": eight_days_ago} for r in rows])
+        assert deals.finish({winner: 3_000, loser: -3_000}) == {}
+        assert lifetimes(store, winner) == [WON_FROM_ONE + 3_000]
+        with store.engine.connect() as c:  # the old day went as the deal ended
+            days = set(c.scalars(select(LIFETIME_WON.c.day)))
+        assert days == {datetime.now(UTC).date().isoformat()}
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_the_export_holds_what_was_counted_with_each_account_and_deletion_removes_it(db_url: str) -> None:
+    """A person's account export lists what their lifetime score counted with each other account,
+    net, each day (never what others counted with them); deleting an account removes both."""
+    from gongzhu.server.account_care import AccountCare
+
+    store = Store(db_url)
+    try:
+        winner, loser = people(store, 2, settled=True)
+        deals = Deals(store, "m-export", winner)
+        deals.finish({winner: 6_000, loser: -6_000})
+        deals.finish({winner: 6_000, loser: -6_000})
+        care = AccountCare(Identity(store))
+        names = {u: care.export(u)["profile"]["name"] for u in (winner, loser)}
+        today = datetime.now(UTC).date().isoformat()
+        assert care.export(winner)["lifetime_counted"] == [{"with": names[loser], "day": today, "net": WON_FROM_ONE}]
+        assert care.export(loser)["lifetime_counted"] == [{"with": names[winner], "day": today, "net": -12_000}]
+        care.delete(loser)
+        with store.engine.connect() as c:
+            assert c.execute(select(LIFETIME_WON)).all() == []
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_the_days_of_the_week_add_up_to_the_bound(db_url: str) -> None:
+    """What was counted with one account on the days before, within the week, counts against the
+    bound of today."""
+    store = Store(db_url)
+    try:
+        winner, loser = people(store, 2, settled=True)
+        three_days_ago = (datetime.now(UTC) - timedelta(days=3)).date().isoformat()
+        with store.engine.begin() as c:
+            c.execute(insert(LIFETIME_WON).values(user_id=winner, other_id=loser, day=three_days_ago,
+                                                  won=WON_FROM_ONE - 1_200))
+        assert Deals(store, "m-days", winner).finish({winner: 2_400, loser: -2_400}) == {winner: 1_200}
+        assert lifetimes(store, winner, loser) == [1_200, -2_400]
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_at_a_table_a_settled_account_shares_what_it_loses_and_a_new_one_nothing(db_url: str, tmp_path: Path) -> None:
+    """Ann, settled here, and Bo, new, play two deals at a table with two computers: nothing of
+    Ann's finals counts (shared to Bo), and her page says so; Bo's finals, shared to Ann, count
+    (within the week's bound: what Bo won of them, net, is checked against it)."""
+    from helpers.live import account
+    from helpers.servers import LiveServer
+    from test_tables import drive, new_table
+
+    with LiveServer(db_url, static_dir=tmp_path / "no-static") as server:
+        ann, bo = account(server, "Ann"), account(server, "Bo")
+        settle(server.app.state.store, ann.id)
+        table_id = new_table(ann, options={"match_end": "deals:2"})["table_id"]
+        lives = {"S": ann.connect(table_id), "E": bo.connect(table_id)}
+        lives["S"].until(lambda s: s["phase"] == "waiting")
+        lives["E"].send({"type": "sit", "seat": "E"})
+        lives["S"].until(lambda s: s["table"]["seats"]["E"]["name"] == "Bo")
+        lives["S"].send({"type": "start"})
+        bo_finals: list[int] = []
+        for deal_index in range(2):
+            drive(lives, random.Random(deal_index), lambda states, k=deal_index: all(
+                s.get("phase") in ("deal-over", "match-over") and s["deal_index"] == k for s in states.values()))
+            final = lives["S"].state["deal_result"]["final"]
+            assert lives["S"].state["lifetime"]["withheld"] == final["S"]
+            counts = counted_shares([*bo_finals, final["E"]]) - counted_shares(bo_finals)
+            assert lives["E"].state["lifetime"]["withheld"] == final["E"] - counts
+            bo_finals.append(final["E"])
+            if deal_index == 0:
+                lives["S"].send({"type": "next"})
+        assert [p.http.get("/api/me").json()["lifetime"] for p in (ann, bo)] == [0, counted_shares(bo_finals)]
+        for live in lives.values():
+            live.close()
+
+
+def test_the_summary_names_the_bounds_the_store_keeps() -> None:
+    """The deal's summary says in both languages what was not counted, with the bounds the store
+    keeps: fifty deals, a week, 10,000 within seven days."""
+    from gongzhu.messages import catalog
+
+    assert SETTLED_AGE.days == WON_WITHIN.days == 7
+    for lang, week, seven_days in (("en", "a week", "seven days"), ("zh", "一周", "七天")):
+        note = catalog(lang)["summary.withheldNote"]
+        assert "{withheld}" in note and f"{SETTLED_DEALS}" in note and f"{WON_FROM_ONE:,}" in note, lang
+        assert week in note and seven_days in note, lang
