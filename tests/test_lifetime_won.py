@@ -231,3 +231,43 @@ def test_the_summary_names_the_bounds_the_store_keeps() -> None:
         note = catalog(lang)["summary.withheldNote"]
         assert "{withheld}" in note and f"{SETTLED_DEALS}" in note and f"{WON_FROM_ONE:,}" in note, lang
         assert week in note and seven_days in note, lang
+
+
+@pytest.mark.parametrize("db_url", STORES, indirect=True)
+def test_an_account_deleted_during_the_deal_counts_as_it_was_dealt(db_url: str, tmp_path: Path) -> None:
+    """Tam, settled, stands up in the middle of a deal and deletes the account; the table is let go
+    and loaded again from the store before the deal ends: Fay's final, shared to Tam, counts as it
+    would have — Tam was settled when the deal was dealt — and a loss is not wiped out."""
+    import time
+
+    from helpers.live import PASSWORD, account
+    from helpers.servers import LiveServer
+    from test_tables import drive, new_table
+
+    with LiveServer(db_url, static_dir=tmp_path / "no-static") as server:
+        fay, tam = account(server, "Fay"), account(server, "Tam")
+        settle(server.app.state.store, tam.id)
+        table_id = new_table(fay, options={"match_end": "deals:1"})["table_id"]
+        lives = {"S": fay.connect(table_id), "E": tam.connect(table_id)}
+        lives["S"].until(lambda s: s["phase"] == "waiting")
+        lives["E"].send({"type": "sit", "seat": "E"})
+        lives["S"].until(lambda s: s["table"]["seats"]["E"]["name"] == "Tam")
+        lives["S"].send({"type": "start"})
+        drive(lives, random.Random(5), lambda states: all(s.get("phase") == "play" for s in states.values()))
+        lives["E"].send({"type": "stand"})
+        lives["S"].until(lambda s: s["table"]["seats"]["E"]["name"] is None)
+        r = tam.http.post("/api/account/delete", json={"password": PASSWORD, "confirm": "Tam"})
+        assert r.status_code == 200, r.text
+        for live in lives.values():
+            live.close()
+        tables, since = server.app.state.tables, time.monotonic()
+        while tables._tables.get(table_id) is not None:  # let go: the next connection loads it again
+            assert time.monotonic() - since < 10
+            time.sleep(0.02)
+        again = {"S": fay.connect(table_id)}
+        drive(again, random.Random(6), lambda states: states["S"].get("phase") == "match-over")
+        final = again["S"].state["deal_result"]["final"]["S"]
+        counted = counted_shares([final])
+        assert again["S"].state["lifetime"]["withheld"] == final - counted
+        assert fay.http.get("/api/me").json()["lifetime"] == counted
+        again["S"].close()

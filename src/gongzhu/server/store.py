@@ -107,6 +107,9 @@ MATCHES = Table(
     # (revision 0027): a table loaded again rates the deal as it was dealt, whatever changed since.
     Column("dealt_accounts", JSON, nullable=True),
     Column("dealt_people", Integer, nullable=True),
+    # Which of them were settled here then (revision 0030): the lifetime score counts their shares
+    # of the others' finals (docs/ratings.md, Won from one person) — a deletion since changes nothing.
+    Column("dealt_settled", JSON, nullable=True),
     # Whom the host had leave a seat before the start: they never sit there again (revision 0020).
     Column("removed", JSON, nullable=True),
     # One person against three computer players (POST /api/matches), not a table for people.
@@ -517,7 +520,8 @@ class Seating:
     was made, the people 再来一局 seated) who have not come to it yet: the start deals them not
     in (kept with their seats, ``"awaited": true``); ``dealt_accounts`` and ``dealt_people``
     who of ``dealt_to`` were accounts when the deal was dealt, and how many people apart they
-    were then (None: not known, a deal dealt before they were kept)."""
+    were then, and ``dealt_settled`` which of them were settled here then (:meth:`Store.settled`;
+    None: not known, a deal dealt before they were kept)."""
 
     host: str | None
     seats: tuple[tuple[str, str] | None, ...]
@@ -536,6 +540,7 @@ class Seating:
     awaited: tuple[str, ...] = ()
     dealt_accounts: tuple[str, ...] | None = None
     dealt_people: int | None = None
+    dealt_settled: tuple[str, ...] | None = None
 
     def columns(self) -> dict[str, Any]:
         """The row's columns for this seating."""
@@ -550,6 +555,7 @@ class Seating:
             "deadline": self.deadline, "dealt_to": list(self.dealt_to), "removed": list(self.removed),
             "dealt_accounts": list(self.dealt_accounts) if self.dealt_accounts is not None else None,
             "dealt_people": self.dealt_people,
+            "dealt_settled": list(self.dealt_settled) if self.dealt_settled is not None else None,
         }
 
 
@@ -725,6 +731,7 @@ def _seating(m: Any) -> Seating:
         awaited=tuple(s["user"] for s in raw_seats if s.get("user") and s.get("awaited")),
         dealt_accounts=tuple(m["dealt_accounts"]) if m["dealt_accounts"] is not None else None,
         dealt_people=m["dealt_people"],
+        dealt_settled=tuple(m["dealt_settled"]) if m["dealt_settled"] is not None else None,
     )
 
 
@@ -1102,7 +1109,8 @@ class Store:
                     totals: list[int], over: bool, winners: list[str], pigs: list[str],
                     charges: Sequence[Charge] = (), seating: Seating | None = None,
                     expected: int | None = None, ranked: bool = True, rated: Rated | None = None,
-                    practice: bool = False, deals: int | None = None) -> Counted:
+                    practice: bool = False, deals: int | None = None,
+                    settled: Collection[str] | None = None) -> Counted:
         """Store a finished deal's R11 record and the match's new totals, drop the deal's actions, and
         add each charged person's result to their total of the match (their history) and, when
         the deal is ``ranked``, their final to their lifetime score and deals — to their
@@ -1111,7 +1119,8 @@ class Store:
         brought those seats lowest, 双猪's top seat highest (:meth:`_charge_pigs`); a ``rated``
         deal moves its people's ratings — all in one transaction.  Returns the charged persons'
         new lifetime scores (none when not ranked: a table whose deal was set in advance; nor
-        for practice), and what of their finals they did not count (:meth:`_withheld`)."""
+        for practice), and what of their finals they did not count (:meth:`_withheld`) — with
+        ``settled``, those settled when the deal was dealt (else those settled now)."""
         now = _now()
         lifetimes: dict[str, int] = {}
         withheld: dict[str, int] = {}
@@ -1135,10 +1144,15 @@ class Store:
                                             .with_for_update()) if r.deleted is not None} if people else set()
             # (read before any of the deal's counts move: who is settled does not hang on the order)
             sharing = {p for ch in charges for p in ch.others}
-            settled = self._settled(c, sharing, now) if ranked and not practice else set()
-            if ranked and not practice:
-                oldest = (datetime.fromisoformat(now) - WON_WITHIN).date().isoformat()
-                c.execute(delete(LIFETIME_WON).where(LIFETIME_WON.c.day <= oldest))
+            if not ranked or practice:
+                settled = set()
+            elif settled is None:
+                settled = self._settled(c, sharing, now)
+            week: dict[tuple[str, str], int] = {}
+            written: set[tuple[str, str]] = set()
+            counted_today: dict[tuple[str, str], int] = {}
+            if ranked and not practice and sharing:
+                week, written = self._week(c, {ch.user for ch in charges}, sharing, now)
             for charge in charges:
                 key = (MATCH_PLAYERS.c.match_id == match_id) & (MATCH_PLAYERS.c.user_id == charge.user)
                 played = c.execute(select(MATCH_PLAYERS.c.deals, MATCH_PLAYERS.c.total, MATCH_PLAYERS.c.seat,
@@ -1163,7 +1177,7 @@ class Store:
                         practice=USERS.c.practice + charge.final, practice_deals=USERS.c.practice_deals + 1,
                         **counts))
                     continue
-                kept_back = self._withheld(c, charge, settled, now)
+                kept_back = self._withheld(charge, settled, week, counted_today)
                 if kept_back:
                     withheld[charge.user] = kept_back
                 c.execute(update(USERS).where(USERS.c.id == charge.user).values(
@@ -1171,11 +1185,18 @@ class Store:
                 lifetime = c.scalar(select(USERS.c.lifetime).where(USERS.c.id == charge.user))
                 if lifetime is not None:
                     lifetimes[charge.user] = int(lifetime)
+            if counted_today:
+                self._count_week(c, counted_today, written, now)
             if over and pigs:
                 self._charge_pigs(c, match_id, pigs, totals, finished, ranked=ranked)
             if rated is not None:
                 self._rate(c, rated, match_id, deal_index, now, gone)
         return Counted(lifetimes, withheld)
+
+    def settled(self, users: Collection[str]) -> set[str]:
+        """Those of ``users`` settled here now (:meth:`_settled`)."""
+        with self.engine.connect() as c:
+            return self._settled(c, set(users), _now())
 
     @staticmethod
     def _settled(c: Connection, users: set[str], now: str) -> set[str]:
@@ -1190,37 +1211,66 @@ class Store:
             USERS.c.deals >= SETTLED_DEALS, USERS.c.created <= came)))
 
     @staticmethod
-    def _withheld(c: Connection, charge: Charge, settled: set[str], now: str) -> int:
+    def _week(c: Connection, users: set[str], others: set[str],
+              now: str) -> tuple[dict[tuple[str, str], int], set[tuple[str, str]]]:
+        """Forget the days of ``lifetime_won`` older than :data:`WON_WITHIN`, then read what each of
+        ``users`` counted with each of ``others`` within it, net (by the pair), and which pairs
+        have a row today."""
+        w = LIFETIME_WON.c
+        c.execute(delete(LIFETIME_WON).where(w.day <= (datetime.fromisoformat(now) - WON_WITHIN).date().isoformat()))
+        week: dict[tuple[str, str], int] = {}
+        today: set[tuple[str, str]] = set()
+        for r in c.execute(select(w.user_id, w.other_id, w.day, w.won)
+                           .where(w.user_id.in_(sorted(users)), w.other_id.in_(sorted(others)))):
+            pair = (r.user_id, r.other_id)
+            week[pair] = week.get(pair, 0) + int(r.won)
+            if r.day == now[:10]:
+                today.add(pair)
+        return week, today
+
+    @staticmethod
+    def _withheld(charge: Charge, settled: Collection[str], week: Mapping[tuple[str, str], int],
+                  counted: dict[tuple[str, str], int]) -> int:
         """How much of ``charge.final`` its lifetime score does not count (a loss not counted is
         negative).  The final is shared out equally among ``charge.others`` (the remainder of the
         division a point each to the first of them); the share of one not ``settled`` does not
         count, win or loss; the share of a settled one does, but for a win beyond what keeps the
-        net of the shares counted with them within :data:`WON_WITHIN` at most
-        :data:`WON_FROM_ONE` (kept in ``lifetime_won``, a row a day)."""
+        net counted with them within :data:`WON_WITHIN` (``week``, by the pair) at most
+        :data:`WON_FROM_ONE`.  What it counts with each is added to ``counted``, by the pair."""
         others = sorted(set(charge.others) - {charge.user})
         if not others:
             return 0
         base, extra = divmod(abs(charge.final), len(others))
         sign = 1 if charge.final >= 0 else -1
-        shares = {other: sign * (base + (1 if i < extra else 0)) for i, other in enumerate(others)}
-        w = LIFETIME_WON.c
-        today = now[:10]
-        before = {r.other_id: int(r.won) for r in c.execute(
-            select(w.other_id, func.sum(w.won).label("won"))
-            .where(w.user_id == charge.user, w.other_id.in_(others)).group_by(w.other_id))}
         withheld = 0
-        for other, share in shares.items():
+        for i, other in enumerate(others):
+            share = sign * (base + (1 if i < extra else 0))
             if other not in settled:
                 withheld += share
                 continue
-            counts = min(share, max(0, WON_FROM_ONE - before.get(other, 0))) if share > 0 else share
+            pair = (charge.user, other)
+            counts = min(share, max(0, WON_FROM_ONE - week.get(pair, 0))) if share > 0 else share
             withheld += share - counts
-            if not counts:
-                continue
-            key = (w.user_id == charge.user) & (w.other_id == other) & (w.day == today)
-            if c.execute(update(LIFETIME_WON).where(key).values(won=w.won + counts)).rowcount == 0:
-                c.execute(insert(LIFETIME_WON).values(user_id=charge.user, other_id=other, day=today, won=counts))
+            if counts:
+                counted[pair] = counted.get(pair, 0) + counts
         return withheld
+
+    @staticmethod
+    def _count_week(c: Connection, counted: Mapping[tuple[str, str], int], written: set[tuple[str, str]],
+                    now: str) -> None:
+        """Add what each pair counted to its row of today in ``lifetime_won`` (``written``: the
+        pairs that have one)."""
+        w = LIFETIME_WON.c
+        today = now[:10]
+        rows = [{"u": u, "o": o, "d": today, "n": n} for (u, o), n in sorted(counted.items())]
+        kept = [r for r in rows if (r["u"], r["o"]) in written]
+        if kept:
+            c.execute(update(LIFETIME_WON).where(w.user_id == bindparam("u"), w.other_id == bindparam("o"),
+                                                 w.day == bindparam("d")).values(won=w.won + bindparam("n")), kept)
+        new = [{"user_id": r["u"], "other_id": r["o"], "day": today, "won": r["n"]} for r in rows
+               if (r["u"], r["o"]) not in written]
+        if new:
+            c.execute(insert(LIFETIME_WON), new)
 
     @staticmethod
     def _charge_pigs(c: Connection, match_id: str, pigs: Sequence[str], totals: Sequence[int], deals: int, *,

@@ -205,6 +205,9 @@ class Table:
         #: :meth:`Store.linked_to`) counted as one: a deal is rated, and counts for the lifetime
         #: score, only among accounts that are people apart (docs/ratings.md).
         self.dealt_people = 0
+        #: Which of those accounts were settled here when it was dealt: the lifetime score counts
+        #: their shares of the others' finals (docs/ratings.md, Won from one person).
+        self.dealt_settled: set[str] = set()
         #: The accounts sitting when their links were read last, whether two were linked, and
         #: when (:meth:`_seated_linked`: the header's practice, and rated, between deals).
         self._seated_links: tuple[frozenset[str], bool, float] | None = None
@@ -251,7 +254,7 @@ class Table:
             status=self.status, version=self.version, auto=tuple(self.auto), timeouts=tuple(self.timeouts),
             deadline=self.clock.deadline, dealt_to=tuple(self.dealt_to), removed=tuple(sorted(self.removed)),
             awaited=tuple(sorted(self.awaited)), dealt_accounts=tuple(sorted(self.dealt_accounts)),
-            dealt_people=self.dealt_people,
+            dealt_people=self.dealt_people, dealt_settled=tuple(sorted(self.dealt_settled)),
         )
 
     def _restore(self, info: MatchInfo) -> None:
@@ -269,6 +272,9 @@ class Table:
         else:  # (a deal dealt before these were kept)
             self.dealt_accounts = store.accounts([u for u in self.dealt_to if u is not None], deleted=True)
             self.dealt_people = store.people_apart(sorted(self.dealt_accounts))
+        # (likewise who of them were settled: an account deleted since still counts as it was)
+        self.dealt_settled = (set(kept.dealt_settled) if kept.dealt_settled is not None
+                              else store.settled(sorted(self.dealt_accounts)))
         if info.in_deal and self.status == "playing":
             deal = self.match.new_deal()
             for action in store.actions(self.match_id, deal.deal_index):
@@ -431,7 +437,7 @@ class Table:
             winners=[s.name for s in outcome.winners] if outcome else [],
             pigs=[s.name for s in outcome.pigs] if outcome else [], charges=charges, seating=self.seating(),
             expected=self.stored, ranked=self.ranked, rated=rated,
-            practice=self.practice, deals=len(self.match.deals),
+            practice=self.practice, deals=len(self.match.deals), settled=self.dealt_settled,
         )
         self.withheld = counted.withheld
         self.hub.lifetimes_changed(self, counted.lifetimes)
@@ -835,11 +841,12 @@ class Table:
         their computer players), and store it; a start the store refuses
         (:meth:`_store_seating`) leaves the table waiting as it was."""
         before = (list(self.seats), list(self.auto), list(self.timeouts), list(self.dealt_to),
-                  set(self.dealt_accounts), self.dealt_people, set(self.awaited), self.clock.deadline)
+                  set(self.dealt_accounts), self.dealt_people, set(self.dealt_settled), set(self.awaited),
+                  self.clock.deadline)
 
         def undo() -> None:
             (self.seats, self.auto, self.timeouts, self.dealt_to, self.dealt_accounts, self.dealt_people,
-             self.awaited, self.clock.deadline) = before
+             self.dealt_settled, self.awaited, self.clock.deadline) = before
             self.status = "waiting"
             self.match.current = None
 
@@ -862,6 +869,7 @@ class Table:
         self.dealt_to = [s[0] if s is not None else None for s in self.seats]
         self.dealt_accounts = self.hub.store.accounts([u for u in self.dealt_to if u is not None])
         self.dealt_people = self.hub.store.people_apart(sorted(self.dealt_accounts))
+        self.dealt_settled = self.hub.store.settled(sorted(self.dealt_accounts))
         self.accounts |= self.dealt_accounts
         self._seated_links = None  # (read again between deals: links made meanwhile)
         self.withheld = {}

@@ -2,8 +2,10 @@
 other people dealt it: the share of an account not settled here (fifty deals counted, a week since
 it came) does not count, and the share of a settled one counts but for a win beyond 10,000 won from
 that account, net, within seven days (docs/ratings.md, Won from one person). ``lifetime_won``
-keeps the net of the shares each person counted with each other person, a day.  Nothing before is
-counted again.
+keeps the net of the shares each person counted with each other person, a day, and a table keeps
+with the deal in progress which of its accounts were settled when it was dealt
+(``matches.dealt_settled``: an account deleted since counts as it was; null for deals dealt
+before, worked out again as their table is loaded).  Nothing before is counted again.
 
 Revision ID: 0030
 Revises: 0029
@@ -29,7 +31,11 @@ def upgrade() -> None:
         sa.Column("day", sa.String(10), primary_key=True, index=True),
         sa.Column("won", sa.BigInteger, nullable=False),
     )
+    with op.batch_alter_table("matches") as batch:
+        batch.add_column(sa.Column("dealt_settled", sa.JSON, nullable=True))
 
 
 def downgrade() -> None:
+    with op.batch_alter_table("matches") as batch:
+        batch.drop_column("dealt_settled")
     op.drop_table("lifetime_won")
