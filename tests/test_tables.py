@@ -201,7 +201,7 @@ def test_whole_match_on_each_store(server: LiveServer) -> None:
     """Two people (accounts), two computers, the default preset, to the end of a two-deal match."""
     rng = random.Random(7)
     host, other = account(server, "Ann"), account(server, "Bea")
-    settle(server.app.state.store, other.id)  # (what Ann's finals count, shared to Bea: docs/ratings.md)
+    settle(server.app.state.store, host.id, other.id)  # (shares count between settled accounts: docs/ratings.md)
     table_id = new_table(host, options={"match_end": "deals:2"})["table_id"]  # computers of the stand-ins' level
     lives = {"S": host.connect(table_id), "N": other.connect(table_id)}
     lives["N"].send({"type": "sit", "seat": "N"})
@@ -215,7 +215,7 @@ def test_whole_match_on_each_store(server: LiveServer) -> None:
     for seat, live in lives.items():
         assert_no_leak(live.messages, seat, records)
     assert host.http.get("/api/me").json()["lifetime"] == counted_shares([records[k]["final"]["S"] for k in (0, 1)])
-    assert other.http.get("/api/me").json()["lifetime"] == 0  # (Ann is new here: Bea's finals count nothing yet)
+    assert other.http.get("/api/me").json()["lifetime"] == counted_shares([records[k]["final"]["N"] for k in (0, 1)])
     mine = other.http.get("/api/me/records.jsonl")
     assert mine.status_code == 200 and "attachment" in mine.headers["content-disposition"]
     assert [json.loads(line) for line in mine.text.splitlines()] == [records[0], records[1]]
@@ -621,7 +621,7 @@ def test_a_lifetime_score_shows_alike_at_every_table(server: LiveServer) -> None
     two is practice)."""
     rng = random.Random(2)
     person, host = account(server, "Ann"), account(server, "Bea")
-    settle(server.app.state.store, host.id)  # (Ann's finals are shared to Bea: docs/ratings.md)
+    settle(server.app.state.store, person.id, host.id)  # (Ann's finals are shared to Bea: docs/ratings.md)
     elsewhere = person.connect(new_table(host)["table_id"])  # watching a waiting table
     assert elsewhere.receive()["state"]["seat"] is None
     final = 0

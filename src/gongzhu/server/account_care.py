@@ -362,8 +362,8 @@ class AccountCare:
                         delete(USER_NETWORKS).where(USER_NETWORKS.c.user_id == user_id),
                         delete(RATINGS).where(RATINGS.c.user_id == user_id),
                         delete(RATING_HISTORY).where(RATING_HISTORY.c.user_id == user_id),
-                        delete(LIFETIME_WON).where(or_(LIFETIME_WON.c.user_id == user_id,
-                                                       LIFETIME_WON.c.other_id == user_id)),
+                        # (what others' scores counted with it is theirs: it ages out within the week)
+                        delete(LIFETIME_WON).where(LIFETIME_WON.c.user_id == user_id),
                         delete(REVIEWS).where(REVIEWS.c.user_id == user_id),
                         delete(FRIENDS).where(or_(FRIENDS.c.user_id == user_id, FRIENDS.c.other_id == user_id)),
                         delete(BLOCKS).where(or_(BLOCKS.c.user_id == user_id, BLOCKS.c.blocked_id == user_id)),

@@ -217,17 +217,17 @@ USER_NETWORKS = Table(
 )
 
 #: What the lifetime score counts of a deal at a table with people (docs/ratings.md, Won from one
-#: person): a final is shared out equally among the other people dealt the deal; a share of an
-#: account not settled here — fewer than :data:`SETTLED_DEALS` deals counted, or first come less
-#: than :data:`SETTLED_AGE` ago — does not count, and a share of a settled one counts but for a
-#: win beyond :data:`WON_FROM_ONE` won from that account, net, within :data:`WON_WITHIN`.
+#: person): a final is shared out equally among the other people dealt the deal; a share counts
+#: only between two accounts settled here — :data:`SETTLED_DEALS` deals counted, first come
+#: :data:`SETTLED_AGE` ago — and then but for a win beyond :data:`WON_FROM_ONE` won from that
+#: account, net, within :data:`WON_WITHIN`.
 SETTLED_DEALS = 50
 SETTLED_AGE = timedelta(days=7)
 WON_FROM_ONE = 10_000
 WON_WITHIN = timedelta(days=7)
 #: The shares each person's lifetime score counted with each other person, net, a day (UTC,
-#: ``YYYY-MM-DD``): read back over :data:`WON_WITHIN`, and days older than that deleted as any
-#: deal ends.
+#: ``YYYY-MM-DD``): read back over :data:`WON_WITHIN`, and days older than that deleted as a deal
+#: counted between people ends.
 LIFETIME_WON = Table(
     "lifetime_won", METADATA,
     Column("user_id", ForeignKey("users.id"), primary_key=True),
@@ -1185,6 +1185,8 @@ class Store:
                 lifetime = c.scalar(select(USERS.c.lifetime).where(USERS.c.id == charge.user))
                 if lifetime is not None:
                     lifetimes[charge.user] = int(lifetime)
+            # (a pair with an account deleted since the deal was dealt: counted, and nothing kept)
+            counted_today = {pair: n for pair, n in counted_today.items() if pair[1] not in gone}
             if counted_today:
                 self._count_week(c, counted_today, written, now)
             if over and pigs:
@@ -1200,7 +1202,7 @@ class Store:
 
     @staticmethod
     def _settled(c: Connection, users: set[str], now: str) -> set[str]:
-        """Those of ``users`` settled here, whose shares of others' finals count toward the lifetime
+        """Those of ``users`` settled here, between whom shares of finals count toward the lifetime
         score (:meth:`_withheld`): accounts with :data:`SETTLED_DEALS` deals counted there, that
         first came :data:`SETTLED_AGE` before ``now`` (as a guest or an account), not deleted."""
         if not users:
@@ -1233,9 +1235,9 @@ class Store:
                   counted: dict[tuple[str, str], int]) -> int:
         """How much of ``charge.final`` its lifetime score does not count (a loss not counted is
         negative).  The final is shared out equally among ``charge.others`` (the remainder of the
-        division a point each to the first of them); the share of one not ``settled`` does not
-        count, win or loss; the share of a settled one does, but for a win beyond what keeps the
-        net counted with them within :data:`WON_WITHIN` (``week``, by the pair) at most
+        division a point each to the first of them); a share counts only between two accounts both
+        ``settled`` — win or loss, else nothing — and then but for a win beyond what keeps the net
+        counted with the other within :data:`WON_WITHIN` (``week``, by the pair) at most
         :data:`WON_FROM_ONE`.  What it counts with each is added to ``counted``, by the pair."""
         others = sorted(set(charge.others) - {charge.user})
         if not others:
@@ -1245,7 +1247,7 @@ class Store:
         withheld = 0
         for i, other in enumerate(others):
             share = sign * (base + (1 if i < extra else 0))
-            if other not in settled:
+            if other not in settled or charge.user not in settled:
                 withheld += share
                 continue
             pair = (charge.user, other)

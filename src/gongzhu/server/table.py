@@ -206,7 +206,7 @@ class Table:
         #: score, only among accounts that are people apart (docs/ratings.md).
         self.dealt_people = 0
         #: Which of those accounts were settled here when it was dealt: the lifetime score counts
-        #: their shares of the others' finals (docs/ratings.md, Won from one person).
+        #: shares of finals between them (docs/ratings.md, Won from one person).
         self.dealt_settled: set[str] = set()
         #: The accounts sitting when their links were read last, whether two were linked, and
         #: when (:meth:`_seated_linked`: the header's practice, and rated, between deals).
@@ -272,7 +272,7 @@ class Table:
         else:  # (a deal dealt before these were kept)
             self.dealt_accounts = store.accounts([u for u in self.dealt_to if u is not None], deleted=True)
             self.dealt_people = store.people_apart(sorted(self.dealt_accounts))
-        # (likewise who of them were settled: an account deleted since still counts as it was)
+        # (likewise who of them were settled; a deal dealt before that was kept: as things are now)
         self.dealt_settled = (set(kept.dealt_settled) if kept.dealt_settled is not None
                               else store.settled(sorted(self.dealt_accounts)))
         if info.in_deal and self.status == "playing":
