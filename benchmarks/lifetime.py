@@ -19,20 +19,17 @@ microseconds, each the median over the rounds.
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from sqlalchemy import insert
 
 from gongzhu.server.store import SETTLED_AGE, SETTLED_DEALS, USERS, Charge, Store
-from store import database_options, machine, on_each_store, over_rounds, print_results, seating, spread
+from store import over_rounds, rounds_main, seating, spread
 
 PEOPLE = ["u-n", "u-e", "u-s", "u-w"]
 FINALS = [1_200, -480, -960, 240]
@@ -75,18 +72,7 @@ def measure(url: str, count: int, rounds: int) -> dict[str, dict[str, float]]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--calls", type=int, default=300, help="deals ended of each kind in each round")
-    parser.add_argument("--rounds", type=int, default=5, help="rounds, the kinds taking turns")
-    database_options(parser)
-    args = parser.parse_args()
-    results: dict[str, Any] = {"machine": machine(), "calls": args.calls, "rounds": args.rounds}
-    results |= on_each_store(args.pg, lambda url, _backend: measure(url, args.calls, args.rounds))
-    if args.json:
-        print(json.dumps(results, indent=2))
-        return 0
-    print_results(results, f"{args.calls} deals x {args.rounds} rounds a kind", 40)
-    return 0
+    return rounds_main(__doc__ or "", measure, calls=300, unit="deals", width=40)
 
 
 if __name__ == "__main__":

@@ -18,8 +18,6 @@ the 90th percentile of one call in microseconds, each the median over the rounds
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 import time
 from collections.abc import Callable
@@ -34,7 +32,7 @@ from sqlalchemy import insert, update
 from gongzhu.server.accounts import AccountGuard
 from gongzhu.server.identity import KNOWN_DEVICES_MOST, Identity
 from gongzhu.server.store import KNOWN_DEVICES, USER_NETWORKS, USERS, Store
-from store import database_options, machine, on_each_store, over_rounds, print_results, seating, spread
+from store import over_rounds, rounds_main, seating, spread
 
 PEOPLE = ["u-n", "u-e", "u-s", "u-w"]
 
@@ -117,18 +115,7 @@ def measure(url: str, count: int, rounds: int) -> dict[str, dict[str, float]]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--calls", type=int, default=500, help="calls of each kind in each round")
-    parser.add_argument("--rounds", type=int, default=5, help="rounds, the kinds taking turns")
-    database_options(parser)
-    args = parser.parse_args()
-    results: dict[str, Any] = {"machine": machine(), "calls": args.calls, "rounds": args.rounds}
-    results |= on_each_store(args.pg, lambda url, _backend: measure(url, args.calls, args.rounds))
-    if args.json:
-        print(json.dumps(results, indent=2))
-        return 0
-    print_results(results, f"{args.calls} calls x {args.rounds} rounds a kind", 38)
-    return 0
+    return rounds_main(__doc__ or "", measure, calls=500, unit="calls", width=38)
 
 
 if __name__ == "__main__":

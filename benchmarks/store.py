@@ -101,6 +101,25 @@ def print_results(results: dict[str, Any], heading: str, width: int) -> None:
             print(f"  {backend:<10} {kind:<{width}} median {r['median_us']:7.0f} µs   p90 {r['p90_us']:7.0f} µs")
 
 
+def rounds_main(doc: str, measure: Callable[[str, int, int], dict[str, dict[str, float]]], *, calls: int, unit: str,
+                width: int) -> int:
+    """The command line of a benchmark of the store that times kinds of calls in rounds (``--calls``,
+    ``--rounds`` and :func:`database_options`): ``measure(url, calls, rounds)`` on each store
+    (:func:`on_each_store`), printed (:func:`print_results`) or as JSON; ``unit`` names the calls."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument("--calls", type=int, default=calls, help=f"{unit} of each kind in each round")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds, the kinds taking turns")
+    database_options(parser)
+    args = parser.parse_args()
+    results: dict[str, Any] = {"machine": machine(), "calls": args.calls, "rounds": args.rounds}
+    results |= on_each_store(args.pg, lambda url, _backend: measure(url, args.calls, args.rounds))
+    if args.json:
+        print(json.dumps(results, indent=2))
+        return 0
+    print_results(results, f"{args.calls} {unit} x {args.rounds} rounds a kind", width)
+    return 0
+
+
 def writes(store: Store, match_id: str, deal: int, count: int, version: int) -> tuple[list[float], int]:
     """``count`` plays stored as a table stores them; each one's time (µs) and the last version."""
     times = []
