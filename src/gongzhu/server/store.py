@@ -1142,16 +1142,14 @@ class Store:
                             | ({p for members, _ in rated.sides for p in members} if rated is not None else set()))
             gone = {r.id for r in c.execute(select(USERS.c.id, USERS.c.deleted).where(USERS.c.id.in_(people))
                                             .with_for_update()) if r.deleted is not None} if people else set()
-            # (read before any of the deal's counts move: who is settled does not hang on the order)
-            sharing = {p for ch in charges for p in ch.others}
-            if not ranked or practice:
-                settled = set()
-            elif settled is None:
-                settled = self._settled(c, sharing, now)
+            # Who is settled, and the week's nets, read before any of the deal's counts move: they
+            # do not hang on the order of the charges.
+            sharing = {p for ch in charges for p in ch.others} if ranked and not practice else set()
             week: dict[tuple[str, str], int] = {}
             written: set[tuple[str, str]] = set()
             counted_today: dict[tuple[str, str], int] = {}
-            if ranked and not practice and sharing:
+            if sharing:
+                settled = settled if settled is not None else self._settled(c, sharing, now)
                 week, written = self._week(c, {ch.user for ch in charges}, sharing, now)
             for charge in charges:
                 key = (MATCH_PLAYERS.c.match_id == match_id) & (MATCH_PLAYERS.c.user_id == charge.user)
@@ -1177,7 +1175,7 @@ class Store:
                         practice=USERS.c.practice + charge.final, practice_deals=USERS.c.practice_deals + 1,
                         **counts))
                     continue
-                kept_back = self._withheld(charge, settled, week, counted_today)
+                kept_back = self._withheld(charge, settled or (), week, counted_today)
                 if kept_back:
                     withheld[charge.user] = kept_back
                 c.execute(update(USERS).where(USERS.c.id == charge.user).values(
